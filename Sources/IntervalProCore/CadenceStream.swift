@@ -1,0 +1,154 @@
+/// A value and the session time it arrived at.
+public struct TimedValue<Value: Sendable & Equatable>: Equatable, Sendable {
+    public var value: Value
+    public var time: SessionTime
+}
+
+/// Decides whether a device's RSC cadence counts steps or strides.
+///
+/// `steps` and `strides` are taken as configured. `auto` watches readings taken while the
+/// runner is moving (speed at least 1.8 m/s, or the running bit set): running below 120
+/// steps/min does not happen, so a moving reading under 120 is per-foot. Five moving
+/// readings in a row that agree settle the unit for the rest of the session; until then
+/// each moving reading is judged alone, and readings taken standing are left as sent.
+public struct CadenceNormaliser: Sendable {
+    public static let movingSpeedMps = 1.8
+    public static let strideThreshold: UInt8 = 120
+    public static let readingsToSettle = 5
+
+    public let configured: CadenceUnit
+    public private(set) var settled: CadenceUnit?
+    private var streakUnit: CadenceUnit?
+    private var streak = 0
+
+    public init(unit: CadenceUnit) {
+        configured = unit
+        settled = unit == .auto ? nil : unit
+    }
+
+    /// Steps per minute for one RSC reading.
+    public mutating func stepsPerMinute(_ reading: RSCMeasurement) -> Int {
+        unit(for: reading) == .strides ? Int(reading.cadence) * 2 : Int(reading.cadence)
+    }
+
+    private mutating func unit(for reading: RSCMeasurement) -> CadenceUnit {
+        if let settled { return settled }
+        let moving = reading.speedMps >= Self.movingSpeedMps || reading.running
+        guard moving, reading.cadence > 0 else { return .steps }
+        let guess: CadenceUnit = reading.cadence < Self.strideThreshold ? .strides : .steps
+        streak = guess == streakUnit ? streak + 1 : 1
+        streakUnit = guess
+        if streak >= Self.readingsToSettle { settled = guess }
+        return guess
+    }
+}
+
+/// Merges RSC and heart-rate readings into the values the session runs on: the latest
+/// normalised cadence, heart rate, speed, a smoothed cadence and the distance covered.
+///
+/// Cadence and speed come from one device at a time: the first that sends RSC, replaced
+/// only when its readings go stale and another device's arrive (so a watch and a footpod
+/// both sending RSC are not counted twice). Heart rate likewise.
+public struct CadenceStream: Sendable {
+    /// A reading stops being current this long after it arrived.
+    public static let staleAfter = SessionTime.seconds(3)
+    /// Time constant of the smoothing filter, in seconds.
+    public static let smoothingSeconds = 3.0
+
+    private var units: [String: CadenceUnit]
+    private var normalisers: [String: CadenceNormaliser] = [:]
+    private var lastTotalDistance: [String: UInt32] = [:]
+
+    public private(set) var cadenceDevice: String?
+    public private(set) var heartRateDevice: String?
+    /// Latest normalised cadence (steps/min).
+    public private(set) var cadence: TimedValue<Int>?
+    public private(set) var heartRate: TimedValue<Int>?
+    public private(set) var speed: TimedValue<Double>?
+    /// Exponentially smoothed cadence, updated at each cadence reading:
+    /// s += (c - s) × dt / (τ + dt), restarting from the reading after a gap.
+    public private(set) var smoothedCadence: Double?
+    /// Metres covered since the session began; nil until a device reports speed.
+    public private(set) var distance: Double?
+    public private(set) var batteryLevels: [String: UInt8] = [:]
+
+    public init(units: [String: CadenceUnit] = [:]) {
+        self.units = units
+    }
+
+    public func isCurrent<V>(_ value: TimedValue<V>?, at now: SessionTime) -> Bool {
+        guard let value else { return false }
+        return now < value.time + Self.staleAfter
+    }
+
+    public func currentCadence(at now: SessionTime) -> Int? {
+        isCurrent(cadence, at: now) ? cadence?.value : nil
+    }
+
+    public func currentHeartRate(at now: SessionTime) -> Int? {
+        isCurrent(heartRate, at: now) ? heartRate?.value : nil
+    }
+
+    public func currentSmoothedCadence(at now: SessionTime) -> Double? {
+        isCurrent(cadence, at: now) ? smoothedCadence : nil
+    }
+
+    public func cadenceUnit(of device: String) -> CadenceUnit? {
+        normalisers[device].map { $0.settled ?? .auto }
+    }
+
+    /// Takes in one decoded reading from `device` at `now`.
+    public mutating func ingest(_ reading: SensorReading, from device: String, at now: SessionTime) {
+        switch reading {
+        case .rsc(let rsc):
+            ingestRSC(rsc, from: device, at: now)
+        case .heartRate(let hr):
+            // Without skin contact, or at 0, straps send placeholders, not heart rate.
+            guard hr.sensorContact != .notDetected, hr.heartRate > 0 else { return }
+            if heartRateDevice != device {
+                guard heartRateDevice == nil || !isCurrent(heartRate, at: now) else { return }
+                heartRateDevice = device
+            }
+            heartRate = TimedValue(value: Int(hr.heartRate), time: now)
+        case .batteryLevel(let level):
+            batteryLevels[device] = level.percent
+        case .rscFeature, .bodySensorLocation:
+            break
+        }
+    }
+
+    private mutating func ingestRSC(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
+        if cadenceDevice != device {
+            guard cadenceDevice == nil || !isCurrent(cadence, at: now) else { return }
+            cadenceDevice = device
+        }
+        var normaliser = normalisers[device] ?? CadenceNormaliser(unit: units[device] ?? .auto)
+        let steps = normaliser.stepsPerMinute(rsc)
+        normalisers[device] = normaliser
+
+        accumulateDistance(rsc, from: device, at: now)
+        if let smoothed = smoothedCadence, let previous = cadence, isCurrent(previous, at: now) {
+            let dt = (now - previous.time).seconds
+            smoothedCadence = smoothed + (Double(steps) - smoothed) * dt / (Self.smoothingSeconds + dt)
+        } else {
+            smoothedCadence = Double(steps)
+        }
+        cadence = TimedValue(value: steps, time: now)
+        speed = TimedValue(value: rsc.speedMps, time: now)
+    }
+
+    /// Prefers the sensor's own total distance; otherwise integrates speed, the previous
+    /// speed holding until this reading (at most for the staleness window).
+    private mutating func accumulateDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
+        var covered = distance ?? 0
+        if let total = rsc.totalDistanceRaw {
+            if let last = lastTotalDistance[device], total >= last {
+                covered += Double(total - last) / 10
+            }
+            lastTotalDistance[device] = total
+        } else if let speed, isCurrent(speed, at: now) {
+            covered += speed.value * (now - speed.time).seconds
+        }
+        distance = covered
+    }
+}

@@ -1,0 +1,245 @@
+/// The recording format, version 1 (JSON Lines; see README "Recording format").
+///
+/// A header line names the devices; every other line is one raw notification or one
+/// event, timestamped in seconds since the start. Values stay raw bytes so that every
+/// replay runs them through the parsers again.
+public enum RecordingFormat {
+    public static let version = 1
+}
+
+/// How a device counts cadence in its RSC Measurement.
+public enum CadenceUnit: String, Sendable, CaseIterable {
+    /// Steps per minute (both feet), as the RSC specification means it.
+    case steps
+    /// Strides per minute (one foot); doubled to steps.
+    case strides
+    /// Decided from the readings themselves; see `CadenceNormaliser`.
+    case auto
+}
+
+public struct RecordedDevice: Equatable, Sendable {
+    public var id: String
+    public var name: String?
+    public var cadenceUnit: CadenceUnit?
+
+    public init(id: String, name: String? = nil, cadenceUnit: CadenceUnit? = nil) {
+        self.id = id
+        self.name = name
+        self.cadenceUnit = cadenceUnit
+    }
+}
+
+public struct RecordingHeader: Equatable, Sendable {
+    public var startedAt: String?
+    public var devices: [RecordedDevice]
+
+    public init(startedAt: String?, devices: [RecordedDevice]) {
+        self.startedAt = startedAt
+        self.devices = devices
+    }
+}
+
+/// One GATT value as it arrived, before decoding.
+public struct RawNotification: Equatable, Sendable {
+    public var time: SessionTime
+    public var device: String
+    /// The characteristic as written; nil `characteristic` means one IntervalPro does not know.
+    public var characteristicID: String
+    public var characteristic: GATTCharacteristic?
+    public var bytes: [UInt8]
+
+    public init(time: SessionTime, device: String, characteristic: GATTCharacteristic, bytes: [UInt8]) {
+        self.time = time
+        self.device = device
+        self.characteristicID = characteristic.shortID
+        self.characteristic = characteristic
+        self.bytes = bytes
+    }
+
+    public init(time: SessionTime, device: String, characteristicID: String, bytes: [UInt8]) {
+        self.time = time
+        self.device = device
+        self.characteristicID = characteristicID
+        self.characteristic = GATTCharacteristic(identifier: characteristicID)
+        self.bytes = bytes
+    }
+}
+
+public enum RecordingEntry: Equatable, Sendable {
+    case notification(RawNotification)
+    /// A device event such as "connected" or "disconnected".
+    case event(time: SessionTime, device: String, name: String)
+
+    public var time: SessionTime {
+        switch self {
+        case .notification(let n): n.time
+        case .event(let time, _, _): time
+        }
+    }
+}
+
+public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { "\(file):\(line): \(message)" }
+}
+
+/// Reads a recording line by line; keeps only what it must to check ordering.
+public struct RecordingParser {
+    public let file: String
+    public private(set) var header: RecordingHeader?
+    private var lineNumber = 0
+    private var lastTime = SessionTime.zero
+
+    public init(file: String) {
+        self.file = file
+    }
+
+    private func error(_ message: String) -> RecordingError {
+        RecordingError(file: file, line: lineNumber, message: message)
+    }
+
+    /// Feeds the next line (without its newline). Returns the entry it holds, or nil for
+    /// the header and blank lines.
+    public mutating func parse(line bytes: ArraySlice<UInt8>) throws(RecordingError) -> RecordingEntry? {
+        lineNumber += 1
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+        let node: JSONNode
+        do {
+            node = try JSONParser.parse(Array(bytes))
+        } catch {
+            throw self.error("invalid JSON at column \(error.offset + 1): \(error.message)")
+        }
+        guard case .object = node.kind else { throw error("expected a JSON object, found \(node.typeName)") }
+        guard let header else {
+            self.header = try parseHeader(node)
+            return nil
+        }
+        _ = header
+        return try parseEntry(node)
+    }
+
+    private func parseHeader(_ node: JSONNode) throws(RecordingError) -> RecordingHeader {
+        guard let versionNode = node["intervalpro_recording"] else {
+            throw error("not an IntervalPro recording: the first line has no \"intervalpro_recording\" key")
+        }
+        guard case .number(let version, true) = versionNode.kind, version == Double(RecordingFormat.version) else {
+            throw error("unsupported recording version (this program reads version \(RecordingFormat.version))")
+        }
+        var devices: [RecordedDevice] = []
+        if let list = node["devices"] {
+            guard case .array(let elements) = list.kind else { throw error("\"devices\" must be an array") }
+            for (i, element) in elements.enumerated() {
+                guard let id = element["id"]?.stringValue, !id.isEmpty else {
+                    throw error("devices[\(i)] needs an \"id\" string")
+                }
+                var unit: CadenceUnit?
+                if let unitNode = element["cadence_unit"] {
+                    guard let text = unitNode.stringValue, let parsed = CadenceUnit(rawValue: text) else {
+                        throw error("devices[\(i)].cadence_unit must be \"steps\", \"strides\" or \"auto\"")
+                    }
+                    unit = parsed
+                }
+                devices.append(RecordedDevice(id: id, name: element["name"]?.stringValue, cadenceUnit: unit))
+            }
+        }
+        return RecordingHeader(startedAt: node["started_at"]?.stringValue, devices: devices)
+    }
+
+    private mutating func parseEntry(_ node: JSONNode) throws(RecordingError) -> RecordingEntry {
+        guard let tNode = node["t"] else { throw error("missing \"t\" (seconds since the start)") }
+        guard let seconds = tNode.numberValue, seconds >= 0, seconds < 1e7 else {
+            throw error("\"t\" must be a number of seconds, 0 or more")
+        }
+        let time = SessionTime.seconds(seconds)
+        guard time >= lastTime else {
+            throw error("\"t\" \(JSONValue.format(seconds)) is earlier than the line before (\(JSONValue.format(lastTime.seconds)))")
+        }
+        lastTime = time
+        guard let device = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
+        if let event = node["event"] {
+            guard let name = event.stringValue else { throw error("\"event\" must be a string") }
+            return .event(time: time, device: device, name: name)
+        }
+        guard let characteristic = node["char"]?.stringValue else {
+            throw error("missing \"char\" (the characteristic UUID) or \"event\"")
+        }
+        guard let hexText = node["hex"]?.stringValue else { throw error("missing \"hex\" (the raw value)") }
+        guard let bytes = Hex.decode(hexText) else { throw error("\"hex\" is not an even number of hex digits") }
+        return .notification(RawNotification(time: time, device: device, characteristicID: characteristic, bytes: bytes))
+    }
+
+    /// Parses a whole recording held in memory.
+    public static func parse(
+        _ bytes: [UInt8], file: String
+    ) throws(RecordingError) -> (header: RecordingHeader, entries: [RecordingEntry]) {
+        var parser = RecordingParser(file: file)
+        var entries: [RecordingEntry] = []
+        entries.reserveCapacity(bytes.count / 48)
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            if let entry = try parser.parse(line: bytes[start..<end]) { entries.append(entry) }
+            start = end + 1
+        }
+        guard let header = parser.header else {
+            throw RecordingError(file: file, line: 1, message: "empty recording: no header line")
+        }
+        return (header, entries)
+    }
+}
+
+/// Lines in the recording format, for writers.
+public enum RecordingLine {
+    public static func header(_ header: RecordingHeader) -> String {
+        var fields: [(String, JSONValue)] = [("intervalpro_recording", .int(RecordingFormat.version))]
+        if let startedAt = header.startedAt { fields.append(("started_at", .string(startedAt))) }
+        fields.append(
+            (
+                "devices",
+                .array(
+                    header.devices.map { device in
+                        var d: [(String, JSONValue)] = [("id", .string(device.id))]
+                        if let name = device.name { d.append(("name", .string(name))) }
+                        if let unit = device.cadenceUnit { d.append(("cadence_unit", .string(unit.rawValue))) }
+                        return .object(d)
+                    })
+            ))
+        return JSONValue.object(fields).serialized()
+    }
+
+    public static func entry(_ entry: RecordingEntry) -> String {
+        switch entry {
+        case .notification(let n):
+            JSONValue.object([
+                ("t", .literal(seconds(n.time))), ("dev", .string(n.device)),
+                ("char", .string(n.characteristicID)), ("hex", .string(Hex.encode(n.bytes))),
+            ]).serialized()
+        case .event(let time, let device, let name):
+            JSONValue.object([
+                ("t", .literal(seconds(time))), ("dev", .string(device)), ("event", .string(name)),
+            ]).serialized()
+        }
+    }
+
+    /// Seconds with at least three decimals and as many as needed (up to microseconds),
+    /// so that reading a recording back gives the very same times.
+    static func seconds(_ time: SessionTime) -> String {
+        let micros = time.microseconds
+        let whole = micros / 1_000_000
+        var fraction = String(micros % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.count > 3, fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(whole).\(fraction)"
+    }
+}
+

@@ -1,0 +1,258 @@
+/// What the runner can ask of a session, from keys or signals.
+public enum UserCommand: Equatable, Sendable {
+    case togglePause, pause, resume
+    /// End the current step now (the only way an open step ends live).
+    case next
+    /// End the session now, with a summary of what was run.
+    case finish
+}
+
+/// The interval timer, zone scorer and feedback, as one state machine.
+///
+/// It reads no clock and sleeps nowhere: every event comes with the session time it
+/// happened at, and the engine answers with the actions that follow. A driver feeds it
+/// notifications, commands and ticks, and wakes it at `nextDeadline` so that timed steps
+/// end on time even when no notification arrives.
+public struct SessionEngine: Sendable {
+    public enum Event: Sendable {
+        case notification(RawNotification)
+        case deviceEvent(device: String, name: String)
+        case command(UserCommand)
+        /// The replay or simulation has nothing more: open and distance steps end now.
+        case sourceEnded
+        /// Time has passed (to a deadline, or for the screen).
+        case tick
+    }
+
+    public enum Action: Equatable, Sendable {
+        case stepStarted(TimelineStep)
+        case stepFinished(StepResult)
+        case feedbackChanged(Feedback)
+        case paused
+        case resumed
+        case deviceEvent(device: String, name: String)
+        /// A notification whose value did not decode; the session goes on without it.
+        case rejectedNotification(device: String, error: GATTParseError)
+        case sessionFinished(SessionSummary)
+    }
+
+    public let planName: String
+    public let timeline: [TimelineStep]
+    public let source: SessionSourceKind
+    public private(set) var stream: CadenceStream
+
+    public private(set) var stepIndex = 0
+    private var current: StepResult?
+    private var results: [StepResult] = []
+    /// Session time up to which the current step has been scored.
+    public private(set) var cursor = SessionTime.zero
+    private var distanceAtStepStart: Double?
+    public private(set) var isPaused = false
+    public private(set) var isFinished = false
+    private var started = false
+    private var sourceEnded = false
+    public private(set) var feedback = Feedback.noZone
+
+    public init(plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:]) {
+        self.init(planName: plan.name, timeline: plan.timeline(), source: source, cadenceUnits: cadenceUnits)
+    }
+
+    public init(
+        planName: String, timeline: [TimelineStep], source: SessionSourceKind,
+        cadenceUnits: [String: CadenceUnit] = [:]
+    ) {
+        precondition(!timeline.isEmpty, "a plan has at least one step")
+        self.planName = planName
+        self.timeline = timeline
+        self.source = source
+        stream = CadenceStream(units: cadenceUnits)
+    }
+
+    public var currentStep: TimelineStep? { isFinished ? nil : timeline[stepIndex] }
+
+    /// Time the current step has run, pauses excluded.
+    public var stepElapsed: SessionTime { current?.duration ?? .zero }
+
+    /// When the current timed step will end if nothing else happens; nil while paused or
+    /// when the step ends otherwise. Drivers must deliver a `.tick` at this time.
+    public var nextDeadline: SessionTime? {
+        guard started, !isFinished, !isPaused, case .time(let length) = timeline[stepIndex].end else { return nil }
+        return cursor + (length - stepElapsed)
+    }
+
+    /// Scored results so far, the current step's partial result included.
+    public var resultsSoFar: [StepResult] { results + (current.map { [$0] } ?? []) }
+
+    public var distanceInStep: Double? {
+        guard let now = stream.distance else { return nil }
+        return now - (distanceAtStepStart ?? 0)
+    }
+
+    public mutating func handle(_ event: Event, now: SessionTime) -> [Action] {
+        guard !isFinished else { return [] }
+        var actions: [Action] = []
+        if !started {
+            started = true
+            startStep(0, at: .zero, into: &actions)
+        }
+        advance(to: max(now, cursor), into: &actions)
+        guard !isFinished else { return actions }
+        let now = cursor
+
+        switch event {
+        case .notification(let notification):
+            ingest(notification, at: now, into: &actions)
+        case .deviceEvent(let device, let name):
+            actions.append(.deviceEvent(device: device, name: name))
+        case .command(let command):
+            perform(command, at: now, into: &actions)
+        case .sourceEnded:
+            sourceEnded = true
+            if case .time = timeline[stepIndex].end {} else {
+                finishStep(at: now, reason: .sourceEnded, into: &actions)
+            }
+        case .tick:
+            break
+        }
+        if !isFinished { updateFeedback(at: now, into: &actions) }
+        return actions
+    }
+
+    // MARK: - Time
+
+    /// Scores the current step up to `now`, ending timed steps whose time is up. Segments
+    /// are split where a reading goes stale, so each is scored against one value.
+    private mutating func advance(to now: SessionTime, into actions: inout [Action]) {
+        while cursor < now, !isFinished {
+            guard !isPaused else {
+                cursor = now
+                return
+            }
+            var segmentEnd = now
+            if case .time(let length) = timeline[stepIndex].end {
+                segmentEnd = min(segmentEnd, cursor + (length - stepElapsed))
+            }
+            for expiry in [stream.cadence?.time, stream.heartRate?.time].compactMap({ $0.map { $0 + CadenceStream.staleAfter } })
+            where expiry > cursor && expiry < segmentEnd {
+                segmentEnd = expiry
+            }
+            score(from: cursor, to: segmentEnd)
+            cursor = segmentEnd
+            if case .time(let length) = timeline[stepIndex].end, stepElapsed >= length {
+                finishStep(at: cursor, reason: .time, into: &actions)
+            }
+        }
+    }
+
+    private mutating func score(from start: SessionTime, to end: SessionTime) {
+        guard var result = current, end > start else { return }
+        let span = end - start
+        result.duration += span
+        let cadence = stream.currentCadence(at: start)
+        if let cadence {
+            result.cadenceWeighted += Int64(cadence) * span.microseconds
+            result.cadenceTime += span.microseconds
+        }
+        if let zone = result.step.zone, let cadence {
+            if zone.contains(Double(cadence)) {
+                result.inZone += span
+            } else if Double(cadence) < zone.low {
+                result.below += span
+            } else {
+                result.above += span
+            }
+        } else if cadence == nil {
+            result.noSignal += span
+        }
+        if let heartRate = stream.currentHeartRate(at: start) {
+            result.heartRateWeighted += Int64(heartRate) * span.microseconds
+            result.heartRateTime += span.microseconds
+        }
+        current = result
+    }
+
+    // MARK: - Steps
+
+    private mutating func startStep(_ index: Int, at now: SessionTime, into actions: inout [Action]) {
+        stepIndex = index
+        var result = StepResult(step: timeline[index])
+        result.maxHeartRate = stream.currentHeartRate(at: now)
+        current = result
+        distanceAtStepStart = stream.distance
+        feedback = .noZone
+        actions.append(.stepStarted(timeline[index]))
+        if sourceEnded {
+            if case .time = timeline[index].end {} else { finishStep(at: now, reason: .sourceEnded, into: &actions) }
+        }
+    }
+
+    private mutating func finishStep(at now: SessionTime, reason: StepEndReason, into actions: inout [Action]) {
+        guard var result = current else { return }
+        result.endedBy = reason
+        result.distance = distanceInStep
+        results.append(result)
+        current = nil
+        actions.append(.stepFinished(result))
+        if reason != .finished, stepIndex + 1 < timeline.count {
+            startStep(stepIndex + 1, at: now, into: &actions)
+        } else {
+            isFinished = true
+            let completed = reason != .finished && stepIndex + 1 == timeline.count
+            actions.append(
+                .sessionFinished(SessionSummary(plan: planName, source: source, steps: results, completed: completed)))
+        }
+    }
+
+    private mutating func perform(_ command: UserCommand, at now: SessionTime, into actions: inout [Action]) {
+        switch command {
+        case .togglePause:
+            perform(isPaused ? .resume : .pause, at: now, into: &actions)
+        case .pause where !isPaused:
+            isPaused = true
+            actions.append(.paused)
+        case .resume where isPaused:
+            isPaused = false
+            actions.append(.resumed)
+        case .pause, .resume:
+            break
+        case .next:
+            finishStep(at: now, reason: .next, into: &actions)
+        case .finish:
+            finishStep(at: now, reason: .finished, into: &actions)
+        }
+    }
+
+    // MARK: - Readings
+
+    private mutating func ingest(_ notification: RawNotification, at now: SessionTime, into actions: inout [Action]) {
+        guard let characteristic = notification.characteristic else { return }
+        let reading: SensorReading
+        do {
+            reading = try SensorReading.decode(characteristic, notification.bytes)
+        } catch {
+            actions.append(.rejectedNotification(device: notification.device, error: error))
+            return
+        }
+        stream.ingest(reading, from: notification.device, at: now)
+        if case .heartRate = reading, let heartRate = stream.currentHeartRate(at: now),
+            stream.heartRate?.time == now, var result = current
+        {
+            result.maxHeartRate = max(result.maxHeartRate ?? 0, heartRate)
+            current = result
+        }
+        if case .distance(let target) = timeline[stepIndex].end, !isPaused,
+            let covered = distanceInStep, covered >= target
+        {
+            finishStep(at: now, reason: .distance, into: &actions)
+        }
+    }
+
+    private mutating func updateFeedback(at now: SessionTime, into actions: inout [Action]) {
+        let next = Feedback.evaluate(
+            smoothed: stream.currentSmoothedCadence(at: now), zone: timeline[stepIndex].zone, previous: feedback)
+        if next != feedback {
+            feedback = next
+            actions.append(.feedbackChanged(next))
+        }
+    }
+}

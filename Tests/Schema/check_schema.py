@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Check Plans/plan.schema.json (IntervalPro plan format, version 1).
+
+- the schema itself is a valid draft 2020-12 schema;
+- every Plans/*.json except the schema validates against it;
+- a set of valid edge cases is accepted;
+- a set of invalid plans (written inline below) is each rejected.
+
+Every inline case is a copy of BASE with one change, and BASE itself is
+checked first, so a rejection can only come from that one change.
+
+Run from the repository root:  python3 Tests/Schema/check_schema.py
+Prints one line per check, then "N passed, M failed"; exits 1 if any failed.
+"""
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, best_match
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANS = ROOT / "Plans"
+SCHEMA_PATH = PLANS / "plan.schema.json"
+
+# A small valid plan that each inline case modifies in one place.
+BASE = {
+    "name": "Base",
+    "tolerance": 5,
+    "steps": [
+        {"kind": "warmup", "duration": "10:00", "cadence": 160},
+        {"repeat": 2, "steps": [
+            {"kind": "work", "duration": "2:00", "cadence": 170},
+            {"kind": "rest", "duration": 60},
+        ]},
+        {"kind": "cooldown", "duration": "open"},
+    ],
+}
+
+
+def variant(change):
+    """Deep copy of BASE with `change(plan)` applied."""
+    plan = copy.deepcopy(BASE)
+    change(plan)
+    return plan
+
+
+def work(plan):
+    """The work step inside BASE's repeat group."""
+    return plan["steps"][1]["steps"][0]
+
+
+def setter(get, key, value):
+    def change(plan):
+        get(plan)[key] = value
+    return change
+
+
+def deleter(get, key):
+    def change(plan):
+        del get(plan)[key]
+    return change
+
+
+def top(plan):
+    return plan
+
+
+def group(plan):
+    return plan["steps"][1]
+
+
+# (description, plan) pairs that must be REJECTED.
+INVALID = [
+    ('unknown key "durration" on a step',
+     variant(lambda p: work(p).update({"durration": work(p).pop("duration")}))),
+    ("repeat 0", variant(setter(group, "repeat", 0))),
+    ("cadence 300", variant(setter(work, "cadence", 300))),
+    ('duration "1:75"', variant(setter(work, "duration", "1:75"))),
+    ("both duration and distance", variant(setter(work, "distance", 400))),
+    ("missing name", variant(deleter(top, "name"))),
+    ('cadence object missing "high"', variant(setter(work, "cadence", {"low": 170}))),
+    ('kind "sprint"', variant(setter(work, "kind", "sprint"))),
+    # Further cases.
+    ("neither duration nor distance", variant(deleter(work, "duration"))),
+    ("empty name", variant(setter(top, "name", ""))),
+    ("empty steps", variant(setter(top, "steps", []))),
+    ("empty group steps", variant(setter(group, "steps", []))),
+    ("unknown top-level key", variant(setter(top, "author", "me"))),
+    ("repeat 101", variant(setter(group, "repeat", 101))),
+    ("repeat 2.5", variant(setter(group, "repeat", 2.5))),
+    ('kind on a group', variant(setter(group, "kind", "work"))),
+    ("tolerance 31 (top level)", variant(setter(top, "tolerance", 31))),
+    ("tolerance -1 (step)", variant(setter(work, "tolerance", -1))),
+    ("cadence 59", variant(setter(work, "cadence", 59))),
+    ('cadence "170" (string)', variant(setter(work, "cadence", "170"))),
+    ("cadence object with extra key", variant(setter(work, "cadence", {"low": 170, "high": 176, "mid": 173}))),
+    ("cadence object low 50", variant(setter(work, "cadence", {"low": 50, "high": 176}))),
+    ("empty cadence array", variant(setter(work, "cadence", []))),
+    ("cadence array with 300", variant(setter(work, "cadence", [170, 300]))),
+    ("duration 0", variant(setter(work, "duration", 0))),
+    ("duration 86401", variant(setter(work, "duration", 86401))),
+    ('duration "0:00"', variant(setter(work, "duration", "0:00"))),
+    ('duration "1:60:00"', variant(setter(work, "duration", "1:60:00"))),
+    ('duration "2:0"', variant(setter(work, "duration", "2:0"))),
+    ('duration "90"', variant(setter(work, "duration", "90"))),
+    ('duration "Open"', variant(setter(work, "duration", "Open"))),
+    ("empty duration array", variant(setter(work, "duration", []))),
+    ('duration array with "1:75"', variant(setter(work, "duration", ["1:00", "1:75"]))),
+    ('distance "400"', variant(lambda p: work(p).update({"distance": "400"}) or work(p).pop("duration"))),
+    ('distance "0m"', variant(lambda p: work(p).update({"distance": "0m"}) or work(p).pop("duration"))),
+    ("distance -400", variant(lambda p: work(p).update({"distance": -400}) or work(p).pop("duration"))),
+    ("label 5", variant(setter(work, "label", 5))),
+    ("description 5", variant(setter(top, "description", 5))),
+    ("metronome true", variant(setter(top, "metronome", True))),
+]
+
+# (description, plan) pairs that must be ACCEPTED.
+VALID = [
+    ("base plan", copy.deepcopy(BASE)),
+    ('duration "h:mm:ss"', variant(setter(work, "duration", "1:05:30"))),
+    ('duration "m:ss" with 3 minute digits', variant(setter(work, "duration", "120:00"))),
+    ("duration 86400", variant(setter(work, "duration", 86400))),
+    ("duration 0.5", variant(setter(work, "duration", 0.5))),
+    ('duration array with "open"', variant(setter(work, "duration", ["1:00", 90, "open"]))),
+    ('distance "400m"', variant(lambda p: work(p).update({"distance": "400m"}) or work(p).pop("duration"))),
+    ('distance "1.5km"', variant(lambda p: work(p).update({"distance": "1.5km"}) or work(p).pop("duration"))),
+    ("distance array", variant(lambda p: work(p).update({"distance": [400, "800m", "1.2km"]}) or work(p).pop("duration"))),
+    ("cadence array of numbers and zones", variant(setter(work, "cadence", [170, {"low": 172, "high": 178}]))),
+    ("cadence bounds 60 and 260", variant(setter(work, "cadence", {"low": 60, "high": 260}))),
+    ("no cadence", variant(deleter(work, "cadence"))),
+    ("tolerance 0 and 30", variant(lambda p: (p.update({"tolerance": 0}), work(p).update({"tolerance": 30})))),
+    ("metronome with any contents", variant(setter(top, "metronome", {"bpm": 170, "sound": {"x": [1]}}))),
+    ("nested groups", variant(setter(group, "steps", [
+        {"repeat": 3, "steps": [{"kind": "work", "duration": [30, 45, 60], "cadence": 180}]},
+        {"kind": "rest", "duration": "2:00"},
+    ]))),
+]
+
+
+def main():
+    passed = failed = 0
+
+    def report(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+        print(f"{'PASS' if ok else 'FAIL'}  {what}")
+
+    try:
+        schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+        Draft202012Validator.check_schema(schema)
+    except (OSError, ValueError, SchemaError) as exc:
+        report(False, f"schema {SCHEMA_PATH.relative_to(ROOT)} is a valid draft 2020-12 schema: {exc}")
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    report(True, f"schema {SCHEMA_PATH.relative_to(ROOT)} is a valid draft 2020-12 schema")
+    validator = Draft202012Validator(schema)
+
+    def first_error(instance):
+        e = best_match(validator.iter_errors(instance))
+        if e is None:
+            return None
+        where = "/".join(str(x) for x in e.absolute_path) or "(root)"
+        message = e.message if len(e.message) <= 100 else e.message[:97] + "..."
+        return f"{where}: {message}"
+
+    plan_files = sorted(p for p in PLANS.glob("*.json") if p.resolve() != SCHEMA_PATH.resolve())
+    report(bool(plan_files), f"found {len(plan_files)} example plan(s) in Plans/")
+    for path in plan_files:
+        name = path.relative_to(ROOT)
+        try:
+            plan = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            report(False, f"valid:    {name} (not JSON: {exc})")
+            continue
+        err = first_error(plan)
+        report(err is None, f"valid:    {name}" + (f" -- {err}" if err else ""))
+
+    for what, plan in VALID:
+        err = first_error(plan)
+        report(err is None, f"accepted: {what}" + (f" -- {err}" if err else ""))
+
+    for what, plan in INVALID:
+        err = first_error(plan)
+        report(err is not None, f"rejected: {what}" + (f" -- {err}" if err else " -- but it was accepted"))
+
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
