@@ -405,7 +405,7 @@ public indirect enum JSONValue: Sendable {
     }
 
     /// Integral values print without a fraction ("600", not "600.0").
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
         return "\(value)"

@@ -76,6 +76,13 @@ public enum RecordingEntry: Equatable, Sendable {
         case .event(let time, _, _): time
         }
     }
+
+    public var device: String {
+        switch self {
+        case .notification(let n): n.device
+        case .event(_, let device, _): device
+        }
+    }
 }
 
 public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,0 +1,96 @@
+public import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file operation that failed, with the path and the system's reason.
+public struct FileError: Error, Sendable, CustomStringConvertible {
+    public enum Operation: String, Sendable {
+        case open = "open", read = "read", write = "write to", create = "create", sync = "sync"
+    }
+
+    public var path: String
+    public var operation: Operation
+    public var errno: Errno
+
+    public var isNotFound: Bool { errno == .noSuchFileOrDirectory }
+
+    public var description: String {
+        "cannot \(operation.rawValue) '\(path)': \(errno.description.capitalisedFirst)"
+    }
+}
+
+extension String {
+    fileprivate var capitalisedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+public enum FileIO {
+    /// Reads a whole file; plans and recordings are small enough to hold in memory.
+    public static func readAll(_ path: String) throws(FileError) -> [UInt8] {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw FileError(path: path, operation: .open, errno: error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            } catch {
+                throw FileError(path: path, operation: .read, errno: error as? Errno ?? .ioError)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+/// Writes a recording line by line as notifications arrive. Each line reaches the
+/// kernel with its own write, so Ctrl-C or a crash keeps everything received so far;
+/// `close` (or deinit) also syncs the file to disk.
+public final class RecordingWriter {
+    public let path: String
+    private var fd: FileDescriptor?
+
+    public init(path: String, headerLine: String) throws(FileError) {
+        self.path = path
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .truncate],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
+        }
+        try write(line: headerLine)
+    }
+
+    public func write(line: String) throws(FileError) {
+        guard let fd else { return }
+        do {
+            _ = try fd.writeAll((line + "\n").utf8)
+        } catch {
+            throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+        }
+    }
+
+    public func close() throws(FileError) {
+        guard let fd else { return }
+        self.fd = nil
+        do {
+            try fd.closeAfter {
+                if fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw FileError(path: path, operation: .sync, errno: error as? Errno ?? .ioError)
+        }
+    }
+
+    deinit {
+        try? close()
+    }
+}
+

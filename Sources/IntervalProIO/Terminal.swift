@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+public import IntervalProCore
+
+/// The controlling terminal: whether we have one, its width, colour, and keys.
+public enum Terminal {
+    public static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    public static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+    public static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Colour only on a terminal, never when NO_COLOR is set (https://no-color.org), and
+    /// not on a dumb terminal.
+    public static func wantsColour(isTerminal: Bool) -> Bool {
+        guard isTerminal else { return false }
+        if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        return true
+    }
+
+    public static var columns: Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    public static func writeStandardOutput(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    public static func writeStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            _ = Glibc.write(STDERR_FILENO, buffer.baseAddress, buffer.count)
+        }
+    }
+}
+
+/// Puts the terminal in non-canonical, no-echo mode for single-key commands, and puts
+/// it back on `restore()` or deinit. Ctrl-C still raises SIGINT.
+public final class RawKeyboard {
+    private var saved = termios()
+    private var active = false
+
+    public init?() {
+        guard Terminal.standardInputIsTerminal, tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 0
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
+        active = true
+    }
+
+    /// Keys typed since the last call, as commands: space pauses or resumes, n goes to the
+    /// next step, q finishes.
+    public func pendingCommands() -> [UserCommand] {
+        guard active else { return [] }
+        var commands: [UserCommand] = []
+        var buffer = [UInt8](repeating: 0, count: 32)
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        while poll(&descriptor, 1, 0) > 0, descriptor.revents & Int16(POLLIN) != 0 {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            guard count > 0 else { break }
+            for byte in buffer[0..<count] {
+                switch byte {
+                case UInt8(ascii: " "), UInt8(ascii: "p"): commands.append(.togglePause)
+                case UInt8(ascii: "n"): commands.append(.next)
+                case UInt8(ascii: "q"): commands.append(.finish)
+                default: break
+                }
+            }
+        }
+        return commands
+    }
+
+    public func restore() {
+        guard active else { return }
+        active = false
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    deinit {
+        restore()
+    }
+}
+
+/// Turns SIGINT and SIGTERM into a flag the run loop polls, so Ctrl-C finishes the
+/// session cleanly with its summary instead of killing the process mid-write.
+public enum InterruptSignal {
+    private static let raised = Atomic<Bool>(false)
+
+    public static func install() {
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            InterruptSignal.raised.store(true, ordering: .relaxed)
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+
+    /// True once after a signal arrived.
+    public static func take() -> Bool {
+        raised.exchange(false, ordering: .relaxed)
+    }
+}

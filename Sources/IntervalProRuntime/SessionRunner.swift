@@ -1,0 +1,146 @@
+public import IntervalProCore
+
+/// How session time relates to the wall clock.
+public enum Pacing: Sendable, Equatable {
+    /// As fast as the machine goes: session time is the source's own timestamps.
+    case virtual
+    /// Session time runs `speed` times faster than the wall clock (1 = real time).
+    case realTime(speed: Double)
+}
+
+/// What the runner reports to the screen, the log and the recorder.
+public protocol SessionObserver {
+    /// Called with every batch of actions the engine returned.
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime)
+    /// Called with every entry taken from the source, before the engine sees it.
+    mutating func received(_ entry: RecordingEntry)
+    /// Called about every `displayInterval` of wall time when pacing in real time.
+    mutating func refresh(_ engine: SessionEngine, at now: SessionTime)
+    /// Commands typed since the last call (keys, Ctrl-C).
+    mutating func pendingCommands() -> [UserCommand]
+}
+
+extension SessionObserver {
+    public mutating func received(_ entry: RecordingEntry) {}
+    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {}
+    public mutating func pendingCommands() -> [UserCommand] { [] }
+}
+
+/// Drives a `SessionEngine` from a source and a clock until the session finishes.
+///
+/// This is the only place that waits. With `.virtual` pacing it never sleeps and the
+/// clock is not read, so a replay's result depends on the recording alone.
+public struct SessionRunner<Source: SessionSource, Observer: SessionObserver, C: Clock>
+where C.Duration == Duration {
+    public var engine: SessionEngine
+    public var source: Source
+    public var observer: Observer
+    public let pacing: Pacing
+    public let clock: C
+    public var displayInterval: Duration = .milliseconds(250)
+
+    private var pending: RecordingEntry?
+    private var exhausted = false
+    private var sourceEndSent = false
+    private var lastSourceTime = SessionTime.zero
+
+    public init(engine: SessionEngine, source: Source, observer: Observer, pacing: Pacing, clock: C) {
+        self.engine = engine
+        self.source = source
+        self.observer = observer
+        self.pacing = pacing
+        self.clock = clock
+    }
+
+    /// Runs to the end of the plan (or until finished by a command) and returns the summary.
+    public mutating func run() async throws -> SessionSummary {
+        let start = clock.now
+        var summary: SessionSummary?
+        deliver(.tick, at: .zero, summary: &summary)
+        while summary == nil {
+            if pending == nil, !exhausted {
+                pending = try await source.next()
+                if let entry = pending {
+                    lastSourceTime = entry.time
+                } else {
+                    exhausted = true
+                }
+            }
+            let deadline = engine.nextDeadline
+            var target: SessionTime?
+            if let pending { target = pending.time }
+            if let deadline, target.map({ deadline < $0 }) ?? true { target = deadline }
+            if exhausted, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
+
+            if case .realTime(let speed) = pacing {
+                try await wait(until: target, start: start, speed: speed, summary: &summary)
+                if summary != nil { break }
+            } else {
+                for command in observer.pendingCommands() {
+                    deliver(.command(command), at: engine.cursor, summary: &summary)
+                }
+                if summary != nil { break }
+            }
+            guard let target else { continue }
+
+            if let entry = pending, entry.time == target {
+                pending = nil
+                observer.received(entry)
+                switch entry {
+                case .notification(let notification):
+                    deliver(.notification(notification), at: target, summary: &summary)
+                case .event(_, let device, let name):
+                    deliver(.deviceEvent(device: device, name: name), at: target, summary: &summary)
+                }
+            } else if exhausted, !sourceEndSent, target == lastSourceTime {
+                sourceEndSent = true
+                deliver(.sourceEnded, at: target, summary: &summary)
+            } else {
+                deliver(.tick, at: target, summary: &summary)
+            }
+        }
+        return summary!
+    }
+
+    private mutating func deliver(_ event: SessionEngine.Event, at now: SessionTime, summary: inout SessionSummary?) {
+        let actions = engine.handle(event, now: now)
+        guard !actions.isEmpty else { return }
+        for action in actions {
+            source.observe(action)
+            if case .sessionFinished(let result) = action { summary = result }
+        }
+        observer.engine(engine, performed: actions, at: engine.cursor)
+    }
+
+    /// Sleeps until session time `target` comes round on the wall clock, refreshing the
+    /// screen and taking commands meanwhile. A nil target waits for commands only.
+    private mutating func wait(
+        until target: SessionTime?, start: C.Instant, speed: Double, summary: inout SessionSummary?
+    ) async throws {
+        func sessionTime(of instant: C.Instant) -> SessionTime {
+            let elapsed = start.duration(to: instant).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+            return .seconds(seconds * speed)
+        }
+        while summary == nil {
+            let now = clock.now
+            let current = min(sessionTime(of: now), target ?? SessionTime(microseconds: .max))
+            for command in observer.pendingCommands() {
+                deliver(.command(command), at: max(current, engine.cursor), summary: &summary)
+            }
+            if summary != nil { return }
+            if let target, current >= target { return }
+            deliver(.tick, at: max(current, engine.cursor), summary: &summary)
+            if summary != nil { return }
+            observer.refresh(engine, at: engine.cursor)
+            // A deadline may have moved (pause, next): let the caller recompute the target.
+            if let deadline = engine.nextDeadline, target.map({ deadline < $0 }) ?? true { return }
+            var sleep = displayInterval
+            if let target {
+                let remaining = Duration.microseconds(Double((target - current).microseconds) / speed)
+                sleep = min(sleep, remaining)
+            }
+            try await clock.sleep(until: now.advanced(by: sleep), tolerance: nil)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+public import IntervalProCore
+
+/// Where a session's notifications come from: a recording, the simulator, live sensors.
+///
+/// Entries come in time order. A source that follows the session (the simulator runs to
+/// each step's target) does so through `observe`.
+public protocol SessionSource {
+    var kind: SessionSourceKind { get }
+    /// Devices the source knows of, for the recording header.
+    var devices: [RecordedDevice] { get }
+    /// The next entry, or nil when the source has nothing more.
+    mutating func next() async throws -> RecordingEntry?
+    mutating func observe(_ action: SessionEngine.Action)
+}
+
+extension SessionSource {
+    public mutating func observe(_ action: SessionEngine.Action) {}
+}
+
+/// Plays back a recording's entries.
+public struct ReplaySource: SessionSource {
+    public let header: RecordingHeader
+    private let entries: [RecordingEntry]
+    private var position = 0
+
+    public init(header: RecordingHeader, entries: [RecordingEntry]) {
+        self.header = header
+        self.entries = entries
+    }
+
+    public var kind: SessionSourceKind { .replay }
+    public var devices: [RecordedDevice] { header.devices }
+
+    public mutating func next() -> RecordingEntry? {
+        guard position < entries.count else { return nil }
+        defer { position += 1 }
+        return entries[position]
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProIO
+
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Work with plan files.",
+        subcommands: [PlanCheckCommand.self]
+    )
+}
+
+struct PlanCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a plan and print its expanded timeline."
+    )
+
+    @Argument(help: "The plan file (JSON, plan format version 1).")
+    var plan: String
+
+    @Flag(help: "Print the timeline as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let plan = try loadPlan(plan)
+            let timeline = plan.timeline()
+            if json {
+                print(Self.json(plan, timeline).serialized(pretty: true))
+            } else {
+                print(Self.table(plan, timeline))
+            }
+        }
+    }
+
+    static func zoneText(_ zone: CadenceZone?) -> String {
+        guard let zone else { return "-" }
+        return "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high)) spm (target \(JSONValue.format(zone.target)))"
+    }
+
+    static func endText(_ end: StepEnd) -> String {
+        switch end {
+        case .time(let length): formatClock(length.seconds)
+        case .distance(let metres): metres >= 1000 ? "\(JSONValue.format(metres / 1000)) km" : "\(JSONValue.format(metres)) m"
+        case .open: "open"
+        }
+    }
+
+    static func table(_ plan: Plan, _ timeline: [TimelineStep]) -> String {
+        let rows = timeline.map { step in
+            [
+                "\(step.index + 1)", step.kind.rawValue, step.label ?? "", step.repetition?.description ?? "",
+                endText(step.end), zoneText(step.zone),
+            ]
+        }
+        let header = ["#", "kind", "label", "rep", "duration", "zone"]
+        var lines = ["\(plan.name): \(timeline.count) steps", ""]
+        lines += TextTable.render(header: header, rows: rows, rightAligned: [0, 4])
+        lines.append("")
+        var total = "total: \(formatClock(timeline.timedDuration.seconds))"
+        let open = timeline.filter { $0.end == .open }.count
+        let distance = timeline.filter { if case .distance = $0.end { true } else { false } }.count
+        if open > 0 { total += " + \(open) open step\(open == 1 ? "" : "s")" }
+        if distance > 0 { total += " + \(distance) distance step\(distance == 1 ? "" : "s")" }
+        lines.append(total)
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ plan: Plan, _ timeline: [TimelineStep]) -> JSONValue {
+        .object([
+            ("plan", .string(plan.name)),
+            ("total_timed_s", .number(timeline.timedDuration.seconds)),
+            (
+                "steps",
+                .array(
+                    timeline.map { step in
+                        var end: [(String, JSONValue)] = []
+                        switch step.end {
+                        case .time(let length): end = [("duration_s", .number(length.seconds))]
+                        case .distance(let metres): end = [("distance_m", .number(metres))]
+                        case .open: end = [("duration_s", .string("open"))]
+                        }
+                        return .object(
+                            [
+                                ("index", .int(step.index)), ("kind", .string(step.kind.rawValue)),
+                                ("label", step.label.map { .string($0) } ?? .null),
+                                ("repetition", step.repetition.map { .string($0.description) } ?? .null),
+                            ] + end + [
+                                ("target_spm", .nullable(step.zone?.target)), ("low_spm", .nullable(step.zone?.low)),
+                                ("high_spm", .nullable(step.zone?.high)),
+                            ])
+                    })
+            ),
+        ])
+    }
+}

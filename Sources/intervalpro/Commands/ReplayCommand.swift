@@ -1,0 +1,43 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProIO
+import IntervalProRuntime
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a recording: scored against a plan, or as stream statistics.",
+        discussion: "Without --plan, prints what the recording holds: devices, counts, cadence, heart rate, gaps."
+    )
+
+    @Argument(help: "The recording (JSON Lines, recording format version 1).")
+    var recording: String
+
+    @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))
+    var plan: String?
+
+    @OptionGroup var options: PacingOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let recording = try loadRecording(recording)
+            if let plan {
+                let plan = try loadPlan(plan)
+                try await SessionLauncher.run(
+                    plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
+                    options: options, cadenceUnits: recording.header.cadenceUnits)
+                return
+            }
+            var units = recording.header.cadenceUnits
+            if let override = options.cadenceUnit?.unit {
+                for device in recording.header.devices { units[device.id] = override }
+            }
+            let statistics = StreamStatistics(header: recording.header, entries: recording.entries, units: units)
+            if options.json {
+                print(statistics.json.serialized(pretty: true))
+            } else {
+                print(statistics.text)
+            }
+        }
+    }
+}

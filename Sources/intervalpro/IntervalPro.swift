@@ -1,0 +1,16 @@
+import ArgumentParser
+
+@main
+struct IntervalPro: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intervalpro",
+        abstract: "Cadence interval training: run plans against live, replayed or simulated sensors.",
+        discussion: """
+            Cadence is running cadence in steps per minute (spm); "BPM" in a plan means steps, \
+            never heart rate. Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, \
+            69 unavailable, 74 I/O error.
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, ReplayCommand.self, PlanCommand.self, DecodeCommand.self]
+    )
+}

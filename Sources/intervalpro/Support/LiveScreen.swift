@@ -1,0 +1,102 @@
+import IntervalProCore
+
+/// The live screen: step, time left, cadence against the zone, advice, heart rate.
+/// Redraws in place with ANSI cursor movement; colour only when allowed.
+struct LiveScreen {
+    let colour: Bool
+    let stepCount: Int
+    var warning: String?
+    private var drawnLines = 0
+
+    static let showCursor = "\u{1B}[?25h"
+    static let barWidth = 40
+
+    init(colour: Bool, stepCount: Int) {
+        self.colour = colour
+        self.stepCount = stepCount
+    }
+
+    private func paint(_ text: String, _ code: String) -> String {
+        colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    mutating func draw(_ engine: SessionEngine, at now: SessionTime) -> String {
+        var lines: [String] = []
+        if let step = engine.currentStep {
+            lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(stepCount)"
+                + (engine.isPaused ? paint("   PAUSED", "33;1") : ""))
+            lines.append(timeLine(step, engine))
+            lines.append(cadenceLine(step, engine, now))
+            lines.append(adviceLine(engine))
+            let hr = engine.stream.currentHeartRate(at: now).map { "\($0) bpm" } ?? "--"
+            let results = engine.resultsSoFar
+            let summary = SessionSummary(plan: engine.planName, source: engine.source, steps: results, completed: false)
+            let pct = summary.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
+            let signal = engine.stream.currentCadence(at: now) != nil ? paint("cadence ok", "32") : paint("no signal", "31")
+            lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
+        } else {
+            lines.append("Finished")
+        }
+        if let warning { lines.append(paint("warning: \(warning)", "33")) }
+        lines.append(paint("space pause/resume · n next step · q finish", "2"))
+
+        var out = "\u{1B}[?25l"
+        if drawnLines > 0 { out += "\u{1B}[\(drawnLines)F" }
+        for line in lines { out += "\u{1B}[2K" + line + "\n" }
+        drawnLines = lines.count
+        return out
+    }
+
+    private func timeLine(_ step: TimelineStep, _ engine: SessionEngine) -> String {
+        switch step.end {
+        case .time(let length):
+            let left = length - engine.stepElapsed
+            let fraction = Double(engine.stepElapsed.microseconds) / Double(max(1, length.microseconds))
+            return "\(bar(fraction: fraction))  \(formatClock(left.seconds + 0.999)) left"
+        case .distance(let metres):
+            let covered = engine.distanceInStep ?? 0
+            return "\(bar(fraction: covered / metres))  \(Int(max(0, metres - covered))) m left"
+        case .open:
+            return "open step: \(formatClock(engine.stepElapsed.seconds)) so far, press n for the next step"
+        }
+    }
+
+    private func bar(fraction: Double) -> String {
+        let filled = Int((min(1, max(0, fraction)) * Double(Self.barWidth)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: Self.barWidth - filled) + "]"
+    }
+
+    /// A scale from target-30 to target+30 spm: the zone as '=', the target as '|', the
+    /// runner as '●'.
+    private func cadenceLine(_ step: TimelineStep, _ engine: SessionEngine, _ now: SessionTime) -> String {
+        let smoothed = engine.stream.currentSmoothedCadence(at: now)
+        let reading = smoothed.map { "\(Int($0.rounded())) spm" } ?? "-- spm"
+        guard let zone = step.zone else { return "cadence \(reading)   (no zone in this step)" }
+        let span = 30.0
+        func column(_ value: Double) -> Int {
+            Int(((value - (zone.target - span)) / (2 * span) * Double(Self.barWidth - 1)).rounded())
+        }
+        var cells = [Character](repeating: " ", count: Self.barWidth)
+        for i in max(0, column(zone.low))...min(Self.barWidth - 1, max(0, column(zone.high))) { cells[i] = "=" }
+        cells[min(Self.barWidth - 1, max(0, column(zone.target)))] = "|"
+        var scale = String(cells)
+        if let smoothed {
+            let at = min(Self.barWidth - 1, max(0, column(smoothed)))
+            var marked = Array(scale)
+            marked[at] = "*"
+            scale = String(marked)
+        }
+        let zoneText = "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high))"
+        return "cadence \(reading)  [\(scale)]  zone \(zoneText)"
+    }
+
+    private func adviceLine(_ engine: SessionEngine) -> String {
+        let text = engine.feedback.description
+        switch engine.feedback {
+        case .inZone: return paint(text, "32;1")
+        case .faster, .slower: return paint(text, "33;1")
+        case .noSignal: return paint(text, "31")
+        case .noZone: return text
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import IntervalProCore
+import IntervalProIO
+import IntervalProRuntime
+
+/// Wires a plan, a source and the options into a running session, prints the summary.
+enum SessionLauncher {
+    static func run<Source: SessionSource>(
+        plan: Plan, source: Source, options: PacingOptions, cadenceUnits: [String: CadenceUnit]
+    ) async throws {
+        var units = cadenceUnits
+        if let override = options.cadenceUnit?.unit {
+            for device in source.devices { units[device.id] = override }
+        }
+        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
+
+        var recorder: RecordingWriter?
+        if let path = options.record {
+            let header = RecordingHeader(startedAt: nil, devices: source.devices)
+            do {
+                recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
+            } catch {
+                throw Failure(error)
+            }
+        }
+
+        let pacing: Pacing = options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
+        let interactive = Terminal.standardOutputIsTerminal && !options.json && pacing != .virtual
+        let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: options.json)
+        let colourTerminal = interactive ? Terminal.standardOutputIsTerminal : (options.json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal)
+        let presenter = SessionPresenter(
+            style: style, colour: Terminal.wantsColour(isTerminal: colourTerminal), recorder: recorder,
+            keyboard: interactive ? RawKeyboard() : nil, timelineCount: engine.timeline.count)
+        InterruptSignal.install()
+
+        var runner = SessionRunner(
+            engine: engine, source: source, observer: presenter, pacing: pacing, clock: ContinuousClock())
+        let summary: SessionSummary
+        do {
+            summary = try await runner.run()
+        } catch {
+            runner.observer.finish()
+            throw Failure("the session stopped: \(error)", status: .ioError)
+        }
+        runner.observer.finish()
+
+        if options.json {
+            print(summary.json.serialized(pretty: true))
+        } else {
+            print(SummaryReport.text(summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
+        }
+        if let path = options.record, runner.observer.recorder != nil {
+            Terminal.writeStandardError("intervalpro: recorded to \(path)\n")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import IntervalProCore
+import IntervalProIO
+import IntervalProRuntime
+
+/// Shows a session as it runs, records what the source delivered, and collects keys.
+///
+/// On a terminal with real-time pacing it draws the live screen; otherwise it writes one
+/// plain line per event (to stderr under --json, so stdout holds only the summary).
+struct SessionPresenter: SessionObserver {
+    enum Style {
+        case screen
+        case log(toStandardError: Bool)
+    }
+
+    let style: Style
+    let colour: Bool
+    var recorder: RecordingWriter?
+    var keyboard: RawKeyboard?
+    private var screen: LiveScreen
+    private var warnedRecorder = false
+    private var rejectedWarnings = Set<String>()
+    private var lastLoggedFeedback: String?
+
+    init(style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?, timelineCount: Int) {
+        self.style = style
+        self.colour = colour
+        self.recorder = recorder
+        self.keyboard = keyboard
+        screen = LiveScreen(colour: colour, stepCount: timelineCount)
+    }
+
+    mutating func received(_ entry: RecordingEntry) {
+        guard let recorder else { return }
+        do {
+            try recorder.write(line: RecordingLine.entry(entry))
+        } catch {
+            // The session matters more than the copy: warn once and keep running.
+            if !warnedRecorder {
+                warnedRecorder = true
+                Terminal.writeStandardError("intervalpro: warning: \(error); the session goes on without recording\n")
+            }
+            self.recorder = nil
+        }
+    }
+
+    mutating func pendingCommands() -> [UserCommand] {
+        var commands = keyboard?.pendingCommands() ?? []
+        if InterruptSignal.take() { commands.append(.finish) }
+        return commands
+    }
+
+    mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        if case .screen = style { Terminal.writeStandardOutput(screen.draw(engine, at: now)) }
+    }
+
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        switch style {
+        case .screen:
+            for action in actions {
+                if case .rejectedNotification(let device, let error) = action { warnRejected(device, error) }
+            }
+            Terminal.writeStandardOutput(screen.draw(engine, at: now))
+        case .log(let toStandardError):
+            for action in actions {
+                guard let line = logLine(action, engine: engine) else { continue }
+                let text = "[\(formatClock(now.seconds))] \(line)\n"
+                if toStandardError { Terminal.writeStandardError(text) } else { Terminal.writeStandardOutput(text) }
+            }
+        }
+    }
+
+    private mutating func warnRejected(_ device: String, _ error: GATTParseError) {
+        let key = "\(device) \(error.characteristic.shortID)"
+        guard rejectedWarnings.insert(key).inserted else { return }
+        screen.warning = "\(device): \(error)"
+    }
+
+    private mutating func logLine(_ action: SessionEngine.Action, engine: SessionEngine) -> String? {
+        switch action {
+        case .stepStarted(let step):
+            lastLoggedFeedback = nil
+            var text = "\(step.title) (\(step.index + 1)/\(engine.timeline.count)): \(PlanCheckCommand.endText(step.end))"
+            if let zone = step.zone { text += ", zone \(PlanCheckCommand.zoneText(zone))" }
+            return text
+        case .stepFinished(let result):
+            var text = "\(result.step.title) done after \(formatClock(result.duration.seconds))"
+            if let pct = result.inZonePercent { text += ": \(JSONValue.format(pct.rounded(toPlaces: 1)))% in zone" }
+            if let cadence = result.averageCadence { text += ", avg \(Int(cadence.rounded())) spm" }
+            if let hr = result.averageHeartRate { text += ", HR \(Int(hr.rounded()))" }
+            return text
+        case .feedbackChanged(let feedback):
+            // Log changes of advice, not every spm of it.
+            let category: String =
+                switch feedback {
+                case .faster: "faster"
+                case .slower: "slower"
+                default: feedback.description
+                }
+            guard category != lastLoggedFeedback, feedback != .noZone else { return nil }
+            lastLoggedFeedback = category
+            return "  \(feedback)"
+        case .paused: return "paused"
+        case .resumed: return "resumed"
+        case .deviceEvent(let device, let name): return "\(device) \(name)"
+        case .rejectedNotification(let device, let error):
+            let key = "\(device) \(error.characteristic.shortID)"
+            guard rejectedWarnings.insert(key).inserted else { return nil }
+            return "warning: ignored a bad value from \(device): \(error)"
+        case .sessionFinished: return nil
+        }
+    }
+
+    mutating func finish() {
+        keyboard?.restore()
+        if case .screen = style { Terminal.writeStandardOutput(LiveScreen.showCursor) }
+        if let recorder {
+            do { try recorder.close() } catch { Terminal.writeStandardError("intervalpro: warning: \(error)\n") }
+        }
+    }
+}
