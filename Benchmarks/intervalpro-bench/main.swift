@@ -1,1 +1,59 @@
-print("bench")
+// Parser throughput: notifications decoded per second on one core, per characteristic.
+// Run with `make bench` (release build); figures are quoted in the README.
+import IntervalProCore
+
+struct Case {
+    var name: String
+    var packets: [[UInt8]]
+    var parse: ([UInt8]) -> Int
+}
+
+func measure(_ benchmark: Case, iterations: Int) -> Double {
+    let clock = ContinuousClock()
+    var checksum = 0
+    let count = benchmark.packets.count
+    // Warm up caches and branch predictors before timing.
+    for i in 0..<10_000 { checksum &+= benchmark.parse(benchmark.packets[i % count]) }
+    let start = clock.now
+    for i in 0..<iterations { checksum &+= benchmark.parse(benchmark.packets[i % count]) }
+    let elapsed = start.duration(to: clock.now)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    precondition(checksum != 42, "keeps the loop from being optimised away")
+    return Double(iterations) / seconds
+}
+
+let cases: [Case] = [
+    Case(
+        name: "2a37 Heart Rate Measurement (uint8 HR, contact)",
+        packets: [HeartRateMeasurement(heartRate: 142, sensorContact: .detected).encoded()],
+        parse: { (try? HeartRateMeasurement.parse($0)).map { Int($0.heartRate) } ?? -1 }),
+    Case(
+        name: "2a37 Heart Rate Measurement (+ energy, 2 RR intervals)",
+        packets: [
+            HeartRateMeasurement(heartRate: 142, sensorContact: .detected, energyExpendedKJ: 310, rrIntervals: [431, 436])
+                .encoded()
+        ],
+        parse: { (try? HeartRateMeasurement.parse($0)).map { Int($0.heartRate) + $0.rrIntervals.count } ?? -1 }),
+    Case(
+        name: "2a53 RSC Measurement (speed, cadence)",
+        packets: [RSCMeasurement(speedRaw: 700, cadence: 172, running: true).encoded()],
+        parse: { (try? RSCMeasurement.parse($0)).map { Int($0.cadence) } ?? -1 }),
+    Case(
+        name: "2a53 RSC Measurement (+ stride, distance)",
+        packets: [
+            RSCMeasurement(speedRaw: 700, cadence: 172, strideLengthRaw: 105, totalDistanceRaw: 52_310, running: true)
+                .encoded()
+        ],
+        parse: { (try? RSCMeasurement.parse($0)).map { Int($0.cadence) + Int($0.totalDistanceRaw ?? 0) } ?? -1 }),
+    Case(name: "2a54 RSC Feature", packets: [[0x07, 0x00]], parse: { (try? RSCFeature.parse($0)).map { Int($0.rawValue) } ?? -1 }),
+    Case(name: "2a38 Body Sensor Location", packets: [[0x01]], parse: { (try? BodySensorLocation.parse($0)).map { Int($0.rawValue) } ?? -1 }),
+    Case(name: "2a19 Battery Level", packets: [[0x55]], parse: { (try? BatteryLevel.parse($0)).map { Int($0.percent) } ?? -1 }),
+]
+
+let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000_000
+print("parser throughput, \(iterations) notifications each, one core")
+for benchmark in cases {
+    let rate = measure(benchmark, iterations: iterations)
+    let millions = (rate / 1e6 * 10).rounded() / 10
+    print("  \(benchmark.name): \(millions) M notifications/s")
+}
