@@ -81,7 +81,12 @@ where C.Duration == Duration {
                 }
                 if summary != nil { break }
             }
-            guard let target else { continue }
+            guard let target else {
+                // Nothing left to wait for on virtual time (no source, no deadline): a
+                // session that cannot move on is finished rather than spun forever.
+                if pacing == .virtual { deliver(.command(.finish), at: engine.cursor, summary: &summary) }
+                continue
+            }
 
             if let entry = pending, entry.time == target {
                 pending = nil

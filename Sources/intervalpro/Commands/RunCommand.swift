@@ -31,10 +31,19 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Simulated footpod reports strides per minute (one foot), as some sensors do.")
     var perFoot = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Simulated footpod drops out at START seconds for LENGTH seconds (repeatable).",
+            valueName: "start:length"))
+    var dropout: [DropoutArgument] = []
+
     @OptionGroup var options: PacingOptions
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
+        if !simulate, perFoot || !dropout.isEmpty {
+            throw ValidationError("--per-foot and --dropout shape the simulated runner: add --simulate")
+        }
     }
 
     func run() async throws {
@@ -44,6 +53,7 @@ struct RunCommand: AsyncParsableCommand {
                 var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
                 configuration.seed = seed
                 configuration.perFoot = perFoot
+                configuration.dropouts = dropout.map { ($0.start, $0.length) }
                 try await SessionLauncher.run(
                     plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
                     cadenceUnits: [:])
@@ -76,5 +86,18 @@ extension RecordingHeader {
     /// The cadence units the recording's header declares, by device id.
     var cadenceUnits: [String: CadenceUnit] {
         Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+struct DropoutArgument: ExpressibleByArgument {
+    var start: SessionTime
+    var length: SessionTime
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ":")
+        guard parts.count == 2, let start = Double(parts[0]), let length = Double(parts[1]), start >= 0, length > 0
+        else { return nil }
+        self.start = .seconds(start)
+        self.length = .seconds(length)
     }
 }

@@ -15,7 +15,11 @@ enum SessionLauncher {
 
         var recorder: RecordingWriter?
         if let path = options.record {
-            let header = RecordingHeader(startedAt: nil, devices: source.devices)
+            var devices = source.devices
+            if let override = options.cadenceUnit?.unit {
+                for i in devices.indices where devices[i].cadenceUnit != nil { devices[i].cadenceUnit = override }
+            }
+            let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
             do {
                 recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
             } catch {

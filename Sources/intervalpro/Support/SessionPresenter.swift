@@ -56,10 +56,17 @@ struct SessionPresenter: SessionObserver {
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         switch style {
         case .screen:
+            // Redraw at once for what the runner must see now; readings wait for the next
+            // refresh, so a fast replay does not redraw hundreds of times a second.
+            var redraw = false
             for action in actions {
-                if case .rejectedNotification(let device, let error) = action { warnRejected(device, error) }
+                switch action {
+                case .rejectedNotification(let device, let error): warnRejected(device, error)
+                case .stepStarted, .paused, .resumed, .sessionFinished: redraw = true
+                default: break
+                }
             }
-            Terminal.writeStandardOutput(screen.draw(engine, at: now))
+            if redraw { Terminal.writeStandardOutput(screen.draw(engine, at: now)) }
         case .log(let toStandardError):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }

@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The calendar time, for headers that say when something began. The core never asks.
+public enum WallClock {
+    /// Now in UTC, as "2026-03-01T07:30:00Z".
+    public static func iso8601Now() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}
