@@ -311,7 +311,8 @@ public struct PlanDecoder {
     func nearest(_ key: String, in allowed: [String]) -> String? {
         let scored = allowed.map { ($0, editDistance(key.lowercased(), $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(1, min(2, best.0.count / 3)) ? best.0 : nil
+        // One edit for short keys, two for longer ones ("lable" → "label").
+        return best.1 <= (best.0.count <= 4 ? 1 : 2) ? best.0 : nil
     }
 }
 

@@ -23,7 +23,9 @@ struct Failure: Error {
     }
 
     init(_ error: FileError) {
-        self.init(error.description, status: error.isNotFound ? .noInput : .ioError)
+        // Only a file we were asked to read is "missing input"; an output we cannot create is I/O.
+        let missingInput = error.isNotFound && (error.operation == .open || error.operation == .read)
+        self.init(error.description, status: missingInput ? .noInput : .ioError)
     }
 }
 

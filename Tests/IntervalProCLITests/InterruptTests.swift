@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@Suite("finishing a session early")
+struct InterruptTests {
+    @Test("Ctrl-C during a paced run finishes with a JSON summary, completed false, exit 0")
+    func interruptFinishesWithSummary() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        // Ten minutes at 50x take 12 s: plenty of time to interrupt the first step.
+        let command = try RunningCommand(["run", plan, "--simulate", "--speed", "50", "--json"])
+        let started = command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") }
+        #expect(started, "stderr so far: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+        command.interrupt()
+        let result = command.finish()
+
+        #expect(result.exited, "killed by signal \(result.status)")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect(summary["completed"] as? Bool == false)
+        #expect(summary["source"] as? String == "simulation")
+        #expect(summary["plan"] as? String == "Ten minutes")
+        let duration = try #require(number(summary["duration_s"]))
+        #expect(duration < 600)
+        let steps = try #require(summary["steps"] as? [[String: Any]])
+        #expect(!steps.isEmpty)
+        #expect(steps.last?["ended_by"] as? String == "finished")
+        #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
+    }
+
+    @Test("Ctrl-C in the text mode prints the summary marked as finished early")
+    func interruptText() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let command = try RunningCommand(["run", plan, "--simulate", "--speed", "50"])
+        let started = command.stdout.wait(upTo: 10) { $0.contains("Warmup (1/2)") }
+        #expect(started)
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.exited)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("(finished early)"))
+        #expect(result.stdout.contains("In zone:"))
+        #expect(!looksLikeACrash(result.stderr))
+    }
+
+    @Test("a recording cut short by Ctrl-C keeps every line and replays")
+    func interruptedRecordingReplays() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let recording = dir.path("cut.jsonl")
+        let command = try RunningCommand(["run", plan, "--simulate", "--speed", "50", "--json", "--record", recording])
+        let started = command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") }
+        #expect(started)
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("recorded to \(recording)"))
+
+        let replay = try intervalpro("replay", recording, "--json")
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        let lines = try nonBlankLines(recording)
+        let notifications = lines.filter { $0.contains(#""char""#) }.count
+        let statistics = try #require(jsonObject(replay.stdoutData))
+        let devices = try #require(statistics["devices"] as? [[String: Any]])
+        let counted = devices.flatMap { (($0["notifications"] as? [String: Any]) ?? [:]).values }
+            .compactMap { ($0 as? NSNumber)?.intValue }.reduce(0, +)
+        #expect(counted == notifications)
+    }
+}

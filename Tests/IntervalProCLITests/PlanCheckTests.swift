@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@Suite("intervalpro plan check")
+struct PlanCheckTests {
+    @Test("the cadence ladder expands to 15 steps, 6 repetitions, 37 minutes")
+    func cadenceLadder() throws {
+        let result = try intervalpro("plan", "check", "Plans/cadence-ladder.json")
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.contains("Cadence ladder: 15 steps"))
+        for repetition in 1...6 { #expect(result.stdout.contains("\(repetition)/6")) }
+        #expect(result.stdout.contains("3/6"))
+        #expect(result.stdout.contains("total: 37:00"))
+        #expect(!result.stdout.contains("\u{1B}"))
+    }
+
+    @Test("--json gives the timeline with its total")
+    func cadenceLadderJSON() throws {
+        let result = try intervalpro("plan", "check", "Plans/cadence-ladder.json", "--json")
+        #expect(result.status == 0)
+        let object = try #require(jsonObject(result.stdout))
+        #expect(object["plan"] as? String == "Cadence ladder")
+        #expect(number(object["total_timed_s"]) == 2220)
+        let steps = try #require(object["steps"] as? [[String: Any]])
+        #expect(steps.count == 15)
+        #expect(steps[5]["repetition"] as? String == "3/6")
+        #expect(isNull(steps[2]["target_spm"]), "rest steps have no zone")
+    }
+
+    @Test("a misspelt key exits 65 with FILE:LINE:COL and a suggestion")
+    func typoKey() throws {
+        let dir = try ScratchDirectory()
+        let text = """
+            {
+              "name": "Typo",
+              "steps": [
+                {"kind": "work", "durration": 60, "cadence": 170}
+              ]
+            }
+
+            """
+        let path = try dir.write("typo.json", text)
+        // The key's opening quote: line 4, after `    {"kind": "work", ` (21 characters).
+        let result = try intervalpro("plan", "check", path)
+        #expect(result.status == 65)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr.contains("\(path):4:22: unknown key 'durration' at steps[0]; did you mean 'duration'?"),
+            "stderr: \(result.stderr)")
+    }
+
+    @Test("a misspelt key inside a repeat group is located too")
+    func typoKeyInGroup() throws {
+        let dir = try ScratchDirectory()
+        let text = """
+            {"name": "Group",
+             "steps": [
+              {"repeat": 2, "steps": [
+                {"kind": "work", "duration": 60},
+                {"kind": "rest", "duration": 30, "labl": "jog"}
+              ]}
+             ]}
+            """
+        let path = try dir.write("group.json", text)
+        let result = try intervalpro("plan", "check", path)
+        #expect(result.status == 65)
+        #expect(
+            result.stderr.contains("\(path):5:38: unknown key 'labl' at steps[0].steps[1]; did you mean 'label'?"),
+            "stderr: \(result.stderr)")
+    }
+
+    @Test("a missing plan exits 66 naming the path")
+    func missingFile() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("no-such-plan.json")
+        let result = try intervalpro("plan", "check", path)
+        #expect(result.status == 66)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("'\(path)'"))
+        #expect(result.stderr.contains("No such file or directory"))
+    }
+
+    @Test("a directory given as the plan is an I/O error (74), not a crash")
+    func directoryAsPlan() throws {
+        let dir = try ScratchDirectory()
+        let result = try intervalpro("plan", "check", dir.url.path)
+        #expect(result.status == 74)
+        #expect(result.stderr.contains(dir.url.path))
+        #expect(!looksLikeACrash(result.stderr))
+    }
+
+    @Test("invalid JSON exits 65 with line:column")
+    func invalidJSON() throws {
+        let dir = try ScratchDirectory()
+        let text = """
+            {
+              "name": "Broken",
+              "steps": [,]
+            }
+
+            """
+        let path = try dir.write("broken.json", text)
+        let result = try intervalpro("plan", "check", path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(path):3:13: invalid JSON"), "stderr: \(result.stderr)")
+    }
+
+    @Test("invalid JSON at the end of the file reports the last line")
+    func truncatedJSON() throws {
+        let dir = try ScratchDirectory()
+        let path = try dir.write("cut.json", "{\n  \"name\": \"Cut\",\n  \"steps\": [")
+        let result = try intervalpro("plan", "check", path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(path):3:"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("invalid JSON"))
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+
+@Suite("intervalpro replay and --record")
+struct ReplayCommandTests {
+    /// A scratch directory holding the short plan and a simulated recording of it, made
+    /// with a 10 s footpod dropout at 1:10.
+    final class Recorded {
+        let dir: ScratchDirectory
+        let plan: String
+        let recording: String
+        let simulation: CommandResult
+
+        init() throws {
+            dir = try ScratchDirectory()
+            plan = try dir.write("short.json", shortPlanText)
+            recording = dir.path("rec.jsonl")
+            simulation = try intervalpro(
+                "run", plan, "--simulate", "--fast", "--seed", "4", "--dropout", "70:10", "--record", recording,
+                "--json")
+        }
+    }
+
+    @Test("replaying at --fast and at --speed 60 gives byte-identical summaries")
+    func fastEqualsRealTime() throws {
+        let recorded = try Recorded()
+        #expect(recorded.simulation.status == 0, "stderr: \(recorded.simulation.stderr)")
+        #expect(recorded.simulation.stderr.contains("recorded to \(recorded.recording)"))
+
+        let fast = try intervalpro("replay", recorded.recording, "--plan", recorded.plan, "--fast", "--json")
+        let paced = try intervalpro("replay", recorded.recording, "--plan", recorded.plan, "--speed", "60", "--json")
+        #expect(fast.status == 0)
+        #expect(paced.status == 0)
+        #expect(!fast.stdoutData.isEmpty)
+        #expect(fast.stdoutData == paced.stdoutData, "fast:\n\(fast.stdout)\nspeed 60:\n\(paced.stdout)")
+
+        let summary = try #require(jsonObject(fast.stdoutData))
+        #expect(summary["source"] as? String == "replay")
+        #expect(summary["completed"] as? Bool == true)
+        #expect(number(summary["duration_s"]) == 180)
+        // The dropout (70-80 s) falls in the work step: no signal once the 3 s staleness
+        // window has passed, and nowhere else.
+        let steps = try #require(summary["steps"] as? [[String: Any]])
+        #expect(steps.count == 3)
+        #expect(try #require(number(steps[1]["no_signal_s"])) > 0)
+        #expect(number(steps[0]["no_signal_s"]) == 0)
+        #expect(number(steps[2]["no_signal_s"]) == 0)
+    }
+
+    @Test("run --replay and replay --plan agree, and match the simulation they were recorded from")
+    func runReplayEqualsReplayPlan() throws {
+        let recorded = try Recorded()
+        #expect(recorded.simulation.status == 0)
+        let viaRun = try intervalpro("run", recorded.plan, "--replay", recorded.recording, "--fast", "--json")
+        let viaReplay = try intervalpro("replay", recorded.recording, "--plan", recorded.plan, "--fast", "--json")
+        #expect(viaRun.status == 0)
+        #expect(viaReplay.status == 0)
+        #expect(viaRun.stdoutData == viaReplay.stdoutData)
+
+        // Apart from the source, the replay scores what the simulation scored.
+        let simulated = recorded.simulation.stdout
+        #expect(jsonObject(simulated)?["source"] as? String == "simulation")
+        #expect(
+            simulated.replacingOccurrences(of: #""source": "simulation""#, with: #""source": "replay""#)
+                == viaReplay.stdout)
+    }
+
+    @Test("the same seed records the same notifications")
+    func seedIsReproducible() throws {
+        let first = try Recorded()
+        let second = try Recorded()
+        // The header carries the wall-clock start; everything after it is the runner's.
+        let a = try nonBlankLines(first.recording).dropFirst()
+        let b = try nonBlankLines(second.recording).dropFirst()
+        #expect(!a.isEmpty)
+        #expect(Array(a) == Array(b))
+    }
+
+    @Test("a recording made with --record replays as stream statistics that count every line")
+    func recordingReplaysAsStatistics() throws {
+        let recorded = try Recorded()
+        #expect(recorded.simulation.status == 0)
+        let lines = try nonBlankLines(recorded.recording)
+        let header = try #require(jsonObject(lines[0]))
+        #expect(header["intervalpro_recording"] as? Int == 1)
+        let headerDevices = try #require(header["devices"] as? [[String: Any]])
+        #expect(headerDevices.count == 2)
+
+        // Count what the file holds, by device and characteristic.
+        var notifications: [String: [String: Int]] = [:]
+        var events: [String: [String: Int]] = [:]
+        var notificationLines = 0
+        for line in lines.dropFirst() {
+            let entry = try #require(jsonObject(line), "not JSON: \(line)")
+            let device = try #require(entry["dev"] as? String)
+            if let characteristic = entry["char"] as? String {
+                notificationLines += 1
+                notifications[device, default: [:]][characteristic, default: 0] += 1
+            } else if let event = entry["event"] as? String {
+                events[device, default: [:]][event, default: 0] += 1
+            }
+        }
+        #expect(notificationLines > 300, "three minutes of HR and footpod")
+
+        let result = try intervalpro("replay", recorded.recording, "--json")
+        #expect(result.status == 0)
+        let statistics = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        let devices = try #require(statistics["devices"] as? [[String: Any]])
+        #expect(devices.count == 2)
+        var counted = 0
+        for device in devices {
+            let id = try #require(device["id"] as? String)
+            let perCharacteristic = try #require(device["notifications"] as? [String: Any])
+            var mapped: [String: Int] = [:]
+            for (key, value) in perCharacteristic { mapped[key] = (value as? NSNumber)?.intValue }
+            #expect(mapped == notifications[id] ?? [:], "device \(id)")
+            counted += mapped.values.reduce(0, +)
+            let deviceEvents = (device["events"] as? [String: Any]) ?? [:]
+            var mappedEvents: [String: Int] = [:]
+            for (key, value) in deviceEvents { mappedEvents[key] = (value as? NSNumber)?.intValue }
+            #expect(mappedEvents == events[id] ?? [:], "events of \(id)")
+        }
+        #expect(counted == notificationLines)
+        // The dropout shows up as one disconnect and one reconnect of the footpod.
+        #expect(events.values.contains { $0["disconnected"] == 1 && $0["connected"] == 1 })
+    }
+
+    @Test("the text statistics name the devices")
+    func textStatistics() throws {
+        let result = try intervalpro("replay", "Recordings/first-cadence-session.jsonl")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("00:00:5E:00:53:02"))
+        #expect(!result.stdout.contains("\u{1B}"))
+    }
+
+    /// The first `count` lines of a real recording, then `extra`, then the rest.
+    static func corrupted(after count: Int, insert extra: String, in dir: ScratchDirectory, name: String) throws
+        -> String
+    {
+        let lines = try nonBlankLines(packagePath("Recordings/first-cadence-session.jsonl"))
+        let text = (lines.prefix(count) + [extra] + lines.dropFirst(count).prefix(20)).joined(separator: "\n") + "\n"
+        return try dir.write(name, text)
+    }
+
+    @Test(
+        "a recording with bad JSON on line 3 exits 65 naming FILE:3:",
+        arguments: [["replay"], ["replay", "--plan"], ["run"]])
+    func badJSONLine(command: [String]) throws {
+        let dir = try ScratchDirectory()
+        let path = try Self.corrupted(after: 2, insert: #"{"t":0.5,"dev":"#, in: dir, name: "bad.jsonl")
+        let plan = packagePath("Plans/first-cadence-session.json")
+        let arguments: [String] =
+            switch command {
+            case ["replay"]: ["replay", path, "--json"]
+            case ["replay", "--plan"]: ["replay", path, "--plan", plan, "--fast", "--json"]
+            default: ["run", plan, "--replay", path, "--fast", "--json"]
+            }
+        let result = try intervalpro(arguments: arguments)
+        #expect(result.status == 65)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("\(path):3:"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("invalid JSON"))
+        #expect(!looksLikeACrash(result.stderr))
+    }
+
+    @Test("a recording whose time goes backwards exits 65")
+    func timeGoesBackwards() throws {
+        let dir = try ScratchDirectory()
+        // Lines 2 and 3 are at 0.000 and 0.250 s; line 4 goes back to 0.1 s.
+        let backwards = #"{"t":0.100,"dev":"00:00:5E:00:53:02","char":"2a53","hex":"0740024bb40000000000"}"#
+        let path = try Self.corrupted(after: 3, insert: backwards, in: dir, name: "backwards.jsonl")
+        let result = try intervalpro("replay", path, "--json")
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(path):4:"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("earlier than the line before"))
+
+        let run = try intervalpro(
+            "run", packagePath("Plans/first-cadence-session.json"), "--replay", path, "--fast", "--json")
+        #expect(run.status == 65)
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test("a file that is not a recording exits 65 on line 1")
+    func notARecording() throws {
+        let dir = try ScratchDirectory()
+        let path = try dir.write("plan-not-recording.jsonl", #"{"name": "x"}"# + "\n")
+        let result = try intervalpro("replay", path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(path):1:"))
+    }
+
+    @Test("an empty recording exits 65")
+    func emptyRecording() throws {
+        let dir = try ScratchDirectory()
+        let path = try dir.write("empty.jsonl", "")
+        let result = try intervalpro("replay", path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains(path))
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("intervalpro run")
+struct RunCommandTests {
+    static let stepKeys = [
+        "index", "kind", "label", "repetition", "target_spm", "low_spm", "high_spm", "duration_s", "in_zone_s",
+        "below_s", "above_s", "no_signal_s", "in_zone_pct", "avg_cadence_spm", "avg_hr_bpm", "max_hr_bpm",
+        "distance_m",
+    ]
+    static let zoneKeys = ["target_spm", "low_spm", "high_spm", "in_zone_s", "below_s", "above_s", "in_zone_pct"]
+
+    @Test("--replay --fast --json prints the JSON summary contract")
+    func replaySummaryContract() throws {
+        let result = try intervalpro(
+            "run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl", "--fast", "--json")
+        #expect(result.status == 0)
+        let summary = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect(summary["plan"] as? String == "Cadence ladder")
+        #expect(summary["source"] as? String == "replay")
+        #expect(summary["completed"] as? Bool == true)
+        let duration = try #require(number(summary["duration_s"]))
+        #expect(abs(duration - 2220) < 0.002, "the plan is 37:00 long")
+
+        let steps = try #require(summary["steps"] as? [[String: Any]])
+        #expect(steps.count == 15)
+        var stepTotal = 0.0
+        for (i, step) in steps.enumerated() {
+            for key in Self.stepKeys { #expect(step.keys.contains(key), "steps[\(i)] lacks \(key)") }
+            #expect(step["index"] as? Int == i)
+            #expect(step["kind"] is String)
+            let stepDuration = try #require(number(step["duration_s"]))
+            stepTotal += stepDuration
+            let noSignal = try #require(number(step["no_signal_s"]))
+            if isNull(step["target_spm"]) {
+                // No zone: every zone figure is null, the rest are still there.
+                for key in Self.zoneKeys { #expect(isNull(step[key]), "steps[\(i)].\(key) should be null") }
+            } else {
+                let low = try #require(number(step["low_spm"]))
+                let high = try #require(number(step["high_spm"]))
+                let target = try #require(number(step["target_spm"]))
+                #expect(low <= target && target <= high)
+                let inZone = try #require(number(step["in_zone_s"]))
+                let below = try #require(number(step["below_s"]))
+                let above = try #require(number(step["above_s"]))
+                #expect(
+                    abs(inZone + below + above + noSignal - stepDuration) <= 0.002,
+                    "steps[\(i)]: \(inZone) + \(below) + \(above) + \(noSignal) != \(stepDuration)")
+                let pct = try #require(number(step["in_zone_pct"]))
+                #expect(abs(pct - 100 * inZone / stepDuration) <= 0.01)
+            }
+            #expect(number(step["avg_cadence_spm"]) != nil, "the recording has cadence throughout")
+            #expect(number(step["avg_hr_bpm"]) != nil)
+            #expect(number(step["max_hr_bpm"]) != nil)
+            #expect(number(step["distance_m"]) != nil)
+        }
+        #expect(abs(stepTotal - duration) <= 0.002 * Double(steps.count))
+        #expect(steps[5]["repetition"] as? String == "3/6")
+        #expect(steps[5]["label"] as? String == "Ladder rung")
+        #expect(isNull(steps[0]["label"]))
+        #expect(isNull(steps[0]["repetition"]))
+
+        let totals = try #require(summary["totals"] as? [String: Any])
+        for key in ["in_zone_pct", "avg_cadence_spm", "avg_hr_bpm", "distance_m"] {
+            #expect(number(totals[key]) != nil, "totals.\(key)")
+        }
+        let totalDistance = try #require(number(totals["distance_m"]))
+        let stepDistance = steps.compactMap { number($0["distance_m"]) }.reduce(0, +)
+        #expect(abs(totalDistance - stepDistance) <= 0.1 * Double(steps.count))
+        // The per-foot footpod sends 80-95 strides a minute; the auto rule doubles them.
+        let cadence = try #require(number(totals["avg_cadence_spm"]))
+        #expect(cadence > 140 && cadence < 200, "cadence \(cadence) should be in steps per minute")
+    }
+
+    @Test("progress goes to stderr under --json, so stdout is only the summary")
+    func jsonKeepsStdoutClean() throws {
+        let result = try intervalpro(
+            "run", "Plans/pyramid.json", "--replay", "Recordings/pyramid.jsonl", "--fast", "--json")
+        #expect(result.status == 0)
+        #expect(jsonObject(result.stdoutData) != nil)
+        #expect(result.stderr.contains("(1/"))
+    }
+
+    @Test("without --replay or --simulate, run says so and replays the bundled recording")
+    func bundledRecordingFallback() throws {
+        let result = try intervalpro("run", "Plans/pyramid.json", "--fast", "--json", in: packageRoot)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("Recordings/pyramid.jsonl"))
+        let summary = try #require(jsonObject(result.stdoutData))
+        #expect(summary["source"] as? String == "replay")
+        #expect(summary["plan"] as? String == "Cadence pyramid")
+
+        // The very same as naming the recording.
+        let explicit = try intervalpro("run", "Plans/pyramid.json", "--replay", "Recordings/pyramid.jsonl", "--fast", "--json")
+        #expect(result.stdoutData == explicit.stdoutData)
+    }
+
+    @Test("a plan with no recording of its name falls back to the first cadence session")
+    func bundledRecordingDefault() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("my-own-plan.json", shortPlanText)
+        let result = try intervalpro("run", plan, "--fast", "--json", in: packageRoot)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("first-cadence-session.jsonl"))
+        #expect(jsonObject(result.stdoutData)?["source"] as? String == "replay")
+    }
+
+    @Test("the bundled recordings are found from the binary's checkout in any directory")
+    func bundledRecordingFromElsewhere() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", shortPlanText)
+        let result = try intervalpro("run", plan, "--fast", "--json", in: dir.url)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("first-cadence-session.jsonl"))
+    }
+
+    @Test(
+        "usage errors exit 64",
+        arguments: [
+            ["run", "Plans/pyramid.json", "--replay", "X", "--simulate"],
+            ["run", "Plans/pyramid.json", "--simulate", "--speed", "0"],
+            ["run", "Plans/pyramid.json", "--simulate", "--speed", "-1"],
+            ["run", "Plans/pyramid.json", "--simulate", "--fast", "--speed", "2"],
+            ["replay", "Recordings/pyramid.jsonl", "--fast", "--speed", "2"],
+            ["run", "Plans/pyramid.json", "--dropout", "10:5"],
+            ["run", "Plans/pyramid.json", "--simulate", "--dropout", "ten"],
+            ["run", "Plans/pyramid.json", "--cadence-unit", "furlongs"],
+            ["run"],
+        ])
+    func usageErrors(arguments: [String]) throws {
+        let result = try intervalpro(arguments: arguments)
+        #expect(result.status == 64, "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test("the usage messages say what is wrong")
+    func usageMessages() throws {
+        let both = try intervalpro("run", "Plans/pyramid.json", "--replay", "X", "--simulate")
+        #expect(both.stderr.contains("--replay and --simulate cannot be used together"))
+        let zero = try intervalpro("run", "Plans/pyramid.json", "--simulate", "--speed", "0")
+        #expect(zero.stderr.contains("--speed must be more than 0"))
+        let fastSpeed = try intervalpro("run", "Plans/pyramid.json", "--simulate", "--fast", "--speed", "2")
+        #expect(fastSpeed.stderr.contains("--speed and --fast cannot be used together"))
+    }
+
+    @Test("a missing plan exits 66, a missing recording exits 66")
+    func missingInputs() throws {
+        let dir = try ScratchDirectory()
+        let noPlan = try intervalpro("run", dir.path("none.json"), "--simulate", "--fast")
+        #expect(noPlan.status == 66)
+        #expect(noPlan.stderr.contains(dir.path("none.json")))
+        let noRecording = try intervalpro("run", "Plans/pyramid.json", "--replay", dir.path("none.jsonl"), "--fast")
+        #expect(noRecording.status == 66)
+        #expect(noRecording.stderr.contains(dir.path("none.jsonl")))
+    }
+
+    @Test("--record into a missing directory is an output failure (74), not missing input (66)")
+    func recordIntoMissingDirectory() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("missing/rec.jsonl")
+        let plan = try dir.write("plan.json", shortPlanText)
+        let result = try intervalpro("run", plan, "--simulate", "--fast", "--record", path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot create '\(path)'"))
+        // 66 is "an input file did not exist"; the recording is an output.
+        #expect(result.status == 74, "exit \(result.status): \(result.stderr)")
+    }
+
+    @Test("through a pipe, the text output has no escape sequences", arguments: [nil, "1"] as [String?])
+    func noColourThroughAPipe(noColor: String?) throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", shortPlanText)
+        let result = try intervalpro(
+            "run", plan, "--simulate", "--fast", environment: ["NO_COLOR": noColor, "TERM": "xterm-256color"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Short test"), "the summary is on stdout")
+        #expect(result.stdout.contains("In zone:"))
+        #expect(!result.stdout.contains("\u{1B}"))
+        #expect(!result.stderr.contains("\u{1B}"))
+    }
+
+    @Test(
+        "on a terminal the summary is bold, but never with NO_COLOR set",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")), arguments: [false, true])
+    func colourOnATerminal(noColor: Bool) throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", shortPlanText)
+        let terminal = try PseudoTerminal()
+        let command = try RunningCommand(
+            ["run", plan, "--simulate", "--fast"], environment: ["NO_COLOR": noColor ? "1" : nil, "TERM": "xterm"],
+            stdout: terminal.secondaryHandle)
+        terminal.closeSecondary()
+        let output = terminal.readToEnd()
+        let result = command.finish()
+        #expect(result.status == 0)
+        #expect(output.contains("Short test"))
+        #expect(output.contains("\u{1B}") == !noColor, "output: \(output.debugDescription)")
+    }
+}
+
+/// A pseudo-terminal whose secondary side stands in for a terminal on stdout.
+final class PseudoTerminal: @unchecked Sendable {
+    let primary: Int32
+    private var secondary: Int32
+    let secondaryHandle: FileHandle
+
+    struct Failed: Error {}
+
+    init() throws {
+        // Glibc's Swift module leaves the XSI pty calls out; look them up in libc.
+        typealias OpenPT = @convention(c) (Int32) -> Int32
+        typealias FDCall = @convention(c) (Int32) -> Int32
+        typealias PTSName = @convention(c) (Int32, UnsafeMutablePointer<CChar>, Int) -> Int32
+        guard let libc = dlopen(nil, RTLD_NOW), let openSymbol = dlsym(libc, "posix_openpt"),
+            let grantSymbol = dlsym(libc, "grantpt"), let unlockSymbol = dlsym(libc, "unlockpt"),
+            let nameSymbol = dlsym(libc, "ptsname_r")
+        else { throw Failed() }
+        let openpt = unsafeBitCast(openSymbol, to: OpenPT.self)
+        let grantpt = unsafeBitCast(grantSymbol, to: FDCall.self)
+        let unlockpt = unsafeBitCast(unlockSymbol, to: FDCall.self)
+        let ptsname = unsafeBitCast(nameSymbol, to: PTSName.self)
+        primary = openpt(O_RDWR | O_NOCTTY)
+        var name = [CChar](repeating: 0, count: 256)
+        guard primary >= 0, grantpt(primary) == 0, unlockpt(primary) == 0, ptsname(primary, &name, name.count) == 0
+        else { throw Failed() }
+        secondary = open(name, O_RDWR | O_NOCTTY)
+        guard secondary >= 0 else { throw Failed() }
+        secondaryHandle = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+    }
+
+    func closeSecondary() {
+        if secondary >= 0 { close(secondary) }
+        secondary = -1
+    }
+
+    /// Everything written until the last writer closes (EIO on Linux).
+    func readToEnd() -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(primary, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    deinit {
+        closeSecondary()
+        close(primary)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import IntervalProIO
+
+@Suite("BundledFiles")
+struct BundledFilesTests {
+    @Test(
+        "stem(of:) drops the folders and the last extension",
+        arguments: [
+            ("Plans/cadence-ladder.json", "cadence-ladder"),
+            ("cadence-ladder.json", "cadence-ladder"),
+            ("/abs/path/to/pyramid.json", "pyramid"),
+            ("./plan.v2.json", "plan.v2"),
+            ("Plans/no-extension", "no-extension"),
+            ("dir.d/plan", "plan"),
+            (".hidden", ".hidden"),
+            ("Plans/.hidden", ".hidden"),
+            ("Plans/trailing.", "trailing"),
+            ("Plans/sub/", "sub"),
+            ("plain", "plain"),
+        ])
+    func stem(path: String, expected: String) {
+        #expect(BundledFiles.stem(of: path) == expected)
+    }
+
+    @Test("isDirectory: directories yes, files and missing paths no, symlinks followed")
+    func isDirectory() throws {
+        let dir = try TemporaryDirectory()
+        #expect(BundledFiles.isDirectory(dir.path))
+        #expect(BundledFiles.isDirectory(dir.path + "/"))
+        let file = try dir.write("file.json", Array("{}".utf8))
+        #expect(!BundledFiles.isDirectory(file))
+        #expect(!BundledFiles.isDirectory(dir.file("absent")))
+        #expect(!BundledFiles.isDirectory(""))
+
+        let sub = dir.file("sub")
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        #expect(BundledFiles.isDirectory(sub))
+        let link = dir.file("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sub)
+        #expect(BundledFiles.isDirectory(link))
+        let fileLink = dir.file("file-link")
+        try FileManager.default.createSymbolicLink(atPath: fileLink, withDestinationPath: file)
+        #expect(!BundledFiles.isDirectory(fileLink))
+    }
+
+    @Test("exists: files and directories, not missing paths")
+    func exists() throws {
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("file.json", [])
+        #expect(BundledFiles.exists(file))
+        #expect(BundledFiles.exists(dir.path))
+        #expect(!BundledFiles.exists(dir.file("absent")))
+    }
+
+    @Test("parent(of:)")
+    func parent() {
+        #expect(BundledFiles.parent(of: "/a/b/c") == "/a/b")
+        #expect(BundledFiles.parent(of: "/a") == "/")
+        #expect(BundledFiles.parent(of: "a") == ".")
+    }
+
+    @Test("the recordings directory is found from the test binary's checkout")
+    func recordingsDirectory() throws {
+        // The test binary sits in .build*/<triple>/debug like the executable, so the
+        // checkout fallback applies whatever the working directory is.
+        let found = try #require(BundledFiles.recordingsDirectory())
+        #expect(BundledFiles.isDirectory(found))
+        #expect(BundledFiles.exists(found + "/first-cadence-session.jsonl"))
+    }
+}

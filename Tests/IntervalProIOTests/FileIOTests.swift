@@ -1,0 +1,77 @@
+import Foundation
+import IntervalProCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import IntervalProIO
+
+@Suite("FileIO.readAll")
+struct FileIOTests {
+    /// Bytes that are not periodic in 64 KiB, so a chunk read twice or skipped shows up.
+    static func pattern(count: Int) -> [UInt8] {
+        var state: UInt32 = 0x1234_5678
+        return (0..<count).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+    }
+
+    @Test("reads files of every size around the 64 KiB chunk exactly", arguments: [0, 1, 65_535, 65_536, 65_537, 200_003])
+    func readsExactly(count: Int) throws {
+        let dir = try TemporaryDirectory()
+        let bytes = Self.pattern(count: count)
+        let path = try dir.write("data.bin", bytes)
+        let read = try FileIO.readAll(path)
+        #expect(read.count == count)
+        #expect(read == bytes)
+    }
+
+    @Test("a missing file throws FileError: open, not found, naming the path")
+    func missingFile() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("absent.json")
+        let error = try #require(throws: FileError.self) { try FileIO.readAll(path) }
+        #expect(error.isNotFound)
+        #expect(error.operation == .open)
+        #expect(error.path == path)
+        #expect(error.description.contains("'\(path)'"))
+        #expect(error.description == "cannot open '\(path)': No such file or directory")
+    }
+
+    @Test("a directory throws a read error naming the path")
+    func directory() throws {
+        let dir = try TemporaryDirectory()
+        let error = try #require(throws: FileError.self) { try FileIO.readAll(dir.path) }
+        #expect(!error.isNotFound)
+        #expect(error.operation == .read)
+        #expect(error.path == dir.path)
+        #expect(error.description.hasPrefix("cannot read '\(dir.path)': "))
+        #expect(error.description.contains("directory"), "EISDIR: \(error.description)")
+    }
+
+    // root reads anything, so the check only means something for other users.
+    @Test("an unreadable file throws an open error that is not 'not found'", .enabled(if: getuid() != 0))
+    func unreadable() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("secret.json", Array("{}".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: path)
+        let error = try #require(throws: FileError.self) { try FileIO.readAll(path) }
+        #expect(!error.isNotFound)
+        #expect(error.operation == .open)
+        #expect(error.description.contains(path))
+    }
+
+    @Test("a plan read with readAll decodes")
+    func readsABundledPlan() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let path = root.appendingPathComponent("Plans/cadence-ladder.json").path
+        let bytes = try FileIO.readAll(path)
+        #expect(bytes == Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let plan = try PlanDecoder.decode(bytes, file: path)
+        #expect(plan.name == "Cadence ladder")
+    }
+}

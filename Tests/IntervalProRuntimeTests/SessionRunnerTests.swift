@@ -1,0 +1,202 @@
+import IntervalProCore
+import IntervalProRuntime
+import Testing
+
+/// Collects what the runner reports, and hands it scripted commands.
+struct RecordingObserver: SessionObserver {
+    var actions: [SessionEngine.Action] = []
+    var received: [RecordingEntry] = []
+    var refreshes = 0
+    /// Commands to deliver, each once the engine's step index reaches the given step.
+    var script: [(step: Int, command: UserCommand)] = []
+
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        self.actions += actions
+    }
+
+    mutating func received(_ entry: RecordingEntry) {
+        received.append(entry)
+    }
+
+    mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        refreshes += 1
+    }
+
+    mutating func pendingCommands() -> [UserCommand] {
+        guard let first = script.first, let stepStarted = actions.lastStepIndex, stepStarted >= first.step else { return [] }
+        script.removeFirst()
+        return [first.command]
+    }
+}
+
+extension [SessionEngine.Action] {
+    var lastStepIndex: Int? {
+        for action in reversed() { if case .stepStarted(let step) = action { return step.index } }
+        return nil
+    }
+}
+
+func plan(_ json: String) throws -> Plan {
+    try PlanDecoder.decode(Array(json.utf8), file: "test.json")
+}
+
+let shortPlan = """
+    {"name": "Short", "steps": [
+      {"kind": "warmup", "duration": 60, "cadence": 160},
+      {"kind": "work", "duration": 60, "cadence": 172},
+      {"kind": "rest", "duration": 30},
+      {"kind": "cooldown", "duration": "open", "cadence": 158}
+    ]}
+    """
+
+func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dropouts: [(SessionTime, SessionTime)] = []) async throws
+    -> [RecordingEntry]
+{
+    var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
+    configuration.seed = seed
+    configuration.perFoot = perFoot
+    configuration.dropouts = dropouts.map { (start: $0.0, length: $0.1) }
+    var runner = SessionRunner(
+        engine: SessionEngine(plan: plan, source: .simulation),
+        source: SimulatedRunner(configuration: configuration), observer: RecordingObserver(), pacing: .virtual,
+        clock: ContinuousClock())
+    _ = try await runner.run()
+    return runner.observer.received
+}
+
+@Suite struct SessionRunnerTests {
+    @Test func virtualReplayRunsTheWholeTimelineAndEndsTheOpenStepWithTheRecording() async throws {
+        let plan = try plan(shortPlan)
+        let entries = try await simulatedEntries(plan)
+        let last = try #require(entries.last).time
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay),
+            source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: entries),
+            observer: RecordingObserver(), pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.completed)
+        #expect(summary.steps.map(\.step.kind) == [.warmup, .work, .rest, .cooldown])
+        #expect(summary.steps[0].duration == .seconds(60))
+        #expect(summary.steps[2].duration == .seconds(30))
+        #expect(summary.steps[3].endedBy == .sourceEnded)
+        #expect(summary.steps[3].duration == last - .seconds(150))
+        #expect(runner.observer.received.count == entries.count)
+    }
+
+    @Test func realTimePacingGivesTheSameSummaryAsVirtualTime() async throws {
+        let plan = try plan(shortPlan)
+        let entries = try await simulatedEntries(plan, dropouts: [(.seconds(50), .seconds(9))])
+        let header = RecordingHeader(startedAt: nil, devices: [])
+        var fast = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay), source: ReplaySource(header: header, entries: entries),
+            observer: RecordingObserver(), pacing: .virtual, clock: ContinuousClock())
+        var paced = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay), source: ReplaySource(header: header, entries: entries),
+            observer: RecordingObserver(), pacing: .realTime(speed: 2000), clock: ContinuousClock())
+        paced.displayInterval = .milliseconds(1)
+        let fastSummary = try await fast.run()
+        let pacedSummary = try await paced.run()
+        #expect(fastSummary == pacedSummary)
+        #expect(fastSummary.json.serialized() == pacedSummary.json.serialized())
+        #expect(paced.observer.refreshes > 0)
+    }
+
+    @Test func nextAndFinishCommandsEndStepsAndTheSession() async throws {
+        let plan = try plan(shortPlan)
+        let entries = try await simulatedEntries(plan)
+        var observer = RecordingObserver()
+        observer.script = [(1, .next), (2, .finish)]
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay),
+            source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: entries),
+            observer: observer, pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(!summary.completed)
+        #expect(summary.steps.count == 3)
+        #expect(summary.steps[1].endedBy == .next)
+        #expect(summary.steps[1].duration < .seconds(60))
+        #expect(summary.steps[2].endedBy == .finished)
+    }
+
+    @Test func anEmptyRecordingScoresEveryTimedStepAsNoSignal() async throws {
+        let plan = try plan(#"{"name": "Quiet", "steps": [{"kind": "work", "duration": 20, "cadence": 170}, {"kind": "rest", "duration": 10}]}"#)
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay),
+            source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: []),
+            observer: RecordingObserver(), pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.steps.map(\.noSignal) == [.seconds(20), .seconds(10)])
+        #expect(summary.inZonePercent == 0)
+        #expect(summary.averageCadence == nil)
+    }
+}
+
+@Suite struct SimulatedRunnerTests {
+    @Test func theSameSeedGivesTheSameRun() async throws {
+        let plan = try plan(shortPlan)
+        let first = try await simulatedEntries(plan, seed: 5)
+        let second = try await simulatedEntries(plan, seed: 5)
+        let other = try await simulatedEntries(plan, seed: 6)
+        #expect(first == second)
+        #expect(first != other)
+    }
+
+    @Test func emitsPayloadsThatTheParsersAccept() async throws {
+        let entries = try await simulatedEntries(try plan(shortPlan))
+        var rsc = 0
+        var hr = 0
+        for case .notification(let n) in entries {
+            let reading = try SensorReading.decode(try #require(n.characteristic), n.bytes)
+            switch reading {
+            case .rsc: rsc += 1
+            case .heartRate(let m):
+                hr += 1
+                #expect(m.rrIntervals.count == 1)
+            default: Issue.record("unexpected reading \(reading)")
+            }
+        }
+        // 150 s of timed steps plus 5 simulated minutes of open cooldown: RSC at 2 Hz, HR at 1 Hz.
+        #expect(rsc == 900)
+        #expect(hr == 450)
+    }
+
+    @Test func cadenceFollowsTheStepTargets() async throws {
+        let plan = try plan(shortPlan)
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .simulation),
+            source: SimulatedRunner(configuration: .covering(plan.timeline())), observer: RecordingObserver(),
+            pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        let warmup = try #require(summary.steps[0].averageCadence)
+        let work = try #require(summary.steps[1].averageCadence)
+        #expect(abs(work - 172) < 6)
+        #expect(work > warmup)
+        #expect(try #require(summary.steps[1].averageHeartRate) > 120)
+    }
+
+    @Test func aPerFootFootpodSendsHalfTheStepRate() async throws {
+        let entries = try await simulatedEntries(try plan(shortPlan), perFoot: true)
+        let cadences = entries.compactMap { entry -> UInt8? in
+            guard case .notification(let n) = entry, n.characteristic == .rscMeasurement else { return nil }
+            return try? RSCMeasurement.parse(n.bytes).cadence
+        }
+        #expect(cadences.allSatisfy { $0 < 110 })
+        #expect(cadences.contains { $0 > 70 })
+    }
+
+    @Test func aDropoutLeavesAGapWithEvents() async throws {
+        let entries = try await simulatedEntries(try plan(shortPlan), dropouts: [(.seconds(40), .seconds(10))])
+        let footpod = SimulatedRunner.footpod(perFoot: false).id
+        let events = entries.compactMap { entry -> String? in
+            if case .event(_, footpod, let name) = entry { return name }
+            return nil
+        }
+        #expect(events == ["disconnected", "connected"])
+        let rscTimes = entries.compactMap { entry -> SessionTime? in
+            guard case .notification(let n) = entry, n.device == footpod else { return nil }
+            return n.time
+        }
+        #expect(!rscTimes.contains { $0 >= .seconds(40) && $0 < .seconds(50) })
+        #expect(rscTimes.contains { $0 >= .seconds(50) })
+    }
+}
