@@ -121,6 +121,8 @@ public struct CadenceStream: Sendable {
         if cadenceDevice != device {
             guard cadenceDevice == nil || !isCurrent(cadence, at: now) else { return }
             cadenceDevice = device
+            // Its total may be old: the device that covered the meantime counted that distance.
+            lastTotalDistance[device] = nil
         }
         var normaliser = normalisers[device] ?? CadenceNormaliser(unit: units[device] ?? .auto)
         let steps = normaliser.stepsPerMinute(rsc)

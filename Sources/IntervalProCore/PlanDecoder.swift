@@ -239,7 +239,8 @@ public struct PlanDecoder {
         default:
             throw failure(node, path, "expected a duration (seconds, \"m:ss\", \"h:mm:ss\" or \"open\"), found \(node.typeName)")
         }
-        guard seconds > 0, seconds <= Self.maxStepSeconds else {
+        // Compared after rounding to the engine's microseconds, so no step lasts 0.
+        guard SessionTime.seconds(seconds) > .zero, seconds <= Self.maxStepSeconds else {
             throw failure(node, path, "duration must be more than 0 and at most 24 hours")
         }
         return .time(.seconds(seconds))
@@ -273,10 +274,10 @@ public struct PlanDecoder {
         default:
             throw failure(node, path, "expected a distance (metres, \"400m\" or \"1.5km\"), found \(node.typeName)")
         }
+        metres = metres.rounded(toPlaces: 3)
         guard metres > 0, metres <= Self.maxDistanceMetres else {
             throw failure(node, path, "distance must be more than 0 and at most 1000 km")
         }
-        metres = metres.rounded(toPlaces: 3)
         return .distance(metres)
     }
 

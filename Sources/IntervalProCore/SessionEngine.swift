@@ -52,6 +52,8 @@ public struct SessionEngine: Sendable {
     private var started = false
     private var sourceEnded = false
     public private(set) var feedback = Feedback.noZone
+    /// False until the current step's first feedback has been reported.
+    private var feedbackAnnounced = false
 
     public init(plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:]) {
         self.init(planName: plan.name, timeline: plan.timeline(), source: source, cadenceUnits: cadenceUnits)
@@ -180,9 +182,15 @@ public struct SessionEngine: Sendable {
         current = result
         distanceAtStepStart = stream.distance
         feedback = .noZone
+        feedbackAnnounced = false
         actions.append(.stepStarted(timeline[index]))
-        if sourceEnded {
-            if case .time = timeline[index].end {} else { finishStep(at: now, reason: .sourceEnded, into: &actions) }
+        switch timeline[index].end {
+        case .time(let length) where length <= .zero:
+            finishStep(at: now, reason: .time, into: &actions)
+        case .open where sourceEnded, .distance where sourceEnded:
+            finishStep(at: now, reason: .sourceEnded, into: &actions)
+        default:
+            break
         }
     }
 
@@ -250,8 +258,9 @@ public struct SessionEngine: Sendable {
     private mutating func updateFeedback(at now: SessionTime, into actions: inout [Action]) {
         let next = Feedback.evaluate(
             smoothed: stream.currentSmoothedCadence(at: now), zone: timeline[stepIndex].zone, previous: feedback)
-        if next != feedback {
+        if next != feedback || !feedbackAnnounced {
             feedback = next
+            feedbackAnnounced = true
             actions.append(.feedbackChanged(next))
         }
     }

@@ -89,6 +89,9 @@ public struct StreamStatistics: Sendable {
             }
         }
         account(until: duration)
+        if let last = stream.cadence, last.time + CadenceStream.staleAfter < duration {
+            gaps.append((last.time + CadenceStream.staleAfter, duration - last.time - CadenceStream.staleAfter))
+        }
         averageCadence = cadenceTime > 0 ? cadenceWeighted / cadenceTime : nil
         averageHeartRate = hrTime > 0 ? hrWeighted / hrTime : nil
         distance = stream.distance

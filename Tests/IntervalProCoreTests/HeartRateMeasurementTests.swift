@@ -1,0 +1,162 @@
+import Testing
+@testable import IntervalProCore
+
+@Suite("Heart Rate Measurement (0x2A37)")
+struct HeartRateMeasurementTests {
+    /// RR interval lists tried with the RR flag, with their values in milliseconds worked out by hand.
+    static let rrVariants: [(wire: [UInt16], ms: [Double])] = [
+        ([], []),
+        ([1024], [1000]),
+        ([512, 800, 65535, 0], [500, 781.25, 63999.0234375, 0]),
+    ]
+
+    /// The length the flags require, worked out from the specification, not from the parser.
+    static func fixedLength(flags: UInt8) -> Int {
+        1 + (flags & 0x01 != 0 ? 2 : 1) + (flags & 0x08 != 0 ? 2 : 0)
+    }
+
+    static func expectedContact(flags: UInt8) -> HeartRateMeasurement.SensorContact {
+        switch (flags & 0x04 != 0, flags & 0x02 != 0) {
+        case (false, _): .unsupported
+        case (true, false): .notDetected
+        case (true, true): .detected
+        }
+    }
+
+    /// Builds a packet byte by byte for `flags`, independent of the encoder.
+    static func packet(flags: UInt8, heartRate: UInt16, energy: UInt16, rr: [UInt16], trailing: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = [flags]
+        if flags & 0x01 != 0 {
+            bytes += [UInt8(heartRate & 0xFF), UInt8(heartRate >> 8)]
+        } else {
+            bytes.append(UInt8(truncatingIfNeeded: heartRate))
+        }
+        if flags & 0x08 != 0 { bytes += [UInt8(energy & 0xFF), UInt8(energy >> 8)] }
+        for interval in rr { bytes += [UInt8(interval & 0xFF), UInt8(interval >> 8)] }
+        return bytes + trailing
+    }
+
+    @Test("every flag combination decodes every field", arguments: 0..<32)
+    func everyFlagCombination(rawFlags: Int) throws {
+        let flags = UInt8(rawFlags)
+        let wide = flags & 0x01 != 0
+        let heartRate: UInt16 = wide ? 0x01A4 : 0xB4  // 420 (only fits 16 bits) or 180
+        let hasEnergy = flags & 0x08 != 0
+        let hasRR = flags & 0x10 != 0
+        let variants = hasRR ? Self.rrVariants : [([], [])]
+        for variant in variants {
+            // With the RR flag an odd last byte is padding; without it, extra bytes are ignored.
+            for trailing in [[], [0xAA]] as [[UInt8]] {
+                let bytes = Self.packet(flags: flags, heartRate: heartRate, energy: 0xBEEF, rr: variant.wire, trailing: trailing)
+                let m = try HeartRateMeasurement.parse(bytes)
+                #expect(m.heartRate == heartRate, "flags \(flags)")
+                #expect(m.sensorContact == Self.expectedContact(flags: flags), "flags \(flags)")
+                #expect(m.energyExpendedKJ == (hasEnergy ? 0xBEEF : nil), "flags \(flags)")
+                #expect(m.rrIntervals == variant.wire, "flags \(flags), trailing \(trailing)")
+                #expect(m.rrIntervalsMs == variant.ms, "flags \(flags)")
+            }
+        }
+    }
+
+    @Test("every length shorter than the flags require is truncated(needed:got:)", arguments: 0..<32)
+    func truncatedAtEveryLength(rawFlags: Int) {
+        let flags = UInt8(rawFlags)
+        let needed = Self.fixedLength(flags: flags)
+        let full = Self.packet(flags: flags, heartRate: 300, energy: 7, rr: [1024], trailing: [])
+        for length in 1..<needed {
+            #expect(throws: GATTParseError(.heartRateMeasurement, .truncated(needed: needed, got: length))) {
+                try HeartRateMeasurement.parse(Array(full.prefix(length)))
+            }
+        }
+        // Exactly the fixed part is enough, RR flag or not.
+        #expect(throws: Never.self) { try HeartRateMeasurement.parse(Array(full.prefix(needed))) }
+    }
+
+    @Test func emptyPacketIsTruncated() {
+        #expect(throws: GATTParseError(.heartRateMeasurement, .truncated(needed: 2, got: 0))) {
+            try HeartRateMeasurement.parse([])
+        }
+    }
+
+    @Test("sensor contact bits", arguments: [
+        (UInt8(0x00), HeartRateMeasurement.SensorContact.unsupported),
+        (0x02, .unsupported),  // "detected" without "supported" means nothing
+        (0x04, .notDetected),
+        (0x06, .detected),
+    ])
+    func sensorContact(flags: UInt8, contact: HeartRateMeasurement.SensorContact) throws {
+        #expect(try HeartRateMeasurement.parse([flags, 60]).sensorContact == contact)
+    }
+
+    @Test func realPackets() throws {
+        // A strap with contact, an RR flag and no intervals in this packet.
+        #expect(try HeartRateMeasurement.parse([0x16, 0x48]) == HeartRateMeasurement(heartRate: 72, sensorContact: .detected))
+        // Two RR intervals, 828 and 837 / 1024 s.
+        let m = try HeartRateMeasurement.parse([0x16, 0x4A, 0x3C, 0x03, 0x45, 0x03])
+        #expect(m.heartRate == 74)
+        #expect(m.rrIntervals == [828, 837])
+        #expect(m.rrIntervalsMs == [808.59375, 817.3828125])
+        // 16-bit heart rate holding a small value, energy 0x0102.
+        let wide = try HeartRateMeasurement.parse([0x09, 0x48, 0x00, 0x02, 0x01])
+        #expect(wide == HeartRateMeasurement(heartRate: 72, energyExpendedKJ: 258))
+    }
+
+    @Test func reservedFlagBitsAreIgnored() throws {
+        #expect(try HeartRateMeasurement.parse([0xE0, 150]) == HeartRateMeasurement(heartRate: 150))
+    }
+
+    @Test func oddTrailingByteIsIgnored() throws {
+        #expect(try HeartRateMeasurement.parse([0x10, 100, 0x99]).rrIntervals == [])
+        #expect(try HeartRateMeasurement.parse([0x10, 100, 0x00, 0x04, 0x99]).rrIntervals == [1024])
+        #expect(try HeartRateMeasurement.parse([0x18, 100, 0x01, 0x00, 0x00, 0x02, 0x00, 0x04, 0x7F]).rrIntervals == [512, 1024])
+    }
+
+    @Test func rrIntervalUnitConversion() {
+        let m = HeartRateMeasurement(heartRate: 60, rrIntervals: [1, 1024, 2048, 768])
+        #expect(m.rrIntervalsMs == [0.9765625, 1000, 2000, 750])
+    }
+
+    @Test func encoderUsesTheSmallestForm() {
+        #expect(HeartRateMeasurement(heartRate: 72).encoded() == [0x00, 72])
+        #expect(HeartRateMeasurement(heartRate: 255).encoded() == [0x00, 0xFF])
+        #expect(HeartRateMeasurement(heartRate: 256).encoded() == [0x01, 0x00, 0x01])
+        #expect(HeartRateMeasurement(heartRate: 60, sensorContact: .notDetected).encoded() == [0x04, 60])
+        #expect(
+            HeartRateMeasurement(heartRate: 300, sensorContact: .detected, energyExpendedKJ: 5, rrIntervals: [1024])
+                .encoded() == [0x1F, 0x2C, 0x01, 0x05, 0x00, 0x00, 0x04])
+    }
+
+    @Test func encodeParseRoundTrips() throws {
+        let contacts: [HeartRateMeasurement.SensorContact] = [.unsupported, .notDetected, .detected]
+        var count = 0
+        for heartRate: UInt16 in [0, 1, 72, 254, 255, 256, 1000, 65535] {
+            for contact in contacts {
+                for energy: UInt16? in [nil, 0, 1, 0x1234, 65535] {
+                    for rr: [UInt16] in [[], [0], [1024], [1, 2, 3, 65535], Array(repeating: 700, count: 9)] {
+                        let m = HeartRateMeasurement(
+                            heartRate: heartRate, sensorContact: contact, energyExpendedKJ: energy, rrIntervals: rr)
+                        #expect(try HeartRateMeasurement.parse(m.encoded()) == m)
+                        count += 1
+                    }
+                }
+            }
+        }
+        #expect(count == 8 * 3 * 5 * 5)
+    }
+
+    @Test func canonicalPacketsSurviveParseThenEncode() throws {
+        let packets: [[UInt8]] = [[0x00, 72], [0x06, 180], [0x01, 0x2C, 0x01], [0x1E, 90, 0x10, 0x00, 0x00, 0x04, 0x00, 0x02]]
+        for packet in packets {
+            #expect(try HeartRateMeasurement.parse(packet).encoded() == packet)
+        }
+    }
+
+    @Test func errorDescription() {
+        #expect(
+            GATTParseError(.heartRateMeasurement, .truncated(needed: 5, got: 1)).description
+                == "Heart Rate Measurement (0x2A37): value is 1 byte long, its flags need 5")
+        #expect(
+            GATTParseError(.heartRateMeasurement, .truncated(needed: 2, got: 0)).description
+                == "Heart Rate Measurement (0x2A37): value is 0 bytes long, its flags need 2")
+    }
+}

@@ -1,0 +1,208 @@
+import Testing
+@testable import IntervalProCore
+
+private func parse(_ text: String, file: String = "run.jsonl") throws(RecordingError) -> (header: RecordingHeader, entries: [RecordingEntry]) {
+    try RecordingParser.parse(Array(text.utf8), file: file)
+}
+
+private func recordingError(_ text: String, file: String = "run.jsonl") -> RecordingError? {
+    do {
+        _ = try parse(text, file: file)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+private let header = #"{"intervalpro_recording":1,"devices":[{"id":"pod"}]}"#
+
+@Suite("Recording parser")
+struct RecordingParserTests {
+    @Test func headerNotificationsAndEvents() throws {
+        let text = """
+            {"intervalpro_recording": 1, "started_at": "2024-05-01T07:00:00Z", "app": "ignored", "devices": [{"id": "AA:BB", "name": "HRM-Pro", "cadence_unit": "strides", "rssi": -60}, {"id": "CC"}, {"id": "DD", "cadence_unit": "auto"}]}
+
+            {"t": 0.5, "dev": "AA:BB", "char": "2a53", "hex": "04 00 03 55", "rssi": -60}
+            {"t": 1, "dev": "CC", "event": "connected", "extra": {"nested": [1]}}
+            \t
+            {"t": 1.25, "dev": "CC", "char": "00002a37-0000-1000-8000-00805f9b34fb", "hex": "0x1648"}
+            {"t": 1.25, "dev": "CC", "char": "0x2A5B", "hex": ""}
+
+            """
+        let (parsedHeader, entries) = try parse(text)
+        #expect(parsedHeader.startedAt == "2024-05-01T07:00:00Z")
+        #expect(
+            parsedHeader.devices == [
+                RecordedDevice(id: "AA:BB", name: "HRM-Pro", cadenceUnit: .strides),
+                RecordedDevice(id: "CC"),
+                RecordedDevice(id: "DD", cadenceUnit: .auto),
+            ])
+        #expect(entries.count == 4)
+        #expect(
+            entries[0]
+                == .notification(
+                    RawNotification(time: .seconds(0.5), device: "AA:BB", characteristic: .rscMeasurement, bytes: [0x04, 0x00, 0x03, 0x55])))
+        #expect(entries[1] == .event(time: .seconds(1), device: "CC", name: "connected"))
+        guard case .notification(let hr) = entries[2], case .notification(let unknown) = entries[3] else {
+            Issue.record("expected notifications")
+            return
+        }
+        #expect(hr.characteristic == .heartRateMeasurement)
+        #expect(hr.characteristicID == "00002a37-0000-1000-8000-00805f9b34fb")
+        #expect(hr.bytes == [0x16, 0x48])
+        #expect(hr.time == SessionTime(microseconds: 1_250_000))
+        // A characteristic IntervalPro does not know is kept as written, undecoded.
+        #expect(unknown.characteristic == nil)
+        #expect(unknown.characteristicID == "0x2A5B")
+        #expect(unknown.bytes == [])
+        #expect(entries.map(\.time) == [at(0.5), at(1), at(1.25), at(1.25)])
+    }
+
+    @Test func minimalHeader() throws {
+        let (parsedHeader, entries) = try parse("{\"intervalpro_recording\":1}\n")
+        #expect(parsedHeader == RecordingHeader(startedAt: nil, devices: []))
+        #expect(entries.isEmpty)
+    }
+
+    @Test func crlfLineEndings() throws {
+        let text = header + "\r\n" + #"{"t":2,"dev":"pod","event":"disconnected"}"# + "\r\n"
+        let (_, entries) = try parse(text)
+        #expect(entries == [.event(time: .seconds(2), device: "pod", name: "disconnected")])
+    }
+
+    @Test func lineByLine() throws {
+        var parser = RecordingParser(file: "live.jsonl")
+        #expect(parser.header == nil)
+        #expect(try parser.parse(line: ArraySlice("   ".utf8)) == nil)
+        #expect(try parser.parse(line: ArraySlice(header.utf8)) == nil)
+        #expect(parser.header?.devices == [RecordedDevice(id: "pod")])
+        let entry = try parser.parse(line: ArraySlice(#"{"t":3,"dev":"pod","char":"2a19","hex":"64"}"#.utf8))
+        #expect(entry == .notification(RawNotification(time: .seconds(3), device: "pod", characteristic: .batteryLevel, bytes: [100])))
+        // Errors count every line fed so far, blank ones included.
+        #expect(throws: RecordingError(file: "live.jsonl", line: 4, message: #""t" 2 is earlier than the line before (3)"#)) {
+            try parser.parse(line: ArraySlice(#"{"t":2,"dev":"pod","event":"x"}"#.utf8))
+        }
+    }
+
+    @Test("line-numbered errors", arguments: [
+        // Bad JSON: the column is 1-based within the line.
+        (header + "\n" + #"{"t":1,"dev":"pod",}"#, 2, #"invalid JSON at column 20: expected a key in double quotes, found '}'"#),
+        (header + "\n\n\n" + "{\"t\":1", 4, "invalid JSON at column 7: unexpected end of input inside an object"),
+        ("not json", 1, "invalid JSON at column 1: invalid literal, expected 'null'"),
+        ("  @", 1, "invalid JSON at column 3: unexpected '@', expected a value"),
+        (header + "\n[1,2]", 2, "expected a JSON object, found an array"),
+        // Missing or bad t.
+        (header + "\n" + #"{"dev":"pod","event":"x"}"#, 2, #"missing "t" (seconds since the start)"#),
+        (header + "\n" + #"{"t":"1","dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds, 0 or more"#),
+        (header + "\n" + #"{"t":-0.5,"dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds, 0 or more"#),
+        // t going backwards, also across an event line.
+        (header + "\n" + #"{"t":2,"dev":"pod","event":"x"}"# + "\n" + #"{"t":1.5,"dev":"pod","char":"2a53","hex":"00000355"}"#, 3,
+         #""t" 1.5 is earlier than the line before (2)"#),
+        (header + "\n" + #"{"t":2.25,"dev":"pod","char":"2a53","hex":"00000355"}"# + "\n\n" + #"{"t":2.249999,"dev":"pod","event":"x"}"#, 4,
+         #""t" 2.249999 is earlier than the line before (2.25)"#),
+        // Other fields.
+        (header + "\n" + #"{"t":1,"event":"x"}"#, 2, #"missing "dev" (the device id)"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","event":7}"#, 2, #""event" must be a string"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","hex":"00"}"#, 2, #"missing "char" (the characteristic UUID) or "event""#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53"}"#, 2, #"missing "hex" (the raw value)"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0g"}"#, 2, #""hex" is not an even number of hex digits"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"000"}"#, 2, #""hex" is not an even number of hex digits"#),
+        // Header problems.
+        (#"{"t":0,"dev":"pod","event":"connected"}"#, 1, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
+        ("\n  \n" + #"{"t":0,"dev":"pod","event":"connected"}"#, 3, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
+        (#"{"intervalpro_recording":2}"#, 1, "unsupported recording version (this program reads version 1)"),
+        (#"{"intervalpro_recording":"1"}"#, 1, "unsupported recording version (this program reads version 1)"),
+        (#"{"intervalpro_recording":1,"devices":{}}"#, 1, #""devices" must be an array"#),
+        (#"{"intervalpro_recording":1,"devices":[{"id":"a"},{"name":"b"}]}"#, 1, #"devices[1] needs an "id" string"#),
+        (#"{"intervalpro_recording":1,"devices":[{"id":""}]}"#, 1, #"devices[0] needs an "id" string"#),
+        (#"{"intervalpro_recording":1,"devices":[{"id":"a","cadence_unit":"feet"}]}"#, 1,
+         #"devices[0].cadence_unit must be "steps", "strides" or "auto""#),
+        ("", 1, "empty recording: no header line"),
+        ("\n\n  \n", 1, "empty recording: no header line"),
+    ] as [(String, Int, String)])
+    func errors(text: String, line: Int, message: String) throws {
+        let error = try #require(recordingError(text, file: "rides/run.jsonl"))
+        #expect(error == RecordingError(file: "rides/run.jsonl", line: line, message: message))
+        #expect(error.description == "rides/run.jsonl:\(line): \(message)")
+    }
+
+    @Test func equalTimesAreAllowed() throws {
+        let text = header + "\n" + #"{"t":1,"dev":"pod","event":"a"}"# + "\n" + #"{"t":1.0,"dev":"pod","event":"b"}"#
+        #expect(try parse(text).entries.count == 2)
+    }
+}
+
+@Suite("Recording writer")
+struct RecordingWriterTests {
+    @Test("seconds keep at least three decimals and every microsecond", arguments: [
+        (Int64(0), "0.000"), (1_500_000, "1.500"), (1_230_000, "1.230"), (1_234_500, "1.2345"), (1_234_567, "1.234567"),
+        (10, "0.00001"), (1, "0.000001"), (120, "0.00012"), (100_000, "0.100"), (999_999, "0.999999"), (60_000_000, "60.000"), (3_600_000_001, "3600.000001"),
+    ])
+    func seconds(microseconds: Int64, text: String) {
+        #expect(RecordingLine.seconds(SessionTime(microseconds: microseconds)) == text)
+    }
+
+    @Test func lines() {
+        let h = RecordingHeader(
+            startedAt: "2024-05-01T07:00:00Z",
+            devices: [RecordedDevice(id: "AA:BB", name: "Stryd", cadenceUnit: .steps), RecordedDevice(id: "CC")])
+        #expect(
+            RecordingLine.header(h)
+                == #"{"intervalpro_recording":1,"started_at":"2024-05-01T07:00:00Z","devices":[{"id":"AA:BB","name":"Stryd","cadence_unit":"steps"},{"id":"CC"}]}"#
+        )
+        #expect(RecordingLine.header(RecordingHeader(startedAt: nil, devices: [])) == #"{"intervalpro_recording":1,"devices":[]}"#)
+        let n = RawNotification(time: .seconds(1.5), device: "pod", characteristic: .rscMeasurement, bytes: [0x04, 0x00, 0x03, 0x5A])
+        #expect(RecordingLine.entry(.notification(n)) == #"{"t":1.500,"dev":"pod","char":"2a53","hex":"0400035a"}"#)
+        #expect(
+            RecordingLine.entry(.event(time: SessionTime(microseconds: 12_000_001), device: "p\"d", name: "connected"))
+                == #"{"t":12.000001,"dev":"p\"d","event":"connected"}"#)
+    }
+
+    @Test func roundTrip() throws {
+        var generator = SeededGenerator(seed: 42)
+        let h = RecordingHeader(
+            startedAt: "2024-05-01T07:00:00Z",
+            devices: [RecordedDevice(id: "pod", name: "Foot Pod", cadenceUnit: .strides), RecordedDevice(id: "strap", cadenceUnit: .auto)])
+        var entries: [RecordingEntry] = []
+        var micros: Int64 = 0
+        for i in 0..<500 {
+            micros += Int64.random(in: 0...2_500_000, using: &generator)
+            let time = SessionTime(microseconds: micros)
+            switch i % 5 {
+            case 0: entries.append(.event(time: time, device: "pod", name: i == 0 ? "connected" : "tick \(i)"))
+            case 1, 2:
+                let m = RSCMeasurement(speedRaw: UInt16.random(in: 0...2000, using: &generator), cadence: UInt8.random(in: 0...255, using: &generator),
+                                       totalDistanceRaw: i % 2 == 0 ? UInt32(i * 37) : nil, running: i % 3 == 0)
+                entries.append(.notification(RawNotification(time: time, device: "pod", characteristic: .rscMeasurement, bytes: m.encoded())))
+            case 3:
+                let m = HeartRateMeasurement(heartRate: UInt16.random(in: 40...300, using: &generator), sensorContact: .detected, rrIntervals: [800, 812])
+                entries.append(.notification(RawNotification(time: time, device: "strap", characteristic: .heartRateMeasurement, bytes: m.encoded())))
+            default:
+                entries.append(.notification(RawNotification(time: time, device: "strap", characteristicID: "2a5b", bytes: [0xDE, 0xAD])))
+            }
+        }
+        // Awkward times that must survive text exactly.
+        for extra: Int64 in [1, 7, 999_999, 1_000_001, 123_456_789] {
+            micros += extra
+            entries.append(.event(time: SessionTime(microseconds: micros), device: "pod", name: "t\(extra)"))
+        }
+        let text = ([RecordingLine.header(h)] + entries.map(RecordingLine.entry)).joined(separator: "\n") + "\n"
+        let parsed = try parse(text)
+        #expect(parsed.header == h)
+        #expect(parsed.entries.count == entries.count)
+        #expect(parsed.entries == entries)
+    }
+
+    @Test func everyMicrosecondInASecondSurvives() throws {
+        // Exhaustive over one second's worth of fractions at a large offset, where doubles are coarsest.
+        var parser = RecordingParser(file: "x")
+        _ = try parser.parse(line: ArraySlice(RecordingLine.header(RecordingHeader(startedAt: nil, devices: [])).utf8))
+        let base: Int64 = 9_999_000_000_000  // 9 999 000 s, just under the 1e7 s limit
+        for fraction in stride(from: Int64(0), to: 1_000_000, by: 997) {
+            let time = SessionTime(microseconds: base + fraction)
+            let line = RecordingLine.entry(.event(time: time, device: "d", name: "e"))
+            let entry = try parser.parse(line: ArraySlice(line.utf8))
+            #expect(entry?.time == time, "\(line)")
+        }
+    }
+}

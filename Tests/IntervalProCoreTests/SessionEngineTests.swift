@@ -1,0 +1,656 @@
+import Testing
+@testable import IntervalProCore
+
+private let zone170 = CadenceZone(target: 170, tolerance: 5)  // 165...175
+
+private func decodePlan(_ text: String) throws -> Plan {
+    try PlanDecoder.decode(Array(text.utf8), file: "plan.json")
+}
+
+/// in_zone + below + above + no_signal must account for every microsecond of a zoned step.
+private func expectAccounted(_ result: StepResult, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    if result.step.zone != nil {
+        #expect(result.inZone + result.below + result.above + result.noSignal == result.duration, sourceLocation: sourceLocation)
+    } else {
+        #expect(result.inZone == .zero && result.below == .zero && result.above == .zero, sourceLocation: sourceLocation)
+        #expect(result.noSignal <= result.duration, sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("SessionEngine: zone scoring")
+struct SessionEngineScoringTests {
+    @Test func zoneBoundsAreInclusive() throws {
+        var h = EngineHarness([Fixture.timed(0, 10, zone: zone170)])
+        h.rsc(0, 165)  // exactly low: in zone
+        h.rsc(2, 175)  // exactly high: in zone
+        h.rsc(4, 164)  // below
+        h.rsc(6, 176)  // above
+        h.rsc(8, 170)
+        h.tick(10)
+        let summary = try #require(h.summary)
+        let step = try #require(summary.steps.first)
+        #expect(step.inZone == .seconds(6))
+        #expect(step.below == .seconds(2))
+        #expect(step.above == .seconds(2))
+        #expect(step.noSignal == .zero)
+        #expect(step.duration == .seconds(10))
+        #expect(step.endedBy == .time)
+        #expect(step.inZonePercent == 60)
+        #expect(summary.completed)
+        expectAccounted(step)
+    }
+
+    @Test func fractionalZoneBounds() throws {
+        // A {low, high} zone with a fractional target still scores the bounds inclusively.
+        var h = EngineHarness([Fixture.timed(0, 4, zone: CadenceZone(target: 170.5, low: 168, high: 173))])
+        h.rsc(0, 168)
+        h.rsc(1, 173)
+        h.rsc(2, 167)
+        h.rsc(3, 174)
+        h.tick(4)
+        let step = try #require(h.summary?.steps.first)
+        #expect(step.inZone == .seconds(2))
+        #expect(step.below == .seconds(1))
+        #expect(step.above == .seconds(1))
+    }
+
+    @Test("a single reading counts for 3 s, then no_signal", arguments: [0.0, 1, 2.5, 6.999999, 7])
+    func singleReading(readingAt t: Double) throws {
+        var h = EngineHarness([Fixture.timed(0, 10, zone: zone170)])
+        h.rsc(t, 170)
+        h.tick(10)
+        let step = try #require(h.summary?.steps.first)
+        #expect(step.inZone == .seconds(3))
+        #expect(step.noSignal == .seconds(7))
+        #expect(step.duration == .seconds(10))
+        #expect(step.averageCadence == 170)
+        expectAccounted(step)
+    }
+
+    @Test func readingNearTheEndIsCutByTheStep() throws {
+        var h = EngineHarness([Fixture.timed(0, 10, zone: zone170), Fixture.timed(1, 10, zone: zone170)])
+        h.rsc(9, 150)  // below for 1 s in step 0, then 2 s in step 1
+        h.tick(20)
+        let steps = try #require(h.summary?.steps)
+        #expect(steps[0].below == .seconds(1))
+        #expect(steps[0].noSignal == .seconds(9))
+        #expect(steps[1].below == .seconds(2))
+        #expect(steps[1].noSignal == .seconds(8))
+        steps.forEach { expectAccounted($0) }
+    }
+
+    @Test func stepWithoutZoneCountsOnlyNoSignal() throws {
+        var h = EngineHarness([Fixture.timed(0, 10, kind: .rest)])
+        h.rsc(0, 170)
+        h.tick(10)
+        let step = try #require(h.summary?.steps.first)
+        #expect(step.inZone == .zero && step.below == .zero && step.above == .zero)
+        #expect(step.noSignal == .seconds(7))
+        #expect(step.averageCadence == 170)
+        #expect(step.inZonePercent == nil)
+        #expect(h.summary?.inZonePercent == nil)
+    }
+
+    @Test func everyMicrosecondIsAccountedFor() throws {
+        var generator = SeededGenerator(seed: 7)
+        let timeline = [
+            Fixture.timed(0, 37.123457, kind: .warmup, zone: CadenceZone(target: 160, tolerance: 6)),
+            Fixture.timed(1, 61.5, zone: zone170),
+            Fixture.timed(2, 20, kind: .rest),
+            Fixture.timed(3, 45.000001, zone: CadenceZone(target: 178, low: 176, high: 180)),
+        ]
+        var h = EngineHarness(timeline)
+        var micros: Int64 = 0
+        while micros < 170_000_000 {
+            micros += Int64.random(in: 1...4_500_000, using: &generator)
+            let time = SessionTime(microseconds: micros)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: h.send(.tick, at: time)
+            case 1: h.send(.notification(Fixture.hr(time.seconds, bpm: UInt16.random(in: 100...190, using: &generator))), at: time)
+            default:
+                h.send(.notification(Fixture.rsc(time.seconds, spm: UInt8.random(in: 150...190, using: &generator))), at: time)
+            }
+        }
+        h.tick(1000)
+        let summary = try #require(h.summary)
+        #expect(summary.steps.count == 4)
+        summary.steps.forEach { expectAccounted($0) }
+        #expect(summary.steps.map(\.duration) == timeline.map { if case .time(let t) = $0.end { t } else { .zero } })
+        #expect(summary.duration == SessionTime(microseconds: 163_623_458))
+        #expect(summary.completed)
+    }
+}
+
+@Suite("SessionEngine: the step clock")
+struct SessionEngineClockTests {
+    @Test func nextDeadlineFollowsTheSteps() {
+        var h = EngineHarness([Fixture.timed(0, 60), Fixture.timed(1, 30)])
+        #expect(h.engine.nextDeadline == nil)  // not started
+        #expect(h.tick(0) == [.stepStarted(Fixture.timed(0, 60)), .feedbackChanged(.noZone)])
+        #expect(h.engine.nextDeadline == at(60))
+        h.tick(59.999999)
+        #expect(h.engine.stepIndex == 0)
+        #expect(h.engine.stepElapsed == SessionTime(microseconds: 59_999_999))
+        let actions = h.tick(60)
+        #expect(actions.count == 3)  // finished, started, and the new step's first feedback
+        #expect(h.engine.stepIndex == 1)
+        #expect(h.engine.nextDeadline == at(90))
+        h.tick(90)
+        #expect(h.engine.isFinished)
+        #expect(h.engine.nextDeadline == nil)
+        #expect(h.engine.currentStep == nil)
+    }
+
+    /// A duration that rounds to 0 µs is refused by the decoder; an engine handed such a
+    /// step anyway must still move on, or a driver that ticks at deadlines would spin.
+    @Test func aZeroLengthStepEndsAsSoonAsItStarts() throws {
+        #expect(throws: PlanError.self) {
+            try decodePlan(#"{"name": "Tiny", "steps": [{"kind": "work", "duration": 0.0000001}]}"#)
+        }
+        var h = EngineHarness([Fixture.timed(0, 0), Fixture.timed(1, 10)])
+        h.tick(0)
+        #expect(h.engine.stepIndex == 1)
+        #expect(h.engine.nextDeadline == at(10))
+    }
+
+    @Test func pauseAndResumeStopTheStepClock() throws {
+        var h = EngineHarness([Fixture.timed(0, 60, zone: zone170), Fixture.timed(1, 30)])
+        h.tick(0)
+        #expect(h.engine.nextDeadline == at(60))
+        h.rsc(19, 170)
+        #expect(h.send(.command(.pause), at: 20) == [.paused])
+        #expect(h.engine.isPaused)
+        #expect(h.engine.nextDeadline == nil)
+        h.rsc(21, 150)  // arrives while paused, stale by the time the clock runs again
+        h.tick(25)
+        #expect(h.engine.stepElapsed == .seconds(20))
+        #expect(h.send(.command(.pause), at: 26).filter { $0 == .paused || $0 == .resumed } == [])  // already paused
+        h.rsc(28, 150)  // still current for 1 s after the resume
+        #expect(h.send(.command(.togglePause), at: 30) == [.resumed])
+        #expect(!h.engine.isPaused)
+        #expect(h.engine.nextDeadline == at(70))  // moved by the 10 s pause
+        #expect(h.send(.command(.resume), at: 31).filter { $0 == .paused || $0 == .resumed } == [])  // not paused
+        h.tick(69.999)
+        #expect(h.engine.stepIndex == 0)
+        h.tick(70)
+        #expect(h.engine.stepIndex == 1)
+        #expect(h.engine.nextDeadline == at(100))
+        #expect(h.send(.command(.togglePause), at: 80) == [.paused])
+        #expect(h.send(.command(.togglePause), at: 90) == [.resumed])
+        #expect(h.engine.nextDeadline == at(110))
+        h.tick(109)
+        #expect(h.engine.isFinished == false)
+        h.tick(110)
+        let summary = try #require(h.summary)
+        #expect(summary.steps.map(\.duration) == [.seconds(60), .seconds(30)])
+        #expect(summary.duration == .seconds(90))
+        let first = summary.steps[0]
+        #expect(first.inZone == .seconds(1))  // [19, 20)
+        #expect(first.below == .seconds(1))  // [30, 31): the reading from t=28
+        #expect(first.noSignal == .seconds(58))
+        expectAccounted(first)
+    }
+
+    @Test func nextEndsAStepEarly() throws {
+        var h = EngineHarness([Fixture.timed(0, 60, zone: zone170), Fixture.timed(1, 30)])
+        h.rsc(0, 170)
+        let actions = h.send(.command(.next), at: 10)
+        guard case .stepFinished(let result) = actions.first else {
+            Issue.record("expected stepFinished, got \(actions)")
+            return
+        }
+        #expect(result.endedBy == .next)
+        #expect(result.duration == .seconds(10))
+        #expect(result.inZone == .seconds(3))
+        #expect(actions.contains(.stepStarted(Fixture.timed(1, 30))))
+        #expect(h.engine.nextDeadline == at(40))
+        h.tick(40)
+        let summary = try #require(h.summary)
+        #expect(summary.steps.map(\.endedBy) == [.next, .time])
+        #expect(summary.steps.map(\.duration) == [.seconds(10), .seconds(30)])
+        #expect(summary.completed)
+    }
+
+    @Test func nextOnTheLastStepCompletesTheSession() throws {
+        var h = EngineHarness([Fixture.step(0, .open)])
+        h.tick(0)
+        h.send(.command(.next), at: 42)
+        let summary = try #require(h.summary)
+        #expect(summary.completed)
+        #expect(summary.steps.map(\.endedBy) == [.next])
+        #expect(summary.duration == .seconds(42))
+    }
+
+    @Test func openStepsEndOnlyOnNextOrSourceEnded() throws {
+        var h = EngineHarness([Fixture.step(0, .open, zone: zone170), Fixture.timed(1, 5)])
+        h.tick(0)
+        #expect(h.engine.nextDeadline == nil)
+        h.tick(1000)
+        h.send(.deviceEvent(device: "pod", name: "connected"), at: 1100)
+        #expect(h.engine.stepIndex == 0)
+        #expect(h.engine.stepElapsed == .seconds(1100))
+        #expect(h.finishedSteps.isEmpty)
+        h.send(.sourceEnded, at: 1200)
+        #expect(h.engine.stepIndex == 1)
+        #expect(h.finishedSteps.map(\.endedBy) == [.sourceEnded])
+        #expect(h.finishedSteps.map(\.duration) == [.seconds(1200)])
+        // The following timed step still runs its time after the source ended.
+        #expect(h.engine.nextDeadline == at(1205))
+        h.tick(1205)
+        #expect(h.summary?.completed == true)
+    }
+
+    @Test func sourceEndedDuringATimedStepEndsTheFollowingOpenAndDistanceSteps() throws {
+        var h = EngineHarness([
+            Fixture.timed(0, 10), Fixture.step(1, .open), Fixture.step(2, .distance(100)), Fixture.timed(3, 5),
+        ])
+        h.tick(0)
+        h.send(.sourceEnded, at: 5)
+        #expect(h.engine.stepIndex == 0)  // a timed step runs on
+        h.tick(10)
+        #expect(h.engine.stepIndex == 3)
+        h.tick(15)
+        let summary = try #require(h.summary)
+        #expect(summary.steps.map(\.endedBy) == [.time, .sourceEnded, .sourceEnded, .time])
+        #expect(summary.steps.map(\.duration) == [.seconds(10), .zero, .zero, .seconds(5)])
+        #expect(summary.completed)
+    }
+
+    @Test func distanceStepsEndWhenTheDistanceIsCovered() throws {
+        var h = EngineHarness([Fixture.step(0, .distance(100)), Fixture.timed(1, 10)])
+        for k in 0...30 {
+            h.rsc(Double(k), 170, total: UInt32(50 * k))  // 5 m/s by total distance
+            if k == 19 { #expect(h.engine.stepIndex == 0) }
+            if k == 20 { #expect(h.engine.stepIndex == 1) }
+        }
+        let summary = try #require(h.summary)
+        #expect(summary.steps[0].endedBy == .distance)
+        #expect(summary.steps[0].duration == .seconds(20))
+        #expect(summary.steps[0].distance == 100)
+        #expect(summary.steps[1].endedBy == .time)
+        #expect(summary.steps[1].distance == 45)  // the t=30 reading arrives after the step ended
+        #expect(summary.distance == 145)
+    }
+
+    @Test func distanceStepsByIntegratedSpeed() throws {
+        var h = EngineHarness([Fixture.step(0, .distance(20))])
+        h.tick(0)
+        #expect(h.engine.distanceInStep == nil)
+        for k in 0...3 { h.rsc(Double(k), 170, speedRaw: 1280) }  // 5 m/s
+        #expect(h.engine.distanceInStep == 15)
+        #expect(!h.engine.isFinished)
+        h.tick(100)  // time alone never ends a distance step
+        #expect(!h.engine.isFinished)
+        h.rsc(101, 170, speedRaw: 1280)  // stale gap: no distance assumed
+        h.rsc(102, 170, speedRaw: 1280)
+        #expect(h.engine.isFinished)
+        #expect(h.summary?.steps.first?.distance == 20)
+        #expect(h.summary?.steps.first?.duration == .seconds(102))
+    }
+
+    @Test func distanceStepsDoNotEndWhilePaused() throws {
+        var h = EngineHarness([Fixture.step(0, .distance(20)), Fixture.timed(1, 10)])
+        for k in 0...2 { h.rsc(Double(k), 170, total: UInt32(50 * k)) }
+        h.send(.command(.pause), at: 2.5)
+        h.rsc(3, 170, total: 150)
+        h.rsc(4, 170, total: 200)
+        #expect(h.engine.stepIndex == 0)
+        h.send(.command(.resume), at: 5)
+        h.rsc(5, 170, total: 250)
+        #expect(h.engine.stepIndex == 1)
+        let result = try #require(h.finishedSteps.first)
+        #expect(result.endedBy == .distance)
+        #expect(result.distance == 25)
+        #expect(result.duration == .seconds(2.5))
+    }
+
+    @Test func perRepetitionArraysDriveDurationAndZone() throws {
+        let plan = try decodePlan(
+            """
+            {"name": "Reps", "tolerance": 5, "steps": [
+              {"repeat": 2, "steps": [{"kind": "work", "duration": [10, 20], "cadence": [160, 180]}]}
+            ]}
+            """)
+        var h = EngineHarness(plan: plan)
+        for k in 0..<30 { h.rsc(Double(k), 170) }
+        h.tick(30)
+        let summary = try #require(h.summary)
+        #expect(summary.plan == "Reps")
+        #expect(summary.source == .simulation)
+        #expect(summary.steps.map(\.duration) == [.seconds(10), .seconds(20)])
+        #expect(summary.steps.map { $0.step.repetition?.description } == ["1/2", "2/2"])
+        #expect(summary.steps[0].above == .seconds(10))  // 170 against 155...165
+        #expect(summary.steps[1].below == .seconds(20))  // 170 against 175...185
+        #expect(summary.completed)
+    }
+
+    @Test func finishMidStepIsNotCompleted() throws {
+        var h = EngineHarness([Fixture.timed(0, 10), Fixture.timed(1, 10)])
+        h.tick(0)
+        let actions = h.send(.command(.finish), at: 15)
+        #expect(actions.count == 4)  // step 0 finished (time), step 1 started, step 1 finished, session finished
+        let summary = try #require(h.summary)
+        #expect(!summary.completed)
+        #expect(summary.steps.map(\.endedBy) == [.time, .finished])
+        #expect(summary.steps.map(\.duration) == [.seconds(10), .seconds(5)])
+        #expect(h.engine.isFinished)
+        #expect(h.engine.currentStep == nil)
+        #expect(h.tick(100) == [])
+        #expect(h.send(.command(.next), at: 101) == [])
+    }
+
+    @Test func finishInTheFirstStepLeavesTheRestOut() throws {
+        var h = EngineHarness([Fixture.timed(0, 10), Fixture.timed(1, 10)])
+        h.tick(0)
+        h.send(.command(.finish), at: 3)
+        let summary = try #require(h.summary)
+        #expect(!summary.completed)
+        #expect(summary.steps.count == 1)
+        #expect(summary.duration == .seconds(3))
+    }
+
+    @Test func finishInTheLastStepIsNotCompleted() throws {
+        var h = EngineHarness([Fixture.step(0, .open)])
+        h.tick(0)
+        h.send(.command(.finish), at: 3)
+        #expect(h.summary?.completed == false)
+        #expect(h.summary?.steps.map(\.endedBy) == [.finished])
+    }
+
+    @Test func finishAfterThePlanRanOutIsCompleted() throws {
+        var h = EngineHarness([Fixture.timed(0, 10)])
+        h.tick(0)
+        let actions = h.send(.command(.finish), at: 12)  // the step ended at 10, before the command
+        #expect(actions.count == 2)
+        #expect(h.summary?.completed == true)
+        #expect(h.summary?.duration == .seconds(10))
+    }
+
+    @Test func timeNeverRunsBackwards() {
+        var h = EngineHarness([Fixture.timed(0, 60, zone: zone170)])
+        h.tick(10)
+        h.rsc(5, 170)  // late: taken as arriving now
+        #expect(h.engine.cursor == at(10))
+        #expect(h.engine.stream.cadence?.time == at(10))
+    }
+
+    @Test func notificationsThatDoNotDecodeAreRejected() {
+        var h = EngineHarness([Fixture.timed(0, 60, zone: zone170)])
+        h.tick(0)
+        let bad = RawNotification(time: at(1), device: "pod", characteristic: .rscMeasurement, bytes: [0x00, 0x01])
+        #expect(
+            h.send(.notification(bad), at: 1)
+                == [.rejectedNotification(device: "pod", error: GATTParseError(.rscMeasurement, .truncated(needed: 4, got: 2)))])
+        let unknown = RawNotification(time: at(2), device: "pod", characteristicID: "2a5b", bytes: [0x01])
+        #expect(h.send(.notification(unknown), at: 2) == [])
+        #expect(h.engine.stream.cadence == nil)
+        #expect(h.send(.deviceEvent(device: "pod", name: "disconnected"), at: 3) == [.deviceEvent(device: "pod", name: "disconnected")])
+        let battery = RawNotification(time: at(4), device: "strap", characteristic: .batteryLevel, bytes: [77])
+        h.send(.notification(battery), at: 4)
+        #expect(h.engine.stream.batteryLevels == ["strap": 77])
+    }
+}
+
+@Suite("SessionEngine: averages and heart rate")
+struct SessionEngineAverageTests {
+    @Test func averagesAreTimeWeighted() throws {
+        var h = EngineHarness([Fixture.timed(0, 40, zone: zone170)])
+        for k in stride(from: 0, to: 40, by: 2) {
+            let t = Double(k)
+            h.rsc(t, k < 10 ? 160 : 180)  // 160 for 10 s, 180 for 30 s
+            h.hr(t, k < 20 ? 120 : 150)  // 120 for 20 s, 150 for 20 s
+        }
+        h.hr(31, 190, contact: .notDetected)  // no skin contact: not a heart rate
+        h.hr(33, 0, contact: .detected)  // a placeholder
+        h.tick(40)
+        let summary = try #require(h.summary)
+        let step = try #require(summary.steps.first)
+        #expect(step.averageCadence == 175)
+        #expect(step.averageHeartRate == 135)
+        #expect(step.maxHeartRate == 150)
+        #expect(step.below == .seconds(10))
+        #expect(step.above == .seconds(30))
+        #expect(summary.averageCadence == 175)
+        #expect(summary.averageWorkCadence == 175)
+        #expect(summary.averageHeartRate == 135)
+        #expect(summary.maxHeartRate == 150)
+    }
+
+    @Test func averagesSkipTimeWithoutSignal() throws {
+        var h = EngineHarness([Fixture.timed(0, 20, zone: zone170)])
+        h.rsc(0, 160)  // [0, 3)
+        h.rsc(10, 180)  // [10, 13)
+        h.rsc(12, 171)  // [12, 15): 180 counts only 2 s
+        h.tick(20)
+        let step = try #require(h.summary?.steps.first)
+        #expect(step.averageCadence == Double(160 * 3 + 180 * 2 + 171 * 3) / 8)
+        #expect(step.averageHeartRate == nil)
+        #expect(step.maxHeartRate == nil)
+        #expect(step.noSignal == .seconds(12))
+    }
+
+    @Test func totalsAcrossSteps() throws {
+        var h = EngineHarness([
+            Fixture.timed(0, 10, kind: .warmup, zone: CadenceZone(target: 160, tolerance: 5)),
+            Fixture.timed(1, 10, kind: .work, zone: zone170),
+            Fixture.timed(2, 20, kind: .rest),
+        ])
+        for k in stride(from: 0, to: 40, by: 2) {
+            h.rsc(Double(k), k < 10 ? 150 : k < 20 ? 172 : 160)
+            h.hr(Double(k), k < 10 ? 100 : k < 20 ? 170 : 130)
+            if k == 18 { h.hr(19, 181) }
+        }
+        h.tick(40)
+        let summary = try #require(h.summary)
+        #expect(summary.steps.map(\.maxHeartRate) == [100, 181, 181])  // 181 is still current when the rest starts
+        #expect(summary.maxHeartRate == 181)
+        #expect(summary.averageCadence == Double(150 * 10 + 172 * 10 + 160 * 20) / 40)
+        #expect(summary.averageWorkCadence == 172)
+        #expect(summary.inZonePercent == 50)  // warmup below for 10 s, work in zone for 10 s, rest has no zone
+        #expect(summary.steps[0].inZonePercent == 0)
+        #expect(summary.steps[1].inZonePercent == 100)
+        let expectedHR = Double(100 * 10 + 170 * 9 + 181 * 1 + 130 * 20) / 40
+        #expect(summary.averageHeartRate == expectedHR)
+    }
+
+    @Test func summaryJSON() throws {
+        let first = TimelineStep(
+            index: 0, kind: .work, label: "Go", repetition: .init(number: 1, count: 2), end: .time(.seconds(10)), zone: zone170)
+        var h = EngineHarness([first, Fixture.timed(1, 5, kind: .rest)])
+        h.rsc(0, 168, total: 0)
+        h.hr(0, 140)
+        h.rsc(2, 172, total: 100)
+        h.hr(2, 150)
+        h.rsc(4, 180, total: 200)
+        h.tick(15)
+        let summary = try #require(h.summary)
+        let expected =
+            #"{"summary_version":1,"plan":"Test plan","source":"replay","duration_s":15,"completed":true,"steps":["#
+            + #"{"index":0,"kind":"work","label":"Go","repetition":"1/2","target_spm":170,"low_spm":165,"high_spm":175,"duration_s":10,"in_zone_s":4,"below_s":0,"above_s":3,"no_signal_s":3,"in_zone_pct":40,"avg_cadence_spm":174.3,"avg_hr_bpm":146,"max_hr_bpm":150,"distance_m":20,"ended_by":"time"},"#
+            + #"{"index":1,"kind":"rest","label":null,"repetition":null,"target_spm":null,"low_spm":null,"high_spm":null,"duration_s":5,"in_zone_s":null,"below_s":null,"above_s":null,"no_signal_s":5,"in_zone_pct":null,"avg_cadence_spm":null,"avg_hr_bpm":null,"max_hr_bpm":null,"distance_m":0,"ended_by":"time"}],"#
+            + #""totals":{"in_zone_pct":40,"avg_cadence_spm":174.3,"avg_work_cadence_spm":174.3,"avg_hr_bpm":146,"max_hr_bpm":150,"distance_m":20}}"#
+        #expect(summary.json.serialized() == expected)
+    }
+}
+
+@Suite("SessionEngine: feedback")
+struct SessionEngineFeedbackTests {
+    @Test func texts() {
+        #expect(Feedback.faster(7).description == "faster +7 spm")
+        #expect(Feedback.slower(12).description == "slower -12 spm")
+        #expect(Feedback.inZone.description == "in zone")
+        #expect(Feedback.noSignal.description == "no signal")
+        #expect(Feedback.noZone.description == "free pace")
+    }
+
+    @Test func evaluate() {
+        #expect(Feedback.evaluate(smoothed: 170, zone: nil, previous: .inZone) == .noZone)
+        #expect(Feedback.evaluate(smoothed: nil, zone: zone170, previous: .inZone) == .noSignal)
+        #expect(Feedback.evaluate(smoothed: 160, zone: zone170, previous: .noZone) == .faster(10))
+        #expect(Feedback.evaluate(smoothed: 164.9, zone: zone170, previous: .faster(6)) == .faster(5))
+        #expect(Feedback.evaluate(smoothed: 165, zone: zone170, previous: .faster(5)) == .inZone)
+        #expect(Feedback.evaluate(smoothed: 175, zone: zone170, previous: .slower(5)) == .inZone)
+        #expect(Feedback.evaluate(smoothed: 175.1, zone: zone170, previous: .slower(5)) == .slower(5))
+        #expect(Feedback.evaluate(smoothed: 184.4, zone: zone170, previous: .noSignal) == .slower(14))
+        // Hysteresis: once in zone, leaving takes 1.5 spm beyond a bound.
+        #expect(Feedback.evaluate(smoothed: 163.5, zone: zone170, previous: .inZone) == .inZone)
+        #expect(Feedback.evaluate(smoothed: 163.49, zone: zone170, previous: .inZone) == .faster(7))
+        #expect(Feedback.evaluate(smoothed: 176.5, zone: zone170, previous: .inZone) == .inZone)
+        #expect(Feedback.evaluate(smoothed: 176.6, zone: zone170, previous: .inZone) == .slower(7))
+        #expect(Feedback.evaluate(smoothed: 164, zone: zone170, previous: .faster(6)) == .faster(6))
+        // At least 1 spm of advice, even right next to a zero-width zone.
+        let exact = CadenceZone(target: 170, tolerance: 0)
+        #expect(Feedback.evaluate(smoothed: 169.8, zone: exact, previous: .noZone) == .faster(1))
+        #expect(Feedback.evaluate(smoothed: 170.2, zone: exact, previous: .noZone) == .slower(1))
+    }
+
+    @Test func hysteresisInTheEngine() throws {
+        var h = EngineHarness([Fixture.timed(0, 120, zone: zone170)])
+        h.rsc(0, 160)  // smoothed 160
+        h.tick(5)  // the reading is stale
+        h.rsc(10, 165)  // restarts at 165: exactly the low bound
+        // Wobble just under the low bound, by less than the 1.5 spm margin.
+        let wobble: [UInt8] = [164, 166, 164, 165, 164, 164, 166, 164]
+        for (i, spm) in wobble.enumerated() {
+            h.rsc(11 + Double(i), spm)
+            h.tick(11.5 + Double(i))
+            #expect(h.engine.feedback == .inZone, "after \(spm) at \(11 + i)")
+        }
+        for k in 19...30 {
+            h.rsc(Double(k), 164)
+            #expect(h.engine.feedback == .inZone)
+        }
+        h.rsc(31, 160)  // smoothed falls to about 163.0: out
+        #expect(h.feedbackChanges == [.faster(10), .noSignal, .inZone, .faster(7)])
+        #expect(h.feedbackChanges.map(\.description) == ["faster +10 spm", "no signal", "in zone", "faster +7 spm"])
+        // Scoring uses raw readings, not the smoothed value: the 164s count as below.
+        h.send(.command(.finish), at: 32)
+        let step = try #require(h.summary?.steps.first)
+        expectAccounted(step)
+        #expect(step.below > .seconds(15))
+    }
+
+    @Test func slowerAdviceAndFreePace() {
+        var h = EngineHarness([Fixture.timed(0, 10, zone: zone170), Fixture.timed(1, 10, kind: .rest)])
+        h.rsc(0, 185)
+        #expect(h.engine.feedback == .slower(15))
+        h.rsc(9, 175)  // restart after a stale gap: exactly the high bound
+        #expect(h.engine.feedback == .inZone)
+        h.rsc(10, 175)  // the next step has no zone
+        #expect(h.engine.feedback == .noZone)
+        #expect(h.feedbackChanges.prefix(2).map(\.description) == ["slower -15 spm", "in zone"])
+    }
+}
+
+@Suite("SessionEngine: determinism")
+struct SessionEngineDeterminismTests {
+    static let plan = """
+        {"name": "Determinism", "tolerance": 5, "steps": [
+          {"kind": "warmup", "duration": 20, "cadence": 165},
+          {"repeat": 2, "steps": [
+            {"kind": "work", "duration": [15.5, 12.25], "cadence": [172, {"low": 175, "high": 182}]},
+            {"kind": "rest", "distance": 30}
+          ]},
+          {"kind": "work", "duration": "1:00", "cadence": 178},
+          {"kind": "cooldown", "duration": "open", "cadence": 160}
+        ]}
+        """
+
+    /// A scripted ride: readings at irregular times with gaps, a pause, and the source ending.
+    static func script(seed: UInt64) -> [(SessionTime, SessionEngine.Event)] {
+        var generator = SeededGenerator(seed: seed)
+        var events: [(SessionTime, SessionEngine.Event)] = []
+        var micros: Int64 = 0
+        var total: UInt32 = 0
+        var paused = false
+        while micros < 200_000_000 {
+            let step = Int64.random(in: 50_000...4_000_000, using: &generator)
+            micros += step
+            let time = SessionTime(microseconds: micros)
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if paused ? roll < 25 : roll < 3 {
+                events.append((time, .command(paused ? .resume : .pause)))
+                paused.toggle()
+            } else if roll < 30 {
+                let hr = HeartRateMeasurement(heartRate: UInt16.random(in: 110...185, using: &generator), sensorContact: .detected)
+                events.append((time, .notification(RawNotification(time: time, device: "strap", characteristic: .heartRateMeasurement, bytes: hr.encoded()))))
+            } else {
+                total += UInt32(step / 30_000)  // about 3.3 m/s
+                let m = RSCMeasurement(speedRaw: 850, cadence: UInt8.random(in: 80...95, using: &generator), totalDistanceRaw: total, running: true)
+                events.append((time, .notification(RawNotification(time: time, device: "pod", characteristic: .rscMeasurement, bytes: m.encoded()))))
+            }
+        }
+        if paused { events.append((SessionTime(microseconds: micros + 1), .command(.resume))) }
+        events.append((SessionTime(microseconds: micros + 2), .sourceEnded))
+        events.append((SessionTime(microseconds: micros + 400_000_000), .tick))
+        return events
+    }
+
+    struct Run {
+        var summary: SessionSummary?
+        var steps: [SessionEngine.Action]
+    }
+
+    /// Runs the script; `extraTicks` adds ticks at these times; `deadlines` also ticks at every `nextDeadline`.
+    static func run(_ events: [(SessionTime, SessionEngine.Event)], extraTicks: [SessionTime], deadlines: Bool) throws -> Run {
+        let plan = try PlanDecoder.decode(Array(Self.plan.utf8), file: "plan.json")
+        // "auto" cadence: the pod sends strides, which the engine must work out by itself.
+        var engine = SessionEngine(plan: plan, source: .replay)
+        var all = events.map { (time: $0.0, event: $0.1, isTick: false) }
+        all += extraTicks.map { (time: $0, event: SessionEngine.Event.tick, isTick: true) }
+        // Stable: an extra tick goes before a scripted event at the same time.
+        all = all.enumerated().sorted { a, b in
+            a.element.time != b.element.time ? a.element.time < b.element.time
+                : a.element.isTick != b.element.isTick ? a.element.isTick : a.offset < b.offset
+        }.map(\.element)
+        var actions: [SessionEngine.Action] = []
+        for item in all {
+            if deadlines {
+                while let deadline = engine.nextDeadline, deadline < item.time {
+                    actions += engine.handle(.tick, now: deadline)
+                }
+            }
+            actions += engine.handle(item.event, now: item.time)
+        }
+        let steps = actions.filter {
+            switch $0 {
+            case .stepStarted, .stepFinished, .sessionFinished, .paused, .resumed: true
+            default: false
+            }
+        }
+        var summary: SessionSummary?
+        for case .sessionFinished(let s) in actions { summary = s }
+        return Run(summary: summary, steps: steps)
+    }
+
+    @Test("extra ticks at arbitrary times give an identical summary", arguments: [UInt64(1), 2, 3])
+    func extraTicksDoNotChangeTheSummary(seed: UInt64) throws {
+        let events = Self.script(seed: seed)
+        let baseline = try Self.run(events, extraTicks: [], deadlines: false)
+        let summary = try #require(baseline.summary)
+        // The script really exercises the engine.
+        #expect(summary.steps.count == 7)
+        #expect(summary.steps.contains { $0.endedBy == .distance })
+        #expect(summary.steps.last?.endedBy == .sourceEnded)
+        #expect(summary.steps.contains { $0.noSignal > .zero })
+        #expect(summary.steps.contains { $0.inZone > .zero })
+        #expect(summary.averageCadence.map { $0 > 150 } == true)  // strides were doubled
+        summary.steps.forEach { expectAccounted($0) }
+
+        let withDeadlines = try Self.run(events, extraTicks: [], deadlines: true)
+        #expect(withDeadlines.summary == summary)
+        #expect(withDeadlines.steps == baseline.steps)
+
+        var generator = SeededGenerator(seed: seed &* 1000)
+        let end = events[events.count - 2].0.microseconds
+        for density in [10, 200, 2000] {
+            var ticks = (0..<density).map { _ in SessionTime(microseconds: Int64.random(in: 0...end, using: &generator)) }
+            // Ticks exactly on the interesting instants too: every event time and when each reading goes stale.
+            ticks += events.prefix(density / 10).map(\.0)
+            ticks += events.prefix(density / 10).map { $0.0 + CadenceStream.staleAfter }
+            let split = try Self.run(events, extraTicks: ticks, deadlines: density == 200)
+            #expect(split.summary == summary, "density \(density)")
+            #expect(split.steps == baseline.steps, "density \(density)")
+        }
+    }
+}
