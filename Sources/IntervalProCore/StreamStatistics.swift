@@ -31,25 +31,8 @@ public struct StreamStatistics: Sendable {
         }
         for device in header.devices { _ = slot(device.id) }
 
-        var cadenceWeighted = 0.0, cadenceTime = 0.0, hrWeighted = 0.0, hrTime = 0.0
-        func account(until now: SessionTime) {
-            if let c = stream.cadence {
-                let end = min(now, c.time + CadenceStream.staleAfter)
-                if end > c.time {
-                    let span = (end - c.time).seconds
-                    cadenceWeighted += Double(c.value) * span
-                    cadenceTime += span
-                }
-            }
-            if let h = stream.heartRate {
-                let end = min(now, h.time + CadenceStream.staleAfter)
-                if end > h.time {
-                    let span = (end - h.time).seconds
-                    hrWeighted += Double(h.value) * span
-                    hrTime += span
-                }
-            }
-        }
+        var cadenceAverage = TimeWeightedAverage()
+        var heartRateAverage = TimeWeightedAverage()
 
         for entry in entries {
             let i = slot(entry.device)
@@ -72,28 +55,23 @@ public struct StreamStatistics: Sendable {
                         // Close the previous reading's span; a gap is time it did not cover.
                         let covered = p.time + CadenceStream.staleAfter
                         if covered < c.time { gaps.append((covered, c.time - covered)) }
-                        let span = (min(c.time, covered) - p.time).seconds
-                        cadenceWeighted += Double(p.value) * span
-                        cadenceTime += span
+                        cadenceAverage.add(p, until: c.time)
                     }
                     cadenceRange = cadenceRange.map { min($0.lowerBound, c.value)...max($0.upperBound, c.value) } ?? c.value...c.value
                 }
                 if let h = stream.heartRate, h != previousHR {
-                    if let p = previousHR {
-                        let span = (min(h.time, p.time + CadenceStream.staleAfter) - p.time).seconds
-                        hrWeighted += Double(p.value) * span
-                        hrTime += span
-                    }
+                    if let p = previousHR { heartRateAverage.add(p, until: h.time) }
                     heartRateRange = heartRateRange.map { min($0.lowerBound, h.value)...max($0.upperBound, h.value) } ?? h.value...h.value
                 }
             }
         }
-        account(until: duration)
+        if let last = stream.cadence { cadenceAverage.add(last, until: duration) }
+        if let last = stream.heartRate { heartRateAverage.add(last, until: duration) }
         if let last = stream.cadence, last.time + CadenceStream.staleAfter < duration {
             gaps.append((last.time + CadenceStream.staleAfter, duration - last.time - CadenceStream.staleAfter))
         }
-        averageCadence = cadenceTime > 0 ? cadenceWeighted / cadenceTime : nil
-        averageHeartRate = hrTime > 0 ? hrWeighted / hrTime : nil
+        averageCadence = cadenceAverage.value
+        averageHeartRate = heartRateAverage.value
         distance = stream.distance
         for i in devices.indices { devices[i].cadenceUnit = stream.cadenceUnit(of: devices[i].device.id) }
     }
@@ -152,4 +130,20 @@ public struct StreamStatistics: Sendable {
         if let distance { lines.append("distance \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km") }
         return lines.joined(separator: "\n")
     }
+}
+
+/// Averages readings over the time each was current (until the next, at most 3 s).
+struct TimeWeightedAverage {
+    private var weighted = 0.0
+    private var time = 0.0
+
+    mutating func add(_ reading: TimedValue<Int>, until next: SessionTime) {
+        let end = min(next, reading.time + CadenceStream.staleAfter)
+        guard end > reading.time else { return }
+        let span = (end - reading.time).seconds
+        weighted += Double(reading.value) * span
+        time += span
+    }
+
+    var value: Double? { time > 0 ? weighted / time : nil }
 }

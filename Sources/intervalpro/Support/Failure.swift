@@ -40,13 +40,16 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     }
 }
 
-func loadPlan(_ path: String) throws -> Plan {
-    let bytes: [UInt8]
+func readInput(_ path: String) throws -> [UInt8] {
     do {
-        bytes = try FileIO.readAll(path)
+        return try FileIO.readAll(path)
     } catch {
         throw Failure(error)
     }
+}
+
+func loadPlan(_ path: String) throws -> Plan {
+    let bytes = try readInput(path)
     do {
         return try PlanDecoder.decode(bytes, file: path)
     } catch {
@@ -55,12 +58,7 @@ func loadPlan(_ path: String) throws -> Plan {
 }
 
 func loadRecording(_ path: String) throws -> (header: RecordingHeader, entries: [RecordingEntry]) {
-    let bytes: [UInt8]
-    do {
-        bytes = try FileIO.readAll(path)
-    } catch {
-        throw Failure(error)
-    }
+    let bytes = try readInput(path)
     do {
         return try RecordingParser.parse(bytes, file: path)
     } catch {
