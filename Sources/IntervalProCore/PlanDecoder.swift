@@ -240,7 +240,7 @@ public struct PlanDecoder {
             throw failure(node, path, "expected a duration (seconds, \"m:ss\", \"h:mm:ss\" or \"open\"), found \(node.typeName)")
         }
         // Compared after rounding to the engine's microseconds, so no step lasts 0.
-        guard SessionTime.seconds(seconds) > .zero, seconds <= Self.maxStepSeconds else {
+        guard seconds > 0, seconds <= Self.maxStepSeconds, SessionTime.seconds(seconds) > .zero else {
             throw failure(node, path, "duration must be more than 0 and at most 24 hours")
         }
         return .time(.seconds(seconds))

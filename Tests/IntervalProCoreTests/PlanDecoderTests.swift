@@ -430,6 +430,11 @@ struct PlanValidationTests {
             "duration must be more than 0 and at most 24 hours at steps[0].duration")
         expectError(planWithStep(#"{"kind": "work", "duration": "24:00:01"}"#), at: #""24"#, path: "steps[0].duration",
             "duration must be more than 0 and at most 24 hours at steps[0].duration")
+        // Far beyond Int64 microseconds: refused, not trapped (found by fuzzing).
+        expectError(planWithStep(#"{"kind": "work", "duration": 1e13}"#), at: "1e13", path: "steps[0].duration",
+            "duration must be more than 0 and at most 24 hours at steps[0].duration")
+        expectError(planWithStep(#"{"kind": "work", "duration": -1e13}"#), at: "-1e13", path: "steps[0].duration",
+            "duration must be more than 0 and at most 24 hours at steps[0].duration")
         expectError(planWithStep(#"{"kind": "work", "duration": true}"#), at: "true", path: "steps[0].duration",
             #"expected a duration (seconds, "m:ss", "h:mm:ss" or "open"), found a boolean at steps[0].duration"#)
     }

@@ -95,7 +95,8 @@ struct DropoutArgument: ExpressibleByArgument {
 
     init?(argument: String) {
         let parts = argument.split(separator: ":")
-        guard parts.count == 2, let start = Double(parts[0]), let length = Double(parts[1]), start >= 0, length > 0
+        guard parts.count == 2, let start = Double(parts[0]), let length = Double(parts[1]),
+            (0...86_400).contains(start), length > 0, length <= 86_400
         else { return nil }
         self.start = .seconds(start)
         self.length = .seconds(length)
