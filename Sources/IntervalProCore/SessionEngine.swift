@@ -134,9 +134,9 @@ public struct SessionEngine: Sendable {
             if case .time(let length) = timeline[stepIndex].end {
                 segmentEnd = min(segmentEnd, cursor + (length - stepElapsed))
             }
-            for expiry in [stream.cadence?.time, stream.heartRate?.time].compactMap({ $0.map { $0 + CadenceStream.staleAfter } })
-            where expiry > cursor && expiry < segmentEnd {
-                segmentEnd = expiry
+            for arrival in [stream.cadence?.time, stream.heartRate?.time] {
+                guard let expiry = arrival.map({ $0 + CadenceStream.staleAfter }), expiry > cursor else { continue }
+                segmentEnd = min(segmentEnd, expiry)
             }
             score(from: cursor, to: segmentEnd)
             cursor = segmentEnd
