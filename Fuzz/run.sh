@@ -70,7 +70,7 @@ fingerprint() {
     {
         echo "${SWIFT_FLAGS[*]}"
         "$SWIFTC" --version 2>&1 | head -1
-        for f in Sources/IntervalProCore/*.swift "Fuzz/Targets/$1.swift"; do
+        for f in Sources/IntervalProCore/*.swift Fuzz/Support/*.swift "Fuzz/Targets/$1.swift"; do
             echo "$f"
             cat "$f"
         done
@@ -93,7 +93,7 @@ build() {
     local work="$OUT/obj/$target"
     mkdir -p "$work"
     if ! (cd "$work" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "$ROOT"/Sources/IntervalProCore/*.swift \
-        "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then
+        "$ROOT"/Fuzz/Support/*.swift "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then
         grep -E "error:" "$log" | head -20
         tail -5 "$log"
         echo "build: FAILED (log: $log)"

@@ -28,12 +28,3 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = SensorReading.heartRate(measurement).json.serialized()
     return 0
 }
-
-/// `precondition` that keeps its message in -O builds (fatalError prints it; precondition
-/// does not), so a crash report says which property failed and why.
-private func fuzzCheck(
-    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
-    file: StaticString = #fileID, line: UInt = #line
-) {
-    if !condition() { fatalError("property failed: \(message())", file: file, line: line) }
-}

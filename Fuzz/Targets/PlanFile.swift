@@ -109,12 +109,3 @@ private func runSession(_ plan: Plan) {
     fuzzCheck(summary.duration == engine.timeline.timedDuration, "session length differs from the timed duration")
     _ = summary.json.serialized(pretty: true)
 }
-
-/// `precondition` that keeps its message in -O builds (fatalError prints it; precondition
-/// does not), so a crash report says which property failed and why.
-private func fuzzCheck(
-    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
-    file: StaticString = #fileID, line: UInt = #line
-) {
-    if !condition() { fatalError("property failed: \(message())", file: file, line: line) }
-}

@@ -118,12 +118,3 @@ private func replay(_ recording: (header: RecordingHeader, entries: [RecordingEn
     }
     _ = summary.json.serialized()
 }
-
-/// `precondition` that keeps its message in -O builds (fatalError prints it; precondition
-/// does not), so a crash report says which property failed and why.
-private func fuzzCheck(
-    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
-    file: StaticString = #fileID, line: UInt = #line
-) {
-    if !condition() { fatalError("property failed: \(message())", file: file, line: line) }
-}
