@@ -126,11 +126,10 @@ public struct RecordingParser {
             throw self.error("invalid JSON at column \(error.offset + 1): \(error.message)")
         }
         guard case .object = node.kind else { throw error("expected a JSON object, found \(node.typeName)") }
-        guard let header else {
-            self.header = try parseHeader(node)
+        guard header != nil else {
+            header = try parseHeader(node)
             return nil
         }
-        _ = header
         return try parseEntry(node)
     }
 

@@ -30,9 +30,10 @@ enum SessionLauncher {
         let pacing: Pacing = options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
         let interactive = Terminal.standardOutputIsTerminal && !options.json && pacing != .virtual
         let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: options.json)
-        let colourTerminal = interactive ? Terminal.standardOutputIsTerminal : (options.json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal)
+        // Colour depends on the stream the lines go to: stderr under --json, else stdout.
+        let linesGoToTerminal = options.json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
         let presenter = SessionPresenter(
-            style: style, colour: Terminal.wantsColour(isTerminal: colourTerminal), recorder: recorder,
+            style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
             keyboard: interactive ? RawKeyboard() : nil, timelineCount: engine.timeline.count)
         InterruptSignal.install()
 
