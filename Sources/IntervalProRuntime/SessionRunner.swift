@@ -149,3 +149,32 @@ where C.Duration == Duration {
         }
     }
 }
+
+/// One observer that forwards to several: the presenter first (it alone takes commands),
+/// then companions such as the session store or the metronome.
+public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
+    public var primary: Primary
+    public var companions: [any SessionObserver]
+
+    public init(_ primary: Primary, companions: [any SessionObserver] = []) {
+        self.primary = primary
+        self.companions = companions
+    }
+
+    public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        primary.engine(engine, performed: actions, at: now)
+        for i in companions.indices { companions[i].engine(engine, performed: actions, at: now) }
+    }
+
+    public mutating func received(_ entry: RecordingEntry) {
+        primary.received(entry)
+        for i in companions.indices { companions[i].received(entry) }
+    }
+
+    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        primary.refresh(engine, at: now)
+        for i in companions.indices { companions[i].refresh(engine, at: now) }
+    }
+
+    public mutating func pendingCommands() -> [UserCommand] { primary.pendingCommands() }
+}

@@ -5,7 +5,8 @@ import IntervalProRuntime
 /// Wires a plan, a source and the options into a running session, prints the summary.
 enum SessionLauncher {
     static func run<Source: SessionSource>(
-        plan: Plan, source: Source, options: PacingOptions, cadenceUnits: [String: CadenceUnit]
+        plan: Plan, source: Source, options: PacingOptions, cadenceUnits: [String: CadenceUnit],
+        companions: [any SessionObserver] = []
     ) async throws {
         var units = cadenceUnits
         if let override = options.cadenceUnit?.unit {
@@ -38,22 +39,23 @@ enum SessionLauncher {
         InterruptSignal.install()
 
         var runner = SessionRunner(
-            engine: engine, source: source, observer: presenter, pacing: pacing, clock: ContinuousClock())
+            engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
+            clock: ContinuousClock())
         let summary: SessionSummary
         do {
             summary = try await runner.run()
         } catch {
-            runner.observer.finish()
+            runner.observer.primary.finish()
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
-        runner.observer.finish()
+        runner.observer.primary.finish()
 
         if options.json {
             print(summary.json.serialized(pretty: true))
         } else {
             print(SummaryReport.text(summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
         }
-        if let path = options.record, runner.observer.recorder != nil {
+        if let path = options.record, runner.observer.primary.recorder != nil {
             Terminal.writeStandardError("intervalpro: recorded to \(path)\n")
         }
     }
