@@ -253,6 +253,9 @@ class Sensor:
         self.away = False
         self.paired = spec.paired
         self.trusted = spec.trusted
+        # bluetoothd stores a device once connected; it then survives restarts
+        # and is no longer removed when discovery stops.
+        self.remembered = spec.known
         self.connect_failures = list(spec.connect_failures)
         self.events_started = False
         self.index = 0
@@ -551,7 +554,7 @@ class World:
         for spec in app.scenario.adapters:
             self.add_adapter(spec)
         for sensor in app.sensors:
-            if sensor.spec.known or sensor.paired:
+            if sensor.remembered or sensor.paired:
                 self.add_device(sensor, announce=False)
 
         reply = self.conn.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
@@ -708,6 +711,7 @@ class World:
         device.removal_timer = None
         if (self.devices.get(device.sensor.spec.address) is device and not device.connected
                 and device.pending_connect is None and not device.sensor.paired
+                and not device.sensor.remembered
                 and not device.adapter.discovery_clients):
             self.remove_device(device)
 
@@ -775,6 +779,7 @@ class World:
         device.removal_timer = None
         device.pending_connect = (reply, fail)
         device.connected = True
+        sensor.remembered = True
         self.set_props(device.obj, DEVICE_IFACE, {"Connected": variant(True)})
         device.timers.later(sensor.spec.resolve_delay, self.services_resolved, device)
         return None
@@ -920,6 +925,7 @@ def RemoveDevice(self, path, sender=None):
     for device in list(world.devices.values()):
         if device.path == path and device.adapter is self.fake:
             device.sensor.paired = False
+            device.sensor.remembered = False
             world.remove_device(device)
             return
     raise bluez_error("DoesNotExist")
@@ -1010,8 +1016,10 @@ class App:
         if ready_file:
             with open(ready_file, "w", encoding="utf-8") as handle:
                 handle.write(f"{os.getpid()}\n")
+        # Timed from the call log's t = 0, so log lines and scenario times agree.
         for when, kind, value, adapter in self.scenario.events:
-            GLib.timeout_add(int(round(when * 1000)), self.global_event, kind, value, adapter)
+            delay = max(0.0, when - self.log.now())
+            GLib.timeout_add(int(round(delay * 1000)), self.global_event, kind, value, adapter)
 
     def global_event(self, kind, value, adapter_name):
         if kind == "restart_bluez":

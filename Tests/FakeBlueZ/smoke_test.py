@@ -443,6 +443,10 @@ SYSTEM_FLOW = {
         {"address": HRM, "name": "HRM-Pro", "services": ["180d"], "paired": True,
          "resolve_delay": 0.05, "notifications": [[0.0, "2a37", "0650"], [0.1, "2a37", "0651"]],
          "loop": True},
+        {"address": "C0:C1:C2:C3:C4:C5", "name": "RunPod", "services": ["1814"],
+         "resolve_delay": 0.05, "reads": {"2a54": "0100"}},
+        {"address": "E0:E1:E2:E3:E4:E5", "name": "Wahoo TICKR", "services": ["180d"],
+         "reads": {"2a38": "01"}},
     ],
     "events": [[2.0, "adapter_power", False], [3.0, "adapter_power", True],
                [4.5, "restart_bluez", 0.5]],
@@ -452,6 +456,10 @@ SYSTEM_FLOW = {
 def system_flow():
     print("# a paired strap through adapter off/on and a bluetoothd restart")
     h = Harness(SYSTEM_FLOW, "system")
+    h.call("/org/bluez/hci0", ADAPTER, "StartDiscovery")
+    h.wait_for(lambda: len(h.added(DEVICE)) == 2, 3, "two devices to be discovered")
+    h.call("/org/bluez/hci0", ADAPTER, "StopDiscovery")
+    h.call(FOOTPOD_PATH, DEVICE, "Connect")
     h.call(HRM_PATH, DEVICE, "Connect")
     h.wait_for(lambda: "2a37" in h.characteristic_paths(), 3, "the HR characteristic")
     hr = h.characteristic_paths()["2a37"]
@@ -493,6 +501,9 @@ def system_flow():
           and not objects[HRM_PATH][DEVICE]["Connected"]
           and not any(CHARACTERISTIC in props for props in objects.values()),
           "after the restart: adapter and paired device, not connected, no GATT objects")
+    check(FOOTPOD_PATH in objects and not objects[FOOTPOD_PATH][DEVICE]["Connected"]
+          and "/org/bluez/hci0/dev_E0_E1_E2_E3_E4_E5" not in objects,
+          "after the restart a device once connected is still known, one only seen is not")
     h.call(HRM_PATH, DEVICE, "Connect")
     h.wait_for(lambda: "2a37" in h.characteristic_paths(), 3, "the HR characteristic after restart")
     count = len(values(h, hr))
