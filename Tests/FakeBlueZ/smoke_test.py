@@ -12,6 +12,7 @@ Run from the repository root:  /usr/bin/python3 Tests/FakeBlueZ/smoke_test.py
 Prints one line per check, then "N passed, M failed"; exits 1 if any failed.
 """
 
+import glob
 import json
 import os
 import shutil
@@ -553,9 +554,22 @@ def other_scenarios():
     shutil.rmtree(folder)
 
 
+def bundled_scenarios():
+    print("# the bundled scenarios in scenarios/ all run")
+    for path in sorted(glob.glob(os.path.join(HERE, "scenarios", "*.json"))):
+        with open(path, encoding="utf-8") as handle:
+            scenario = json.load(handle)
+        h = Harness(scenario, "bundled")
+        objects = h.objects()
+        adapters = [p for p, props in objects.items() if ADAPTER in props]
+        h.stop()
+        check(len(adapters) == len(scenario.get("adapters", [])),
+              f"{os.path.basename(path)}: the fake starts and exports its adapters")
+
+
 def main():
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    for part in (device_flow, system_flow, other_scenarios):
+    for part in (device_flow, system_flow, other_scenarios, bundled_scenarios):
         try:
             part()
         except Exception as error:  # one broken part should not hide the others' results
