@@ -42,6 +42,10 @@ BATTERY_IFACE = "org.bluez.Battery1"
 SERVICE_IFACE = "org.bluez.GattService1"
 CHARACTERISTIC_IFACE = "org.bluez.GattCharacteristic1"
 PROPERTIES_IFACE = dbus.PROPERTIES_IFACE
+INTROSPECTABLE_IFACE = dbus.INTROSPECTABLE_IFACE
+# bluetoothd lists these (with no properties) for every object in GetManagedObjects,
+# InterfacesAdded and InterfacesRemoved; a client has to skip them.
+STANDARD_IFACES = (INTROSPECTABLE_IFACE, PROPERTIES_IFACE)
 
 # GATT services every LE device has; bluetoothd lists them in UUIDs once
 # resolved but does not export them as objects.
@@ -551,6 +555,10 @@ class World:
         # here those live on the adapter and device objects only.
         for interface in (ADAPTER_IFACE, DEVICE_IFACE):
             self.root.methods.pop(interface, None)
+        manager = mockobject.objects["/org/bluez"]
+        manager.props.setdefault("org.bluez.ProfileManager1", {})
+        for interface in STANDARD_IFACES:
+            manager.props.setdefault(interface, {})
         for spec in app.scenario.adapters:
             self.add_adapter(spec)
         for sensor in app.sensors:
@@ -596,10 +604,14 @@ class World:
         obj.is_logfile_owner = False
         obj.object_manager = self.root
         obj.fake = fake
+        for standard in STANDARD_IFACES:
+            obj.props[standard] = {}
         mockobject.objects[path] = obj
         return obj
 
     def announce(self, path, interfaces):
+        if interfaces != [BATTERY_IFACE]:
+            interfaces = list(STANDARD_IFACES) + interfaces
         self.root.EmitSignal(OBJECT_MANAGER_IFACE, "InterfacesAdded", "oa{sa{sv}}", [
             dbus.ObjectPath(path),
             dbus.Dictionary({i: mockobject.objects[path].props[i] for i in interfaces},

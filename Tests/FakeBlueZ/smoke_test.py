@@ -263,6 +263,11 @@ def device_flow():
     check(str(props["Name"]) == "Forerunner 265" and int(props["RSSI"]) == -58
           and str(props["Address"]) == FORERUNNER and not props["Connected"],
           "InterfacesAdded carries Name, RSSI, Address, Connected=false")
+    interfaces = next(sorted(str(i) for i in a[1]) for _, m, _, a in h.signals
+                      if m == "InterfacesAdded" and str(a[0]) == FORERUNNER_PATH)
+    check(interfaces == [DEVICE, "org.freedesktop.DBus.Introspectable", PROPS],
+          "InterfacesAdded also lists Introspectable and Properties, as bluetoothd does",
+          str(interfaces))
     check(h.changed("/org/bluez/hci0", ADAPTER, "Discovering") == [True],
           "Discovering went true with a PropertiesChanged")
     h.pump(0.4)
