@@ -31,7 +31,7 @@ from gi.repository import GLib
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scenario import (DEFAULT_ERROR_MESSAGES, ScenarioError, full_uuid,  # noqa: E402
-                      load_scenario, short_uuid, split_error)
+                      load_scenario, split_error)
 
 EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_IOERR = 64, 65, 66, 69, 74
 

@@ -225,10 +225,10 @@ class DeviceSpec:
                 times = [t for t, _, _ in self.notifications]
                 step = times[-1] - times[-2] if len(times) > 1 and times[-1] > times[-2] else 1.0
                 self.loop_period = times[-1] + step
-            if self.loop_period <= self.notifications[-1][0] and len(self.notifications) > 1 \
-                    or self.loop_period <= 0:
-                raise ScenarioError(f"{r.at('loop_period')}: must be later than the last "
-                                    "notification time")
+            span = self.notifications[-1][0] - self.notifications[0][0]
+            if self.loop_period <= 0 or self.loop_period < span:
+                raise ScenarioError(f"{r.at('loop_period')}: must be positive and at least the "
+                                    f"span of the notifications ({span} s)")
         self.events = []
         for i, entry in enumerate(r.get("events", "list", [])):
             at = f"{r.at('events')}[{i}]"
