@@ -628,10 +628,13 @@ class World:
             obj.remove_from_connection()
 
     def set_props(self, obj, interface, changes):
-        """Update properties and send PropertiesChanged for those that changed."""
+        """Update properties and send PropertiesChanged for those that changed.
+
+        Value always goes out: each notification is an event, even with repeated bytes.
+        """
         props = obj.props[interface]
-        changed = {k: v for k, v in changes.items() if k not in props or props[k] != v
-                   or (k == "Value")}
+        changed = {k: v for k, v in changes.items()
+                   if k == "Value" or k not in props or props[k] != v}
         if not changed:
             return
         props.update(changed)
