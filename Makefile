@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-fakebluez bench fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -34,6 +34,11 @@ test-swift:
 
 test-schema:
 	python3 Tests/Schema/check_schema.py
+
+## test-fakebluez: the fake org.bluez that the live-sensor tests use, checked on its own
+## (Debian's python3: python3-dbusmock, python3-dbus and python3-gi live there)
+test-fakebluez:
+	/usr/bin/python3 Tests/FakeBlueZ/smoke_test.py
 
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:
