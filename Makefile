@@ -27,7 +27,7 @@ release:
 	$(SWIFT) build -c release --product intervalpro
 
 ## test: every test: the Swift suites (core, runtime, I/O, CLI) and the plan schema check
-test: test-swift test-schema
+test: test-swift test-schema test-fakebluez
 
 test-swift:
 	$(SWIFT) test

@@ -74,7 +74,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro"],
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

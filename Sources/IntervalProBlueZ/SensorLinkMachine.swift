@@ -169,6 +169,8 @@ public struct SensorLinkMachine: Sendable {
         var failures = 0
         /// Characteristic paths we started notifications on, by UUID.
         var notifying: [String: UInt16] = [:]
+        /// Characteristics read once on this connection (location, features, battery).
+        var read: Set<String> = []
         var wasConnected = false
     }
 
@@ -251,6 +253,7 @@ public struct SensorLinkMachine: Sendable {
                 if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
                 links[i].phase = .absent
                 links[i].notifying = [:]
+                links[i].read = []
                 links[i].wasConnected = false
             }
             lastReportedAdapterStatus = .waitingForBluez
@@ -294,6 +297,7 @@ public struct SensorLinkMachine: Sendable {
         links[i].wasConnected = false
         for path in links[i].notifying.keys { subscriptions[path] = nil }
         links[i].notifying = [:]
+        links[i].read = []
         links[i].failures = 0
         links[i].phase = .retrying(at: now + configuration.retryDelays[0])
         actions.append(.deviceEvent(device: links[i].address, name: "disconnected"))
@@ -408,7 +412,9 @@ public struct SensorLinkMachine: Sendable {
             connect(link: i, into: &actions)
         case .resolving(let since):
             subscribeIfResolved(link: i, since: since, now: now, into: &actions)
-        case .retrying, .connecting, .subscribed:
+        case .subscribed:
+            readStaticValues(link: i, into: &actions)
+        case .retrying, .connecting:
             break
         }
     }
@@ -502,15 +508,25 @@ public struct SensorLinkMachine: Sendable {
                 .startNotify(characteristic: characteristic.path),
                 as: .startNotify(device: link.path, characteristic: characteristic.path), into: &actions)
         }
-        for characteristic in characteristics where [0x2A38, 0x2A54, 0x2A19].contains(characteristic.uuid) {
-            call(
-                .readValue(characteristic: characteristic.path), as: .read(device: link.path, uuid: characteristic.uuid),
-                into: &actions)
-        }
+        readStaticValues(link: i, into: &actions)
         links[i].phase = .subscribed
         links[i].failures = 0
         report(.subscribed(device: link.address), into: &actions)
     }
+
+    /// Reads the values that do not change during a session (sensor location, RSC
+    /// features, battery) once per connection, as their objects appear.
+    private mutating func readStaticValues(link i: Int, into actions: inout [Action]) {
+        for characteristic in tree.characteristics(of: links[i].path)
+        where Self.readOnce.contains(characteristic.uuid) && !links[i].read.contains(characteristic.path) {
+            links[i].read.insert(characteristic.path)
+            call(
+                .readValue(characteristic: characteristic.path),
+                as: .read(device: links[i].path, uuid: characteristic.uuid), into: &actions)
+        }
+    }
+
+    static let readOnce: Set<UInt16> = [0x2A38, 0x2A54, 0x2A19]
 
     private mutating func beginStop(into actions: inout [Action]) {
         guard !stopping else { return }

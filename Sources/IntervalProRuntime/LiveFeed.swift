@@ -37,21 +37,19 @@ public final class LiveFeed: Sendable {
         self.clock = clock
     }
 
-    /// Session time starts now; what arrived before is dropped.
+    /// Session time starts now. What arrived while the sensors were connecting (the values
+    /// read on connect, the first notifications) is kept, at time zero.
     public func begin() {
-        state.withLock {
-            $0.origin = clock()
-            $0.entries = []
-        }
+        state.withLock { $0.origin = clock() }
     }
 
     public var hasBegun: Bool { state.withLock { $0.origin != nil } }
 
-    /// Adds an entry stamped with the current session time (dropped before `begin`).
+    /// Adds an entry stamped with the current session time (zero before `begin`).
     public func push(_ makeEntry: (SessionTime) -> RecordingEntry) {
         state.withLock { state in
-            guard let origin = state.origin else { return }
-            state.entries.append(makeEntry(Self.sessionTime(clock() - origin)))
+            let time = state.origin.map { Self.sessionTime(clock() - $0) } ?? .zero
+            state.entries.append(makeEntry(time))
         }
     }
 

@@ -105,10 +105,10 @@ struct RunCommand: AsyncParsableCommand {
     /// A session on live sensors; throws `Unavailable` before anything started when there
     /// is no sensor to use.
     private func runLive(_ plan: Plan) async throws {
-        if options.fast || options.speed.map({ $0 != 1 }) ?? false {
-            throw ValidationError("--fast and --speed pace replays and simulations; live sensors run in real time")
-        }
         let connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: options.cadenceUnit?.unit)
+        if options.fast || options.speed.map({ $0 != 1 }) ?? false {
+            Terminal.writeStandardError("intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+        }
         connection.sensors.feed.begin()
         let units = Dictionary(
             connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
