@@ -12,7 +12,8 @@ struct IntervalPro: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, PlanCommand.self,
+            RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
+            PlanCommand.self,
             DecodeCommand.self,
         ]
     )

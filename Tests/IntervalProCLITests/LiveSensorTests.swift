@@ -203,3 +203,29 @@ import Testing
         #expect(off.calls("StartDiscovery").isEmpty)
     }
 }
+
+extension LiveSensorTests {
+    @Test("doctor reports bus, bluetoothd, permission and adapter, and exits 69 when the adapter is off")
+    func doctorReportsWhatToFix() throws {
+        let dir = try ScratchDirectory()
+        let good = try FakeBlueZ(scenario: "one-device-both-services")
+        let fine = try intervalpro("doctor", "--json", environment: environment(good, dir))
+        let report = try #require(jsonObject(fine.stdoutData), "stdout: \(fine.stdout)")
+        let checks = try #require(report["checks"] as? [[String: Any]])
+        let byName = Dictionary(checks.map { ($0["check"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byName["system bus"]?["ok"] as? Bool == true)
+        #expect(byName["bluetoothd"]?["ok"] as? Bool == true)
+        #expect(byName["permission"]?["ok"] as? Bool == true)
+        #expect(byName["adapter hci0"]?["ok"] as? Bool == true)
+
+        let off = try FakeBlueZ(scenario: "adapter-off")
+        let failing = try intervalpro("doctor", environment: environment(off, dir))
+        #expect(failing.status == 69)
+        #expect(failing.stdout.contains("✗ adapter hci0: powered off"))
+        #expect(failing.stdout.contains("fix: bluetoothctl power on"))
+
+        let noBus = try intervalpro("doctor", environment: noSystemBus)
+        #expect(noBus.status == 69)
+        #expect(noBus.stdout.contains("✗ system bus"))
+    }
+}
