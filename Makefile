@@ -6,11 +6,11 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema test-fakebluez bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-fakebluez bench bench-live fuzz clean
 
-## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
+## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
-	.build/release/intervalpro run $(PLAN) --speed $(SPEED)
+	.build/release/intervalpro run $(PLAN) --speed $(SPEED) --fallback recording
 
 ## deps: install the system packages listed in .ci/packages.txt
 deps:
@@ -43,6 +43,10 @@ test-fakebluez:
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:
 	Benchmarks/run.sh
+
+## bench-live: live sensors against the fake org.bluez: CPU per 1,000 notifications, a 60 s run
+bench-live: release
+	/usr/bin/python3 Benchmarks/live.py $$($(SWIFT) build -c release --show-bin-path)/intervalpro
 
 ## fuzz: libFuzzer on each parser, the plan decoder and the recording reader (RUNS per target)
 RUNS ?= 1000000

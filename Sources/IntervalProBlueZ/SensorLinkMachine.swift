@@ -220,12 +220,15 @@ public struct SensorLinkMachine: Sendable {
         case .bluezPresent(let present):
             bluezPresent(present, now: now, into: &actions)
         case .tree(let change):
-            apply(change, now: now, into: &actions)
+            // A notification changes nothing but a value: nothing else can move on.
+            if apply(change, now: now, into: &actions) == .valueOnly { return actions }
         case .reply(let id, let result):
             guard let what = pending.removeValue(forKey: id) else { break }
             replied(what, result, now: now, into: &actions)
         case .tick:
-            break
+            // Time alone moves things only while a timer runs: a retry, a resolve timeout,
+            // the settle time or the search for an open role.
+            guard stopping || hasRunningTimer else { return actions }
         case .stop:
             beginStop(into: &actions)
         }
@@ -261,19 +264,35 @@ public struct SensorLinkMachine: Sendable {
         }
     }
 
-    private mutating func apply(_ change: BlueZObjectTree.Change, now: SessionTime, into actions: inout [Action]) {
-        // Values are the hot path: one per notification. Report them before the tree work.
-        if case .propertiesChanged(let path, BlueZ.Interface.gattCharacteristic, let changed, _) = change,
-            let value = changed["Value"]?.byteArray, let (device, uuid) = subscriptions[path]
+    private enum Applied { case valueOnly, structure }
+
+    private mutating func apply(_ change: BlueZObjectTree.Change, now: SessionTime, into actions: inout [Action])
+        -> Applied
+    {
+        // Values are the hot path: one per notification. Report them and skip the tree.
+        if case .propertiesChanged(let path, BlueZ.Interface.gattCharacteristic, let changed, let invalidated) = change,
+            let value = changed["Value"]?.byteArray
         {
-            actions.append(.value(device: device, characteristic: uuid, bytes: value))
-            if changed.count == 1 { return }
+            if let (device, uuid) = subscriptions[path] {
+                actions.append(.value(device: device, characteristic: uuid, bytes: value))
+            }
+            if changed.count == 1, invalidated.isEmpty { return .valueOnly }
         }
         tree.apply(change)
         if case .interfacesRemoved(let path, let interfaces) = change, interfaces.contains(BlueZ.Interface.gattCharacteristic) {
             subscriptions[path] = nil
         }
         reconcileLinks(now: now, into: &actions)
+        return .structure
+    }
+
+    private var hasRunningTimer: Bool {
+        links.contains { link in
+            switch link.phase {
+            case .retrying, .resolving: true
+            case .absent, .connecting, .subscribed: false
+            }
+        } || (!configuration.scanOnly && !openRoles.isEmpty && isSearching)
     }
 
     /// Brings each link in line with what the tree now says about its device.
