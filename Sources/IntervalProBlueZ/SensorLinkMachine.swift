@@ -121,6 +121,7 @@ public struct SensorLinkMachine: Sendable {
         case waitingForBluez
         case noAdapter(requested: String?)
         case adapterOff(String)
+        case adapterBlocked(String)
         case scanning
         case chose(role: Role, device: String, name: String?)
         case connecting(device: String, attempt: Int)
@@ -456,10 +457,11 @@ public struct SensorLinkMachine: Sendable {
             return false
         }
         guard chosen.powered else {
-            lastReportedAdapterStatus = .adapterOff(chosen.name)
+            let status: Status = chosen.blocked ? .adapterBlocked(chosen.name) : .adapterOff(chosen.name)
+            lastReportedAdapterStatus = status
             adapterPath = nil
             discovering = false
-            report(.adapterOff(chosen.name), into: &actions)
+            report(status, into: &actions)
             return false
         }
         if adapterPath != chosen.path {

@@ -201,6 +201,13 @@ import Testing
         #expect(adapterOff.status == 69)
         #expect(adapterOff.stderr.contains("powered off"))
         #expect(off.calls("StartDiscovery").isEmpty)
+
+        let blocked = try FakeBlueZ(
+            json: #"{"adapters": [{"name": "hci0", "address": "00:11:22:33:44:55", "powered": false, "blocked": true}], "devices": []}"#)
+        let adapterBlocked = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "2", environment: environment(blocked, dir))
+        #expect(adapterBlocked.status == 69)
+        #expect(adapterBlocked.stderr.contains("blocked by rfkill"))
     }
 }
 
