@@ -23,6 +23,8 @@ let package = Package(
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
         // (Double.rounded() calls into libm; linking it here keeps small executables linking.)
         .target(name: "IntervalProCore", swiftSettings: strictSettings, linkerSettings: [.linkedLibrary("m")]),
+        // Metronome and voice-cue logic: beat grid, click synthesis, mixer, cue scheduling. Pure.
+        .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Files and the terminal: recording files, plan files, tty raw mode, screen.
@@ -49,6 +51,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "IntervalProRuntimeTests", dependencies: ["IntervalProCore", "IntervalProRuntime"],
             swiftSettings: strictSettings
