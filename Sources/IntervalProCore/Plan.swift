@@ -94,6 +94,11 @@ public struct TimelineStep: Equatable, Sendable {
         public var number: Int
         public var count: Int
         public var description: String { "\(number)/\(count)" }
+
+        public init(number: Int, count: Int) {
+            self.number = number
+            self.count = count
+        }
     }
 
     public var index: Int
