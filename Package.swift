@@ -36,10 +36,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // C libraries for audio, through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Audio I/O: ALSA output, espeak-ng speech, the render thread, offline rendering.
+        .target(
+            name: "IntervalProAudio",
+            dependencies: [
+                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "CALSA", "CEspeak",
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProIO",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -61,6 +61,8 @@ public struct AudioDirector: Sendable {
     private var announcedStep: Int?
     private var clicksAudible = false
     private var finished = false
+    /// How far ahead items have been committed (live playback commits a little early).
+    private var committedUpTo = SessionTime.zero
 
     public init(settings: MetronomeSettings, timeline: [TimelineStep]) {
         self.settings = settings
@@ -107,7 +109,11 @@ public struct AudioDirector: Sendable {
     }
 
     /// Everything left, for the end of an offline render.
-    public mutating func takeAll() -> [Scheduled] { take(upTo: SessionTime(microseconds: .max)) }
+    public mutating func takeAll() -> [Scheduled] {
+        commit(upTo: SessionTime(microseconds: .max))
+        defer { committed.removeAll() }
+        return committed
+    }
 
     // MARK: - Actions
 
@@ -140,7 +146,8 @@ public struct AudioDirector: Sendable {
             outOfZoneSince = nil
             outOfZoneCue = nil
             cancel([.coaching, .gate])
-            if settings.mode == .offTarget, clicksAudible { add(now, .clicksAudible(false), .none) }
+            // A gate opening may already be committed a little ahead: close it after that.
+            if settings.mode == .offTarget, clicksAudible { add(max(now, committedUpTo), .clicksAudible(false), .none) }
             return
         }
         let since = outOfZoneSince ?? now
@@ -239,6 +246,7 @@ public struct AudioDirector: Sendable {
 
     /// Moves due items to `committed`, in time order, applying what committing implies.
     private mutating func commit(upTo horizon: SessionTime) {
+        committedUpTo = max(committedUpTo, horizon)
         while let index = nextDue(upTo: horizon) {
             let item = pending.remove(at: index)
             committed.append(Scheduled(time: item.time, item: item.item))

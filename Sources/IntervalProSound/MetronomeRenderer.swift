@@ -124,6 +124,9 @@ public final class MetronomeRenderer: @unchecked Sendable {
     /// Number of events waiting for their frame.
     public var pendingEvents: Int { eventCount }
 
+    /// Nothing sounding and nothing to come: no beat grid, click, voice or event.
+    public var isIdle: Bool { grid == nil && clickCount == 0 && voiceCount == 0 && eventCount == 0 }
+
     /// Queues an event, keeping frame order (events on the same frame keep their order).
     /// Returns false, dropping it, when the queue is full.
     @discardableResult
@@ -254,7 +257,7 @@ public final class MetronomeRenderer: @unchecked Sendable {
 
     private func startClick(_ sound: ClickBank.Sound) {
         if clickCount == Self.maxClicks {
-            // Drop the oldest (it is nearly finished) rather than the new beat.
+            // Never happens at ≤ 260 spm (a click is 70 ms); if it did, drop one old click, not the new beat.
             clickCount -= 1
             clickSound[0] = clickSound[clickCount]
             clickPosition[0] = clickPosition[clickCount]

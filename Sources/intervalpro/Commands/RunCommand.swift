@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
@@ -16,7 +17,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The plan file (JSON, plan format version 1).")
+    @Argument(help: "The plan file (JSON, plan format version 1 or 2).")
     var plan: String
 
     @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"))
@@ -39,6 +40,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
+    @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
         if !simulate, perFoot || !dropout.isEmpty {
@@ -49,6 +52,9 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let plan = try loadPlan(plan)
+            let live = audio.liveAudio(plan: plan, pacing: options)
+            defer { live?.finish() }
+            let companions = live.map { [$0] } ?? []
             if simulate {
                 var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
                 configuration.seed = seed
@@ -56,14 +62,14 @@ struct RunCommand: AsyncParsableCommand {
                 configuration.dropouts = dropout.map { ($0.start, $0.length) }
                 try await SessionLauncher.run(
                     plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
-                    cadenceUnits: [:])
+                    cadenceUnits: [:], companions: companions)
                 return
             }
             let path = try replay ?? bundledRecording()
             let recording = try loadRecording(path)
             try await SessionLauncher.run(
                 plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                options: options, cadenceUnits: recording.header.cadenceUnits)
+                options: options, cadenceUnits: recording.header.cadenceUnits, companions: companions)
         }
     }
 
