@@ -75,7 +75,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro"],
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO"],
             swiftSettings: strictSettings
         ),
     ]
