@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema bench bench-audio fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -38,6 +38,10 @@ test-schema:
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:
 	Benchmarks/run.sh
+
+## bench-audio: render cost per second of audio, speech synthesis, a 45-minute render-audio
+bench-audio:
+	Benchmarks/audio.sh
 
 ## fuzz: libFuzzer on each parser, the plan decoder and the recording reader (RUNS per target)
 RUNS ?= 1000000

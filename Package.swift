@@ -61,9 +61,22 @@ let package = Package(
             path: "Benchmarks/intervalpro-bench",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "intervalpro-audio-bench",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio"],
+            path: "Benchmarks/intervalpro-audio-bench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // Test instrumentation: counts heap allocations per thread (render-path checks).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
-            name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound"],
+            name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound", "AllocationCounter"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProAudioTests",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio", "AllocationCounter"],
             swiftSettings: strictSettings
         ),
         .testTarget(
