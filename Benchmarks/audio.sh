@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build -c release --product intervalpro --product intervalpro-audio-bench 2>&1 | tail -1
+for product in intervalpro intervalpro-audio-bench; do
+    swift build -c release --product "$product" 2>&1 | tail -1
+done
 bin=$(swift build -c release --show-bin-path)
 
 "$bin/intervalpro-audio-bench"

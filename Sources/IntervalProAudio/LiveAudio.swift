@@ -23,6 +23,7 @@ public final class LiveAudio: SessionObserver {
     private let warn: (String) -> Void
     private var clock: AudioClock?
     private var lastSentFrame: Int64 = 0
+    private var sessionFinished = false
 
     public init(
         settings: MetronomeSettings, timeline: [TimelineStep], player: AudioPlayer?, voice: CueVoice?,
@@ -37,6 +38,7 @@ public final class LiveAudio: SessionObserver {
 
     public func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         director.perform(actions, at: now)
+        if actions.contains(where: { if case .sessionFinished = $0 { true } else { false } }) { sessionFinished = true }
         pump(at: now)
     }
 
@@ -45,8 +47,9 @@ public final class LiveAudio: SessionObserver {
     }
 
     /// After the session: lets the last cue (the summary) play out, then stops the thread.
+    /// A session that stopped on an error is not waited for.
     public func finish(waitingUpTo limit: SessionTime = .seconds(10)) {
-        guard let player, let clock else {
+        guard let player, let clock, sessionFinished else {
             player?.stop()
             return
         }
