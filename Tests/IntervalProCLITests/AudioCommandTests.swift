@@ -285,6 +285,37 @@ struct AudioCommandTests {
         #expect(zip(onsets[9..<14], onsets[10..<15]).allSatisfy { $1 - $0 == 18_000 })
     }
 
+    @Test func liveRunSpeaksThroughTheDevice() throws {
+        let scratch = try ScratchDirectory()
+        // Clicks off: every sound is a cue, synthesised during the session into the voice
+        // bank and played by the render thread.
+        let plan = try scratch.write(
+            "plan.json",
+            #"{"version": 2, "name": "Live voice", "metronome": {"mode": "off", "voice": "es"}, "steps": [{"kind": "work", "duration": 7, "cadence": 170}, {"kind": "rest", "duration": 1}]}"#
+        )
+        let wavPath = scratch.path("voice.wav")
+        let result = try intervalpro(
+            arguments: ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--coaching-grace", "600"],
+            environment: audioEnvironment(wavPath))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let wav = try readWAV(wavPath)
+        let frames = wav.samples.count / wav.channels
+        let voiced = (0..<frames).filter { abs(Int(wav.samples[$0 * wav.channels])) > 300 }
+        let first = try #require(voiced.first)
+        // Session time 0 is half a second into the device's stream: the announcement of the
+        // first step starts there; the countdown "3" comes 4 s later (at 4 s of the 7 s
+        // step), "2" and "1" after it, then the summary at 8 s.
+        #expect(first >= wav.sampleRate / 2 && first < wav.sampleRate, "first sound at frame \(first)")
+        let origin = first
+        func spoken(_ from: Double, _ to: Double) -> Bool {
+            voiced.contains { $0 >= origin + Int(from * Double(wav.sampleRate)) && $0 < origin + Int(to * Double(wav.sampleRate)) }
+        }
+        let (three, two, one, summary) = (spoken(4, 4.4), spoken(5, 5.4), spoken(6, 6.4), spoken(8, 8.5))
+        #expect(three && two && one && summary)
+        let quiet = spoken(3.5, 3.95)
+        #expect(!quiet)
+    }
+
     @Test func missingDeviceWarnsOnceAndTheSessionCompletes() throws {
         let scratch = try ScratchDirectory()
         let plan = try scratch.write(
