@@ -39,7 +39,9 @@ public final class AudioPlayer: @unchecked Sendable {
         voices = VoiceBank(slots: voiceSlots, seconds: 8, sampleRate: output.sampleRate)
         queue = EventQueue(capacity: 512)
         buffer = .allocate(capacity: output.periodFrames * output.channels)
-        horizon = Atomic(Int64(output.bufferFrames))
+        // Half a second of silence may go out before the session side first sets the
+        // horizon: enough that a real device does not run dry while the session starts.
+        horizon = Atomic(Int64(output.sampleRate / 2))
         let bank = voices
         renderer.onVoiceFinished = { id in bank.release(id) }
     }
