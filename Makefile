@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema test-fakebluez bench bench-live fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-fakebluez bench bench-live bench-audio fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -47,6 +47,10 @@ bench:
 ## bench-live: live sensors against the fake org.bluez: CPU per 1,000 notifications, a 60 s run
 bench-live: release
 	/usr/bin/python3 Benchmarks/live.py $$($(SWIFT) build -c release --show-bin-path)/intervalpro
+
+## bench-audio: render cost per second of audio, speech synthesis, a 45-minute render-audio
+bench-audio:
+	Benchmarks/audio.sh
 
 ## fuzz: libFuzzer on each parser, the plan decoder and the recording reader (RUNS per target)
 RUNS ?= 1000000

@@ -23,6 +23,8 @@ let package = Package(
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
         // (Double.rounded() calls into libm; linking it here keeps small executables linking.)
         .target(name: "IntervalProCore", swiftSettings: strictSettings, linkerSettings: [.linkedLibrary("m")]),
+        // Metronome and voice-cue logic: beat grid, click synthesis, mixer, cue scheduling. Pure.
+        .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Files and the terminal: recording files, plan files, tty raw mode, screen.
@@ -44,10 +46,22 @@ let package = Package(
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus"],
             swiftSettings: strictSettings
         ),
+        // C libraries for audio, through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Audio I/O: ALSA output, espeak-ng speech, the render thread, offline rendering.
+        .target(
+            name: "IntervalProAudio",
+            dependencies: [
+                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "CALSA", "CEspeak",
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProDBus", "IntervalProBlueZ",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
+                "IntervalProDBus", "IntervalProBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -64,7 +78,24 @@ let package = Package(
             name: "IntervalProDBusTests", dependencies: ["IntervalProDBus", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "intervalpro-audio-bench",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio"],
+            path: "Benchmarks/intervalpro-audio-bench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // Test instrumentation: counts heap allocations per thread (render-path checks).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(
+            name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound", "AllocationCounter"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProAudioTests",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio", "AllocationCounter"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "IntervalProRuntimeTests", dependencies: ["IntervalProCore", "IntervalProRuntime"],
             swiftSettings: strictSettings
@@ -74,7 +105,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProTestSupport"],
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -13,8 +13,7 @@ struct IntervalPro: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
-            PlanCommand.self,
-            DecodeCommand.self,
+            RenderAudioCommand.self, PlanCommand.self, DecodeCommand.self,
         ]
     )
 }
