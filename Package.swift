@@ -74,6 +74,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
