@@ -60,7 +60,8 @@ enum Fixture {
             ("Connected", .boolean(connected)), ("ServicesResolved", .boolean(resolved)),
         ]
         if let name { properties.append(("Name", .string(name))) }
-        return BlueZObject(path: devicePath(address, adapter: adapter), interfaces: [(BlueZ.Interface.device, properties)])
+        return BlueZObject(
+            path: devicePath(address, adapter: adapter), interfaces: [(BlueZ.Interface.device, properties)])
     }
 
     static func hex4(_ value: Int) -> String {
@@ -157,11 +158,15 @@ struct Rig {
     mutating func changed(
         _ path: String, _ interface: String, _ properties: [String: DBusValue], at seconds: Double
     ) -> [Machine.Action] {
-        handle(.tree(.propertiesChanged(path: path, interface: interface, changed: properties, invalidated: [])), at: seconds)
+        handle(
+            .tree(.propertiesChanged(path: path, interface: interface, changed: properties, invalidated: [])),
+            at: seconds)
     }
 
     @discardableResult
-    mutating func deviceChanged(_ address: String, _ properties: [String: DBusValue], at seconds: Double) -> [Machine.Action] {
+    mutating func deviceChanged(_ address: String, _ properties: [String: DBusValue], at seconds: Double) -> [Machine
+        .Action]
+    {
         changed(Fixture.devicePath(address), BlueZ.Interface.device, properties, at: seconds)
     }
 

@@ -14,7 +14,9 @@ import Testing
 
     static let bothServices: [UInt16] = [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService]
 
-    var hrmProDevice: BlueZObject { Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: Self.bothServices) }
+    var hrmProDevice: BlueZObject {
+        Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: Self.bothServices)
+    }
 
     /// Both roles named to the HRM-Pro, which is known to BlueZ from the start.
     var bothNamed: Machine.Configuration {
@@ -60,7 +62,9 @@ import Testing
         #expect(arguments.count == 1)
         let filter = try #require(arguments.first?.properties)
         #expect(
-            filter["UUIDs"]?.stringList == ["0000180d-0000-1000-8000-00805f9b34fb", "00001814-0000-1000-8000-00805f9b34fb"])
+            filter["UUIDs"]?.stringList == [
+                "0000180d-0000-1000-8000-00805f9b34fb", "00001814-0000-1000-8000-00805f9b34fb",
+            ])
         #expect(filter["UUIDs"]?.stringList == [BlueZ.uuid(0x180D), BlueZ.uuid(0x1814)])
         #expect(filter["Transport"] == .string("le"))
         #expect(filter["DuplicateData"] == .boolean(false))
@@ -101,7 +105,9 @@ import Testing
         #expect(unknown.connects.isEmpty)
         #expect(unknown.statuses.isEmpty)
         #expect(rig.tick(at: 11).connects.isEmpty)
-        rig.added(Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -85, services: Self.bothServices), at: 11.5)
+        rig.added(
+            Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -85, services: Self.bothServices), at: 11.5
+        )
         #expect(rig.tick(at: 11.999).connects.isEmpty, "settle time runs from the first candidate (t = 10)")
 
         let settled = rig.tick(at: 12)
@@ -125,7 +131,8 @@ import Testing
     func autoChoiceByRSSI() {
         var rig = Rig()
         rig.bringUp([Fixture.adapter()])
-        rig.added(Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -80, services: Self.bothServices), at: 1)
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -80, services: Self.bothServices), at: 1)
         rig.added(Fixture.device(Fixture.forerunner, name: "SENSOR-9", rssi: -50, services: Self.bothServices), at: 1.5)
         #expect(rig.tick(at: 3).connects == [.connect(device: Fixture.devicePath(Fixture.forerunner))])
     }
@@ -134,7 +141,8 @@ import Testing
     func autoChoiceSplitsRoles() {
         var rig = Rig()
         rig.bringUp([Fixture.adapter()])
-        rig.added(Fixture.device(Fixture.hrmPro, name: "HRM-Dual", rssi: -50, services: [BlueZ.heartRateService]), at: 1)
+        rig.added(
+            Fixture.device(Fixture.hrmPro, name: "HRM-Dual", rssi: -50, services: [BlueZ.heartRateService]), at: 1)
         rig.added(Fixture.device(Fixture.forerunner, name: "Stryd", rssi: -70, services: [0x1814]), at: 1.2)
         let settled = rig.tick(at: 3)
         #expect(settled.connects.count == 2)
@@ -162,7 +170,8 @@ import Testing
     func namedChoiceConnectsAtOnce() {
         var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro.lowercased())))
         rig.bringUp([Fixture.adapter()])
-        rig.added(Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -30, services: Self.bothServices), at: 4)
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -30, services: Self.bothServices), at: 4)
         let appeared = rig.added(hrmProDevice, at: 4.2)
         #expect(appeared.connects == [.connect(device: hrmProPath)])
         #expect(
@@ -202,7 +211,8 @@ import Testing
         }
         rig.answerEverything(at: 7.1)
         // So a cadence notification is dropped.
-        let cadence = rig.changed(rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 0x90, 0x02, 0xA8])], at: 8)
+        let cadence = rig.changed(
+            rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 0x90, 0x02, 0xA8])], at: 8)
         withKnownIssue("no subscription for 2A53") {
             #expect(
                 cadence == [.value(device: Fixture.hrmPro, characteristic: 0x2A53, bytes: [0, 0x90, 0x02, 0xA8])])
@@ -211,7 +221,9 @@ import Testing
 
     // MARK: 4. Subscribing
 
-    @Test("subscribes only once ServicesResolved is true and both measurement characteristics exist, then reads static values once")
+    @Test(
+        "subscribes only once ServicesResolved is true and both measurement characteristics exist, then reads static values once"
+    )
     func subscribesWhenResolved() {
         var rig = Rig(bothNamed)
         let snapshot = rig.bringUp([Fixture.adapter(), hrmProDevice])
@@ -237,9 +249,14 @@ import Testing
         #expect(complete.statuses == [.subscribed(device: Fixture.hrmPro)])
 
         // Static values are read as their objects appear.
-        #expect(rig.added(Fixture.Char.rscFeature, at: 1.7).calls == [.readValue(characteristic: Fixture.Char.rscFeature.path)])
         #expect(
-            rig.added(Fixture.Char.batteryLevel, at: 1.8).calls == [.readValue(characteristic: Fixture.Char.batteryLevel.path)])
+            rig.added(Fixture.Char.rscFeature, at: 1.7).calls == [
+                .readValue(characteristic: Fixture.Char.rscFeature.path)
+            ])
+        #expect(
+            rig.added(Fixture.Char.batteryLevel, at: 1.8).calls == [
+                .readValue(characteristic: Fixture.Char.batteryLevel.path)
+            ])
 
         let read = rig.reply(
             to: .readValue(characteristic: Fixture.Char.bodySensorLocation.path), .success([.bytes([0x01])]), at: 1.9)
@@ -259,12 +276,15 @@ import Testing
         #expect(Set(rig.log.reads.map { "\($0)" }).count == 3)
 
         // Values: from a subscribed characteristic, as they are; from another one, nothing.
-        let heartRate = rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x16, 0x8C, 0x9A, 0x01])], at: 31)
+        let heartRate = rig.changed(
+            heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x16, 0x8C, 0x9A, 0x01])], at: 31)
         #expect(heartRate == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x16, 0x8C, 0x9A, 0x01])])
-        let cadence = rig.changed(rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x90, 0x02, 0xAA])], at: 31.1)
+        let cadence = rig.changed(
+            rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x90, 0x02, 0xAA])], at: 31.1)
         #expect(cadence == [.value(device: Fixture.hrmPro, characteristic: 0x2A53, bytes: [0x00, 0x90, 0x02, 0xAA])])
         let unsubscribed = rig.changed(
-            Fixture.Char.bodySensorLocation.path, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x02])], at: 31.2)
+            Fixture.Char.bodySensorLocation.path, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x02])],
+            at: 31.2)
         #expect(unsubscribed.isEmpty)
     }
 
@@ -332,20 +352,59 @@ import Testing
         #expect(back.statuses == [.connecting(device: Fixture.hrmPro, attempt: 1)])
     }
 
-    @Test("UnknownObject before BlueZ's InterfacesRemoved arrives does not call Connect again at once")
-    func unknownObjectWithStaleTree() {
+    /// "Device removed" can be answered before bluetoothd's InterfacesRemoved for the same
+    /// device goes out, so for a moment the tree still lists the device.
+    @Test("a Connect failing with Device removed waits for the device to reappear, even before InterfacesRemoved")
+    func deviceRemovedWithStaleTree() {
         var rig = Rig(bothNamed)
         rig.bringUp([Fixture.adapter(), hrmProDevice])
-        let failed = rig.fail(.connect(device: hrmProPath), .unknownObject, "no such object", at: 5)
-        withKnownIssue("phase .absent finds the stale device in the tree and connects in the same step") {
+        let failed = rig.fail(.connect(device: hrmProPath), .bluezFailed, BlueZFailureMessage.deviceRemoved, at: 5)
+        #expect(failed.statuses.isEmpty, "not a failed attempt to retry")
+        withKnownIssue("phase .absent finds the device still in the tree and calls Connect in the same step") {
             #expect(failed.connects.isEmpty)
         }
         rig.removed(hrmProPath, [BlueZ.Interface.device], at: 5.1)
-        // Whatever happened meanwhile, the device's return brings a Connect.
+        // The extra Connect, if any, is answered the way BlueZ would once the object is gone.
         if rig.isOutstanding(.connect(device: hrmProPath)) {
-            rig.fail(.connect(device: hrmProPath), .unknownObject, "no such object", at: 5.2)
+            let unknown = rig.fail(.connect(device: hrmProPath), .unknownObject, "no such object", at: 5.2)
+            #expect(unknown.connects.isEmpty)
         }
+        #expect(rig.tick(at: 8).connects.isEmpty)
         #expect(rig.added(hrmProDevice, at: 9).connects == [.connect(device: hrmProPath)])
+    }
+
+    @Test(
+        "a device that connects but never exports its measurements is disconnected after the resolve timeout and retried"
+    )
+    func resolveTimeout() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1.1)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 2)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 2.1)
+        #expect(rig.tick(at: 15.99).calls.isEmpty)
+
+        let timedOut = rig.tick(at: 16)
+        #expect(timedOut.calls == [.disconnect(device: hrmProPath)])
+        #expect(
+            timedOut.statuses == [
+                .connectFailed(
+                    device: Fixture.hrmPro, error: "services never resolved (org.bluez.Error.Failed)",
+                    retryIn: .seconds(1))
+            ])
+        rig.reply(to: .disconnect(device: hrmProPath), at: 16.1)
+        rig.deviceChanged(
+            Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 16.2)
+        withKnownIssue(
+            "the link's wasConnected is cleared without a device event, so the recording never says disconnected"
+        ) {
+            #expect(rig.log.deviceEvents == ["\(Fixture.hrmPro) connected", "\(Fixture.hrmPro) disconnected"])
+        }
+        #expect(rig.tick(at: 16.99).connects.isEmpty)
+        let retried = rig.tick(at: 17)
+        #expect(retried.connects == [.connect(device: hrmProPath)])
+        #expect(retried.statuses == [.connecting(device: Fixture.hrmPro, attempt: 2)])
     }
 
     // MARK: 6. Dropouts
@@ -361,7 +420,9 @@ import Testing
         #expect(dropped.statuses == [.lost(device: Fixture.hrmPro)])
         #expect(dropped.connects.isEmpty)
         // Old subscriptions are gone with the link.
-        #expect(rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x50])], at: 30.2).isEmpty)
+        #expect(
+            rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x50])], at: 30.2)
+                .isEmpty)
         #expect(rig.tick(at: 30.99).connects.isEmpty)
 
         let retried = rig.tick(at: 31)
@@ -396,7 +457,8 @@ import Testing
 
         let back = rig.handle(.bluezPresent(true), at: 45)
         #expect(back.calls == [.getManagedObjects])
-        let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter(), hrmProDevice])]), at: 45.2)
+        let snapshot = rig.reply(
+            to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter(), hrmProDevice])]), at: 45.2)
         #expect(snapshot.connects == [.connect(device: hrmProPath)])
         #expect(rig.machine.chosenDevices.map(\.address) == [Fixture.hrmPro], "the choice survives the restart")
 
@@ -471,7 +533,8 @@ import Testing
         let plugged = rig.added(Fixture.adapter("hci1"), at: 2)
         #expect(
             plugged.calls == [
-                .setDiscoveryFilter(adapter: Fixture.adapterPath("hci1")), .startDiscovery(adapter: Fixture.adapterPath("hci1")),
+                .setDiscoveryFilter(adapter: Fixture.adapterPath("hci1")),
+                .startDiscovery(adapter: Fixture.adapterPath("hci1")),
             ])
     }
 
@@ -528,6 +591,10 @@ import Testing
             #expect(!stop.contains(.stopped), "stopped before the Connect was answered")
             #expect(rig.log.calls.contains(.disconnect(device: hrmProPath)))
         }
+        withKnownIssue("reconcileLinks still runs after stop and reports the late connection") {
+            let stoppedAt = rig.log.firstIndex(of: .stopped) ?? rig.log.endIndex
+            #expect(Array(rig.log[stoppedAt...]).deviceEvents.isEmpty, "a device event after stopped")
+        }
     }
 
     // MARK: 10. Scanning only
@@ -540,7 +607,8 @@ import Testing
         let snapshot = rig.bringUp([Fixture.adapter()])
         #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
         rig.added(hrmProDevice, at: 1)
-        rig.added(Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -70, services: Self.bothServices), at: 1.5)
+        rig.added(
+            Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -70, services: Self.bothServices), at: 1.5)
         rig.added(Fixture.device(Fixture.headphones, name: "WH-1000XM4", services: [0x110B]), at: 2)
         for second in 3...30 { rig.tick(at: Double(second)) }
         #expect(rig.log.connects.isEmpty)
