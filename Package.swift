@@ -105,6 +105,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
