@@ -11,6 +11,9 @@ struct IntervalPro: AsyncParsableCommand {
             69 unavailable, 74 I/O error.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ReplayCommand.self, PlanCommand.self, DecodeCommand.self]
+        subcommands: [
+            RunCommand.self, ReplayCommand.self, PlanCommand.self, DecodeCommand.self, HistoryCommand.self,
+            ShowCommand.self, ExportCommand.self, DeleteCommand.self,
+        ]
     )
 }

@@ -18,14 +18,17 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
+    @OptionGroup var save: SaveOptions
+
     func run() async throws {
         try await reportingFailures {
             let recording = try loadRecording(recording)
             if let plan {
-                let plan = try loadPlan(plan)
+                let (plan, planText) = try loadPlanKeepingText(plan)
                 try await SessionLauncher.run(
                     plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    options: options, cadenceUnits: recording.header.cadenceUnits)
+                    options: options, cadenceUnits: recording.header.cadenceUnits,
+                    saving: SessionSaving(options: save, planText: planText))
                 return
             }
             var units = recording.header.cadenceUnits

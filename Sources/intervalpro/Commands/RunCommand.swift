@@ -39,6 +39,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
+    @OptionGroup var save: SaveOptions
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
         if !simulate, perFoot || !dropout.isEmpty {
@@ -48,7 +50,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let plan = try loadPlan(plan)
+            let (plan, planText) = try loadPlanKeepingText(plan)
+            let saving = SessionSaving(options: save, planText: planText)
             if simulate {
                 var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
                 configuration.seed = seed
@@ -56,14 +59,14 @@ struct RunCommand: AsyncParsableCommand {
                 configuration.dropouts = dropout.map { ($0.start, $0.length) }
                 try await SessionLauncher.run(
                     plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
-                    cadenceUnits: [:])
+                    cadenceUnits: [:], saving: saving)
                 return
             }
             let path = try replay ?? bundledRecording()
             let recording = try loadRecording(path)
             try await SessionLauncher.run(
                 plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                options: options, cadenceUnits: recording.header.cadenceUnits)
+                options: options, cadenceUnits: recording.header.cadenceUnits, saving: saving)
         }
     }
 
