@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-exports bench fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -26,14 +26,19 @@ build:
 release:
 	$(SWIFT) build -c release --product intervalpro
 
-## test: every test: the Swift suites (core, runtime, I/O, CLI) and the plan schema check
-test: test-swift test-schema
+## test: every test: the Swift suites (core, runtime, I/O, history, storage, CLI), the plan
+## schema check, and the FIT/TCX/jsonl exports checked by third-party decoders
+test: test-swift test-schema test-exports
 
 test-swift:
 	$(SWIFT) test
 
 test-schema:
 	python3 Tests/Schema/check_schema.py
+
+test-exports:
+	$(SWIFT) build --product intervalpro
+	python3 Tests/Exports/check_exports.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
 
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:

@@ -152,3 +152,20 @@ extension SessionListing {
         ])
     }
 }
+
+extension SessionSample {
+    /// One sample as JSON (`show --json --samples`): seconds, step index, cadence as sent
+    /// and in spm, heart rate, speed, distance and where cadence stood against the zone.
+    public var json: JSONValue {
+        .object([
+            ("t", .int(second)),
+            ("step", stepIndex.map { .int($0) } ?? .null),
+            ("raw_cadence", rawCadence.map { .int($0) } ?? .null),
+            ("cadence_spm", cadence.map { .int($0) } ?? .null),
+            ("hr_bpm", heartRate.map { .int($0) } ?? .null),
+            ("speed_mps", .nullable(speed?.rounded(toPlaces: 3))),
+            ("distance_m", .nullable(distance?.rounded(toPlaces: 2))),
+            ("zone", .string(zoneStatus.rawValue)),
+        ])
+    }
+}

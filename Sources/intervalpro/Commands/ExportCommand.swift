@@ -32,16 +32,10 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let session = try session.resolve(in: try store.open())
-            let bytes: [UInt8]
-            switch format {
-            case .jsonl:
-                bytes = Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
-            case .fit, .tcx:
-                guard session.summary != nil else {
-                    throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
-                }
-                bytes = try Self.encode(session, format)
+            if format != .jsonl, session.summary == nil {
+                throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
             }
+            let bytes = Self.encode(session, format)
             do {
                 try FileIO.write(bytes, to: output)
             } catch let error as FileError {
@@ -53,7 +47,11 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 extension ExportCommand {
-    static func encode(_ session: StoredSession, _ format: Format) throws -> [UInt8] {
-        throw Failure("\(format.rawValue) export is not available in this build", status: .unavailable)
+    static func encode(_ session: StoredSession, _ format: Format) -> [UInt8] {
+        switch format {
+        case .fit: FITActivity.encode(session)
+        case .tcx: Array(TCXActivity.document(session).utf8)
+        case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
+        }
     }
 }

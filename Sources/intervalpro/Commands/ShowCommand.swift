@@ -16,13 +16,20 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Flag(help: "With --json, add the 1 Hz samples (cadence, heart rate, speed, distance, zone).")
+    var samples = false
+
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
         try await reportingFailures {
             let session = try session.resolve(in: try store.open())
             if json {
-                print(session.json.serialized(pretty: true))
+                var value = session.json
+                if samples, case .object(let members) = value {
+                    value = .object(members + [("samples", .array(session.samples.map(\.json)))])
+                }
+                print(value.serialized(pretty: true))
                 return
             }
             let listing = session.listing
