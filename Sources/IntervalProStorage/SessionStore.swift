@@ -27,7 +27,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case .SQLITE_FULL: self.init(path: path, reason: "the disk is full", isWriteRefused: true)
         case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
         case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
-        case .SQLITE_IOERR: self.init(path: path, reason: "I/O error (\(error.message ?? "disk error"))", isWriteRefused: true)
+        case .SQLITE_IOERR:
+            self.init(
+                path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
+                isWriteRefused: true)
         case .SQLITE_NOTADB, .SQLITE_CORRUPT: self.init(path: path, reason: "not an IntervalPro database (or damaged)")
         case .SQLITE_BUSY, .SQLITE_LOCKED: self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
         default: self.init(path: path, reason: error.message ?? "\(error)")
@@ -56,12 +59,15 @@ public struct StoreBatch: Sendable {
 public final class SessionStore: Sendable {
     public let path: String
     private let queue: DatabaseQueue
+    /// Opened read-only because the database cannot be written (listing still works).
+    public let isReadOnly: Bool
 
     /// Opens (creating if needed) the store at `path`. `syncEveryCommit` makes each commit
     /// reach the disk before it returns (for live sessions: power loss keeps all but the
     /// last second); otherwise commits survive a crash of the process, not of the machine.
     public init(path: String, syncEveryCommit: Bool = false) throws(StoreError) {
         self.path = path
+        isReadOnly = false
         let files = FileManager.default
         let directory = (path as NSString).deletingLastPathComponent
         do {
@@ -91,6 +97,26 @@ public final class SessionStore: Sendable {
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try Schema.migrator.migrate(queue)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    /// Opens an existing store only to read it: for listing a database that cannot be
+    /// written (read-only file or disk). Fails if it has not been migrated to this version.
+    public init(readingOnly path: String) throws(StoreError) {
+        self.path = path
+        isReadOnly = true
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            guard try queue.read({ db in try Schema.migrator.hasCompletedMigrations(db) }) else {
+                throw StoreError(path: path, reason: "the database is read-only and needs an upgrade this version makes")
+            }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(path: path, error)
         }

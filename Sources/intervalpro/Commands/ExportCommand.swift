@@ -31,7 +31,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open())
+            let session = try session.resolve(in: try store.open(readingOnly: true))
             if format != .jsonl, session.summary == nil {
                 throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
             }

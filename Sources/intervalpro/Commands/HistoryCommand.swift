@@ -25,7 +25,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try store.open()
+            let store = try store.open(readingOnly: true)
             let listings = try storeCall { () throws(StoreError) in try store.listings(limit: limit) }
             if json {
                 print(JSONValue.object([("sessions", .array(listings.map(\.json)))]).serialized(pretty: true))

@@ -23,7 +23,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open())
+            let session = try session.resolve(in: try store.open(readingOnly: true))
             if json {
                 var value = session.json
                 if samples, case .object(let members) = value {

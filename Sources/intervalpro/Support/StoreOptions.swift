@@ -20,12 +20,17 @@ struct StoreOptions: ParsableArguments {
         return "\(directory)/intervalpro.sqlite"
     }
 
-    /// Opens the store and closes the sessions a dead process left running.
-    func open(syncEveryCommit: Bool = false) throws -> SessionStore {
+    /// Opens the store and closes the sessions a dead process left running. With
+    /// `readingOnly`, a store that cannot be written is still opened to be read.
+    func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
+        let path = try databasePath()
         let store: SessionStore
-        do {
-            store = try SessionStore(path: try databasePath(), syncEveryCommit: syncEveryCommit)
-        } catch let error as StoreError {
+        switch Result(catching: { () throws(StoreError) in try SessionStore(path: path, syncEveryCommit: syncEveryCommit) }) {
+        case .success(let opened):
+            store = opened
+        case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
+            return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
+        case .failure(let error):
             throw Failure(error.description, status: .ioError)
         }
         let closed = try storeCall { () throws(StoreError) in
