@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema test-exports bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-exports test-report report-screenshot bench fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -27,8 +27,9 @@ release:
 	$(SWIFT) build -c release --product intervalpro
 
 ## test: every test: the Swift suites (core, runtime, I/O, history, storage, CLI), the plan
-## schema check, and the FIT/TCX/jsonl exports checked by third-party decoders
-test: test-swift test-schema test-exports
+## schema check, the FIT/TCX/jsonl exports checked by third-party decoders, and the HTML
+## report rendered in headless Chromium
+test: test-swift test-schema test-exports test-report
 
 test-swift:
 	$(SWIFT) test
@@ -39,6 +40,15 @@ test-schema:
 test-exports:
 	$(SWIFT) build --product intervalpro
 	python3 Tests/Exports/check_exports.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+
+test-report:
+	$(SWIFT) build --product intervalpro
+	python3 Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+
+## report-screenshot: render the bundled cadence ladder's report into docs/ (for the README)
+report-screenshot:
+	$(SWIFT) build --product intervalpro
+	python3 Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
 
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:

@@ -13,7 +13,7 @@ struct IntervalPro: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ReplayCommand.self, PlanCommand.self, DecodeCommand.self, HistoryCommand.self,
-            ShowCommand.self, ExportCommand.self, DeleteCommand.self,
+            ShowCommand.self, TrendsCommand.self, ExportCommand.self, ReportCommand.self, DeleteCommand.self,
         ]
     )
 }
