@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema test-exports test-report report-screenshot bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-exports test-report report-screenshot bench bench-history fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -50,9 +50,14 @@ report-screenshot:
 	$(SWIFT) build --product intervalpro
 	python3 Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
 
-## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
+## bench: parser throughput, a 70-minute replay, and the history figures (not pass/fail)
 bench:
 	Benchmarks/run.sh
+	Benchmarks/history.sh
+
+## bench-history: saving a session per sample, `history` over 1,000 sessions, FIT export of an hour
+bench-history:
+	Benchmarks/history.sh
 
 ## fuzz: libFuzzer on each parser, the plan decoder and the recording reader (RUNS per target)
 RUNS ?= 1000000

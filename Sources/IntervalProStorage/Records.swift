@@ -160,6 +160,19 @@ struct SampleRow: Codable, FetchableRecord, PersistableRecord {
     var distanceM: Double?
     var zoneStatus: String
 
+    /// Read by column position: many thousands of rows per session, so no keyed decoding.
+    init(row: Row) throws {
+        sessionId = row[0]
+        second = row[1]
+        stepIndex = row[2]
+        rawCadence = row[3]
+        cadenceSpm = row[4]
+        heartRateBpm = row[5]
+        speedMps = row[6]
+        distanceM = row[7]
+        zoneStatus = row[8]
+    }
+
     init(sessionId: Int64, _ sample: SessionSample) {
         self.sessionId = sessionId
         second = sample.second
@@ -191,6 +204,17 @@ struct NotificationRow: Codable, FetchableRecord, PersistableRecord {
     var characteristic: String?
     var value: Data?
     var event: String?
+
+    /// Read by column position, like samples.
+    init(row: Row) throws {
+        sessionId = row[0]
+        seq = row[1]
+        timeUs = row[2]
+        device = row[3]
+        characteristic = row[4]
+        value = row[5]
+        event = row[6]
+    }
 
     init(sessionId: Int64, seq: Int, _ entry: RecordingEntry) {
         self.sessionId = sessionId

@@ -243,8 +243,20 @@ public final class SessionStore: Sendable {
         try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM session") }
     }
 
-    /// Everything kept of a session, or nil when there is none with this id.
-    public func session(id: Int64) throws(StoreError) -> StoredSession? {
+    /// What to load of a session beside its summary: samples and notifications are many
+    /// thousands of rows, read only by the commands that need them.
+    public struct Parts: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let samples = Parts(rawValue: 1)
+        /// Notifications, device events and controls.
+        public static let entries = Parts(rawValue: 2)
+        public static let all: Parts = [.samples, .entries]
+    }
+
+    /// A session with the `parts` asked for (the others left empty), or nil when there is
+    /// none with this id.
+    public func session(id: Int64, loading parts: Parts = .all) throws(StoreError) -> StoredSession? {
         let path = self.path
         let rows = try read { db -> (SessionRow, [DeviceRow], [StepResultRow], [SampleRow], [NotificationRow], [ControlRow])? in
             guard let row = try SessionRow.fetchOne(db, key: id) else { return nil }
@@ -253,9 +265,13 @@ public final class SessionStore: Sendable {
                 row,
                 try DeviceRow.filter(byID).order(Column("position")).fetchAll(db),
                 try StepResultRow.filter(byID).order(Column("step_index")).fetchAll(db),
-                try SampleRow.filter(byID).order(Column("second")).fetchAll(db),
-                try NotificationRow.filter(byID).order(Column("seq")).fetchAll(db),
-                try ControlRow.filter(byID).order(Column("seq")).fetchAll(db)
+                parts.contains(.samples)
+                    ? try SampleRow.fetchAll(
+                        db, sql: "SELECT * FROM sample WHERE session_id = ? ORDER BY second", arguments: [id]) : [],
+                parts.contains(.entries)
+                    ? try NotificationRow.fetchAll(
+                        db, sql: "SELECT * FROM notification WHERE session_id = ? ORDER BY seq", arguments: [id]) : [],
+                parts.contains(.entries) ? try ControlRow.filter(byID).order(Column("seq")).fetchAll(db) : []
             )
         }
         guard let (row, devices, steps, samples, notifications, controls) = rows else { return nil }

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
+import IntervalProStorage
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,7 +32,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open(readingOnly: true))
+            let session = try session.resolve(
+                in: try store.open(readingOnly: true), loading: format == .jsonl ? .entries : .samples)
             if format != .jsonl, session.summary == nil {
                 throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
+import IntervalProStorage
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open(readingOnly: true))
+            let session = try session.resolve(in: try store.open(readingOnly: true), loading: .samples)
             guard session.summary != nil else {
                 throw Failure("session \(session.listing.id) is still running; report on it when it ends", status: .unavailable)
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
+import IntervalProStorage
 
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open(readingOnly: true))
+            let session = try session.resolve(in: try store.open(readingOnly: true), loading: json && samples ? .samples : [])
             if json {
                 var value = session.json
                 if samples, case .object(let members) = value {
