@@ -46,7 +46,7 @@ public struct StoreBatch: Sendable {
     public var controls: [SessionControl] = []
     public var firstControlSequence = 0
     public var samples: [SessionSample] = []
-    /// The latest session time the batch covers.
+    /// The latest session time the batch covers (for callers; the store derives it).
     public var lastTime = SessionTime.zero
 
     public init() {}
@@ -170,9 +170,6 @@ public final class SessionStore: Sendable {
             for sample in batch.samples {
                 try SampleRow(sessionId: id, sample).insert(db)
             }
-            try db.execute(
-                sql: "UPDATE session SET last_time_us = MAX(last_time_us, ?) WHERE id = ?",
-                arguments: [batch.lastTime.microseconds, id])
         }
     }
 
@@ -206,7 +203,8 @@ public final class SessionStore: Sendable {
         var closed: [SessionListing] = []
         for row in running where !(row.owner.map(isRunning) ?? false) {
             guard let id = row.id, let session = try session(id: id) else { continue }
-            let summary = session.replayedSummary(interruptedAt: SessionTime(microseconds: row.lastTimeUs))
+            let reached = try read { db in try Self.timeReached(db, id: id) }
+            let summary = session.replayedSummary(interruptedAt: SessionTime(microseconds: max(row.lastTimeUs, reached)))
             try write { db in
                 // Checked again inside the transaction: another process may have closed it.
                 guard try SessionRow.fetchOne(db, key: id)?.status == SessionStatus.running.rawValue else { return }
@@ -215,6 +213,20 @@ public final class SessionStore: Sendable {
             if let listing = try listing(id: id) { closed.append(listing) }
         }
         return closed
+    }
+
+    /// The latest session time a session's saved rows show it reached: its last sample's
+    /// second (sampled once the session went past it), notification or control. Derived
+    /// rather than kept up to date, so a commit writes no more than the new rows.
+    private static func timeReached(_ db: Database, id: Int64) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT MAX(t) FROM (
+                    SELECT MAX(second) * 1000000 AS t FROM sample WHERE session_id = ?1
+                    UNION ALL SELECT MAX(time_us) FROM notification WHERE session_id = ?1
+                    UNION ALL SELECT MAX(time_us) FROM control WHERE session_id = ?1)
+                """, arguments: [id]) ?? 0
     }
 
     // MARK: - Reading
