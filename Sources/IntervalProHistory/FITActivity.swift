@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// A stored session as a FIT activity file: what Garmin Connect, Strava and
 /// intervals.icu import.

@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// One self-contained HTML page for a stored session: summary figures, the cadence trace
 /// over each step's zone band, heart rate, and a bar per step split into in-zone, below,

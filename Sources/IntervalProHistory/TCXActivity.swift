@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// A stored session as Training Center XML (TCX, version 2): one Lap per step, one
 /// Trackpoint per stored second.

@@ -1,5 +1,5 @@
 public import IntervalProCore
-public import IntervalProHistory
+import IntervalProHistory
 public import IntervalProRuntime
 
 /// Saves a running session as it goes: a companion observer beside the screen.
