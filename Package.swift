@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
@@ -57,11 +58,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Session history as plain values: 1 Hz samples, exact replay of a stored session,
+        // FIT and TCX encoding, trends, the HTML report. Pure: no I/O, no C.
+        .target(name: "IntervalProHistory", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // The session store: SQLite through GRDB, and the companion that saves a running session.
+        .target(
+            name: "IntervalProStorage",
+            dependencies: [
+                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
-                "IntervalProDBus", "IntervalProBlueZ",
+                "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -102,6 +115,15 @@ let package = Package(
         ),
         .testTarget(
             name: "IntervalProIOTests", dependencies: ["IntervalProCore", "IntervalProIO"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProHistoryTests", dependencies: ["IntervalProCore", "IntervalProHistory"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProStorageTests",
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProStorage"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -57,6 +57,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
+    @OptionGroup var save: SaveOptions
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
         if requireSensor, replay != nil || simulate {
@@ -69,20 +71,21 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let plan = try loadPlan(plan)
+            let (plan, planText) = try loadPlanKeepingText(plan)
+            let saving = SessionSaving(options: save, planText: planText)
             if simulate {
-                try await runSimulated(plan)
+                try await runSimulated(plan, saving: saving)
                 return
             }
             if replay == nil {
                 do {
-                    try await runLive(plan)
+                    try await runLive(plan, saving: saving)
                     return
                 } catch let unavailable as LiveSensorConnection.Unavailable {
                     if requireSensor { throw Failure("\(unavailable)", status: .unavailable) }
                     if fallback == .simulate {
                         Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
-                        try await runSimulated(plan)
+                        try await runSimulated(plan, saving: saving)
                         return
                     }
                     Terminal.writeStandardError("intervalpro: \(unavailable)\n")
@@ -93,7 +96,8 @@ struct RunCommand: AsyncParsableCommand {
             try await withAudio(plan, pacing: options) { companions in
                 try await SessionLauncher.run(
                     plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: companions)
+                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: companions,
+                    saving: saving)
             }
         }
     }
@@ -108,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         try await session(live.map { [$0] } ?? [])
     }
 
-    private func runSimulated(_ plan: Plan) async throws {
+    private func runSimulated(_ plan: Plan, saving: SessionSaving) async throws {
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed
         configuration.perFoot = perFoot
@@ -116,13 +120,13 @@ struct RunCommand: AsyncParsableCommand {
         try await withAudio(plan, pacing: options) { companions in
             try await SessionLauncher.run(
                 plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
-                cadenceUnits: [:], companions: companions)
+                cadenceUnits: [:], companions: companions, saving: saving)
         }
     }
 
     /// A session on live sensors; throws `Unavailable` before anything started when there
     /// is no sensor to use.
-    private func runLive(_ plan: Plan) async throws {
+    private func runLive(_ plan: Plan, saving: SessionSaving) async throws {
         let connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: options.cadenceUnit?.unit)
         // Live sensors arrive in real time, so the metronome plays whatever --speed said.
         var realTime = options
@@ -139,7 +143,7 @@ struct RunCommand: AsyncParsableCommand {
             try await withAudio(plan, pacing: realTime) { companions in
                 try await SessionLauncher.run(
                     plan: plan, source: LiveSource(feed: connection.sensors.feed, devices: connection.devices),
-                    options: realTime, cadenceUnits: units, companions: companions)
+                    options: realTime, cadenceUnits: units, companions: companions, saving: saving)
             }
         } catch {
             await connection.sensors.stop()
