@@ -13,7 +13,6 @@ Usage: check_exports.py PATH/TO/intervalpro
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -22,28 +21,14 @@ from garmin_fit_sdk import Decoder, Stream
 from lxml import etree
 from tcxreader.tcxreader import TCXReader
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from checks import Tally, run  # noqa: E402
+
 TCX = "{http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2}"
 AX = "{http://www.garmin.com/xmlschemas/ActivityExtension/v2}"
 
-passed = 0
-failed = 0
-
-
-def check(condition, message):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {message}")
-
-
-def run(binary, env, *arguments):
-    result = subprocess.run([binary, *arguments], cwd=ROOT, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"intervalpro {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
-    return result.stdout
+tally = Tally("exports")
+check = tally.check
 
 
 def strides_to_spm(whole, fraction):
@@ -204,8 +189,7 @@ def main():
                                       "--no-save"))
             expected = dict(summary, source="replay")
             check(replayed == expected, f"{name}: the jsonl export replays to the stored summary")
-    print(f"exports: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.report()
 
 
 if __name__ == "__main__":

@@ -19,26 +19,12 @@ import sys
 import tempfile
 import zlib
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-passed = 0
-failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from checks import Tally, run  # noqa: E402
 
 
-def check(condition, message):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {message}")
-
-
-def run(binary, env, *arguments):
-    result = subprocess.run([binary, *arguments], cwd=ROOT, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"intervalpro {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
-    return result.stdout
+tally = Tally("report")
+check = tally.check
 
 
 def png_pixels(path):
@@ -129,8 +115,7 @@ def main():
                 check(found >= at_least, f"{name} drawn ({found} pixels of {colour})")
             if screenshot_copy:
                 shutil.copyfile(shot, screenshot_copy)
-    print(f"report: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return tally.report()
 
 
 if __name__ == "__main__":
