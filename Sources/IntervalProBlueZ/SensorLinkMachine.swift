@@ -324,7 +324,8 @@ public struct SensorLinkMachine: Sendable {
     /// A chosen device dropped: say so, forget its subscriptions, retry soon.
     private mutating func lose(link i: Int, now: SessionTime, into actions: inout [Action]) {
         links[i].wasConnected = false
-        for path in links[i].notifying.keys { subscriptions[path] = nil }
+        // The subscriptions stay: on reconnecting, bluetoothd re-enables notifications by
+        // itself and delivers values before ServicesResolved, ahead of our StartNotify.
         links[i].notifying = [:]
         links[i].read = []
         links[i].failures = 0
@@ -368,8 +369,15 @@ public struct SensorLinkMachine: Sendable {
             if let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1 {
                 links[i].notifying[characteristic] = uuid
             }
-        case (.startNotify(_, let characteristic), .failure):
-            subscriptions[characteristic] = nil
+        case (.startNotify(let device, let characteristic), .failure(let failure)):
+            // bluetoothd kept our notify session across a reconnect: we are subscribed.
+            if failure.name == .bluezInProgress || failure.message.contains("Already notifying"),
+                let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1
+            {
+                links[i].notifying[characteristic] = uuid
+            } else {
+                subscriptions[characteristic] = nil
+            }
         case (.read(let device, let uuid), .success(let values)):
             if let bytes = values.first?.byteArray, let link = links.first(where: { $0.path == device }) {
                 actions.append(.value(device: link.address, characteristic: uuid, bytes: bytes))
@@ -538,7 +546,7 @@ public struct SensorLinkMachine: Sendable {
             }
             return
         }
-        for characteristic in measurements where subscriptions[characteristic.path] == nil {
+        for characteristic in measurements where link.notifying[characteristic.path] == nil {
             subscriptions[characteristic.path] = (link.address, characteristic.uuid)
             call(
                 .startNotify(characteristic: characteristic.path),

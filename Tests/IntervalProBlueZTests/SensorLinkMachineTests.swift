@@ -414,10 +414,11 @@ import Testing
         #expect(dropped.deviceEvents == ["\(Fixture.hrmPro) disconnected"])
         #expect(dropped.statuses == [.lost(device: Fixture.hrmPro)])
         #expect(dropped.connects.isEmpty)
-        // Old subscriptions are gone with the link.
+        // bluetoothd delivers values on a reconnecting link before we subscribe again
+        // (it re-enables notifications itself): they are real readings, and kept.
         #expect(
             rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x50])], at: 30.2)
-                .isEmpty)
+                == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x00, 0x50])])
         #expect(rig.tick(at: 30.99).connects.isEmpty)
 
         let retried = rig.tick(at: 31)
@@ -436,6 +437,29 @@ import Testing
         #expect(
             rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x51])], at: 33)
                 == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x00, 0x51])])
+    }
+
+    @Test("StartNotify refused as already notifying after a reconnect still counts as subscribed")
+    func alreadyNotifyingAfterReconnect() {
+        var rig = subscribedRig()
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 30)
+        rig.tick(at: 31)
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 31.5)
+        rig.reply(to: .connect(device: hrmProPath), at: 31.6)
+        let resolved = rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 32)
+        #expect(resolved.notifiedPaths == [heartRatePath, rscPath])
+        rig.fail(.startNotify(characteristic: heartRatePath), .bluezInProgress, "Already notifying", at: 32.1)
+        #expect(
+            rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x52])], at: 33)
+                == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x00, 0x52])])
+        // And the next dropout and reconnect subscribe again as usual.
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 40)
+        rig.tick(at: 41)
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 41.5)
+        rig.reply(to: .connect(device: hrmProPath), at: 41.6)
+        #expect(
+            rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 42).notifiedPaths
+                == [heartRatePath, rscPath])
     }
 
     // MARK: 7. bluetoothd restarts
