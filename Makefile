@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema e2e bench fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -34,6 +34,11 @@ test-swift:
 
 test-schema:
 	python3 Tests/Schema/check_schema.py
+
+## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
+## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see docs/README-e2e.md)
+e2e:
+	Tests/E2E/run.sh
 
 ## bench: parser throughput and a 70-minute replay (figures, not pass/fail)
 bench:
