@@ -253,7 +253,7 @@ class VirtualDevice:
             await self.device.start_advertising()
 
     def on_subscription(self, connection, characteristic, notify, indicate) -> None:
-        uuid = str(characteristic.uuid).lower()[-4:]
+        uuid = characteristic.uuid.to_hex_str().lower()
         self.log.write(device=self.address, event="subscription", char=uuid, notify=notify)
         if notify and uuid in MEASUREMENTS and self.playback is None:
             self.playback = asyncio.get_running_loop().create_task(self.play())

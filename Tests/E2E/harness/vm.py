@@ -91,7 +91,8 @@ class GuestVM:
         self.count += 1
         stem = f"{self.count:03d}-{name}"
         path = self.requests / f"{stem}.sh"
-        preamble = (f"export PATH={shlex.quote(os.environ['PATH'])} HOME=/root LANG=C.UTF-8 NO_COLOR=1\n"
+        debug = " E2E_BLUEZ_DEBUG=1" if os.environ.get("INTERVALPRO_E2E_BLUEZ_DEBUG") else ""
+        preamble = (f"export PATH={shlex.quote(os.environ['PATH'])} HOME=/root LANG=C.UTF-8 NO_COLOR=1{debug}\n"
                     f"cd {shlex.quote(str(self.project))}\n")
         staging = self.requests / f".{stem}.tmp"
         staging.write_text(preamble + script + "\n")

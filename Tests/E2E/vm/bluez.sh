@@ -2,7 +2,8 @@
 # bluez.sh start|stop|kill|restart: bluetoothd in the VM, for the agent and for scenarios.
 # start waits until hci0 exists and org.bluez reports it Powered (up to 60 s); stop and kill
 # end it with SIGTERM or SIGKILL (a crash, as a scenario wants). Logs go to
-# $E2E_GUEST_LOGS/bluetoothd.log, appended across restarts.
+# $E2E_GUEST_LOGS/bluetoothd.log, appended across restarts. E2E_BLUEZ_DEBUG=1 adds
+# bluetoothd's debug log and an HCI trace (hci.btsnoop, read it with btmon -r).
 set -u
 logs=${E2E_GUEST_LOGS:-/run}
 pid_file=/run/e2e-bluetoothd.pid
@@ -30,7 +31,10 @@ start() {
     mkdir -p /var/lib/bluetooth
     chmod 700 /var/lib/bluetooth
     local options=(-n)
-    [ -n "${E2E_BLUEZ_DEBUG:-}" ] && options+=(-d)
+    if [ -n "${E2E_BLUEZ_DEBUG:-}" ]; then
+        options+=(-d)
+        pgrep -x btmon >/dev/null || { btmon -w "$logs/hci.btsnoop" >/dev/null 2>&1 & }
+    fi
     echo "--- bluetoothd starting at $(cut -d' ' -f1 /proc/uptime)" >>"$logs/bluetoothd.log"
     /usr/libexec/bluetooth/bluetoothd "${options[@]}" >>"$logs/bluetoothd.log" 2>&1 &
     echo $! >"$pid_file"
