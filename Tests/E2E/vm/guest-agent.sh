@@ -26,7 +26,8 @@ if ! "$here/bluez.sh" start; then
     echo "bluetooth stack did not come up" >"$guest/failed"
     exit 1
 fi
-uptime >"$guest/ready"
+uptime >"$guest/ready.tmp"
+mv "$guest/ready.tmp" "$guest/ready"  # whole, or not there: the host polls for it
 say "ready: hci0 powered"
 
 while [ ! -e "$requests/stop" ]; do
