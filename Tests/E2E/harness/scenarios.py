@@ -116,10 +116,17 @@ def read_recording(path: str) -> tuple[dict, list[dict]]:
     return header, entries
 
 
+def short_uuid(uuid: str) -> str:
+    """A recording's `char` is the 16-bit or the full 128-bit UUID; compare 16-bit ones."""
+    uuid = uuid.lower()
+    return uuid[4:8] if len(uuid) == 36 and uuid.endswith("-0000-1000-8000-00805f9b34fb") else uuid
+
+
 def recorded(entries: list[dict], device: str) -> list[tuple[str, str]]:
-    return [(e["char"].lower()[-4:] if len(e["char"]) > 4 else e["char"].lower(), e["hex"].lower())
-            for e in entries if e.get("dev", "").upper() == device and "hex" in e
-            and e["char"].lower()[-4:] in ("2a37", "2a53")]
+    """(characteristic, hex) of the HR and RSC notifications recorded from a device, in order."""
+    notifications = [(short_uuid(e["char"]), e["hex"].lower()) for e in entries
+                     if e.get("dev", "").upper() == device and "hex" in e]
+    return [n for n in notifications if n[0] in ("2a37", "2a53")]
 
 
 def same_bytes(got: list[tuple[str, str]], sent: list[tuple[str, str]], what: str) -> None:
