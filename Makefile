@@ -6,7 +6,7 @@ SPEED ?= 60
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\s*\#' .ci/packages.txt)
 
-.PHONY: run deps build release test test-swift test-schema e2e bench fuzz clean
+.PHONY: run deps build release test test-swift test-schema test-fakebluez e2e bench fuzz clean
 
 ## run: install what is needed, build, and run an example plan (bundled recording, 60x speed)
 run: deps release
@@ -27,13 +27,18 @@ release:
 	$(SWIFT) build -c release --product intervalpro
 
 ## test: every test: the Swift suites (core, runtime, I/O, CLI) and the plan schema check
-test: test-swift test-schema
+test: test-swift test-schema test-fakebluez
 
 test-swift:
 	$(SWIFT) test
 
 test-schema:
 	python3 Tests/Schema/check_schema.py
+
+## test-fakebluez: the fake org.bluez that the live-sensor tests use, checked on its own
+## (Debian's python3: python3-dbusmock, python3-dbus and python3-gi live there)
+test-fakebluez:
+	/usr/bin/python3 Tests/FakeBlueZ/smoke_test.py
 
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
 ## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see docs/README-e2e.md)

@@ -34,10 +34,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // libdbus-1, for talking to bluetoothd.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // A thin D-Bus layer: connection, messages, values, typed errors.
+        .target(name: "IntervalProDBus", dependencies: ["CDBus"], swiftSettings: strictSettings),
+        // BlueZ: names, the object-tree mirror, the sensor link state machine, the live source.
+        .target(
+            name: "IntervalProBlueZ",
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProIO",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProDBus", "IntervalProBlueZ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -46,6 +56,12 @@ let package = Package(
             name: "intervalpro-bench",
             dependencies: ["IntervalProCore", "IntervalProRuntime"],
             path: "Benchmarks/intervalpro-bench",
+            swiftSettings: strictSettings
+        ),
+        // What several test targets share: a private dbus-daemon, the fake BlueZ service.
+        .target(name: "IntervalProTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProDBusTests", dependencies: ["IntervalProDBus", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
@@ -58,7 +74,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro"],
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

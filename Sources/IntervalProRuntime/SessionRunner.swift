@@ -14,6 +14,8 @@ public protocol SessionObserver {
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime)
     /// Called with every entry taken from the source, before the engine sees it.
     mutating func received(_ entry: RecordingEntry)
+    /// Called with messages a live source has for the user (a sensor lost, reconnecting).
+    mutating func notice(_ text: String)
     /// Called about every `displayInterval` of wall time when pacing in real time.
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime)
     /// Commands typed since the last call (keys, Ctrl-C).
@@ -22,6 +24,7 @@ public protocol SessionObserver {
 
 extension SessionObserver {
     public mutating func received(_ entry: RecordingEntry) {}
+    public mutating func notice(_ text: String) {}
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {}
     public mutating func pendingCommands() -> [UserCommand] { [] }
 }
@@ -54,6 +57,7 @@ where C.Duration == Duration {
 
     /// Runs to the end of the plan (or until finished by a command) and returns the summary.
     public mutating func run() async throws -> SessionSummary {
+        if source.isLive { return try await runLive() }
         let start = clock.now
         var summary: SessionSummary?
         deliver(.tick, at: .zero, summary: &summary)
@@ -91,12 +95,7 @@ where C.Duration == Duration {
             if let entry = pending, entry.time == target {
                 pending = nil
                 observer.received(entry)
-                switch entry {
-                case .notification(let notification):
-                    deliver(.notification(notification), at: target, summary: &summary)
-                case .event(_, let device, let name):
-                    deliver(.deviceEvent(device: device, name: name), at: target, summary: &summary)
-                }
+                deliver(event(for: entry), at: target, summary: &summary)
             } else if exhausted, !sourceEndSent, target == lastSourceTime {
                 sourceEndSent = true
                 deliver(.sourceEnded, at: target, summary: &summary)
@@ -105,6 +104,39 @@ where C.Duration == Duration {
             }
         }
         return summary!
+    }
+
+    /// A live session: the source says what time it is and what arrived; the runner polls
+    /// it a few times a second and ticks the engine in between.
+    private mutating func runLive() async throws -> SessionSummary {
+        var summary: SessionSummary?
+        deliver(.tick, at: .zero, summary: &summary)
+        while summary == nil {
+            let poll = source.poll()
+            for notice in poll.notices { observer.notice(notice) }
+            for entry in poll.entries where summary == nil {
+                observer.received(entry)
+                deliver(event(for: entry), at: entry.time, summary: &summary)
+            }
+            for command in observer.pendingCommands() where summary == nil {
+                deliver(.command(command), at: max(poll.now, engine.cursor), summary: &summary)
+            }
+            if summary == nil { deliver(.tick, at: max(poll.now, engine.cursor), summary: &summary) }
+            if summary != nil { break }
+            observer.refresh(engine, at: engine.cursor)
+            try await clock.sleep(for: Self.livePollInterval, tolerance: nil)
+        }
+        return summary!
+    }
+
+    /// How often a live source is polled: often enough that feedback feels immediate.
+    public static var livePollInterval: Duration { .milliseconds(50) }
+
+    private func event(for entry: RecordingEntry) -> SessionEngine.Event {
+        switch entry {
+        case .notification(let notification): .notification(notification)
+        case .event(_, let device, let name): .deviceEvent(device: device, name: name)
+        }
     }
 
     private mutating func deliver(_ event: SessionEngine.Event, at now: SessionTime, summary: inout SessionSummary?) {
@@ -169,6 +201,11 @@ public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
     public mutating func received(_ entry: RecordingEntry) {
         primary.received(entry)
         for i in companions.indices { companions[i].received(entry) }
+    }
+
+    public mutating func notice(_ text: String) {
+        primary.notice(text)
+        for i in companions.indices { companions[i].notice(text) }
     }
 
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {

@@ -11,10 +11,17 @@ public protocol SessionSource {
     /// The next entry, or nil when the source has nothing more.
     mutating func next() async throws -> RecordingEntry?
     mutating func observe(_ action: SessionEngine.Action)
+    /// A live source delivers as things happen: the runner polls it on the wall clock
+    /// (`poll`) instead of waiting for its next entry.
+    var isLive: Bool { get }
+    /// For a live source: the session time now and what arrived up to it.
+    mutating func poll() -> LivePoll
 }
 
 extension SessionSource {
     public mutating func observe(_ action: SessionEngine.Action) {}
+    public var isLive: Bool { false }
+    public mutating func poll() -> LivePoll { LivePoll(now: .zero, entries: []) }
 }
 
 /// Plays back a recording's entries.

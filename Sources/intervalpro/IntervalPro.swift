@@ -11,6 +11,10 @@ struct IntervalPro: AsyncParsableCommand {
             69 unavailable, 74 I/O error.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ReplayCommand.self, PlanCommand.self, DecodeCommand.self]
+        subcommands: [
+            RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
+            PlanCommand.self,
+            DecodeCommand.self,
+        ]
     )
 }

@@ -244,3 +244,6 @@ func looksLikeACrash(_ text: String) -> Bool {
     ["Fatal error", "Stack dump", "Current stack trace", "Backtrace", "💣", "Segmentation fault", "Illegal instruction"]
         .contains { text.contains($0) }
 }
+
+/// An environment in which no system bus can be reached, so live sensors are unavailable.
+let noSystemBus: [String: String?] = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/intervalpro-test-bus"]

@@ -85,11 +85,13 @@ struct RunCommandTests {
         #expect(result.stderr.contains("(1/"))
     }
 
-    @Test("without --replay or --simulate, run says so and replays the bundled recording")
+    @Test("with no sensor, --fallback recording says so and replays the bundled recording")
     func bundledRecordingFallback() throws {
-        let result = try intervalpro("run", "Plans/pyramid.json", "--fast", "--json", in: packageRoot)
+        let result = try intervalpro(
+            "run", "Plans/pyramid.json", "--fast", "--json", "--fallback", "recording", in: packageRoot,
+            environment: noSystemBus)
         #expect(result.status == 0)
-        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("cannot reach the system bus"))
         #expect(result.stderr.contains("Recordings/pyramid.jsonl"))
         let summary = try #require(jsonObject(result.stdoutData))
         #expect(summary["source"] as? String == "replay")
@@ -104,9 +106,10 @@ struct RunCommandTests {
     func bundledRecordingDefault() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("my-own-plan.json", shortPlanText)
-        let result = try intervalpro("run", plan, "--fast", "--json", in: packageRoot)
+        let result = try intervalpro(
+            "run", plan, "--fast", "--json", "--fallback", "recording", in: packageRoot, environment: noSystemBus)
         #expect(result.status == 0)
-        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("cannot reach the system bus"))
         #expect(result.stderr.contains("first-cadence-session.jsonl"))
         #expect(jsonObject(result.stdoutData)?["source"] as? String == "replay")
     }
@@ -115,10 +118,26 @@ struct RunCommandTests {
     func bundledRecordingFromElsewhere() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("plan.json", shortPlanText)
-        let result = try intervalpro("run", plan, "--fast", "--json", in: dir.url)
+        let result = try intervalpro(
+            "run", plan, "--fast", "--json", "--fallback", "recording", in: dir.url, environment: noSystemBus)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains("live sensors are not supported yet"))
+        #expect(result.stderr.contains("cannot reach the system bus"))
         #expect(result.stderr.contains("first-cadence-session.jsonl"))
+    }
+
+    @Test("with no sensor, run falls back to a simulated runner by default, or exits 69 with --require-sensor")
+    func simulationFallbackAndRequireSensor() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", shortPlanText)
+        let fallback = try intervalpro("run", plan, "--fast", "--json", environment: noSystemBus)
+        #expect(fallback.status == 0, "stderr: \(fallback.stderr)")
+        #expect(fallback.stderr.contains("simulating a runner instead"))
+        #expect(jsonObject(fallback.stdoutData)?["source"] as? String == "simulation")
+
+        let required = try intervalpro("run", plan, "--require-sensor", environment: noSystemBus)
+        #expect(required.status == 69)
+        #expect(required.stderr.contains("cannot reach the system bus"))
+        #expect(required.stdout.isEmpty)
     }
 
     @Test(

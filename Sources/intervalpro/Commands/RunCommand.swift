@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProBlueZ
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
@@ -8,9 +9,11 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a plan: live screen, feedback, and a scored summary.",
         discussion: """
-            Without --replay or --simulate, live sensors would be used; until BlueZ support \
-            lands, `run` says so and replays the bundled recording that matches the plan \
-            (Recordings/<plan name>.jsonl, else the first cadence session).
+            Without --replay or --simulate, live sensors are used: the heart-rate and running \
+            sensors named with --hr/--cadence, else those remembered from the last run, else \
+            the best found by scanning. When none is found within --scan-timeout, `run` says \
+            so and falls back (--fallback): to a simulated runner, or to the bundled \
+            recording that matches the plan; --require-sensor exits 69 instead.
             Keys on a terminal: space pause/resume, n next step, q finish. Ctrl-C finishes \
             with the summary.
             """
@@ -39,8 +42,23 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+
+    @Flag(help: "Exit with status 69 when no sensor is found, instead of falling back.")
+    var requireSensor = false
+
+    @Option(help: "With no sensor: simulate a runner, or replay the bundled recording for the plan.")
+    var fallback: Fallback = .simulate
+
+    enum Fallback: String, ExpressibleByArgument, CaseIterable {
+        case simulate, recording
+    }
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
+        if requireSensor, replay != nil || simulate {
+            throw ValidationError("--require-sensor is for live sensors: drop --replay/--simulate")
+        }
         if !simulate, perFoot || !dropout.isEmpty {
             throw ValidationError("--per-foot and --dropout shape the simulated runner: add --simulate")
         }
@@ -50,14 +68,22 @@ struct RunCommand: AsyncParsableCommand {
         try await reportingFailures {
             let plan = try loadPlan(plan)
             if simulate {
-                var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
-                configuration.seed = seed
-                configuration.perFoot = perFoot
-                configuration.dropouts = dropout.map { ($0.start, $0.length) }
-                try await SessionLauncher.run(
-                    plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
-                    cadenceUnits: [:])
+                try await runSimulated(plan)
                 return
+            }
+            if replay == nil {
+                do {
+                    try await runLive(plan)
+                    return
+                } catch let unavailable as LiveSensorConnection.Unavailable {
+                    if requireSensor { throw Failure("\(unavailable)", status: .unavailable) }
+                    if fallback == .simulate {
+                        Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
+                        try await runSimulated(plan)
+                        return
+                    }
+                    Terminal.writeStandardError("intervalpro: \(unavailable)\n")
+                }
             }
             let path = try replay ?? bundledRecording()
             let recording = try loadRecording(path)
@@ -67,17 +93,44 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    private func runSimulated(_ plan: Plan) async throws {
+        var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
+        configuration.seed = seed
+        configuration.perFoot = perFoot
+        configuration.dropouts = dropout.map { ($0.start, $0.length) }
+        try await SessionLauncher.run(
+            plan: plan, source: SimulatedRunner(configuration: configuration), options: options, cadenceUnits: [:])
+    }
+
+    /// A session on live sensors; throws `Unavailable` before anything started when there
+    /// is no sensor to use.
+    private func runLive(_ plan: Plan) async throws {
+        let connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: options.cadenceUnit?.unit)
+        if options.fast || options.speed.map({ $0 != 1 }) ?? false {
+            Terminal.writeStandardError("intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+        }
+        connection.sensors.feed.begin()
+        let units = Dictionary(
+            connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        do {
+            try await SessionLauncher.run(
+                plan: plan, source: LiveSource(feed: connection.sensors.feed, devices: connection.devices),
+                options: options, cadenceUnits: units)
+        } catch {
+            await connection.sensors.stop()
+            throw error
+        }
+        await connection.sensors.stop()
+    }
+
     private func bundledRecording() throws -> String {
         guard let directory = BundledFiles.recordingsDirectory() else {
             throw Failure(
-                "live sensors are not supported yet and no bundled recordings were found; use --simulate or --replay FILE",
-                status: .unavailable)
+                "no bundled recordings were found; use --simulate or --replay FILE", status: .unavailable)
         }
         let matching = "\(directory)/\(BundledFiles.stem(of: plan)).jsonl"
         let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
-        Terminal.writeStandardError(
-            "intervalpro: live sensors are not supported yet; replaying the bundled recording \(path) (--simulate for a simulated runner)\n"
-        )
+        Terminal.writeStandardError("intervalpro: replaying the bundled recording \(path)\n")
         return path
     }
 }

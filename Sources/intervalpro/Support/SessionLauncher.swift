@@ -28,7 +28,8 @@ enum SessionLauncher {
             }
         }
 
-        let pacing: Pacing = options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
+        // Live sensors arrive in real time whatever the options say.
+        let pacing: Pacing = source.isLive ? .realTime(speed: 1) : options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
         let interactive = Terminal.standardOutputIsTerminal && !options.json && pacing != .virtual
         let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: options.json)
         // Colour depends on the stream the lines go to: stderr under --json, else stdout.

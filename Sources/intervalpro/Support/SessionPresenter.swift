@@ -20,6 +20,7 @@ struct SessionPresenter: SessionObserver {
     private var warnedRecorder = false
     private var rejectedWarnings = Set<String>()
     private var lastLoggedFeedback: String?
+    private var lastTime = SessionTime.zero
 
     init(style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?, timelineCount: Int) {
         self.style = style
@@ -43,6 +44,15 @@ struct SessionPresenter: SessionObserver {
         }
     }
 
+    mutating func notice(_ text: String) {
+        switch style {
+        case .screen: screen.warning = text
+        case .log(let toStandardError):
+            let line = "[\(formatClock(lastTime.seconds))] \(text)\n"
+            if toStandardError { Terminal.writeStandardError(line) } else { Terminal.writeStandardOutput(line) }
+        }
+    }
+
     mutating func pendingCommands() -> [UserCommand] {
         var commands = keyboard?.pendingCommands() ?? []
         if InterruptSignal.take() { commands.append(.finish) }
@@ -54,6 +64,7 @@ struct SessionPresenter: SessionObserver {
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        lastTime = now
         switch style {
         case .screen:
             // Redraw at once for what the runner must see now; readings wait for the next
@@ -62,6 +73,9 @@ struct SessionPresenter: SessionObserver {
             for action in actions {
                 switch action {
                 case .rejectedNotification(let device, let error): warnRejected(device, error)
+                case .deviceEvent(let device, let name):
+                    screen.warning = "\(device) \(name)"
+                    redraw = true
                 case .stepStarted, .paused, .resumed, .sessionFinished: redraw = true
                 default: break
                 }

@@ -1,0 +1,83 @@
+public import IntervalProDBus
+
+/// One finding of `intervalpro doctor`: what was checked, whether it is fine, and if not,
+/// what to do about it.
+public struct Diagnosis: Equatable, Sendable {
+    public var check: String
+    public var ok: Bool
+    public var detail: String
+    public var fix: String?
+
+    public init(check: String, ok: Bool, detail: String, fix: String? = nil) {
+        self.check = check
+        self.ok = ok
+        self.detail = detail
+        self.fix = fix
+    }
+}
+
+/// What the system bus and bluetoothd say about using Bluetooth from this account.
+public enum BlueZDiagnosis {
+    public static func run(connect: () throws -> DBusConnection) -> [Diagnosis] {
+        let connection: DBusConnection
+        do {
+            connection = try connect()
+        } catch {
+            return [
+                Diagnosis(
+                    check: "system bus", ok: false, detail: "cannot connect: \(error)",
+                    fix: "start D-Bus (sudo systemctl start dbus), or set DBUS_SYSTEM_BUS_ADDRESS")
+            ]
+        }
+        var findings = [Diagnosis(check: "system bus", ok: true, detail: "connected as \(connection.uniqueName)")]
+
+        let owned: Bool
+        do {
+            owned = try connection.call(try BlueZCall.nameHasOwner.message(), timeoutMilliseconds: 5_000)
+                .arguments().first?.bool ?? false
+        } catch {
+            owned = false
+        }
+        guard owned else {
+            findings.append(
+                Diagnosis(
+                    check: "bluetoothd", ok: false, detail: "org.bluez is not on the system bus",
+                    fix: "sudo apt-get install bluez && sudo systemctl enable --now bluetooth"))
+            return findings
+        }
+        findings.append(Diagnosis(check: "bluetoothd", ok: true, detail: "org.bluez is running"))
+
+        var tree = BlueZObjectTree()
+        do {
+            let reply = try connection.call(try BlueZCall.getManagedObjects.message(), timeoutMilliseconds: 5_000)
+            if let snapshot = try reply.arguments().first { tree.apply(.snapshot(snapshot)) }
+            findings.append(Diagnosis(check: "permission", ok: true, detail: "this account may talk to bluetoothd"))
+        } catch let failure as DBusFailure where failure.name == .accessDenied || failure.name == .bluezNotAuthorized {
+            findings.append(
+                Diagnosis(
+                    check: "permission", ok: false, detail: "bluetoothd refused: \(failure)",
+                    fix: "sudo usermod -aG bluetooth $USER, then log in again (see udev/README.md)"))
+            return findings
+        } catch {
+            findings.append(Diagnosis(check: "permission", ok: false, detail: "GetManagedObjects failed: \(error)"))
+            return findings
+        }
+
+        let adapters = tree.adapters
+        if adapters.isEmpty {
+            findings.append(
+                Diagnosis(
+                    check: "adapter", ok: false, detail: "no Bluetooth adapter",
+                    fix: "plug in a Bluetooth LE dongle, or check `rfkill list` and dmesg"))
+        }
+        for adapter in adapters {
+            findings.append(
+                adapter.powered
+                    ? Diagnosis(check: "adapter \(adapter.name)", ok: true, detail: "powered, address \(adapter.address ?? "?")")
+                    : Diagnosis(
+                        check: "adapter \(adapter.name)", ok: false, detail: "powered off",
+                        fix: "bluetoothctl power on (and rfkill unblock bluetooth if it is blocked)"))
+        }
+        return findings
+    }
+}

@@ -1,0 +1,139 @@
+public import IntervalProDBus
+
+/// A local copy of BlueZ's object tree (path → interface → properties), kept current from
+/// GetManagedObjects and then the ObjectManager and PropertiesChanged signals.
+public struct BlueZObjectTree: Equatable, Sendable {
+    public typealias Properties = [String: DBusValue]
+    public private(set) var objects: [String: [String: Properties]] = [:]
+
+    public init() {}
+
+    /// A change to the tree, as the signals and the snapshot describe it.
+    public enum Change: Equatable, Sendable {
+        /// GetManagedObjects' reply (a{oa{sa{sv}}}): replaces the whole tree.
+        case snapshot(DBusValue)
+        case interfacesAdded(path: String, interfaces: DBusValue)
+        case interfacesRemoved(path: String, interfaces: [String])
+        case propertiesChanged(path: String, interface: String, changed: Properties, invalidated: [String])
+        /// bluetoothd went away: nothing it exported exists any more.
+        case cleared
+    }
+
+    public mutating func apply(_ change: Change) {
+        switch change {
+        case .snapshot(let value):
+            objects = [:]
+            for (path, interfaces) in value.stringKeyedEntries ?? [] {
+                objects[path] = Self.interfaces(interfaces)
+            }
+        case .interfacesAdded(let path, let interfaces):
+            objects[path, default: [:]].merge(Self.interfaces(interfaces)) { _, new in new }
+        case .interfacesRemoved(let path, let removed):
+            guard var interfaces = objects[path] else { return }
+            for name in removed { interfaces[name] = nil }
+            objects[path] = interfaces.isEmpty ? nil : interfaces
+        case .propertiesChanged(let path, let interface, let changed, let invalidated):
+            // BlueZ sends PropertiesChanged only for objects it exported; one for an
+            // interface we never saw is stale and ignored.
+            guard objects[path]?[interface] != nil else { return }
+            objects[path]![interface]!.merge(changed) { _, new in new }
+            for name in invalidated { objects[path]![interface]![name] = nil }
+        case .cleared:
+            objects = [:]
+        }
+    }
+
+    private static func interfaces(_ value: DBusValue) -> [String: Properties] {
+        Dictionary(
+            (value.stringKeyedEntries ?? []).map { ($0.0, $0.1.properties ?? [:]) },
+            uniquingKeysWith: { _, last in last })
+    }
+
+    // MARK: Views
+
+    public struct Adapter: Equatable, Sendable {
+        public var path: String
+        public var address: String?
+        public var powered: Bool
+        public var discovering: Bool
+        /// "hci0"
+        public var name: String { String(path.split(separator: "/").last ?? "") }
+    }
+
+    public struct Device: Equatable, Sendable {
+        public var path: String
+        public var adapterPath: String
+        public var address: String
+        public var name: String?
+        public var rssi: Int?
+        public var serviceUUIDs: [UInt16]
+        public var connected: Bool
+        public var servicesResolved: Bool
+        public var batteryPercent: Int?
+
+        public var offersHeartRate: Bool { serviceUUIDs.contains(BlueZ.heartRateService) }
+        public var offersCadence: Bool { serviceUUIDs.contains(BlueZ.runningSpeedAndCadenceService) }
+        public var isFitnessSensor: Bool { offersHeartRate || offersCadence }
+    }
+
+    public struct Characteristic: Equatable, Sendable {
+        public var path: String
+        public var uuid: UInt16
+        public var flags: [String]
+        public var notifying: Bool
+    }
+
+    public var adapters: [Adapter] {
+        objects.compactMap { path, interfaces in
+            guard let adapter = interfaces[BlueZ.Interface.adapter] else { return nil }
+            return Adapter(
+                path: path, address: adapter["Address"]?.string, powered: adapter["Powered"]?.bool ?? false,
+                discovering: adapter["Discovering"]?.bool ?? false)
+        }.sorted { $0.path < $1.path }
+    }
+
+    public func device(at path: String) -> Device? {
+        guard let device = objects[path]?[BlueZ.Interface.device], let address = device["Address"]?.string else {
+            return nil
+        }
+        return Device(
+            path: path, adapterPath: device["Adapter"]?.string ?? parent(of: path),
+            address: address.uppercased(), name: device["Name"]?.string ?? device["Alias"]?.string,
+            rssi: device["RSSI"]?.integer.map { Int($0) },
+            serviceUUIDs: (device["UUIDs"]?.stringList ?? []).compactMap(BlueZ.shortUUID),
+            connected: device["Connected"]?.bool ?? false,
+            servicesResolved: device["ServicesResolved"]?.bool ?? false,
+            batteryPercent: objects[path]?[BlueZ.Interface.battery]?["Percentage"]?.integer.map { Int($0) })
+    }
+
+    public func devices(on adapterPath: String) -> [Device] {
+        objects.keys.compactMap { device(at: $0) }.filter { $0.adapterPath == adapterPath }.sorted { $0.path < $1.path }
+    }
+
+    /// The GATT characteristics BlueZ exported for a device (children of its services).
+    public func characteristics(of devicePath: String) -> [Characteristic] {
+        objects.compactMap { path, interfaces in
+            guard path.hasPrefix(devicePath + "/"), let characteristic = interfaces[BlueZ.Interface.gattCharacteristic],
+                let uuid = characteristic["UUID"]?.string.flatMap(BlueZ.shortUUID)
+            else { return nil }
+            return Characteristic(
+                path: path, uuid: uuid, flags: characteristic["Flags"]?.stringList ?? [],
+                notifying: characteristic["Notifying"]?.bool ?? false)
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// The device a characteristic (or service) path belongs to.
+    public func owningDevice(of path: String) -> String? {
+        var candidate = parent(of: path)
+        while !candidate.isEmpty, candidate != "/" {
+            if objects[candidate]?[BlueZ.Interface.device] != nil { return candidate }
+            candidate = parent(of: candidate)
+        }
+        return nil
+    }
+
+    private func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+}

@@ -1,0 +1,579 @@
+public import IntervalProCore
+public import IntervalProDBus
+
+/// A method call the machine wants made on BlueZ.
+public enum BlueZCall: Equatable, Sendable {
+    case getManagedObjects
+    /// Whether org.bluez has an owner right now (answers the start-up race).
+    case nameHasOwner
+    case setDiscoveryFilter(adapter: String)
+    case startDiscovery(adapter: String)
+    case stopDiscovery(adapter: String)
+    case connect(device: String)
+    case disconnect(device: String)
+    case startNotify(characteristic: String)
+    case stopNotify(characteristic: String)
+    case readValue(characteristic: String)
+
+    /// The D-Bus message for this call.
+    public func message() throws -> DBusMessage {
+        func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws -> DBusMessage {
+            try DBusMessage(methodCallTo: BlueZ.service, path: path, interface: interface, member: member, arguments: arguments)
+        }
+        switch self {
+        case .getManagedObjects: return try call(BlueZ.rootPath, BlueZ.Interface.objectManager, "GetManagedObjects")
+        case .nameHasOwner:
+            return try DBusMessage(
+                methodCallTo: BlueZ.Bus.service, path: BlueZ.Bus.path, interface: BlueZ.Bus.interface,
+                member: "NameHasOwner", arguments: [.string(BlueZ.service)])
+        case .setDiscoveryFilter(let adapter):
+            let uuids = [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService].map(BlueZ.uuid)
+            return try call(
+                adapter, BlueZ.Interface.adapter, "SetDiscoveryFilter",
+                [.stringVariantMap([
+                    ("UUIDs", .stringArray(uuids)), ("Transport", .string("le")), ("DuplicateData", .boolean(false)),
+                ])])
+        case .startDiscovery(let adapter): return try call(adapter, BlueZ.Interface.adapter, "StartDiscovery")
+        case .stopDiscovery(let adapter): return try call(adapter, BlueZ.Interface.adapter, "StopDiscovery")
+        case .connect(let device): return try call(device, BlueZ.Interface.device, "Connect")
+        case .disconnect(let device): return try call(device, BlueZ.Interface.device, "Disconnect")
+        case .startNotify(let characteristic):
+            return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StartNotify")
+        case .stopNotify(let characteristic):
+            return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StopNotify")
+        case .readValue(let characteristic):
+            return try call(
+                characteristic, BlueZ.Interface.gattCharacteristic, "ReadValue",
+                [.dictionary(keySignature: "s", valueSignature: "v", [])])
+        }
+    }
+}
+
+/// Which device should play a role: an address or a name, as the user typed it.
+public struct DeviceChoice: Equatable, Sendable, CustomStringConvertible {
+    public var text: String
+    public init(_ text: String) { self.text = text }
+
+    public func matches(_ device: BlueZObjectTree.Device) -> Bool {
+        device.address.caseInsensitiveEquals(text) || (device.name?.caseInsensitiveEquals(text) ?? false)
+    }
+
+    public var description: String { text }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
+}
+
+/// The connection state machine for a session's sensors: adapter, discovery, choosing the
+/// heart-rate and cadence devices, connecting with retries, subscribing, and coming back
+/// after dropouts, a bluetoothd restart or the adapter switched off and on.
+///
+/// It does no I/O: a driver feeds it what BlueZ said and performs the calls it returns.
+public struct SensorLinkMachine: Sendable {
+    public struct Configuration: Sendable {
+        /// "hci0"; nil takes the first powered adapter.
+        public var adapter: String?
+        public var heartRate: DeviceChoice?
+        public var cadence: DeviceChoice?
+        /// Only look: discover and list, never connect (`scan`).
+        public var scanOnly = false
+        /// After the first candidate appears, how long discovery goes on so better-ranked
+        /// devices can show up before the choice is made.
+        public var settleTime = SessionTime.seconds(2)
+        /// How long to wait for the characteristic objects after connecting.
+        public var resolveTimeout = SessionTime.seconds(15)
+        /// How long discovery goes on for a role no device offers (an HR strap alone has
+        /// no cadence), after the first candidate appeared.
+        public var openRoleSearch = SessionTime.seconds(20)
+        public var retryDelays: [SessionTime] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+
+        public init(adapter: String? = nil, heartRate: DeviceChoice? = nil, cadence: DeviceChoice? = nil) {
+            self.adapter = adapter
+            self.heartRate = heartRate
+            self.cadence = cadence
+        }
+    }
+
+    public typealias CallID = Int
+
+    public enum Event: Sendable {
+        case start
+        /// org.bluez got an owner (bluetoothd started) or lost it (stopped).
+        case bluezPresent(Bool)
+        case tree(BlueZObjectTree.Change)
+        case reply(CallID, Result<[DBusValue], DBusFailure>)
+        /// Time passed (timers: settle, retries, resolve timeouts).
+        case tick
+        /// Unsubscribe and disconnect, then report `.stopped`.
+        case stop
+    }
+
+    public enum Role: String, Sendable, CaseIterable {
+        case heartRate = "heart rate"
+        case cadence
+        var service: UInt16 { self == .heartRate ? BlueZ.heartRateService : BlueZ.runningSpeedAndCadenceService }
+        var measurement: UInt16 { self == .heartRate ? 0x2A37 : 0x2A53 }
+    }
+
+    /// What the user should know; the driver decides how to show it.
+    public enum Status: Equatable, Sendable {
+        case waitingForBluez
+        case noAdapter(requested: String?)
+        case adapterOff(String)
+        case scanning
+        case chose(role: Role, device: String, name: String?)
+        case connecting(device: String, attempt: Int)
+        case connectFailed(device: String, error: String, retryIn: SessionTime)
+        case subscribed(device: String)
+        case lost(device: String)
+        case bluezRestarted
+    }
+
+    public enum Action: Equatable, Sendable {
+        case call(CallID, BlueZCall)
+        /// A value from a device: a notification, or a value read once after connecting.
+        case value(device: String, characteristic: UInt16, bytes: [UInt8])
+        /// For the recording: "connected", "disconnected".
+        case deviceEvent(device: String, name: String)
+        case status(Status)
+        /// Everything is unsubscribed and disconnected (after `.stop`).
+        case stopped
+    }
+
+    private enum Pending: Equatable {
+        case nameHasOwner, managedObjects, filter, startDiscovery, stopDiscovery
+        case connect(device: String)
+        case disconnect(device: String)
+        case startNotify(device: String, characteristic: String)
+        case stopNotify(characteristic: String)
+        case read(device: String, uuid: UInt16)
+    }
+
+    /// One chosen device and how far its link has come.
+    struct Link: Equatable {
+        enum Phase: Equatable {
+            /// Waiting for its object to (re)appear, e.g. after a bluetoothd restart.
+            case absent
+            case connecting
+            /// Connected; waiting for ServicesResolved and the characteristic objects.
+            case resolving(since: SessionTime)
+            case subscribed
+            case retrying(at: SessionTime)
+        }
+        var path: String
+        var address: String
+        var name: String?
+        var roles: Set<Role>
+        var phase: Phase = .absent
+        var failures = 0
+        /// Characteristic paths we started notifications on, by UUID.
+        var notifying: [String: UInt16] = [:]
+        /// Characteristics read once on this connection (location, features, battery).
+        var read: Set<String> = []
+        var wasConnected = false
+    }
+
+    public let configuration: Configuration
+    public private(set) var tree = BlueZObjectTree()
+    public private(set) var adapterPath: String?
+    private(set) var links: [Link] = []
+    private var pending: [CallID: Pending] = [:]
+    private var nextCallID = 1
+    private var bluezPresent = false
+    private var discovering = false
+    private var firstCandidateAt: SessionTime?
+    private var stopping = false
+    private var lastStatus: Status?
+    /// Why there is no usable adapter (nil once one is usable).
+    public private(set) var lastReportedAdapterStatus: Status? = .waitingForBluez
+    /// Discovery is still looking for a device for some role.
+    public private(set) var isSearching = true
+    /// Characteristic path → (device address, UUID) for the values we asked for.
+    private var subscriptions: [String: (String, UInt16)] = [:]
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Devices seen so far that advertise a fitness service, best first.
+    public var candidates: [BlueZObjectTree.Device] {
+        guard let adapterPath else { return [] }
+        return tree.devices(on: adapterPath).filter(\.isFitnessSensor).sorted(by: Self.ranking)
+    }
+
+    /// The chosen devices and their roles.
+    public var chosenDevices: [(address: String, name: String?, roles: Set<Role>)] {
+        links.map { ($0.address, $0.name, $0.roles) }
+    }
+
+    public var isStopped: Bool { stopping && pending.isEmpty }
+
+    // MARK: Handling events
+
+    public mutating func handle(_ event: Event, now: SessionTime) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .start:
+            report(.waitingForBluez, into: &actions)
+            call(.nameHasOwner, as: .nameHasOwner, into: &actions)
+        case .bluezPresent(let present):
+            bluezPresent(present, now: now, into: &actions)
+        case .tree(let change):
+            apply(change, now: now, into: &actions)
+        case .reply(let id, let result):
+            guard let what = pending.removeValue(forKey: id) else { break }
+            replied(what, result, now: now, into: &actions)
+        case .tick:
+            break
+        case .stop:
+            beginStop(into: &actions)
+        }
+        if !stopping { advance(now: now, into: &actions) }
+        if stopping, pending.isEmpty, !actions.contains(.stopped) {
+            actions.append(.stopped)
+        }
+        return actions
+    }
+
+    private mutating func bluezPresent(_ present: Bool, now: SessionTime, into actions: inout [Action]) {
+        guard present != bluezPresent else { return }
+        bluezPresent = present
+        if present {
+            call(.getManagedObjects, as: .managedObjects, into: &actions)
+        } else {
+            // bluetoothd is gone: its objects and our subscriptions with it. Keep the
+            // choices and find the same devices again when it comes back.
+            tree.apply(.cleared)
+            adapterPath = nil
+            discovering = false
+            subscriptions = [:]
+            pending = pending.filter { $0.value == .nameHasOwner }
+            for i in links.indices {
+                if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
+                links[i].phase = .absent
+                links[i].notifying = [:]
+                links[i].read = []
+                links[i].wasConnected = false
+            }
+            lastReportedAdapterStatus = .waitingForBluez
+            report(.bluezRestarted, into: &actions)
+        }
+    }
+
+    private mutating func apply(_ change: BlueZObjectTree.Change, now: SessionTime, into actions: inout [Action]) {
+        // Values are the hot path: one per notification. Report them before the tree work.
+        if case .propertiesChanged(let path, BlueZ.Interface.gattCharacteristic, let changed, _) = change,
+            let value = changed["Value"]?.byteArray, let (device, uuid) = subscriptions[path]
+        {
+            actions.append(.value(device: device, characteristic: uuid, bytes: value))
+            if changed.count == 1 { return }
+        }
+        tree.apply(change)
+        if case .interfacesRemoved(let path, let interfaces) = change, interfaces.contains(BlueZ.Interface.gattCharacteristic) {
+            subscriptions[path] = nil
+        }
+        reconcileLinks(now: now, into: &actions)
+    }
+
+    /// Brings each link in line with what the tree now says about its device.
+    private mutating func reconcileLinks(now: SessionTime, into actions: inout [Action]) {
+        for i in links.indices {
+            let device = tree.device(at: links[i].path)
+            let connectedNow = device?.connected ?? false
+            if links[i].wasConnected, !connectedNow {
+                lose(link: i, now: now, into: &actions)
+            } else if !links[i].wasConnected, connectedNow, links[i].phase == .connecting {
+                links[i].wasConnected = true
+                links[i].phase = .resolving(since: now)
+                actions.append(.deviceEvent(device: links[i].address, name: "connected"))
+            }
+            if device == nil { links[i].phase = .absent }
+        }
+    }
+
+    /// A chosen device dropped: say so, forget its subscriptions, retry soon.
+    private mutating func lose(link i: Int, now: SessionTime, into actions: inout [Action]) {
+        links[i].wasConnected = false
+        for path in links[i].notifying.keys { subscriptions[path] = nil }
+        links[i].notifying = [:]
+        links[i].read = []
+        links[i].failures = 0
+        links[i].phase = .retrying(at: now + configuration.retryDelays[0])
+        actions.append(.deviceEvent(device: links[i].address, name: "disconnected"))
+        report(.lost(device: links[i].address), into: &actions)
+    }
+
+    private mutating func replied(
+        _ what: Pending, _ result: Result<[DBusValue], DBusFailure>, now: SessionTime, into actions: inout [Action]
+    ) {
+        switch (what, result) {
+        case (.nameHasOwner, .success(let values)):
+            bluezPresent(values.first?.bool ?? false, now: now, into: &actions)
+        case (.nameHasOwner, .failure):
+            break
+        case (.managedObjects, .success(let values)):
+            if let snapshot = values.first { tree.apply(.snapshot(snapshot)) }
+            reconcileLinks(now: now, into: &actions)
+        case (.managedObjects, .failure):
+            // Probably raced with bluetoothd stopping; NameOwnerChanged will tell.
+            break
+        case (.startDiscovery, .success):
+            discovering = true
+        case (.startDiscovery, .failure(let failure)):
+            // InProgress means another client is already discovering: good enough.
+            discovering = failure.name == .bluezInProgress
+        case (.filter, _), (.stopDiscovery, _), (.stopNotify, _), (.disconnect, _):
+            break
+        case (.connect(let path), .success):
+            guard let i = links.firstIndex(where: { $0.path == path }), links[i].phase == .connecting else { break }
+            if !links[i].wasConnected {
+                links[i].wasConnected = true
+                actions.append(.deviceEvent(device: links[i].address, name: "connected"))
+            }
+            links[i].phase = .resolving(since: now)
+        case (.connect(let path), .failure(let failure)):
+            guard let i = links.firstIndex(where: { $0.path == path }) else { break }
+            connectFailed(link: i, failure, now: now, into: &actions)
+        case (.startNotify(let device, let characteristic), .success):
+            if let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1 {
+                links[i].notifying[characteristic] = uuid
+            }
+        case (.startNotify(_, let characteristic), .failure):
+            subscriptions[characteristic] = nil
+        case (.read(let device, let uuid), .success(let values)):
+            if let bytes = values.first?.byteArray, let link = links.first(where: { $0.path == device }) {
+                actions.append(.value(device: link.address, characteristic: uuid, bytes: bytes))
+            }
+        case (.read, .failure):
+            break
+        }
+    }
+
+    private mutating func connectFailed(link i: Int, _ failure: DBusFailure, now: SessionTime, into actions: inout [Action]) {
+        if failure.name == .unknownObject || failure.name == .bluezDoesNotExist
+            || failure.message.contains(BlueZFailureMessage.deviceRemoved)
+        {
+            // The object is gone (discovery stopped and BlueZ dropped it): find it again.
+            links[i].phase = .absent
+            return
+        }
+        let delays = configuration.retryDelays
+        let delay = delays[min(links[i].failures, delays.count - 1)]
+        links[i].failures += 1
+        links[i].phase = .retrying(at: now + delay)
+        report(.connectFailed(device: links[i].address, error: failure.description, retryIn: delay), into: &actions)
+    }
+
+    // MARK: Moving forward
+
+    /// Takes every step the current state allows: choose an adapter, discover, choose
+    /// devices, connect, subscribe, retry. Called after every event.
+    private mutating func advance(now: SessionTime, into actions: inout [Action]) {
+        guard bluezPresent, !pending.values.contains(.managedObjects) else { return }
+        guard chooseAdapter(into: &actions), let adapterPath else { return }
+
+        chooseDevices(now: now, into: &actions)
+        if !configuration.scanOnly {
+            for i in links.indices { advanceLink(i, adapterPath: adapterPath, now: now, into: &actions) }
+        }
+
+        let searching =
+            openRoles.isEmpty ? false : firstCandidateAt.map { now - $0 < configuration.openRoleSearch } ?? true
+        isSearching = searching
+        let needDiscovery = configuration.scanOnly || searching || links.contains { $0.phase == .absent }
+        if needDiscovery, !discovering, !pending.values.contains(.startDiscovery) {
+            report(.scanning, into: &actions)
+            call(.setDiscoveryFilter(adapter: adapterPath), as: .filter, into: &actions)
+            call(.startDiscovery(adapter: adapterPath), as: .startDiscovery, into: &actions)
+        } else if !needDiscovery, discovering, !links.isEmpty, links.allSatisfy({ $0.phase == .subscribed }) {
+            // Discovery costs radio time and slows notifications: stop once every link is up.
+            discovering = false
+            call(.stopDiscovery(adapter: adapterPath), as: .stopDiscovery, into: &actions)
+        }
+    }
+
+    private mutating func advanceLink(_ i: Int, adapterPath: String, now: SessionTime, into actions: inout [Action]) {
+        switch links[i].phase {
+        case .absent:
+            // Known already, or found again (after a restart, or discovery brought it back)?
+            guard let device = tree.devices(on: adapterPath).first(where: { $0.address == links[i].address }) else {
+                return
+            }
+            links[i].path = device.path
+            if device.connected {
+                links[i].wasConnected = true
+                links[i].phase = .resolving(since: now)
+                subscribeIfResolved(link: i, since: now, now: now, into: &actions)
+            } else {
+                connect(link: i, into: &actions)
+            }
+        case .retrying(let at) where now >= at:
+            connect(link: i, into: &actions)
+        case .resolving(let since):
+            subscribeIfResolved(link: i, since: since, now: now, into: &actions)
+        case .subscribed:
+            readStaticValues(link: i, into: &actions)
+        case .retrying, .connecting:
+            break
+        }
+    }
+
+    /// Roles no device has been chosen for yet.
+    private var openRoles: [Role] {
+        Role.allCases.filter { role in !links.contains { $0.roles.contains(role) } }
+    }
+
+    private mutating func chooseAdapter(into actions: inout [Action]) -> Bool {
+        let adapters = tree.adapters
+        let chosen: BlueZObjectTree.Adapter? =
+            if let name = configuration.adapter { adapters.first { $0.name == name } }
+            else { adapters.first(where: \.powered) ?? adapters.first }
+        lastReportedAdapterStatus = nil
+        guard let chosen else {
+            lastReportedAdapterStatus = .noAdapter(requested: configuration.adapter)
+            adapterPath = nil
+            report(.noAdapter(requested: configuration.adapter), into: &actions)
+            return false
+        }
+        guard chosen.powered else {
+            lastReportedAdapterStatus = .adapterOff(chosen.name)
+            adapterPath = nil
+            discovering = false
+            report(.adapterOff(chosen.name), into: &actions)
+            return false
+        }
+        if adapterPath != chosen.path {
+            adapterPath = chosen.path
+            discovering = chosen.discovering
+        }
+        return true
+    }
+
+    /// Chooses a device for each role still open: the one the user named, else, once
+    /// discovery has had `settleTime` since the first candidate, the best-ranked one.
+    private mutating func chooseDevices(now: SessionTime, into actions: inout [Action]) {
+        guard !configuration.scanOnly else { return }
+        let open = openRoles
+        guard !open.isEmpty else { return }
+        let candidates = self.candidates
+        if firstCandidateAt == nil, !candidates.isEmpty { firstCandidateAt = now }
+        let settled = firstCandidateAt.map { now - $0 >= configuration.settleTime } ?? false
+        for role in open {
+            let choice = role == .heartRate ? configuration.heartRate : configuration.cadence
+            let device: BlueZObjectTree.Device?
+            if let choice {
+                device = tree.devices(on: adapterPath ?? "").first { choice.matches($0) }
+            } else if settled {
+                device = candidates.first { $0.serviceUUIDs.contains(role.service) }
+            } else {
+                device = nil
+            }
+            guard let device else { continue }
+            if let i = links.firstIndex(where: { $0.address == device.address }) {
+                links[i].roles.insert(role)
+            } else {
+                links.append(Link(path: device.path, address: device.address, name: device.name, roles: [role]))
+            }
+            report(.chose(role: role, device: device.address, name: device.name), into: &actions)
+        }
+    }
+
+    private mutating func connect(link i: Int, into actions: inout [Action]) {
+        links[i].phase = .connecting
+        report(.connecting(device: links[i].address, attempt: links[i].failures + 1), into: &actions)
+        call(.connect(device: links[i].path), as: .connect(device: links[i].path), into: &actions)
+    }
+
+    /// Subscribes once BlueZ has exported the measurement characteristics, which can be a
+    /// moment after ServicesResolved turns true.
+    private mutating func subscribeIfResolved(link i: Int, since: SessionTime, now: SessionTime, into actions: inout [Action]) {
+        let link = links[i]
+        guard let device = tree.device(at: link.path), device.connected else { return }
+        let characteristics = tree.characteristics(of: link.path)
+        let measurements = link.roles.compactMap { role in characteristics.first { $0.uuid == role.measurement } }
+        guard device.servicesResolved, measurements.count == link.roles.count else {
+            if now - since >= configuration.resolveTimeout {
+                // Resolved but never exported what we need: start over on this device.
+                call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
+                links[i].wasConnected = false
+                connectFailed(
+                    link: i, DBusFailure(.bluezFailed, "services never resolved"), now: now, into: &actions)
+            }
+            return
+        }
+        for characteristic in measurements {
+            subscriptions[characteristic.path] = (link.address, characteristic.uuid)
+            call(
+                .startNotify(characteristic: characteristic.path),
+                as: .startNotify(device: link.path, characteristic: characteristic.path), into: &actions)
+        }
+        readStaticValues(link: i, into: &actions)
+        links[i].phase = .subscribed
+        links[i].failures = 0
+        report(.subscribed(device: link.address), into: &actions)
+    }
+
+    /// Reads the values that do not change during a session (sensor location, RSC
+    /// features, battery) once per connection, as their objects appear.
+    private mutating func readStaticValues(link i: Int, into actions: inout [Action]) {
+        for characteristic in tree.characteristics(of: links[i].path)
+        where Self.readOnce.contains(characteristic.uuid) && !links[i].read.contains(characteristic.path) {
+            links[i].read.insert(characteristic.path)
+            call(
+                .readValue(characteristic: characteristic.path),
+                as: .read(device: links[i].path, uuid: characteristic.uuid), into: &actions)
+        }
+    }
+
+    static let readOnce: Set<UInt16> = [0x2A38, 0x2A54, 0x2A19]
+
+    private mutating func beginStop(into actions: inout [Action]) {
+        guard !stopping else { return }
+        stopping = true
+        pending = [:]
+        guard bluezPresent else { return }
+        for link in links {
+            for path in link.notifying.keys.sorted() {
+                call(.stopNotify(characteristic: path), as: .stopNotify(characteristic: path), into: &actions)
+            }
+            if link.wasConnected {
+                call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
+            }
+        }
+        subscriptions = [:]
+        if discovering, let adapterPath {
+            discovering = false
+            call(.stopDiscovery(adapter: adapterPath), as: .stopDiscovery, into: &actions)
+        }
+    }
+
+    private mutating func call(_ call: BlueZCall, as what: Pending, into actions: inout [Action]) {
+        let id = nextCallID
+        nextCallID += 1
+        pending[id] = what
+        actions.append(.call(id, call))
+    }
+
+    private mutating func report(_ status: Status, into actions: inout [Action]) {
+        guard status != lastStatus else { return }
+        lastStatus = status
+        actions.append(.status(status))
+    }
+
+    /// Name patterns of running watches and sensors, for ranking when nothing was named.
+    static let knownNames = [
+        "forerunner", "fenix", "garmin", "hrm", "venu", "instinct", "epix", "enduro", "vivoactive", "stryd",
+        "polar", "wahoo", "tickr", "runpod", "coros", "suunto", "zwift",
+    ]
+
+    static func ranking(_ a: BlueZObjectTree.Device, _ b: BlueZObjectTree.Device) -> Bool {
+        func known(_ device: BlueZObjectTree.Device) -> Bool {
+            guard let name = device.name?.lowercased() else { return false }
+            return knownNames.contains { name.contains($0) }
+        }
+        if known(a) != known(b) { return known(a) }
+        if (a.rssi ?? -127) != (b.rssi ?? -127) { return (a.rssi ?? -127) > (b.rssi ?? -127) }
+        return a.address < b.address
+    }
+}

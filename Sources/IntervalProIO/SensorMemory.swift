@@ -1,0 +1,126 @@
+public import IntervalProCore
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The sensors chosen last time, so the next run connects to them straight away:
+/// $XDG_CONFIG_HOME/intervalpro/sensors.json (~/.config when XDG_CONFIG_HOME is unset).
+public struct SensorMemory: Equatable, Sendable {
+    public struct Sensor: Equatable, Sendable {
+        public var address: String
+        public var name: String?
+        public var cadenceUnit: CadenceUnit?
+
+        public init(address: String, name: String? = nil, cadenceUnit: CadenceUnit? = nil) {
+            self.address = address
+            self.name = name
+            self.cadenceUnit = cadenceUnit
+        }
+    }
+
+    public var heartRate: Sensor?
+    public var cadence: Sensor?
+
+    public init(heartRate: Sensor? = nil, cadence: Sensor? = nil) {
+        self.heartRate = heartRate
+        self.cadence = cadence
+    }
+
+    public static var defaultPath: String? {
+        let environment = ProcessEnvironment.self
+        if let config = environment.value("XDG_CONFIG_HOME"), config.hasPrefix("/") {
+            return config + "/intervalpro/sensors.json"
+        }
+        return environment.value("HOME").map { $0 + "/.config/intervalpro/sensors.json" }
+    }
+
+    /// What the file says; an absent file is empty memory, an unreadable one an error.
+    public static func load(from path: String) throws -> SensorMemory {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.readAll(path)
+        } catch {
+            if error.isNotFound { return SensorMemory() }
+            throw error
+        }
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw SensorMemoryError(path: path, message: "\(SourceLocation(offset: error.offset, in: bytes)): \(error.message)")
+        }
+        func sensor(_ key: String) throws -> Sensor? {
+            guard let node = root[key] else { return nil }
+            guard let address = node["address"]?.stringValue else {
+                throw SensorMemoryError(path: path, message: "\(key).address must be a string")
+            }
+            return Sensor(
+                address: address, name: node["name"]?.stringValue,
+                cadenceUnit: node["cadence_unit"]?.stringValue.flatMap(CadenceUnit.init(rawValue:)))
+        }
+        return SensorMemory(heartRate: try sensor("heart_rate"), cadence: try sensor("cadence"))
+    }
+
+    public var json: JSONValue {
+        func sensor(_ sensor: Sensor) -> JSONValue {
+            var fields: [(String, JSONValue)] = [("address", .string(sensor.address))]
+            if let name = sensor.name { fields.append(("name", .string(name))) }
+            if let unit = sensor.cadenceUnit { fields.append(("cadence_unit", .string(unit.rawValue))) }
+            return .object(fields)
+        }
+        var fields: [(String, JSONValue)] = [("version", .int(1))]
+        if let heartRate { fields.append(("heart_rate", sensor(heartRate))) }
+        if let cadence { fields.append(("cadence", sensor(cadence))) }
+        return .object(fields)
+    }
+
+    /// Writes the file whole (a temporary file renamed over it), creating its folder.
+    public func save(to path: String) throws(FileError) {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !folder.isEmpty { try FileIO.makeDirectories(folder) }
+        try FileIO.replaceContents(of: path, with: json.serialized(pretty: true) + "\n")
+    }
+}
+
+public struct SensorMemoryError: Error, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The process environment, read in one place.
+public enum ProcessEnvironment {
+    public static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
+
+extension FileIO {
+    /// mkdir -p, with mode 0700 for new folders (they hold the user's own data).
+    public static func makeDirectories(_ path: String) throws(FileError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0, errno != EEXIST {
+                throw FileError(path: current, operation: .create, errno: Errno(rawValue: errno))
+            }
+        }
+    }
+
+    /// Replaces a file's contents atomically: readers see the old file or the new one.
+    public static func replaceContents(of path: String, with text: String) throws(FileError) {
+        let temporary = path + ".tmp"
+        do {
+            let fd = try FileDescriptor.open(
+                FilePath(temporary), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+            try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
+        } catch {
+            throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
+        }
+        if rename(temporary, path) != 0 {
+            throw FileError(path: path, operation: .write, errno: Errno(rawValue: errno))
+        }
+    }
+}

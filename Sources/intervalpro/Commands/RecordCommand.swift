@@ -1,0 +1,86 @@
+import ArgumentParser
+import IntervalProBlueZ
+import IntervalProCore
+import IntervalProIO
+import IntervalProRuntime
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record live sensors to a file in the recording format, for replay later.",
+        discussion: """
+            Every notification is written as it arrives, so Ctrl-C, a crash or a power cut keeps \
+            everything received until then. Stops after --duration, or on Ctrl-C.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The recording to write (JSON Lines, recording format version 1).", valueName: "out.jsonl"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+
+    @Option(help: "Cadence unit of the RSC devices, written into the header: steps, strides or auto.")
+    var cadenceUnit: CadenceUnitArgument?
+
+    func validate() throws {
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration must be more than 0 and at most 86400 seconds")
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let connection: LiveSensorConnection
+            do {
+                connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: cadenceUnit?.unit)
+            } catch let unavailable as LiveSensorConnection.Unavailable {
+                throw Failure("\(unavailable)", status: .unavailable)
+            }
+            let writer: RecordingWriter
+            do throws(FileError) {
+                let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: connection.devices)
+                writer = try RecordingWriter(path: output, headerLine: RecordingLine.header(header))
+            } catch {
+                await connection.sensors.stop()
+                throw Failure(error)
+            }
+            InterruptSignal.install()
+            let feed = connection.sensors.feed
+            feed.begin()
+            let limit = duration.map(SessionTime.seconds)
+            let progress = Terminal.standardErrorIsTerminal
+            var counts: [String: Int] = [:]
+            var failure: FileError?
+            var stopping = false
+            while !stopping {
+                try? await Task.sleep(for: .milliseconds(100))
+                stopping = InterruptSignal.take()
+                let poll = feed.poll()
+                if let limit, poll.now >= limit { stopping = true }
+                for notice in poll.notices { Terminal.writeStandardError("\(progress ? "\r\u{1B}[K" : "")intervalpro: \(notice)\n") }
+                do throws(FileError) {
+                    for entry in poll.entries where limit.map({ entry.time <= $0 }) ?? true {
+                        try writer.write(line: RecordingLine.entry(entry))
+                        if case .notification(let n) = entry { counts[n.characteristicID, default: 0] += 1 }
+                    }
+                } catch {
+                    failure = error
+                    break
+                }
+                if progress {
+                    let received = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")
+                    Terminal.writeStandardError("\rrecording \(formatClock(poll.now.seconds))  \(received) ")
+                }
+            }
+            if progress { Terminal.writeStandardError("\r\u{1B}[K") }
+            await connection.sensors.stop()
+            do throws(FileError) { try writer.close() } catch { failure = failure ?? error }
+            if let failure { throw Failure(failure) }
+            let total = counts.values.reduce(0, +)
+            Terminal.writeStandardError("intervalpro: recorded \(total) notifications to \(output)\n")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import IntervalProBlueZ
+import IntervalProCore
+import IntervalProDBus
+import IntervalProIO
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List nearby heart-rate (0x180D) and running speed and cadence (0x1814) sensors.",
+        discussion: "Other Bluetooth devices are not listed. Battery is known for devices BlueZ has connected before."
+    )
+
+    @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Flag(help: "Print the devices as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be more than 0 and at most 600") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            var configuration = SensorLinkMachine.Configuration(adapter: adapter)
+            configuration.scanOnly = true
+            let clock = ContinuousClock()
+            let origin = clock.now
+            let sensors = LiveSensors(
+                configuration: configuration, connect: { try DBusConnection.system() },
+                clock: { origin.duration(to: clock.now) }, status: { _ in })
+            do {
+                try sensors.startScan()
+            } catch {
+                throw Failure("cannot reach the system bus: \(error)", status: .unavailable)
+            }
+            let showProgress = !json && Terminal.standardErrorIsTerminal
+            let end = clock.now + .seconds(timeout)
+            var bluezCheckDone = false
+            while clock.now < end {
+                try await Task.sleep(for: .milliseconds(250))
+                if !bluezCheckDone, origin.duration(to: clock.now) > .seconds(3) {
+                    bluezCheckDone = true
+                    if sensors.adapterProblem != nil { break }
+                }
+                if showProgress {
+                    let left = Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up))
+                    Terminal.writeStandardError("\rscanning… \(sensors.candidates.count) found, \(left) s left ")
+                }
+            }
+            if showProgress { Terminal.writeStandardError("\r\u{1B}[K") }
+            let problem = sensors.adapterProblem
+            let devices = sensors.candidates
+            let adapterName = sensors.adapterName
+            await sensors.stop()
+            if let problem { throw Failure(problem, status: .unavailable) }
+            if json {
+                print(Self.json(adapter: adapterName, devices).serialized(pretty: true))
+            } else {
+                print(Self.text(devices))
+            }
+        }
+    }
+
+    static func services(_ device: BlueZObjectTree.Device) -> [String] {
+        [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService].filter(device.serviceUUIDs.contains).map {
+            String($0, radix: 16)
+        }
+    }
+
+    static func json(adapter: String?, _ devices: [BlueZObjectTree.Device]) -> JSONValue {
+        .object([
+            ("adapter", adapter.map(JSONValue.string) ?? .null),
+            (
+                "devices",
+                .array(
+                    devices.map { device in
+                        .object([
+                            ("address", .string(device.address)),
+                            ("name", device.name.map(JSONValue.string) ?? .null),
+                            ("rssi", device.rssi.map(JSONValue.int) ?? .null),
+                            ("services", .array(services(device).map(JSONValue.string))),
+                            ("battery_percent", device.batteryPercent.map(JSONValue.int) ?? .null),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    static func text(_ devices: [BlueZObjectTree.Device]) -> String {
+        guard !devices.isEmpty else {
+            return "No heart-rate or running sensor found. Wake the sensor (a Garmin watch: enable Broadcast Heart Rate) and scan again."
+        }
+        let rows = devices.map { device in
+            [
+                device.name ?? "(no name)", device.address, device.rssi.map { "\($0) dBm" } ?? "",
+                services(device).map { $0 == "180d" ? "heart rate" : "speed+cadence" }.joined(separator: ", "),
+                device.batteryPercent.map { "\($0)%" } ?? "",
+            ]
+        }
+        return TextTable.render(header: ["name", "address", "signal", "services", "battery"], rows: rows).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import IntervalProBlueZ
+import IntervalProCore
+import IntervalProDBus
+import IntervalProIO
+import IntervalProRuntime
+
+/// Which adapter and sensors to use; shared by `run`, `record` and `scan`.
+struct SensorOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
+    var adapter: String?
+
+    @Option(help: ArgumentHelp("Heart-rate device: an address or a name.", valueName: "device"))
+    var hr: String?
+
+    @Option(help: ArgumentHelp("Cadence device (footpod, HRM-Pro, Stryd): an address or a name.", valueName: "device"))
+    var cadence: String?
+
+    @Option(help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
+    var scanTimeout: Double = 20
+
+    func validate() throws {
+        guard scanTimeout > 0, scanTimeout <= 600 else {
+            throw ValidationError("--scan-timeout must be more than 0 and at most 600 seconds")
+        }
+        if let adapter, !adapter.allSatisfy({ $0.isLetter || $0.isNumber }) {
+            throw ValidationError("--adapter takes an adapter name such as hci0")
+        }
+    }
+}
+
+/// Connecting to live sensors for a command, with progress on stderr and the choice
+/// remembered for next time.
+struct LiveSensorConnection {
+    let sensors: LiveSensors
+    let devices: [RecordedDevice]
+
+    /// Why live sensors could not be used; the caller falls back or exits 69.
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func connect(_ options: SensorOptions, cadenceUnit: CadenceUnit?, quiet: Bool = false) async throws
+        -> LiveSensorConnection
+    {
+        let memoryPath = SensorMemory.defaultPath
+        var memory = SensorMemory()
+        if let memoryPath {
+            do {
+                memory = try SensorMemory.load(from: memoryPath)
+            } catch {
+                Terminal.writeStandardError("intervalpro: warning: ignoring remembered sensors: \(error)\n")
+            }
+        }
+        let configuration = SensorLinkMachine.Configuration(
+            adapter: options.adapter,
+            heartRate: (options.hr ?? memory.heartRate?.address).map(DeviceChoice.init),
+            cadence: (options.cadence ?? memory.cadence?.address).map(DeviceChoice.init))
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let sensors = LiveSensors(
+            configuration: configuration, connect: { try DBusConnection.system() },
+            clock: { origin.duration(to: clock.now) },
+            status: { status in
+                guard !quiet, let message = status.message else { return }
+                Terminal.writeStandardError("intervalpro: \(message)\n")
+            })
+
+        let readiness: LiveSensors.Readiness
+        do {
+            readiness = try await sensors.connect(timeout: .seconds(options.scanTimeout))
+        } catch let failure as DBusFailure {
+            throw Unavailable(description: "cannot reach the system bus: \(failure)")
+        }
+        switch readiness {
+        case .noAdapter(let reason):
+            await sensors.stop()
+            throw Unavailable(description: reason)
+        case .noSensor:
+            await sensors.stop()
+            throw Unavailable(
+                description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
+        case .ready(var devices):
+            let rememberedUnit = memory.cadence?.cadenceUnit
+            for i in devices.indices where devices[i].cadenceUnit != nil {
+                devices[i].cadenceUnit =
+                    cadenceUnit ?? (memory.cadence?.address == devices[i].id ? rememberedUnit : nil) ?? .auto
+            }
+            remember(devices, roles: sensors, memory: memory, path: memoryPath)
+            return LiveSensorConnection(sensors: sensors, devices: devices)
+        }
+    }
+
+    private static func remember(_ devices: [RecordedDevice], roles sensors: LiveSensors, memory: SensorMemory, path: String?) {
+        guard let path else { return }
+        var updated = memory
+        for chosen in sensors.chosen {
+            guard let device = devices.first(where: { $0.id == chosen.address }) else { continue }
+            let sensor = SensorMemory.Sensor(address: device.id, name: device.name, cadenceUnit: device.cadenceUnit)
+            if chosen.roles.contains(.heartRate) { updated.heartRate = SensorMemory.Sensor(address: device.id, name: device.name) }
+            if chosen.roles.contains(.cadence) { updated.cadence = sensor }
+        }
+        guard updated != memory else { return }
+        do {
+            try updated.save(to: path)
+        } catch {
+            Terminal.writeStandardError("intervalpro: warning: could not remember the sensors: \(error)\n")
+        }
+    }
+}

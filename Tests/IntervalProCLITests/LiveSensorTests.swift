@@ -1,0 +1,231 @@
+import Foundation
+import IntervalProTestSupport
+import Testing
+
+/// `scan`, `record` and `run` on live sensors: the real binary through real libdbus to a
+/// private dbus-daemon, where a fake org.bluez plays one scenario per test.
+@Suite struct LiveSensorTests {
+    /// The environment that points the binary at the fake's bus and a scratch config folder.
+    func environment(_ fake: FakeBlueZ, _ dir: ScratchDirectory) -> [String: String?] {
+        ["DBUS_SYSTEM_BUS_ADDRESS": fake.bus.address, "XDG_CONFIG_HOME": dir.path("config")]
+    }
+
+    /// The notification lines of a recording: (time, device, characteristic, hex).
+    func notifications(in path: String) throws -> [(t: Double, dev: String, char: String, hex: String)] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            guard let object = jsonObject(String(line)), let char = object["char"] as? String,
+                let hex = object["hex"] as? String, let dev = object["dev"] as? String, let t = number(object["t"])
+            else { return nil }
+            return (t, dev, char, hex)
+        }
+    }
+
+    func events(in path: String) throws -> [String] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n").compactMap { jsonObject(String($0))?["event"] as? String }
+    }
+
+    static let hrmPro = "C8:3A:35:11:22:33"
+
+    /// A six-second plan at the fake's cadence (170 spm).
+    static let livePlan = """
+        {"name": "Live", "steps": [
+          {"kind": "work", "duration": 4, "cadence": 170, "tolerance": 5},
+          {"kind": "rest", "duration": 2}
+        ]}
+        """
+
+    @Test("scan lists only fitness sensors, with their services, and filters discovery on 180D and 1814")
+    func scanListsFitnessSensorsOnly() throws {
+        let fake = try FakeBlueZ(scenario: "non-fitness-devices")
+        let dir = try ScratchDirectory()
+        let result = try intervalpro("scan", "--timeout", "1.5", "--json", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let scan = try #require(jsonObject(result.stdoutData))
+        #expect(scan["adapter"] as? String == "hci0")
+        let devices = try #require(scan["devices"] as? [[String: Any]])
+        #expect(devices.map { $0["address"] as? String } == [Self.hrmPro])
+        #expect(devices.first?["name"] as? String == "HRM-Pro Plus:123456")
+        #expect(devices.first?["services"] as? [String] == ["180d", "1814"])
+        #expect(number(devices.first?["rssi"]) != nil)
+
+        let filter = try #require(fake.calls("SetDiscoveryFilter").first?["args"] as? [[String: Any]])
+        #expect(
+            Set(filter.first?["UUIDs"] as? [String] ?? [])
+                == ["0000180d-0000-1000-8000-00805f9b34fb", "00001814-0000-1000-8000-00805f9b34fb"])
+        #expect(filter.first?["Transport"] as? String == "le")
+        #expect(filter.first?["DuplicateData"] as? Bool == false)
+        #expect(fake.calls("Connect").isEmpty, "scan only looks")
+        #expect(fake.calls("StopDiscovery").count == 1)
+    }
+
+    @Test("record writes every notification byte for byte, reads the static values, and cleans up")
+    func recordCapturesEveryNotification() throws {
+        let fake = try FakeBlueZ(scenario: "one-device-both-services")
+        let dir = try ScratchDirectory()
+        let out = dir.path("live.jsonl")
+        let result = try intervalpro("record", out, "--duration", "3", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+
+        let recorded = try notifications(in: out)
+        let sent = fake.sentNotifications()
+        let measurements = recorded.filter { $0.char == "2a37" || $0.char == "2a53" }
+        // Everything received up to the end is there, in the order the device sent it.
+        #expect(measurements.count >= 8)
+        #expect(sent.count >= measurements.count)
+        #expect(measurements.map(\.hex) == sent.prefix(measurements.count).map(\.hex))
+        #expect(measurements.allSatisfy { $0.dev == Self.hrmPro })
+        #expect(measurements.filter { $0.char == "2a37" }.allSatisfy { $0.hex == "168c9a01" })
+        // Values read once after connecting: sensor location, RSC features, battery.
+        #expect(Set(recorded.filter { !["2a37", "2a53"].contains($0.char) }.map(\.char)) == ["2a38", "2a54", "2a19"])
+        #expect(recorded.map(\.t) == recorded.map(\.t).sorted())
+
+        // Each measurement subscribed exactly once; unsubscribed and disconnected on exit.
+        let started = fake.calls("StartNotify").compactMap { $0["path"] as? String }
+        #expect(started.count == 2 && Set(started).count == 2)
+        #expect(Set(fake.calls("StopNotify").compactMap { $0["path"] as? String }) == Set(started))
+        #expect(fake.calls("Disconnect").count == 1)
+        #expect(try events(in: out).first == "connected")
+
+        // The choice is remembered for the next run.
+        let memory = try String(contentsOfFile: dir.path("config/intervalpro/sensors.json"), encoding: .utf8)
+        #expect(memory.contains(Self.hrmPro))
+    }
+
+    @Test("a live run scores as its own recording replayed")
+    func liveRunMatchesItsReplay() throws {
+        let fake = try FakeBlueZ(scenario: "one-device-both-services")
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let recording = dir.path("run.jsonl")
+        let live = try intervalpro(
+            "run", plan, "--require-sensor", "--json", "--record", recording, "--hr", Self.hrmPro, "--cadence",
+            Self.hrmPro, environment: environment(fake, dir))
+        #expect(live.status == 0, "stderr: \(live.stderr)")
+        let liveSummary = try #require(jsonObject(live.stdoutData))
+        #expect(liveSummary["source"] as? String == "live")
+        let steps = try #require(liveSummary["steps"] as? [[String: Any]])
+        #expect(steps.count == 2)
+        #expect(number(steps.first?["in_zone_s"]) ?? 0 > 2, "the fake runs at 170 spm, the zone's target")
+        #expect(number(steps.first?["avg_cadence_spm"]) == 170)
+
+        let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json")
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        let replayed = try #require(jsonObject(replay.stdoutData))
+        let replayedSteps = try #require(replayed["steps"] as? [[String: Any]])
+        #expect(NSArray(array: steps).isEqual(to: replayedSteps))
+    }
+
+    @Test("heart rate from a watch and cadence from a footpod, two devices at once")
+    func watchAndFootpod() throws {
+        let fake = try FakeBlueZ(scenario: "watch-hr-and-footpod-rsc")
+        let dir = try ScratchDirectory()
+        let out = dir.path("two.jsonl")
+        let result = try intervalpro("record", out, "--duration", "3", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let recorded = try notifications(in: out)
+        #expect(Set(recorded.filter { $0.char == "2a37" }.map(\.dev)) == ["F0:F1:F2:F3:F4:F5"])
+        #expect(Set(recorded.filter { $0.char == "2a53" }.map(\.dev)) == ["D4:D5:D6:D7:D8:D9"])
+        #expect(fake.calls("Connect").count == 2)
+        let header = try #require(jsonObject(String(try String(contentsOfFile: out, encoding: .utf8).prefix { $0 != "\n" })))
+        let devices = try #require(header["devices"] as? [[String: Any]])
+        #expect(Set(devices.compactMap { $0["id"] as? String }) == ["F0:F1:F2:F3:F4:F5", "D4:D5:D6:D7:D8:D9"])
+    }
+
+    @Test("a dropout shows as events, the link comes back, and nothing received is lost")
+    func dropoutAndReturn() throws {
+        let fake = try FakeBlueZ(scenario: "dropout-and-return")
+        let dir = try ScratchDirectory()
+        let out = dir.path("dropout.jsonl")
+        let result = try intervalpro(
+            "record", out, "--duration", "9", "--hr", Self.hrmPro, "--cadence", Self.hrmPro,
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(try events(in: out) == ["connected", "disconnected", "connected"])
+        #expect(fake.calls("Connect").count >= 2)
+        let recorded = try notifications(in: out).filter { $0.char == "2a37" || $0.char == "2a53" }
+        let sent = fake.sentNotifications()
+        #expect(recorded.map(\.hex) == sent.prefix(recorded.count).map(\.hex))
+        #expect(recorded.count > 20, "notifications after the return are recorded too")
+        #expect(result.stderr.contains("signal lost, reconnecting"))
+    }
+
+    @Test("bluetoothd restarting mid-recording: the mirror is rebuilt and the device reconnected")
+    func bluetoothdRestart() throws {
+        let fake = try FakeBlueZ(scenario: "bluetoothd-restart")
+        let dir = try ScratchDirectory()
+        let out = dir.path("restart.jsonl")
+        let result = try intervalpro(
+            "record", out, "--duration", "8", "--hr", Self.hrmPro, "--cadence", Self.hrmPro,
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("bluetoothd went away"))
+        #expect(try events(in: out) == ["connected", "disconnected", "connected"])
+        #expect(fake.calls("GetManagedObjects").count == 2)
+        let recorded = try notifications(in: out)
+        let restartedAt = try #require(fake.log().first { $0["event"] as? String == "restarted" })
+        _ = restartedAt
+        #expect(recorded.filter { $0.char == "2a53" }.count > 12, "notifications go on after the restart")
+        // After the restart each measurement is subscribed again: twice in all.
+        #expect(fake.calls("StartNotify").count == 4)
+    }
+
+    @Test("connect failures are retried with backoff until one succeeds")
+    func firstConnectsFailing() throws {
+        let fake = try FakeBlueZ(scenario: "first-connects-failing")
+        let dir = try ScratchDirectory()
+        let out = dir.path("retry.jsonl")
+        let result = try intervalpro(
+            "record", out, "--duration", "1", "--hr", Self.hrmPro, "--cadence", Self.hrmPro, "--scan-timeout", "30",
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(fake.calls("Connect").count == 4)
+        #expect(result.stderr.contains("le-connection-abort-by-local"))
+        #expect(try notifications(in: out).contains { $0.char == "2a53" })
+    }
+
+    @Test("no adapter, or the adapter off: --require-sensor exits 69 and says which")
+    func noAdapterAndAdapterOff() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let none = try FakeBlueZ(scenario: "no-adapter")
+        let noAdapter = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "2", environment: environment(none, dir))
+        #expect(noAdapter.status == 69)
+        #expect(noAdapter.stderr.contains("no Bluetooth adapter"))
+
+        let off = try FakeBlueZ(scenario: "adapter-off")
+        let adapterOff = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "2", environment: environment(off, dir))
+        #expect(adapterOff.status == 69)
+        #expect(adapterOff.stderr.contains("powered off"))
+        #expect(off.calls("StartDiscovery").isEmpty)
+    }
+}
+
+extension LiveSensorTests {
+    @Test("doctor reports bus, bluetoothd, permission and adapter, and exits 69 when the adapter is off")
+    func doctorReportsWhatToFix() throws {
+        let dir = try ScratchDirectory()
+        let good = try FakeBlueZ(scenario: "one-device-both-services")
+        let fine = try intervalpro("doctor", "--json", environment: environment(good, dir))
+        let report = try #require(jsonObject(fine.stdoutData), "stdout: \(fine.stdout)")
+        let checks = try #require(report["checks"] as? [[String: Any]])
+        let byName = Dictionary(checks.map { ($0["check"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(byName["system bus"]?["ok"] as? Bool == true)
+        #expect(byName["bluetoothd"]?["ok"] as? Bool == true)
+        #expect(byName["permission"]?["ok"] as? Bool == true)
+        #expect(byName["adapter hci0"]?["ok"] as? Bool == true)
+
+        let off = try FakeBlueZ(scenario: "adapter-off")
+        let failing = try intervalpro("doctor", environment: environment(off, dir))
+        #expect(failing.status == 69)
+        #expect(failing.stdout.contains("✗ adapter hci0: powered off"))
+        #expect(failing.stdout.contains("fix: bluetoothctl power on"))
+
+        let noBus = try intervalpro("doctor", environment: noSystemBus)
+        #expect(noBus.status == 69)
+        #expect(noBus.stdout.contains("✗ system bus"))
+    }
+}
