@@ -237,8 +237,14 @@ async def run(arguments) -> int:
     if status != 0:
         return status
     process = await asyncio.create_subprocess_exec(
-        arguments.intervalpro, "replay", arguments.output, "--plan", arguments.plan, "--fast", "--json")
-    return await process.wait()
+        arguments.intervalpro, "replay", arguments.output, "--plan", arguments.plan, "--fast", "--json",
+        stdout=asyncio.subprocess.PIPE)
+    out, _ = await process.communicate()
+    if process.returncode == 0:
+        summary = json.loads(out)
+        summary["source"] = "live"  # what a live session says; the figures are the replay's
+        print(json.dumps(summary))
+    return process.returncode
 
 
 def main() -> int:
