@@ -287,8 +287,13 @@ async def run_scores_as_its_replay(ctx: Context) -> None:
 
 async def link_drop_and_return(ctx: Context) -> None:
     # Leaves and returns between two notifications (they come at whole and half seconds).
+    # Back, the watch sends its latest values the moment notifications are enabled again.
+    # bluetoothd re-enables them by itself on reconnecting, before it reports
+    # ServicesResolved, so those values reach the client early; they must be recorded too.
     timeline = write_timeline(ctx, "watch.txt", run_timeline(90, steady_cadence, extra={20.25: "leave", 32.25: "return"}))
-    log = await ctx.devices(watch(timeline))
+    device = watch(timeline)
+    device.notify_on_subscribe = True
+    log = await ctx.devices(device)
     plan = str(E2E_DIR / "plans" / "e2e-steady.json")
     out = ctx.path("recording.jsonl")
     outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--record", out,

@@ -21,7 +21,8 @@ A device plays a timeline, one event a line (`#` starts a comment):
 
 Times count from the central's first subscription to 0x2A37 or 0x2A53 on the device
 (bluetoothd's own Battery Level subscription does not start it) and run on across
-disconnects. A notification goes to every connection subscribed to it at that moment;
+disconnects. With notify_on_subscribe, a later subscription also gets the measurement's
+latest value at once. A notification goes to every connection subscribed to it at that moment;
 each one sent, and each one that found no subscriber, is logged with its bytes, which is
 what the scenarios compare the recordings against.
 """
@@ -106,6 +107,9 @@ class DeviceSpec:
     timeline: list[TimelineEvent] = field(default_factory=list)
     battery_percent: int = 90
     appearance: int = 0x00C1  # a sports watch
+    # Send a measurement's latest value as soon as a central subscribes to it, as many
+    # sensors do (from the second subscription on: the first one starts the timeline).
+    notify_on_subscribe: bool = False
 
 
 class EventLog:
@@ -257,6 +261,9 @@ class VirtualDevice:
         self.log.write(device=self.address, event="subscription", char=uuid, notify=notify)
         if notify and uuid in MEASUREMENTS and self.playback is None:
             self.playback = asyncio.get_running_loop().create_task(self.play())
+        elif notify and uuid in MEASUREMENTS and self.spec.notify_on_subscribe:
+            latest = TimelineEvent(0, uuid, bytes(characteristic.value))
+            asyncio.get_running_loop().create_task(self.perform(latest))
 
     async def play(self) -> None:
         start = time.monotonic()
