@@ -41,7 +41,7 @@ test-fakebluez:
 	/usr/bin/python3 Tests/FakeBlueZ/smoke_test.py
 
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
-## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see docs/README-e2e.md)
+## QEMU VM, with virtual devices (Tests/E2E; about 6 minutes; see docs/README-e2e.md)
 e2e:
 	Tests/E2E/run.sh
 
