@@ -18,11 +18,14 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
         // (Double.rounded() calls into libm; linking it here keeps small executables linking.)
         .target(name: "IntervalProCore", swiftSettings: strictSettings, linkerSettings: [.linkedLibrary("m")]),
+        // Metronome and voice-cue logic: beat grid, click synthesis, mixer, cue scheduling. Pure.
+        .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Files and the terminal: recording files, plan files, tty raw mode, screen.
@@ -44,10 +47,34 @@ let package = Package(
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus"],
             swiftSettings: strictSettings
         ),
+        // C libraries for audio, through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Audio I/O: ALSA output, espeak-ng speech, the render thread, offline rendering.
+        .target(
+            name: "IntervalProAudio",
+            dependencies: [
+                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "CALSA", "CEspeak",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Session history as plain values: 1 Hz samples, exact replay of a stored session,
+        // FIT and TCX encoding, trends, the HTML report. Pure: no I/O, no C.
+        .target(name: "IntervalProHistory", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // The session store: SQLite through GRDB, and the companion that saves a running session.
+        .target(
+            name: "IntervalProStorage",
+            dependencies: [
+                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProDBus", "IntervalProBlueZ",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
+                "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -64,7 +91,24 @@ let package = Package(
             name: "IntervalProDBusTests", dependencies: ["IntervalProDBus", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "intervalpro-audio-bench",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio"],
+            path: "Benchmarks/intervalpro-audio-bench",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // Test instrumentation: counts heap allocations per thread (render-path checks).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(
+            name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound", "AllocationCounter"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProAudioTests",
+            dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio", "AllocationCounter"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "IntervalProRuntimeTests", dependencies: ["IntervalProCore", "IntervalProRuntime"],
             swiftSettings: strictSettings
@@ -74,7 +118,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProTestSupport"],
+            name: "IntervalProHistoryTests", dependencies: ["IntervalProCore", "IntervalProHistory"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProStorageTests",
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProStorage"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -79,6 +79,7 @@ public final class BlueZClient: Sendable {
 
         func deliver(_ event: SensorLinkMachine.Event) {
             let time = now()
+            var changedState = false
             for action in machine.handle(event, now: time) {
                 if case .call(let id, let call) = action {
                     do {
@@ -87,11 +88,23 @@ public final class BlueZClient: Sendable {
                     } catch let error as DBusFailure {
                         _ = machine.handle(.reply(id, .failure(error)), now: time)
                     } catch {}
+                    changedState = true
                 } else {
+                    if case .value = action {} else { changedState = true }
                     output(action, time)
                 }
             }
-            snapshot.withLock { $0 = machine }
+            // Publishing a copy costs a copy of the tree on the next change: only when
+            // something other than a value happened.
+            if changedState || !isValue(event) { snapshot.withLock { $0 = machine } }
+        }
+
+        func isValue(_ event: SensorLinkMachine.Event) -> Bool {
+            if case .tree(.propertiesChanged(_, BlueZ.Interface.gattCharacteristic, let changed, _)) = event {
+                return changed.count == 1 && changed["Value"] != nil
+            }
+            if case .tick = event { return true }
+            return false
         }
 
         deliver(.start)

@@ -74,9 +74,13 @@ public enum BlueZDiagnosis {
             findings.append(
                 adapter.powered
                     ? Diagnosis(check: "adapter \(adapter.name)", ok: true, detail: "powered, address \(adapter.address ?? "?")")
-                    : Diagnosis(
-                        check: "adapter \(adapter.name)", ok: false, detail: "powered off",
-                        fix: "bluetoothctl power on (and rfkill unblock bluetooth if it is blocked)"))
+                    : adapter.blocked
+                        ? Diagnosis(
+                            check: "adapter \(adapter.name)", ok: false, detail: "blocked by rfkill",
+                            fix: "rfkill unblock bluetooth, then bluetoothctl power on")
+                        : Diagnosis(
+                            check: "adapter \(adapter.name)", ok: false, detail: "powered off",
+                            fix: "bluetoothctl power on"))
         }
         return findings
     }

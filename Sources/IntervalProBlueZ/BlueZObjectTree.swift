@@ -55,6 +55,8 @@ public struct BlueZObjectTree: Equatable, Sendable {
         public var path: String
         public var address: String?
         public var powered: Bool
+        /// rfkill holds the radio off (PowerState "off-blocked"): powering on cannot work.
+        public var blocked: Bool
         public var discovering: Bool
         /// "hci0"
         public var name: String { String(path.split(separator: "/").last ?? "") }
@@ -88,6 +90,7 @@ public struct BlueZObjectTree: Equatable, Sendable {
             guard let adapter = interfaces[BlueZ.Interface.adapter] else { return nil }
             return Adapter(
                 path: path, address: adapter["Address"]?.string, powered: adapter["Powered"]?.bool ?? false,
+                blocked: adapter["PowerState"]?.string == "off-blocked",
                 discovering: adapter["Discovering"]?.bool ?? false)
         }.sorted { $0.path < $1.path }
     }

@@ -132,6 +132,9 @@ extension SensorLinkMachine {
         if case .adapterOff(let name)? = lastReportedAdapterStatus {
             return "the Bluetooth adapter \(name) is powered off (bluetoothctl power on; rfkill unblock bluetooth)"
         }
+        if case .adapterBlocked(let name)? = lastReportedAdapterStatus {
+            return "the Bluetooth adapter \(name) is blocked by rfkill (rfkill unblock bluetooth)"
+        }
         if case .waitingForBluez? = lastReportedAdapterStatus { return "bluetoothd is not running (org.bluez is not on the system bus)" }
         return nil
     }
@@ -146,6 +149,7 @@ extension SensorLinkMachine.Status {
         case .waitingForBluez: "waiting for bluetoothd"
         case .noAdapter(let requested): requested.map { "no Bluetooth adapter named \($0)" } ?? "no Bluetooth adapter"
         case .adapterOff(let name): "Bluetooth adapter \(name) is powered off"
+        case .adapterBlocked(let name): "Bluetooth adapter \(name) is blocked by rfkill"
         case .scanning: "scanning for heart-rate and running sensors"
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
         case .connecting(let device, let attempt): attempt == 1 ? "connecting to \(device)" : "connecting to \(device) (attempt \(attempt))"

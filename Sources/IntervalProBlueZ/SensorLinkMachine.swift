@@ -121,6 +121,7 @@ public struct SensorLinkMachine: Sendable {
         case waitingForBluez
         case noAdapter(requested: String?)
         case adapterOff(String)
+        case adapterBlocked(String)
         case scanning
         case chose(role: Role, device: String, name: String?)
         case connecting(device: String, attempt: Int)
@@ -172,6 +173,9 @@ public struct SensorLinkMachine: Sendable {
         /// Characteristics read once on this connection (location, features, battery).
         var read: Set<String> = []
         var wasConnected = false
+        /// BlueZ said the device was removed but the tree may still list it until
+        /// InterfacesRemoved arrives: do not connect to that object again.
+        var objectIsStale = false
     }
 
     public let configuration: Configuration
@@ -184,6 +188,7 @@ public struct SensorLinkMachine: Sendable {
     private var discovering = false
     private var firstCandidateAt: SessionTime?
     private var stopping = false
+    private var reportedStopped = false
     private var lastStatus: Status?
     /// Why there is no usable adapter (nil once one is usable).
     public private(set) var lastReportedAdapterStatus: Status? = .waitingForBluez
@@ -220,17 +225,21 @@ public struct SensorLinkMachine: Sendable {
         case .bluezPresent(let present):
             bluezPresent(present, now: now, into: &actions)
         case .tree(let change):
-            apply(change, now: now, into: &actions)
+            // A notification changes nothing but a value: nothing else can move on.
+            if apply(change, now: now, into: &actions) == .valueOnly { return actions }
         case .reply(let id, let result):
             guard let what = pending.removeValue(forKey: id) else { break }
             replied(what, result, now: now, into: &actions)
         case .tick:
-            break
+            // Time alone moves things only while a timer runs: a retry, a resolve timeout,
+            // the settle time or the search for an open role.
+            guard stopping || hasRunningTimer else { return actions }
         case .stop:
             beginStop(into: &actions)
         }
         if !stopping { advance(now: now, into: &actions) }
-        if stopping, pending.isEmpty, !actions.contains(.stopped) {
+        if stopping, pending.isEmpty, !reportedStopped {
+            reportedStopped = true
             actions.append(.stopped)
         }
         return actions
@@ -261,19 +270,36 @@ public struct SensorLinkMachine: Sendable {
         }
     }
 
-    private mutating func apply(_ change: BlueZObjectTree.Change, now: SessionTime, into actions: inout [Action]) {
-        // Values are the hot path: one per notification. Report them before the tree work.
-        if case .propertiesChanged(let path, BlueZ.Interface.gattCharacteristic, let changed, _) = change,
-            let value = changed["Value"]?.byteArray, let (device, uuid) = subscriptions[path]
+    private enum Applied { case valueOnly, structure }
+
+    private mutating func apply(_ change: BlueZObjectTree.Change, now: SessionTime, into actions: inout [Action])
+        -> Applied
+    {
+        // Values are the hot path: one per notification. Report them and skip the tree.
+        if case .propertiesChanged(let path, BlueZ.Interface.gattCharacteristic, let changed, let invalidated) = change,
+            let value = changed["Value"]?.byteArray
         {
-            actions.append(.value(device: device, characteristic: uuid, bytes: value))
-            if changed.count == 1 { return }
+            if let (device, uuid) = subscriptions[path] {
+                actions.append(.value(device: device, characteristic: uuid, bytes: value))
+            }
+            if changed.count == 1, invalidated.isEmpty { return .valueOnly }
         }
         tree.apply(change)
         if case .interfacesRemoved(let path, let interfaces) = change, interfaces.contains(BlueZ.Interface.gattCharacteristic) {
             subscriptions[path] = nil
         }
-        reconcileLinks(now: now, into: &actions)
+        // Once stopping, the tree is only kept current: links report nothing more.
+        if !stopping { reconcileLinks(now: now, into: &actions) }
+        return .structure
+    }
+
+    private var hasRunningTimer: Bool {
+        links.contains { link in
+            switch link.phase {
+            case .retrying, .resolving: true
+            case .absent, .connecting, .subscribed: false
+            }
+        } || (!configuration.scanOnly && !openRoles.isEmpty && isSearching)
     }
 
     /// Brings each link in line with what the tree now says about its device.
@@ -288,7 +314,10 @@ public struct SensorLinkMachine: Sendable {
                 links[i].phase = .resolving(since: now)
                 actions.append(.deviceEvent(device: links[i].address, name: "connected"))
             }
-            if device == nil { links[i].phase = .absent }
+            if device == nil {
+                links[i].phase = .absent
+                links[i].objectIsStale = false
+            }
         }
     }
 
@@ -356,6 +385,7 @@ public struct SensorLinkMachine: Sendable {
         {
             // The object is gone (discovery stopped and BlueZ dropped it): find it again.
             links[i].phase = .absent
+            links[i].objectIsStale = tree.device(at: links[i].path) != nil
             return
         }
         let delays = configuration.retryDelays
@@ -397,9 +427,9 @@ public struct SensorLinkMachine: Sendable {
         switch links[i].phase {
         case .absent:
             // Known already, or found again (after a restart, or discovery brought it back)?
-            guard let device = tree.devices(on: adapterPath).first(where: { $0.address == links[i].address }) else {
-                return
-            }
+            guard let device = tree.devices(on: adapterPath).first(where: { $0.address == links[i].address }),
+                !(links[i].objectIsStale && device.path == links[i].path)
+            else { return }
             links[i].path = device.path
             if device.connected {
                 links[i].wasConnected = true
@@ -437,10 +467,11 @@ public struct SensorLinkMachine: Sendable {
             return false
         }
         guard chosen.powered else {
-            lastReportedAdapterStatus = .adapterOff(chosen.name)
+            let status: Status = chosen.blocked ? .adapterBlocked(chosen.name) : .adapterOff(chosen.name)
+            lastReportedAdapterStatus = status
             adapterPath = nil
             discovering = false
-            report(.adapterOff(chosen.name), into: &actions)
+            report(status, into: &actions)
             return false
         }
         if adapterPath != chosen.path {
@@ -472,6 +503,8 @@ public struct SensorLinkMachine: Sendable {
             guard let device else { continue }
             if let i = links.firstIndex(where: { $0.address == device.address }) {
                 links[i].roles.insert(role)
+                // Already up for its other role: subscribe to this role's measurement too.
+                if links[i].phase == .subscribed { links[i].phase = .resolving(since: now) }
             } else {
                 links.append(Link(path: device.path, address: device.address, name: device.name, roles: [role]))
             }
@@ -491,18 +524,21 @@ public struct SensorLinkMachine: Sendable {
         let link = links[i]
         guard let device = tree.device(at: link.path), device.connected else { return }
         let characteristics = tree.characteristics(of: link.path)
-        let measurements = link.roles.compactMap { role in characteristics.first { $0.uuid == role.measurement } }
+        let measurements = Role.allCases.filter(link.roles.contains).compactMap { role in
+            characteristics.first { $0.uuid == role.measurement }
+        }
         guard device.servicesResolved, measurements.count == link.roles.count else {
             if now - since >= configuration.resolveTimeout {
                 // Resolved but never exported what we need: start over on this device.
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
                 links[i].wasConnected = false
+                actions.append(.deviceEvent(device: link.address, name: "disconnected"))
                 connectFailed(
                     link: i, DBusFailure(.bluezFailed, "services never resolved"), now: now, into: &actions)
             }
             return
         }
-        for characteristic in measurements {
+        for characteristic in measurements where subscriptions[characteristic.path] == nil {
             subscriptions[characteristic.path] = (link.address, characteristic.uuid)
             call(
                 .startNotify(characteristic: characteristic.path),
@@ -537,7 +573,9 @@ public struct SensorLinkMachine: Sendable {
             for path in link.notifying.keys.sorted() {
                 call(.stopNotify(characteristic: path), as: .stopNotify(characteristic: path), into: &actions)
             }
-            if link.wasConnected {
+            // A Connect still in flight is cancelled by Disconnect; left alone it would keep
+            // the link up after we exit.
+            if link.wasConnected || link.phase == .connecting {
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
             }
         }

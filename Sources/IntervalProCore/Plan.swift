@@ -1,15 +1,19 @@
-/// A training plan, version 1 of the plan format (see README "Plan format").
+/// A training plan (see README "Plan format"): version 1, or version 2 which adds the
+/// `metronome` object.
 public struct Plan: Sendable {
+    /// The plan format version the file declares (1 when it declares none).
+    public var version: Int = 1
     public var name: String
     public var description: String?
     /// Default zone half-width in spm for steps that do not set their own.
     public var tolerance: Double
     public var nodes: [PlanNode]
-    /// Reserved for the metronome settings; accepted and kept as written.
-    public var metronome: JSONNode?
+    /// The plan's metronome and voice settings (version 2 only); nil when it gives none.
+    public var metronome: MetronomeSettings?
 
     public static let defaultTolerance = 5.0
-    public static let formatVersion = 1
+    /// The newest plan format version this program reads (it reads every older one too).
+    public static let formatVersion = 2
 }
 
 public enum StepKind: String, Sendable, CaseIterable {
@@ -90,6 +94,11 @@ public struct TimelineStep: Equatable, Sendable {
         public var number: Int
         public var count: Int
         public var description: String { "\(number)/\(count)" }
+
+        public init(number: Int, count: Int) {
+            self.number = number
+            self.count = count
+        }
     }
 
     public var index: Int

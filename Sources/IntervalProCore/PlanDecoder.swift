@@ -22,7 +22,8 @@ public struct PlanDecoder {
     /// Keeps nested repeats from expanding into a timeline nobody could run.
     public static let maxTimelineSteps = 10_000
 
-    static let planKeys = ["name", "description", "tolerance", "steps", "metronome", "$schema"]
+    static let planKeys = ["version", "name", "description", "tolerance", "steps", "metronome", "$schema"]
+    static let metronomeKeys = ["mode", "accent", "volume", "grace", "voice", "coaching_grace", "coaching_cooldown"]
     static let stepKeys = ["kind", "duration", "distance", "cadence", "tolerance", "label"]
     static let groupKeys = ["repeat", "steps"]
     static let rangeKeys = ["low", "high"]
@@ -92,18 +93,64 @@ public struct PlanDecoder {
         let tolerance = try root["tolerance"].map { node throws(PlanError) in
             try number(node, "tolerance", in: Self.toleranceRange, unit: "spm")
         } ?? Plan.defaultTolerance
-        if let metronome = root["metronome"], case .object = metronome.kind {} else if let metronome = root["metronome"] {
-            throw failure(metronome, "metronome", "expected an object, found \(metronome.typeName)")
+        let version = try root["version"].map { node throws(PlanError) in
+            try integer(node, "version", in: 1...Plan.formatVersion)
+        } ?? 1
+        var metronome: MetronomeSettings?
+        if let node = root["metronome"] {
+            guard version >= 2 else {
+                throw failure(node, "metronome", "'metronome' needs \"version\": 2 at the top level (plan format version 2)")
+            }
+            metronome = try metronomeSettings(node, "metronome")
         }
         guard let stepsNode = root["steps"] else { throw failure(root, "", "missing required key 'steps'") }
         let nodes = try stepList(stepsNode, "steps", groupCount: nil)
         let plan = Plan(
-            name: name, description: description, tolerance: tolerance, nodes: nodes, metronome: root["metronome"])
+            version: version, name: name, description: description, tolerance: tolerance, nodes: nodes,
+            metronome: metronome)
         let count = Self.expandedCount(nodes)
         guard count <= Self.maxTimelineSteps else {
             throw failure(stepsNode, "steps", "the plan expands to \(count) steps, more than \(Self.maxTimelineSteps)")
         }
         return plan
+    }
+
+    private func metronomeSettings(_ node: JSONNode, _ path: String) throws(PlanError) -> MetronomeSettings {
+        _ = try members(node, path, allowed: Self.metronomeKeys, what: "metronome settings")
+        var settings = MetronomeSettings()
+        func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(PlanError) -> T?
+        where T.RawValue == String {
+            guard let value = node[key] else { return nil }
+            guard let text = value.stringValue, let parsed = T(rawValue: text) else {
+                let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+                throw failure(value, "\(path).\(key)", "expected one of \(allowed)")
+            }
+            return parsed
+        }
+        func seconds(_ key: String) throws(PlanError) -> SessionTime? {
+            try node[key].map { value throws(PlanError) in
+                .seconds(try number(value, "\(path).\(key)", in: MetronomeSettings.delayRange, unit: "s"))
+            }
+        }
+        if let mode = try choice("mode", MetronomeMode.self) { settings.mode = mode }
+        if let accent = try choice("accent", MetronomeAccent.self) { settings.accent = accent }
+        if let value = node["volume"] {
+            settings.volume = try number(value, "\(path).volume", in: MetronomeSettings.volumeRange, unit: "(volume)")
+        }
+        if let grace = try seconds("grace") { settings.grace = grace }
+        if let grace = try seconds("coaching_grace") { settings.coachingGrace = grace }
+        if let cooldown = try seconds("coaching_cooldown") { settings.coachingCooldown = cooldown }
+        if let voice = node["voice"] {
+            switch voice.kind {
+            case .bool(false), .string("off"):
+                settings.voice = false
+            case .string(let text) where CueLanguage(rawValue: text) != nil:
+                settings.language = CueLanguage(rawValue: text)!
+            default:
+                throw failure(voice, "\(path).voice", "expected \"en\", \"es\" or \"off\"")
+            }
+        }
+        return settings
     }
 
     private static func expandedCount(_ nodes: [PlanNode]) -> Int {

@@ -20,11 +20,12 @@ public struct StepResult: Equatable, Sendable {
     public var above: SessionTime = .zero
     public var noSignal: SessionTime = .zero
     /// Time-weighted sums (value × µs) and the time they cover, kept as integers so that
-    /// splitting an interval never changes them.
-    var cadenceWeighted: Int64 = 0
-    var cadenceTime: Int64 = 0
-    var heartRateWeighted: Int64 = 0
-    var heartRateTime: Int64 = 0
+    /// splitting an interval never changes them. Public so that a stored session gives
+    /// back the very same averages.
+    public var cadenceWeighted: Int64 = 0
+    public var cadenceTime: Int64 = 0
+    public var heartRateWeighted: Int64 = 0
+    public var heartRateTime: Int64 = 0
     public var maxHeartRate: Int?
     public var distance: Double?
     public var endedBy: StepEndReason = .time

@@ -13,8 +13,8 @@ struct IntervalPro: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
-            PlanCommand.self,
-            DecodeCommand.self,
+            RenderAudioCommand.self, HistoryCommand.self, ShowCommand.self, TrendsCommand.self, ExportCommand.self,
+            ReportCommand.self, DeleteCommand.self, PlanCommand.self, DecodeCommand.self,
         ]
     )
 }

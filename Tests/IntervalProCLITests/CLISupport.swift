@@ -21,6 +21,15 @@ let executablePath: String = {
     return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("intervalpro").path
 }()
 
+/// The data directory every test's `intervalpro` saves sessions into (unless the test
+/// passes --db or its own XDG_DATA_HOME): one per test process, under the temporary directory.
+let testDataHome: String = {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("intervalpro-clitests-data-\(getpid())", isDirectory: true)
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url.path
+}()
+
 func packagePath(_ relative: String) -> String {
     packageRoot.appendingPathComponent(relative).path
 }
@@ -120,6 +129,8 @@ final class RunningCommand: @unchecked Sendable {
         // Keep the tests independent of the caller's environment.
         env["INTERVALPRO_RECORDINGS"] = nil
         env["NO_COLOR"] = nil
+        // Sessions the tests run are saved here, never in the real user's data directory.
+        env["XDG_DATA_HOME"] = testDataHome
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardInput = FileHandle.nullDevice

@@ -171,6 +171,24 @@ import Testing
         #expect(fake.calls("StartNotify").count == 4)
     }
 
+    @Test("the adapter switched off and on mid-recording: the device is reconnected")
+    func adapterOffAndOnMidRun() throws {
+        let fake = try FakeBlueZ(scenario: "adapter-off-mid-run")
+        let dir = try ScratchDirectory()
+        let out = dir.path("power.jsonl")
+        let result = try intervalpro(
+            "record", out, "--duration", "8", "--hr", Self.hrmPro, "--cadence", Self.hrmPro,
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(try events(in: out) == ["connected", "disconnected", "connected"])
+        #expect(result.stderr.contains("powered off"))
+        let recorded = try notifications(in: out).filter { $0.char == "2a53" }
+        let reconnectedAt = try #require(
+            String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").compactMap { jsonObject(String($0)) }
+                .filter { $0["event"] as? String == "connected" }.last.flatMap { number($0["t"]) })
+        #expect(recorded.contains { $0.t > reconnectedAt }, "notifications resume after the adapter is back")
+    }
+
     @Test("connect failures are retried with backoff until one succeeds")
     func firstConnectsFailing() throws {
         let fake = try FakeBlueZ(scenario: "first-connects-failing")
@@ -201,6 +219,13 @@ import Testing
         #expect(adapterOff.status == 69)
         #expect(adapterOff.stderr.contains("powered off"))
         #expect(off.calls("StartDiscovery").isEmpty)
+
+        let blocked = try FakeBlueZ(
+            json: #"{"adapters": [{"name": "hci0", "address": "00:11:22:33:44:55", "powered": false, "blocked": true}], "devices": []}"#)
+        let adapterBlocked = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "2", environment: environment(blocked, dir))
+        #expect(adapterBlocked.status == 69)
+        #expect(adapterBlocked.stderr.contains("blocked by rfkill"))
     }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check Plans/plan.schema.json (IntervalPro plan format, version 1).
+"""Check Plans/plan.schema.json (IntervalPro plan format, versions 1 and 2).
 
 - the schema itself is a valid draft 2020-12 schema;
 - every Plans/*.json except the schema validates against it;
@@ -114,7 +114,20 @@ INVALID = [
     ("distance -400", variant(lambda p: work(p).update({"distance": -400}) or work(p).pop("duration"))),
     ("label 5", variant(setter(work, "label", 5))),
     ("description 5", variant(setter(top, "description", 5))),
-    ("metronome true", variant(setter(top, "metronome", True))),
+    # Version 2 and the metronome object.
+    ("metronome in a plan without version (version 1)", variant(setter(top, "metronome", {"mode": "always"}))),
+    ("metronome in an explicit version 1", variant(lambda p: p.update({"version": 1, "metronome": {}}))),
+    ("version 3", variant(setter(top, "version", 3))),
+    ('version "2" (string)', variant(setter(top, "version", "2"))),
+    ("metronome true (version 2)", variant(lambda p: p.update({"version": 2, "metronome": True}))),
+    ("metronome unknown key (version 2)", variant(lambda p: p.update({"version": 2, "metronome": {"bpm": 170}}))),
+    ('metronome mode "sometimes"', variant(lambda p: p.update({"version": 2, "metronome": {"mode": "sometimes"}}))),
+    ('metronome accent "both"', variant(lambda p: p.update({"version": 2, "metronome": {"accent": "both"}}))),
+    ("metronome volume 1.5", variant(lambda p: p.update({"version": 2, "metronome": {"volume": 1.5}}))),
+    ('metronome voice "fr"', variant(lambda p: p.update({"version": 2, "metronome": {"voice": "fr"}}))),
+    ("metronome voice true", variant(lambda p: p.update({"version": 2, "metronome": {"voice": True}}))),
+    ("metronome grace 601", variant(lambda p: p.update({"version": 2, "metronome": {"grace": 601}}))),
+    ("metronome coaching_cooldown -1", variant(lambda p: p.update({"version": 2, "metronome": {"coaching_cooldown": -1}}))),
 ]
 
 # (description, plan) pairs that must be ACCEPTED.
@@ -132,7 +145,13 @@ VALID = [
     ("cadence bounds 60 and 260", variant(setter(work, "cadence", {"low": 60, "high": 260}))),
     ("no cadence", variant(deleter(work, "cadence"))),
     ("tolerance 0 and 30", variant(lambda p: (p.update({"tolerance": 0}), work(p).update({"tolerance": 30})))),
-    ("metronome with any contents", variant(setter(top, "metronome", {"bpm": 170, "sound": {"x": [1]}}))),
+    ("explicit version 1", variant(setter(top, "version", 1))),
+    ("version 2 without metronome", variant(setter(top, "version", 2))),
+    ("version 2 with an empty metronome", variant(lambda p: p.update({"version": 2, "metronome": {}}))),
+    ("version 2 with every metronome setting", variant(lambda p: p.update({"version": 2, "metronome": {
+        "mode": "off-target", "accent": "alternate", "volume": 0.5, "grace": 3, "voice": "es",
+        "coaching_grace": 12, "coaching_cooldown": 30}}))),
+    ("metronome voice false", variant(lambda p: p.update({"version": 2, "metronome": {"voice": False}}))),
     ("nested groups", variant(setter(group, "steps", [
         {"repeat": 3, "steps": [{"kind": "work", "duration": [30, 45, 60], "cadence": 180}]},
         {"kind": "rest", "duration": "2:00"},

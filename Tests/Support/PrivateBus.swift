@@ -21,6 +21,8 @@ public final class PrivateBus: @unchecked Sendable {
         // The session configuration lets any peer own any name, which a fake org.bluez needs.
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
         daemon.standardOutput = FileHandle.nullDevice
+        // It warns that it may not raise its fd limit when not run by the system; harmless.
+        daemon.standardError = FileHandle.nullDevice
         try daemon.run()
         try waitFor(timeout: 10) { FileManager.default.fileExists(atPath: socket) }
     }

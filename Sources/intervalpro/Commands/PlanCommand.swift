@@ -16,7 +16,7 @@ struct PlanCheckCommand: AsyncParsableCommand {
         abstract: "Validate a plan and print its expanded timeline."
     )
 
-    @Argument(help: "The plan file (JSON, plan format version 1).")
+    @Argument(help: "The plan file (JSON, plan format version 1 or 2).")
     var plan: String
 
     @Flag(help: "Print the timeline as JSON.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
@@ -18,14 +19,21 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
+    @OptionGroup(title: "Metronome and voice (with --plan)") var audio: AudioOptions
+
+    @OptionGroup var save: SaveOptions
+
     func run() async throws {
         try await reportingFailures {
             let recording = try loadRecording(recording)
             if let plan {
-                let plan = try loadPlan(plan)
+                let (plan, planText) = try loadPlanKeepingText(plan)
+                let live = audio.liveAudio(plan: plan, pacing: options)
+                defer { live?.finish() }
                 try await SessionLauncher.run(
                     plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    options: options, cadenceUnits: recording.header.cadenceUnits)
+                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: live.map { [$0] } ?? [],
+                    saving: SessionSaving(options: save, planText: planText))
                 return
             }
             var units = recording.header.cadenceUnits

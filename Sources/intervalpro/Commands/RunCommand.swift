@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntervalProBlueZ
+import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
@@ -19,7 +20,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The plan file (JSON, plan format version 1).")
+    @Argument(help: "The plan file (JSON, plan format version 1 or 2).")
     var plan: String
 
     @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"))
@@ -54,6 +55,10 @@ struct RunCommand: AsyncParsableCommand {
         case simulate, recording
     }
 
+    @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
+
+    @OptionGroup var save: SaveOptions
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
         if requireSensor, replay != nil || simulate {
@@ -66,20 +71,21 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let plan = try loadPlan(plan)
+            let (plan, planText) = try loadPlanKeepingText(plan)
+            let saving = SessionSaving(options: save, planText: planText)
             if simulate {
-                try await runSimulated(plan)
+                try await runSimulated(plan, saving: saving)
                 return
             }
             if replay == nil {
                 do {
-                    try await runLive(plan)
+                    try await runLive(plan, saving: saving)
                     return
                 } catch let unavailable as LiveSensorConnection.Unavailable {
                     if requireSensor { throw Failure("\(unavailable)", status: .unavailable) }
                     if fallback == .simulate {
                         Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
-                        try await runSimulated(plan)
+                        try await runSimulated(plan, saving: saving)
                         return
                     }
                     Terminal.writeStandardError("intervalpro: \(unavailable)\n")
@@ -87,35 +93,58 @@ struct RunCommand: AsyncParsableCommand {
             }
             let path = try replay ?? bundledRecording()
             let recording = try loadRecording(path)
-            try await SessionLauncher.run(
-                plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                options: options, cadenceUnits: recording.header.cadenceUnits)
+            try await withAudio(plan, pacing: options) { companions in
+                try await SessionLauncher.run(
+                    plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
+                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: companions,
+                    saving: saving)
+            }
         }
     }
 
-    private func runSimulated(_ plan: Plan) async throws {
+    /// Runs a session with the metronome and voice playing beside it (when the options
+    /// and the pacing allow sound).
+    private func withAudio(
+        _ plan: Plan, pacing: PacingOptions, _ session: ([any SessionObserver]) async throws -> Void
+    ) async throws {
+        let live = audio.liveAudio(plan: plan, pacing: pacing)
+        defer { live?.finish() }
+        try await session(live.map { [$0] } ?? [])
+    }
+
+    private func runSimulated(_ plan: Plan, saving: SessionSaving) async throws {
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed
         configuration.perFoot = perFoot
         configuration.dropouts = dropout.map { ($0.start, $0.length) }
-        try await SessionLauncher.run(
-            plan: plan, source: SimulatedRunner(configuration: configuration), options: options, cadenceUnits: [:])
+        try await withAudio(plan, pacing: options) { companions in
+            try await SessionLauncher.run(
+                plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
+                cadenceUnits: [:], companions: companions, saving: saving)
+        }
     }
 
     /// A session on live sensors; throws `Unavailable` before anything started when there
     /// is no sensor to use.
-    private func runLive(_ plan: Plan) async throws {
+    private func runLive(_ plan: Plan, saving: SessionSaving) async throws {
         let connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: options.cadenceUnit?.unit)
+        // Live sensors arrive in real time, so the metronome plays whatever --speed said.
+        var realTime = options
         if options.fast || options.speed.map({ $0 != 1 }) ?? false {
-            Terminal.writeStandardError("intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+            Terminal.writeStandardError(
+                "intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+            realTime.fast = false
+            realTime.speed = nil
         }
         connection.sensors.feed.begin()
         let units = Dictionary(
             connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
         do {
-            try await SessionLauncher.run(
-                plan: plan, source: LiveSource(feed: connection.sensors.feed, devices: connection.devices),
-                options: options, cadenceUnits: units)
+            try await withAudio(plan, pacing: realTime) { companions in
+                try await SessionLauncher.run(
+                    plan: plan, source: LiveSource(feed: connection.sensors.feed, devices: connection.devices),
+                    options: realTime, cadenceUnits: units, companions: companions, saving: saving)
+            }
         } catch {
             await connection.sensors.stop()
             throw error

@@ -1,12 +1,14 @@
+import ArgumentParser
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
+import IntervalProStorage
 
 /// Wires a plan, a source and the options into a running session, prints the summary.
 enum SessionLauncher {
     static func run<Source: SessionSource>(
         plan: Plan, source: Source, options: PacingOptions, cadenceUnits: [String: CadenceUnit],
-        companions: [any SessionObserver] = []
+        companions: [any SessionObserver] = [], saving: SessionSaving? = nil
     ) async throws {
         var units = cadenceUnits
         if let override = options.cadenceUnit?.unit {
@@ -29,7 +31,12 @@ enum SessionLauncher {
         }
 
         // Live sensors arrive in real time whatever the options say.
-        let pacing: Pacing = source.isLive ? .realTime(speed: 1) : options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
+        let pacing: Pacing =
+            source.isLive ? .realTime(speed: 1) : options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
+        var companions = companions
+        let writer = saving?.start(
+            plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units, realTime: pacing != .virtual)
+        if let writer { companions.append(SessionRecorder(writer: writer)) }
         let interactive = Terminal.standardOutputIsTerminal && !options.json && pacing != .virtual
         let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: options.json)
         // Colour depends on the stream the lines go to: stderr under --json, else stdout.
@@ -50,6 +57,7 @@ enum SessionLauncher {
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
         runner.observer.primary.finish()
+        let saveFailure = writer?.finish(summary, at: runner.engine.cursor)
 
         if options.json {
             print(summary.json.serialized(pretty: true))
@@ -58,6 +66,10 @@ enum SessionLauncher {
         }
         if let path = options.record, runner.observer.primary.recorder != nil {
             Terminal.writeStandardError("intervalpro: recorded to \(path)\n")
+        }
+        if let saving, !saving.options.noSave {
+            guard let writer, saveFailure == nil else { throw ExitCode(ExitStatus.ioError.rawValue) }
+            Terminal.writeStandardError("intervalpro: saved as session \(writer.sessionID)\n")
         }
     }
 }

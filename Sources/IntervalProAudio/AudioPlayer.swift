@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import IntervalProSound
+import Synchronization
+
+/// Plays a `MetronomeRenderer` through an ALSA PCM on its own render thread.
+///
+/// The render thread allocates nothing, takes no lock and does no I/O besides writing to
+/// the device: it takes events from a lock-free queue, renders one period into a buffer
+/// allocated up front, and writes it. The session side talks to it only through that
+/// queue and a few atomics. `horizon` bounds how far the thread may render: live playback
+/// keeps it a little ahead of the session (a real device blocks long before), and an
+/// offline render through a device raises it as the timeline becomes final.
+public final class AudioPlayer: @unchecked Sendable {
+    public let output: PCMPlayback
+    public var sampleRate: Int { output.sampleRate }
+    public var channels: Int { output.channels }
+
+    let renderer: MetronomeRenderer
+    let voices: VoiceBank
+    private let queue: EventQueue
+    private let buffer: UnsafeMutablePointer<Int16>
+
+    private let horizon: Atomic<Int64>
+    private let rendered = Atomic<Int64>(0)
+    private let idle = Atomic<Bool>(true)
+    private let stopRequested = Atomic<Bool>(false)
+    /// The status that stopped the thread (a lost device), or 0.
+    private let lost = Atomic<Int32>(0)
+    private var thread: pthread_t?
+
+    /// Voice clips with ids from here up are not the bank's (offline renders own them).
+    public static let externalClipIDs = 1_000_000
+
+    public init(device: String, request: AudioFormatRequest, volume: Double, voiceSlots: Int = 12) throws(ALSAError) {
+        output = try PCMPlayback(device: device, request: request)
+        renderer = MetronomeRenderer(sampleRate: output.sampleRate, channels: output.channels, volume: volume)
+        voices = VoiceBank(slots: voiceSlots, seconds: 8, sampleRate: output.sampleRate)
+        queue = EventQueue(capacity: 512)
+        buffer = .allocate(capacity: output.periodFrames * output.channels)
+        // Half a second of silence may go out before the session side first sets the
+        // horizon: enough that a real device does not run dry while the session starts.
+        horizon = Atomic(Int64(output.sampleRate / 2))
+        let bank = voices
+        renderer.onVoiceFinished = { id in bank.release(id) }
+    }
+
+    deinit {
+        stop()
+        buffer.deallocate()
+    }
+
+    /// Frames rendered and written to the device so far.
+    public var renderedFrames: Int64 { rendered.load(ordering: .acquiring) }
+
+    /// True once everything sent has played (as far as the renderer knows).
+    public var isIdle: Bool { idle.load(ordering: .acquiring) }
+
+    /// Why the device stopped, if it did.
+    public var lostStatus: ALSAStatus? {
+        let status = lost.load(ordering: .acquiring)
+        return status == 0 ? nil : ALSAStatus(rawValue: status)
+    }
+
+    /// The thread renders up to (not including) this frame, then waits for more.
+    public func limit(to frame: Int64) {
+        horizon.store(frame, ordering: .releasing)
+    }
+
+    /// Session side: queues an event. False when the queue is full.
+    @discardableResult
+    public func send(_ event: AudioEvent) -> Bool { queue.push(event) }
+
+    /// Session side: a clip with this text from the voice bank, synthesised if needed.
+    func voiceClip(for text: String, synthesise: () -> [Float]) -> VoiceClip? {
+        voices.clip(for: text, synthesise: synthesise)
+    }
+
+    public func start() {
+        guard thread == nil else { return }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var created = pthread_t()
+        let status = pthread_create(&created, nil, { argument in
+            let player = Unmanaged<AudioPlayer>.fromOpaque(argument!).takeRetainedValue()
+            player.renderLoop()
+            return nil
+        }, context)
+        if status == 0 {
+            thread = created
+        } else {
+            Unmanaged<AudioPlayer>.fromOpaque(context).release()
+            lost.store(ALSAStatus.noDevice.rawValue, ordering: .releasing)
+        }
+    }
+
+    /// Stops the thread (after the period it is writing), then lets the device play out
+    /// what it holds.
+    public func stop() {
+        guard let thread else { return }
+        stopRequested.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
+        self.thread = nil
+        if lostStatus == nil { output.drain() }
+    }
+
+    // MARK: - Render thread
+
+    private func renderLoop() {
+        let period = Int64(output.periodFrames)
+        while !stopRequested.load(ordering: .acquiring) {
+            // Horizon first: every event sent before it was raised is then visible below.
+            let limit = horizon.load(ordering: .acquiring)
+            while let event = queue.peek(), renderer.pendingEvents < renderer.eventCapacity {
+                _ = queue.pop()
+                renderer.schedule(event)
+            }
+            let frames = min(period, limit - renderer.frame)
+            guard frames > 0 else {
+                // Only reached when the session side has not caught up (an offline render
+                // through a device, or a device that does not pace its writes).
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+                continue
+            }
+            renderer.render(into: buffer, frames: Int(frames))
+            var offset = 0
+            while offset < Int(frames) {
+                let written = output.write(buffer + offset * output.channels, frames: Int(frames) - offset)
+                if written >= 0 {
+                    offset += written
+                    continue
+                }
+                let status = output.recover(ALSAStatus(rawValue: Int32(truncatingIfNeeded: written)))
+                if status != .ok {
+                    lost.store(status.rawValue, ordering: .releasing)
+                    return
+                }
+            }
+            rendered.store(renderer.frame, ordering: .releasing)
+            idle.store(renderer.isIdle, ordering: .releasing)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+public import IntervalProCore
+public import IntervalProRuntime
+import IntervalProSound
+
+/// Plays a session's metronome and voice cues as it runs in real time: a session
+/// companion (see `SessionLauncher`) feeding an `AudioPlayer`.
+///
+/// Session time maps to device frames from the first call on, `startDelay` ahead of what
+/// the render thread has written. The thread may render only up to the frame of the
+/// session's present (a real device blocks well before that; a file would otherwise run
+/// ahead), so an event made at a step boundary still reaches it before its frame, as long
+/// as the session side calls in at least every `startDelay` minus the device buffer (it
+/// refreshes every 250 ms). Items are committed `lookahead` early, leaving time to
+/// synthesise speech here, off the render thread. A device that cannot be opened or is
+/// lost gives one warning, and the session goes on without sound.
+public final class LiveAudio: SessionObserver {
+    public static let startDelay = SessionTime.seconds(0.5)
+    public static let lookahead = SessionTime.seconds(0.75)
+
+    private var director: AudioDirector
+    private var player: AudioPlayer?
+    private let voice: CueVoice?
+    private let warn: (String) -> Void
+    private var clock: AudioClock?
+    private var lastSentFrame: Int64 = 0
+    private var sessionFinished = false
+
+    public init(
+        settings: MetronomeSettings, timeline: [TimelineStep], player: AudioPlayer?, voice: CueVoice?,
+        warn: @escaping (String) -> Void
+    ) {
+        director = AudioDirector(settings: settings, timeline: timeline)
+        self.player = player
+        self.voice = voice
+        self.warn = warn
+        player?.start()
+    }
+
+    public func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        director.perform(actions, at: now)
+        if actions.contains(where: { if case .sessionFinished = $0 { true } else { false } }) { sessionFinished = true }
+        pump(at: now)
+    }
+
+    public func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        pump(at: now)
+    }
+
+    /// After the session: lets the last cue (the summary) play out, then stops the thread.
+    /// A session that stopped on an error is not waited for.
+    public func finish(waitingUpTo limit: SessionTime = .seconds(10)) {
+        guard let player, let clock, sessionFinished else {
+            player?.stop()
+            return
+        }
+        send(director.takeAll(), to: player, clock: clock)
+        player.limit(to: Int64.max)
+        var waited = SessionTime.zero
+        let step = SessionTime.seconds(0.001)
+        // Idle is published after each period; wait until then or the limit.
+        while !player.isIdle || player.renderedFrames <= lastSentFrame, waited < limit, player.lostStatus == nil {
+            pauseBriefly()
+            waited += step
+        }
+        player.stop()
+        reportLoss()
+    }
+
+    private func pump(at now: SessionTime) {
+        guard let player else {
+            _ = director.take(upTo: now + Self.lookahead)
+            return
+        }
+        if reportLoss() { return }
+        let clock = self.clock ?? AudioClock(
+            sampleRate: player.sampleRate,
+            origin: player.renderedFrames + AudioClock(sampleRate: player.sampleRate).frame(of: Self.startDelay))
+        self.clock = clock
+        send(director.take(upTo: now + Self.lookahead), to: player, clock: clock)
+        player.limit(to: clock.frame(of: now))
+    }
+
+    private func send(_ items: [AudioDirector.Scheduled], to player: AudioPlayer, clock: AudioClock) {
+        for item in items {
+            let frame = clock.frame(of: item.time)
+            let kind: AudioEvent.Kind
+            switch item.item {
+            case .tempo(let spm, let pattern): kind = .tempo(spm: spm, pattern: pattern)
+            case .silence: kind = .silence
+            case .clicksAudible(let on): kind = .clicksAudible(on)
+            case .cue(let cue):
+                guard let voice else { continue }
+                let text = voice.text(cue)
+                guard let clip = player.voiceClip(for: text, synthesise: { voice.samples(text) }) else { continue }
+                kind = .voice(clip)
+            }
+            if player.send(AudioEvent(frame: frame, kind: kind)) {
+                lastSentFrame = max(lastSentFrame, frame)
+            } else if case .voice(let clip) = kind {
+                player.voices.release(clip.id)
+            }
+        }
+    }
+
+    /// Warns once if the device was lost, and goes on silently.
+    @discardableResult
+    private func reportLoss() -> Bool {
+        guard let player, let status = player.lostStatus else { return false }
+        warn("audio device '\(player.output.device)' was lost (\(status)); the session goes on without sound")
+        self.player = nil
+        return true
+    }
+}

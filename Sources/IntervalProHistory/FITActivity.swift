@@ -1,0 +1,250 @@
+import IntervalProCore
+
+/// A stored session as a FIT activity file: what Garmin Connect, Strava and
+/// intervals.icu import.
+///
+/// One record per stored second (heart rate, cadence, speed, distance), one lap per step,
+/// one running session, and per record two developer fields: the step's target cadence
+/// (steps/min) and whether the runner was in the zone. FIT counts running cadence in
+/// strides per minute (one foot), so steps/min are halved, the half kept in
+/// fractional_cadence.
+public enum FITActivity {
+    /// Seconds from the Unix epoch to FIT's (1989-12-31T00:00:00Z).
+    public static let epochOffset: Int64 = 631_065_600
+
+    /// Messages and fields this file uses (numbers from the FIT profile).
+    enum Message {
+        static let fileID: UInt16 = 0
+        static let session: UInt16 = 18
+        static let lap: UInt16 = 19
+        static let record: UInt16 = 20
+        static let event: UInt16 = 21
+        static let deviceInfo: UInt16 = 23
+        static let activity: UInt16 = 34
+        static let fileCreator: UInt16 = 49
+        static let fieldDescription: UInt16 = 206
+        static let developerDataID: UInt16 = 207
+    }
+
+    /// The developer fields, numbered as the field_description messages declare them.
+    public enum DeveloperField {
+        public static let targetCadence: UInt8 = 0
+        public static let inZone: UInt8 = 1
+    }
+
+    /// Identifies IntervalPro as the developer application (a fixed random UUID).
+    static let applicationID: [UInt8] = [
+        0x5d, 0x2e, 0x8a, 0x41, 0x93, 0x0c, 0x4f, 0x7e, 0xb2, 0x61, 0x1f, 0xd4, 0x37, 0xa9, 0xc0, 0x58,
+    ]
+
+    static let manufacturerDevelopment = 255
+    static let sportRunning = 1
+    static let timestamp: UInt8 = 253
+    static let messageIndex: UInt8 = 254
+
+    public static func encode(_ session: StoredSession) -> [UInt8] {
+        let start = session.startUnixSeconds - epochOffset
+        func time(_ second: Int) -> FITValue { .int(Int(start) + second) }
+        let spans = session.stepSpans
+        let endSecond = spans.last?.endSecond ?? 0
+        var writer = FITFileWriter()
+
+        writer.write(
+            FITMessage(
+                Message.fileID,
+                [
+                    FITField(0, .enumeration, .int(4)),  // type: activity
+                    FITField(1, .uint16, .int(manufacturerDevelopment)),
+                    FITField(2, .uint16, .int(1)),  // product
+                    FITField(3, .uint32z, .int(Int(session.listing.id))),  // serial number: the session id
+                    FITField(4, .uint32, time(0)),  // time created
+                ]))
+        writer.write(
+            FITMessage(Message.fileCreator, [FITField(0, .uint16, .int(1))]))  // software version
+        writer.write(
+            FITMessage(
+                Message.developerDataID,
+                [
+                    FITField(1, .byte, .bytes(applicationID)),  // application id
+                    FITField(3, .uint8, .int(0)),  // developer data index
+                    FITField(4, .uint32, .int(1)),  // application version
+                ]))
+        for (number, name, type, units) in [
+            (DeveloperField.targetCadence, "target_cadence", FITBaseType.uint16, "spm"),
+            (DeveloperField.inZone, "in_cadence_zone", FITBaseType.uint8, "bool"),
+        ] {
+            writer.write(
+                FITMessage(
+                    Message.fieldDescription,
+                    [
+                        FITField(0, .uint8, .int(0)),  // developer data index
+                        FITField(1, .uint8, .int(Int(number))),  // field definition number
+                        FITField(2, .uint8, .int(Int(type.rawValue))),  // base type
+                        FITField(3, .string, .string(name)),
+                        FITField(8, .string, .string(units)),
+                    ]))
+        }
+        writer.write(
+            FITMessage(
+                Message.deviceInfo,
+                [
+                    FITField(timestamp, .uint32, time(0)),
+                    FITField(0, .uint8, .int(0)),  // device index: the creator
+                    FITField(2, .uint16, .int(manufacturerDevelopment)),
+                    FITField(4, .uint16, .int(1)),  // product
+                    FITField(27, .string, .string("IntervalPro")),  // product name
+                ]))
+        writer.write(event(at: time(0), type: 0))  // timer start
+
+        for (lapIndex, span) in spans.enumerated() {
+            let zone = span.result.step.zone
+            for sample in span.samples {
+                let cadence = sample.cadence.map(strideCadence)
+                // Only steps with a zone carry the developer fields: readers do not all
+                // treat a developer field's invalid value as absent.
+                var developer: [FITDeveloperField] = []
+                if let zone {
+                    developer = [
+                        FITDeveloperField(DeveloperField.targetCadence, .uint16, .int(Int(zone.target.rounded()))),
+                        FITDeveloperField(DeveloperField.inZone, .uint8, .int(sample.zoneStatus == .inZone ? 1 : 0)),
+                    ]
+                }
+                writer.write(
+                    FITMessage(
+                        Message.record,
+                        [
+                            FITField(timestamp, .uint32, time(sample.second)),
+                            FITField(3, .uint8, .int(sample.heartRate)),
+                            FITField(4, .uint8, .int(cadence?.whole)),
+                            FITField(53, .uint8, .int(cadence?.fraction128)),
+                            FITField(6, .uint16, .int(sample.speed.map { Int(($0 * 1000).rounded()) })),
+                            FITField(5, .uint32, .int(sample.distance.map { Int(($0 * 100).rounded()) })),
+                        ],
+                        developer: developer))
+            }
+            writer.write(lap(span, index: lapIndex, time: time))
+        }
+
+        writer.write(event(at: time(endSecond), type: 4))  // timer stop all
+        writer.write(sessionMessage(session, spans, time: time, endSecond: endSecond))
+        writer.write(
+            FITMessage(
+                Message.activity,
+                [
+                    FITField(timestamp, .uint32, time(endSecond)),
+                    FITField(0, .uint32, .int(milliseconds(session.summary?.duration))),
+                    FITField(1, .uint16, .int(1)),  // number of sessions
+                    FITField(2, .enumeration, .int(0)),  // manual
+                    FITField(3, .enumeration, .int(26)),  // event: activity
+                    FITField(4, .enumeration, .int(1)),  // event type: stop
+                ]))
+        return writer.fileBytes()
+    }
+
+    /// Steps per minute as FIT's strides per minute: whole strides and 1/128ths.
+    static func strideCadence(_ stepsPerMinute: Int) -> (whole: Int, fraction128: Int) {
+        (stepsPerMinute / 2, stepsPerMinute % 2 == 1 ? 64 : 0)
+    }
+
+    static func strideCadence(_ stepsPerMinute: Double) -> (whole: Int, fraction128: Int) {
+        let strides = stepsPerMinute / 2
+        var whole = Int(strides)
+        var fraction = Int(((strides - Double(whole)) * 128).rounded())
+        if fraction == 128 {
+            whole += 1
+            fraction = 0
+        }
+        return (whole, fraction)
+    }
+
+    static func milliseconds(_ time: SessionTime?) -> Int? {
+        time.map { Int($0.microseconds / 1000) }
+    }
+
+    static func event(at time: FITValue, type: Int) -> FITMessage {
+        FITMessage(
+            Message.event,
+            [
+                FITField(timestamp, .uint32, time),
+                FITField(0, .enumeration, .int(0)),  // event: timer
+                FITField(1, .enumeration, .int(type)),
+                FITField(4, .uint8, .int(0)),  // event group
+            ])
+    }
+
+    static func lap(_ span: StepSpan, index: Int, time: (Int) -> FITValue) -> FITMessage {
+        let result = span.result
+        let average = result.averageCadence.map(strideCadence)
+        let maximum = span.maxCadence.map(strideCadence)
+        let intensity: Int =
+            switch result.step.kind {
+            case .work: 0  // active
+            case .rest: 1
+            case .warmup: 2
+            case .cooldown: 3
+            }
+        let trigger: Int =
+            switch result.endedBy {
+            case .time: 1
+            case .distance: 2
+            case .next: 0  // manual
+            case .finished, .sourceEnded: 7  // session end
+            }
+        return FITMessage(
+            Message.lap,
+            [
+                FITField(messageIndex, .uint16, .int(index)),
+                FITField(timestamp, .uint32, time(span.endSecond)),
+                FITField(0, .enumeration, .int(9)),  // event: lap
+                FITField(1, .enumeration, .int(1)),  // event type: stop
+                FITField(2, .uint32, time(span.startSecond)),
+                FITField(7, .uint32, .int((span.endSecond - span.startSecond) * 1000)),  // elapsed
+                FITField(8, .uint32, .int(milliseconds(result.duration))),  // timer (pauses excluded)
+                FITField(9, .uint32, .int(result.distance.map { Int(($0 * 100).rounded()) })),
+                FITField(10, .uint32, .int(strides(cadenceSeconds: span.cadenceSeconds))),  // total strides
+                FITField(15, .uint8, .int(result.averageHeartRate.map { Int($0.rounded()) })),
+                FITField(16, .uint8, .int(result.maxHeartRate)),
+                FITField(17, .uint8, .int(average?.whole)),
+                FITField(18, .uint8, .int(maximum?.whole)),
+                FITField(80, .uint8, .int(average?.fraction128)),
+                FITField(81, .uint8, .int(maximum?.fraction128)),
+                FITField(23, .enumeration, .int(intensity)),
+                FITField(24, .enumeration, .int(trigger)),
+                FITField(25, .enumeration, .int(sportRunning)),
+                FITField(71, .uint16, .int(result.step.index)),  // workout step index
+            ])
+    }
+
+    static func sessionMessage(
+        _ session: StoredSession, _ spans: [StepSpan], time: (Int) -> FITValue, endSecond: Int
+    ) -> FITMessage {
+        let summary = session.summary
+        let average = summary?.averageCadence.map(strideCadence)
+        let maximum = spans.compactMap(\.maxCadence).max().map(strideCadence)
+        let cadenceSeconds = spans.reduce(0) { $0 + $1.cadenceSeconds }
+        return FITMessage(
+            Message.session,
+            [
+                FITField(messageIndex, .uint16, .int(0)),
+                FITField(timestamp, .uint32, time(endSecond)),
+                FITField(0, .enumeration, .int(8)),  // event: session
+                FITField(1, .enumeration, .int(1)),  // event type: stop
+                FITField(2, .uint32, time(0)),
+                FITField(5, .enumeration, .int(sportRunning)),
+                FITField(6, .enumeration, .int(0)),  // sub sport: generic
+                FITField(7, .uint32, .int(endSecond * 1000)),  // elapsed
+                FITField(8, .uint32, .int(milliseconds(summary?.duration))),  // timer
+                FITField(9, .uint32, .int(summary?.distance.map { Int(($0 * 100).rounded()) })),
+                FITField(10, .uint32, .int(strides(cadenceSeconds: cadenceSeconds))),  // total strides
+                FITField(16, .uint8, .int(summary?.averageHeartRate.map { Int($0.rounded()) })),
+                FITField(17, .uint8, .int(summary?.maxHeartRate)),
+                FITField(18, .uint8, .int(average?.whole)),  // avg running cadence
+                FITField(19, .uint8, .int(maximum?.whole)),
+                FITField(92, .uint8, .int(average?.fraction128)),
+                FITField(93, .uint8, .int(maximum?.fraction128)),
+                FITField(25, .uint16, .int(0)),  // first lap index
+                FITField(26, .uint16, .int(spans.count)),  // number of laps
+                FITField(28, .enumeration, .int(0)),  // trigger: activity end
+            ])
+    }
+}

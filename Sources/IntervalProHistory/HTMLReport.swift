@@ -1,0 +1,256 @@
+import IntervalProCore
+
+/// One self-contained HTML page for a stored session: summary figures, the cadence trace
+/// over each step's zone band, heart rate, and a bar per step split into in-zone, below,
+/// above and no signal. Everything is drawn here as SVG; the page loads nothing.
+public enum HTMLReport {
+    static let inZoneColour = "#2e9d5b"
+    static let belowColour = "#e0a526"
+    static let aboveColour = "#d64545"
+    static let noSignalColour = "#a9acb3"
+    static let zoneBandColour = "#2e9d5b"
+    static let cadenceColour = "#1f5fbf"
+    static let heartRateColour = "#c2185b"
+
+    public static func page(_ session: StoredSession) -> String {
+        let listing = session.listing
+        let title = "\(listing.planName) — \(listing.startedAt.prefix(10))"
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escaped(title)) · IntervalPro</title>
+            <style>
+            body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto; max-width: 980px;
+                   color: #1d2330; background: #fbfbfd; padding: 0 16px; }
+            h1 { font-size: 1.5em; margin-bottom: 0.1em; }
+            h2 { font-size: 1.1em; margin: 1.6em 0 0.4em; }
+            .meta { color: #5b6270; margin-top: 0; }
+            .figures { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+            .figure { background: #fff; border: 1px solid #e2e4ea; border-radius: 8px; padding: 10px 14px; min-width: 110px; }
+            .figure .value { font-size: 1.5em; font-weight: 600; }
+            .figure .label { color: #5b6270; font-size: 0.85em; }
+            svg { background: #fff; border: 1px solid #e2e4ea; border-radius: 8px; width: 100%; height: auto; }
+            svg text { font-family: inherit; font-size: 12px; fill: #3a4150; }
+            .legend span { display: inline-block; margin-right: 14px; font-size: 0.9em; }
+            .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px;
+                        vertical-align: -1px; }
+            footer { color: #8a909c; font-size: 0.8em; margin-top: 2em; }
+            </style>
+            </head>
+            <body>
+            <h1>\(escaped(listing.planName))</h1>
+            <p class="meta">Session \(listing.id) · \(escaped(listing.startedAt.replacingFirst("T", " ").replacingFirst("Z", " UTC"))) · \
+            \(listing.source.rawValue) · \(listing.status.rawValue)\(listing.completed == false ? " (finished early)" : "")</p>
+
+            """
+        html += figures(session)
+        let spans = session.stepSpans
+        html += "<h2>Cadence and zones</h2>\n"
+        html += cadenceChart(session, spans)
+        html += "<h2>Heart rate</h2>\n"
+        html += heartRateChart(session, spans)
+        html += "<h2>Time in zone per step</h2>\n"
+        html += """
+            <p class="legend"><span><i style="background:\(inZoneColour)"></i>in zone</span>\
+            <span><i style="background:\(belowColour)"></i>below</span>\
+            <span><i style="background:\(aboveColour)"></i>above</span>\
+            <span><i style="background:\(noSignalColour)"></i>no signal</span></p>
+
+            """
+        html += stepBars(spans)
+        html += "<footer>Drawn by IntervalPro from the stored session. Cadence in steps per minute.</footer>\n"
+        html += "</body>\n</html>\n"
+        return html
+    }
+
+    // MARK: - Summary figures
+
+    static func figures(_ session: StoredSession) -> String {
+        let summary = session.summary
+        func figure(_ value: Double?, _ places: Int, _ unit: String) -> String {
+            value.map { JSONValue.format($0.rounded(toPlaces: places)) + unit } ?? "–"
+        }
+        let items: [(String, String)] = [
+            ("duration", formatClock(summary?.duration.seconds ?? 0)),
+            ("in zone", figure(summary?.inZonePercent, 1, "%")),
+            ("avg cadence", figure(summary?.averageCadence, 0, " spm")),
+            ("avg work cadence", figure(summary?.averageWorkCadence, 0, " spm")),
+            ("avg heart rate", figure(summary?.averageHeartRate, 0, " bpm")),
+            ("max heart rate", summary?.maxHeartRate.map { "\($0) bpm" } ?? "–"),
+            ("distance", figure(summary?.distance.map { $0 / 1000 }, 2, " km")),
+        ]
+        var html = "<div class=\"figures\">\n"
+        for (label, value) in items {
+            html += "<div class=\"figure\"><div class=\"value\">\(escaped(value))</div><div class=\"label\">\(label)</div></div>\n"
+        }
+        return html + "</div>\n"
+    }
+
+    // MARK: - Charts
+
+    static let chartWidth = 940.0
+    static let chartHeight = 260.0
+    static let left = 48.0
+    static let right = 12.0
+    static let top = 12.0
+    static let bottom = 28.0
+
+    struct Frame {
+        var seconds: Double
+        var low: Double
+        var high: Double
+
+        func x(_ second: Double) -> Double {
+            left + (chartWidth - left - right) * second / max(seconds, 1)
+        }
+
+        func y(_ value: Double) -> Double {
+            top + (chartHeight - top - bottom) * (1 - (value - low) / max(high - low, 1e-9))
+        }
+    }
+
+    static func cadenceChart(_ session: StoredSession, _ spans: [StepSpan]) -> String {
+        let cadences = session.samples.compactMap(\.cadence).map(Double.init)
+        let zones = spans.compactMap(\.result.step.zone)
+        let low = ((cadences + zones.map(\.low)).min() ?? 140) - 5
+        let high = ((cadences + zones.map(\.high)).max() ?? 190) + 5
+        let frame = Frame(seconds: Double(session.samples.count), low: (low / 5).rounded(.down) * 5, high: (high / 5).rounded(.up) * 5)
+        var svg = open("cadence", "Cadence trace with each step's zone")
+        for span in spans {
+            guard let zone = span.result.step.zone, span.endSecond > span.startSecond else { continue }
+            let x = frame.x(Double(span.startSecond))
+            let width = frame.x(Double(span.endSecond)) - x
+            svg += "<rect class=\"zone\" x=\"\(n(x))\" y=\"\(n(frame.y(zone.high)))\" width=\"\(n(width))\" "
+                + "height=\"\(n(frame.y(zone.low) - frame.y(zone.high)))\" fill=\"\(zoneBandColour)\" fill-opacity=\"0.16\"/>\n"
+        }
+        svg += grid(frame, step: frame.high - frame.low > 60 ? 20 : 10, unit: "")
+        svg += stepDividers(frame, spans)
+        svg += polyline(session.samples.map { $0.cadence.map(Double.init) }, frame, colour: cadenceColour, name: "cadence")
+        svg += timeAxis(frame)
+        return svg + "</svg>\n"
+    }
+
+    static func heartRateChart(_ session: StoredSession, _ spans: [StepSpan]) -> String {
+        let rates = session.samples.compactMap(\.heartRate).map(Double.init)
+        guard let lowest = rates.min(), let highest = rates.max() else {
+            return "<p>No heart rate was recorded.</p>\n"
+        }
+        let frame = Frame(
+            seconds: Double(session.samples.count), low: ((lowest - 5) / 10).rounded(.down) * 10,
+            high: ((highest + 5) / 10).rounded(.up) * 10)
+        var svg = open("heart-rate", "Heart rate")
+        svg += grid(frame, step: frame.high - frame.low > 80 ? 20 : 10, unit: "")
+        svg += stepDividers(frame, spans)
+        svg += polyline(session.samples.map { $0.heartRate.map(Double.init) }, frame, colour: heartRateColour, name: "heart-rate")
+        svg += timeAxis(frame)
+        return svg + "</svg>\n"
+    }
+
+    static func open(_ id: String, _ label: String, height: Double = chartHeight) -> String {
+        "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(chartWidth)) \(n(height))\" "
+            + "role=\"img\" aria-label=\"\(label)\">\n"
+    }
+
+    static func grid(_ frame: Frame, step: Double, unit: String) -> String {
+        var svg = ""
+        var value = (frame.low / step).rounded(.up) * step
+        while value <= frame.high {
+            let y = frame.y(value)
+            svg += "<line x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(chartWidth - right))\" y2=\"\(n(y))\" stroke=\"#e6e8ee\"/>\n"
+            svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y + 4))\" text-anchor=\"end\">\(JSONValue.format(value))\(unit)</text>\n"
+            value += step
+        }
+        return svg
+    }
+
+    static func stepDividers(_ frame: Frame, _ spans: [StepSpan]) -> String {
+        var svg = ""
+        for span in spans.dropFirst() {
+            let x = frame.x(Double(span.startSecond))
+            svg += "<line x1=\"\(n(x))\" y1=\"\(n(top))\" x2=\"\(n(x))\" y2=\"\(n(chartHeight - bottom))\" "
+                + "stroke=\"#c9ccd4\" stroke-dasharray=\"3 3\"/>\n"
+        }
+        return svg
+    }
+
+    static func timeAxis(_ frame: Frame) -> String {
+        let minutes = frame.seconds / 60
+        let step: Double = minutes > 90 ? 15 : minutes > 40 ? 10 : minutes > 15 ? 5 : minutes > 5 ? 2 : 1
+        var svg = ""
+        var minute = 0.0
+        while minute * 60 <= frame.seconds {
+            let x = frame.x(minute * 60)
+            svg += "<text x=\"\(n(x))\" y=\"\(n(chartHeight - 8))\" text-anchor=\"middle\">\(Int(minute))′</text>\n"
+            minute += step
+        }
+        return svg
+    }
+
+    /// One path, broken where there is no value (no signal).
+    static func polyline(_ values: [Double?], _ frame: Frame, colour: String, name: String) -> String {
+        var path = ""
+        var drawing = false
+        for (second, value) in values.enumerated() {
+            guard let value else {
+                drawing = false
+                continue
+            }
+            path += (drawing ? "L" : "M") + "\(n(frame.x(Double(second)))) \(n(frame.y(value))) "
+            drawing = true
+        }
+        guard !path.isEmpty else { return "" }
+        return "<path class=\"\(name)\" d=\"\(path.trimmingSuffixSpace)\" fill=\"none\" stroke=\"\(colour)\" "
+            + "stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
+    }
+
+    static func stepBars(_ spans: [StepSpan]) -> String {
+        let zoned = spans.filter { $0.result.step.zone != nil && $0.result.duration > .zero }
+        guard !zoned.isEmpty else { return "<p>No step of this plan has a cadence zone.</p>\n" }
+        let rowHeight = 26.0
+        let labelWidth = 230.0
+        let barWidth = chartWidth - labelWidth - 70
+        let height = Double(zoned.count) * rowHeight + 12
+        var svg = open("steps", "Time in zone per step", height: height)
+        for (row, span) in zoned.enumerated() {
+            let result = span.result
+            let y = 6 + Double(row) * rowHeight
+            let total = Double(result.duration.microseconds)
+            svg += "<text x=\"8\" y=\"\(n(y + 16))\">\(escaped("\(result.step.index + 1). \(result.step.title)"))</text>\n"
+            var x = labelWidth
+            for (part, colour, name) in [
+                (result.inZone, inZoneColour, "in-zone"), (result.below, belowColour, "below"),
+                (result.above, aboveColour, "above"), (result.noSignal, noSignalColour, "no-signal"),
+            ] {
+                let width = barWidth * Double(part.microseconds) / total
+                guard width > 0 else { continue }
+                svg += "<rect class=\"\(name)\" x=\"\(n(x))\" y=\"\(n(y + 3))\" width=\"\(n(width))\" height=\"18\" "
+                    + "fill=\"\(colour)\"><title>\(name): \(formatClock(part.seconds))</title></rect>\n"
+                x += width
+            }
+            let percent = result.inZonePercent.map { JSONValue.format($0.rounded(toPlaces: 1)) + "%" } ?? "–"
+            svg += "<text x=\"\(n(labelWidth + barWidth + 8))\" y=\"\(n(y + 16))\">\(percent)</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    /// Coordinates with at most one decimal keep the page small.
+    static func n(_ value: Double) -> String { JSONValue.format(value.rounded(toPlaces: 1)) }
+
+    static func escaped(_ text: String) -> String { TCXActivity.escaped(text) }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: Character, _ replacement: String) -> String {
+        guard let index = firstIndex(of: target) else { return self }
+        return String(self[..<index]) + replacement + String(self[self.index(after: index)...])
+    }
+
+    fileprivate var trimmingSuffixSpace: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

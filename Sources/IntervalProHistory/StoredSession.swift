@@ -1,0 +1,171 @@
+public import IntervalProCore
+
+/// Where a stored session stands.
+public enum SessionStatus: String, Sendable, CaseIterable {
+    /// Being written by a running session.
+    case running
+    case finished
+    /// Its process ended without finishing it (crash, kill, power loss); closed and
+    /// scored up to the last second saved on the next start.
+    case interrupted
+}
+
+/// One line of `history`: the figures kept beside each session so that listing many
+/// sessions reads no samples.
+public struct SessionListing: Equatable, Sendable {
+    public var id: Int64
+    /// UTC, "2026-03-01T07:30:00Z".
+    public var startedAt: String
+    public var planName: String
+    public var source: SessionSourceKind
+    public var status: SessionStatus
+    public var completed: Bool?
+    public var duration: Double?
+    public var inZonePercent: Double?
+    public var averageCadence: Double?
+    public var averageWorkCadence: Double?
+    public var averageHeartRate: Double?
+    public var maxHeartRate: Int?
+    public var distance: Double?
+
+    public init(
+        id: Int64, startedAt: String, planName: String, source: SessionSourceKind, status: SessionStatus,
+        completed: Bool? = nil, duration: Double? = nil, inZonePercent: Double? = nil, averageCadence: Double? = nil,
+        averageWorkCadence: Double? = nil, averageHeartRate: Double? = nil, maxHeartRate: Int? = nil,
+        distance: Double? = nil
+    ) {
+        self.id = id
+        self.startedAt = startedAt
+        self.planName = planName
+        self.source = source
+        self.status = status
+        self.completed = completed
+        self.duration = duration
+        self.inZonePercent = inZonePercent
+        self.averageCadence = averageCadence
+        self.averageWorkCadence = averageWorkCadence
+        self.averageHeartRate = averageHeartRate
+        self.maxHeartRate = maxHeartRate
+        self.distance = distance
+    }
+
+    /// The listing figures of a finished (or interrupted) session's summary.
+    public mutating func take(_ summary: SessionSummary) {
+        completed = summary.completed
+        duration = summary.duration.seconds
+        inZonePercent = summary.inZonePercent
+        averageCadence = summary.averageCadence
+        averageWorkCadence = summary.averageWorkCadence
+        averageHeartRate = summary.averageHeartRate
+        maxHeartRate = summary.maxHeartRate
+        distance = summary.distance
+    }
+}
+
+/// Everything kept of one session: enough to show it, export it and replay it exactly.
+public struct StoredSession: Sendable {
+    public var listing: SessionListing
+    /// The plan file as run, byte for byte.
+    public var planText: String
+    public var timeline: [TimelineStep]
+    /// Devices with the cadence unit the session used for each.
+    public var devices: [RecordedDevice]
+    /// Scored steps; nil while the session is still running.
+    public var summary: SessionSummary?
+    public var samples: [SessionSample]
+    public var entries: [RecordingEntry]
+    public var controls: [SessionControl]
+
+    public init(
+        listing: SessionListing, planText: String, timeline: [TimelineStep], devices: [RecordedDevice],
+        summary: SessionSummary?, samples: [SessionSample], entries: [RecordingEntry], controls: [SessionControl]
+    ) {
+        self.listing = listing
+        self.planText = planText
+        self.timeline = timeline
+        self.devices = devices
+        self.summary = summary
+        self.samples = samples
+        self.entries = entries
+        self.controls = controls
+    }
+
+    public var cadenceUnits: [String: CadenceUnit] {
+        Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The session's notifications in the recording format (version 1): replaying them
+    /// against the stored plan gives the stored summary, unless the runner paused, skipped
+    /// or finished early (a recording keeps what the sensors sent, not the keys pressed).
+    public var recordingLines: [String] {
+        var lines = [RecordingLine.header(RecordingHeader(startedAt: listing.startedAt, devices: devices))]
+        lines.reserveCapacity(entries.count + 1)
+        for entry in entries { lines.append(RecordingLine.entry(entry)) }
+        return lines
+    }
+
+    /// Scores the stored entries again.
+    public func replayedSummary(interruptedAt: SessionTime? = nil) -> SessionSummary {
+        SessionReplay.summary(
+            planName: listing.planName, timeline: timeline, source: listing.source, cadenceUnits: cadenceUnits,
+            entries: entries, controls: controls, interruptedAt: interruptedAt)
+    }
+
+    /// The summary JSON (version 1) with the stored session's identity added in front.
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("session_id", .int(Int(listing.id))), ("started_at", .string(listing.startedAt)),
+            ("status", .string(listing.status.rawValue)),
+            (
+                "devices",
+                .array(
+                    devices.map { device in
+                        .object([
+                            ("id", .string(device.id)), ("name", device.name.map { .string($0) } ?? .null),
+                            ("cadence_unit", device.cadenceUnit.map { .string($0.rawValue) } ?? .null),
+                        ])
+                    })
+            ),
+        ]
+        if let summary, case .object(let fields) = summary.json { members += fields }
+        return .object(members)
+    }
+}
+
+extension SessionListing {
+    public var json: JSONValue {
+        func rounded(_ value: Double?, _ places: Int) -> JSONValue { .nullable(value?.rounded(toPlaces: places)) }
+        return .object([
+            ("session_id", .int(Int(id))),
+            ("started_at", .string(startedAt)),
+            ("plan", .string(planName)),
+            ("source", .string(source.rawValue)),
+            ("status", .string(status.rawValue)),
+            ("completed", completed.map { .bool($0) } ?? .null),
+            ("duration_s", rounded(duration, 3)),
+            ("in_zone_pct", rounded(inZonePercent, 2)),
+            ("avg_cadence_spm", rounded(averageCadence, 1)),
+            ("avg_work_cadence_spm", rounded(averageWorkCadence, 1)),
+            ("avg_hr_bpm", rounded(averageHeartRate, 1)),
+            ("max_hr_bpm", maxHeartRate.map { .int($0) } ?? .null),
+            ("distance_m", rounded(distance, 1)),
+        ])
+    }
+}
+
+extension SessionSample {
+    /// One sample as JSON (`show --json --samples`): seconds, step index, cadence as sent
+    /// and in spm, heart rate, speed, distance and where cadence stood against the zone.
+    public var json: JSONValue {
+        .object([
+            ("t", .int(second)),
+            ("step", stepIndex.map { .int($0) } ?? .null),
+            ("raw_cadence", rawCadence.map { .int($0) } ?? .null),
+            ("cadence_spm", cadence.map { .int($0) } ?? .null),
+            ("hr_bpm", heartRate.map { .int($0) } ?? .null),
+            ("speed_mps", .nullable(speed?.rounded(toPlaces: 3))),
+            ("distance_m", .nullable(distance?.rounded(toPlaces: 2))),
+            ("zone", .string(zoneStatus.rawValue)),
+        ])
+    }
+}

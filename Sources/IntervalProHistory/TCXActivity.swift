@@ -1,0 +1,109 @@
+import IntervalProCore
+
+/// A stored session as Training Center XML (TCX, version 2): one Lap per step, one
+/// Trackpoint per stored second.
+///
+/// Running cadence goes where Garmin writes it: the ActivityExtension v2 `RunCadence` of
+/// each trackpoint and `AvgRunCadence`/`MaxRunCadence` of each lap, all per foot (strides
+/// per minute, half the steps per minute IntervalPro shows).
+public enum TCXActivity {
+    public static let namespace = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
+    public static let extensionNamespace = "http://www.garmin.com/xmlschemas/ActivityExtension/v2"
+
+    public static func document(_ session: StoredSession) -> String {
+        let start = session.startUnixSeconds
+        func time(_ second: Int) -> String { UTCTimestamp.text(unixSeconds: start + Int64(second)) }
+        var xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <TrainingCenterDatabase xmlns="\(namespace)" xmlns:ax="\(extensionNamespace)" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+              <Activities>
+                <Activity Sport="Running">
+                  <Id>\(time(0))</Id>
+
+            """
+        for span in session.stepSpans {
+            lap(span, time: time, into: &xml)
+        }
+        xml += """
+                  <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)"))</Notes>
+                  <Creator xsi:type="Device_t">
+                    <Name>IntervalPro</Name>
+                    <UnitId>\(session.listing.id)</UnitId>
+                    <ProductID>1</ProductID>
+                    <Version><VersionMajor>0</VersionMajor><VersionMinor>1</VersionMinor></Version>
+                  </Creator>
+                </Activity>
+              </Activities>
+            </TrainingCenterDatabase>
+
+            """
+        return xml
+    }
+
+    /// Strides per minute, rounded, for an unsignedByte field.
+    static func perFoot(_ stepsPerMinute: Double) -> Int { min(254, Int((stepsPerMinute / 2).rounded())) }
+
+    private static func lap(_ span: StepSpan, time: (Int) -> String, into xml: inout String) {
+        let result = span.result
+        let indent = "      "
+        xml += "\(indent)<Lap StartTime=\"\(time(span.startSecond))\">\n"
+        xml += "\(indent)  <TotalTimeSeconds>\(decimal(result.duration.seconds, 3))</TotalTimeSeconds>\n"
+        xml += "\(indent)  <DistanceMeters>\(decimal(result.distance ?? 0, 1))</DistanceMeters>\n"
+        xml += "\(indent)  <Calories>0</Calories>\n"
+        if let hr = result.averageHeartRate {
+            xml += "\(indent)  <AverageHeartRateBpm><Value>\(Int(hr.rounded()))</Value></AverageHeartRateBpm>\n"
+        }
+        if let hr = result.maxHeartRate {
+            xml += "\(indent)  <MaximumHeartRateBpm><Value>\(hr)</Value></MaximumHeartRateBpm>\n"
+        }
+        xml += "\(indent)  <Intensity>\(result.step.kind == .rest ? "Resting" : "Active")</Intensity>\n"
+        let trigger =
+            switch result.endedBy {
+            case .time: "Time"
+            case .distance: "Distance"
+            case .next, .finished, .sourceEnded: "Manual"
+            }
+        xml += "\(indent)  <TriggerMethod>\(trigger)</TriggerMethod>\n"
+        if !span.samples.isEmpty {
+            xml += "\(indent)  <Track>\n"
+            for sample in span.samples { trackpoint(sample, time: time, into: &xml) }
+            xml += "\(indent)  </Track>\n"
+        }
+        xml += "\(indent)  <Notes>\(escaped(result.step.title))</Notes>\n"
+        var lx = ""
+        if let average = result.averageCadence { lx += "<ax:AvgRunCadence>\(perFoot(average))</ax:AvgRunCadence>" }
+        if let maximum = span.maxCadence { lx += "<ax:MaxRunCadence>\(perFoot(Double(maximum)))</ax:MaxRunCadence>" }
+        if !lx.isEmpty { xml += "\(indent)  <Extensions><ax:LX>\(lx)</ax:LX></Extensions>\n" }
+        xml += "\(indent)</Lap>\n"
+    }
+
+    private static func trackpoint(_ sample: SessionSample, time: (Int) -> String, into xml: inout String) {
+        var point = "          <Trackpoint><Time>\(time(sample.second))</Time>"
+        if let distance = sample.distance { point += "<DistanceMeters>\(decimal(distance, 2))</DistanceMeters>" }
+        if let hr = sample.heartRate, hr > 0 { point += "<HeartRateBpm><Value>\(min(hr, 255))</Value></HeartRateBpm>" }
+        var tpx = ""
+        if let speed = sample.speed { tpx += "<ax:Speed>\(decimal(speed, 3))</ax:Speed>" }
+        if let cadence = sample.cadence { tpx += "<ax:RunCadence>\(perFoot(Double(cadence)))</ax:RunCadence>" }
+        if !tpx.isEmpty { point += "<Extensions><ax:TPX>\(tpx)</ax:TPX></Extensions>" }
+        xml += point + "</Trackpoint>\n"
+    }
+
+    static func decimal(_ value: Double, _ places: Int) -> String {
+        JSONValue.format(value.rounded(toPlaces: places))
+    }
+
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

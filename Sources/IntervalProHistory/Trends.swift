@@ -1,0 +1,189 @@
+public import IntervalProCore
+
+/// In-zone % and average work cadence per session over the last weeks: "is my work
+/// cadence rising?"
+public struct Trends: Sendable {
+    public struct Point: Equatable, Sendable {
+        public var id: Int64
+        public var startedAt: String
+        public var planName: String
+        public var inZonePercent: Double?
+        public var averageWorkCadence: Double?
+    }
+
+    /// Sessions of one week (Monday to Sunday, UTC).
+    public struct Week: Equatable, Sendable {
+        /// The week's Monday, "2026-03-02".
+        public var monday: String
+        public var sessions: Int
+        public var inZonePercent: Double?
+        public var averageWorkCadence: Double?
+    }
+
+    public var weeks: Int
+    public var since: String
+    public var points: [Point]
+    public var weekly: [Week]
+    /// Least-squares slope of the work cadence, spm per week (nil under two sessions).
+    public var workCadencePerWeek: Double?
+
+    /// The trend of `listings` (any order) over the `weeks` weeks before `now` (seconds
+    /// since 1970). Sessions still running are left out.
+    public init(listings: [SessionListing], weeks: Int, now: Int64) {
+        self.weeks = weeks
+        let start = now - Int64(weeks) * 7 * 86_400
+        since = UTCTimestamp.text(unixSeconds: start)
+        let kept = listings.filter { $0.status != .running && (UTCTimestamp.unixSeconds($0.startedAt) ?? 0) >= start }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        points = kept.map {
+            Point(
+                id: $0.id, startedAt: $0.startedAt, planName: $0.planName, inZonePercent: $0.inZonePercent,
+                averageWorkCadence: $0.averageWorkCadence)
+        }
+        var weekly: [Week] = []
+        var grouped: [(Int64, [Point])] = []
+        for point in points {
+            let monday = Self.monday(of: UTCTimestamp.unixSeconds(point.startedAt) ?? 0)
+            if grouped.last?.0 == monday { grouped[grouped.count - 1].1.append(point) } else { grouped.append((monday, [point])) }
+        }
+        for (monday, group) in grouped {
+            weekly.append(
+                Week(
+                    monday: String(UTCTimestamp.text(unixSeconds: monday).prefix(10)), sessions: group.count,
+                    inZonePercent: Self.mean(group.compactMap(\.inZonePercent)),
+                    averageWorkCadence: Self.mean(group.compactMap(\.averageWorkCadence))))
+        }
+        self.weekly = weekly
+        let cadencePoints = points.compactMap { point in
+            point.averageWorkCadence.map { (Double(UTCTimestamp.unixSeconds(point.startedAt) ?? 0) / (7 * 86_400), $0) }
+        }
+        workCadencePerWeek = Self.slope(cadencePoints)
+    }
+
+    /// Midnight UTC of the Monday of the week holding `seconds` (1970-01-01 was a Thursday).
+    static func monday(of seconds: Int64) -> Int64 {
+        let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let weekday = ((day + 3) % 7 + 7) % 7  // 0 = Monday
+        return (day - weekday) * 86_400
+    }
+
+    static func mean(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
+        // Sessions less than a week apart say nothing about a trend per week.
+        guard points.count >= 2, let first = points.map(\.x).min(), let last = points.map(\.x).max(), last - first >= 1
+        else { return nil }
+        let n = Double(points.count)
+        let meanX = points.reduce(0) { $0 + $1.x } / n
+        let meanY = points.reduce(0) { $0 + $1.y } / n
+        let sxx = points.reduce(0) { $0 + ($1.x - meanX) * ($1.x - meanX) }
+        guard sxx > 0 else { return nil }
+        return points.reduce(0) { $0 + ($1.x - meanX) * ($1.y - meanY) } / sxx
+    }
+
+    public var json: JSONValue {
+        func rounded(_ value: Double?, _ places: Int) -> JSONValue { .nullable(value?.rounded(toPlaces: places)) }
+        return .object([
+            ("weeks", .int(weeks)),
+            ("since", .string(since)),
+            ("work_cadence_trend_spm_per_week", rounded(workCadencePerWeek, 2)),
+            (
+                "sessions",
+                .array(
+                    points.map { p in
+                        .object([
+                            ("session_id", .int(Int(p.id))), ("started_at", .string(p.startedAt)),
+                            ("plan", .string(p.planName)), ("in_zone_pct", rounded(p.inZonePercent, 2)),
+                            ("avg_work_cadence_spm", rounded(p.averageWorkCadence, 1)),
+                        ])
+                    })
+            ),
+            (
+                "by_week",
+                .array(
+                    weekly.map { w in
+                        .object([
+                            ("week_of", .string(w.monday)), ("sessions", .int(w.sessions)),
+                            ("in_zone_pct", rounded(w.inZonePercent, 2)),
+                            ("avg_work_cadence_spm", rounded(w.averageWorkCadence, 1)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// The terminal chart: in-zone % as bars and work cadence as points, one column per
+    /// session (the newest `width` sessions), oldest on the left.
+    public func chart(width: Int = 60, height: Int = 8) -> [String] {
+        let shown = Array(points.suffix(max(1, width)))
+        guard !shown.isEmpty else { return ["No finished sessions in the last \(weeks) weeks."] }
+        var lines = ["In zone % per session"]
+        lines += TextChart.columns(
+            shown.map(\.inZonePercent), low: 0, high: 100, height: height, style: .bars, label: { "\(Int($0))" })
+        lines.append(TextChart.axis(shown.map(\.startedAt), indent: 5))
+        lines.append("")
+        let cadences = shown.compactMap(\.averageWorkCadence)
+        lines.append("Average work cadence per session (spm)")
+        if let low = cadences.min(), let high = cadences.max() {
+            let floor = (low - 2).rounded(.down)
+            let ceiling = max(floor + 4, (high + 2).rounded(.up))
+            lines += TextChart.columns(
+                shown.map(\.averageWorkCadence), low: floor, high: ceiling, height: height, style: .points,
+                label: { "\(Int($0.rounded()))" })
+            lines.append(TextChart.axis(shown.map(\.startedAt), indent: 5))
+        } else {
+            lines.append("  no work steps with cadence yet")
+        }
+        if let slope = workCadencePerWeek {
+            let sign = slope >= 0 ? "+" : ""
+            lines.append("")
+            lines.append("Work cadence trend: \(sign)\(JSONValue.format(slope.rounded(toPlaces: 1))) spm per week")
+        }
+        return lines
+    }
+}
+
+/// Column charts drawn with text, for the terminal.
+public enum TextChart {
+    public enum Style: Sendable { case bars, points }
+
+    /// `height` rows, one column per value (nil: an empty column), with a y-axis labelled
+    /// at the top and bottom.
+    public static func columns(
+        _ values: [Double?], low: Double, high: Double, height: Int, style: Style, label: (Double) -> String
+    ) -> [String] {
+        let span = max(high - low, 1e-9)
+        let levels: [Int?] = values.map { value in
+            value.map { min(height, max(0, Int((($0 - low) / span * Double(height)).rounded()))) }
+        }
+        let labelWidth = max(label(high).count, label(low).count)
+        func pad(_ text: String) -> String { String(repeating: " ", count: labelWidth - text.count) + text }
+        var lines: [String] = []
+        for row in stride(from: height, through: 1, by: -1) {
+            let axis = row == height ? pad(label(high)) : String(repeating: " ", count: labelWidth)
+            let cells = levels.map { level -> String in
+                guard let level else { return " " }
+                switch style {
+                case .bars: return level >= row ? "█" : " "
+                case .points: return level == row || (row == 1 && level == 0) ? "●" : " "
+                }
+            }
+            lines.append("\(axis) │" + cells.joined())
+        }
+        lines.append(pad(label(low)) + " └" + String(repeating: "─", count: values.count))
+        return lines
+    }
+
+    /// Dates ("03-01") under the first and last columns; `indent` is the y-axis width.
+    public static func axis(_ dates: [String], indent: Int) -> String {
+        func short(_ iso: String) -> String { String(iso.dropFirst(5).prefix(5)) }
+        guard let first = dates.first, let last = dates.last else { return "" }
+        let margin = String(repeating: " ", count: indent)
+        guard dates.count > 1 else { return margin + short(first) }
+        // The last date ends under the last column when there is room for both.
+        let gap = dates.count - 10
+        return margin + short(first) + (gap >= 1 ? String(repeating: " ", count: gap) : " … ") + short(last)
+    }
+}

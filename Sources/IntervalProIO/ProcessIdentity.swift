@@ -1,0 +1,69 @@
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is writing a running session, so that the next start can tell a session still
+/// being run by another intervalpro from one whose process died.
+///
+/// A process is named by the boot it runs in, its pid and the clock tick it started at
+/// (from /proc): a pid reused after a crash or a reboot does not match.
+public enum ProcessIdentity {
+    /// "BOOT-ID:PID:START-TICKS" of this process.
+    public static func current() -> String {
+        let pid = Int(getpid())
+        return "\(bootID() ?? "unknown"):\(pid):\(startTicks(of: pid) ?? 0)"
+    }
+
+    /// Whether the process `identity` names is still running.
+    public static func isRunning(_ identity: String) -> Bool {
+        let parts = identity.split(separator: ":").map(String.init)
+        guard parts.count == 3, let pid = Int(parts[1]), let ticks = Int(parts[2]) else { return false }
+        guard parts[0] == bootID(), let start = startTicks(of: pid) else { return false }
+        return start == ticks
+    }
+
+    private static func bootID() -> String? {
+        guard let bytes = try? FileIO.readAll("/proc/sys/kernel/random/boot_id") else { return nil }
+        return String(decoding: bytes, as: UTF8.self).filter { $0 != "\n" }
+    }
+
+    /// Field 22 of /proc/PID/stat, counted after the command name (which may hold spaces).
+    private static func startTicks(of pid: Int) -> Int? {
+        guard let bytes = try? FileIO.readAll("/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state); the start time is field 22.
+        guard fields.count > 19 else { return nil }
+        return Int(fields[19])
+    }
+}
+
+/// Where IntervalPro keeps its data: $XDG_DATA_HOME/intervalpro, else ~/.local/share/intervalpro.
+public enum DataDirectory {
+    public static func path() -> String? {
+        if let data = Terminal.environment("XDG_DATA_HOME"), data.hasPrefix("/") { return "\(data)/intervalpro" }
+        guard let home = Terminal.environment("HOME"), !home.isEmpty else { return nil }
+        return "\(home)/.local/share/intervalpro"
+    }
+}
+
+extension FileIO {
+    /// Writes `bytes` to `path`, replacing what was there.
+    public static func write(_ bytes: some Sequence<UInt8>, to path: String) throws(FileError) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .truncate],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
+        }
+        do {
+            try fd.closeAfter { _ = try fd.writeAll(bytes) }
+        } catch {
+            throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import GRDB
+
+/// The database schema, as a list of migrations.
+///
+/// A migration that has shipped never changes: databases in the field have already run
+/// it, and GRDB records by name which ones ran. A new column or table is a new migration
+/// appended at the end, named "vN-what-it-does".
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-sessions", migrate: version1)
+        return migrator
+    }
+
+    /// Sessions, their devices, scored steps, 1 Hz samples, raw notifications and the
+    /// runner's controls (pause, next, finish), so that a session replays exactly.
+    private static func version1(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE session (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    started_at TEXT NOT NULL,
+                    plan_name TEXT NOT NULL,
+                    plan_json TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+                    owner TEXT,
+                    last_time_us INTEGER NOT NULL DEFAULT 0,
+                    completed INTEGER,
+                    duration_s REAL,
+                    in_zone_pct REAL,
+                    avg_cadence_spm REAL,
+                    avg_work_cadence_spm REAL,
+                    avg_hr_bpm REAL,
+                    max_hr_bpm INTEGER,
+                    distance_m REAL
+                );
+                CREATE INDEX session_by_start ON session (started_at);
+                CREATE INDEX session_by_status ON session (status);
+
+                CREATE TABLE device (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    device_id TEXT NOT NULL,
+                    name TEXT,
+                    cadence_unit TEXT,
+                    PRIMARY KEY (session_id, position)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE step_result (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    step_index INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    label TEXT,
+                    repetition TEXT,
+                    target_spm REAL,
+                    low_spm REAL,
+                    high_spm REAL,
+                    duration_us INTEGER NOT NULL,
+                    in_zone_us INTEGER NOT NULL,
+                    below_us INTEGER NOT NULL,
+                    above_us INTEGER NOT NULL,
+                    no_signal_us INTEGER NOT NULL,
+                    cadence_weighted INTEGER NOT NULL,
+                    cadence_time_us INTEGER NOT NULL,
+                    heart_rate_weighted INTEGER NOT NULL,
+                    heart_rate_time_us INTEGER NOT NULL,
+                    max_hr_bpm INTEGER,
+                    distance_m REAL,
+                    ended_by TEXT NOT NULL,
+                    PRIMARY KEY (session_id, step_index)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE sample (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    second INTEGER NOT NULL,
+                    step_index INTEGER,
+                    raw_cadence INTEGER,
+                    cadence_spm INTEGER,
+                    heart_rate_bpm INTEGER,
+                    speed_mps REAL,
+                    distance_m REAL,
+                    zone_status TEXT NOT NULL,
+                    PRIMARY KEY (session_id, second)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE notification (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    time_us INTEGER NOT NULL,
+                    device TEXT NOT NULL,
+                    characteristic TEXT,
+                    value BLOB,
+                    event TEXT,
+                    PRIMARY KEY (session_id, seq)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE control (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    time_us INTEGER NOT NULL,
+                    after_entries INTEGER NOT NULL,
+                    PRIMARY KEY (session_id, seq)
+                ) WITHOUT ROWID;
+                """)
+    }
+}

@@ -1,0 +1,112 @@
+public import IntervalProCore
+import IntervalProHistory
+public import IntervalProRuntime
+
+/// Saves a running session as it goes: a companion observer beside the screen.
+///
+/// Entries, controls and 1 Hz samples are buffered and committed once per second of
+/// session time, one transaction each, so a killed process loses at most the last
+/// second. When the store refuses a write (disk full, read-only), `warn` is called once
+/// and the session goes on unsaved.
+public final class SessionWriter {
+    public let store: SessionStore
+    public let sessionID: Int64
+    private var sampler: SessionSampler
+    private var batch = StoreBatch()
+    private var entrySequence = 0
+    private var controlSequence = 0
+    private let warn: (StoreError) -> Void
+    public private(set) var failure: StoreError?
+
+    public init(
+        store: SessionStore, sessionID: Int64, planName: String, timeline: [TimelineStep], source: SessionSourceKind,
+        cadenceUnits: [String: CadenceUnit], warn: @escaping (StoreError) -> Void
+    ) {
+        self.store = store
+        self.sessionID = sessionID
+        sampler = SessionSampler(planName: planName, timeline: timeline, source: source, cadenceUnits: cadenceUnits)
+        self.warn = warn
+    }
+
+    func received(_ entry: RecordingEntry) {
+        guard failure == nil else { return }
+        add(sampler.receive(entry))
+        if batch.entries.isEmpty { batch.firstEntrySequence = entrySequence }
+        batch.entries.append(entry)
+        entrySequence += 1
+        batch.lastTime = max(batch.lastTime, entry.time)
+    }
+
+    func performed(_ actions: [SessionEngine.Action], at now: SessionTime) {
+        guard failure == nil else { return }
+        if let kind = SessionControl.revealed(by: actions) {
+            let (control, samples) = sampler.apply(kind, at: now)
+            add(samples)
+            if batch.controls.isEmpty { batch.firstControlSequence = controlSequence }
+            batch.controls.append(control)
+            controlSequence += 1
+            batch.lastTime = max(batch.lastTime, now)
+        }
+    }
+
+    func advance(to now: SessionTime) {
+        guard failure == nil else { return }
+        add(sampler.samples(before: now))
+    }
+
+    /// New samples close a second: commit what the batch holds.
+    private func add(_ samples: [SessionSample]) {
+        guard !samples.isEmpty else { return }
+        batch.samples += samples
+        batch.lastTime = max(batch.lastTime, .seconds(samples.last!.second))
+        commit()
+    }
+
+    private func commit() {
+        guard failure == nil, !batch.isEmpty else { return }
+        do {
+            try store.save(batch, session: sessionID)
+            batch = StoreBatch()
+        } catch {
+            failure = error
+            warn(error)
+        }
+    }
+
+    /// Saves the rest and the scored summary. Returns the error that stopped saving, if any.
+    @discardableResult
+    public func finish(_ summary: SessionSummary, at end: SessionTime) -> StoreError? {
+        guard failure == nil else { return failure }
+        add(sampler.finish(at: end))
+        commit()
+        guard failure == nil else { return failure }
+        do {
+            try store.finish(session: sessionID, summary: summary, status: .finished)
+        } catch {
+            failure = error
+            warn(error)
+        }
+        return failure
+    }
+}
+
+/// The observer to hand to the session runner as a companion.
+public struct SessionRecorder: SessionObserver {
+    public let writer: SessionWriter
+
+    public init(writer: SessionWriter) {
+        self.writer = writer
+    }
+
+    public mutating func received(_ entry: RecordingEntry) {
+        writer.received(entry)
+    }
+
+    public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        writer.performed(actions, at: now)
+    }
+
+    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        writer.advance(to: now)
+    }
+}

@@ -1,0 +1,314 @@
+import Foundation
+import GRDB
+public import IntervalProCore
+public import IntervalProHistory
+
+/// A store operation that failed, said in the runner's words.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    /// The disk is full or the database cannot be written: saving should stop, not retry.
+    public var isWriteRefused: Bool
+
+    public var description: String { "session store '\(path)': \(reason)" }
+
+    init(path: String, reason: String, isWriteRefused: Bool = false) {
+        self.path = path
+        self.reason = reason
+        self.isWriteRefused = isWriteRefused
+    }
+
+    init(path: String, _ error: any Error) {
+        guard let error = error as? DatabaseError else {
+            self.init(path: path, reason: "\(error)")
+            return
+        }
+        switch error.resultCode {
+        case .SQLITE_FULL: self.init(path: path, reason: "the disk is full", isWriteRefused: true)
+        case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
+        case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
+        case .SQLITE_IOERR:
+            self.init(
+                path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
+                isWriteRefused: true)
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: self.init(path: path, reason: "not an IntervalPro database (or damaged)")
+        case .SQLITE_BUSY, .SQLITE_LOCKED: self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
+        default: self.init(path: path, reason: error.message ?? "\(error)")
+        }
+    }
+}
+
+/// What one commit adds to a running session: one transaction.
+public struct StoreBatch: Sendable {
+    public var entries: [RecordingEntry] = []
+    /// Sequence number of the first entry (entries are numbered from 0 per session).
+    public var firstEntrySequence = 0
+    public var controls: [SessionControl] = []
+    public var firstControlSequence = 0
+    public var samples: [SessionSample] = []
+    /// The latest session time the batch covers (for callers; the store derives it).
+    public var lastTime = SessionTime.zero
+
+    public init() {}
+
+    public var isEmpty: Bool { entries.isEmpty && controls.isEmpty && samples.isEmpty }
+}
+
+/// The session history: one SQLite database (WAL mode, file mode 0600), migrated when
+/// opened.
+public final class SessionStore: Sendable {
+    public let path: String
+    private let queue: DatabaseQueue
+    /// Opened read-only because the database cannot be written (listing still works).
+    public let isReadOnly: Bool
+
+    /// Opens (creating if needed) the store at `path`. `syncEveryCommit` makes each commit
+    /// reach the disk before it returns (for live sessions: power loss keeps all but the
+    /// last second); otherwise commits survive a crash of the process, not of the machine.
+    public init(path: String, syncEveryCommit: Bool = false) throws(StoreError) {
+        self.path = path
+        isReadOnly = false
+        let files = FileManager.default
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            if !directory.isEmpty, !files.fileExists(atPath: directory) {
+                try files.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            // Created private before SQLite opens it: SQLite gives the -wal and -shm files
+            // the database file's mode.
+            if !files.fileExists(atPath: path) {
+                guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw StoreError(path: path, reason: "cannot create the database file", isWriteRefused: true)
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(path: path, reason: "cannot create it: \(error.localizedDescription)", isWriteRefused: true)
+        }
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(5)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            try db.execute(sql: syncEveryCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Schema.migrator.migrate(queue)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    /// Opens an existing store only to read it: for listing a database that cannot be
+    /// written (read-only file or disk). Fails if it has not been migrated to this version.
+    public init(readingOnly path: String) throws(StoreError) {
+        self.path = path
+        isReadOnly = true
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            guard try queue.read({ db in try Schema.migrator.hasCompletedMigrations(db) }) else {
+                throw StoreError(path: path, reason: "the database is read-only and needs an upgrade this version makes")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.write(body)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    // MARK: - Writing a session
+
+    /// Starts a session row (status `running`, owned by `owner`) and returns its id.
+    public func beginSession(
+        startedAt: String, planName: String, planText: String, source: SessionSourceKind, devices: [RecordedDevice],
+        owner: String
+    ) throws(StoreError) -> Int64 {
+        try write { db in
+            var row = SessionRow(
+                id: nil, startedAt: startedAt, planName: planName, planJson: planText, source: source.rawValue,
+                status: SessionStatus.running.rawValue, owner: owner, lastTimeUs: 0)
+            try row.insert(db)
+            let id = row.id!
+            for (position, device) in devices.enumerated() {
+                try DeviceRow(sessionId: id, position: position, device).insert(db)
+            }
+            return id
+        }
+    }
+
+    /// Adds what a running session received since the last commit, in one transaction.
+    public func save(_ batch: StoreBatch, session id: Int64) throws(StoreError) {
+        try write { db in
+            for (offset, entry) in batch.entries.enumerated() {
+                try NotificationRow(sessionId: id, seq: batch.firstEntrySequence + offset, entry).insert(db)
+            }
+            for (offset, control) in batch.controls.enumerated() {
+                try ControlRow(sessionId: id, seq: batch.firstControlSequence + offset, control).insert(db)
+            }
+            for sample in batch.samples {
+                try SampleRow(sessionId: id, sample).insert(db)
+            }
+        }
+    }
+
+    /// Writes the scored steps and the listing figures, and marks the session `status`.
+    public func finish(session id: Int64, summary: SessionSummary, status: SessionStatus) throws(StoreError) {
+        try write { db in try Self.finish(db, id: id, summary: summary, status: status) }
+    }
+
+    private static func finish(_ db: Database, id: Int64, summary: SessionSummary, status: SessionStatus) throws {
+        guard var row = try SessionRow.fetchOne(db, key: id) else { return }
+        try StepResultRow.filter(Column("session_id") == id).deleteAll(db)
+        for result in summary.steps { try StepResultRow(sessionId: id, result).insert(db) }
+        var listing = row.listing
+        listing.take(summary)
+        row.take(listing)
+        row.status = status.rawValue
+        row.owner = nil
+        row.lastTimeUs = max(row.lastTimeUs, summary.duration.microseconds)
+        try row.update(db)
+    }
+
+    // MARK: - Interrupted sessions
+
+    /// Closes the sessions left `running` by a process that is gone: each is scored from
+    /// its stored notifications up to the last second saved and marked `interrupted`.
+    /// Returns their listings.
+    public func closeInterruptedSessions(isRunning: (String) -> Bool) throws(StoreError) -> [SessionListing] {
+        let running = try read { db in
+            try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchAll(db)
+        }
+        var closed: [SessionListing] = []
+        for row in running where !(row.owner.map(isRunning) ?? false) {
+            guard let id = row.id, let session = try session(id: id) else { continue }
+            let reached = try read { db in try Self.timeReached(db, id: id) }
+            let summary = session.replayedSummary(interruptedAt: SessionTime(microseconds: max(row.lastTimeUs, reached)))
+            try write { db in
+                // Checked again inside the transaction: another process may have closed it.
+                guard try SessionRow.fetchOne(db, key: id)?.status == SessionStatus.running.rawValue else { return }
+                try Self.finish(db, id: id, summary: summary, status: .interrupted)
+            }
+            if let listing = try listing(id: id) { closed.append(listing) }
+        }
+        return closed
+    }
+
+    /// The latest session time a session's saved rows show it reached: its last sample's
+    /// second (sampled once the session went past it), notification or control. Derived
+    /// rather than kept up to date, so a commit writes no more than the new rows.
+    private static func timeReached(_ db: Database, id: Int64) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT MAX(t) FROM (
+                    SELECT MAX(second) * 1000000 AS t FROM sample WHERE session_id = ?1
+                    UNION ALL SELECT MAX(time_us) FROM notification WHERE session_id = ?1
+                    UNION ALL SELECT MAX(time_us) FROM control WHERE session_id = ?1)
+                """, arguments: [id]) ?? 0
+    }
+
+    // MARK: - Reading
+
+    /// The newest sessions first.
+    public func listings(limit: Int? = nil) throws(StoreError) -> [SessionListing] {
+        try read { db in
+            var request = SessionRow.order(Column("id").desc)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db).map(\.listing)
+        }
+    }
+
+    /// Sessions started at or after `startedAt` (ISO 8601 UTC), oldest first.
+    public func listings(since startedAt: String) throws(StoreError) -> [SessionListing] {
+        try read { db in
+            try SessionRow.filter(Column("started_at") >= startedAt).order(Column("id")).fetchAll(db).map(\.listing)
+        }
+    }
+
+    public func listing(id: Int64) throws(StoreError) -> SessionListing? {
+        try read { db in try SessionRow.fetchOne(db, key: id)?.listing }
+    }
+
+    public func lastSessionID() throws(StoreError) -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM session") }
+    }
+
+    /// What to load of a session beside its summary: samples and notifications are many
+    /// thousands of rows, read only by the commands that need them.
+    public struct Parts: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let samples = Parts(rawValue: 1)
+        /// Notifications, device events and controls.
+        public static let entries = Parts(rawValue: 2)
+        public static let all: Parts = [.samples, .entries]
+    }
+
+    /// A session with the `parts` asked for (the others left empty), or nil when there is
+    /// none with this id.
+    public func session(id: Int64, loading parts: Parts = .all) throws(StoreError) -> StoredSession? {
+        let path = self.path
+        let rows = try read { db -> (SessionRow, [DeviceRow], [StepResultRow], [SampleRow], [NotificationRow], [ControlRow])? in
+            guard let row = try SessionRow.fetchOne(db, key: id) else { return nil }
+            let byID = Column("session_id") == id
+            return (
+                row,
+                try DeviceRow.filter(byID).order(Column("position")).fetchAll(db),
+                try StepResultRow.filter(byID).order(Column("step_index")).fetchAll(db),
+                parts.contains(.samples)
+                    ? try SampleRow.fetchAll(
+                        db, sql: "SELECT * FROM sample WHERE session_id = ? ORDER BY second", arguments: [id]) : [],
+                parts.contains(.entries)
+                    ? try NotificationRow.fetchAll(
+                        db, sql: "SELECT * FROM notification WHERE session_id = ? ORDER BY seq", arguments: [id]) : [],
+                parts.contains(.entries) ? try ControlRow.filter(byID).order(Column("seq")).fetchAll(db) : []
+            )
+        }
+        guard let (row, devices, steps, samples, notifications, controls) = rows else { return nil }
+        let plan: Plan
+        do {
+            plan = try PlanDecoder.decode(Array(row.planJson.utf8), file: "session \(id) plan")
+        } catch {
+            throw StoreError(path: path, reason: "the stored plan of session \(id) does not decode: \(error)")
+        }
+        let timeline = plan.timeline()
+        let listing = row.listing
+        var summary: SessionSummary?
+        if listing.status != .running {
+            let results = steps.filter { $0.stepIndex < timeline.count }.map { $0.result(step: timeline[$0.stepIndex]) }
+            summary = SessionSummary(
+                plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)
+        }
+        return StoredSession(
+            listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device),
+            summary: summary, samples: samples.map(\.sample), entries: notifications.map(\.entry),
+            controls: controls.compactMap(\.control))
+    }
+
+    /// Deletes a session and all it holds. Returns false when there was none.
+    public func delete(id: Int64) throws(StoreError) -> Bool {
+        try write { db in try SessionRow.deleteOne(db, key: id) }
+    }
+}

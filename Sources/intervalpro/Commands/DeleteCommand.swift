@@ -1,0 +1,28 @@
+import ArgumentParser
+import IntervalProIO
+import IntervalProStorage
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a saved session and everything kept of it."
+    )
+
+    @Argument(help: "The session id (see `intervalpro history`).")
+    var id: Int64
+
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        guard id > 0 else { throw ValidationError("the session id is a positive number (see `intervalpro history`)") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try store.open()
+            let deleted = try storeCall { () throws(StoreError) in try store.delete(id: id) }
+            guard deleted else { throw Failure("no session \(id) in \(store.path)", status: .noInput) }
+            Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
+        }
+    }
+}

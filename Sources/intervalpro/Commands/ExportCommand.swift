@@ -1,0 +1,59 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+import IntervalProStorage
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a saved session as FIT, TCX or a recording (jsonl).",
+        discussion: """
+            fit: a FIT activity for Garmin Connect, Strava, intervals.icu (records at 1 Hz, a lap per \
+            step). tcx: Training Center XML with per-foot RunCadence, as Garmin writes it. jsonl: the \
+            recording format, replayable with `intervalpro replay FILE --plan PLAN`.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case fit, tcx, jsonl
+    }
+
+    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    var session: SessionReference
+
+    @Option(help: "fit, tcx or jsonl.")
+    var format: Format
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
+    var output: String
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try session.resolve(
+                in: try store.open(readingOnly: true), loading: format == .jsonl ? .entries : .samples)
+            if format != .jsonl, session.summary == nil {
+                throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
+            }
+            let bytes = Self.encode(session, format)
+            do {
+                try FileIO.write(bytes, to: output)
+            } catch let error as FileError {
+                throw Failure(error)
+            }
+            Terminal.writeStandardError("intervalpro: wrote session \(session.listing.id) to \(output)\n")
+        }
+    }
+}
+
+extension ExportCommand {
+    static func encode(_ session: StoredSession, _ format: Format) -> [UInt8] {
+        switch format {
+        case .fit: FITActivity.encode(session)
+        case .tcx: Array(TCXActivity.document(session).utf8)
+        case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+import IntervalProStorage
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write a saved session as one self-contained HTML page with charts.",
+        discussion: """
+            The page holds the summary figures, the cadence trace over each step's zone, heart rate \
+            and a bar per step split into in zone, below, above and no signal. It loads nothing \
+            from the network.
+            """
+    )
+
+    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    var session: SessionReference
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"))
+    var output: String
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let session = try session.resolve(in: try store.open(readingOnly: true), loading: .samples)
+            guard session.summary != nil else {
+                throw Failure("session \(session.listing.id) is still running; report on it when it ends", status: .unavailable)
+            }
+            do {
+                try FileIO.write(Array(HTMLReport.page(session).utf8), to: output)
+            } catch let error as FileError {
+                throw Failure(error)
+            }
+            Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output)\n")
+        }
+    }
+}

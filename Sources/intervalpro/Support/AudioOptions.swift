@@ -1,0 +1,139 @@
+import ArgumentParser
+import IntervalProAudio
+import IntervalProCore
+import IntervalProIO
+
+/// Metronome, voice and audio-device options shared by `run`, `replay` and `render-audio`.
+/// They override the plan's `metronome` object field by field.
+struct AudioOptions: ParsableArguments {
+    @Option(name: .customLong("metronome"), help: "When to click: always, off-target (only when out of zone) or off.")
+    var mode: Choice<MetronomeMode>?
+
+    @Option(help: "Click accents: none, alternate (two tones, left/right foot) or step-start.")
+    var accent: Choice<MetronomeAccent>?
+
+    @Option(help: "Click volume, 0 to 1 (default 0.8).")
+    var volume: Double?
+
+    @Option(help: ArgumentHelp("In off-target mode, seconds out of zone before clicking (default 5).", valueName: "seconds"))
+    var offTargetGrace: Double?
+
+    @Option(help: "Language of the voice cues: en or es.")
+    var voice: Choice<CueLanguage>?
+
+    @Flag(help: "No voice cues.")
+    var noVoice = false
+
+    @Option(help: ArgumentHelp("Seconds out of zone before a coaching cue (default 10).", valueName: "seconds"))
+    var coachingGrace: Double?
+
+    @Option(help: ArgumentHelp("Seconds between two coaching cues (default 20).", valueName: "seconds"))
+    var coachingCooldown: Double?
+
+    @Option(help: ArgumentHelp("ALSA playback device (default: default).", valueName: "name"))
+    var audioDevice: String?
+
+    @Option(help: ArgumentHelp("Sample rate to ask the device for (default 48000).", valueName: "hz"))
+    var audioRate: Int?
+
+    @Option(help: ArgumentHelp("Channels to ask the device for: 1 or 2 (default 2).", valueName: "n"))
+    var audioChannels: Int?
+
+    @Option(help: ArgumentHelp("Device buffer length in milliseconds (default 50).", valueName: "ms"))
+    var audioLatency: Int?
+
+    func validate() throws {
+        if let volume, !MetronomeSettings.volumeRange.contains(volume) {
+            throw ValidationError("--volume must be between 0 and 1")
+        }
+        for (name, value) in [("--off-target-grace", offTargetGrace), ("--coaching-grace", coachingGrace),
+                              ("--coaching-cooldown", coachingCooldown)]
+        where value.map({ !MetronomeSettings.delayRange.contains($0) }) ?? false {
+            throw ValidationError("\(name) must be between 0 and 600 seconds")
+        }
+        if voice != nil, noVoice { throw ValidationError("--voice and --no-voice cannot be used together") }
+        if let audioRate, !(8_000...192_000).contains(audioRate) {
+            throw ValidationError("--audio-rate must be between 8000 and 192000")
+        }
+        if let audioChannels, !(1...2).contains(audioChannels) { throw ValidationError("--audio-channels must be 1 or 2") }
+        if let audioLatency, !(5...2_000).contains(audioLatency) {
+            throw ValidationError("--audio-latency must be between 5 and 2000 ms")
+        }
+    }
+
+    /// The plan's settings (or the defaults), with the flags given on top.
+    func settings(for plan: Plan) -> MetronomeSettings {
+        var settings = plan.metronome ?? MetronomeSettings()
+        if let mode { settings.mode = mode.value }
+        if let accent { settings.accent = accent.value }
+        if let volume { settings.volume = volume }
+        if let offTargetGrace { settings.grace = .seconds(offTargetGrace) }
+        if let voice {
+            settings.voice = true
+            settings.language = voice.value
+        }
+        if noVoice { settings.voice = false }
+        if let coachingGrace { settings.coachingGrace = .seconds(coachingGrace) }
+        if let coachingCooldown { settings.coachingCooldown = .seconds(coachingCooldown) }
+        return settings
+    }
+
+    var request: AudioFormatRequest {
+        AudioFormatRequest(
+            sampleRate: audioRate ?? 48_000, channels: audioChannels ?? 2,
+            latencyMicroseconds: (audioLatency ?? 50) * 1_000)
+    }
+
+    var device: String { audioDevice ?? "default" }
+
+    /// True when the command line asked for audio in some way.
+    var explicitlyRequested: Bool {
+        audioDevice != nil || mode != nil || voice != nil || accent != nil || volume != nil
+    }
+
+    /// The live audio companion for a session, or nil when it would be silent: audio plays
+    /// only at real-time pacing, and a device that cannot be opened is a warning, not a
+    /// failure.
+    func liveAudio(plan: Plan, pacing: PacingOptions) -> LiveAudio? {
+        let settings = settings(for: plan)
+        guard settings.mode != .off || settings.voice else { return nil }
+        guard !pacing.fast, (pacing.speed ?? 1) == 1 else {
+            if explicitlyRequested {
+                warn("audio plays only in real time (without --speed or --fast); this session is silent")
+            }
+            return nil
+        }
+        let player: AudioPlayer
+        do {
+            player = try AudioPlayer(device: device, request: request, volume: settings.volume)
+        } catch {
+            warn("audio device '\(device)' is not available (\(error.status)); the session goes on without sound")
+            return nil
+        }
+        var voice: CueVoice?
+        if settings.voice {
+            do {
+                voice = try CueVoice(language: settings.language, outputRate: player.sampleRate)
+            } catch {
+                warn("voice cues are not available (\(error)); clicks only")
+            }
+        }
+        return LiveAudio(settings: settings, timeline: plan.timeline(), player: player, voice: voice, warn: warn)
+    }
+}
+
+func warn(_ message: String) {
+    Terminal.writeStandardError("intervalpro: warning: \(message)\n")
+}
+
+/// A command-line value that is one of an enum's raw values.
+struct Choice<Value: RawRepresentable & CaseIterable>: ExpressibleByArgument where Value.RawValue == String {
+    var value: Value
+
+    init?(argument: String) {
+        guard let value = Value(rawValue: argument.lowercased()) else { return nil }
+        self.value = value
+    }
+
+    static var allValueStrings: [String] { Value.allCases.map(\.rawValue) }
+}

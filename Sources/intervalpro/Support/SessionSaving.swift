@@ -1,0 +1,53 @@
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+import IntervalProStorage
+
+/// Saves a session in the history while it runs (see `SessionRecorder`). Failing to save
+/// never stops the session: it is said once on stderr, and the command exits 74 after
+/// the summary.
+struct SessionSaving {
+    var options: SaveOptions
+    /// The plan file as run, kept with the session.
+    var planText: String
+
+    /// Opens the store and starts the session's row; nil (after a warning) when it cannot.
+    func start(
+        plan: Plan, source: SessionSourceKind, devices: [RecordedDevice], cadenceUnits: [String: CadenceUnit],
+        realTime: Bool
+    ) -> SessionWriter? {
+        guard !options.noSave else { return nil }
+        do {
+            let store = try options.store.open(syncEveryCommit: realTime)
+            var kept = devices
+            for i in kept.indices { kept[i].cadenceUnit = cadenceUnits[kept[i].id] ?? kept[i].cadenceUnit }
+            let id = try store.beginSession(
+                startedAt: WallClock.iso8601Now(), planName: plan.name, planText: planText, source: source,
+                devices: kept, owner: ProcessIdentity.current())
+            return SessionWriter(
+                store: store, sessionID: id, planName: plan.name, timeline: plan.timeline(), source: source,
+                cadenceUnits: cadenceUnits, warn: Self.warn)
+        } catch let failure as Failure {
+            Self.warn(failure.message)
+        } catch {
+            Self.warn("\(error)")
+        }
+        return nil
+    }
+
+    static func warn(_ error: StoreError) { warn(error.description) }
+
+    static func warn(_ message: String) {
+        Terminal.writeStandardError("intervalpro: warning: cannot save the session: \(message); it goes on unsaved\n")
+    }
+}
+
+/// Reads a plan file and keeps its text, for the history.
+func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
+    let bytes = try readInput(path)
+    do {
+        return (try PlanDecoder.decode(bytes, file: path), String(decoding: bytes, as: UTF8.self))
+    } catch {
+        throw Failure(error.description, status: .dataError)
+    }
+}

@@ -1,0 +1,614 @@
+import IntervalProBlueZ
+import IntervalProCore
+import IntervalProDBus
+import Testing
+
+/// The link state machine with plain values: BlueZ's tree, replies and time are handed in,
+/// and every test looks at the calls, values, device events and statuses that come out.
+@Suite struct SensorLinkMachineTests {
+    typealias Machine = SensorLinkMachine
+    let hci0 = Fixture.adapterPath()
+    let hrmProPath = Fixture.devicePath(Fixture.hrmPro)
+    let heartRatePath = Fixture.Char.heartRateMeasurement.path
+    let rscPath = Fixture.Char.rscMeasurement.path
+
+    static let bothServices: [UInt16] = [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService]
+
+    var hrmProDevice: BlueZObject {
+        Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: Self.bothServices)
+    }
+
+    /// Both roles named to the HRM-Pro, which is known to BlueZ from the start.
+    var bothNamed: Machine.Configuration {
+        .init(heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro))
+    }
+
+    /// The HRM-Pro connected, resolved and subscribed by t = 2 s, every call answered.
+    func subscribedRig() -> Rig {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        for characteristic in Fixture.Char.all { rig.added(characteristic, at: 1.6) }
+        rig.answerEverything(at: 2)
+        return rig
+    }
+
+    // MARK: 1. Bring-up
+
+    @Test("start asks whether org.bluez has an owner, then for the tree, then filters and starts discovery")
+    func bringUp() throws {
+        var rig = Rig()
+        let started = rig.handle(.start, at: 0)
+        #expect(started.statuses == [.waitingForBluez])
+        #expect(started.calls == [.nameHasOwner])
+
+        let owned = rig.reply(to: .nameHasOwner, .success([.boolean(true)]), at: 0.1)
+        #expect(owned.calls == [.getManagedObjects])
+
+        let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter()])]), at: 0.2)
+        #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+        #expect(snapshot.statuses == [.scanning])
+        #expect(rig.machine.adapterPath == hci0)
+        #expect(rig.machine.lastReportedAdapterStatus == nil)
+
+        let message = try BlueZCall.setDiscoveryFilter(adapter: hci0).message()
+        #expect(message.destination == "org.bluez")
+        #expect(message.path == hci0)
+        #expect(message.interface == "org.bluez.Adapter1")
+        #expect(message.member == "SetDiscoveryFilter")
+        let arguments = try message.arguments()
+        #expect(arguments.count == 1)
+        let filter = try #require(arguments.first?.properties)
+        #expect(
+            filter["UUIDs"]?.stringList == [
+                "0000180d-0000-1000-8000-00805f9b34fb", "00001814-0000-1000-8000-00805f9b34fb",
+            ])
+        #expect(filter["UUIDs"]?.stringList == [BlueZ.uuid(0x180D), BlueZ.uuid(0x1814)])
+        #expect(filter["Transport"] == .string("le"))
+        #expect(filter["DuplicateData"] == .boolean(false))
+        #expect(filter.count == 3)
+    }
+
+    @Test("without bluetoothd it waits, and asks for the tree once org.bluez gets an owner")
+    func waitsForBluez() {
+        var rig = Rig()
+        rig.handle(.start, at: 0)
+        let absent = rig.reply(to: .nameHasOwner, .success([.boolean(false)]), at: 0.1)
+        #expect(absent.calls.isEmpty)
+        #expect(rig.tick(at: 5).calls.isEmpty)
+        #expect(rig.machine.lastReportedAdapterStatus == .waitingForBluez)
+
+        let appeared = rig.handle(.bluezPresent(true), at: 6)
+        #expect(appeared.calls == [.getManagedObjects])
+        let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter()])]), at: 6.1)
+        #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+    }
+
+    // MARK: 2. Choosing automatically
+
+    @Test("auto choice waits the settle time after the first candidate, then prefers a known name to a stronger signal")
+    func autoChoiceSettlesAndRanks() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+
+        let headphones = rig.added(
+            Fixture.device(Fixture.headphones, name: "WH-1000XM4", rssi: -30, services: [0x110B, 0x180F]), at: 1)
+        #expect(headphones.connects.isEmpty)
+        #expect(rig.machine.candidates.isEmpty, "audio and battery only: not a fitness sensor")
+        // The headphones do not start the settle time.
+        #expect(rig.tick(at: 9).connects.isEmpty)
+
+        let unknown = rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -40, services: Self.bothServices), at: 10)
+        #expect(unknown.connects.isEmpty)
+        #expect(unknown.statuses.isEmpty)
+        #expect(rig.tick(at: 11).connects.isEmpty)
+        rig.added(
+            Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -85, services: Self.bothServices), at: 11.5
+        )
+        #expect(rig.tick(at: 11.999).connects.isEmpty, "settle time runs from the first candidate (t = 10)")
+
+        let settled = rig.tick(at: 12)
+        #expect(settled.connects == [.connect(device: Fixture.devicePath(Fixture.forerunner))])
+        #expect(
+            settled.statuses == [
+                .chose(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265"),
+                .chose(role: .cadence, device: Fixture.forerunner, name: "Forerunner 265"),
+                .connecting(device: Fixture.forerunner, attempt: 1),
+            ])
+        #expect(rig.machine.candidates.map(\.address) == [Fixture.forerunner, Fixture.unknownSensor])
+        #expect(rig.machine.chosenDevices.map(\.address) == [Fixture.forerunner])
+        #expect(rig.machine.chosenDevices.first?.roles == [.heartRate, .cadence])
+
+        // The choice is made once.
+        #expect(rig.tick(at: 20).connects.isEmpty)
+        #expect(rig.log.connects.count == 1)
+    }
+
+    @Test("between unknown names the stronger signal wins")
+    func autoChoiceByRSSI() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -80, services: Self.bothServices), at: 1)
+        rig.added(Fixture.device(Fixture.forerunner, name: "SENSOR-9", rssi: -50, services: Self.bothServices), at: 1.5)
+        #expect(rig.tick(at: 3).connects == [.connect(device: Fixture.devicePath(Fixture.forerunner))])
+    }
+
+    @Test("a strap and a footpod each take the role they offer")
+    func autoChoiceSplitsRoles() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+        rig.added(
+            Fixture.device(Fixture.hrmPro, name: "HRM-Dual", rssi: -50, services: [BlueZ.heartRateService]), at: 1)
+        rig.added(Fixture.device(Fixture.forerunner, name: "Stryd", rssi: -70, services: [0x1814]), at: 1.2)
+        let settled = rig.tick(at: 3)
+        #expect(settled.connects.count == 2)
+        #expect(settled.connects.contains(.connect(device: hrmProPath)))
+        #expect(settled.connects.contains(.connect(device: Fixture.devicePath(Fixture.forerunner))))
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.hrmPro: [.heartRate], Fixture.forerunner: [.cadence]])
+    }
+
+    @Test("a device with only non-fitness services is never a candidate")
+    func nonFitnessNeverChosen() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+        rig.added(Fixture.device(Fixture.headphones, name: "Polar Loop", rssi: -20, services: [0x110B, 0x180F]), at: 1)
+        for second in 2...60 { rig.tick(at: Double(second)) }
+        #expect(rig.log.connects.isEmpty)
+        #expect(rig.machine.candidates.isEmpty)
+        #expect(rig.machine.chosenDevices.isEmpty)
+        #expect(rig.machine.isSearching)
+    }
+
+    // MARK: 3. Choosing by name or address
+
+    @Test("a named device is connected as soon as it appears, without the settle time")
+    func namedChoiceConnectsAtOnce() {
+        var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro.lowercased())))
+        rig.bringUp([Fixture.adapter()])
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "SENSOR-7", rssi: -30, services: Self.bothServices), at: 4)
+        let appeared = rig.added(hrmProDevice, at: 4.2)
+        #expect(appeared.connects == [.connect(device: hrmProPath)])
+        #expect(
+            appeared.statuses == [
+                .chose(role: .heartRate, device: Fixture.hrmPro, name: "HRM-Pro Plus:123456"),
+                .connecting(device: Fixture.hrmPro, attempt: 1),
+            ])
+    }
+
+    @Test("a device named by its name, in any case, already in the tree is connected from the snapshot")
+    func namedByNameFromSnapshot() {
+        var rig = Rig(.init(heartRate: DeviceChoice("hrm-pro plus:123456")))
+        let snapshot = rig.bringUp([Fixture.adapter(), hrmProDevice])
+        #expect(snapshot.connects == [.connect(device: hrmProPath)])
+    }
+
+    /// Named heart rate, cadence chosen automatically from the same device after it had
+    /// already subscribed (the connection was quicker than the settle time).
+    @Test("a role added later to a device already subscribed is subscribed too")
+    func laterRoleOnSubscribedDevice() {
+        var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro)))
+        rig.bringUp([Fixture.adapter()])
+        rig.added(hrmProDevice, at: 5)
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 5.3)
+        rig.reply(to: .connect(device: hrmProPath), at: 5.4)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 5.5)
+        for characteristic in Fixture.Char.all { rig.added(characteristic, at: 5.6) }
+        #expect(rig.log.startNotifies == [.startNotify(characteristic: heartRatePath)])
+        rig.answerEverything(at: 5.7)
+
+        // Settle time since the first candidate (t = 5): cadence goes to the same device.
+        let settled = rig.tick(at: 7)
+        #expect(settled.statuses.contains(.chose(role: .cadence, device: Fixture.hrmPro, name: "HRM-Pro Plus:123456")))
+        #expect(rig.machine.chosenDevices.first?.roles == [.heartRate, .cadence])
+        #expect(rig.log.startNotifies.contains(.startNotify(characteristic: rscPath)))
+        
+        rig.answerEverything(at: 7.1)
+        // So a cadence notification is dropped.
+        let cadence = rig.changed(
+            rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 0x90, 0x02, 0xA8])], at: 8)
+        #expect(
+            cadence == [.value(device: Fixture.hrmPro, characteristic: 0x2A53, bytes: [0, 0x90, 0x02, 0xA8])])
+        
+    }
+
+    // MARK: 4. Subscribing
+
+    @Test(
+        "subscribes only once ServicesResolved is true and both measurement characteristics exist, then reads static values once"
+    )
+    func subscribesWhenResolved() {
+        var rig = Rig(bothNamed)
+        let snapshot = rig.bringUp([Fixture.adapter(), hrmProDevice])
+        #expect(snapshot.connects == [.connect(device: hrmProPath)])
+
+        let connected = rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        #expect(connected.deviceEvents == ["\(Fixture.hrmPro) connected"])
+        let replied = rig.reply(to: .connect(device: hrmProPath), at: 1.1)
+        #expect(replied.deviceEvents.isEmpty, "connected is reported once")
+        #expect(replied.startNotifies.isEmpty)
+
+        // A characteristic before ServicesResolved: not yet.
+        #expect(rig.added(Fixture.Char.heartRateMeasurement, at: 1.2).startNotifies.isEmpty)
+        // Resolved, but 2A53 not exported yet: not yet.
+        #expect(rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.3).startNotifies.isEmpty)
+        #expect(rig.added(Fixture.Char.bodySensorLocation, at: 1.4).calls.isEmpty)
+        #expect(rig.tick(at: 1.5).calls.isEmpty)
+
+        let complete = rig.added(Fixture.Char.rscMeasurement, at: 1.6)
+        #expect(complete.notifiedPaths == [heartRatePath, rscPath])
+        #expect(complete.reads == [.readValue(characteristic: Fixture.Char.bodySensorLocation.path)])
+        #expect(complete.calls.count == 3)
+        #expect(complete.statuses == [.subscribed(device: Fixture.hrmPro)])
+
+        // Static values are read as their objects appear.
+        #expect(
+            rig.added(Fixture.Char.rscFeature, at: 1.7).calls == [
+                .readValue(characteristic: Fixture.Char.rscFeature.path)
+            ])
+        #expect(
+            rig.added(Fixture.Char.batteryLevel, at: 1.8).calls == [
+                .readValue(characteristic: Fixture.Char.batteryLevel.path)
+            ])
+
+        let read = rig.reply(
+            to: .readValue(characteristic: Fixture.Char.bodySensorLocation.path), .success([.bytes([0x01])]), at: 1.9)
+        #expect(read == [.value(device: Fixture.hrmPro, characteristic: 0x2A38, bytes: [0x01])])
+        let battery = rig.reply(
+            to: .readValue(characteristic: Fixture.Char.batteryLevel.path), .success([.bytes([0x55])]), at: 1.9)
+        #expect(battery == [.value(device: Fixture.hrmPro, characteristic: 0x2A19, bytes: [0x55])])
+        rig.answerEverything(at: 2)
+
+        // Nothing more is subscribed or read, whatever else happens.
+        rig.tick(at: 3)
+        rig.deviceChanged(Fixture.hrmPro, ["RSSI": .int16(-70)], at: 4)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 5)
+        rig.tick(at: 30)
+        #expect(rig.log.notifiedPaths == [heartRatePath, rscPath])
+        #expect(rig.log.reads.count == 3)
+        #expect(Set(rig.log.reads.map { "\($0)" }).count == 3)
+
+        // Values: from a subscribed characteristic, as they are; from another one, nothing.
+        let heartRate = rig.changed(
+            heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x16, 0x8C, 0x9A, 0x01])], at: 31)
+        #expect(heartRate == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x16, 0x8C, 0x9A, 0x01])])
+        let cadence = rig.changed(
+            rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x90, 0x02, 0xAA])], at: 31.1)
+        #expect(cadence == [.value(device: Fixture.hrmPro, characteristic: 0x2A53, bytes: [0x00, 0x90, 0x02, 0xAA])])
+        let unsubscribed = rig.changed(
+            Fixture.Char.bodySensorLocation.path, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x02])],
+            at: 31.2)
+        #expect(unsubscribed.isEmpty)
+    }
+
+    @Test("a StartNotify that fails drops that subscription's values")
+    func failedStartNotify() {
+        var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro)))
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
+        rig.added(Fixture.Char.rscMeasurement, at: 1.6)
+        rig.fail(.startNotify(characteristic: rscPath), .bluezNotPermitted, "Notify not permitted", at: 1.7)
+        let value = rig.changed(rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 1, 2, 3])], at: 2)
+        #expect(value.isEmpty)
+    }
+
+    // MARK: 5. Connect failures
+
+    @Test("a local connection abort is retried after 1 s, 2 s, 4 s, 8 s, then every 8 s, never sooner")
+    func retriesWithBackoff() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        var failedAt = 10.0
+        var attempt = 1
+        for delay in [1.0, 2, 4, 8, 8] {
+            let failed = rig.fail(
+                .connect(device: hrmProPath), .bluezFailed, BlueZFailureMessage.connectionAbortedLocally, at: failedAt)
+            #expect(failed.connects.isEmpty)
+            #expect(
+                failed.statuses == [
+                    .connectFailed(
+                        device: Fixture.hrmPro, error: "le-connection-abort-by-local (org.bluez.Error.Failed)",
+                        retryIn: .seconds(delay))
+                ])
+            #expect(rig.tick(at: failedAt + delay - 0.01).connects.isEmpty, "retry \(attempt) came early")
+            let retried = rig.tick(at: failedAt + delay)
+            attempt += 1
+            #expect(retried.connects == [.connect(device: hrmProPath)], "after \(delay) s")
+            #expect(retried.statuses == [.connecting(device: Fixture.hrmPro, attempt: attempt)])
+            failedAt += delay + 0.2
+        }
+        #expect(rig.log.connects.count == 6)
+    }
+
+    @Test("after UnknownObject for a device BlueZ removed, it waits for the device to reappear")
+    func unknownObjectWaitsForDevice() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        let removed = rig.removed(hrmProPath, [BlueZ.Interface.device], at: 5)
+        #expect(removed.connects.isEmpty)
+        // Gone: discovery looks for it again.
+        #expect(removed.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+        rig.reply(to: .setDiscoveryFilter(adapter: hci0), at: 5)
+        rig.reply(to: .startDiscovery(adapter: hci0), at: 5)
+
+        let failed = rig.fail(
+            .connect(device: hrmProPath), .unknownObject, "Method \"Connect\" doesn't exist", at: 5.1)
+        #expect(failed.calls.isEmpty)
+        #expect(failed.statuses.isEmpty, "not a failed attempt to retry")
+        #expect(rig.tick(at: 20).calls.isEmpty)
+
+        let back = rig.added(hrmProDevice, at: 21)
+        #expect(back.connects == [.connect(device: hrmProPath)])
+        #expect(back.statuses == [.connecting(device: Fixture.hrmPro, attempt: 1)])
+    }
+
+    /// "Device removed" can be answered before bluetoothd's InterfacesRemoved for the same
+    /// device goes out, so for a moment the tree still lists the device.
+    @Test("a Connect failing with Device removed waits for the device to reappear, even before InterfacesRemoved")
+    func deviceRemovedWithStaleTree() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        let failed = rig.fail(.connect(device: hrmProPath), .bluezFailed, BlueZFailureMessage.deviceRemoved, at: 5)
+        // Not a failed attempt to retry: the device has to be found again, so discovery restarts.
+        #expect(failed.statuses == [.scanning])
+        #expect(failed.connects.isEmpty)
+        
+        rig.removed(hrmProPath, [BlueZ.Interface.device], at: 5.1)
+        // The extra Connect, if any, is answered the way BlueZ would once the object is gone.
+        if rig.isOutstanding(.connect(device: hrmProPath)) {
+            let unknown = rig.fail(.connect(device: hrmProPath), .unknownObject, "no such object", at: 5.2)
+            #expect(unknown.connects.isEmpty)
+        }
+        #expect(rig.tick(at: 8).connects.isEmpty)
+        #expect(rig.added(hrmProDevice, at: 9).connects == [.connect(device: hrmProPath)])
+    }
+
+    @Test(
+        "a device that connects but never exports its measurements is disconnected after the resolve timeout and retried"
+    )
+    func resolveTimeout() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1.1)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 2)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 2.1)
+        #expect(rig.tick(at: 15.99).calls.isEmpty)
+
+        let timedOut = rig.tick(at: 16)
+        #expect(timedOut.calls == [.disconnect(device: hrmProPath)])
+        #expect(
+            timedOut.statuses == [
+                .connectFailed(
+                    device: Fixture.hrmPro, error: "services never resolved (org.bluez.Error.Failed)",
+                    retryIn: .seconds(1))
+            ])
+        rig.reply(to: .disconnect(device: hrmProPath), at: 16.1)
+        rig.deviceChanged(
+            Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 16.2)
+        #expect(rig.log.deviceEvents == ["\(Fixture.hrmPro) connected", "\(Fixture.hrmPro) disconnected"])
+        
+        #expect(rig.tick(at: 16.99).connects.isEmpty)
+        let retried = rig.tick(at: 17)
+        #expect(retried.connects == [.connect(device: hrmProPath)])
+        #expect(retried.statuses == [.connecting(device: Fixture.hrmPro, attempt: 2)])
+    }
+
+    // MARK: 6. Dropouts
+
+    @Test("a dropout is reported, retried after 1 s, and the device is subscribed again on reconnect")
+    func dropoutReconnects() {
+        var rig = subscribedRig()
+        #expect(rig.log.startNotifies.count == 2)
+
+        let dropped = rig.deviceChanged(
+            Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 30)
+        #expect(dropped.deviceEvents == ["\(Fixture.hrmPro) disconnected"])
+        #expect(dropped.statuses == [.lost(device: Fixture.hrmPro)])
+        #expect(dropped.connects.isEmpty)
+        // Old subscriptions are gone with the link.
+        #expect(
+            rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x50])], at: 30.2)
+                .isEmpty)
+        #expect(rig.tick(at: 30.99).connects.isEmpty)
+
+        let retried = rig.tick(at: 31)
+        #expect(retried.connects == [.connect(device: hrmProPath)])
+        #expect(retried.statuses == [.connecting(device: Fixture.hrmPro, attempt: 1)])
+
+        let reconnected = rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 31.5)
+        #expect(reconnected.deviceEvents == ["\(Fixture.hrmPro) connected"])
+        #expect(reconnected.startNotifies.isEmpty, "not resolved yet")
+        rig.reply(to: .connect(device: hrmProPath), at: 31.6)
+        let resolved = rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 32)
+        #expect(resolved.notifiedPaths == [heartRatePath, rscPath])
+        #expect(resolved.reads.count == 3, "static values are read again on the new connection")
+        #expect(resolved.statuses == [.subscribed(device: Fixture.hrmPro)])
+        rig.answerEverything(at: 32.1)
+        #expect(
+            rig.changed(heartRatePath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0x00, 0x51])], at: 33)
+                == [.value(device: Fixture.hrmPro, characteristic: 0x2A37, bytes: [0x00, 0x51])])
+    }
+
+    // MARK: 7. bluetoothd restarts
+
+    @Test("a bluetoothd restart reports the disconnect, reloads the tree and reconnects the same device")
+    func bluetoothdRestart() {
+        var rig = subscribedRig()
+        let gone = rig.handle(.bluezPresent(false), at: 40)
+        #expect(gone.deviceEvents == ["\(Fixture.hrmPro) disconnected"])
+        #expect(gone.statuses == [.bluezRestarted])
+        #expect(gone.calls.isEmpty)
+        #expect(rig.tick(at: 42).calls.isEmpty)
+        #expect(rig.machine.lastReportedAdapterStatus == .waitingForBluez)
+
+        let back = rig.handle(.bluezPresent(true), at: 45)
+        #expect(back.calls == [.getManagedObjects])
+        let snapshot = rig.reply(
+            to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter(), hrmProDevice])]), at: 45.2)
+        #expect(snapshot.connects == [.connect(device: hrmProPath)])
+        #expect(rig.machine.chosenDevices.map(\.address) == [Fixture.hrmPro], "the choice survives the restart")
+
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 46)
+        rig.reply(to: .connect(device: hrmProPath), at: 46)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 46.5)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 46.6)
+        let subscribed = rig.added(Fixture.Char.rscMeasurement, at: 46.6)
+        #expect(subscribed.notifiedPaths == [heartRatePath, rscPath])
+    }
+
+    @Test("after a restart without the device in the new tree, discovery finds it again")
+    func bluetoothdRestartDeviceMissing() {
+        var rig = subscribedRig()
+        rig.handle(.bluezPresent(false), at: 40)
+        rig.handle(.bluezPresent(true), at: 45)
+        let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter()])]), at: 45.2)
+        #expect(snapshot.connects.isEmpty)
+        #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+        #expect(rig.added(hrmProDevice, at: 48).connects == [.connect(device: hrmProPath)])
+    }
+
+    // MARK: 8. Adapters
+
+    @Test("a powered-off adapter is reported and not used until it is powered on")
+    func adapterOff() {
+        var rig = Rig()
+        let snapshot = rig.bringUp([Fixture.adapter(powered: false)])
+        #expect(snapshot.statuses == [.adapterOff("hci0")])
+        #expect(snapshot.calls.isEmpty)
+        #expect(rig.machine.lastReportedAdapterStatus == .adapterOff("hci0"))
+        #expect(rig.tick(at: 5).isEmpty, "the status is not repeated")
+
+        let powered = rig.changed(hci0, BlueZ.Interface.adapter, ["Powered": .boolean(true)], at: 6)
+        #expect(powered.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+        #expect(powered.statuses == [.scanning])
+        #expect(rig.machine.lastReportedAdapterStatus == nil)
+    }
+
+    @Test("an adapter switched off mid-session stops reconnecting until it is back")
+    func adapterOffMidSession() {
+        var rig = subscribedRig()
+        let off = rig.changed(hci0, BlueZ.Interface.adapter, ["Powered": .boolean(false)], at: 50)
+        #expect(off.statuses == [.adapterOff("hci0")])
+        let dropped = rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false)], at: 50.1)
+        #expect(dropped.deviceEvents == ["\(Fixture.hrmPro) disconnected"])
+        #expect(rig.tick(at: 55).connects.isEmpty)
+
+        let on = rig.changed(hci0, BlueZ.Interface.adapter, ["Powered": .boolean(true)], at: 60)
+        #expect(on.connects == [.connect(device: hrmProPath)])
+    }
+
+    @Test("no adapter at all is reported, and one that appears later is used")
+    func noAdapter() {
+        var rig = Rig()
+        let snapshot = rig.bringUp([])
+        #expect(snapshot.statuses == [.noAdapter(requested: nil)])
+        #expect(snapshot.calls.isEmpty)
+        #expect(rig.machine.lastReportedAdapterStatus == .noAdapter(requested: nil))
+        let plugged = rig.added(Fixture.adapter(), at: 3)
+        #expect(plugged.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+    }
+
+    @Test("a requested adapter that is not there is reported by name, and another one is not used instead")
+    func requestedAdapterMissing() {
+        var config = Machine.Configuration(adapter: "hci1")
+        config.settleTime = .seconds(2)
+        var rig = Rig(config)
+        let snapshot = rig.bringUp([Fixture.adapter("hci0")])
+        #expect(snapshot.statuses == [.noAdapter(requested: "hci1")])
+        #expect(snapshot.calls.isEmpty)
+        let plugged = rig.added(Fixture.adapter("hci1"), at: 2)
+        #expect(
+            plugged.calls == [
+                .setDiscoveryFilter(adapter: Fixture.adapterPath("hci1")),
+                .startDiscovery(adapter: Fixture.adapterPath("hci1")),
+            ])
+    }
+
+    // MARK: 9. Stopping
+
+    @Test("stop unsubscribes each characteristic, disconnects, and reports stopped once the replies are in")
+    func stopCleansUp() {
+        var rig = subscribedRig()
+        let stop = rig.handle(.stop, at: 60)
+        #expect(
+            stop.calls == [
+                .stopNotify(characteristic: heartRatePath), .stopNotify(characteristic: rscPath),
+                .disconnect(device: hrmProPath),
+            ])
+        #expect(!stop.contains(.stopped))
+        #expect(!rig.machine.isStopped)
+        #expect(!rig.reply(to: .stopNotify(characteristic: heartRatePath), at: 60.1).contains(.stopped))
+        #expect(!rig.reply(to: .stopNotify(characteristic: rscPath), at: 60.2).contains(.stopped))
+        let last = rig.reply(to: .disconnect(device: hrmProPath), at: 60.3)
+        #expect(last == [.stopped])
+        #expect(rig.machine.isStopped)
+        #expect(rig.log.filter { $0 == .stopped }.count == 1)
+        #expect(rig.log.connects.count == 1, "nothing reconnects while stopping")
+    }
+
+    @Test("stop while discovering stops discovery; with nothing to undo it reports stopped at once")
+    func stopWhileDiscoveringOrIdle() {
+        var discovering = Rig()
+        discovering.bringUp([Fixture.adapter()])
+        let stop = discovering.handle(.stop, at: 5)
+        #expect(stop.calls == [.stopDiscovery(adapter: hci0)])
+        #expect(!stop.contains(.stopped))
+        #expect(discovering.reply(to: .stopDiscovery(adapter: hci0), at: 5.1) == [.stopped])
+
+        var idle = Rig()
+        idle.bringUp([Fixture.adapter(powered: false)])
+        #expect(idle.handle(.stop, at: 5) == [.stopped])
+
+        var noBluez = Rig()
+        noBluez.handle(.start, at: 0)
+        #expect(noBluez.handle(.stop, at: 1) == [.stopped])
+    }
+
+    @Test("stop while a Connect is in flight still disconnects the device")
+    func stopDuringConnect() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        #expect(rig.isOutstanding(.connect(device: hrmProPath)))
+        let stop = rig.handle(.stop, at: 5)
+        // BlueZ answers the Connect after all: the device is connected to this computer.
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 5.2)
+        rig.reply(to: .connect(device: hrmProPath), at: 5.3)
+        #expect(!stop.contains(.stopped), "stopped before the Connect was answered")
+        #expect(rig.log.calls.contains(.disconnect(device: hrmProPath)))
+        
+        let stoppedAt = rig.log.firstIndex(of: .stopped) ?? rig.log.endIndex
+        #expect(Array(rig.log[stoppedAt...]).deviceEvents.isEmpty, "a device event after stopped")
+        
+    }
+
+    // MARK: 10. Scanning only
+
+    @Test("scan-only discovers and lists candidates but never connects")
+    func scanOnly() {
+        var config = Machine.Configuration()
+        config.scanOnly = true
+        var rig = Rig(config)
+        let snapshot = rig.bringUp([Fixture.adapter()])
+        #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
+        rig.added(hrmProDevice, at: 1)
+        rig.added(
+            Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -70, services: Self.bothServices), at: 1.5)
+        rig.added(Fixture.device(Fixture.headphones, name: "WH-1000XM4", services: [0x110B]), at: 2)
+        for second in 3...30 { rig.tick(at: Double(second)) }
+        #expect(rig.log.connects.isEmpty)
+        #expect(rig.machine.chosenDevices.isEmpty)
+        // Both names are known ones: the stronger signal (-60 against -70) comes first.
+        #expect(rig.machine.candidates.map(\.address) == [Fixture.hrmPro, Fixture.forerunner])
+        #expect(rig.log.statuses == [.waitingForBluez, .scanning])
+        #expect(!rig.log.calls.contains(.stopDiscovery(adapter: hci0)), "discovery goes on until stop")
+    }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store the tests of one case use: a fresh database file in a scratch directory.
+struct ScratchStore {
+    let directory: ScratchDirectory
+    let path: String
+
+    init() throws {
+        directory = try ScratchDirectory()
+        path = directory.path("history.sqlite")
+    }
+
+    func run(_ arguments: String...) throws -> CommandResult {
+        try intervalpro(arguments: arguments + ["--db", path])
+    }
+
+    /// `history --json`'s sessions.
+    func sessions() throws -> [[String: Any]] {
+        let result = try run("history", "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let object = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        return try #require(object["sessions"] as? [[String: Any]])
+    }
+}
+
+/// JSON text with sorted keys, for comparing parsed documents.
+func canonical(_ value: Any) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The summary keys of `show --json` (it adds the session's identity and devices).
+func summaryPart(_ shown: [String: Any]) -> [String: Any] {
+    shown.filter { !["session_id", "started_at", "status", "devices", "samples"].contains($0.key) }
+}
+
+@Suite("session history: the store, history, show, export, delete")
+struct HistoryCommandTests {
+    @Test("a replay lands in the store: history lists it, show --json gives back the run's summary")
+    func replayIsSaved() throws {
+        let store = try ScratchStore()
+        let run = try store.run(
+            "replay", "Recordings/cadence-ladder.jsonl", "--plan", "Plans/cadence-ladder.json", "--fast", "--json")
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("saved as session 1"))
+        let summary = try #require(jsonObject(run.stdoutData))
+
+        let sessions = try store.sessions()
+        #expect(sessions.count == 1)
+        let listed = try #require(sessions.first)
+        #expect(listed["session_id"] as? Int == 1)
+        #expect(listed["plan"] as? String == "Cadence ladder")
+        #expect(listed["source"] as? String == "replay")
+        #expect(listed["status"] as? String == "finished")
+        #expect(number(listed["in_zone_pct"]) == number((summary["totals"] as? [String: Any])?["in_zone_pct"]))
+        #expect(number(listed["duration_s"]) == 2220)
+
+        let shown = try store.run("show", "last", "--json")
+        #expect(shown.status == 0, "stderr: \(shown.stderr)")
+        let stored = try #require(jsonObject(shown.stdoutData))
+        #expect(canonical(summaryPart(stored)) == canonical(summary), "show --json differs from the run")
+        #expect((stored["devices"] as? [[String: Any]])?.count == 2)
+
+        let table = try store.run("show", "1")
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("Work 6/6 · Ladder rung"))
+        #expect(table.stdout.contains("In zone: 85.3%"))
+        let history = try store.run("history")
+        #expect(history.stdout.contains("Cadence ladder"))
+        #expect(history.stdout.contains("finished"))
+    }
+
+    @Test("the database file is private (0600) and in WAL mode")
+    func fileModeAndWAL() throws {
+        let store = try ScratchStore()
+        let run = try store.run("run", "Plans/first-cadence-session.json", "--simulate", "--fast")
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // SQLite's header: bytes 18 and 19 are 2 in WAL mode.
+        let header = try #require(FileHandle(forReadingAtPath: store.path)).readData(ofLength: 20)
+        #expect(Array(header.prefix(16)) == Array("SQLite format 3\0".utf8))
+        #expect(header[18] == 2 && header[19] == 2)
+    }
+
+    @Test("the default store is $XDG_DATA_HOME/intervalpro/intervalpro.sqlite; --no-save keeps nothing")
+    func defaultLocationAndNoSave() throws {
+        let data = try ScratchDirectory()
+        let environment = ["XDG_DATA_HOME": data.url.path]
+        let unsaved = try intervalpro(
+            "run", "Plans/first-cadence-session.json", "--simulate", "--fast", "--no-save", environment: environment)
+        #expect(unsaved.status == 0)
+        #expect(!unsaved.stderr.contains("saved as session"))
+        let database = data.path("intervalpro/intervalpro.sqlite")
+        #expect(!FileManager.default.fileExists(atPath: database))
+
+        let saved = try intervalpro("run", "Plans/first-cadence-session.json", "--simulate", "--fast", environment: environment)
+        #expect(saved.status == 0, "stderr: \(saved.stderr)")
+        #expect(FileManager.default.fileExists(atPath: database))
+        let history = try intervalpro("history", "--json", environment: environment)
+        let sessions = try #require(jsonObject(history.stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        #expect(sessions.first?["source"] as? String == "simulation")
+    }
+
+    @Test("history --limit, delete, and the errors for sessions that are not there")
+    func limitDeleteAndMissing() throws {
+        let store = try ScratchStore()
+        for seed in ["1", "2", "3"] {
+            let run = try store.run("run", "Plans/first-cadence-session.json", "--simulate", "--seed", seed, "--fast")
+            #expect(run.status == 0)
+        }
+        let limited = try store.run("history", "--limit", "2", "--json")
+        let sessions = try #require(jsonObject(limited.stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(sessions.map { $0["session_id"] as? Int } == [3, 2])
+
+        let deleted = try store.run("delete", "2")
+        #expect(deleted.status == 0, "stderr: \(deleted.stderr)")
+        #expect(try store.sessions().map { $0["session_id"] as? Int } == [3, 1])
+        let again = try store.run("delete", "2")
+        #expect(again.status == 66)
+        #expect(again.stderr.contains("no session 2"))
+        let missing = try store.run("show", "9")
+        #expect(missing.status == 66)
+        #expect(!looksLikeACrash(missing.stderr))
+        let bad = try store.run("show", "yesterday")
+        #expect(bad.status == 64)
+        let empty = try ScratchStore()
+        let none = try empty.run("show", "last")
+        #expect(none.status == 66)
+        #expect(none.stderr.contains("no sessions saved yet"))
+    }
+
+    @Test("export jsonl gives a recording that replays to the stored summary")
+    func jsonlReplaysToTheSameSummary() throws {
+        let store = try ScratchStore()
+        let run = try store.run(
+            "run", "Plans/cadence-ladder.json", "--simulate", "--per-foot", "--dropout", "200:30", "--fast", "--json")
+        #expect(run.status == 0)
+        let summary = try #require(jsonObject(run.stdoutData))
+        let file = store.directory.path("export.jsonl")
+        let export = try store.run("export", "last", "--format", "jsonl", "-o", file)
+        #expect(export.status == 0, "stderr: \(export.stderr)")
+        let replay = try intervalpro("replay", file, "--plan", "Plans/cadence-ladder.json", "--fast", "--json", "--no-save")
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        var replayed = try #require(jsonObject(replay.stdoutData))
+        // The recording is replayed: everything but the source is the same.
+        #expect(replayed["source"] as? String == "replay")
+        replayed["source"] = summary["source"]
+        #expect(canonical(replayed) == canonical(summary))
+
+        let unwritable = try store.run("export", "last", "--format", "fit", "-o", "/nonexistent/dir/x.fit")
+        #expect(unwritable.status == 74)
+    }
+
+    @Test("kill -9 mid-run: the next start closes the session as interrupted, scored up to the last second saved")
+    func killedRunSurvives() throws {
+        let store = try ScratchStore()
+        let plan = try store.directory.write("ten.json", tenMinutePlanText)
+        // Ten minutes at 20x: 30 s of wall time, killed after about 4 s (80 s of session).
+        let command = try RunningCommand(["run", plan, "--simulate", "--seed", "5", "--speed", "20", "--db", store.path])
+        let started = command.stdout.wait(upTo: 20) { $0.contains("Warmup (1/2)") }
+        #expect(started)
+        usleep(4_000_000)
+        kill(command.process.processIdentifier, SIGKILL)
+        let killed = command.finish()
+        #expect(!killed.exited, "the process should have died of SIGKILL")
+
+        let history = try store.run("history", "--json")
+        #expect(history.status == 0, "stderr: \(history.stderr)")
+        #expect(history.stderr.contains("was cut off"), "the next start says what it closed")
+        let sessions = try #require(jsonObject(history.stdoutData)?["sessions"] as? [[String: Any]])
+        let session = try #require(sessions.first)
+        #expect(session["status"] as? String == "interrupted")
+        #expect(session["completed"] as? Bool == false)
+
+        let shown = try store.run("show", "last", "--json", "--samples")
+        let stored = try #require(jsonObject(shown.stdoutData))
+        let samples = try #require(stored["samples"] as? [[String: Any]])
+        let seconds = samples.compactMap { $0["t"] as? Int }
+        #expect(seconds == Array(0..<seconds.count), "samples are contiguous from 0")
+        #expect(seconds.count >= 20, "at least 20 s saved (got \(seconds.count))")
+        let duration = try #require(number(stored["duration_s"]))
+        // Scored up to the last second saved: no more than a second past the last sample.
+        #expect(duration >= Double(seconds.count - 1) && duration <= Double(seconds.count) + 1, "duration \(duration)")
+        let steps = try #require(stored["steps"] as? [[String: Any]])
+        #expect(steps.last?["ended_by"] as? String == "finished")
+        #expect(number(steps.first?["in_zone_pct"]) != nil)
+
+        // What was saved is what the same simulation gives when run to the end.
+        let full = try store.run("run", plan, "--simulate", "--seed", "5", "--fast")
+        #expect(full.status == 0)
+        let whole = try store.run("show", "last", "--json", "--samples")
+        let fullSamples = try #require(jsonObject(whole.stdoutData)?["samples"] as? [[String: Any]])
+        let prefix = Array(fullSamples.prefix(samples.count))
+        #expect(canonical(prefix) == canonical(samples), "the saved samples are the run's own")
+        #expect(try store.sessions().count == 2)
+        // Closed once: the next start says nothing more.
+        #expect(!(try store.run("history").stderr.contains("cut off")))
+    }
+
+    @Test("a write the disk refuses is reported once; the session still finishes with its summary")
+    func refusedWriteIsReported() throws {
+        let store = try ScratchStore()
+        let created = try store.run("history")
+        #expect(created.status == 0)
+        // A file size limit makes the disk refuse the store's writes, as a full disk would.
+        let script = "trap '' XFSZ; ulimit -f 256; exec \"$0\" \"$@\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            "-c", script, executablePath, "replay", "Recordings/cadence-ladder.jsonl", "--plan",
+            "Plans/cadence-ladder.json", "--fast", "--db", store.path,
+        ]
+        process.currentDirectoryURL = packageRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = testDataHome
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = Collected.reading(out.fileHandleForReading)
+        let stderr = Collected.reading(err.fileHandleForReading)
+        process.waitUntilExit()
+        stdout.waitForEnd(upTo: 10)
+        stderr.waitForEnd(upTo: 10)
+        let errors = String(decoding: stderr.snapshot, as: UTF8.self)
+        let output = String(decoding: stdout.snapshot, as: UTF8.self)
+
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 74, "stderr: \(errors)")
+        #expect(errors.components(separatedBy: "cannot save the session").count == 2, "said once: \(errors)")
+        #expect(output.contains("In zone: 85.3%"), "the summary is printed")
+        #expect(!looksLikeACrash(errors))
+    }
+
+    @Test("a read-only database: the session runs and says it was not saved; history still reads it")
+    func readOnlyDatabase() throws {
+        let store = try ScratchStore()
+        let first = try store.run("run", "Plans/first-cadence-session.json", "--simulate", "--fast")
+        #expect(first.status == 0)
+        // Root ignores file modes: the immutable attribute makes the file read-only even so.
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        lock.arguments = ["+i", store.path]
+        lock.standardError = FileHandle.nullDevice
+        guard (try? lock.run()) != nil else { return }
+        lock.waitUntilExit()
+        guard lock.terminationStatus == 0 else { return }  // a file system without the attribute
+        defer {
+            let unlock = Process()
+            unlock.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            unlock.arguments = ["-i", store.path]
+            try? unlock.run()
+            unlock.waitUntilExit()
+        }
+        let run = try store.run("run", "Plans/first-cadence-session.json", "--simulate", "--fast")
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("read-only"), "stderr: \(run.stderr)")
+        #expect(run.stdout.contains("In zone:"))
+        let sessions = try store.sessions()
+        #expect(sessions.count == 1)
+    }
+
+    @Test("trends lists this week's sessions with a chart; report writes one HTML page")
+    func trendsAndReport() throws {
+        let store = try ScratchStore()
+        for seed in ["1", "2"] {
+            let run = try store.run("run", "Plans/cadence-ladder.json", "--simulate", "--seed", seed, "--fast")
+            #expect(run.status == 0)
+        }
+        let json = try store.run("trends", "--weeks", "2", "--json")
+        #expect(json.status == 0, "stderr: \(json.stderr)")
+        let trends = try #require(jsonObject(json.stdoutData))
+        let sessions = try #require(trends["sessions"] as? [[String: Any]])
+        #expect(sessions.map { $0["session_id"] as? Int } == [1, 2])
+        #expect(sessions.allSatisfy { number($0["avg_work_cadence_spm"]) != nil && number($0["in_zone_pct"]) != nil })
+        #expect((trends["by_week"] as? [[String: Any]])?.first?["sessions"] as? Int == 2)
+        let chart = try store.run("trends")
+        #expect(chart.stdout.contains("In zone % per session"))
+        #expect(chart.stdout.contains("█"))
+        #expect(try store.run("trends", "--weeks", "0").status == 64)
+
+        let page = store.directory.path("report.html")
+        let report = try store.run("report", "last", "-o", page)
+        #expect(report.status == 0, "stderr: \(report.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("Cadence ladder"))
+        #expect(!html.contains("<script"))
+    }
+}

@@ -1,0 +1,257 @@
+import IntervalProCore
+@testable import IntervalProHistory
+import Testing
+
+extension String {
+    /// How many times `piece` occurs, not overlapping.
+    func occurrences(of piece: String) -> Int {
+        let text = Array(utf8)
+        let pattern = Array(piece.utf8)
+        var count = 0
+        var i = 0
+        while i + pattern.count <= text.count {
+            if Array(text[i..<(i + pattern.count)]) == pattern {
+                count += 1
+                i += pattern.count
+            } else {
+                i += 1
+            }
+        }
+        return count
+    }
+}
+
+/// A two-step plan (10 s at 160, 10 s at 170) and a footpod and strap sending every
+/// half second and second, driven as the runner drives it, with a pause and a skip.
+struct DrivenSession {
+    static let timeline = [
+        TimelineStep(index: 0, kind: .warmup, end: .time(.seconds(10)), zone: CadenceZone(target: 160, tolerance: 5)),
+        TimelineStep(index: 1, kind: .work, end: .time(.seconds(10)), zone: CadenceZone(target: 170, tolerance: 5)),
+        TimelineStep(index: 2, kind: .cooldown, end: .time(.seconds(5))),
+    ]
+
+    var entries: [RecordingEntry] = []
+    var controls: [SessionControl] = []
+    var samples: [SessionSample] = []
+    var summary: SessionSummary?
+
+    static func rsc(_ time: Double, cadence: UInt8) -> RecordingEntry {
+        // Flags 0: speed (1/256 m/s, 3 m/s) and cadence only.
+        .notification(RawNotification(time: .seconds(time), device: "pod", characteristic: .rscMeasurement, bytes: [0, 0, 3, cadence]))
+    }
+
+    static func heartRate(_ time: Double, _ bpm: UInt8) -> RecordingEntry {
+        .notification(RawNotification(time: .seconds(time), device: "strap", characteristic: .heartRateMeasurement, bytes: [0, bpm]))
+    }
+
+    /// Drives an engine and a sampler side by side, as `SessionRunner` and the store's
+    /// companion see a session.
+    static func run(commands: [(Double, UserCommand)]) -> DrivenSession {
+        var session = DrivenSession()
+        var engine = SessionEngine(planName: "Driven", timeline: timeline, source: .replay)
+        var sampler = SessionSampler(planName: "Driven", timeline: timeline, source: .replay, cadenceUnits: [:])
+        var feed: [RecordingEntry] = []
+        for tick in 0..<44 {
+            let t = Double(tick) * 0.5
+            // Cadence drifts out of the first zone for a while, then settles.
+            feed.append(rsc(t, cadence: t < 4 ? 150 : t < 14 ? 162 : 171))
+            if tick % 2 == 1 { feed.append(heartRate(t, 120 + UInt8(tick))) }
+        }
+        var pending = commands
+        func handle(_ event: SessionEngine.Event, at time: SessionTime) {
+            let actions = engine.handle(event, now: time)
+            if let summary = actions.compactMap({ if case .sessionFinished(let s) = $0 { s } else { nil } }).first {
+                session.summary = summary
+            }
+            if let kind = SessionControl.revealed(by: actions) {
+                let (control, samples) = sampler.apply(kind, at: engine.cursor)
+                session.controls.append(control)
+                session.samples += samples
+            }
+        }
+        for entry in feed where session.summary == nil {
+            while let (time, command) = pending.first, SessionTime.seconds(time) <= entry.time {
+                pending.removeFirst()
+                handle(.command(command), at: .seconds(time))
+            }
+            session.samples += sampler.receive(entry)
+            session.entries.append(entry)
+            if case .notification(let n) = entry { handle(.notification(n), at: n.time) }
+        }
+        while session.summary == nil {
+            guard let deadline = engine.nextDeadline else { break }
+            handle(.tick, at: deadline)
+        }
+        session.samples += sampler.finish(at: engine.cursor)
+        return session
+    }
+}
+
+@Suite("stored sessions replay exactly; 1 Hz samples")
+struct SamplerTests {
+    @Test("entries and controls replay to the very summary the session had, pauses and skips included")
+    func replayIsExact() throws {
+        let session = DrivenSession.run(commands: [(3, .pause), (5.5, .resume), (14, .next)])
+        let summary = try #require(session.summary)
+        #expect(session.controls.map(\.kind) == [.pause, .resume, .next])
+        let replayed = SessionReplay.summary(
+            planName: "Driven", timeline: DrivenSession.timeline, source: .replay, cadenceUnits: [:],
+            entries: session.entries, controls: session.controls)
+        #expect(replayed == summary)
+        #expect(summary.steps[1].endedBy == .next)
+    }
+
+    @Test("one sample per second, each the state at its second")
+    func samplesPerSecond() throws {
+        let session = DrivenSession.run(commands: [(3, .pause), (5.5, .resume)])
+        let samples = session.samples
+        #expect(samples.map(\.second) == Array(0..<samples.count))
+        // 10 s + 2.5 s paused + 10 s + 5 s of cooldown: 27.5 s, sampled at 0...27.
+        #expect(samples.count == 28)
+        #expect(samples[1].zoneStatus == .below)
+        #expect(samples[1].cadence == 150 && samples[1].rawCadence == 150)
+        #expect(samples[4].zoneStatus == .paused)
+        #expect(samples[8].zoneStatus == .inZone)
+        #expect(samples[8].speed == 3)
+        #expect(samples[3].heartRate == 125)
+        #expect(samples[13].stepIndex == 1)
+        #expect(samples[16].zoneStatus == .inZone && samples[16].cadence == 171)
+        #expect(samples[24].zoneStatus == .noZone)
+        #expect(samples[26].cadence == nil, "no reading after 21.5 s: stale from 24.5 s")
+    }
+
+    @Test("an interrupted session is scored up to where it was cut off")
+    func interruptedReplay() {
+        let session = DrivenSession.run(commands: [])
+        let cut = session.entries.filter { $0.time <= .seconds(7) }
+        let partial = SessionReplay.summary(
+            planName: "Driven", timeline: DrivenSession.timeline, source: .replay, cadenceUnits: [:], entries: cut,
+            controls: [], interruptedAt: .seconds(7.5))
+        #expect(!partial.completed)
+        #expect(partial.steps.count == 1)
+        #expect(partial.duration == .seconds(7.5))
+        #expect(partial.steps[0].endedBy == .finished)
+    }
+}
+
+@Suite("FIT encoding")
+struct FITTests {
+    @Test("the CRC is CRC-16/ARC: check value 0xBB3D")
+    func checksum() {
+        #expect(FITChecksum.crc(Array("123456789".utf8)) == 0xBB3D)
+    }
+
+    @Test("a file has a 14-byte header, a data size, a header CRC and a file CRC; definitions only when the layout changes")
+    func fileLayout() {
+        var writer = FITFileWriter()
+        let record = FITMessage(20, [FITField(253, .uint32, .int(1000)), FITField(3, .uint8, .int(150))])
+        writer.write(record)
+        writer.write(record)
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(1001)), FITField(3, .uint8, .int(nil))]))
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(1002))]))
+        let file = writer.fileBytes()
+        #expect(file[0] == 14)
+        #expect(Array(file[8..<12]) == Array(".FIT".utf8))
+        let dataSize = Int(file[4]) | Int(file[5]) << 8 | Int(file[6]) << 16 | Int(file[7]) << 24
+        #expect(dataSize == file.count - 16)
+        #expect(FITChecksum.crc(Array(file[0..<14])) == 0, "a CRC over its own data and CRC leaves zero")
+        #expect(FITChecksum.crc(file) == 0)
+        let body = Array(file[14..<(file.count - 2)])
+        // Definition (6 + 2 × 3 bytes) + 3 data messages of 6 bytes + redefinition (6 + 3) + 5.
+        #expect(body.count == 12 + 18 + 9 + 5)
+        #expect(body[0] == 0x40)
+        #expect(body[24 + 5] == 0xFF, "an absent uint8 is written as 0xFF")
+        #expect(body[30] == 0x40, "a new layout is defined again")
+    }
+
+    @Test("steps per minute become strides per minute with the half in 1/128ths")
+    func strideCadence() {
+        #expect(FITActivity.strideCadence(171) == (85, 64))
+        #expect(FITActivity.strideCadence(170) == (85, 0))
+        #expect(FITActivity.strideCadence(163.4) == (81, 90))
+        #expect(FITActivity.strideCadence(169.999) == (85, 0))
+        #expect(strides(cadenceSeconds: 60 * 170) == 85)
+    }
+}
+
+@Suite("dates, trends, TCX and the report")
+struct HistoryTextTests {
+    @Test("UTC timestamps to and from seconds since 1970")
+    func timestamps() {
+        #expect(UTCTimestamp.unixSeconds("1970-01-01T00:00:00Z") == 0)
+        #expect(UTCTimestamp.unixSeconds("2000-03-01T00:00:00Z") == 951_868_800)
+        #expect(UTCTimestamp.unixSeconds("2024-02-29T12:34:56Z").map(UTCTimestamp.text) == "2024-02-29T12:34:56Z")
+        #expect(UTCTimestamp.text(unixSeconds: 1_798_761_600) == "2027-01-01T00:00:00Z")
+        #expect(UTCTimestamp.unixSeconds("2026-13-01T00:00:00Z") == nil)
+        #expect(UTCTimestamp.unixSeconds("yesterday") == nil)
+    }
+
+    func listing(_ id: Int64, _ date: String, inZone: Double?, cadence: Double?, status: SessionStatus = .finished)
+        -> SessionListing
+    {
+        SessionListing(
+            id: id, startedAt: date, planName: "Ladder", source: .simulation, status: status, completed: true,
+            duration: 1800, inZonePercent: inZone, averageWorkCadence: cadence)
+    }
+
+    @Test("trends: sessions in the window, weekly means from Monday, work cadence slope per week")
+    func trends() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-03-22T12:00:00Z"))
+        let trends = Trends(
+            listings: [
+                listing(4, "2026-03-16T07:00:00Z", inZone: 90, cadence: 174),
+                listing(1, "2025-12-01T07:00:00Z", inZone: 50, cadence: 160),
+                listing(2, "2026-03-02T07:00:00Z", inZone: 80, cadence: 170),
+                listing(3, "2026-03-08T07:00:00Z", inZone: 70, cadence: nil),
+                listing(5, "2026-03-20T07:00:00Z", inZone: nil, cadence: nil, status: .running),
+            ], weeks: 4, now: now)
+        #expect(trends.points.map(\.id) == [2, 3, 4])
+        #expect(trends.weekly.map(\.monday) == ["2026-03-02", "2026-03-16"])
+        #expect(trends.weekly.map(\.sessions) == [2, 1])
+        #expect(trends.weekly[0].inZonePercent == 75)
+        #expect(trends.weekly[0].averageWorkCadence == 170)
+        let slope = try #require(trends.workCadencePerWeek)
+        #expect(abs(slope - 2) < 1e-9, "170 → 174 over two weeks")
+        let chart = trends.chart(width: 40, height: 4)
+        #expect(chart.contains { $0.contains("█") })
+        #expect(chart.contains { $0.contains("●") })
+        #expect(chart.last == "Work cadence trend: +2 spm per week")
+    }
+
+    @Test("text charts scale values to rows")
+    func textChart() {
+        let lines = TextChart.columns([0, 50, 100, nil], low: 0, high: 100, height: 2, style: .bars, label: { "\(Int($0))" })
+        #expect(lines == ["100 │  █ ", "    │ ██ ", "  0 └────"])
+    }
+
+    static func storedSession() -> StoredSession {
+        let driven = DrivenSession.run(commands: [])
+        let listing = SessionListing(
+            id: 7, startedAt: "2026-03-01T07:30:00Z", planName: "Driven <test> & co", source: .replay, status: .finished)
+        return StoredSession(
+            listing: listing, planText: "{}", timeline: DrivenSession.timeline,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], summary: driven.summary, samples: driven.samples,
+            entries: driven.entries, controls: driven.controls)
+    }
+
+    @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
+    func tcx() {
+        let xml = TCXActivity.document(Self.storedSession())
+        #expect(xml.occurrences(of: "<Lap ") == 3)
+        #expect(xml.contains("<Id>2026-03-01T07:30:00Z</Id>"))
+        #expect(xml.contains("<Trackpoint><Time>2026-03-01T07:30:01Z</Time>"))
+        #expect(xml.contains("<ax:RunCadence>75</ax:RunCadence>"), "150 spm is 75 strides/min")
+        #expect(xml.contains("<ax:AvgRunCadence>"))
+        #expect(xml.contains("Driven &lt;test&gt; &amp; co"))
+    }
+
+    @Test("the report is one page with three SVG charts and no scripts")
+    func report() {
+        let html = HTMLReport.page(Self.storedSession())
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.occurrences(of: "<svg") == 3)
+        #expect(!html.contains("<script"))
+        #expect(html.occurrences(of: "class=\"zone\"") == 2, "two steps with a zone")
+        #expect(html.contains("class=\"cadence\""))
+    }
+}

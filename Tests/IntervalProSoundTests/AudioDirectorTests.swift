@@ -1,0 +1,146 @@
+import IntervalProCore
+import IntervalProSound
+import Testing
+
+@Suite("AudioDirector: what plays when")
+struct AudioDirectorTests {
+    typealias Item = AudioDirector.Item
+    typealias Scheduled = AudioDirector.Scheduled
+
+    static let timeline = [
+        TimelineStep(index: 0, kind: .warmup, end: .time(.seconds(30))),
+        TimelineStep(
+            index: 1, kind: .work, repetition: .init(number: 3, count: 8), end: .time(.seconds(60)),
+            zone: CadenceZone(target: 170, tolerance: 5)),
+        TimelineStep(index: 2, kind: .rest, end: .time(.seconds(20)), zone: CadenceZone(target: 150, tolerance: 5)),
+    ]
+
+    func result(_ index: Int, _ seconds: Int) -> StepResult {
+        var result = StepResult(step: Self.timeline[index])
+        result.duration = .seconds(seconds)
+        return result
+    }
+
+    func summary(completed: Bool = true) -> SessionSummary {
+        SessionSummary(plan: "p", source: .replay, steps: [result(0, 30), result(1, 60), result(2, 20)], completed: completed)
+    }
+
+    /// Runs the three steps on time, with extra actions between.
+    func run(
+        _ settings: MetronomeSettings, extra: [(Int, [SessionEngine.Action])] = []
+    ) -> [Scheduled] {
+        var director = AudioDirector(settings: settings, timeline: Self.timeline)
+        var batches: [(Int, [SessionEngine.Action])] = [
+            (0, [.stepStarted(Self.timeline[0])]),
+            (30, [.stepFinished(result(0, 30)), .stepStarted(Self.timeline[1])]),
+            (90, [.stepFinished(result(1, 60)), .stepStarted(Self.timeline[2])]),
+            (110, [.stepFinished(result(2, 20)), .sessionFinished(summary())]),
+        ]
+        batches += extra
+        batches.sort { $0.0 < $1.0 }
+        var items: [Scheduled] = []
+        for (time, actions) in batches {
+            director.perform(actions, at: .seconds(time))
+            items += director.take(upTo: .seconds(time))
+        }
+        return items + director.takeAll()
+    }
+
+    func at(_ seconds: Double, _ item: Item) -> Scheduled { Scheduled(time: .seconds(seconds), item: item) }
+
+    @Test func clicksFollowTheStepsAndVoiceAnnouncesThem() {
+        let items = run(MetronomeSettings())
+        let expected: [Scheduled] = [
+            at(0, .silence), at(0, .cue(.step(Self.timeline[0]))),
+            at(20, .cue(.step(Self.timeline[1]))),
+            at(27, .cue(.count(3))), at(28, .cue(.count(2))), at(29, .cue(.count(1))),
+            at(30, .clicksAudible(true)), at(30, .tempo(spm: 170, pattern: .plain)),
+            at(60, .cue(.halfway)),
+            at(80, .cue(.step(Self.timeline[2]))),
+            at(87, .cue(.count(3))), at(88, .cue(.count(2))), at(89, .cue(.count(1))),
+            at(90, .clicksAudible(true)), at(90, .tempo(spm: 150, pattern: .plain)),
+            at(110, .silence), at(110, .cue(.summary(inZonePercent: 0, completed: true))),
+        ]
+        #expect(items == expected)
+    }
+
+    @Test func noVoiceAndAccents() {
+        var settings = MetronomeSettings()
+        settings.voice = false
+        settings.accent = .stepStart
+        #expect(run(settings) == [
+            at(0, .silence),
+            at(30, .clicksAudible(true)), at(30, .tempo(spm: 170, pattern: .accentFirst)),
+            at(90, .clicksAudible(true)), at(90, .tempo(spm: 150, pattern: .accentFirst)),
+            at(110, .silence),
+        ])
+        settings.accent = .alternate
+        settings.mode = .off
+        #expect(run(settings) == [at(0, .silence), at(30, .silence), at(90, .silence), at(110, .silence)])
+    }
+
+    @Test func coachingWaitsForItsGraceRepeatsAfterItsCooldownAndStopsInZone() {
+        var settings = MetronomeSettings()
+        settings.mode = .offTarget
+        let items = run(settings, extra: [
+            (31, [.feedbackChanged(.inZone)]),
+            (40, [.feedbackChanged(.faster(6))]),
+            (41, [.feedbackChanged(.faster(7))]),
+            (75, [.feedbackChanged(.inZone)]),
+        ]).filter { $0.time > .seconds(30) && $0.time < .seconds(90) }
+        #expect(items == [
+            at(45, .clicksAudible(true)),  // 40 + 5 s grace
+            at(50, .cue(.faster(7))),  // 40 + 10 s grace, the latest advice
+            at(60, .cue(.halfway)),
+            at(70, .cue(.faster(7))),  // 20 s cooldown
+            at(75, .clicksAudible(false)),
+            at(80, .cue(.step(Self.timeline[2]))),
+            at(87, .cue(.count(3))), at(88, .cue(.count(2))), at(89, .cue(.count(1))),
+        ])
+        // In off-target mode each targeted step starts muted.
+        #expect(run(settings).contains(at(30, .clicksAudible(false))))
+    }
+
+    @Test func backInZoneBeforeTheGraceCancelsEverything() {
+        var settings = MetronomeSettings()
+        settings.mode = .offTarget
+        let items = run(settings, extra: [(40, [.feedbackChanged(.slower(4))]), (44, [.feedbackChanged(.inZone)])])
+        #expect(!items.contains { $0.item == .clicksAudible(true) || $0.item == .cue(.slower(4)) })
+    }
+
+    @Test func pauseSilencesAndResumeMovesTheCountdown() {
+        var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
+        director.perform([.stepStarted(Self.timeline[0])], at: .zero)
+        director.perform([.stepFinished(result(0, 30)), .stepStarted(Self.timeline[1])], at: .seconds(30))
+        director.perform([.paused], at: .seconds(40))
+        director.perform([.resumed], at: .seconds(50))
+        // The batch arrives late (100.2 s): the boundary still comes from the step's 60 s.
+        director.perform([.stepFinished(result(1, 60)), .stepStarted(Self.timeline[2])], at: .seconds(100.2))
+        let items = director.takeAll().filter { $0.time > .seconds(30) }
+        // 10 s of pause: the work step ends at 100 instead of 90.
+        #expect(items == [
+            at(40, .silence),
+            at(50, .tempo(spm: 170, pattern: .plain)),
+            at(70, .cue(.halfway)),
+            at(90, .cue(.step(Self.timeline[2]))),
+            at(97, .cue(.count(3))), at(98, .cue(.count(2))), at(99, .cue(.count(1))),
+            at(100, .clicksAudible(true)), at(100, .tempo(spm: 150, pattern: .plain)),
+        ])
+    }
+
+    @Test func phrasesInEnglishAndSpanish() {
+        let work = Self.timeline[1]
+        #expect(Cue.step(work).text(.en) == "Work 3 of 8, 1 minute, cadence 170")
+        #expect(Cue.step(work).text(.es) == "Trabajo 3 de 8, 1 minuto, cadencia 170")
+        let long = TimelineStep(index: 0, kind: .warmup, label: "Easy", end: .time(.seconds(630)))
+        #expect(Cue.step(long).text(.en) == "Warm-up, Easy, 10 minutes 30 seconds")
+        #expect(Cue.step(long).text(.es) == "Calentamiento, Easy, 10 minutos y 30 segundos")
+        let distance = TimelineStep(index: 0, kind: .rest, end: .distance(1500))
+        #expect(Cue.step(distance).text(.en) == "Rest, 1.5 kilometres")
+        #expect(Cue.step(distance).text(.es) == "Descanso, 1,5 kilómetros")
+        #expect(Cue.faster(6).text(.en) == "Faster, 6 more")
+        #expect(Cue.slower(4).text(.es) == "Más lento, 4 menos")
+        #expect(Cue.summary(inZonePercent: 78, completed: true).text(.en) == "Session complete. 78 percent in zone.")
+        #expect(Cue.summary(inZonePercent: nil, completed: false).text(.es) == "Sesión terminada.")
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import IntervalProCore
+import IntervalProHistory
+import IntervalProStorage
+import Testing
+
+/// A scratch directory for one test's database file.
+final class StoreDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("intervalpro-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+let plan = """
+    {"name": "Store test", "steps": [
+      {"kind": "warmup", "duration": 10, "cadence": 160},
+      {"kind": "work", "duration": 10, "cadence": 170}
+    ]}
+    """
+
+func notification(_ time: Double, _ cadence: UInt8) -> RecordingEntry {
+    .notification(RawNotification(time: .seconds(time), device: "pod", characteristic: .rscMeasurement, bytes: [0, 0, 3, cadence]))
+}
+
+@Suite("the session store (a real SQLite file)")
+struct SessionStoreTests {
+    func timeline() throws -> [TimelineStep] {
+        try PlanDecoder.decode(Array(plan.utf8), file: "plan").timeline()
+    }
+
+    @Test("a new store is a private file; opening it again runs no migration twice")
+    func createAndReopen() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/nested/history.sqlite"
+        let store = try SessionStore(path: path)
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .simulation,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let reopened = try SessionStore(path: path)
+        #expect(try reopened.listings().map(\.id) == [id])
+        #expect(try reopened.listing(id: id)?.status == .running)
+    }
+
+    @Test("batches read back as they were written; a finished session keeps its exact summary")
+    func roundTrip() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let timeline = try timeline()
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", name: "Footpod", cadenceUnit: .strides)], owner: "me")
+        let entries = (0..<40).map { notification(Double($0) * 0.5, $0 < 20 ? 80 : 85) }
+        var first = StoreBatch()
+        first.entries = Array(entries[0..<25])
+        first.samples = [SessionSample(
+            second: 0, stepIndex: 0, rawCadence: 80, cadence: 160, heartRate: nil, speed: 3, distance: 0,
+            zoneStatus: .inZone)]
+        first.lastTime = .seconds(12)
+        try store.save(first, session: id)
+        var second = StoreBatch()
+        second.entries = Array(entries[25...])
+        second.firstEntrySequence = 25
+        second.controls = [SessionControl(kind: .next, time: .seconds(15), afterEntries: 31)]
+        try store.save(second, session: id)
+
+        let summary = SessionReplay.summary(
+            planName: "Store test", timeline: timeline, source: .replay, cadenceUnits: ["pod": .strides],
+            entries: entries, controls: second.controls)
+        try store.finish(session: id, summary: summary, status: .finished)
+
+        let stored = try #require(try store.session(id: id))
+        #expect(stored.entries == entries)
+        #expect(stored.controls == second.controls)
+        #expect(stored.samples == first.samples)
+        #expect(stored.devices == [RecordedDevice(id: "pod", name: "Footpod", cadenceUnit: .strides)])
+        #expect(stored.planText == plan)
+        #expect(stored.summary == summary)
+        #expect(stored.summary?.json.serialized() == summary.json.serialized())
+        #expect(stored.replayedSummary() == summary)
+        #expect(stored.listing.status == .finished)
+        #expect(stored.listing.averageCadence == summary.averageCadence)
+    }
+
+    @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
+    func closesInterrupted() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
+        var batch = StoreBatch()
+        batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
+        batch.lastTime = .seconds(14)
+        try store.save(batch, session: id)
+
+        #expect(try store.closeInterruptedSessions(isRunning: { $0 == "process-1" }).isEmpty, "its process still runs")
+        #expect(try store.listing(id: id)?.status == .running)
+        let closed = try store.closeInterruptedSessions(isRunning: { _ in false })
+        #expect(closed.map(\.id) == [id])
+        let stored = try #require(try store.session(id: id))
+        #expect(stored.listing.status == .interrupted)
+        let summary = try #require(stored.summary)
+        #expect(!summary.completed)
+        #expect(summary.duration == .seconds(13.5), "up to the last notification saved")
+        #expect(summary.steps.count == 2)
+        #expect(summary.steps[0].inZone == .seconds(10))
+        #expect(summary.steps[1].endedBy == .finished)
+        #expect(try store.closeInterruptedSessions(isRunning: { _ in false }).isEmpty, "closed once")
+    }
+
+    @Test("delete removes a session and everything kept of it")
+    func delete() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay, devices: [],
+            owner: "me")
+        var batch = StoreBatch()
+        batch.entries = [notification(0, 160)]
+        try store.save(batch, session: id)
+        #expect(try store.delete(id: id))
+        #expect(try store.session(id: id) == nil)
+        #expect(try !store.delete(id: id))
+        let next = try store.beginSession(
+            startedAt: "2026-03-01T08:00:00Z", planName: "Store test", planText: plan, source: .replay, devices: [],
+            owner: "me")
+        #expect(next > id, "ids are never reused")
+        #expect(try store.session(id: next)?.entries.isEmpty == true)
+    }
+
+    @Test("a file that is not a database is refused with a clear error")
+    func notADatabase() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/notes.txt"
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SessionStore(path: path)
+        } throws: { error in
+            (error as? StoreError)?.reason.contains("not an IntervalPro database") == true
+        }
+    }
+}
