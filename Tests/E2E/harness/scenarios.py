@@ -56,6 +56,7 @@ class Context:
         self.air = air
         self.client = client
         self.binary = binary  # the intervalpro binary, for host-side replays
+        self.standin = len(client) > 1  # the stand-in client (harness check): no session history
         self.log: EventLog | None = None
         self.commands = 0
 
@@ -79,12 +80,17 @@ class Context:
         folders, so scenarios do not see each other's remembered devices."""
         self.commands += 1
         stem = self.path(f"command-{self.commands}")
+        # The session store (SQLite in WAL mode) needs shared memory maps, which the 9p share
+        # cannot give: the data folder lives in the guest's tmpfs and is copied out after.
+        data = f"/tmp/intervalpro-e2e/{self.name}/data"
         environment = (f"export XDG_CONFIG_HOME={shlex.quote(self.path('config'))}"
-                       f" XDG_DATA_HOME={shlex.quote(self.path('data'))}"
+                       f" XDG_DATA_HOME={shlex.quote(data)}"
                        f" XDG_STATE_HOME={shlex.quote(self.path('state'))}\n")
         Path(stem + ".sh").write_text(script + "\n")
         status = await self.vm.run(
-            environment + f"( {script}\n) >{shlex.quote(stem + '.out')} 2>{shlex.quote(stem + '.err')}",
+            environment + f"( {script}\n) >{shlex.quote(stem + '.out')} 2>{shlex.quote(stem + '.err')}\n"
+            f"status=$?\nmkdir -p {shlex.quote(self.path('data'))}\n"
+            f"cp -a {shlex.quote(data)}/. {shlex.quote(self.path('data'))}/ 2>/dev/null\nexit $status",
             timeout=timeout + 30, name=self.name)
         return Outcome(status, Path(stem + ".out").read_text(errors="replace"),
                        Path(stem + ".err").read_text(errors="replace"))
@@ -283,6 +289,18 @@ async def run_scores_as_its_replay(ctx: Context) -> None:
     check(work["below_s"] > 0 and work["above_s"] > 0 and work["in_zone_s"] > 0,
           f"work step figures {work} do not show the runner below, in and above the zone")
     await scores_as_replay(ctx, summary, out, plan)
+    if ctx.standin:
+        return
+    # The session went into the history with the summary's figures.
+    history = await ctx.client_run(["history", "--json"], timeout=30)
+    check(history.status == 0, f"history --json exited {history.status}: {history.stderr.strip()[-300:]}")
+    sessions = history.json("history --json").get("sessions", [])
+    check(len(sessions) == 1, f"the history holds {len(sessions)} sessions, not the one that ran")
+    stored = sessions[0]
+    check(stored.get("source") == "live" and stored.get("plan") == "E2E short session",
+          f"the stored session is {stored}")
+    check(stored.get("in_zone_pct") == summary["totals"]["in_zone_pct"],
+          f"stored in-zone {stored.get('in_zone_pct')} %, the summary says {summary['totals']['in_zone_pct']} %")
 
 
 async def link_drop_and_return(ctx: Context) -> None:
