@@ -49,7 +49,7 @@ async def run_suite(arguments: argparse.Namespace) -> int:
         for name, scenario in selected:
             folder = results / name
             folder.mkdir(parents=True, exist_ok=True)
-            context = Context(name, folder, vm, air, client, Path(arguments.binary))
+            context = Context(name, folder, vm, air, client, Path(arguments.binary), standin)
             begun = time.monotonic()
             try:
                 await scenario(context)
