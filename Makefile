@@ -10,7 +10,7 @@ TEST_PACKAGES := $(shell grep -v '^\s*\#' .ci/test-packages.txt)
 TEST_VENV := .build/test-venv
 TEST_PYTHON := $(TEST_VENV)/bin/python3
 
-.PHONY: run deps deps-test build release test test-swift test-schema test-fakebluez test-exports test-report report-screenshot bench bench-live bench-audio bench-history fuzz clean
+.PHONY: run deps deps-test build release test test-swift test-schema test-fakebluez test-exports test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -68,6 +68,11 @@ test-report:
 report-screenshot:
 	$(SWIFT) build --product intervalpro
 	$(TEST_PYTHON) Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
+
+## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
+## QEMU VM, with virtual devices (Tests/E2E; about 6 minutes; see docs/README-e2e.md)
+e2e:
+	Tests/E2E/run.sh
 
 ## bench: parser throughput, a 70-minute replay, and the history figures (not pass/fail)
 bench:

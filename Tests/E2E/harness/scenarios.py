@@ -1,0 +1,407 @@
+"""The scenarios: each sets up virtual devices, runs the client in the VM, and asserts on
+what it produced (the recording's bytes against the bytes the devices sent, the JSON
+summary's figures against a replay of the recording, exit codes), not only that it ran."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from timelines import run_timeline, session_cadence, steady_cadence
+from virtual_devices import DeviceSpec, EventLog, VirtualAir, parse_timeline
+from vm import GuestVM
+
+E2E_DIR = Path(__file__).resolve().parent.parent
+WATCH = "F0:F1:F2:F3:F4:F5"
+FOOTPOD = "E8:E9:EA:EB:EC:ED"
+SPEAKER = "D0:D1:D2:D3:D4:D5"
+SCORING_FIELDS = ("in_zone_s", "below_s", "above_s", "no_signal_s", "avg_cadence_spm")
+EX_UNAVAILABLE = 69
+
+
+class Failed(AssertionError):
+    pass
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise Failed(message)
+
+
+@dataclass
+class Outcome:
+    status: int
+    stdout: str
+    stderr: str
+
+    def json(self, what: str) -> dict:
+        try:
+            return json.loads(self.stdout)
+        except json.JSONDecodeError as error:
+            raise Failed(f"{what}: stdout is not one JSON document ({error}): {self.stdout[:300]!r}") from None
+
+
+class Context:
+    """One scenario's view of the suite: its folder, the VM, the virtual air, the client."""
+
+    def __init__(self, name: str, folder: Path, vm: GuestVM, air: VirtualAir, client: list[str],
+                 binary: Path | None, standin: bool = False):
+        self.name = name
+        self.folder = folder
+        self.vm = vm
+        self.air = air
+        self.client = client
+        self.binary = binary  # the intervalpro binary, for host-side replays
+        self.standin = standin  # the stand-in client (a harness check) keeps no session history
+        self.log: EventLog | None = None
+        self.commands = 0
+
+    def path(self, name: str) -> str:
+        return str(self.folder / name)
+
+    async def devices(self, *specs: DeviceSpec) -> EventLog:
+        """A fresh bluetoothd (no devices remembered from an earlier scenario), then these
+        devices on the air."""
+        await self.air.clear()
+        status = await self.vm.run(f"{E2E_DIR}/vm/bluez.sh restart", timeout=90, name=f"{self.name}-bluez")
+        check(status == 0, f"bluetoothd did not restart before the scenario (exit {status})")
+        self.log = await self.air.populate(list(specs), self.folder / "devices.jsonl")
+        return self.log
+
+    def command_line(self, arguments: list[str]) -> str:
+        return " ".join(shlex.quote(a) for a in self.client + arguments)
+
+    async def guest(self, script: str, timeout: float) -> Outcome:
+        """Runs a script in the guest with this scenario's own configuration and data
+        folders, so scenarios do not see each other's remembered devices."""
+        self.commands += 1
+        stem = self.path(f"command-{self.commands}")
+        # The session store (SQLite in WAL mode) needs shared memory maps, which the 9p share
+        # cannot give: the data folder lives in the guest's tmpfs and is copied out after.
+        data = f"/tmp/intervalpro-e2e/{self.name}/data"
+        environment = (f"export XDG_CONFIG_HOME={shlex.quote(self.path('config'))}"
+                       f" XDG_DATA_HOME={shlex.quote(data)}"
+                       f" XDG_STATE_HOME={shlex.quote(self.path('state'))}\n")
+        Path(stem + ".sh").write_text(script + "\n")
+        status = await self.vm.run(
+            environment + f"( {script}\n) >{shlex.quote(stem + '.out')} 2>{shlex.quote(stem + '.err')}\n"
+            f"status=$?\nmkdir -p {shlex.quote(self.path('data'))}\n"
+            f"cp -a {shlex.quote(data)}/. {shlex.quote(self.path('data'))}/ 2>/dev/null\nexit $status",
+            timeout=timeout + 30, name=self.name)
+        return Outcome(status, Path(stem + ".out").read_text(errors="replace"),
+                       Path(stem + ".err").read_text(errors="replace"))
+
+    async def client_run(self, arguments: list[str], timeout: float) -> Outcome:
+        return await self.guest(f"timeout -k 5 {timeout:.0f} {self.command_line(arguments)}", timeout)
+
+    async def host(self, arguments: list[str]) -> Outcome:
+        process = await asyncio.create_subprocess_exec(
+            *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await process.communicate()
+        return Outcome(process.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+# ---- what the assertions read ------------------------------------------------------
+
+def read_recording(path: str) -> tuple[dict, list[dict]]:
+    try:
+        lines = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    except FileNotFoundError:
+        raise Failed(f"no recording was written at {path}") from None
+    except json.JSONDecodeError as error:
+        raise Failed(f"{path}: a line is not JSON ({error})") from None
+    check(bool(lines), f"{path} is empty")
+    header, entries = lines[0], lines[1:]
+    check(header.get("intervalpro_recording") == 1, f"{path}: the header is not a version 1 recording header")
+    times = [e["t"] for e in entries]
+    check(times == sorted(times), f"{path}: times go backwards")
+    return header, entries
+
+
+def short_uuid(uuid: str) -> str:
+    """A recording's `char` is the 16-bit or the full 128-bit UUID; compare 16-bit ones."""
+    uuid = uuid.lower()
+    return uuid[4:8] if len(uuid) == 36 and uuid.endswith("-0000-1000-8000-00805f9b34fb") else uuid
+
+
+def recorded(entries: list[dict], device: str) -> list[tuple[str, str]]:
+    """(characteristic, hex) of the HR and RSC notifications recorded from a device, in order."""
+    notifications = [(short_uuid(e["char"]), e["hex"].lower()) for e in entries
+                     if e.get("dev", "").upper() == device and "hex" in e]
+    return [n for n in notifications if n[0] in ("2a37", "2a53")]
+
+
+def same_bytes(got: list[tuple[str, str]], sent: list[tuple[str, str]], what: str) -> None:
+    if got == sent:
+        return
+    for i, (a, b) in enumerate(zip(got, sent)):
+        if a != b:
+            raise Failed(f"{what}: notification {i} differs: recorded {a}, the device sent {b}")
+    raise Failed(f"{what}: recorded {len(got)} notifications, the device sent {len(sent)}")
+
+
+def header_device(header: dict, address: str) -> dict:
+    for device in header.get("devices", []):
+        if device.get("id", "").upper() == address:
+            return device
+    raise Failed(f"the recording's header does not list {address}: {header.get('devices')}")
+
+
+async def scores_as_replay(ctx: Context, summary: dict, recording: str, plan: str) -> dict:
+    """The live summary's scoring figures equal those of a replay of its own recording."""
+    replay = await ctx.host([str(ctx.binary), "replay", recording, "--plan", plan, "--fast", "--json"])
+    (ctx.folder / "replay.json").write_text(replay.stdout)
+    check(replay.status == 0, f"replaying the recording exited {replay.status}: {replay.stderr.strip()[:300]}")
+    replayed = replay.json("replay --json")
+    check(len(summary["steps"]) == len(replayed["steps"]),
+          f"live summary has {len(summary['steps'])} steps, the replay {len(replayed['steps'])}")
+    for live, again in zip(summary["steps"], replayed["steps"]):
+        for name in SCORING_FIELDS:
+            check(live.get(name) == again.get(name),
+                  f"step {live['index']} {name}: live {live.get(name)}, replay of its recording {again.get(name)}")
+    return replayed
+
+
+def zone_sums_add_up(summary: dict) -> None:
+    for step in summary["steps"]:
+        if step.get("in_zone_s") is None:
+            continue
+        total = step["in_zone_s"] + step["below_s"] + step["above_s"] + step["no_signal_s"]
+        check(abs(total - step["duration_s"]) < 0.0015,
+              f"step {step['index']}: in zone + below + above + no signal = {total:.3f} s, duration {step['duration_s']}")
+
+
+def summary_of(outcome: Outcome, what: str) -> dict:
+    check(outcome.status == 0, f"{what} exited {outcome.status}: {outcome.stderr.strip()[-400:]}")
+    summary = outcome.json(what)
+    check(summary.get("summary_version") == 1, f"{what}: not a version 1 summary")
+    check(summary.get("completed") is True, f"{what}: the session did not complete")
+    check(summary.get("source") == "live", f"{what}: the source is {summary.get('source')!r}, not live sensors")
+    return summary
+
+
+def watch(timeline: str, services=("hr", "rsc"), name="Forerunner 265", address=WATCH) -> DeviceSpec:
+    return DeviceSpec(name=name, address=address, services=tuple(services),
+                      timeline=parse_timeline(timeline, name))
+
+
+def speaker() -> DeviceSpec:
+    # A Bluetooth speaker: advertises the Audio Sink service class, no fitness service.
+    return DeviceSpec(name="JBL Flip 6", address=SPEAKER, services=(), advertised_uuids=(0x110B,),
+                      appearance=0x0841)
+
+
+def write_timeline(ctx: Context, name: str, text: str) -> str:
+    (ctx.folder / name).write_text(text)
+    return text
+
+
+# ---- the scenarios --------------------------------------------------------------------
+
+async def scan_lists_fitness_devices_only(ctx: Context) -> None:
+    timeline = (E2E_DIR / "timelines" / "forerunner-10s.txt").read_text()
+    await ctx.devices(watch(timeline), speaker())
+    # An unfiltered discovery beside the scan (bluetoothctl's) puts the speaker on the bus
+    # too, so leaving it out is the client's own doing, not only its discovery filter's.
+    scan = ctx.command_line(["scan", "--timeout", "8", "--json"])
+    outcome = await ctx.guest(
+        f"bluetoothctl --timeout 11 scan on >/dev/null 2>&1 &\nother=$!\nsleep 1\n"
+        f"timeout -k 5 40 {scan}\nstatus=$?\nwait $other\nexit $status", timeout=50)
+    check(outcome.status == 0, f"scan exited {outcome.status}: {outcome.stderr.strip()[-300:]}")
+    found = outcome.json("scan --json")
+    check(found.get("adapter") == "hci0", f"adapter is {found.get('adapter')!r}, not hci0")
+    devices = {d.get("address", "").upper(): d for d in found.get("devices", [])}
+    check(SPEAKER not in devices and not any("JBL" in (d.get("name") or "") for d in devices.values()),
+          "scan listed the speaker, which has no fitness service")
+    check(WATCH in devices, f"scan did not find the watch {WATCH}: {found}")
+    device = devices[WATCH]
+    check(device.get("name") == "Forerunner 265", f"the watch's name is {device.get('name')!r}")
+    check(sorted(device.get("services", [])) == ["180d", "1814"], f"the watch's services are {device.get('services')}")
+    check(isinstance(device.get("rssi"), int), f"rssi {device.get('rssi')!r} is not a number")
+    check(device.get("battery_percent") in (90, None), f"battery_percent {device.get('battery_percent')!r}")
+    check(len(devices) == 1, f"scan listed more than the watch: {sorted(devices)}")
+    # The speaker was on the air all along: bluetoothd saw it, the client left it out.
+    known = await ctx.guest("bluetoothctl devices", timeout=20)
+    check(SPEAKER in known.stdout.upper(), f"bluetoothd never saw the speaker: {known.stdout.strip()!r}")
+
+
+async def record_captures_bytes(ctx: Context) -> None:
+    timeline = (E2E_DIR / "timelines" / "forerunner-10s.txt").read_text()
+    log = await ctx.devices(watch(timeline))
+    out = ctx.path("recording.jsonl")
+    outcome = await ctx.client_run(["record", out, "--duration", "25", "--scan-timeout", "20"], timeout=60)
+    check(outcome.status == 0, f"record exited {outcome.status}: {outcome.stderr.strip()[-300:]}")
+    header, entries = read_recording(out)
+    device = header_device(header, WATCH)
+    check(device.get("name") == "Forerunner 265", f"header name {device.get('name')!r}")
+    sent = log.sent(WATCH)
+    expected = [(e.what, e.payload.hex()) for e in parse_timeline(timeline, "timeline") if e.what in ("2a37", "2a53")]
+    check(sent == expected, f"the watch delivered {len(sent)} of its {len(expected)} notifications "
+                            "(the central subscribed late or dropped the link)")
+    same_bytes(recorded(entries, WATCH), sent, "HR and RSC")
+    check(any(c == "2a37" and h.startswith("16") for c, h in recorded(entries, WATCH)),
+          "no heart rate with RR intervals was recorded")
+
+
+async def two_devices_hr_and_footpod(ctx: Context) -> None:
+    watch_timeline = write_timeline(ctx, "watch.txt", run_timeline(12, steady_cadence, cadence=False))
+    pod_timeline = write_timeline(ctx, "footpod.txt", run_timeline(12, steady_cadence, hr=False))
+    log = await ctx.devices(
+        watch(watch_timeline, services=("hr",)),
+        DeviceSpec(name="Stryd", address=FOOTPOD, services=("rsc",), appearance=0x0443,  # running sensor
+                   timeline=parse_timeline(pod_timeline, "Stryd")))
+    out = ctx.path("recording.jsonl")
+    outcome = await ctx.client_run(["record", out, "--duration", "25", "--hr", "Forerunner 265",
+                                    "--cadence", "Stryd", "--scan-timeout", "20"], timeout=60)
+    check(outcome.status == 0, f"record exited {outcome.status}: {outcome.stderr.strip()[-300:]}")
+    header, entries = read_recording(out)
+    header_device(header, WATCH)
+    header_device(header, FOOTPOD)
+    for address, char, count in ((WATCH, "2a37", 12), (FOOTPOD, "2a53", 12)):
+        sent = log.sent(address)
+        check(len(sent) == count and all(c == char for c, _ in sent),
+              f"{address} delivered {len(sent)} notifications, not its {count} {char}")
+        same_bytes(recorded(entries, address), sent, f"{address} {char}")
+
+
+async def run_scores_as_its_replay(ctx: Context) -> None:
+    timeline = write_timeline(ctx, "watch.txt", run_timeline(100, session_cadence))
+    log = await ctx.devices(watch(timeline))
+    plan = str(E2E_DIR / "plans" / "e2e-run.json")
+    out = ctx.path("recording.jsonl")
+    outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--record", out,
+                                    "--scan-timeout", "20"], timeout=150)
+    (ctx.folder / "summary.json").write_text(outcome.stdout)
+    summary = summary_of(outcome, "run --json")
+    check(len(summary["steps"]) == 3, f"{len(summary['steps'])} steps, the plan has 3")
+    zone_sums_add_up(summary)
+    _, entries = read_recording(out)
+    got = recorded(entries, WATCH)
+    sent = log.sent(WATCH)
+    check(len(got) >= 120, f"only {len(got)} notifications recorded in a 70 s session at 2 a second")
+    same_bytes(got, sent[:len(got)], "HR and RSC")
+    warmup, work = summary["steps"][0], summary["steps"][1]
+    check(warmup["in_zone_s"] > 10, f"warmup in zone {warmup['in_zone_s']} s; the runner was mostly in it")
+    check(work["below_s"] > 0 and work["above_s"] > 0 and work["in_zone_s"] > 0,
+          f"work step figures {work} do not show the runner below, in and above the zone")
+    await scores_as_replay(ctx, summary, out, plan)
+    if ctx.standin:
+        return
+    # The session went into the history with the summary's figures.
+    history = await ctx.client_run(["history", "--json"], timeout=30)
+    check(history.status == 0, f"history --json exited {history.status}: {history.stderr.strip()[-300:]}")
+    sessions = history.json("history --json").get("sessions", [])
+    check(len(sessions) == 1, f"the history holds {len(sessions)} sessions, not the one that ran")
+    stored = sessions[0]
+    check(stored.get("source") == "live" and stored.get("plan") == "E2E short session",
+          f"the stored session is {stored}")
+    check(stored.get("in_zone_pct") == summary["totals"]["in_zone_pct"],
+          f"stored in-zone {stored.get('in_zone_pct')} %, the summary says {summary['totals']['in_zone_pct']} %")
+
+
+async def link_drop_and_return(ctx: Context) -> None:
+    # Leaves and returns between two notifications (they come at whole and half seconds).
+    # Back, the watch sends its latest values the moment notifications are enabled again.
+    # bluetoothd re-enables them by itself on reconnecting, before it reports
+    # ServicesResolved, so those values reach the client early; they must be recorded too.
+    timeline = write_timeline(ctx, "watch.txt", run_timeline(90, steady_cadence, extra={20.25: "leave", 32.25: "return"}))
+    device = watch(timeline)
+    device.notify_on_subscribe = True
+    log = await ctx.devices(device)
+    plan = str(E2E_DIR / "plans" / "e2e-steady.json")
+    out = ctx.path("recording.jsonl")
+    outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--record", out,
+                                    "--scan-timeout", "20"], timeout=150)
+    (ctx.folder / "summary.json").write_text(outcome.stdout)
+    summary = summary_of(outcome, "run --json")
+    zone_sums_add_up(summary)
+    connections = [e for e in log.entries if e["event"] == "connected"]
+    check(len(connections) >= 2, f"the watch was connected {len(connections)} time(s): no reconnect after it came back")
+    _, entries = read_recording(out)
+    events = [e["event"] for e in entries if "event" in e and e.get("dev", "").upper() == WATCH]
+    check("disconnected" in events, f"the recording has no disconnected event (events: {events})")
+    check("connected" in events[events.index("disconnected"):],
+          f"the recording has no connected event after the drop (events: {events})")
+    got = recorded(entries, WATCH)
+    sent = log.sent(WATCH)
+    same_bytes(got, sent[:len(got)], "HR and RSC across the drop")
+    reconnected = [i for i, e in enumerate(log.entries) if e["event"] == "connected"][1]
+    check(any(e["event"] == "notify" and e["subscribers"] for e in log.entries[reconnected:]),
+          "the central did not subscribe again after the reconnect: nothing was delivered")
+    step = summary["steps"][0]
+    # Away 12 s plus the reconnect, less the 3 s a reading stays current.
+    check(7 <= step["no_signal_s"] <= 40, f"no signal for {step['no_signal_s']} s across a 12 s drop")
+    await scores_as_replay(ctx, summary, out, str(E2E_DIR / "plans" / "e2e-steady.json"))
+
+
+async def bluetoothd_killed_and_restarted(ctx: Context) -> None:
+    timeline = write_timeline(ctx, "watch.txt", run_timeline(95, steady_cadence))
+    log = await ctx.devices(watch(timeline))
+    plan = str(E2E_DIR / "plans" / "e2e-steady.json")
+    out = ctx.path("recording.jsonl")
+    run = ctx.command_line(["run", plan, "--require-sensor", "--json", "--record", out, "--scan-timeout", "20"])
+    bluez = f"{E2E_DIR}/vm/bluez.sh"
+    marks = ctx.path("marks.txt")
+    outcome = await ctx.guest(
+        f"timeout -k 5 150 {run} &\nclient=$!\n"
+        # Wait for the session to be under way (notifications being recorded), then crash bluetoothd.
+        f"for _ in $(seq 1 300); do [ $(wc -l <{shlex.quote(out)} 2>/dev/null || echo 0) -gt 20 ] && break; sleep 0.1; done\n"
+        f"echo killed $(cut -d' ' -f1 /proc/uptime) >{marks}\n{bluez} kill\nsleep 2\n"
+        f"{bluez} start >&2\necho started $(cut -d' ' -f1 /proc/uptime) >>{marks}\nwait $client",
+        timeout=180)
+    (ctx.folder / "summary.json").write_text(outcome.stdout)
+    summary = summary_of(outcome, "run --json")
+    zone_sums_add_up(summary)
+    _, entries = read_recording(out)
+    got = recorded(entries, WATCH)
+    sent = log.sent(WATCH)
+    # Whatever reached the kernel while no bluetoothd was there is lost to every client;
+    # the rest must arrive, in order: the recording is the sent sequence with one gap.
+    check(len(got) >= 20, f"only {len(got)} notifications recorded")
+    split = next((i for i, (a, b) in enumerate(zip(got, sent)) if a != b), len(got))
+    rest = got[split:]
+    if rest:
+        later = sent.index(rest[0], split) if rest[0] in sent[split:] else -1
+        check(later >= 0, f"recorded notification {split} {rest[0]} was never sent after the gap")
+        same_bytes(rest, sent[later:later + len(rest)], "HR and RSC after bluetoothd came back")
+    connections = [e for e in log.entries if e["event"] == "connected"]
+    check(len(connections) >= 2, "the watch was never connected again after bluetoothd restarted")
+    events = [e["event"] for e in entries if "event" in e and e.get("dev", "").upper() == WATCH]
+    check("disconnected" in events and "connected" in events[events.index("disconnected"):],
+          f"the recording does not show the link lost and back (events: {events})")
+    times = [e["t"] for e in entries if e.get("dev", "").upper() == WATCH and "hex" in e]
+    check(max(b - a for a, b in zip(times, times[1:])) >= 2,
+          "no gap of 2 s or more in the recording while bluetoothd was down")
+    check(len(rest) >= 20, f"only {len(rest)} notifications recorded after bluetoothd restarted")
+    await scores_as_replay(ctx, summary, out, plan)
+
+
+async def require_sensor_without_one(ctx: Context) -> None:
+    await ctx.devices(speaker())
+    plan = str(E2E_DIR / "plans" / "e2e-steady.json")
+    outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--scan-timeout", "6"], timeout=60)
+    check(outcome.status == EX_UNAVAILABLE, f"run --require-sensor exited {outcome.status}, not 69")
+    message = outcome.stderr.strip()
+    check("sensor" in message.lower(), f"stderr does not say that no sensor was found: {message[-300:]!r}")
+    check("Fatal error" not in message and "Stack dump" not in message, "the error is a crash, not a message")
+    check("summary_version" not in outcome.stdout, "a summary was printed for a session that never ran")
+    missing = await ctx.client_run(["record", ctx.path("none.jsonl"), "--adapter", "hci7", "--scan-timeout", "3"],
+                                   timeout=30)
+    check(missing.status == EX_UNAVAILABLE, f"record on a missing adapter exited {missing.status}, not 69")
+    check("hci7" in missing.stderr, f"the error does not name the adapter: {missing.stderr.strip()[-300:]!r}")
+
+
+Scenario = Callable[[Context], Awaitable[None]]
+SCENARIOS: list[tuple[str, Scenario]] = [
+    ("scan", scan_lists_fitness_devices_only),
+    ("record", record_captures_bytes),
+    ("two-devices", two_devices_hr_and_footpod),
+    ("run-vs-replay", run_scores_as_its_replay),
+    ("link-drop", link_drop_and_return),
+    ("bluetoothd-restart", bluetoothd_killed_and_restarted),
+    ("no-sensor", require_sensor_without_one),
+]
