@@ -5,7 +5,7 @@
 # Prints one line per scenario and the suite's wall time; exits 1 if any scenario failed.
 # Results (outputs, recordings, logs of the guest and of the virtual devices) go to
 #   ${INTERVALPRO_E2E_RESULTS:-.build/e2e}/<date-time>/, with a `latest` link beside them.
-# See docs/README-e2e.md.
+# See README.md, "The real-stack test".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 project="$(cd "$here/../.." && pwd)"
@@ -34,12 +34,29 @@ else
 fi
 [ -x "$binary" ] || { echo "run.sh: no binary at $binary" >&2; exit 66; }
 
+# The guest sees the host's / but has its own /tmp and /run. A clone there (a CI checkout,
+# say) is staged into the cache: the suite, its plans and timelines, and the binary.
+under_private_folder() { case "$1" in /tmp/* | /run/*) return 0 ;; *) return 1 ;; esac; }
+if under_private_folder "$project/"; then
+    under_private_folder "$cache/" && { echo "run.sh: the cache $cache must not be under /tmp or /run" >&2; exit 64; }
+    stage="$cache/stage"
+    rm -rf "$stage"
+    mkdir -p "$stage/Tests" "$stage/.build/release"
+    cp -a "$project/Tests/E2E" "$stage/Tests/"
+    cp "$binary" "$stage/.build/release/intervalpro"
+    binary="$stage/.build/release/intervalpro"
+    project="$stage"
+    here="$stage/Tests/E2E"
+    echo "e2e: the clone is under /tmp or /run, which the VM cannot see; staged into $stage"
+fi
+
 results_root="${INTERVALPRO_E2E_RESULTS:-$project/.build/e2e}"
 mkdir -p "$results_root"
 results_root=$(realpath "$results_root")
-case "$results_root" in
-    /tmp/* | /run/*) echo "run.sh: the results folder must not be under /tmp or /run (the VM has its own)" >&2; exit 64 ;;
-esac
+under_private_folder "$results_root/" && {
+    echo "run.sh: the results folder must not be under /tmp or /run (the VM has its own)" >&2
+    exit 64
+}
 results="$results_root/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$results"
 ln -sfn "$results" "$results_root/latest"

@@ -1,5 +1,5 @@
 """Runs the end-to-end scenarios in one VM boot. Called by Tests/E2E/run.sh, which sets up
-the cache and builds the binary first; see docs/README-e2e.md."""
+the cache and builds the binary first; see README.md, "The real-stack test"."""
 
 from __future__ import annotations
 
