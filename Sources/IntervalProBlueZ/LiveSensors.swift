@@ -66,7 +66,8 @@ public final class LiveSensors: Sendable {
             let subscribed = machine.subscribedDevices
             if !subscribed.isEmpty, firstReadyAt == nil { firstReadyAt = now }
             let allUp = !subscribed.isEmpty && subscribed.count == machine.chosenDevices.count && !machine.isSearching
-            if allUp || (firstReadyAt.map { now - $0 > .seconds(5) } ?? false) {
+            // At the deadline, what is up is what there is: a session goes on with it.
+            if allUp || (firstReadyAt.map { now - $0 > .seconds(5) } ?? false) || (now >= deadline && !subscribed.isEmpty) {
                 return .ready(
                     subscribed.map { device in
                         RecordedDevice(
@@ -152,6 +153,9 @@ extension SensorLinkMachine.Status {
         case .adapterBlocked(let name): "Bluetooth adapter \(name) is blocked by rfkill"
         case .scanning: "scanning for heart-rate and running sensors"
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
+        case .choseInstead(let role, let device, let name, let remembered):
+            "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device)); the remembered \(remembered) is not in range"
+        case .roleNotOffered(let role, let device): "\(device) offers no \(role.rawValue); looking for another \(role.rawValue) sensor"
         case .connecting(let device, let attempt): attempt == 1 ? "connecting to \(device)" : "connecting to \(device) (attempt \(attempt))"
         case .connectFailed(let device, let error, let retryIn):
             "\(device): connect failed: \(error); retrying in \(Int(retryIn.seconds)) s"
@@ -167,4 +171,7 @@ extension LiveSensors {
     public var chosen: [(address: String, name: String?, roles: Set<SensorLinkMachine.Role>)] {
         client.state?.chosenDevices ?? []
     }
+
+    /// Per role, the devices found not to offer it.
+    public var lacking: [SensorLinkMachine.Role: Set<String>] { client.state?.lacking ?? [:] }
 }

@@ -2,7 +2,7 @@ public import IntervalProCore
 public import IntervalProDBus
 
 /// A method call the machine wants made on BlueZ.
-public enum BlueZCall: Equatable, Sendable {
+public enum BlueZCall: Hashable, Sendable {
     case getManagedObjects
     /// Whether org.bluez has an owner right now (answers the start-up race).
     case nameHasOwner
@@ -49,14 +49,24 @@ public enum BlueZCall: Equatable, Sendable {
     }
 }
 
-/// Which device should play a role: an address or a name, as the user typed it.
+/// Which device should play a role: an address or a name, as the user typed it, or the
+/// device remembered from an earlier session.
+///
+/// A named device is required: the session waits for it. A remembered one is a preference:
+/// when it has not appeared while other devices offer the role, the best of those is taken.
 public struct DeviceChoice: Equatable, Sendable, CustomStringConvertible {
     public var text: String
-    public init(_ text: String) { self.text = text }
+    public var isRemembered: Bool
+    public init(_ text: String, remembered: Bool = false) {
+        self.text = text
+        self.isRemembered = remembered
+    }
 
     public func matches(_ device: BlueZObjectTree.Device) -> Bool {
-        device.address.caseInsensitiveEquals(text) || (device.name?.caseInsensitiveEquals(text) ?? false)
+        matches(address: device.address) || (device.name?.caseInsensitiveEquals(text) ?? false)
     }
+
+    public func matches(address: String) -> Bool { address.caseInsensitiveEquals(text) }
 
     public var description: String { text }
 }
@@ -86,6 +96,9 @@ public struct SensorLinkMachine: Sendable {
         /// How long discovery goes on for a role no device offers (an HR strap alone has
         /// no cadence), after the first candidate appeared.
         public var openRoleSearch = SessionTime.seconds(20)
+        /// How long a remembered device may stay away while others offer its role before
+        /// the best of those is taken instead.
+        public var rememberedWait = SessionTime.seconds(5)
         public var retryDelays: [SessionTime] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
 
         public init(adapter: String? = nil, heartRate: DeviceChoice? = nil, cadence: DeviceChoice? = nil) {
@@ -93,6 +106,8 @@ public struct SensorLinkMachine: Sendable {
             self.heartRate = heartRate
             self.cadence = cadence
         }
+
+        func choice(for role: Role) -> DeviceChoice? { role == .heartRate ? heartRate : cadence }
     }
 
     public typealias CallID = Int
@@ -124,6 +139,11 @@ public struct SensorLinkMachine: Sendable {
         case adapterBlocked(String)
         case scanning
         case chose(role: Role, device: String, name: String?)
+        /// The remembered device did not appear: `device` was taken in its place.
+        case choseInstead(role: Role, device: String, name: String?, remembered: String)
+        /// The device's services resolved without the role's service: it keeps its other
+        /// roles and another device is looked for.
+        case roleNotOffered(role: Role, device: String)
         case connecting(device: String, attempt: Int)
         case connectFailed(device: String, error: String, retryIn: SessionTime)
         case subscribed(device: String)
@@ -196,6 +216,9 @@ public struct SensorLinkMachine: Sendable {
     public private(set) var isSearching = true
     /// Characteristic path → (device address, UUID) for the values we asked for.
     private var subscriptions: [String: (String, UInt16)] = [:]
+    /// Per role, the devices whose resolved services turned out not to offer it.
+    public private(set) var lacking: [Role: Set<String>] = [:]
+    private var rolesFreed = false
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -411,10 +434,19 @@ public struct SensorLinkMachine: Sendable {
         guard bluezPresent, !pending.values.contains(.managedObjects) else { return }
         guard chooseAdapter(into: &actions), let adapterPath else { return }
 
-        chooseDevices(now: now, into: &actions)
-        if !configuration.scanOnly {
-            for i in links.indices { advanceLink(i, adapterPath: adapterPath, now: now, into: &actions) }
-        }
+        // A role given up on a device that lacks it is chosen again at once (this ends:
+        // every round adds to `lacking`).
+        repeat {
+            rolesFreed = false
+            chooseDevices(now: now, into: &actions)
+            if !configuration.scanOnly {
+                var i = 0
+                while i < links.count {
+                    advanceLink(i, adapterPath: adapterPath, now: now, into: &actions)
+                    if links[i].roles.isEmpty { links.remove(at: i) } else { i += 1 }
+                }
+            }
+        } while rolesFreed
 
         let searching =
             openRoles.isEmpty ? false : firstCandidateAt.map { now - $0 < configuration.openRoleSearch } ?? true
@@ -489,24 +521,38 @@ public struct SensorLinkMachine: Sendable {
         return true
     }
 
-    /// Chooses a device for each role still open: the one the user named, else, once
-    /// discovery has had `settleTime` since the first candidate, the best-ranked one.
+    /// Chooses a device for each role still open: the one the user named; the remembered one,
+    /// or, once it has stayed away `rememberedWait` while others offer the role, the best of
+    /// those; else, once discovery has had `settleTime` since the first candidate, the
+    /// best-ranked device offering the role's service.
     private mutating func chooseDevices(now: SessionTime, into actions: inout [Action]) {
         guard !configuration.scanOnly else { return }
         let open = openRoles
         guard !open.isEmpty else { return }
         let candidates = self.candidates
         if firstCandidateAt == nil, !candidates.isEmpty { firstCandidateAt = now }
-        let settled = firstCandidateAt.map { now - $0 >= configuration.settleTime } ?? false
+        let waited = firstCandidateAt.map { now - $0 } ?? .zero
         for role in open {
-            let choice = role == .heartRate ? configuration.heartRate : configuration.cadence
+            let lackingRole = lacking[role] ?? []
+            let best = candidates.first { $0.serviceUUIDs.contains(role.service) && !lackingRole.contains($0.address) }
+            var replaced: DeviceChoice?
             let device: BlueZObjectTree.Device?
-            if let choice {
-                device = tree.devices(on: adapterPath ?? "").first { choice.matches($0) }
-            } else if settled {
-                device = candidates.first { $0.serviceUUIDs.contains(role.service) }
+            if let choice = configuration.choice(for: role) {
+                let wanted = tree.devices(on: adapterPath ?? "").first {
+                    choice.matches($0) && !lackingRole.contains($0.address)
+                }
+                if let wanted {
+                    device = wanted
+                } else if choice.isRemembered, let best,
+                    waited >= configuration.rememberedWait || lackingRole.contains(where: choice.matches(address:))
+                {
+                    device = best
+                    replaced = choice
+                } else {
+                    device = nil
+                }
             } else {
-                device = nil
+                device = waited >= configuration.settleTime && firstCandidateAt != nil ? best : nil
             }
             guard let device else { continue }
             if let i = links.firstIndex(where: { $0.address == device.address }) {
@@ -516,7 +562,13 @@ public struct SensorLinkMachine: Sendable {
             } else {
                 links.append(Link(path: device.path, address: device.address, name: device.name, roles: [role]))
             }
-            report(.chose(role: role, device: device.address, name: device.name), into: &actions)
+            if let replaced {
+                report(
+                    .choseInstead(role: role, device: device.address, name: device.name, remembered: replaced.text),
+                    into: &actions)
+            } else {
+                report(.chose(role: role, device: device.address, name: device.name), into: &actions)
+            }
         }
     }
 
@@ -527,17 +579,30 @@ public struct SensorLinkMachine: Sendable {
     }
 
     /// Subscribes once BlueZ has exported the measurement characteristics, which can be a
-    /// moment after ServicesResolved turns true.
+    /// moment after ServicesResolved turns true. A role whose service the resolved device
+    /// does not have is given up on this device, not retried.
     private mutating func subscribeIfResolved(link i: Int, since: SessionTime, now: SessionTime, into actions: inout [Action]) {
+        guard let device = tree.device(at: links[i].path), device.connected else { return }
+        if device.servicesResolved {
+            // Once resolved, UUIDs lists the services the device really has.
+            let missing = links[i].roles.filter { !device.serviceUUIDs.contains($0.service) }
+            if !missing.isEmpty, give(up: missing, link: i, into: &actions) { return }
+        }
         let link = links[i]
-        guard let device = tree.device(at: link.path), device.connected else { return }
         let characteristics = tree.characteristics(of: link.path)
         let measurements = Role.allCases.filter(link.roles.contains).compactMap { role in
             characteristics.first { $0.uuid == role.measurement }
         }
         guard device.servicesResolved, measurements.count == link.roles.count else {
             if now - since >= configuration.resolveTimeout {
-                // Resolved but never exported what we need: start over on this device.
+                // Resolved with some measurements but never the others: keep what is there.
+                if device.servicesResolved, !measurements.isEmpty {
+                    let missing = link.roles.filter { role in !measurements.contains { $0.uuid == role.measurement } }
+                    _ = give(up: missing, link: i, into: &actions)
+                    subscribeIfResolved(link: i, since: since, now: now, into: &actions)
+                    return
+                }
+                // Never exported anything we need: start over on this device.
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
                 links[i].wasConnected = false
                 actions.append(.deviceEvent(device: link.address, name: "disconnected"))
@@ -556,6 +621,24 @@ public struct SensorLinkMachine: Sendable {
         links[i].phase = .subscribed
         links[i].failures = 0
         report(.subscribed(device: link.address), into: &actions)
+    }
+
+    /// Takes `roles` away from a link whose device does not offer them, so that another
+    /// device is chosen for them. A link left with no role is disconnected (and removed by
+    /// `advance`); returns true then.
+    private mutating func give(up roles: Set<Role>, link i: Int, into actions: inout [Action]) -> Bool {
+        for role in Role.allCases where roles.contains(role) {
+            lacking[role, default: []].insert(links[i].address)
+            links[i].roles.remove(role)
+            rolesFreed = true
+            report(.roleNotOffered(role: role, device: links[i].address), into: &actions)
+        }
+        guard links[i].roles.isEmpty else { return false }
+        let path = links[i].path
+        call(.disconnect(device: path), as: .disconnect(device: path), into: &actions)
+        if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
+        links[i].wasConnected = false
+        return true
     }
 
     /// Reads the values that do not change during a session (sensor location, RSC

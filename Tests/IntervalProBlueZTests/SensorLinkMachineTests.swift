@@ -371,6 +371,8 @@ import Testing
         #expect(rig.added(hrmProDevice, at: 9).connects == [.connect(device: hrmProPath)])
     }
 
+    /// (One measurement exported but not the other keeps the device for that one:
+    /// DeviceChoiceTests.)
     @Test(
         "a device that connects but never exports its measurements is disconnected after the resolve timeout and retried"
     )
@@ -380,7 +382,7 @@ import Testing
         rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
         rig.reply(to: .connect(device: hrmProPath), at: 1.1)
         rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 2)
-        rig.added(Fixture.Char.heartRateMeasurement, at: 2.1)
+        rig.added(Fixture.Char.batteryLevel, at: 2.1)
         #expect(rig.tick(at: 15.99).calls.isEmpty)
 
         let timedOut = rig.tick(at: 16)

@@ -202,6 +202,79 @@ import Testing
         #expect(try notifications(in: out).contains { $0.char == "2a53" })
     }
 
+    static let forerunner = "F0:F1:F2:F3:F4:F5"
+    static let stryd = "D4:D5:D6:D7:D8:D9"
+
+    /// sensors.json as an earlier session with the HRM-Pro left it.
+    func rememberHRMPro(in dir: ScratchDirectory) throws {
+        try FileManager.default.createDirectory(atPath: dir.path("config/intervalpro"), withIntermediateDirectories: true)
+        try dir.write(
+            "config/intervalpro/sensors.json",
+            #"{"version": 1, "heart_rate": {"address": "\#(Self.hrmPro)", "name": "HRM-Pro Plus:123456"}, "#
+                + #""cadence": {"address": "\#(Self.hrmPro)", "name": "HRM-Pro Plus:123456", "cadence_unit": "auto"}}"#)
+    }
+
+    @Test("a remembered sensor out of range gives way to the watch and footpod that are there, and is forgotten")
+    func rememberedSensorAbsent() throws {
+        let fake = try FakeBlueZ(scenario: "watch-hr-and-footpod-rsc")
+        let dir = try ScratchDirectory()
+        try rememberHRMPro(in: dir)
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let recording = dir.path("run.jsonl")
+        let result = try intervalpro(
+            "run", plan, "--require-sensor", "--json", "--record", recording, environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("the remembered \(Self.hrmPro) is not in range"))
+        let recorded = try notifications(in: recording)
+        #expect(recorded.contains { $0.char == "2a37" && $0.dev == Self.forerunner })
+        #expect(recorded.contains { $0.char == "2a53" && $0.dev == Self.stryd })
+        let memory = try String(contentsOfFile: dir.path("config/intervalpro/sensors.json"), encoding: .utf8)
+        #expect(memory.contains(Self.forerunner) && memory.contains(Self.stryd) && !memory.contains(Self.hrmPro))
+    }
+
+    @Test("a remembered cadence device that offers only heart rate keeps heart rate; the footpod takes cadence")
+    func rememberedDeviceLacksCadence() throws {
+        let fake = try FakeBlueZ(scenario: "hr-only-strap-and-footpod")
+        let dir = try ScratchDirectory()
+        try rememberHRMPro(in: dir)
+        let out = dir.path("live.jsonl")
+        let result = try intervalpro("record", out, "--duration", "3", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("\(Self.hrmPro) offers no cadence"))
+        #expect(!result.stderr.contains("never resolved"))
+        let recorded = try notifications(in: out)
+        #expect(recorded.contains { $0.char == "2a37" && $0.dev == Self.hrmPro })
+        #expect(recorded.contains { $0.char == "2a53" && $0.dev == Self.stryd })
+        // One connection each: the heart-rate link was never dropped to look for cadence.
+        #expect(fake.calls("Connect").count == 2)
+        let memory = try String(contentsOfFile: dir.path("config/intervalpro/sensors.json"), encoding: .utf8)
+        let saved = try #require(jsonObject(memory))
+        #expect((saved["heart_rate"] as? [String: Any])?["address"] as? String == Self.hrmPro)
+        #expect((saved["cadence"] as? [String: Any])?["address"] as? String == Self.stryd)
+    }
+
+    @Test("heart rate alone: record goes on and says once what is missing; run --require-sensor exits 69")
+    func heartRateOnly() throws {
+        let scenario = #"{"adapters": [{"name": "hci0"}], "devices": [{"address": "F0:F1:F2:F3:F4:F5", "#
+            + #""name": "Forerunner 265", "services": ["180d"], "notifications": [[0.0, "2a37", "168c9a01"]], "#
+            + #""loop": true}]}"#
+        let dir = try ScratchDirectory()
+        let recordFake = try FakeBlueZ(json: scenario)
+        let out = dir.path("live.jsonl")
+        let recorded = try intervalpro(
+            "record", out, "--duration", "2", "--scan-timeout", "4", environment: environment(recordFake, dir))
+        #expect(recorded.status == 0, "stderr: \(recorded.stderr)")
+        #expect(recorded.stderr.components(separatedBy: "no cadence sensor found; going on with heart rate only").count == 2)
+        #expect(try notifications(in: out).contains { $0.char == "2a37" })
+
+        let runFake = try FakeBlueZ(json: scenario)
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let run = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "4", environment: environment(runFake, dir))
+        #expect(run.status == 69)
+        #expect(run.stderr.contains("no cadence sensor found"))
+    }
+
     @Test("no adapter, or the adapter off: --require-sensor exits 69 and says which")
     func noAdapterAndAdapterOff() throws {
         let dir = try ScratchDirectory()

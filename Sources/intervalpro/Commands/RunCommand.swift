@@ -127,7 +127,8 @@ struct RunCommand: AsyncParsableCommand {
     /// A session on live sensors; throws `Unavailable` before anything started when there
     /// is no sensor to use.
     private func runLive(_ plan: Plan, saving: SessionSaving) async throws {
-        let connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: options.cadenceUnit?.unit)
+        let connection = try await LiveSensorConnection.connect(
+            sensors, cadenceUnit: options.cadenceUnit?.unit, requireCadence: requireSensor)
         // Live sensors arrive in real time, so the metronome plays whatever --speed said.
         var realTime = options
         if options.fast || options.speed.map({ $0 != 1 }) ?? false {

@@ -40,9 +40,11 @@ struct LiveSensorConnection {
         var description: String
     }
 
-    static func connect(_ options: SensorOptions, cadenceUnit: CadenceUnit?, quiet: Bool = false) async throws
-        -> LiveSensorConnection
-    {
+    /// - Parameter requireCadence: no cadence source is a failure (`--require-sensor`), not a
+    ///   session with heart rate alone.
+    static func connect(
+        _ options: SensorOptions, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false
+    ) async throws -> LiveSensorConnection {
         let memoryPath = SensorMemory.defaultPath
         var memory = SensorMemory()
         if let memoryPath {
@@ -52,10 +54,13 @@ struct LiveSensorConnection {
                 Terminal.writeStandardError("intervalpro: warning: ignoring remembered sensors: \(error)\n")
             }
         }
+        // A device named on the command line is required; a remembered one only preferred.
         let configuration = SensorLinkMachine.Configuration(
             adapter: options.adapter,
-            heartRate: (options.hr ?? memory.heartRate?.address).map(DeviceChoice.init),
-            cadence: (options.cadence ?? memory.cadence?.address).map(DeviceChoice.init))
+            heartRate: options.hr.map { DeviceChoice($0) }
+                ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
+            cadence: options.cadence.map { DeviceChoice($0) }
+                ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
         let clock = ContinuousClock()
         let origin = clock.now
         let sensors = LiveSensors(
@@ -81,6 +86,16 @@ struct LiveSensorConnection {
             throw Unavailable(
                 description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
         case .ready(var devices):
+            let roles = Set(sensors.chosen.flatMap(\.roles))
+            if requireCadence, !roles.contains(.cadence) {
+                await sensors.stop()
+                throw Unavailable(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
+            }
+            // Said once: the session goes on with what there is.
+            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !quiet {
+                let other = role == .cadence ? "heart rate" : "cadence"
+                Terminal.writeStandardError("intervalpro: no \(role.rawValue) sensor found; going on with \(other) only\n")
+            }
             let rememberedUnit = memory.cadence?.cadenceUnit
             for i in devices.indices where devices[i].cadenceUnit != nil {
                 devices[i].cadenceUnit =
@@ -94,6 +109,10 @@ struct LiveSensorConnection {
     private static func remember(_ devices: [RecordedDevice], roles sensors: LiveSensors, memory: SensorMemory, path: String?) {
         guard let path else { return }
         var updated = memory
+        // A remembered device found not to offer a role is forgotten for it.
+        let lacking = sensors.lacking
+        if let address = memory.heartRate?.address, lacking[.heartRate]?.contains(address) ?? false { updated.heartRate = nil }
+        if let address = memory.cadence?.address, lacking[.cadence]?.contains(address) ?? false { updated.cadence = nil }
         for chosen in sensors.chosen {
             guard let device = devices.first(where: { $0.id == chosen.address }) else { continue }
             let sensor = SensorMemory.Sensor(address: device.id, name: device.name, cadenceUnit: device.cadenceUnit)

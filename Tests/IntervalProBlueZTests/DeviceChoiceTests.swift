@@ -1,0 +1,148 @@
+import IntervalProBlueZ
+import IntervalProCore
+import IntervalProDBus
+import Testing
+
+/// Choosing devices by what they offer: a remembered device is a preference, the service a
+/// device offers outranks its name, and a device that resolves without a role's service
+/// keeps its other role while another device takes that one.
+@Suite struct DeviceChoiceTests {
+    let hrmProPath = Fixture.devicePath(Fixture.hrmPro)
+    let watchPath = Fixture.devicePath(Fixture.forerunner)
+    let footpodPath = Fixture.devicePath(Fixture.unknownSensor)
+    let heartRatePath = Fixture.Char.heartRateMeasurement.path
+
+    var remembersHRMPro: SensorLinkMachine.Configuration {
+        .init(
+            heartRate: DeviceChoice(Fixture.hrmPro, remembered: true),
+            cadence: DeviceChoice(Fixture.hrmPro, remembered: true))
+    }
+    var watch: BlueZObject {
+        Fixture.device(Fixture.forerunner, name: "Forerunner 265", rssi: -70, services: [BlueZ.heartRateService])
+    }
+    var footpod: BlueZObject {
+        Fixture.device(Fixture.unknownSensor, name: "Stryd", rssi: -75, services: [BlueZ.runningSpeedAndCadenceService])
+    }
+    /// An HRM-Dual-like strap: heart rate only, but named like a Garmin HRM.
+    var heartRateOnlyStrap: BlueZObject {
+        Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", rssi: -40, services: [BlueZ.heartRateService])
+    }
+
+    @Test("a remembered device that stays away is replaced by the best ones in range after 5 s")
+    func rememberedAbsent() {
+        var rig = Rig(remembersHRMPro)
+        rig.bringUp([Fixture.adapter()])
+        rig.added(watch, at: 1)
+        rig.added(footpod, at: 1.2)
+        #expect(rig.tick(at: 5.9).connects.isEmpty, "the remembered device has 5 s to appear")
+        let replaced = rig.tick(at: 6)
+        #expect(Set(replaced.connects) == [.connect(device: watchPath), .connect(device: footpodPath)])
+        #expect(
+            replaced.statuses.contains(
+                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro)))
+        #expect(
+            replaced.statuses.contains(
+                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro)))
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.forerunner: [.heartRate], Fixture.unknownSensor: [.cadence]])
+    }
+
+    @Test("a remembered device that appears in time is still taken")
+    func rememberedInTime() {
+        var rig = Rig(remembersHRMPro)
+        rig.bringUp([Fixture.adapter()])
+        rig.added(watch, at: 1)
+        let appeared = rig.added(
+            Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: SensorLinkMachineTests.bothServices),
+            at: 4)
+        #expect(appeared.connects == [.connect(device: hrmProPath)])
+        rig.tick(at: 10)
+        #expect(rig.log.connects == [.connect(device: hrmProPath)])
+    }
+
+    @Test("a device named on the command line is required: never replaced")
+    func namedIsRequired() {
+        var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro)))
+        rig.bringUp([Fixture.adapter()])
+        rig.added(watch, at: 1)
+        rig.added(footpod, at: 1.2)
+        for second in 2...30 { rig.tick(at: Double(second)) }
+        #expect(rig.log.connects.isEmpty)
+    }
+
+    @Test("for cadence the RSC service outranks a known name; the name only breaks ties")
+    func serviceOutranksName() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+        rig.added(heartRateOnlyStrap, at: 1)
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "FP-1", rssi: -90, services: [BlueZ.runningSpeedAndCadenceService]),
+            at: 1.1)
+        rig.tick(at: 3)
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.hrmPro: [.heartRate], Fixture.unknownSensor: [.cadence]])
+    }
+
+    @Test("a device that resolves without RSC keeps heart rate; the footpod takes cadence; no link is dropped")
+    func resolvedWithoutRole() {
+        var rig = Rig(remembersHRMPro)
+        rig.bringUp([Fixture.adapter(), heartRateOnlyStrap, footpod])
+        #expect(rig.log.connects == [.connect(device: hrmProPath)], "the remembered strap is there: it is taken")
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1)
+        // Resolved: UUIDs now lists what the strap really has (no 0x1814).
+        let resolved = rig.deviceChanged(
+            Fixture.hrmPro,
+            [
+                "ServicesResolved": .boolean(true),
+                "UUIDs": .stringArray([0x1800, 0x1801, BlueZ.heartRateService].map(BlueZ.uuid)),
+            ], at: 1.5)
+        #expect(resolved.statuses.contains(.roleNotOffered(role: .cadence, device: Fixture.hrmPro)))
+        #expect(resolved.connects == [.connect(device: footpodPath)], "cadence goes to the footpod at once")
+        #expect(
+            resolved.statuses.contains(
+                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro)))
+        #expect(rig.machine.lacking == [.cadence: [Fixture.hrmPro]])
+        rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
+        #expect(rig.log.startNotifies == [.startNotify(characteristic: heartRatePath)])
+        for second in 2...40 { rig.tick(at: Double(second)) }
+        #expect(!rig.log.calls.contains(.disconnect(device: hrmProPath)), "the heart-rate link stays up")
+        #expect(!rig.log.statuses.contains { if case .connectFailed = $0 { true } else { false } })
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.hrmPro: [.heartRate], Fixture.unknownSensor: [.cadence]])
+    }
+
+    @Test("a device chosen only for a role it lacks is let go, and another takes the role")
+    func resolvedWithNothingWanted() {
+        var rig = Rig(.init(cadence: DeviceChoice(Fixture.hrmPro, remembered: true)))
+        rig.bringUp([Fixture.adapter(), heartRateOnlyStrap, footpod])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1)
+        let resolved = rig.deviceChanged(
+            Fixture.hrmPro,
+            ["ServicesResolved": .boolean(true), "UUIDs": .stringArray([BlueZ.heartRateService].map(BlueZ.uuid))],
+            at: 1.5)
+        #expect(resolved.calls.contains(.disconnect(device: hrmProPath)))
+        #expect(resolved.deviceEvents == [Fixture.hrmPro + " disconnected"])
+        #expect(resolved.connects.contains(.connect(device: footpodPath)))
+        #expect(rig.machine.chosenDevices.first { $0.address == Fixture.unknownSensor }?.roles == [.cadence])
+    }
+
+    @Test("resolved with the service listed but its measurement never exported: the other role goes on")
+    func measurementNeverExported() {
+        var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro)))
+        rig.bringUp([
+            Fixture.adapter(),
+            Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: SensorLinkMachineTests.bothServices),
+        ])
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
+        rig.reply(to: .connect(device: hrmProPath), at: 1)
+        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
+        #expect(rig.log.startNotifies.isEmpty, "waits for both measurements")
+        let timedOut = rig.tick(at: 16.5)
+        #expect(timedOut.statuses.contains(.roleNotOffered(role: .cadence, device: Fixture.hrmPro)))
+        #expect(timedOut.startNotifies == [.startNotify(characteristic: heartRatePath)])
+        #expect(!timedOut.calls.contains(.disconnect(device: hrmProPath)))
+    }
+}
