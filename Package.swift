@@ -37,6 +37,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // One thread's wait point: poll(2) on descriptors, timers, work from other threads; a
+        // TaskExecutor, so a live session runs on the same thread as its sensors.
+        .target(name: "CLinux"),
+        .target(name: "IntervalProEventLoop", dependencies: ["CLinux"], swiftSettings: strictSettings),
         // libdbus-1, for talking to bluetoothd.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         // A thin D-Bus layer: connection, messages, values, typed errors.
@@ -44,7 +48,7 @@ let package = Package(
         // BlueZ: names, the object-tree mirror, the sensor link state machine, the live source.
         .target(
             name: "IntervalProBlueZ",
-            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus"],
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus", "IntervalProEventLoop"],
             swiftSettings: strictSettings
         ),
         // C libraries for audio, through pkg-config.
@@ -74,7 +78,7 @@ let package = Package(
             name: "intervalpro",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
-                "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
+                "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -125,6 +129,9 @@ let package = Package(
             name: "IntervalProStorageTests",
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProStorage"],
             swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProEventLoopTests", dependencies: ["IntervalProEventLoop"], swiftSettings: strictSettings
         ),
         .testTarget(
             name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],

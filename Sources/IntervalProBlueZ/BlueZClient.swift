@@ -1,33 +1,40 @@
 public import IntervalProCore
 public import IntervalProDBus
+public import IntervalProEventLoop
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Runs a `SensorLinkMachine` against the real bus on a thread of its own: reads messages,
-/// turns them into events, and performs the calls the machine returns.
+/// Runs a `SensorLinkMachine` against the real bus on an `EventLoop`: waits on the bus
+/// socket, the acquired notification sockets and the machine's next deadline, turns what
+/// arrives into events, and performs the calls and socket actions the machine returns.
 ///
 /// What the machine produces for the outside (values, device events, status) goes to
-/// `output`, called on the client's thread.
-public final class BlueZClient: Sendable {
-    public typealias Output = @Sendable (SensorLinkMachine.Action, SessionTime) -> Void
+/// `output`, called on the loop's thread. A value from an acquired socket is one recv(2)
+/// and one call to `output`: no D-Bus message, no tree.
+public final class BlueZClient: @unchecked Sendable {
+    public typealias Output = (SensorLinkMachine.Action) -> Void
     public typealias Connect = @Sendable () throws -> DBusConnection
 
+    public let loop: EventLoop
     private let configuration: SensorLinkMachine.Configuration
     private let connectToBus: Connect
     private let now: @Sendable () -> SessionTime
-    private let output: Output
-    private let stopRequested = Atomic<Bool>(false)
-    private let finished = Mutex<Finished>(Finished())
-    /// A snapshot of the machine after every event, for callers that ask (scan, run's wait).
-    private let snapshot = Mutex<SensorLinkMachine?>(nil)
+    private let failureBox = Mutex<DBusFailure?>(nil)
 
-    private struct Finished: ~Copyable {
-        var done = false
-        var error: DBusFailure?
-    }
+    // Confined to the loop's thread.
+    private var output: Output = { _ in }
+    private var connection: DBusConnection?
+    public private(set) var machine: SensorLinkMachine
+    private var busWatch: EventLoop.WatchID?
+    private var calls: [UInt32: (id: SensorLinkMachine.CallID, deadline: SessionTime)] = [:]
+    private var sockets: [String: AcquiredSocket] = [:]
+    private var timer: (id: EventLoop.TimerID, at: SessionTime)?
+    private var stopDeadline: SessionTime?
+    private var finished = false
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// How long a call may go unanswered before it counts as failed (BlueZ's Connect can
     /// take a while on a busy radio).
@@ -38,108 +45,190 @@ public final class BlueZClient: Sendable {
     /// - Parameters:
     ///   - now: the client's clock, in session time (injected so tests and sessions share it).
     public init(
-        configuration: SensorLinkMachine.Configuration, connect: @escaping Connect = { try DBusConnection.system() },
-        now: @escaping @Sendable () -> SessionTime, output: @escaping Output
+        configuration: SensorLinkMachine.Configuration, loop: EventLoop,
+        connect: @escaping Connect = { try DBusConnection.system() }, now: @escaping @Sendable () -> SessionTime
     ) {
         self.configuration = configuration
+        self.loop = loop
         self.connectToBus = connect
         self.now = now
-        self.output = output
+        machine = SensorLinkMachine(configuration: configuration)
     }
 
-    /// Starts the client thread. Fails at once if the bus cannot be reached.
-    public func start() throws {
+    /// Connects to the bus (failing at once if it cannot be reached) and starts the machine
+    /// on the loop; `output` is called there from then on.
+    public func start(output: @escaping Output) throws {
         let connection = try connectToBus()
         for rule in BlueZ.matchRules { try connection.addMatch(rule) }
-        let thread = Thread { [self] in loop(connection) }
-        try thread.start()
+        // Handed to the loop's thread: `execute` orders these writes before the loop's reads.
+        self.connection = connection
+        self.output = output
+        loop.execute { [self] in attach() }
     }
 
-    /// Asks the client to unsubscribe, disconnect and end, and waits until it has.
+    /// Asks the machine to unsubscribe and disconnect, and returns once it has (or the stop
+    /// timeout passed, or the bus went away). Every acquired socket is closed by then.
     public func stop() async {
-        stopRequested.store(true, ordering: .releasing)
-        while !finished.withLock({ $0.done }) {
-            try? await Task.sleep(for: .milliseconds(20))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute { [self] in
+                if finished {
+                    continuation.resume()
+                    return
+                }
+                stopWaiters.append(continuation)
+                if stopDeadline == nil {
+                    stopDeadline = now() + Self.stopTimeout
+                    deliver(.stop)
+                    afterEvents()
+                }
+            }
         }
     }
 
     /// The bus error that ended the client early, if any.
-    public var failure: DBusFailure? { finished.withLock { $0.error } }
+    public var failure: DBusFailure? { failureBox.withLock { $0 } }
 
-    /// The machine's state as of the last event.
-    public var state: SensorLinkMachine? { snapshot.withLock { $0 } }
+    // MARK: On the loop's thread
 
-    // MARK: The client thread
-
-    private func loop(_ connection: DBusConnection) {
-        var machine = SensorLinkMachine(configuration: configuration)
-        var calls: [UInt32: (id: SensorLinkMachine.CallID, deadline: SessionTime)] = [:]
-        var stopDeadline: SessionTime?
-        var failure: DBusFailure?
-
-        func deliver(_ event: SensorLinkMachine.Event) {
-            let time = now()
-            var changedState = false
-            for action in machine.handle(event, now: time) {
-                if case .call(let id, let call) = action {
-                    do {
-                        let serial = try connection.send(try call.message())
-                        calls[serial] = (id, time + Self.callTimeout)
-                    } catch let error as DBusFailure {
-                        _ = machine.handle(.reply(id, .failure(error)), now: time)
-                    } catch {}
-                    changedState = true
-                } else {
-                    if case .value = action {} else { changedState = true }
-                    output(action, time)
-                }
-            }
-            // Publishing a copy costs a copy of the tree on the next change: only when
-            // something other than a value happened.
-            if changedState || !isValue(event) { snapshot.withLock { $0 = machine } }
+    private func attach() {
+        guard let fd = connection?.fileDescriptor else {
+            end(DBusFailure(.disconnected, "the system bus connection has no socket"))
+            return
         }
-
-        func isValue(_ event: SensorLinkMachine.Event) -> Bool {
-            if case .tree(.propertiesChanged(_, BlueZ.Interface.gattCharacteristic, let changed, _)) = event {
-                return changed.count == 1 && changed["Value"] != nil
-            }
-            if case .tick = event { return true }
-            return false
-        }
-
+        busWatch = loop.watch(fd, .readable) { [self] _ in busReady() }
         deliver(.start)
-        while true {
-            if stopDeadline == nil, stopRequested.load(ordering: .acquiring) {
-                stopDeadline = now() + Self.stopTimeout
-                deliver(.stop)
+        // addMatch may have read signals already: they wait in libdbus's queue, not the socket.
+        drainMessages()
+    }
+
+    private func busReady() {
+        guard let connection, connection.readWrite(timeoutMilliseconds: 0), connection.isConnected else {
+            end(DBusFailure(.disconnected, "the system bus connection closed"))
+            return
+        }
+        drainMessages()
+    }
+
+    private func drainMessages() {
+        guard let connection else { return }
+        while !finished, let message = connection.popMessage() {
+            if message.replySerial != 0, let call = calls.removeValue(forKey: message.replySerial) {
+                deliver(.reply(call.id, Self.result(of: message)))
+            } else if message.type == .signal, let event = Self.event(from: message) {
+                deliver(event)
             }
-            guard connection.readWrite(timeoutMilliseconds: 50), connection.isConnected else {
-                failure = DBusFailure(.disconnected, "the system bus connection closed")
-                break
-            }
-            while let message = connection.popMessage() {
-                if let serialEntry = calls.removeValue(forKey: message.replySerial), message.replySerial != 0 {
-                    let result: Result<[DBusValue], DBusFailure> =
-                        if let failure = message.failure { .failure(failure) }
-                        else { Result { try message.arguments() }.mapError { $0 as? DBusFailure ?? DBusFailure(.failed, "\($0)") } }
-                    deliver(.reply(serialEntry.id, result))
-                } else if message.type == .signal, let event = Self.event(from: message) {
-                    deliver(event)
+        }
+        afterEvents()
+    }
+
+    /// Feeds one event to the machine and performs what it returns.
+    private func deliver(_ event: SensorLinkMachine.Event) {
+        guard !finished else { return }
+        let time = now()
+        let descriptors = Self.descriptors(in: event)
+        var listened: Set<Int32> = []
+        for action in machine.handle(event, now: time) {
+            switch action {
+            case .call(let id, let call):
+                do {
+                    guard let connection else { throw DBusFailure(.disconnected, "no bus connection") }
+                    let serial = try connection.send(try call.message())
+                    calls[serial] = (id, time + Self.callTimeout)
+                } catch {
+                    // The machine hears of the failure like any other reply.
+                    deliver(.reply(id, .failure(error as? DBusFailure ?? DBusFailure(.failed, "\(error)"))))
                 }
+            case .listen(let characteristic, let descriptor, let mtu, let device, let uuid):
+                listened.insert(descriptor)
+                listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
+            case .release(let characteristic):
+                sockets.removeValue(forKey: characteristic)?.close(on: loop)
+            case .value, .deviceEvent, .status, .stopped:
+                output(action)
             }
-            let time = now()
-            for (serial, call) in calls where call.deadline <= time {
-                calls[serial] = nil
-                deliver(.reply(call.id, .failure(DBusFailure(.noReply, "no reply from bluetoothd"))))
+        }
+        // A descriptor in a reply the machine did not take (it came after a stop) is closed.
+        for descriptor in descriptors where !listened.contains(descriptor) { Glibc.close(descriptor) }
+    }
+
+    private func listen(_ characteristic: String, descriptor: Int32, mtu: Int, device: String, uuid: UInt16) {
+        sockets.removeValue(forKey: characteristic)?.close(on: loop)
+        let socket = AcquiredSocket(descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
+        socket.watch = loop.watch(descriptor, .readable) { [self, socket] events in
+            switch socket.receive(events) {
+            case .value(let bytes):
+                output(.value(device: socket.device, characteristic: socket.uuid, bytes: bytes))
+            case .nothing:
+                break
+            case .closed:
+                // Hung up (the link dropped, bluetoothd let go) or failed: close, tell the machine.
+                guard sockets[characteristic] === socket else { return }
+                sockets.removeValue(forKey: characteristic)?.close(on: loop)
+                deliver(.socketClosed(characteristic: characteristic))
+                afterEvents()
             }
-            deliver(.tick)
-            if let stopDeadline, machine.isStopped || now() >= stopDeadline { break }
         }
-        connection.flush()
-        finished.withLock {
-            $0.error = failure
-            $0.done = true
+        sockets[characteristic] = socket
+    }
+
+    /// After a batch of events: write interest, call timeouts, the next timer, the end.
+    private func afterEvents() {
+        guard !finished, let connection else { return }
+        if let busWatch { loop.update(busWatch, connection.hasMessagesToSend ? [.readable, .writable] : .readable) }
+        let time = now()
+        if let stopDeadline, machine.isStopped || time >= stopDeadline {
+            end(nil)
+            return
         }
+        var next = machine.nextDeadline(after: time)
+        for call in calls.values where next.map({ call.deadline < $0 }) ?? true { next = call.deadline }
+        if let stopDeadline, next.map({ stopDeadline < $0 }) ?? true { next = stopDeadline }
+        guard timer?.at != next else { return }
+        if let timer { loop.cancel(timer.id) }
+        timer = nil
+        guard let next else { return }
+        let delay = Duration.microseconds(max(0, (next - time).microseconds))
+        timer = (loop.schedule(after: delay) { [self] in deadlineReached() }, next)
+    }
+
+    private func deadlineReached() {
+        timer = nil
+        let time = now()
+        for (serial, call) in calls where call.deadline <= time {
+            calls[serial] = nil
+            deliver(.reply(call.id, .failure(DBusFailure(.noReply, "no reply from bluetoothd"))))
+        }
+        deliver(.tick)
+        afterEvents()
+    }
+
+    /// The client is done: sockets closed, the bus flushed and let go, waiters resumed.
+    private func end(_ failure: DBusFailure?) {
+        guard !finished else { return }
+        finished = true
+        if let failure { failureBox.withLock { $0 = failure } }
+        for socket in sockets.values { socket.close(on: loop) }
+        sockets = [:]
+        if let busWatch { loop.unwatch(busWatch) }
+        busWatch = nil
+        if let timer { loop.cancel(timer.id) }
+        timer = nil
+        connection?.flush()
+        connection = nil
+        output(.stopped)
+        for waiter in stopWaiters { waiter.resume() }
+        stopWaiters = []
+    }
+
+    private static func result(of message: DBusMessage) -> Result<[DBusValue], DBusFailure> {
+        if let failure = message.failure { return .failure(failure) }
+        return Result { try message.arguments() }.mapError { $0 as? DBusFailure ?? DBusFailure(.failed, "\($0)") }
+    }
+
+    /// The descriptors a reply carries (AcquireNotify's), which someone must close.
+    private static func descriptors(in event: SensorLinkMachine.Event) -> [Int32] {
+        guard case .reply(_, .success(let values)) = event else { return [] }
+        return values.compactMap(\.fileDescriptor)
     }
 
     /// The machine's event for a signal the match rules let through.
@@ -173,25 +262,45 @@ public final class BlueZClient: Sendable {
     }
 }
 
-/// A plain POSIX thread running one closure: the client's loop blocks in poll(2), which
-/// must not happen on the cooperative thread pool.
-final class Thread: @unchecked Sendable {
-    private let body: @Sendable () -> Void
+/// One AcquireNotify socket: SOCK_SEQPACKET, one notification per packet. Owns its
+/// descriptor until `close`.
+final class AcquiredSocket {
+    let descriptor: Int32
+    let device: String
+    let uuid: UInt16
+    var watch: EventLoop.WatchID?
+    private var buffer: [UInt8]
+    private var closed = false
 
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-
-    func start() throws {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(self)
-        let result = pthread_create(&thread, nil, { context in
-            let thread = Unmanaged<Thread>.fromOpaque(context!).takeRetainedValue()
-            thread.body()
-            return nil
-        }, box.toOpaque())
-        guard result == 0 else {
-            box.release()
-            throw DBusFailure(.failed, "could not start the Bluetooth thread (error \(result))")
-        }
-        pthread_detach(thread)
+    init(descriptor: Int32, mtu: Int, device: String, uuid: UInt16) {
+        self.descriptor = descriptor
+        self.device = device
+        self.uuid = uuid
+        buffer = [UInt8](repeating: 0, count: mtu)
     }
+
+    enum Received {
+        case value([UInt8])
+        case nothing
+        /// Hung up or failed.
+        case closed
+    }
+
+    /// One packet: one value.
+    func receive(_ events: EventLoop.Events) -> Received {
+        guard events.contains(.readable) else { return .closed }
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if count > 0 { return .value(Array(buffer[0..<count])) }
+        if count < 0, errno == EAGAIN || errno == EINTR { return .nothing }
+        return .closed
+    }
+
+    func close(on loop: EventLoop) {
+        guard !closed else { return }
+        closed = true
+        if let watch { loop.unwatch(watch) }
+        Glibc.close(descriptor)
+    }
+
+    deinit { if !closed { Glibc.close(descriptor) } }
 }

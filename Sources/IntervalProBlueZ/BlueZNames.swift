@@ -1,4 +1,5 @@
 public import IntervalProDBus
+import IntervalProCore
 
 /// Every BlueZ and bus name the client uses, in one place (BlueZ doc/org.bluez.*.rst).
 public enum BlueZ {
@@ -30,18 +31,11 @@ public enum BlueZ {
     ]
 
     /// Expands a 16-bit SIG UUID to BlueZ's 128-bit string form.
-    public static func uuid(_ short: UInt16) -> String {
-        let hex = String(short, radix: 16)
-        return "0000" + String(repeating: "0", count: 4 - hex.count) + hex + "-0000-1000-8000-00805f9b34fb"
-    }
+    public static func uuid(_ short: UInt16) -> String { BluetoothUUID.fullText(short) }
 
     /// The 16-bit form of a SIG-based 128-bit UUID string, else nil.
     public static func shortUUID(_ uuid: String) -> UInt16? {
-        let lower = uuid.lowercased()
-        guard lower.count == 36, lower.hasPrefix("0000"), lower.hasSuffix("-0000-1000-8000-00805f9b34fb") else {
-            return nil
-        }
-        return UInt16(lower.dropFirst(4).prefix(4), radix: 16)
+        uuid.count == 36 ? BluetoothUUID.value(of: uuid) : nil
     }
 
     /// The services a runner's sensors advertise.

@@ -83,6 +83,9 @@ public struct BlueZObjectTree: Equatable, Sendable {
         public var uuid: UInt16
         public var flags: [String]
         public var notifying: Bool
+        /// BlueZ exports `NotifyAcquired` on characteristics that AcquireNotify can serve;
+        /// true while some client holds it.
+        public var notifyAcquired: Bool?
     }
 
     public var adapters: [Adapter] {
@@ -121,7 +124,8 @@ public struct BlueZObjectTree: Equatable, Sendable {
             else { return nil }
             return Characteristic(
                 path: path, uuid: uuid, flags: characteristic["Flags"]?.stringList ?? [],
-                notifying: characteristic["Notifying"]?.bool ?? false)
+                notifying: characteristic["Notifying"]?.bool ?? false,
+                notifyAcquired: characteristic["NotifyAcquired"]?.bool)
         }.sorted { $0.path < $1.path }
     }
 

@@ -1,73 +1,113 @@
 public import IntervalProCore
 import IntervalProDBus
+public import IntervalProEventLoop
 public import IntervalProRuntime
 
-/// Live sensors for one session or recording: starts the BlueZ client, waits for the chosen
-/// devices to be subscribed, then feeds every value into a `LiveFeed` as a timestamped raw
-/// notification, the same record a replay reads.
+/// Live sensors for one session or recording: runs the BlueZ client on an event loop of its
+/// own, waits for the chosen devices to be subscribed, then feeds every value into a
+/// `LiveFeed` as a timestamped raw notification, the same record a replay reads.
+///
+/// A session on these sensors runs on the same loop (`run`): a value and the engine's
+/// answer to it take one wake-up of one thread.
 public final class LiveSensors: Sendable {
     public let feed: LiveFeed
+    public let loop: EventLoop
+    /// Raised on the loop whenever the feed has something new, or a key or signal arrived.
+    public let arrivals: LoopCondition
+    /// Raised on the loop whenever the link state changed (not for values).
+    private let changed: LoopCondition
     private let client: BlueZClient
+    private let status: @Sendable (SensorLinkMachine.Status) -> Void
 
     /// - Parameters:
     ///   - clock: monotonic time (injected): stamps values and drives the client's timers.
-    ///   - status: called on the client's thread with what the user should know; before the
-    ///     session begins it is the only way to show progress.
+    ///   - status: called on the loop's thread with what the user should know until the
+    ///     session begins; after that it reaches the session as a notice.
     public init(
         configuration: SensorLinkMachine.Configuration, connect: @escaping BlueZClient.Connect,
         clock: @escaping @Sendable () -> Duration, status: @escaping @Sendable (SensorLinkMachine.Status) -> Void
-    ) {
-        let feed = LiveFeed(clock: clock)
-        self.feed = feed
+    ) throws(EventLoopError) {
+        let loop = try EventLoop(name: "intervalpro-live")
+        self.loop = loop
+        feed = LiveFeed(clock: clock)
+        arrivals = LoopCondition(loop: loop)
+        changed = LoopCondition(loop: loop)
+        self.status = status
         client = BlueZClient(
-            configuration: configuration, connect: connect,
-            now: { SessionTime(microseconds: Int64(clock() / .microseconds(1))) },
-            output: { action, _ in
-                switch action {
-                case .value(let device, let characteristic, let bytes):
-                    feed.push { time in
-                        .notification(
-                            RawNotification(
-                                time: time, device: device, characteristicID: Self.shortID(characteristic), bytes: bytes))
-                    }
-                case .deviceEvent(let device, let name):
-                    feed.push { time in .event(time: time, device: device, name: name) }
-                case .status(let value):
-                    status(value)
-                    if feed.hasBegun, let text = value.message { feed.notice(text) }
-                case .call, .stopped:
-                    break
-                }
-            })
+            configuration: configuration, loop: loop, connect: connect,
+            now: { SessionTime(microseconds: Int64(clock() / .microseconds(1))) })
     }
+
+    deinit { loop.shutdown() }
 
     /// What waiting for sensors ended with.
     public enum Readiness: Sendable, Equatable {
-        /// Every chosen device is subscribed.
+        /// Every chosen device is subscribed (or, at the deadline, those that are).
         case ready([RecordedDevice])
         case noAdapter(String)
         case noSensor
     }
 
+    /// Starts the client; what it reports reaches the feed (values, device events) and
+    /// `status`. Throws when the system bus cannot be reached.
+    private func startClient() throws {
+        let (feed, arrivals, changed, status) = (self.feed, self.arrivals, self.changed, self.status)
+        try client.start { action in
+            switch action {
+            case .value(let device, let characteristic, let bytes):
+                feed.push { time in
+                    .notification(
+                        GATTCharacteristic(rawValue: characteristic).map {
+                            RawNotification(time: time, device: device, characteristic: $0, bytes: bytes)
+                        }
+                            ?? RawNotification(
+                                time: time, device: device, characteristicID: BluetoothUUID.shortText(characteristic),
+                                bytes: bytes))
+                }
+                arrivals.raise()
+            case .deviceEvent(let device, let name):
+                feed.push { time in .event(time: time, device: device, name: name) }
+                arrivals.raise()
+                changed.raise()
+            case .status(let value):
+                // Once the session or recording has begun, its screen or log says it.
+                if !feed.hasBegun {
+                    status(value)
+                } else if let text = value.message {
+                    feed.notice(text)
+                    arrivals.raise()
+                }
+                changed.raise()
+            case .stopped:
+                changed.raise()
+                arrivals.raise()
+            case .call, .listen, .release:
+                break
+            }
+        }
+    }
+
     /// Connects and waits until the chosen devices are subscribed, at most `timeout`.
     /// Throws when the system bus cannot be reached.
     public func connect(timeout: Duration) async throws -> Readiness {
-        try client.start()
+        try startClient()
         let clock = ContinuousClock()
         let started = clock.now
         let deadline = started + timeout
         // Once one device is up, give a second one a moment to finish connecting.
+        let secondDeviceGrace = Duration.seconds(5)
         var firstReadyAt: ContinuousClock.Instant?
         while true {
-            try await Task.sleep(for: .milliseconds(50))
-            let now = clock.now
+            let client = self.client
+            let machine = await loop.submit { client.machine }
             if let failure = client.failure { throw failure }
-            guard let machine = client.state else { continue }
+            let now = clock.now
             let subscribed = machine.subscribedDevices
             if !subscribed.isEmpty, firstReadyAt == nil { firstReadyAt = now }
             let allUp = !subscribed.isEmpty && subscribed.count == machine.chosenDevices.count && !machine.isSearching
+            let graceOver = firstReadyAt.map { now - $0 >= secondDeviceGrace } ?? false
             // At the deadline, what is up is what there is: a session goes on with it.
-            if allUp || (firstReadyAt.map { now - $0 > .seconds(5) } ?? false) || (now >= deadline && !subscribed.isEmpty) {
+            if allUp || graceOver || (now >= deadline && !subscribed.isEmpty) {
                 return .ready(
                     subscribed.map { device in
                         RecordedDevice(
@@ -76,47 +116,73 @@ public final class LiveSensors: Sendable {
                     })
             }
             // bluetoothd not running at all: no point waiting out the whole timeout.
-            let bluezMissing = machine.lastReportedAdapterStatus == .waitingForBluez && now - started > .seconds(3)
+            let bluezCheck = started + .seconds(3)
+            let bluezMissing = machine.lastReportedAdapterStatus == .waitingForBluez && now >= bluezCheck
             if now >= deadline || bluezMissing {
                 if let reason = machine.adapterProblem { return .noAdapter(reason) }
                 return .noSensor
             }
+            // Wait for the next change, or the next instant at which the answer changes by time.
+            var wakeAt = deadline
+            if let firstReadyAt { wakeAt = min(wakeAt, firstReadyAt + secondDeviceGrace) }
+            if machine.lastReportedAdapterStatus == .waitingForBluez, now < bluezCheck { wakeAt = min(wakeAt, bluezCheck) }
+            await changed.wait(timeout: max(.zero, now.duration(to: wakeAt)))
         }
     }
 
-    /// The devices found so far (for `scan`).
-    public var candidates: [BlueZObjectTree.Device] { client.state?.candidates ?? [] }
+    /// Starts the client for looking only (scan); `machine()` shows what it found.
+    public func startScan() throws { try startClient() }
 
-    /// Starts the client for looking only (scan); `candidates` fills as devices appear.
-    public func startScan() throws { try client.start() }
+    /// Waits until the link state changes or `timeout` passes.
+    public func waitForChange(timeout: Duration) async { await changed.wait(timeout: timeout) }
 
-    public var adapterProblem: String? { client.state?.adapterProblem }
-
-    public var adapterName: String? { client.state?.adapterName }
+    /// The machine's state now: devices found, choices, adapter (not for the hot path).
+    public func machine() async -> SensorLinkMachine {
+        let client = self.client
+        return await loop.submit { client.machine }
+    }
 
     /// Unsubscribes, disconnects and stops the client.
     public func stop() async { await client.stop() }
 
-    static func shortID(_ uuid: UInt16) -> String {
-        let hex = String(uuid, radix: 16)
-        return String(repeating: "0", count: 4 - hex.count) + hex
+    /// Wakes whoever waits on `arrivals` when `descriptor` is readable: the terminal (keys),
+    /// the interrupt pipe. `drain` empties it (the keys are left for their reader).
+    public func wakeOnInput(_ descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
+        let (loop, arrivals) = (self.loop, self.arrivals)
+        loop.execute {
+            _ = loop.watch(descriptor, .readable) { _ in
+                drain?()
+                arrivals.raise()
+            }
+        }
+    }
+
+    /// Runs `body` (a session, a recording) on the loop's thread, so that what wakes it and
+    /// what it does take one thread's wake-up.
+    public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(loop) { try await body() }
     }
 }
 
-/// The session source for live sensors: what the feed has, polled by the runner.
+/// The session source for live sensors: what the feed has, when it has it.
 public struct LiveSource: SessionSource {
     public let feed: LiveFeed
+    public let arrivals: LoopCondition
     public let devices: [RecordedDevice]
 
-    public init(feed: LiveFeed, devices: [RecordedDevice]) {
-        self.feed = feed
+    public init(sensors: LiveSensors, devices: [RecordedDevice]) {
+        feed = sensors.feed
+        arrivals = sensors.arrivals
         self.devices = devices
     }
 
     public var kind: SessionSourceKind { .live }
     public var isLive: Bool { true }
     public mutating func next() async throws -> RecordingEntry? { nil }
-    public mutating func poll() -> LivePoll { feed.poll() }
+    public mutating func wait(timeout: Duration?) async -> LivePoll {
+        await arrivals.wait(timeout: timeout)
+        return feed.poll()
+    }
 }
 
 extension SensorLinkMachine {
@@ -160,18 +226,12 @@ extension SensorLinkMachine.Status {
         case .connectFailed(let device, let error, let retryIn):
             "\(device): connect failed: \(error); retrying in \(Int(retryIn.seconds)) s"
         case .subscribed(let device): "\(device): receiving"
+        case .notifying(let device, let characteristic, let path, let refused):
+            "\(device): \(BluetoothUUID.shortText(characteristic)) through \(path.rawValue)"
+                + (refused.map { path == .acquired ? " refused: \($0)" : " (AcquireNotify refused: \($0))" } ?? "")
         case .lost(let device): "\(device): signal lost, reconnecting"
         case .bluezRestarted: "bluetoothd went away; reconnecting when it is back"
         }
     }
 }
 
-extension LiveSensors {
-    /// The devices chosen and the roles they play.
-    public var chosen: [(address: String, name: String?, roles: Set<SensorLinkMachine.Role>)] {
-        client.state?.chosenDevices ?? []
-    }
-
-    /// Per role, the devices found not to offer it.
-    public var lacking: [SensorLinkMachine.Role: Set<String>] { client.state?.lacking ?? [:] }
-}

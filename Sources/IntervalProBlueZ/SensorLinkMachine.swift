@@ -12,6 +12,8 @@ public enum BlueZCall: Hashable, Sendable {
     case connect(device: String)
     case disconnect(device: String)
     case startNotify(characteristic: String)
+    /// Notifications through a socket of our own (one value per packet), not D-Bus signals.
+    case acquireNotify(characteristic: String)
     case stopNotify(characteristic: String)
     case readValue(characteristic: String)
 
@@ -39,6 +41,10 @@ public enum BlueZCall: Hashable, Sendable {
         case .disconnect(let device): return try call(device, BlueZ.Interface.device, "Disconnect")
         case .startNotify(let characteristic):
             return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StartNotify")
+        case .acquireNotify(let characteristic):
+            return try call(
+                characteristic, BlueZ.Interface.gattCharacteristic, "AcquireNotify",
+                [.dictionary(keySignature: "s", valueSignature: "v", [])])
         case .stopNotify(let characteristic):
             return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StopNotify")
         case .readValue(let characteristic):
@@ -100,6 +106,7 @@ public struct SensorLinkMachine: Sendable {
         /// the best of those is taken instead.
         public var rememberedWait = SessionTime.seconds(5)
         public var retryDelays: [SessionTime] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
+        public var notify = NotifyMethod.auto
 
         public init(adapter: String? = nil, heartRate: DeviceChoice? = nil, cadence: DeviceChoice? = nil) {
             self.adapter = adapter
@@ -112,6 +119,23 @@ public struct SensorLinkMachine: Sendable {
 
     public typealias CallID = Int
 
+    /// How measurements are subscribed (`--notify`).
+    public enum NotifyMethod: String, Sendable, CaseIterable {
+        /// AcquireNotify where the characteristic offers it (`NotifyAcquired`), StartNotify
+        /// where it does not or where AcquireNotify is refused.
+        case auto
+        /// AcquireNotify only.
+        case acquire
+        /// StartNotify only: values as PropertiesChanged signals.
+        case start
+    }
+
+    /// The path a characteristic's values take.
+    public enum NotifyPath: String, Sendable {
+        case acquired = "AcquireNotify"
+        case signals = "StartNotify"
+    }
+
     public enum Event: Sendable {
         case start
         /// org.bluez got an owner (bluetoothd started) or lost it (stopped).
@@ -122,6 +146,8 @@ public struct SensorLinkMachine: Sendable {
         case tick
         /// Unsubscribe and disconnect, then report `.stopped`.
         case stop
+        /// An acquired notification socket hung up or failed; the driver has closed it.
+        case socketClosed(characteristic: String)
     }
 
     public enum Role: String, Sendable, CaseIterable {
@@ -147,6 +173,8 @@ public struct SensorLinkMachine: Sendable {
         case connecting(device: String, attempt: Int)
         case connectFailed(device: String, error: String, retryIn: SessionTime)
         case subscribed(device: String)
+        /// Which path a measurement's values take; `refused` says why AcquireNotify was not used.
+        case notifying(device: String, characteristic: UInt16, path: NotifyPath, refused: String?)
         case lost(device: String)
         case bluezRestarted
     }
@@ -158,6 +186,11 @@ public struct SensorLinkMachine: Sendable {
         /// For the recording: "connected", "disconnected".
         case deviceEvent(device: String, name: String)
         case status(Status)
+        /// Read values from this acquired socket (its `mtu` bounds a value) and report them
+        /// as the device's; the driver owns the descriptor from now on.
+        case listen(characteristic: String, descriptor: Int32, mtu: Int, device: String, uuid: UInt16)
+        /// Close the acquired socket of this characteristic (it unsubscribes).
+        case release(characteristic: String)
         /// Everything is unsubscribed and disconnected (after `.stop`).
         case stopped
     }
@@ -167,6 +200,7 @@ public struct SensorLinkMachine: Sendable {
         case connect(device: String)
         case disconnect(device: String)
         case startNotify(device: String, characteristic: String)
+        case acquireNotify(device: String, characteristic: String)
         case stopNotify(characteristic: String)
         case read(device: String, uuid: UInt16)
     }
@@ -190,6 +224,10 @@ public struct SensorLinkMachine: Sendable {
         var failures = 0
         /// Characteristic paths we started notifications on, by UUID.
         var notifying: [String: UInt16] = [:]
+        /// Those of them whose values come through an acquired socket.
+        var acquired: Set<String> = []
+        /// Why AcquireNotify was refused, by characteristic path (kept for the status line).
+        var refusedAcquire: [String: String] = [:]
         /// Characteristics read once on this connection (location, features, battery).
         var read: Set<String> = []
         var wasConnected = false
@@ -259,6 +297,8 @@ public struct SensorLinkMachine: Sendable {
             guard stopping || hasRunningTimer else { return actions }
         case .stop:
             beginStop(into: &actions)
+        case .socketClosed(let path):
+            socketClosed(path, now: now)
         }
         if !stopping { advance(now: now, into: &actions) }
         if stopping, pending.isEmpty, !reportedStopped {
@@ -283,6 +323,7 @@ public struct SensorLinkMachine: Sendable {
             pending = pending.filter { $0.value == .nameHasOwner }
             for i in links.indices {
                 if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
+                release(link: i, into: &actions)
                 links[i].phase = .absent
                 links[i].notifying = [:]
                 links[i].read = []
@@ -347,6 +388,17 @@ public struct SensorLinkMachine: Sendable {
     /// A chosen device dropped: say so, forget its subscriptions, retry soon.
     private mutating func lose(link i: Int, now: SessionTime, into actions: inout [Action]) {
         links[i].wasConnected = false
+        // An acquired socket ends with the link; bluetoothd hangs it up, closing it is ours.
+        release(link: i, into: &actions)
+        // A subscription still unanswered belongs to the old link: its answer is not waited
+        // for (an acquired descriptor in it is closed by the driver).
+        let path = links[i].path
+        pending = pending.filter { _, what in
+            switch what {
+            case .startNotify(path, _), .acquireNotify(path, _): false
+            default: true
+            }
+        }
         // The subscriptions stay: on reconnecting, bluetoothd re-enables notifications by
         // itself and delivers values before ServicesResolved, ahead of our StartNotify.
         links[i].notifying = [:]
@@ -391,6 +443,10 @@ public struct SensorLinkMachine: Sendable {
         case (.startNotify(let device, let characteristic), .success):
             if let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1 {
                 links[i].notifying[characteristic] = uuid
+                report(
+                    .notifying(
+                        device: links[i].address, characteristic: uuid, path: .signals,
+                        refused: links[i].refusedAcquire[characteristic]), into: &actions)
             }
         case (.startNotify(let device, let characteristic), .failure(let failure)):
             // bluetoothd kept our notify session across a reconnect: we are subscribed.
@@ -401,6 +457,36 @@ public struct SensorLinkMachine: Sendable {
             } else {
                 subscriptions[characteristic] = nil
             }
+        case (.acquireNotify(let device, let characteristic), .success(let values)):
+            guard let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1,
+                let descriptor = values.first?.fileDescriptor
+            else { break }
+            // BlueZ's MTU counts the 3-byte ATT header; a value is at most MTU - 3 bytes, but
+            // a larger buffer costs nothing and never truncates.
+            let mtu = Int(values.dropFirst().first?.integer ?? 512)
+            links[i].notifying[characteristic] = uuid
+            links[i].acquired.insert(characteristic)
+            // Values now come through the socket, not as signals.
+            subscriptions[characteristic] = nil
+            actions.append(
+                .listen(characteristic: characteristic, descriptor: descriptor, mtu: max(mtu, 23), device: links[i].address, uuid: uuid))
+            report(.notifying(device: links[i].address, characteristic: uuid, path: .acquired, refused: nil), into: &actions)
+        case (.acquireNotify(let device, let characteristic), .failure(let failure)):
+            // Another client holds it (InProgress), or this BlueZ will not (NotSupported,
+            // NotPermitted): signals instead, unless AcquireNotify was asked for alone.
+            guard let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1
+            else { break }
+            if configuration.notify == .acquire {
+                subscriptions[characteristic] = nil
+                report(
+                    .notifying(device: links[i].address, characteristic: uuid, path: .acquired, refused: failure.description),
+                    into: &actions)
+                break
+            }
+            links[i].refusedAcquire[characteristic] = failure.description
+            call(
+                .startNotify(characteristic: characteristic),
+                as: .startNotify(device: device, characteristic: characteristic), into: &actions)
         case (.read(let device, let uuid), .success(let values)):
             if let bytes = values.first?.byteArray, let link = links.first(where: { $0.path == device }) {
                 actions.append(.value(device: link.address, characteristic: uuid, bytes: bytes))
@@ -612,10 +698,26 @@ public struct SensorLinkMachine: Sendable {
             return
         }
         for characteristic in measurements where link.notifying[characteristic.path] == nil {
+            // Asked already (a socket hung up while the other one's AcquireNotify is in flight).
+            guard !pending.values.contains(.acquireNotify(device: link.path, characteristic: characteristic.path)),
+                !pending.values.contains(.startNotify(device: link.path, characteristic: characteristic.path))
+            else { continue }
             subscriptions[characteristic.path] = (link.address, characteristic.uuid)
-            call(
-                .startNotify(characteristic: characteristic.path),
-                as: .startNotify(device: link.path, characteristic: characteristic.path), into: &actions)
+            let acquire =
+                switch configuration.notify {
+                case .auto: characteristic.notifyAcquired != nil
+                case .acquire: true
+                case .start: false
+                }
+            if acquire {
+                call(
+                    .acquireNotify(characteristic: characteristic.path),
+                    as: .acquireNotify(device: link.path, characteristic: characteristic.path), into: &actions)
+            } else {
+                call(
+                    .startNotify(characteristic: characteristic.path),
+                    as: .startNotify(device: link.path, characteristic: characteristic.path), into: &actions)
+            }
         }
         readStaticValues(link: i, into: &actions)
         links[i].phase = .subscribed
@@ -655,11 +757,53 @@ public struct SensorLinkMachine: Sendable {
 
     static let readOnce: Set<UInt16> = [0x2A38, 0x2A54, 0x2A19]
 
+    /// Closes a link's acquired sockets: that is how AcquireNotify is stopped.
+    private mutating func release(link i: Int, into actions: inout [Action]) {
+        for path in links[i].acquired.sorted() {
+            actions.append(.release(characteristic: path))
+            links[i].notifying[path] = nil
+        }
+        links[i].acquired = []
+    }
+
+    /// An acquired socket hung up. With the device still connected (bluetoothd dropped our
+    /// notify session, or the link blinked) acquire again; a lost link reconnects first.
+    private mutating func socketClosed(_ path: String, now: SessionTime) {
+        guard let i = links.firstIndex(where: { $0.acquired.contains(path) }) else { return }
+        links[i].acquired.remove(path)
+        links[i].notifying[path] = nil
+        if links[i].phase == .subscribed, tree.device(at: links[i].path)?.connected ?? false {
+            links[i].phase = .resolving(since: now)
+        }
+    }
+
+    /// The next instant at which time alone moves something (a retry, a resolve timeout,
+    /// the settle time, the wait for a remembered device, the end of the search for an open
+    /// role), after `now`; nil when only events can. The driver ticks the machine then.
+    public func nextDeadline(after now: SessionTime) -> SessionTime? {
+        guard !stopping else { return nil }
+        var deadlines: [SessionTime] = []
+        for link in links {
+            switch link.phase {
+            case .retrying(let at): deadlines.append(at)
+            case .resolving(let since): deadlines.append(since + configuration.resolveTimeout)
+            case .absent, .connecting, .subscribed: break
+            }
+        }
+        if !configuration.scanOnly, !openRoles.isEmpty, let first = firstCandidateAt {
+            deadlines += [configuration.settleTime, configuration.rememberedWait, configuration.openRoleSearch].map {
+                first + $0
+            }
+        }
+        return deadlines.filter { $0 > now }.min()
+    }
+
     private mutating func beginStop(into actions: inout [Action]) {
         guard !stopping else { return }
         stopping = true
         pending = [:]
         guard bluezPresent else { return }
+        for i in links.indices { release(link: i, into: &actions) }
         for link in links {
             for path in link.notifying.keys.sorted() {
                 call(.stopNotify(characteristic: path), as: .stopNotify(characteristic: path), into: &actions)

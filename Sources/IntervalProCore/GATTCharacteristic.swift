@@ -7,13 +7,10 @@ public enum GATTCharacteristic: UInt16, Sendable, CaseIterable, CustomStringConv
     case rscFeature = 0x2A54
 
     /// Lower-case short form as used in recordings ("2a37").
-    public var shortID: String {
-        let digits = String(rawValue, radix: 16)
-        return String(repeating: "0", count: 4 - digits.count) + digits
-    }
+    public var shortID: String { BluetoothUUID.shortText(rawValue) }
 
     /// The full 128-bit UUID string BlueZ uses for this characteristic.
-    public var uuid: String { "0000\(shortID)-0000-1000-8000-00805f9b34fb" }
+    public var uuid: String { BluetoothUUID.fullText(rawValue) }
 
     public var description: String {
         switch self {
@@ -27,16 +24,38 @@ public enum GATTCharacteristic: UInt16, Sendable, CaseIterable, CustomStringConv
 
     /// Accepts "2a37", "0x2A37" or the full Bluetooth base UUID form, case-insensitively.
     public init?(identifier: String) {
-        var text = identifier.lowercased()
-        let baseSuffix = "-0000-1000-8000-00805f9b34fb"
+        guard let value = BluetoothUUID.value(of: identifier) else { return nil }
+        self.init(rawValue: value)
+    }
+}
+
+/// 16-bit Bluetooth SIG numbers and their text forms: the one conversion that recordings,
+/// BlueZ's UUID strings and the tests share.
+public enum BluetoothUUID {
+    /// The Bluetooth base UUID after the 16-bit number.
+    public static let baseSuffix = "-0000-1000-8000-00805f9b34fb"
+
+    /// "2a37": lower case, four digits, as recordings write it.
+    public static func shortText(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - digits.count) + digits
+    }
+
+    /// "00002a37-0000-1000-8000-00805f9b34fb", as BlueZ writes it.
+    public static func fullText(_ value: UInt16) -> String { "0000" + shortText(value) + baseSuffix }
+
+    /// The number in "2a37", "0x2A37" or the full base-UUID form, in any case; nil for
+    /// anything else (a vendor's own 128-bit UUID).
+    public static func value(of text: String) -> UInt16? {
+        var text = text.lowercased()
         if text.count == 36 {
             guard text.hasPrefix("0000"), text.hasSuffix(baseSuffix) else { return nil }
             text = String(text.dropFirst(4).prefix(4))
         } else if text.hasPrefix("0x") {
             text = String(text.dropFirst(2))
         }
-        guard text.count == 4, let value = UInt16(text, radix: 16) else { return nil }
-        self.init(rawValue: value)
+        guard text.count == 4, text.allSatisfy(\.isHexDigit) else { return nil }
+        return UInt16(text, radix: 16)
     }
 }
 

@@ -68,6 +68,10 @@ public final class DBusConnection: @unchecked Sendable {
         dbus_connection_read_write(raw, timeoutMilliseconds) != 0
     }
 
+    /// Whether queued messages are still waiting to be written (wait for the socket to be
+    /// writable, then `readWrite`).
+    public var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
+
     /// Writes everything queued before returning.
     public func flush() { dbus_connection_flush(raw) }
 

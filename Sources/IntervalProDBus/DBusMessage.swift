@@ -141,6 +141,8 @@ public final class DBusMessage: @unchecked Sendable {
         case .string: return .string(text())
         case .objectPath: return .objectPath(text())
         case .signature: return .signature(text())
+        // libdbus hands over a duplicate of the descriptor each time: the reader owns it.
+        case .unixFD: return .unixFD(basic(Int32(-1)))
         case .variant:
             var inner = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &inner)
@@ -239,6 +241,8 @@ public final class DBusMessage: @unchecked Sendable {
         case .string(let s): try text(.string, s)
         case .objectPath(let s): try text(.objectPath, s)
         case .signature(let s): try text(.signature, s)
+        // libdbus sends a duplicate: the caller keeps its own descriptor.
+        case .unixFD(let fd): try basic(.unixFD, fd)
         case .bytes(let bytes):
             try container(.array, "y") { inner in
                 let ok = bytes.withUnsafeBytes { buffer in

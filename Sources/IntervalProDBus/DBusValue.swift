@@ -42,6 +42,9 @@ public indirect enum DBusValue: Equatable, Sendable {
     case string(String)
     case objectPath(String)
     case signature(String)
+    /// A file descriptor passed over the bus (`h`). One read from a message is a descriptor
+    /// of the reader's own, to close.
+    case unixFD(Int32)
     case bytes([UInt8])
     case array(elementSignature: String, [DBusValue])
     case dictionary(keySignature: String, valueSignature: String, [DictionaryEntry])
@@ -72,6 +75,7 @@ public indirect enum DBusValue: Equatable, Sendable {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .unixFD: "h"
         case .bytes: "ay"
         case .array(let element, _): "a" + element
         case .dictionary(let key, let value, _): "a{" + key + value + "}"
@@ -126,6 +130,11 @@ extension DBusValue {
         case .uint64(let v): Int64(exactly: v)
         default: nil
         }
+    }
+
+    public var fileDescriptor: Int32? {
+        if case .unixFD(let fd) = unwrapped { return fd }
+        return nil
     }
 
     public var byteArray: [UInt8]? {

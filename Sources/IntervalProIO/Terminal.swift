@@ -67,6 +67,9 @@ public final class RawKeyboard {
         active = true
     }
 
+    /// The descriptor keys arrive on, for a loop that waits for them.
+    public var descriptor: Int32 { STDIN_FILENO }
+
     /// Keys typed since the last call, as commands: space pauses or resumes, n goes to the
     /// next step, q finishes.
     public func pendingCommands() -> [UserCommand] {
@@ -100,17 +103,47 @@ public final class RawKeyboard {
     }
 }
 
-/// Turns SIGINT and SIGTERM into a flag the run loop polls, so Ctrl-C finishes the
-/// session cleanly with its summary instead of killing the process mid-write.
+/// Turns SIGINT and SIGTERM into a flag the run loop reads, so Ctrl-C finishes the
+/// session cleanly with its summary instead of killing the process mid-write; and into a
+/// byte on a pipe, so a loop waiting in poll(2) wakes for it.
 public enum InterruptSignal {
     private static let raised = Atomic<Bool>(false)
+    private static let pipeWriteEnd = Atomic<Int32>(-1)
+    private static let pipeReadEnd = Atomic<Int32>(-1)
 
     public static func install() {
+        if pipeReadEnd.load(ordering: .acquiring) < 0 {
+            var ends: [Int32] = [-1, -1]
+            if pipe(&ends) == 0 {
+                for end in ends {
+                    _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+                    _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                }
+                pipeWriteEnd.store(ends[1], ordering: .releasing)
+                pipeReadEnd.store(ends[0], ordering: .releasing)
+            }
+        }
         let handler: @convention(c) (Int32) -> Void = { _ in
             InterruptSignal.raised.store(true, ordering: .relaxed)
+            // write(2) is async-signal-safe; a full pipe already wakes the reader.
+            var byte: UInt8 = 1
+            let fd = InterruptSignal.pipeWriteEnd.load(ordering: .relaxed)
+            if fd >= 0 { _ = write(fd, &byte, 1) }
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+    }
+
+    /// Readable after a signal arrived (once `install` ran); `drain` empties it.
+    public static var descriptor: Int32? {
+        let fd = pipeReadEnd.load(ordering: .acquiring)
+        return fd >= 0 ? fd : nil
+    }
+
+    public static func drain() {
+        guard let fd = descriptor else { return }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        while read(fd, &buffer, buffer.count) > 0 {}
     }
 
     /// True once after a signal arrived.

@@ -106,13 +106,16 @@ where C.Duration == Duration {
         return summary!
     }
 
-    /// A live session: the source says what time it is and what arrived; the runner polls
-    /// it a few times a second and ticks the engine in between.
+    /// A live session: the runner waits on the source until an entry, a notice or a key
+    /// arrives, the engine's next deadline comes, or the screen's clock ticks; never on a
+    /// timer of its own. The source says what time it is and what arrived.
     private mutating func runLive() async throws -> SessionSummary {
         var summary: SessionSummary?
         deliver(.tick, at: .zero, summary: &summary)
+        var lastRefresh: SessionTime?
+        var timeout: Duration? = .zero
         while summary == nil {
-            let poll = source.poll()
+            let poll = await source.wait(timeout: timeout)
             for notice in poll.notices { observer.notice(notice) }
             for entry in poll.entries where summary == nil {
                 observer.received(entry)
@@ -123,14 +126,20 @@ where C.Duration == Duration {
             }
             if summary == nil { deliver(.tick, at: max(poll.now, engine.cursor), summary: &summary) }
             if summary != nil { break }
-            observer.refresh(engine, at: engine.cursor)
-            try await clock.sleep(for: Self.livePollInterval, tolerance: nil)
+            let now = engine.cursor
+            if lastRefresh.map({ now - $0 >= Self.liveDisplayInterval }) ?? true {
+                observer.refresh(engine, at: now)
+                lastRefresh = now
+            }
+            var wakeAt = (lastRefresh ?? now) + Self.liveDisplayInterval
+            if let deadline = engine.nextDeadline { wakeAt = min(wakeAt, deadline) }
+            timeout = .microseconds(max(0, (wakeAt - now).microseconds))
         }
         return summary!
     }
 
-    /// How often a live source is polled: often enough that feedback feels immediate.
-    public static var livePollInterval: Duration { .milliseconds(50) }
+    /// How often a live screen is redrawn with nothing else happening: its clock shows seconds.
+    public static var liveDisplayInterval: SessionTime { .seconds(1) }
 
     private func event(for entry: RecordingEntry) -> SessionEngine.Event {
         switch entry {

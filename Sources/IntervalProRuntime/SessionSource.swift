@@ -11,17 +11,19 @@ public protocol SessionSource {
     /// The next entry, or nil when the source has nothing more.
     mutating func next() async throws -> RecordingEntry?
     mutating func observe(_ action: SessionEngine.Action)
-    /// A live source delivers as things happen: the runner polls it on the wall clock
-    /// (`poll`) instead of waiting for its next entry.
+    /// A live source delivers as things happen, stamped with the session time it arrived
+    /// at: the runner waits on it (`wait`) instead of asking for its next entry.
     var isLive: Bool { get }
-    /// For a live source: the session time now and what arrived up to it.
-    mutating func poll() -> LivePoll
+    /// For a live source: waits until something arrives (an entry, a notice, a key) or
+    /// `timeout` passes (nil: only for an arrival), then returns the session time now and
+    /// what arrived.
+    mutating func wait(timeout: Duration?) async -> LivePoll
 }
 
 extension SessionSource {
     public mutating func observe(_ action: SessionEngine.Action) {}
     public var isLive: Bool { false }
-    public mutating func poll() -> LivePoll { LivePoll(now: .zero, entries: []) }
+    public mutating func wait(timeout: Duration?) async -> LivePoll { LivePoll(now: .zero, entries: []) }
 }
 
 /// Plays back a recording's entries.

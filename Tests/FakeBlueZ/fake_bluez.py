@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import sys
 import time
 
@@ -281,7 +282,7 @@ class Sensor:
     def streaming(self):
         device = self.device()
         return bool(device and device.connected and device.characteristics
-                    and any(c.senders for c in device.characteristics.values()))
+                    and any(c.subscribed() for c in device.characteristics.values()))
 
     def refresh(self):
         """Start or pause the notification clock after any state change."""
@@ -319,7 +320,7 @@ class Sensor:
         """Send what is waiting for a characteristic, in order, if it is notifying."""
         device = self.device()
         characteristic = device.characteristics.get(uuid) if device else None
-        if characteristic is None or not characteristic.senders:
+        if characteristic is None or not characteristic.subscribed():
             return
         for value in self.held.pop(uuid, []):
             characteristic.notify(value)
@@ -361,7 +362,11 @@ class Characteristic:
         self.service_path = service_path
         self.handle = handle
         self.senders = set()
+        self.acquired = None  # (sender, our end of the socket pair, watch id) after AcquireNotify
         self.obj = None
+
+    def subscribed(self):
+        return bool(self.senders) or self.acquired is not None
 
     def properties(self):
         props = {
@@ -374,11 +379,20 @@ class Characteristic:
         }
         if "notify" in self.flags:
             props["Notifying"] = variant(False)
+            if self.device.sensor.spec.acquire_notify != "absent":
+                props["NotifyAcquired"] = variant(False)
         return props
 
     def notify(self, value):
         world = self.device.world
-        world.set_props(self.obj, CHARACTERISTIC_IFACE, {"Value": variant(value)})
+        if self.acquired is not None:
+            # One notification, one packet, as bluetoothd writes them to an acquired socket.
+            try:
+                self.acquired[1].send(value)
+            except OSError:
+                pass
+        if self.senders:
+            world.set_props(self.obj, CHARACTERISTIC_IFACE, {"Value": variant(value)})
         world.app.log.event("notify", device=self.device.sensor.spec.address, path=self.path,
                             characteristic=self.uuid, hex=value.hex())
 
@@ -597,6 +611,8 @@ class World:
             for characteristic in device.characteristics.values():
                 if name in characteristic.senders:
                     self.stop_notify(characteristic, name)
+                if characteristic.acquired is not None and characteristic.acquired[0] == name:
+                    self.release_acquired(characteristic)
 
     def new_object(self, path, interface, props, fake):
         obj = FakeObject(self.conn, path, interface, props)
@@ -647,6 +663,8 @@ class World:
         self.timers.cancel_all()
         for device in self.devices.values():
             device.timers.cancel_all()
+            for characteristic in device.characteristics.values():
+                self.release_acquired(characteristic, emit=False)
         self.conn.close()
         mockobject.objects.clear()
 
@@ -845,6 +863,7 @@ class World:
             device.resolved = False
             self.set_props(device.obj, DEVICE_IFACE, {"ServicesResolved": variant(False)})
         for characteristic in device.characteristics.values():
+            self.release_acquired(characteristic, emit=False)
             self.drop_object(characteristic.path)
         device.characteristics.clear()
         for path, _, _ in device.services:
@@ -883,6 +902,56 @@ class World:
         if len(characteristic.senders) == 1:
             self.set_props(characteristic.obj, CHARACTERISTIC_IFACE, {"Notifying": variant(True)})
         characteristic.device.sensor.started_notify(characteristic.uuid)
+
+    def acquire_notify(self, characteristic, sender):
+        """AcquireNotify: a SOCK_SEQPACKET pair; the client's end goes out as a unix fd."""
+        mode = characteristic.device.sensor.spec.acquire_notify
+        if "notify" not in characteristic.flags or mode == "absent":
+            raise bluez_error("NotSupported")
+        if mode == "refused" or characteristic.acquired is not None:
+            raise bluez_error("NotPermitted", "Notify acquired")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setblocking(False)
+        watch = GLib.io_add_watch(ours.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
+                                  lambda *_: self.client_let_go(characteristic))
+        characteristic.acquired = (sender, ours, watch)
+        self.set_props(characteristic.obj, CHARACTERISTIC_IFACE, {"NotifyAcquired": variant(True)})
+        sensor = characteristic.device.sensor
+        if sensor.spec.hang_up_after is not None and not getattr(sensor, "hung_up", False):
+            sensor.hung_up = True
+            characteristic.device.timers.later(sensor.spec.hang_up_after, self.hang_up, characteristic.device)
+        self.app.log.event("acquire_notify", device=sensor.spec.address, path=characteristic.path)
+        sensor.started_notify(characteristic.uuid)
+        fd = dbus.types.UnixFd(theirs)  # dbus-python keeps a duplicate
+        theirs.close()
+        return (fd, dbus.UInt16(247))
+
+    def client_let_go(self, characteristic):
+        """The client closed its end (that is how AcquireNotify is stopped)."""
+        if characteristic.acquired is not None:
+            self.app.log.event("released", device=characteristic.device.sensor.spec.address,
+                               path=characteristic.path)
+            self.release_acquired(characteristic, unwatch=False)
+        return False
+
+    def hang_up(self, device):
+        """bluetoothd drops the acquired sockets with the link still up."""
+        for characteristic in device.characteristics.values():
+            if characteristic.acquired is not None:
+                self.app.log.event("hang_up", device=device.sensor.spec.address, path=characteristic.path)
+                self.release_acquired(characteristic)
+
+    def release_acquired(self, characteristic, emit=True, unwatch=True):
+        if characteristic.acquired is None:
+            return
+        _, ours, watch = characteristic.acquired
+        characteristic.acquired = None
+        if unwatch:
+            GLib.source_remove(watch)
+        ours.close()
+        if emit and characteristic.obj is not None and self.alive:
+            self.set_props(characteristic.obj, CHARACTERISTIC_IFACE, {"NotifyAcquired": variant(False)})
+        characteristic.device.sensor.refresh()
 
     def stop_notify(self, characteristic, sender):
         if sender not in characteristic.senders:
@@ -1002,7 +1071,7 @@ def StopNotify(self, sender=None):
 
 @fake_method(CHARACTERISTIC_IFACE, "a{sv}", "hq")
 def AcquireNotify(self, options, sender=None):
-    raise bluez_error("NotSupported")
+    return self.fake.device.world.acquire_notify(self.fake, sender)
 
 
 @fake_method(CHARACTERISTIC_IFACE, "a{sv}", "hq")

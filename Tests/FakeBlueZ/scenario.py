@@ -173,7 +173,7 @@ class DeviceSpec:
     KEYS = {"adapter", "address", "address_type", "name", "rssi", "services", "appears_after",
             "connect_failures", "resolve_delay", "characteristics_delay", "reads",
             "notifications", "loop", "loop_period", "events", "removed_when_discovery_stops",
-            "removal_delay", "known", "paired", "trusted", "appearance"}
+            "removal_delay", "known", "paired", "trusted", "appearance", "acquire_notify", "hang_up_after"}
 
     def __init__(self, raw, path, adapters):
         r = Reader(raw, path, self.KEYS)
@@ -244,6 +244,17 @@ class DeviceSpec:
         self.known = r.get("known", "bool", self.paired)
         self.trusted = r.get("trusted", "bool", False)
         self.appearance = r.get("appearance", "int", None)
+        # AcquireNotify, as BlueZ 5.47 and later offer it: "ok"; "refused" (NotifyAcquired is
+        # exported, the call fails with NotPermitted, as when another client holds it);
+        # "absent" (no NotifyAcquired, NotSupported: an older bluetoothd).
+        self.acquire_notify = r.get("acquire_notify", "str", "ok")
+        if self.acquire_notify not in ("ok", "refused", "absent"):
+            raise ScenarioError(f"{r.at('acquire_notify')}: expected \"ok\", \"refused\" or \"absent\"")
+        # Seconds after the first AcquireNotify at which bluetoothd hangs up the acquired
+        # sockets while the link stays up (once).
+        self.hang_up_after = r.get("hang_up_after", "number", None)
+        if self.hang_up_after is not None:
+            self.hang_up_after = seconds(self.hang_up_after, r.at("hang_up_after"))
 
         # Characteristics: present iff read or notified.
         notified = {uuid for _, uuid, _ in self.notifications}

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -217,7 +218,8 @@ DEVICE_FLOW = {
                            [0.5, "2a37", "0649"], [0.75, "2a53", "02c900ab"],
                            [1.0, "2a37", "064a"], [2.0, "2a37", "064b"],
                            [2.25, "2a53", "02ca00ab"]],
-         "events": [[1.5, "disconnect"], [2.5, "return"]]},
+         "events": [[1.5, "disconnect"], [2.5, "return"]],
+         "acquire_notify": "absent"},
         {"address": "C0:C1:C2:C3:C4:C5", "name": "Stryd", "services": ["1814"],
          "appears_after": 0.1, "removed_when_discovery_stops": True,
          "notifications": [[0.0, "2a53", "02c800ab"]]},
@@ -336,7 +338,9 @@ def device_flow():
           "ReadValue on a notify-only characteristic is NotPermitted", str(refused))
     acquire = h.error_of(chars["2a37"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
     check(acquire is not None and acquire[0] == "org.bluez.Error.NotSupported",
-          "AcquireNotify is NotSupported", str(acquire))
+          "with acquire_notify absent, AcquireNotify is NotSupported", str(acquire))
+    check("NotifyAcquired" not in objects[chars["2a37"]][CHARACTERISTIC],
+          "with acquire_notify absent, NotifyAcquired is not exported")
     no_notify = h.error_of(chars["2a38"], CHARACTERISTIC, "StartNotify")
     check(no_notify is not None and no_notify[0] == "org.bluez.Error.NotSupported",
           "StartNotify on a read-only characteristic is NotSupported", str(no_notify))
@@ -459,6 +463,69 @@ SYSTEM_FLOW = {
 }
 
 
+ACQUIRE_FLOW = {
+    "adapters": [{"name": "hci0"}],
+    "devices": [
+        {"address": FORERUNNER, "name": "Forerunner 265", "services": ["180d", "1814"], "known": True,
+         "notifications": [[0.0, "2a37", "0648"], [0.25, "2a53", "02c800ab"], [0.5, "2a37", "0649"]],
+         "hang_up_after": 2.0},
+        {"address": "C0:C1:C2:C3:C4:C5", "name": "Stryd", "services": ["1814"], "known": True,
+         "notifications": [[0.0, "2a53", "02c800ab"]], "loop": True, "acquire_notify": "refused"},
+    ],
+}
+
+
+def acquire_flow():
+    print("# AcquireNotify: one packet per notification on a socket of the client's own")
+    h = Harness(ACQUIRE_FLOW, "acquire")
+    h.call(FORERUNNER_PATH, DEVICE, "Connect")
+    h.wait_for(lambda: len(h.characteristic_paths()) == 2, 3, "the characteristics")
+    chars = h.characteristic_paths()
+    check(not bool(h.objects()[chars["2a37"]][CHARACTERISTIC]["NotifyAcquired"]),
+          "NotifyAcquired is exported, false")
+    fd, mtu = h.call(chars["2a37"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    hr = socket.socket(fileno=fd.take())
+    rsc_fd, _ = h.call(chars["2a53"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    rsc = socket.socket(fileno=rsc_fd.take())
+    check(hr.type == socket.SOCK_SEQPACKET and int(mtu) >= 23, "a SOCK_SEQPACKET socket and an MTU",
+          f"{hr.type} {mtu}")
+    h.wait_for(lambda: h.changed(chars["2a37"], CHARACTERISTIC, "NotifyAcquired") == [True], 2,
+               "NotifyAcquired true")
+    again = h.error_of(chars["2a37"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    check(again is not None and again[0] == "org.bluez.Error.NotPermitted",
+          "a second AcquireNotify is NotPermitted", str(again))
+    hr.settimeout(3)
+    rsc.settimeout(3)
+    received = [hr.recv(512).hex(), hr.recv(512).hex(), rsc.recv(512).hex()]
+    check(received == ["0648", "0649", "02c800ab"], "one packet per notification, exact bytes", str(received))
+    check(values(h, chars["2a37"]) == [], "no PropertiesChanged Value for an acquired characteristic")
+    h.pump(2.0)
+    check(hr.recv(512) == b"", "hang_up_after: bluetoothd hangs the socket up, the link stays",
+          str(h.changed(FORERUNNER_PATH, DEVICE, "Connected")))
+    check(h.changed(chars["2a37"], CHARACTERISTIC, "NotifyAcquired")[-1:] == [False],
+          "after the hang-up NotifyAcquired is false")
+    fd, _ = h.call(chars["2a37"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    hr = socket.socket(fileno=fd.take())
+    hr.close()
+    check(h.wait_for(lambda: h.changed(chars["2a37"], CHARACTERISTIC, "NotifyAcquired")[-1:] == [False]
+                     and len(h.changed(chars["2a37"], CHARACTERISTIC, "NotifyAcquired")) == 4, 2,
+                     "the release"), "closing the socket releases it (NotifyAcquired false)")
+
+    stryd = "/org/bluez/hci0/dev_C0_C1_C2_C3_C4_C5"
+    h.call(stryd, DEVICE, "Connect")
+    def footpod_characteristics():
+        return [str(p) for p, props in h.objects().items() if CHARACTERISTIC in props and p.startswith(stryd)]
+    h.wait_for(lambda: footpod_characteristics(), 3, "the footpod's characteristic")
+    footpod_rsc = footpod_characteristics()[0]
+    refused = h.error_of(footpod_rsc, CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    check(refused == ("org.bluez.Error.NotPermitted", "Notify acquired"),
+          "acquire_notify refused: NotPermitted, as when another client holds it", str(refused))
+    rsc.close()
+    log = h.stop()
+    check([e["event"] for e in log if e.get("event") in ("acquire_notify", "hang_up", "released")].count(
+        "acquire_notify") == 3, "the call log has each AcquireNotify")
+
+
 def system_flow():
     print("# a paired strap through adapter off/on and a bluetoothd restart")
     h = Harness(SYSTEM_FLOW, "system")
@@ -574,7 +641,7 @@ def bundled_scenarios():
 
 def main():
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    for part in (device_flow, system_flow, other_scenarios, bundled_scenarios):
+    for part in (device_flow, acquire_flow, system_flow, other_scenarios, bundled_scenarios):
         try:
             part()
         except Exception as error:  # one broken part should not hide the others' results

@@ -70,20 +70,20 @@ enum Fixture {
     }
 
     /// A GATT characteristic under a device, at bluetoothd's handle-numbered path.
-    static func characteristic(_ uuid: UInt16, of address: String, service: Int, handle: Int) -> BlueZObject {
+    /// - Parameter acquirable: exports `NotifyAcquired` (false), as BlueZ 5.47 and later do
+    ///   for characteristics that AcquireNotify can serve.
+    static func characteristic(
+        _ uuid: UInt16, of address: String, service: Int, handle: Int, acquirable: Bool = false
+    ) -> BlueZObject {
         let servicePath = devicePath(address) + "/service" + hex4(service)
         let notifies = uuid == 0x2A37 || uuid == 0x2A53
+        var properties: [(String, DBusValue)] = [
+            ("UUID", .string(BlueZ.uuid(uuid))), ("Service", .objectPath(servicePath)),
+            ("Flags", .stringArray(notifies ? ["notify"] : ["read"])), ("Notifying", .boolean(false)),
+        ]
+        if acquirable, notifies { properties.append(("NotifyAcquired", .boolean(false))) }
         return BlueZObject(
-            path: servicePath + "/char" + hex4(handle),
-            interfaces: [
-                (
-                    BlueZ.Interface.gattCharacteristic,
-                    [
-                        ("UUID", .string(BlueZ.uuid(uuid))), ("Service", .objectPath(servicePath)),
-                        ("Flags", .stringArray(notifies ? ["notify"] : ["read"])), ("Notifying", .boolean(false)),
-                    ]
-                )
-            ])
+            path: servicePath + "/char" + hex4(handle), interfaces: [(BlueZ.Interface.gattCharacteristic, properties)])
     }
 
     /// The characteristics an HRM-Pro-like device exports once its services are resolved.

@@ -93,11 +93,14 @@ import Testing
         #expect(Set(recorded.filter { !["2a37", "2a53"].contains($0.char) }.map(\.char)) == ["2a38", "2a54", "2a19"])
         #expect(recorded.map(\.t) == recorded.map(\.t).sorted())
 
-        // Each measurement subscribed exactly once; unsubscribed and disconnected on exit.
-        let started = fake.calls("StartNotify").compactMap { $0["path"] as? String }
-        #expect(started.count == 2 && Set(started).count == 2)
-        #expect(Set(fake.calls("StopNotify").compactMap { $0["path"] as? String }) == Set(started))
+        // Each measurement acquired exactly once (the fake offers AcquireNotify, as BlueZ
+        // does); every socket closed, and the device disconnected, on exit.
+        let acquired = fake.calls("AcquireNotify").compactMap { $0["path"] as? String }
+        #expect(acquired.count == 2 && Set(acquired).count == 2)
+        #expect(fake.calls("StartNotify").isEmpty)
+        #expect(Set(fake.events("released").compactMap { $0["path"] as? String }) == Set(acquired))
         #expect(fake.calls("Disconnect").count == 1)
+        #expect(result.stderr.contains("2a37 through AcquireNotify") && result.stderr.contains("2a53 through AcquireNotify"))
         #expect(try events(in: out).first == "connected")
 
         // The choice is remembered for the next run.
@@ -172,8 +175,8 @@ import Testing
         let recorded = try notifications(in: out)
         #expect(fake.log().contains { $0["event"] as? String == "restarted" })
         #expect(recorded.filter { $0.char == "2a53" }.count > 12, "notifications go on after the restart")
-        // After the restart each measurement is subscribed again: twice in all.
-        #expect(fake.calls("StartNotify").count == 4)
+        // After the restart each measurement is acquired again: twice in all.
+        #expect(fake.calls("AcquireNotify").count == 4)
     }
 
     @Test("the adapter switched off and on mid-recording: the device is reconnected")
@@ -200,6 +203,69 @@ import Testing
         #expect(fake.calls("Connect").count == 4)
         #expect(result.stderr.contains("le-connection-abort-by-local"))
         #expect(try notifications(in: out).contains { $0.char == "2a53" })
+    }
+
+    /// The HRM-Pro streaming HR 1 Hz and RSC 4 Hz, with `extra` device keys.
+    func hrmProScenario(_ extra: String) -> String {
+        #"{"adapters": [{"name": "hci0"}], "devices": [{"address": "C8:3A:35:11:22:33", "#
+            + #""name": "HRM-Pro Plus:123456", "services": ["180d", "1814"], "known": true, "#
+            + #""notifications": [[0.0, "2a37", "168c9a01"], [0.0, "2a53", "05d002aa6200"], "#
+            + #"[0.25, "2a53", "05d002aa6200"], [0.5, "2a53", "05d002aa6200"], [0.75, "2a53", "05d002aa6200"]], "#
+            + #""loop": true\#(extra)}]}"#
+    }
+
+    @Test("AcquireNotify refused (another client holds it): StartNotify instead, and the recording is the same")
+    func acquireRefusedFallsBack() throws {
+        let fake = try FakeBlueZ(json: hrmProScenario(#", "acquire_notify": "refused""#))
+        let dir = try ScratchDirectory()
+        let (result, out) = try recordHRMPro(fake, dir, seconds: 2)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(fake.calls("AcquireNotify").count == 2)
+        #expect(fake.calls("StartNotify").count == 2)
+        #expect(result.stderr.contains("2a37 through StartNotify (AcquireNotify refused: Notify acquired"))
+        let recorded = try notifications(in: out).filter { $0.char == "2a37" || $0.char == "2a53" }
+        #expect(recorded.count >= 6)
+        #expect(recorded.map(\.hex) == fake.sentNotifications().prefix(recorded.count).map(\.hex))
+    }
+
+    @Test("--notify start never acquires; --notify acquire with a bluetoothd that cannot says so")
+    func notifyMethodChosen() throws {
+        let fake = try FakeBlueZ(json: hrmProScenario(""))
+        let dir = try ScratchDirectory()
+        let (started, out) = try recordHRMPro(fake, dir, seconds: 2, extra: ["--notify", "start"])
+        #expect(started.status == 0, "stderr: \(started.stderr)")
+        #expect(fake.calls("AcquireNotify").isEmpty)
+        #expect(fake.calls("StartNotify").count == 2)
+        #expect(try notifications(in: out).contains { $0.char == "2a53" })
+
+        let old = try FakeBlueZ(json: hrmProScenario(#", "acquire_notify": "absent""#))
+        let (strict, strictOut) = try recordHRMPro(old, dir, seconds: 1, extra: ["--notify", "acquire"])
+        #expect(strict.status == 0, "stderr: \(strict.stderr)")
+        #expect(old.calls("StartNotify").isEmpty)
+        #expect(strict.stderr.contains("2a37 through AcquireNotify refused: "))
+        #expect(try notifications(in: strictOut).allSatisfy { $0.char != "2a37" && $0.char != "2a53" })
+
+        let bad = try intervalpro("record", dir.path("x.jsonl"), "--notify", "sometimes")
+        #expect(bad.status == 64)
+    }
+
+    @Test("an acquired socket hung up while the link stays: acquired again, nothing after it lost")
+    func hangUpReacquires() throws {
+        let fake = try FakeBlueZ(json: hrmProScenario(#", "hang_up_after": 1.5"#))
+        let dir = try ScratchDirectory()
+        let (result, out) = try recordHRMPro(fake, dir, seconds: 4)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(fake.events("hang_up").count == 2)
+        #expect(fake.calls("AcquireNotify").count == 4, "each measurement acquired again")
+        #expect(fake.calls("Connect").count == 1, "the link itself never dropped")
+        let hungUpAt = try #require(fake.events("hang_up").first.flatMap { number($0["t"]) })
+        let sentAfter = fake.log().filter { $0["event"] as? String == "notify" && (number($0["t"]) ?? 0) > hungUpAt + 0.2 }
+        #expect(sentAfter.count >= 4)
+        let recorded = try notifications(in: out).filter { $0.char == "2a53" }
+        #expect(recorded.count >= 12, "RSC goes on after the hang-up")
+        // Every RSC value the fake sent while the recording ran is in the file.
+        let sent = fake.sentNotifications().filter { $0.characteristic == "2a53" }
+        #expect(sent.count - recorded.count <= 1)
     }
 
     static let forerunner = "F0:F1:F2:F3:F4:F5"

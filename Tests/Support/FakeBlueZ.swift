@@ -54,6 +54,11 @@ public final class FakeBlueZ: @unchecked Sendable {
         log().filter { $0["method"] as? String == method }
     }
 
+    /// The fake's own events of one kind ("hang_up", "released", "acquire_notify"), in order.
+    public func events(_ name: String) -> [[String: Any]] {
+        log().filter { $0["event"] as? String == name }
+    }
+
     /// The notify events the fake sent: (characteristic, hex), in order.
     public func sentNotifications() -> [(characteristic: String, hex: String)] {
         log().compactMap { line in

@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntervalProBlueZ
 import IntervalProCore
+import IntervalProEventLoop
 import IntervalProIO
 import IntervalProRuntime
 
@@ -48,31 +49,40 @@ struct RecordCommand: AsyncParsableCommand {
                 throw Failure(error)
             }
             InterruptSignal.install()
-            let feed = connection.sensors.feed
+            let sensors = connection.sensors
+            if let interrupt = InterruptSignal.descriptor { sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain) }
+            let feed = sensors.feed
             feed.begin()
             let limit = duration.map(SessionTime.seconds)
             let progress = Terminal.standardErrorIsTerminal
             var counts: [String: Int] = [:]
             var failure: FileError?
-            var stopping = false
-            while !stopping {
-                try? await Task.sleep(for: .milliseconds(100))
-                stopping = InterruptSignal.take()
-                let poll = feed.poll()
-                if let limit, poll.now >= limit { stopping = true }
-                for notice in poll.notices { Terminal.writeStandardError("\(progress ? "\r\u{1B}[K" : "")intervalpro: \(notice)\n") }
-                do throws(FileError) {
-                    for entry in poll.entries where limit.map({ entry.time <= $0 }) ?? true {
-                        try writer.write(line: RecordingLine.entry(entry))
-                        if case .notification(let n) = entry { counts[n.characteristicID, default: 0] += 1 }
+            // On the sensors' loop: woken by a value, a notice, Ctrl-C, the end or the progress clock.
+            try await sensors.run {
+                var stopping = false
+                var timeout: Duration? = .zero
+                while !stopping {
+                    await sensors.arrivals.wait(timeout: timeout)
+                    stopping = InterruptSignal.take()
+                    let poll = feed.poll()
+                    if let limit, poll.now >= limit { stopping = true }
+                    for notice in poll.notices { Terminal.writeStandardError("\(progress ? "\r\u{1B}[K" : "")intervalpro: \(notice)\n") }
+                    do throws(FileError) {
+                        for entry in poll.entries where limit.map({ entry.time <= $0 }) ?? true {
+                            try writer.write(line: RecordingLine.entry(entry))
+                            if case .notification(let n) = entry { counts[n.characteristicID, default: 0] += 1 }
+                        }
+                    } catch {
+                        failure = error
+                        break
                     }
-                } catch {
-                    failure = error
-                    break
-                }
-                if progress {
-                    let received = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")
-                    Terminal.writeStandardError("\rrecording \(formatClock(poll.now.seconds))  \(received) ")
+                    if progress {
+                        let received = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")
+                        Terminal.writeStandardError("\rrecording \(formatClock(poll.now.seconds))  \(received) ")
+                    }
+                    var wake: SessionTime? = progress ? .seconds((poll.now.seconds + 1).rounded(.down)) : nil
+                    if let limit { wake = min(wake ?? limit, limit) }
+                    timeout = wake.map { .microseconds(max(0, ($0 - poll.now).microseconds)) }
                 }
             }
             if progress { Terminal.writeStandardError("\r\u{1B}[K") }

@@ -140,11 +140,16 @@ struct RunCommand: AsyncParsableCommand {
         connection.sensors.feed.begin()
         let units = Dictionary(
             connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let sensors = connection.sensors
         do {
-            try await withAudio(plan, pacing: realTime) { companions in
-                try await SessionLauncher.run(
-                    plan: plan, source: LiveSource(feed: connection.sensors.feed, devices: connection.devices),
-                    options: realTime, cadenceUnits: units, companions: companions, saving: saving)
+            // The session runs on the sensors' loop: a value reaches the engine in the same wake-up.
+            try await sensors.run {
+                try await withAudio(plan, pacing: realTime) { companions in
+                    try await SessionLauncher.run(
+                        plan: plan, source: LiveSource(sensors: sensors, devices: connection.devices),
+                        options: realTime, cadenceUnits: units, companions: companions, saving: saving,
+                        wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
+                }
             }
         } catch {
             await connection.sensors.stop()

@@ -30,32 +30,35 @@ struct ScanCommand: AsyncParsableCommand {
             configuration.scanOnly = true
             let clock = ContinuousClock()
             let origin = clock.now
-            let sensors = LiveSensors(
-                configuration: configuration, connect: { try DBusConnection.system() },
-                clock: { origin.duration(to: clock.now) }, status: { _ in })
+            let sensors: LiveSensors
             do {
+                sensors = try LiveSensors(
+                    configuration: configuration, connect: { try DBusConnection.system() },
+                    clock: { origin.duration(to: clock.now) }, status: { _ in })
                 try sensors.startScan()
             } catch {
                 throw Failure("cannot reach the system bus: \(error)", status: .unavailable)
             }
             let showProgress = !json && Terminal.standardErrorIsTerminal
             let end = clock.now + .seconds(timeout)
-            var bluezCheckDone = false
+            let bluezCheck = origin + .seconds(3)
+            var machine = await sensors.machine()
+            // Woken by what the machine reports, the bluetoothd check, the progress clock, the end.
             while clock.now < end {
-                try await Task.sleep(for: .milliseconds(250))
-                if !bluezCheckDone, origin.duration(to: clock.now) > .seconds(3) {
-                    bluezCheckDone = true
-                    if sensors.adapterProblem != nil { break }
-                }
+                var wake = min(end, clock.now + .seconds(1))
+                if clock.now < bluezCheck { wake = min(wake, bluezCheck) }
+                await sensors.waitForChange(timeout: clock.now.duration(to: wake))
+                machine = await sensors.machine()
+                if clock.now >= bluezCheck, machine.adapterProblem != nil { break }
                 if showProgress {
                     let left = Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up))
-                    Terminal.writeStandardError("\rscanning… \(sensors.candidates.count) found, \(left) s left ")
+                    Terminal.writeStandardError("\rscanning… \(machine.candidates.count) found, \(left) s left ")
                 }
             }
             if showProgress { Terminal.writeStandardError("\r\u{1B}[K") }
-            let problem = sensors.adapterProblem
-            let devices = sensors.candidates
-            let adapterName = sensors.adapterName
+            let problem = machine.adapterProblem
+            let devices = machine.candidates
+            let adapterName = machine.adapterName
             await sensors.stop()
             if let problem { throw Failure(problem, status: .unavailable) }
             if json {

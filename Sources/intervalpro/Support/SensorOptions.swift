@@ -19,6 +19,12 @@ struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
     var scanTimeout: Double = 20
 
+    @Option(
+        help: ArgumentHelp(
+            "How measurements are subscribed: auto (AcquireNotify where offered, else StartNotify), acquire or start.",
+            valueName: "method"))
+    var notify: NotifyMethodArgument = .init(.auto)
+
     func validate() throws {
         guard scanTimeout > 0, scanTimeout <= 600 else {
             throw ValidationError("--scan-timeout must be more than 0 and at most 600 seconds")
@@ -27,6 +33,17 @@ struct SensorOptions: ParsableArguments {
             throw ValidationError("--adapter takes an adapter name such as hci0")
         }
     }
+}
+
+struct NotifyMethodArgument: ExpressibleByArgument {
+    var method: SensorLinkMachine.NotifyMethod
+    init(_ method: SensorLinkMachine.NotifyMethod) { self.method = method }
+    init?(argument: String) {
+        guard let method = SensorLinkMachine.NotifyMethod(rawValue: argument) else { return nil }
+        self.method = method
+    }
+    var defaultValueDescription: String { method.rawValue }
+    static var allValueStrings: [String] { SensorLinkMachine.NotifyMethod.allCases.map(\.rawValue) }
 }
 
 /// Connecting to live sensors for a command, with progress on stderr and the choice
@@ -55,21 +72,27 @@ struct LiveSensorConnection {
             }
         }
         // A device named on the command line is required; a remembered one only preferred.
-        let configuration = SensorLinkMachine.Configuration(
+        var configuration = SensorLinkMachine.Configuration(
             adapter: options.adapter,
             heartRate: options.hr.map { DeviceChoice($0) }
                 ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
             cadence: options.cadence.map { DeviceChoice($0) }
                 ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
+        configuration.notify = options.notify.method
         let clock = ContinuousClock()
         let origin = clock.now
-        let sensors = LiveSensors(
-            configuration: configuration, connect: { try DBusConnection.system() },
-            clock: { origin.duration(to: clock.now) },
-            status: { status in
-                guard !quiet, let message = status.message else { return }
-                Terminal.writeStandardError("intervalpro: \(message)\n")
-            })
+        let sensors: LiveSensors
+        do {
+            sensors = try LiveSensors(
+                configuration: configuration, connect: { try DBusConnection.system() },
+                clock: { origin.duration(to: clock.now) },
+                status: { status in
+                    guard !quiet, let message = status.message else { return }
+                    Terminal.writeStandardError("intervalpro: \(message)\n")
+                })
+        } catch {
+            throw Unavailable(description: "\(error)")
+        }
 
         let readiness: LiveSensors.Readiness
         do {
@@ -86,7 +109,8 @@ struct LiveSensorConnection {
             throw Unavailable(
                 description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
         case .ready(var devices):
-            let roles = Set(sensors.chosen.flatMap(\.roles))
+            let machine = await sensors.machine()
+            let roles = Set(machine.chosenDevices.flatMap(\.roles))
             if requireCadence, !roles.contains(.cadence) {
                 await sensors.stop()
                 throw Unavailable(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
@@ -101,19 +125,21 @@ struct LiveSensorConnection {
                 devices[i].cadenceUnit =
                     cadenceUnit ?? (memory.cadence?.address == devices[i].id ? rememberedUnit : nil) ?? .auto
             }
-            remember(devices, roles: sensors, memory: memory, path: memoryPath)
+            remember(devices, machine: machine, memory: memory, path: memoryPath)
             return LiveSensorConnection(sensors: sensors, devices: devices)
         }
     }
 
-    private static func remember(_ devices: [RecordedDevice], roles sensors: LiveSensors, memory: SensorMemory, path: String?) {
+    private static func remember(
+        _ devices: [RecordedDevice], machine: SensorLinkMachine, memory: SensorMemory, path: String?
+    ) {
         guard let path else { return }
         var updated = memory
         // A remembered device found not to offer a role is forgotten for it.
-        let lacking = sensors.lacking
+        let lacking = machine.lacking
         if let address = memory.heartRate?.address, lacking[.heartRate]?.contains(address) ?? false { updated.heartRate = nil }
         if let address = memory.cadence?.address, lacking[.cadence]?.contains(address) ?? false { updated.cadence = nil }
-        for chosen in sensors.chosen {
+        for chosen in machine.chosenDevices {
             guard let device = devices.first(where: { $0.id == chosen.address }) else { continue }
             let sensor = SensorMemory.Sensor(address: device.id, name: device.name, cadenceUnit: device.cadenceUnit)
             if chosen.roles.contains(.heartRate) { updated.heartRate = SensorMemory.Sensor(address: device.id, name: device.name) }

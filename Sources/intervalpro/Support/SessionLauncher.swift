@@ -8,7 +8,8 @@ import IntervalProStorage
 enum SessionLauncher {
     static func run<Source: SessionSource>(
         plan: Plan, source: Source, options: PacingOptions, cadenceUnits: [String: CadenceUnit],
-        companions: [any SessionObserver] = [], saving: SessionSaving? = nil
+        companions: [any SessionObserver] = [], saving: SessionSaving? = nil,
+        wakeOnInput: ((Int32, (@Sendable () -> Void)?) -> Void)? = nil
     ) async throws {
         var units = cadenceUnits
         if let override = options.cadenceUnit?.unit {
@@ -45,6 +46,11 @@ enum SessionLauncher {
             style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
             keyboard: interactive ? RawKeyboard() : nil, timelineCount: engine.timeline.count)
         InterruptSignal.install()
+        // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
+        if let wakeOnInput {
+            if let interrupt = InterruptSignal.descriptor { wakeOnInput(interrupt, InterruptSignal.drain) }
+            if let keyboard = presenter.keyboard { wakeOnInput(keyboard.descriptor, nil) }
+        }
 
         var runner = SessionRunner(
             engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
