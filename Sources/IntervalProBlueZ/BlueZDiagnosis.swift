@@ -1,4 +1,5 @@
 public import IntervalProDBus
+import IntervalProCore
 
 /// One finding of `intervalpro doctor`: what was checked, whether it is fine, and if not,
 /// what to do about it.
@@ -82,6 +83,29 @@ public enum BlueZDiagnosis {
                             check: "adapter \(adapter.name)", ok: false, detail: "powered off",
                             fix: "bluetoothctl power on"))
         }
+        findings += notificationPaths(tree)
         return findings
+    }
+
+    /// Which path each measurement of a connected sensor would take under `--notify auto`;
+    /// with none connected, the rule.
+    static func notificationPaths(_ tree: BlueZObjectTree) -> [Diagnosis] {
+        let measurements: Set<UInt16> = [0x2A37, 0x2A53]
+        let lines = tree.adapters.flatMap { tree.devices(on: $0.path) }.compactMap { device -> String? in
+            let paths = tree.characteristics(of: device.path).filter { measurements.contains($0.uuid) }.map {
+                "\(BluetoothUUID.shortText($0.uuid)) through "
+                    + ($0.notifyAcquired == nil ? "StartNotify (AcquireNotify not offered)" : "AcquireNotify")
+            }
+            return paths.isEmpty ? nil : "\(device.name ?? device.address) (\(device.address)): " + paths.joined(separator: ", ")
+        }
+        guard !lines.isEmpty else {
+            return [
+                Diagnosis(
+                    check: "notifications", ok: true,
+                    detail: "AcquireNotify where a sensor offers it (one socket read per value), else StartNotify; "
+                        + "--notify start to use signals only")
+            ]
+        }
+        return lines.map { Diagnosis(check: "notifications", ok: true, detail: $0) }
     }
 }

@@ -380,6 +380,8 @@ extension LiveSensorTests {
         #expect(byName["bluetoothd"]?["ok"] as? Bool == true)
         #expect(byName["permission"]?["ok"] as? Bool == true)
         #expect(byName["adapter hci0"]?["ok"] as? Bool == true)
+        // No sensor connected: the rule for choosing the notification path.
+        #expect((byName["notifications"]?["detail"] as? String)?.contains("AcquireNotify where a sensor offers it") == true)
 
         let off = try FakeBlueZ(scenario: "adapter-off")
         let failing = try intervalpro("doctor", environment: environment(off, dir))
