@@ -130,13 +130,13 @@ public final class BlueZClient: @unchecked Sendable {
         for action in machine.handle(event, now: time) {
             switch action {
             case .call(let id, let call):
-                do {
+                do throws(DBusFailure) {
                     guard let connection else { throw DBusFailure(.disconnected, "no bus connection") }
                     let serial = try connection.send(try call.message())
                     calls[serial] = (id, time + Self.callTimeout)
                 } catch {
                     // The machine hears of the failure like any other reply.
-                    deliver(.reply(id, .failure(error as? DBusFailure ?? DBusFailure(.failed, "\(error)"))))
+                    deliver(.reply(id, .failure(error)))
                 }
             case .listen(let characteristic, let descriptor, let mtu, let device, let uuid):
                 listened.insert(descriptor)
@@ -222,7 +222,7 @@ public final class BlueZClient: @unchecked Sendable {
 
     private static func result(of message: DBusMessage) -> Result<[DBusValue], DBusFailure> {
         if let failure = message.failure { return .failure(failure) }
-        return Result { try message.arguments() }.mapError { $0 as? DBusFailure ?? DBusFailure(.failed, "\($0)") }
+        return Result { () throws(DBusFailure) in try message.arguments() }
     }
 
     /// The descriptors a reply carries (AcquireNotify's), which someone must close.

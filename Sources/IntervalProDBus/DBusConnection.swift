@@ -22,14 +22,14 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// The system bus (DBUS_SYSTEM_BUS_ADDRESS when set, else the standard socket), where
     /// bluetoothd lives.
-    public static func system() throws -> DBusConnection {
+    public static func system() throws(DBusFailure) -> DBusConnection {
         Self.initialiseThreads
         let raw = try withDBusError { error in dbus_bus_get_private(DBUS_BUS_SYSTEM, &error) }
         return DBusConnection(raw: raw)
     }
 
     /// The bus at `address` (e.g. `unix:path=/tmp/test/bus`), registered with it.
-    public static func bus(address: String) throws -> DBusConnection {
+    public static func bus(address: String) throws(DBusFailure) -> DBusConnection {
         Self.initialiseThreads
         let raw = try withDBusError { error in dbus_connection_open_private(address, &error) }
         let connection = DBusConnection(raw: raw)
@@ -53,7 +53,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Queues a message and returns its serial, which a reply's `replySerial` names.
     @discardableResult
-    public func send(_ message: DBusMessage) throws -> UInt32 {
+    public func send(_ message: DBusMessage) throws(DBusFailure) -> UInt32 {
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
             throw DBusFailure(.noMemory, "could not queue a D-Bus message")
@@ -82,7 +82,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Sends a method call and waits for its reply (blocking this thread). An error reply
     /// is thrown as a `DBusFailure`.
-    public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws -> DBusMessage {
+    public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusFailure) -> DBusMessage {
         let reply = try withDBusError { error in
             dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, &error)
         }
@@ -90,7 +90,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Asks the bus to route messages matching `rule` to us (blocks for the bus's answer).
-    public func addMatch(_ rule: String) throws {
+    public func addMatch(_ rule: String) throws(DBusFailure) {
         _ = try withDBusError { error -> Bool? in
             dbus_bus_add_match(raw, rule, &error)
             return true
@@ -98,7 +98,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Asks the bus for `name`; true when we are its primary owner.
-    public func requestName(_ name: String) throws -> Bool {
+    public func requestName(_ name: String) throws(DBusFailure) -> Bool {
         let result = try withDBusError { error -> Int32? in
             let code = dbus_bus_request_name(raw, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
             return code == -1 ? nil : code
@@ -109,7 +109,7 @@ public final class DBusConnection: @unchecked Sendable {
 
 /// Runs a libdbus call that reports failure through a DBusError, mapping it in one place.
 /// `body` returns nil (or a null pointer) on failure.
-func withDBusError<T>(_ body: (inout DBusError) -> T?) throws -> T {
+func withDBusError<T>(_ body: (inout DBusError) -> T?) throws(DBusFailure) -> T {
     var error = DBusError()
     dbus_error_init(&error)
     defer { dbus_error_free(&error) }

@@ -27,7 +27,7 @@ public final class DBusMessage: @unchecked Sendable {
     public convenience init(
         methodCallTo destination: String, path: String, interface: String, member: String,
         arguments: [DBusValue] = []
-    ) throws {
+    ) throws(DBusFailure) {
         guard dbus_validate_bus_name(destination, nil) != 0, dbus_validate_path(path, nil) != 0,
             dbus_validate_interface(interface, nil) != 0, dbus_validate_member(member, nil) != 0
         else {
@@ -42,7 +42,7 @@ public final class DBusMessage: @unchecked Sendable {
 
     /// A signal from `path`.
     public convenience init(signalFrom path: String, interface: String, member: String, arguments: [DBusValue] = [])
-        throws
+        throws(DBusFailure)
     {
         guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
             dbus_validate_member(member, nil) != 0
@@ -55,14 +55,14 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     /// The reply to a method call, carrying `arguments`.
-    public convenience init(replyTo call: DBusMessage, arguments: [DBusValue] = []) throws {
+    public convenience init(replyTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusFailure) {
         guard let raw = dbus_message_new_method_return(call.raw) else { throw DBusFailure(.noMemory, "out of memory") }
         self.init(owning: raw)
         try append(arguments)
     }
 
     /// An error reply to a method call.
-    public convenience init(errorReplyTo call: DBusMessage, _ failure: DBusFailure) throws {
+    public convenience init(errorReplyTo call: DBusMessage, _ failure: DBusFailure) throws(DBusFailure) {
         guard dbus_validate_error_name(failure.name.rawValue, nil) != 0,
             let raw = dbus_message_new_error(call.raw, failure.name.rawValue, failure.message)
         else { throw DBusFailure(.invalidArgs, "malformed error name \(failure.name)") }
@@ -98,7 +98,7 @@ public final class DBusMessage: @unchecked Sendable {
     // MARK: Arguments
 
     /// Every argument of the message, in order.
-    public func arguments() throws -> [DBusValue] {
+    public func arguments() throws(DBusFailure) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
         var values: [DBusValue] = []
@@ -109,14 +109,14 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     /// Appends arguments to the message's body.
-    public func append(_ values: [DBusValue]) throws {
+    public func append(_ values: [DBusValue]) throws(DBusFailure) {
         guard !values.isEmpty else { return }
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(raw, &iter)
         for value in values { try Self.write(value, to: &iter) }
     }
 
-    private static func read(_ iter: inout DBusMessageIter) throws -> DBusValue {
+    private static func read(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
         let type = DBusTypeCode(rawValue: dbus_message_iter_get_arg_type(&iter))
         func basic<T>(_ initial: T) -> T {
             var value = initial
@@ -163,7 +163,7 @@ public final class DBusMessage: @unchecked Sendable {
         }
     }
 
-    private static func readArray(_ iter: inout DBusMessageIter) throws -> DBusValue {
+    private static func readArray(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
         let elementType = DBusTypeCode(rawValue: dbus_message_iter_get_element_type(&iter))
         let signature = dbus_message_iter_get_signature(&iter).map { pointer in
             defer { dbus_free(pointer) }
@@ -204,13 +204,13 @@ public final class DBusMessage: @unchecked Sendable {
         return .array(elementSignature: elementSignature, elements)
     }
 
-    private static func write(_ value: DBusValue, to iter: inout DBusMessageIter) throws {
-        func basic<T>(_ type: DBusTypeCode, _ value: T) throws {
+    private static func write(_ value: DBusValue, to iter: inout DBusMessageIter) throws(DBusFailure) {
+        func basic<T>(_ type: DBusTypeCode, _ value: T) throws(DBusFailure) {
             var copy = value
             let ok = withUnsafePointer(to: &copy) { dbus_message_iter_append_basic(&iter, type.rawValue, $0) }
             guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a \(type) value") }
         }
-        func text(_ type: DBusTypeCode, _ string: String) throws {
+        func text(_ type: DBusTypeCode, _ string: String) throws(DBusFailure) {
             let valid: Bool =
                 switch type {
                 case .objectPath: dbus_validate_path(string, nil) != 0
@@ -224,7 +224,7 @@ public final class DBusMessage: @unchecked Sendable {
             }
             guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a string") }
         }
-        func container(_ type: DBusTypeCode, _ signature: String?, _ body: (inout DBusMessageIter) throws -> Void) throws {
+        func container(_ type: DBusTypeCode, _ signature: String?, _ body: (inout DBusMessageIter) throws(DBusFailure) -> Void) throws(DBusFailure) {
             try openContainer(in: &iter, type, signature, body)
         }
 
@@ -244,7 +244,7 @@ public final class DBusMessage: @unchecked Sendable {
         // libdbus sends a duplicate: the caller keeps its own descriptor.
         case .unixFD(let fd): try basic(.unixFD, fd)
         case .bytes(let bytes):
-            try container(.array, "y") { inner in
+            try container(.array, "y") { (inner: inout DBusMessageIter) throws(DBusFailure) in
                 let ok = bytes.withUnsafeBytes { buffer in
                     var base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
                     return withUnsafePointer(to: &base) {
@@ -255,7 +255,7 @@ public final class DBusMessage: @unchecked Sendable {
             }
         case .array(let elementSignature, let elements):
             try checkSignature(elementSignature)
-            try container(.array, elementSignature) { inner in
+            try container(.array, elementSignature) { (inner: inout DBusMessageIter) throws(DBusFailure) in
                 for element in elements {
                     guard element.signature == elementSignature else {
                         throw DBusFailure(.invalidArgs, "array of \(elementSignature) holds a \(element.signature)")
@@ -265,18 +265,18 @@ public final class DBusMessage: @unchecked Sendable {
             }
         case .dictionary(let keySignature, let valueSignature, let entries):
             try checkSignature("a{\(keySignature)\(valueSignature)}")
-            try container(.array, "{\(keySignature)\(valueSignature)}") { inner in
+            try container(.array, "{\(keySignature)\(valueSignature)}") { (inner: inout DBusMessageIter) throws(DBusFailure) in
                 for entry in entries {
-                    try openContainer(in: &inner, .dictEntry, nil) { pair in
+                    try openContainer(in: &inner, .dictEntry, nil) { (pair: inout DBusMessageIter) throws(DBusFailure) in
                         try write(entry.key, to: &pair)
                         try write(entry.value, to: &pair)
                     }
                 }
             }
         case .variant(let inside):
-            try container(.variant, inside.signature) { inner in try write(inside, to: &inner) }
+            try container(.variant, inside.signature) { (inner: inout DBusMessageIter) throws(DBusFailure) in try write(inside, to: &inner) }
         case .structure(let fields):
-            try container(.structure, nil) { inner in
+            try container(.structure, nil) { (inner: inout DBusMessageIter) throws(DBusFailure) in
                 for field in fields { try write(field, to: &inner) }
             }
         }
@@ -286,8 +286,8 @@ public final class DBusMessage: @unchecked Sendable {
     /// it when `body` throws, as libdbus requires).
     private static func openContainer(
         in parent: inout DBusMessageIter, _ type: DBusTypeCode, _ signature: String?,
-        _ body: (inout DBusMessageIter) throws -> Void
-    ) throws {
+        _ body: (inout DBusMessageIter) throws(DBusFailure) -> Void
+    ) throws(DBusFailure) {
         var inner = DBusMessageIter()
         let opened =
             if let signature { dbus_message_iter_open_container(&parent, type.rawValue, signature, &inner) }
@@ -304,7 +304,7 @@ public final class DBusMessage: @unchecked Sendable {
         }
     }
 
-    private static func checkSignature(_ signature: String) throws {
+    private static func checkSignature(_ signature: String) throws(DBusFailure) {
         guard dbus_signature_validate_single(signature, nil) != 0 else {
             throw DBusFailure(.invalidArgs, "not a single complete D-Bus type: \(signature)")
         }

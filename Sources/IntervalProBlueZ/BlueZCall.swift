@@ -1,0 +1,83 @@
+public import IntervalProDBus
+
+/// A method call the machine wants made on BlueZ.
+public enum BlueZCall: Hashable, Sendable {
+    case getManagedObjects
+    /// Whether org.bluez has an owner right now (answers the start-up race).
+    case nameHasOwner
+    case setDiscoveryFilter(adapter: String)
+    case startDiscovery(adapter: String)
+    case stopDiscovery(adapter: String)
+    case connect(device: String)
+    case disconnect(device: String)
+    case startNotify(characteristic: String)
+    /// Notifications through a socket of our own (one value per packet), not D-Bus signals.
+    case acquireNotify(characteristic: String)
+    case stopNotify(characteristic: String)
+    case readValue(characteristic: String)
+
+    /// The D-Bus message for this call.
+    public func message() throws(DBusFailure) -> DBusMessage {
+        func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws(DBusFailure)
+            -> DBusMessage
+        {
+            try DBusMessage(methodCallTo: BlueZ.service, path: path, interface: interface, member: member, arguments: arguments)
+        }
+        switch self {
+        case .getManagedObjects: return try call(BlueZ.rootPath, BlueZ.Interface.objectManager, "GetManagedObjects")
+        case .nameHasOwner:
+            return try DBusMessage(
+                methodCallTo: BlueZ.Bus.service, path: BlueZ.Bus.path, interface: BlueZ.Bus.interface,
+                member: "NameHasOwner", arguments: [.string(BlueZ.service)])
+        case .setDiscoveryFilter(let adapter):
+            let uuids = [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService].map(BlueZ.uuid)
+            return try call(
+                adapter, BlueZ.Interface.adapter, "SetDiscoveryFilter",
+                [.stringVariantMap([
+                    ("UUIDs", .stringArray(uuids)), ("Transport", .string("le")), ("DuplicateData", .boolean(false)),
+                ])])
+        case .startDiscovery(let adapter): return try call(adapter, BlueZ.Interface.adapter, "StartDiscovery")
+        case .stopDiscovery(let adapter): return try call(adapter, BlueZ.Interface.adapter, "StopDiscovery")
+        case .connect(let device): return try call(device, BlueZ.Interface.device, "Connect")
+        case .disconnect(let device): return try call(device, BlueZ.Interface.device, "Disconnect")
+        case .startNotify(let characteristic):
+            return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StartNotify")
+        case .acquireNotify(let characteristic):
+            return try call(
+                characteristic, BlueZ.Interface.gattCharacteristic, "AcquireNotify",
+                [.dictionary(keySignature: "s", valueSignature: "v", [])])
+        case .stopNotify(let characteristic):
+            return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StopNotify")
+        case .readValue(let characteristic):
+            return try call(
+                characteristic, BlueZ.Interface.gattCharacteristic, "ReadValue",
+                [.dictionary(keySignature: "s", valueSignature: "v", [])])
+        }
+    }
+}
+
+/// Which device should play a role: an address or a name, as the user typed it, or the
+/// device remembered from an earlier session.
+///
+/// A named device is required: the session waits for it. A remembered one is a preference:
+/// when it has not appeared while other devices offer the role, the best of those is taken.
+public struct DeviceChoice: Equatable, Sendable, CustomStringConvertible {
+    public var text: String
+    public var isRemembered: Bool
+    public init(_ text: String, remembered: Bool = false) {
+        self.text = text
+        self.isRemembered = remembered
+    }
+
+    public func matches(_ device: BlueZObjectTree.Device) -> Bool {
+        matches(address: device.address) || (device.name?.caseInsensitiveEquals(text) ?? false)
+    }
+
+    public func matches(address: String) -> Bool { address.caseInsensitiveEquals(text) }
+
+    public var description: String { text }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
+}
