@@ -247,6 +247,52 @@ async def record_captures_bytes(ctx: Context) -> None:
           "no heart rate with RR intervals was recorded")
 
 
+async def start_notify_path(ctx: Context) -> None:
+    """The StartNotify path, which a refused AcquireNotify falls back to: values as
+    PropertiesChanged signals, byte for byte the same."""
+    timeline = (E2E_DIR / "timelines" / "forerunner-10s.txt").read_text()
+    log = await ctx.devices(watch(timeline))
+    out = ctx.path("recording.jsonl")
+    arguments = ["record", out, "--duration", "25", "--scan-timeout", "20"]
+    outcome = await ctx.client_run(arguments if ctx.standin else arguments + ["--notify", "start"], timeout=60)
+    check(outcome.status == 0, f"record exited {outcome.status}: {outcome.stderr.strip()[-300:]}")
+    _, entries = read_recording(out)
+    sent = log.sent(WATCH)
+    check(len(sent) >= 20, f"the watch delivered only {len(sent)} notifications")
+    same_bytes(recorded(entries, WATCH), sent, "HR and RSC over StartNotify")
+    if not ctx.standin:
+        for uuid in ("2a37", "2a53"):
+            check(f"{uuid} through StartNotify" in outcome.stderr,
+                  f"the log does not say {uuid} went through StartNotify: {outcome.stderr.strip()[-400:]!r}")
+
+
+async def remembered_sensor_absent(ctx: Context) -> None:
+    """sensors.json remembers an HRM-Pro that is not in range; the watch that is there is
+    taken after a few seconds, the session runs, and the memory is corrected."""
+    timeline = write_timeline(ctx, "watch.txt", run_timeline(80, steady_cadence))
+    await ctx.devices(watch(timeline))
+    absent = "C8:3A:35:11:22:33"
+    memory = Path(ctx.path("config")) / "intervalpro" / "sensors.json"
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    memory.write_text(json.dumps({"version": 1, "heart_rate": {"address": absent, "name": "HRM-Pro Plus"},
+                                  "cadence": {"address": absent, "name": "HRM-Pro Plus", "cadence_unit": "auto"}}))
+    plan = str(E2E_DIR / "plans" / "e2e-steady.json")
+    out = ctx.path("recording.jsonl")
+    outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--record", out,
+                                    "--scan-timeout", "20"], timeout=120)
+    check(outcome.status == 0, f"run exited {outcome.status} with a remembered sensor away: "
+                               f"{outcome.stderr.strip()[-400:]!r}")
+    _, entries = read_recording(out)
+    check(len(recorded(entries, WATCH)) >= 10, "the watch in range was not recorded")
+    if ctx.standin:
+        return
+    check(f"the remembered {absent} is not in range" in outcome.stderr,
+          f"the run does not say the remembered sensor was replaced: {outcome.stderr.strip()[-400:]!r}")
+    kept = json.loads(memory.read_text())
+    check(kept.get("cadence", {}).get("address") == WATCH and kept.get("heart_rate", {}).get("address") == WATCH,
+          f"sensors.json was not corrected to the watch: {kept}")
+
+
 async def two_devices_hr_and_footpod(ctx: Context) -> None:
     watch_timeline = write_timeline(ctx, "watch.txt", run_timeline(12, steady_cadence, cadence=False))
     pod_timeline = write_timeline(ctx, "footpod.txt", run_timeline(12, steady_cadence, hr=False))
@@ -399,6 +445,8 @@ Scenario = Callable[[Context], Awaitable[None]]
 SCENARIOS: list[tuple[str, Scenario]] = [
     ("scan", scan_lists_fitness_devices_only),
     ("record", record_captures_bytes),
+    ("start-notify", start_notify_path),
+    ("stale-memory", remembered_sensor_absent),
     ("two-devices", two_devices_hr_and_footpod),
     ("run-vs-replay", run_scores_as_its_replay),
     ("link-drop", link_drop_and_return),
