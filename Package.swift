@@ -48,7 +48,7 @@ let package = Package(
         // BlueZ: names, the object-tree mirror, the sensor link state machine, the live source.
         .target(
             name: "IntervalProBlueZ",
-            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus", "IntervalProEventLoop"],
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus", "IntervalProEventLoop", "CLinux"],
             swiftSettings: strictSettings
         ),
         // C libraries for audio, through pkg-config.

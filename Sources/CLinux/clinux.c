@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
 #include "clinux.h"
 
 /* Non-blocking and closed on exec: a wake-up counter for a poll(2) loop. */
@@ -8,3 +11,38 @@ int intervalpro_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 /* Names the calling thread (at most 15 bytes), for top -H and /proc. */
 int intervalpro_set_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int intervalpro_enable_receive_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+ssize_t intervalpro_receive_timestamped(int fd, void *buffer, size_t length, int64_t *realtime_ns) {
+    struct iovec vector = {.iov_base = buffer, .iov_len = length};
+    union {
+        char space[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {0};
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.space;
+    message.msg_controllen = sizeof control.space;
+    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT);
+    *realtime_ns = 0;
+    if (count <= 0) return count;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec stamp;
+            memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+            *realtime_ns = (int64_t)stamp.tv_sec * 1000000000 + stamp.tv_nsec;
+        }
+    }
+    return count;
+}
+
+int64_t intervalpro_realtime_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}

@@ -2,6 +2,7 @@ public import IntervalProCore
 public import IntervalProDBus
 public import IntervalProEventLoop
 import Synchronization
+internal import CLinux
 
 #if canImport(Glibc)
     import Glibc
@@ -14,18 +15,27 @@ import Synchronization
 /// What the machine produces for the outside (values, device events, status) goes to
 /// `output`, called on the loop's thread. A value from an acquired socket is one recv(2)
 /// and one call to `output`: no D-Bus message, no tree.
+///
+/// With `coalescing` above zero (a recording, which no engine waits on), the first value
+/// on the acquired sockets opens a window of that length and one wake-up at its end reads
+/// everything that came, each value with the kernel's arrival stamp: two wake-ups a window
+/// instead of one a value, and the same times.
 public final class BlueZClient: @unchecked Sendable {
-    public typealias Output = (SensorLinkMachine.Action) -> Void
+    /// An action for the outside; for a value read in a batch, when it arrived (on the
+    /// client's clock), else nil (now).
+    public typealias Output = (SensorLinkMachine.Action, _ receivedAt: SessionTime?) -> Void
     public typealias Connect = @Sendable () throws -> DBusConnection
 
     public let loop: EventLoop
     private let configuration: SensorLinkMachine.Configuration
     private let connectToBus: Connect
     private let now: @Sendable () -> SessionTime
+    private let coalescing: Duration
     private let failureBox = Mutex<DBusFailure?>(nil)
 
     // Confined to the loop's thread.
-    private var output: Output = { _ in }
+    private var output: Output = { _, _ in }
+    private var drainTimer: EventLoop.TimerID?
     private var connection: DBusConnection?
     public private(set) var machine: SensorLinkMachine
     private var busWatch: EventLoop.WatchID?
@@ -46,9 +56,11 @@ public final class BlueZClient: @unchecked Sendable {
     ///   - now: the client's clock, in session time (injected so tests and sessions share it).
     public init(
         configuration: SensorLinkMachine.Configuration, loop: EventLoop,
-        connect: @escaping Connect = { try DBusConnection.system() }, now: @escaping @Sendable () -> SessionTime
+        connect: @escaping Connect = { try DBusConnection.system() }, coalescing: Duration = .zero,
+        now: @escaping @Sendable () -> SessionTime
     ) {
         self.configuration = configuration
+        self.coalescing = coalescing
         self.loop = loop
         self.connectToBus = connect
         self.now = now
@@ -143,8 +155,12 @@ public final class BlueZClient: @unchecked Sendable {
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
                 sockets.removeValue(forKey: characteristic)?.close(on: loop)
-            case .value, .deviceEvent, .status, .stopped:
-                output(action)
+            case .value, .deviceEvent:
+                // What a coalescing window holds arrived before this: it goes first.
+                readWaitingValues()
+                output(action, nil)
+            case .status, .stopped:
+                output(action, nil)
             }
         }
         // A descriptor in a reply the machine did not take (it came after a stop) is closed.
@@ -153,22 +169,92 @@ public final class BlueZClient: @unchecked Sendable {
 
     private func listen(_ characteristic: String, descriptor: Int32, mtu: Int, device: String, uuid: UInt16) {
         sockets.removeValue(forKey: characteristic)?.close(on: loop)
-        let socket = AcquiredSocket(descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
-        socket.watch = loop.watch(descriptor, .readable) { [self, socket] events in
-            switch socket.receive(events) {
-            case .value(let bytes):
-                output(.value(device: socket.device, characteristic: socket.uuid, bytes: bytes))
-            case .nothing:
-                break
-            case .closed:
-                // Hung up (the link dropped, bluetoothd let go) or failed: close, tell the machine.
-                guard sockets[characteristic] === socket else { return }
-                sockets.removeValue(forKey: characteristic)?.close(on: loop)
-                deliver(.socketClosed(characteristic: characteristic))
-                afterEvents()
-            }
+        let socket = AcquiredSocket(descriptor: descriptor, mtu: mtu, device: device, uuid: uuid, path: characteristic)
+        socket.watch = loop.watch(descriptor, drainTimer == nil ? .readable : []) { [self, socket] events in
+            socketReady(socket, events)
         }
         sockets[characteristic] = socket
+        // What bluetoothd sent before the kernel was asked to stamp arrivals is stamped as
+        // it is read: read it now (after the window's earlier values, to keep the order).
+        let early = drain([socket])
+        guard !early.isEmpty else { return }
+        readWaitingValues()
+        deliverBatch(early)
+    }
+
+    private func socketReady(_ socket: AcquiredSocket, _ events: EventLoop.Events) {
+        guard sockets[socket.path] === socket else { return }
+        if events.contains(.hangUp) || events.contains(.error) {
+            // What it holds still counts (with the window's other values, in order); then it is gone.
+            if drainTimer != nil {
+                readWaitingValues()
+            } else {
+                deliverBatch(drain([socket]))
+            }
+            socketClosed(socket)
+        } else if coalescing == .zero {
+            switch socket.receive() {
+            case .value(let bytes, _): output(.value(device: socket.device, characteristic: socket.uuid, bytes: bytes), nil)
+            case .nothing: break
+            case .closed: socketClosed(socket)
+            }
+        } else if drainTimer == nil {
+            // The first value of a window: read them all at its end. Hang-ups still wake.
+            for other in sockets.values { if let watch = other.watch { loop.update(watch, []) } }
+            drainTimer = loop.schedule(after: coalescing) { [self] in windowEnded() }
+        }
+    }
+
+    /// Reads what the acquired sockets hold now, without waiting for the window's end
+    /// (before a recording stops). On the loop's thread.
+    public func readWaitingValues() {
+        guard let drainTimer else { return }
+        loop.cancel(drainTimer)
+        windowEnded()
+    }
+
+    private func windowEnded() {
+        drainTimer = nil
+        let open = Array(sockets.values)
+        deliverBatch(drain(open))
+        for socket in open where sockets[socket.path] === socket {
+            if socket.isClosed { socketClosed(socket) } else if let watch = socket.watch { loop.update(watch, .readable) }
+        }
+    }
+
+    /// Everything the sockets hold, each value with its arrival time on the client's clock.
+    private func drain(_ sockets: [AcquiredSocket]) -> [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])] {
+        let (clockNow, realNow) = (now(), intervalpro_realtime_ns())
+        var values: [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])] = []
+        for socket in sockets {
+            reading: while true {
+                switch socket.receive() {
+                case .value(let bytes, let stamp):
+                    let age = stamp > 0 ? max(0, (realNow - stamp) / 1000) : 0
+                    values.append((SessionTime(microseconds: clockNow.microseconds - age), socket, bytes))
+                case .nothing: break reading
+                case .closed:
+                    socket.isClosed = true
+                    break reading
+                }
+            }
+        }
+        // In arrival order across the sockets (stable for equal stamps).
+        return values.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    private func deliverBatch(_ values: [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])]) {
+        for value in values {
+            output(.value(device: value.socket.device, characteristic: value.socket.uuid, bytes: value.bytes), value.time)
+        }
+    }
+
+    /// Hung up (the link dropped, bluetoothd let go) or failed: close it, tell the machine.
+    private func socketClosed(_ socket: AcquiredSocket) {
+        guard sockets[socket.path] === socket else { return }
+        sockets.removeValue(forKey: socket.path)?.close(on: loop)
+        deliver(.socketClosed(characteristic: socket.path))
+        afterEvents()
     }
 
     /// After a batch of events: write interest, call timeouts, the next timer, the end.
@@ -215,7 +301,7 @@ public final class BlueZClient: @unchecked Sendable {
         timer = nil
         connection?.flush()
         connection = nil
-        output(.stopped)
+        output(.stopped, nil)
         for waiter in stopWaiters { waiter.resume() }
         stopWaiters = []
     }
@@ -262,45 +348,52 @@ public final class BlueZClient: @unchecked Sendable {
     }
 }
 
-/// One AcquireNotify socket: SOCK_SEQPACKET, one notification per packet. Owns its
-/// descriptor until `close`.
+/// One AcquireNotify socket: SOCK_SEQPACKET, one notification per packet, each stamped by
+/// the kernel on arrival. Owns its descriptor until `close`.
 final class AcquiredSocket {
     let descriptor: Int32
     let device: String
     let uuid: UInt16
+    /// The characteristic's object path.
+    let path: String
     var watch: EventLoop.WatchID?
+    /// Read to its end and found hung up (closed by the client next).
+    var isClosed = false
     private var buffer: [UInt8]
-    private var closed = false
+    private var released = false
 
-    init(descriptor: Int32, mtu: Int, device: String, uuid: UInt16) {
+    init(descriptor: Int32, mtu: Int, device: String, uuid: UInt16, path: String) {
         self.descriptor = descriptor
         self.device = device
         self.uuid = uuid
+        self.path = path
         buffer = [UInt8](repeating: 0, count: mtu)
+        _ = intervalpro_enable_receive_timestamps(descriptor)
     }
 
     enum Received {
-        case value([UInt8])
+        /// A value and its arrival (CLOCK_REALTIME ns; 0 when unknown).
+        case value([UInt8], realtimeNanoseconds: Int64)
         case nothing
         /// Hung up or failed.
         case closed
     }
 
     /// One packet: one value.
-    func receive(_ events: EventLoop.Events) -> Received {
-        guard events.contains(.readable) else { return .closed }
-        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if count > 0 { return .value(Array(buffer[0..<count])) }
+    func receive() -> Received {
+        var stamp: Int64 = 0
+        let count = buffer.withUnsafeMutableBytes { intervalpro_receive_timestamped(descriptor, $0.baseAddress, $0.count, &stamp) }
+        if count > 0 { return .value(Array(buffer[0..<count]), realtimeNanoseconds: stamp) }
         if count < 0, errno == EAGAIN || errno == EINTR { return .nothing }
         return .closed
     }
 
     func close(on loop: EventLoop) {
-        guard !closed else { return }
-        closed = true
+        guard !released else { return }
+        released = true
         if let watch { loop.unwatch(watch) }
         Glibc.close(descriptor)
     }
 
-    deinit { if !closed { Glibc.close(descriptor) } }
+    deinit { if !released { Glibc.close(descriptor) } }
 }

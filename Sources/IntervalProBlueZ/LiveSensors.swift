@@ -23,9 +23,12 @@ public final class LiveSensors: Sendable {
     ///   - clock: monotonic time (injected): stamps values and drives the client's timers.
     ///   - status: called on the loop's thread with what the user should know until the
     ///     session begins; after that it reaches the session as a notice.
+    ///   - coalescing: for a recording, the window in which acquired values are read
+    ///     together (see `BlueZClient`); zero for a session, which takes each at once.
     public init(
         configuration: SensorLinkMachine.Configuration, connect: @escaping BlueZClient.Connect,
-        clock: @escaping @Sendable () -> Duration, status: @escaping @Sendable (SensorLinkMachine.Status) -> Void
+        coalescing: Duration = .zero, clock: @escaping @Sendable () -> Duration,
+        status: @escaping @Sendable (SensorLinkMachine.Status) -> Void
     ) throws(EventLoopError) {
         let loop = try EventLoop(name: "intervalpro-live")
         self.loop = loop
@@ -34,7 +37,7 @@ public final class LiveSensors: Sendable {
         changed = LoopCondition(loop: loop)
         self.status = status
         client = BlueZClient(
-            configuration: configuration, loop: loop, connect: connect,
+            configuration: configuration, loop: loop, connect: connect, coalescing: coalescing,
             now: { SessionTime(microseconds: Int64(clock() / .microseconds(1))) })
     }
 
@@ -52,10 +55,10 @@ public final class LiveSensors: Sendable {
     /// `status`. Throws when the system bus cannot be reached.
     private func startClient() throws {
         let (feed, arrivals, changed, status) = (self.feed, self.arrivals, self.changed, self.status)
-        try client.start { action in
+        try client.start { action, receivedAt in
             switch action {
             case .value(let device, let characteristic, let bytes):
-                feed.push { time in
+                let entry = { (time: SessionTime) -> RecordingEntry in
                     .notification(
                         GATTCharacteristic(rawValue: characteristic).map {
                             RawNotification(time: time, device: device, characteristic: $0, bytes: bytes)
@@ -63,6 +66,11 @@ public final class LiveSensors: Sendable {
                             ?? RawNotification(
                                 time: time, device: device, characteristicID: BluetoothUUID.shortText(characteristic),
                                 bytes: bytes))
+                }
+                if let receivedAt {
+                    feed.push(stampedAt: .microseconds(receivedAt.microseconds), entry)
+                } else {
+                    feed.push(entry)
                 }
                 arrivals.raise()
             case .deviceEvent(let device, let name):
@@ -140,6 +148,12 @@ public final class LiveSensors: Sendable {
     public func machine() async -> SensorLinkMachine {
         let client = self.client
         return await loop.submit { client.machine }
+    }
+
+    /// Puts into the feed what a coalescing window still holds (before a recording stops).
+    public func readWaitingValues() async {
+        let client = self.client
+        await loop.submit { client.readWaitingValues() }
     }
 
     /// Unsubscribes, disconnects and stops the client.

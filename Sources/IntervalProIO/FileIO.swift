@@ -77,6 +77,12 @@ public final class RecordingWriter {
         }
     }
 
+    /// Several lines in one write (values that arrived together).
+    public func write(lines: [String]) throws(FileError) {
+        guard !lines.isEmpty else { return }
+        try write(line: lines.joined(separator: "\n"))
+    }
+
     public func close() throws(FileError) {
         guard let fd else { return }
         self.fd = nil

@@ -45,10 +45,25 @@ public final class LiveFeed: Sendable {
 
     public var hasBegun: Bool { state.withLock { $0.origin != nil } }
 
+    /// Session time now, on the clock entries are stamped with.
+    public var now: SessionTime {
+        state.withLock { state in state.origin.map { Self.sessionTime(clock() - $0) } ?? .zero }
+    }
+
     /// Adds an entry stamped with the current session time (zero before `begin`).
     public func push(_ makeEntry: (SessionTime) -> RecordingEntry) {
         state.withLock { state in
             let time = state.origin.map { Self.sessionTime(clock() - $0) } ?? .zero
+            state.entries.append(makeEntry(time))
+        }
+    }
+
+    /// Adds an entry that arrived at `clockTime` (on the feed's clock), for values read in a
+    /// batch with the kernel's arrival stamps. Only for sources that no engine waits on in
+    /// real time (a recording): such an entry may be older than an earlier poll's `now`.
+    public func push(stampedAt clockTime: Duration, _ makeEntry: (SessionTime) -> RecordingEntry) {
+        state.withLock { state in
+            let time = state.origin.map { Self.sessionTime(max(.zero, clockTime - $0)) } ?? .zero
             state.entries.append(makeEntry(time))
         }
     }

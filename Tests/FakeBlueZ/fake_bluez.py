@@ -821,6 +821,8 @@ class World:
         device.resolved = True
         spec = device.sensor.spec
         services, characteristics = device.gatt_layout()
+        if spec.gatt_before_resolved:
+            self.export_gatt(device, services, characteristics)
         uuids = sorted(set(device.advertised_uuids())
                        | {full_uuid(u) for u in GAP_AND_GATT + [s for _, s, _ in services]})
         self.set_props(device.obj, DEVICE_IFACE, {
@@ -828,8 +830,9 @@ class World:
         reply, _ = device.pending_connect
         device.pending_connect = None
         reply()
-        device.timers.later(spec.characteristics_delay, self.export_gatt, device,
-                            services, characteristics)
+        if not spec.gatt_before_resolved:
+            device.timers.later(spec.characteristics_delay, self.export_gatt, device,
+                                services, characteristics)
 
     def export_gatt(self, device, services, characteristics):
         for path, uuid, handle in services:

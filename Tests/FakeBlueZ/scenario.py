@@ -173,7 +173,8 @@ class DeviceSpec:
     KEYS = {"adapter", "address", "address_type", "name", "rssi", "services", "appears_after",
             "connect_failures", "resolve_delay", "characteristics_delay", "reads",
             "notifications", "loop", "loop_period", "events", "removed_when_discovery_stops",
-            "removal_delay", "known", "paired", "trusted", "appearance", "acquire_notify", "hang_up_after"}
+            "removal_delay", "known", "paired", "trusted", "appearance", "acquire_notify", "hang_up_after",
+            "gatt_before_resolved"}
 
     def __init__(self, raw, path, adapters):
         r = Reader(raw, path, self.KEYS)
@@ -250,6 +251,9 @@ class DeviceSpec:
         self.acquire_notify = r.get("acquire_notify", "str", "ok")
         if self.acquire_notify not in ("ok", "refused", "absent"):
             raise ScenarioError(f"{r.at('acquire_notify')}: expected \"ok\", \"refused\" or \"absent\"")
+        # Export the GATT objects before ServicesResolved turns true, as bluetoothd does when
+        # discovery finishes normally (clients such as bleak read them at ServicesResolved).
+        self.gatt_before_resolved = r.get("gatt_before_resolved", "bool", False)
         # Seconds after the first AcquireNotify at which bluetoothd hangs up the acquired
         # sockets while the link stays up (once).
         self.hang_up_after = r.get("hang_up_after", "number", None)

@@ -86,7 +86,9 @@ import Testing
         // Everything received up to the end is there, in the order the device sent it.
         #expect(measurements.count >= 8)
         #expect(sent.count >= measurements.count)
-        #expect(measurements.map(\.hex) == sent.prefix(measurements.count).map(\.hex))
+        #expect(
+            measurements.map(\.hex) == sent.prefix(measurements.count).map(\.hex),
+            "recorded at \(measurements.map { "\($0.char)@\($0.t)" })")
         #expect(measurements.allSatisfy { $0.dev == Self.hrmPro })
         #expect(measurements.filter { $0.char == "2a37" }.allSatisfy { $0.hex == "168c9a01" })
         // Values read once after connecting: sensor location, RSC features, battery.
@@ -212,6 +214,26 @@ import Testing
             + #""notifications": [[0.0, "2a37", "168c9a01"], [0.0, "2a53", "05d002aa6200"], "#
             + #"[0.25, "2a53", "05d002aa6200"], [0.5, "2a53", "05d002aa6200"], [0.75, "2a53", "05d002aa6200"]], "#
             + #""loop": true\#(extra)}]}"#
+    }
+
+    @Test("record reads acquired values a window at a time, each with its own arrival time, in order")
+    func recordKeepsArrivalTimes() throws {
+        let fake = try FakeBlueZ(json: hrmProScenario(""))
+        let dir = try ScratchDirectory()
+        let (result, out) = try recordHRMPro(fake, dir, seconds: 4)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let recorded = try notifications(in: out)
+        #expect(recorded.map(\.t) == recorded.map(\.t).sorted(), "the file is in time order")
+        let rsc = recorded.filter { $0.char == "2a53" }.map(\.t)
+        let sent = fake.log().filter { $0["event"] as? String == "notify" && $0["characteristic"] as? String == "2a53" }
+            .compactMap { number($0["t"]) }
+        #expect(rsc.count >= 10)
+        // The gaps between values are the gaps at which the device sent them (0.25 s), not
+        // the one-second windows they were read in.
+        let gaps = zip(rsc.dropFirst(), rsc).map { $0 - $1 }
+        let sentGaps = zip(sent.dropFirst(), sent).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 < 0.5 }, "\(gaps)")
+        for (got, expected) in zip(gaps, sentGaps) { #expect(abs(got - expected) < 0.03, "\(gaps) vs \(sentGaps)") }
     }
 
     @Test("AcquireNotify refused (another client holds it): StartNotify instead, and the recording is the same")

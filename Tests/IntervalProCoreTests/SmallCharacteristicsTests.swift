@@ -205,3 +205,20 @@ struct SensorReadingTests {
         #expect(123.456.rounded(toPlaces: 2) == 123.46)
     }
 }
+
+@Suite("BluetoothUUID: the one text conversion recordings, BlueZ and tests share")
+struct BluetoothUUIDTests {
+    @Test func forms() {
+        #expect(BluetoothUUID.shortText(0x180D) == "180d")
+        #expect(BluetoothUUID.shortText(0x0001) == "0001")
+        #expect(BluetoothUUID.fullText(0x1814) == "00001814-0000-1000-8000-00805f9b34fb")
+        #expect(BluetoothUUID.value(of: "0000180D-0000-1000-8000-00805F9B34FB") == 0x180D)
+        #expect(BluetoothUUID.value(of: "0x1814") == 0x1814)
+        #expect(BluetoothUUID.value(of: "+a37") == nil)
+        #expect(BluetoothUUID.value(of: "6e400001-b5a3-f393-e0a9-e50e24dcca9e") == nil, "a vendor's own UUID")
+        for value: UInt16 in [0, 0x2A37, 0xFFFF] {
+            #expect(BluetoothUUID.value(of: BluetoothUUID.fullText(value)) == value)
+            #expect(BluetoothUUID.value(of: BluetoothUUID.shortText(value)) == value)
+        }
+    }
+}

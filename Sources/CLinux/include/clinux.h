@@ -4,4 +4,13 @@
    it leaves out). One function per call. */
 int intervalpro_eventfd(void);
 int intervalpro_set_thread_name(const char *name);
+#include <stdint.h>
+#include <sys/types.h>
+/* Asks the kernel to stamp each packet a socket receives with its arrival time. */
+int intervalpro_enable_receive_timestamps(int fd);
+/* One recv(2) of one packet, non-blocking, with its arrival time (CLOCK_REALTIME, ns; 0 when
+   the kernel gave none). Returns what recvmsg returns. */
+ssize_t intervalpro_receive_timestamped(int fd, void *buffer, size_t length, int64_t *realtime_ns);
+/* CLOCK_REALTIME now, in ns: to turn packet stamps into the monotonic session clock. */
+int64_t intervalpro_realtime_ns(void);
 #endif

@@ -36,7 +36,10 @@ struct RecordCommand: AsyncParsableCommand {
         try await reportingFailures {
             let connection: LiveSensorConnection
             do {
-                connection = try await LiveSensorConnection.connect(sensors, cadenceUnit: cadenceUnit?.unit)
+                // Nothing waits on a recording's values in real time: acquired ones are read
+                // once a second, each with its arrival time, which saves a wake-up per value.
+                connection = try await LiveSensorConnection.connect(
+                    sensors, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 throw Failure("\(unavailable)", status: .unavailable)
             }
@@ -63,15 +66,16 @@ struct RecordCommand: AsyncParsableCommand {
                 var timeout: Duration? = .zero
                 while !stopping {
                     await sensors.arrivals.wait(timeout: timeout)
-                    stopping = InterruptSignal.take()
+                    stopping = InterruptSignal.take() || limit.map { feed.now >= $0 } ?? false
+                    // The values of the window so far belong in the file before it closes.
+                    if stopping { await sensors.readWaitingValues() }
                     let poll = feed.poll()
-                    if let limit, poll.now >= limit { stopping = true }
                     for notice in poll.notices { Terminal.writeStandardError("\(progress ? "\r\u{1B}[K" : "")intervalpro: \(notice)\n") }
                     do throws(FileError) {
-                        for entry in poll.entries where limit.map({ entry.time <= $0 }) ?? true {
-                            try writer.write(line: RecordingLine.entry(entry))
-                            if case .notification(let n) = entry { counts[n.characteristicID, default: 0] += 1 }
-                        }
+                        let kept = poll.entries.filter { entry in limit.map { entry.time <= $0 } ?? true }
+                        // One write for what arrived together.
+                        try writer.write(lines: kept.map(RecordingLine.entry))
+                        for case .notification(let n) in kept { counts[n.characteristicID, default: 0] += 1 }
                     } catch {
                         failure = error
                         break

@@ -147,7 +147,8 @@ struct RunCommand: AsyncParsableCommand {
                 try await withAudio(plan, pacing: realTime) { companions in
                     try await SessionLauncher.run(
                         plan: plan, source: LiveSource(sensors: sensors, devices: connection.devices),
-                        options: realTime, cadenceUnits: units, companions: companions, saving: saving,
+                        options: realTime, cadenceUnits: units,
+                        companions: companions + [LatencyProbe(feed: sensors.feed)].compactMap { $0 }, saving: saving,
                         wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
                 }
             }

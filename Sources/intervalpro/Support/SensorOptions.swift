@@ -59,8 +59,11 @@ struct LiveSensorConnection {
 
     /// - Parameter requireCadence: no cadence source is a failure (`--require-sensor`), not a
     ///   session with heart rate alone.
+    ///   - coalescing: for a recording: acquired values read together once per window, with
+    ///     their arrival times (a session takes each at once).
     static func connect(
-        _ options: SensorOptions, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false
+        _ options: SensorOptions, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
+        coalescing: Duration = .zero
     ) async throws -> LiveSensorConnection {
         let memoryPath = SensorMemory.defaultPath
         var memory = SensorMemory()
@@ -84,7 +87,7 @@ struct LiveSensorConnection {
         let sensors: LiveSensors
         do {
             sensors = try LiveSensors(
-                configuration: configuration, connect: { try DBusConnection.system() },
+                configuration: configuration, connect: { try DBusConnection.system() }, coalescing: coalescing,
                 clock: { origin.duration(to: clock.now) },
                 status: { status in
                     guard !quiet, let message = status.message else { return }
