@@ -83,9 +83,10 @@ bench:
 bench-history:
 	Benchmarks/history.sh
 
-## bench-live: live sensors against the fake org.bluez: CPU per 1,000 notifications, a 60 s run
-bench-live: release
-	/usr/bin/python3 Benchmarks/live.py $$($(SWIFT) build -c release --show-bin-path)/intervalpro
+## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
+## notification (AcquireNotify, StartNotify, bleak), a 60 s run's CPU, RSS, wake-ups and latency
+bench-live: deps-test release
+	/usr/bin/python3 Benchmarks/live.py $$($(SWIFT) build -c release --show-bin-path)/intervalpro $(TEST_PYTHON)
 
 ## bench-audio: render cost per second of audio, speech synthesis, a 45-minute render-audio
 bench-audio:

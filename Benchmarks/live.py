@@ -1,117 +1,206 @@
 #!/usr/bin/env python3
-"""Live-sensor benchmarks (not tests): intervalpro against the fake org.bluez on a private bus.
+"""Live-sensor benchmarks (not tests): intervalpro against the fake org.bluez on a private bus,
+side by side in one run with bleak, the Python BLE library most Linux fitness tools use.
 
-1. CPU per 1,000 notifications: `record` while the fake streams as fast as it can.
-2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz: CPU as a share of one core, and peak RSS.
+1. Marginal CPU per notification at HR 10 Hz + RSC 50 Hz: a 60 s recording minus a 5 s one
+   (so start-up and connecting cancel out), whole process (all threads, user + system), for
+   `intervalpro record` on the AcquireNotify and StartNotify paths and for a bleak script
+   recording the same characteristics with bleak's default (StartNotify) and with
+   AcquireNotify. The bus daemon's CPU per notification is shown beside each.
+2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz: CPU as a share of one core, peak RSS, wake-ups
+   per second (voluntary context switches of all threads, from /proc, over the steady part),
+   and notification received -> handed to the engine latency, p50 and p99.
 
-Usage: live.py BINARY. Prints figures; asserts nothing. Run by `make bench-live`.
+Usage: live.py BINARY [PYTHON_WITH_BLEAK]. Prints figures; asserts nothing. Run by
+`make bench-live`. LIVE_BENCH_SECONDS changes the long run (default 60).
 """
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEVICE = "C8:3A:35:11:22:33"
+LONG = float(os.environ.get("LIVE_BENCH_SECONDS", "60"))
+SHORT = 5.0
+HR = "168c9a01"
+RSC = "05d002aa6200"
 
 
-def scenario(period, notifications):
+def scenario(hr_hz, rsc_hz):
+    notifications = [[round(i / hr_hz, 4), "2a37", HR] for i in range(hr_hz)]
+    notifications += [[round(i / rsc_hz, 4), "2a53", RSC] for i in range(rsc_hz)]
+    notifications.sort(key=lambda n: n[0])
     return {
         "adapters": [{"name": "hci0", "address": "00:11:22:33:44:55", "powered": True}],
         "devices": [{
             "address": DEVICE, "name": "HRM-Pro Plus:123456", "rssi": -55, "services": ["180d", "1814"],
-            "appears_after": 0.1, "resolve_delay": 0.1, "characteristics_delay": 0.1,
-            "notifications": notifications, "loop": True, "loop_period": period,
+            "appears_after": 0.1, "resolve_delay": 0.1, "gatt_before_resolved": True,
+            "notifications": notifications, "loop": True, "loop_period": 1.0,
         }],
     }
 
 
-def run_measured(binary, arguments, env):
-    """Runs the binary, returns (cpu seconds, wall seconds, peak RSS MB, stdout)."""
+def process_cpu(pid):
+    """utime + stime of a live process, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def voluntary_switches(pid):
+    """Voluntary context switches of every thread of a live process."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
+class Fake:
+    """A private dbus-daemon and the fake org.bluez on it, for one measured run."""
+
+    def __init__(self, folder, scenario_value):
+        self.folder = folder
+        bus_path = os.path.join(folder, "bus")
+        if os.path.exists(bus_path):
+            os.unlink(bus_path)
+        self.daemon = subprocess.Popen(
+            ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_path}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        scenario_path = os.path.join(folder, "scenario.json")
+        with open(scenario_path, "w") as f:
+            json.dump(scenario_value, f)
+        while not os.path.exists(bus_path):
+            time.sleep(0.02)
+        ready = os.path.join(folder, "ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        self.fake = subprocess.Popen(
+            ["/usr/bin/python3", os.path.join(ROOT, "Tests/FakeBlueZ/fake_bluez.py"), "--bus", f"unix:path={bus_path}",
+             "--scenario", scenario_path, "--call-log", os.path.join(folder, "calls.jsonl"), "--ready-file", ready])
+        while not os.path.exists(ready):
+            time.sleep(0.02)
+        self.env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={bus_path}", XDG_CONFIG_HOME=folder,
+                        XDG_DATA_HOME=folder)
+
+    def daemon_cpu(self):
+        return process_cpu(self.daemon.pid)
+
+    def close(self):
+        self.fake.terminate()
+        self.fake.wait()
+        self.daemon.kill()
+        self.daemon.wait()
+
+
+def measured_rusage(command, env, sample=None):
+    """As `measured`, with the child's rusage (all threads): (cpu, wall, rss MB, nvcsw, out, samples)."""
     start = time.perf_counter()
-    process = subprocess.Popen([binary] + arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    samples = []
+    stop = threading.Event()
+    if sample:
+        def sampler():
+            while not stop.is_set():
+                try:
+                    samples.append((time.perf_counter() - start, sample(process.pid)))
+                except (FileNotFoundError, ProcessLookupError, OSError):
+                    return
+                stop.wait(1)
+        threading.Thread(target=sampler, daemon=True).start()
     out = process.stdout.read()
+    err = process.stderr.read()
+    stop.set()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{arguments[0]} failed with {os.waitstatus_to_exitcode(status)}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, out
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"{os.path.basename(command[0])} {command[1]} failed with {code}: {err.decode()[-800:]}")
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024, out, err, samples
 
 
-def with_fake(folder, scenario_value, body):
-    bus_path = os.path.join(folder, "bus")
-    daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--address=unix:path={bus_path}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    scenario_path = os.path.join(folder, "scenario.json")
-    with open(scenario_path, "w") as f:
-        json.dump(scenario_value, f)
-    while not os.path.exists(bus_path):
-        time.sleep(0.02)
-    ready = os.path.join(folder, "ready")
-    fake = subprocess.Popen(["/usr/bin/python3", os.path.join(ROOT, "Tests/FakeBlueZ/fake_bluez.py"),
-                             "--bus", f"unix:path={bus_path}", "--scenario", scenario_path,
-                             "--call-log", os.path.join(folder, "calls.jsonl"), "--ready-file", ready])
-    while not os.path.exists(ready):
-        time.sleep(0.02)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={bus_path}", XDG_CONFIG_HOME=folder,
-               XDG_DATA_HOME=folder)
-    try:
-        return body(env)
-    finally:
-        fake.terminate()
-        fake.wait()
-        daemon.kill()
-        daemon.wait()
+def count_notifications(path):
+    with open(path) as f:
+        return sum(1 for line in f if '"2a37"' in line or '"2a53"' in line)
+
+
+def per_notification(folder, label, command_for):
+    """Marginal CPU per notification: a LONG run minus a SHORT run."""
+    results = []
+    for seconds in (SHORT, LONG):
+        fake = Fake(folder, scenario(10, 50))
+        try:
+            out = os.path.join(folder, "out.jsonl")
+            daemon_before = fake.daemon_cpu()
+            cpu, wall, rss, *_ = measured_rusage(command_for(seconds, out), fake.env)
+            daemon = fake.daemon_cpu() - daemon_before
+            results.append((cpu, daemon, count_notifications(out), rss))
+        finally:
+            fake.close()
+    (short_cpu, short_daemon, short_n, _), (long_cpu, long_daemon, long_n, rss) = results
+    n = long_n - short_n
+    marginal = (long_cpu - short_cpu) / n * 1e6
+    daemon = (long_daemon - short_daemon) / n * 1e6
+    print(f"  {label:<42} {marginal:7.1f} µs/notification  (bus daemon {daemon:5.1f} µs; "
+          f"{long_n} in {LONG:.0f} s, {short_n} in {SHORT:.0f} s; peak RSS {rss:.1f} MB)", flush=True)
+    return marginal
 
 
 def main():
     binary = sys.argv[1]
+    python = sys.argv[2] if len(sys.argv) > 2 else sys.executable
+    bleak_script = os.path.join(ROOT, "Benchmarks/bleak_record.py")
+    print(f"1. CPU per notification, HR 10 Hz + RSC 50 Hz, {LONG:.0f} s run minus {SHORT:.0f} s run, whole process")
+    figures = {}
     with tempfile.TemporaryDirectory() as folder:
-        # 1. As fast as the fake goes: an RSC notification every millisecond.
-        burst = scenario(0.002, [[0.0, "2a37", "168c9a01"], [0.001, "2a53", "05d002aa6200"]])
-        out = os.path.join(folder, "burst.jsonl")
+        for method in ("auto", "start"):
+            figures[method] = per_notification(
+                folder, f"intervalpro record --notify {method}" + (" (AcquireNotify)" if method == "auto" else ""),
+                lambda seconds, out, method=method: [binary, "record", out, "--duration", str(seconds), "--hr", DEVICE,
+                                                     "--cadence", DEVICE, "--notify", method])
+        figures["bleak"] = per_notification(
+            folder, "bleak (its default: StartNotify)",
+            lambda seconds, out: [python, bleak_script, DEVICE, str(seconds), out])
+        figures["bleak-acquire"] = per_notification(
+            folder, "bleak with use_start_notify=False (AcquireNotify)",
+            lambda seconds, out: [python, bleak_script, DEVICE, str(seconds), out, "--acquire"])
+    print(f"  ratio bleak (default) / intervalpro (AcquireNotify): {figures['bleak'] / figures['auto']:.1f}x; "
+          f"bleak (AcquireNotify) / intervalpro (AcquireNotify): {figures['bleak-acquire'] / figures['auto']:.1f}x; "
+          f"bleak (default) / intervalpro (StartNotify): {figures['bleak'] / figures['start']:.1f}x")
 
-        def record(seconds):
-            def body(env):
-                result = run_measured(binary, ["record", out, "--duration", str(seconds), "--hr", DEVICE,
-                                               "--cadence", DEVICE], env)
-                with open(out) as f:
-                    return result, sum(1 for line in f if '"char"' in line)
-            return with_fake(folder, burst, body)
-
-        # Two lengths, so start-up and connecting cancel out of the per-notification cost.
-        (short_cpu, *_), short_count = record(2)
-        (cpu, wall, rss, _), count = record(12)
-        marginal = (cpu - short_cpu) / (count - short_count) * 1000
-        print(f"record, fake streaming flat out: {count} notifications in 12 s ({count / 12:.0f}/s), "
-              f"CPU {cpu * 1000:.0f} ms in all; {short_count} in 2 s, CPU {short_cpu * 1000:.0f} ms")
-        print(f"  CPU per 1,000 notifications over D-Bus (received, decoded, written): {marginal * 1000:.1f} ms")
-
+    print(f"2. a live run of a {LONG:.0f} s plan at HR 1 Hz + RSC 4 Hz (5 notifications/s)")
     with tempfile.TemporaryDirectory() as folder:
-        # 2. A real session's rates: HR 1 Hz, RSC 4 Hz, for a 60 s plan.
-        realistic = scenario(1.0, [[0.0, "2a37", "168c9a01"], [0.0, "2a53", "05d002aa6200"],
-                                   [0.25, "2a53", "05d002aa6200"], [0.5, "2a53", "05d002aa6200"],
-                                   [0.75, "2a53", "05d002aa6200"]])
         plan = os.path.join(folder, "plan.json")
         with open(plan, "w") as f:
-            json.dump({"name": "Bench", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}, f)
-
-        def run(env):
-            return run_measured(binary, ["run", plan, "--require-sensor", "--json", "--no-save", "--hr", DEVICE,
-                                         "--cadence", DEVICE], env)
-
-        try:
-            cpu, wall, rss, _ = with_fake(folder, realistic, run)
-        except SystemExit:
-            # Before session history exists there is no --no-save.
-            def run_plain(env):
-                return run_measured(binary, ["run", plan, "--require-sensor", "--json", "--hr", DEVICE,
-                                             "--cadence", DEVICE], env)
-            cpu, wall, rss, _ = with_fake(folder, realistic, run_plain)
-        print(f"live run of a 60 s plan at HR 1 Hz + RSC 4 Hz: wall {wall:.1f} s, CPU {cpu * 1000:.0f} ms "
-              f"= {cpu / wall * 100:.2f} % of one core, peak RSS {rss:.1f} MB")
+            json.dump({"name": "Bench", "steps": [{"kind": "work", "duration": LONG, "cadence": 170}]}, f)
+        for method in ("auto", "start"):
+            fake = Fake(folder, scenario(1, 4))
+            probe = os.path.join(folder, "latency.json")
+            env = dict(fake.env, INTERVALPRO_LATENCY_PROBE=probe)
+            try:
+                cpu, wall, rss, _, _, samples = measured_rusage(
+                    [binary, "run", plan, "--require-sensor", "--json", "--no-save", "--hr", DEVICE, "--cadence", DEVICE,
+                     "--notify", method], env, sample=voluntary_switches)
+            finally:
+                fake.close()
+            # Steady state: from 10 s in (connected, subscribed) to 5 s before the end.
+            steady = [(t, n) for t, n in samples if 10 <= t <= wall - 5]
+            rate = (steady[-1][1] - steady[0][1]) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 else float("nan")
+            with open(probe) as f:
+                latency = json.load(f)
+            print(f"  --notify {method:<5}: wall {wall:.1f} s, CPU {cpu * 1000:.0f} ms = {cpu / wall * 100:.3f} % of one "
+                  f"core, peak RSS {rss:.1f} MB, {rate:.1f} wake-ups/s (5 notifications/s), latency received -> engine "
+                  f"p50 {latency['p50_us']} µs, p99 {latency['p99_us']} µs, max {latency['max_us']} µs "
+                  f"({latency['count']} notifications)", flush=True)
 
 
 if __name__ == "__main__":
