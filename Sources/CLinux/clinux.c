@@ -41,6 +41,43 @@ ssize_t intervalpro_receive_timestamped(int fd, void *buffer, size_t length, int
     return count;
 }
 
+static int64_t stamp_of(struct msghdr *message) {
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(message); header; header = CMSG_NXTHDR(message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec stamp;
+            memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+            return (int64_t)stamp.tv_sec * 1000000000 + stamp.tv_nsec;
+        }
+    }
+    return 0;
+}
+
+#define MANY 64
+int intervalpro_receive_many(int fd, uint8_t *buffer, size_t slot, int count, int32_t *lengths, int64_t *stamps) {
+    struct mmsghdr messages[MANY];
+    struct iovec vectors[MANY];
+    union {
+        char space[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } controls[MANY];
+    if (count > MANY) count = MANY;
+    memset(messages, 0, sizeof messages);
+    for (int i = 0; i < count; i++) {
+        vectors[i].iov_base = buffer + (size_t)i * slot;
+        vectors[i].iov_len = slot;
+        messages[i].msg_hdr.msg_iov = &vectors[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+        messages[i].msg_hdr.msg_control = controls[i].space;
+        messages[i].msg_hdr.msg_controllen = sizeof controls[i].space;
+    }
+    int received = recvmmsg(fd, messages, (unsigned)count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < received; i++) {
+        lengths[i] = (int32_t)messages[i].msg_len;
+        stamps[i] = stamp_of(&messages[i].msg_hdr);
+    }
+    return received;
+}
+
 int64_t intervalpro_realtime_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);

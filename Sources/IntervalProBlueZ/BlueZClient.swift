@@ -227,16 +227,9 @@ public final class BlueZClient: @unchecked Sendable {
         let (clockNow, realNow) = (now(), intervalpro_realtime_ns())
         var values: [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])] = []
         for socket in sockets {
-            reading: while true {
-                switch socket.receive() {
-                case .value(let bytes, let stamp):
-                    let age = stamp > 0 ? max(0, (realNow - stamp) / 1000) : 0
-                    values.append((SessionTime(microseconds: clockNow.microseconds - age), socket, bytes))
-                case .nothing: break reading
-                case .closed:
-                    socket.isClosed = true
-                    break reading
-                }
+            socket.receiveAll { bytes, stamp in
+                let age = stamp > 0 ? max(0, (realNow - stamp) / 1000) : 0
+                values.append((SessionTime(microseconds: clockNow.microseconds - age), socket, bytes))
             }
         }
         // In arrival order across the sockets (stable for equal stamps).
@@ -360,6 +353,8 @@ final class AcquiredSocket {
     /// Read to its end and found hung up (closed by the client next).
     var isClosed = false
     private var buffer: [UInt8]
+    /// Slots for a batch read, allocated on the first one.
+    private var batch: [UInt8] = []
     private var released = false
 
     init(descriptor: Int32, mtu: Int, device: String, uuid: UInt16, path: String) {
@@ -386,6 +381,34 @@ final class AcquiredSocket {
         if count > 0 { return .value(Array(buffer[0..<count]), realtimeNanoseconds: stamp) }
         if count < 0, errno == EAGAIN || errno == EINTR { return .nothing }
         return .closed
+    }
+
+    /// Everything queued, many packets per recvmmsg(2), each with its arrival stamp
+    /// (CLOCK_REALTIME ns); sets `isClosed` at the end of the stream.
+    func receiveAll(_ body: ([UInt8], Int64) -> Void) {
+        let slots = 64
+        if batch.count != slots * buffer.count { batch = [UInt8](repeating: 0, count: slots * buffer.count) }
+        var lengths = [Int32](repeating: 0, count: slots)
+        var stamps = [Int64](repeating: 0, count: slots)
+        while true {
+            let slot = buffer.count
+            let received = batch.withUnsafeMutableBufferPointer { bytes in
+                intervalpro_receive_many(descriptor, bytes.baseAddress, slot, Int32(slots), &lengths, &stamps)
+            }
+            if received < 0 {
+                if errno != EAGAIN, errno != EINTR { isClosed = true }
+                return
+            }
+            for i in 0..<Int(received) {
+                guard lengths[i] > 0 else {
+                    isClosed = true
+                    return
+                }
+                body(Array(batch[i * slot..<i * slot + Int(lengths[i])]), stamps[i])
+            }
+            // A short batch emptied the queue: no second call to be told so.
+            if received < slots { return }
+        }
     }
 
     func close(on loop: EventLoop) {

@@ -11,6 +11,10 @@ int intervalpro_enable_receive_timestamps(int fd);
 /* One recv(2) of one packet, non-blocking, with its arrival time (CLOCK_REALTIME, ns; 0 when
    the kernel gave none). Returns what recvmsg returns. */
 ssize_t intervalpro_receive_timestamped(int fd, void *buffer, size_t length, int64_t *realtime_ns);
+/* Up to `count` packets in one recvmmsg(2), non-blocking, into `count` slots of `slot` bytes:
+   lengths[i] and arrival times stamps[i] (CLOCK_REALTIME ns). Returns how many, -1 with errno
+   set, and a length of 0 for the end of the stream. */
+int intervalpro_receive_many(int fd, uint8_t *buffer, size_t slot, int count, int32_t *lengths, int64_t *stamps);
 /* CLOCK_REALTIME now, in ns: to turn packet stamps into the monotonic session clock. */
 int64_t intervalpro_realtime_ns(void);
 #endif
