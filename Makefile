@@ -70,7 +70,7 @@ report-screenshot:
 	$(TEST_PYTHON) Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
 
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
-## QEMU VM, with virtual devices (Tests/E2E; about 6 minutes; see README.md, "The real-stack test")
+## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see README.md, "The real-stack test")
 e2e:
 	Tests/E2E/run.sh
 
