@@ -96,13 +96,9 @@ public struct PlanDecoder {
         let version = try root["version"].map { node throws(PlanError) in
             try integer(node, "version", in: 1...Plan.formatVersion)
         } ?? 1
-        var metronome: MetronomeSettings?
-        if let node = root["metronome"] {
-            guard version >= 2 else {
-                throw failure(node, "metronome", "'metronome' needs \"version\": 2 at the top level (plan format version 2)")
-            }
-            metronome = try metronomeSettings(node, "metronome")
-        }
+        // Plan format version 1 promised that a top-level "metronome" object is accepted:
+        // it is honoured in any version.
+        let metronome = try root["metronome"].map { node throws(PlanError) in try metronomeSettings(node, "metronome") }
         guard let stepsNode = root["steps"] else { throw failure(root, "", "missing required key 'steps'") }
         let nodes = try stepList(stepsNode, "steps", groupCount: nil)
         let plan = Plan(

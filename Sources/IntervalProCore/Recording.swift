@@ -99,10 +99,23 @@ public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String { "\(file):\(line): \(message)" }
 }
 
-/// Reads a recording line by line; keeps only what it must to check ordering.
+/// A recording as read: its entries in time order whatever the order of its lines.
+public struct ParsedRecording: Sendable {
+    public var header: RecordingHeader
+    /// In time order, stable for equal times.
+    public var entries: [RecordingEntry]
+    /// Lines whose time is earlier than the line before's (two devices' streams merged, say):
+    /// the format allows them; they were put in order.
+    public var outOfOrderLines: Int
+}
+
+/// Reads a recording line by line. Lines need not be in time order (recording format
+/// version 1 gives every line a time and asks no order): `outOfOrderLines` counts those
+/// earlier than the line before, and `parse` puts the entries in order.
 public struct RecordingParser {
     public let file: String
     public private(set) var header: RecordingHeader?
+    public private(set) var outOfOrderLines = 0
     private var lineNumber = 0
     private var lastTime = SessionTime.zero
 
@@ -166,9 +179,7 @@ public struct RecordingParser {
             throw error("\"t\" must be a number of seconds, 0 or more")
         }
         let time = SessionTime.seconds(seconds)
-        guard time >= lastTime else {
-            throw error("\"t\" \(JSONValue.format(seconds)) is earlier than the line before (\(JSONValue.format(lastTime.seconds)))")
-        }
+        if time < lastTime { outOfOrderLines += 1 }
         lastTime = time
         guard let device = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
         if let event = node["event"] {
@@ -183,10 +194,16 @@ public struct RecordingParser {
         return .notification(RawNotification(time: time, device: device, characteristicID: characteristic, bytes: bytes))
     }
 
-    /// Parses a whole recording held in memory.
+    /// Parses a whole recording held in memory; entries in time order.
     public static func parse(
         _ bytes: [UInt8], file: String
     ) throws(RecordingError) -> (header: RecordingHeader, entries: [RecordingEntry]) {
+        let recording = try read(bytes, file: file)
+        return (recording.header, recording.entries)
+    }
+
+    /// Parses a whole recording held in memory, saying how many lines were out of order.
+    public static func read(_ bytes: [UInt8], file: String) throws(RecordingError) -> ParsedRecording {
         var parser = RecordingParser(file: file)
         var entries: [RecordingEntry] = []
         entries.reserveCapacity(bytes.count / 48)
@@ -200,7 +217,11 @@ public struct RecordingParser {
         guard let header = parser.header else {
             throw RecordingError(file: file, line: 1, message: "empty recording: no header line")
         }
-        return (header, entries)
+        if parser.outOfOrderLines > 0 {
+            // Stable: lines with equal times keep their file order.
+            entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        }
+        return ParsedRecording(header: header, entries: entries, outOfOrderLines: parser.outOfOrderLines)
     }
 }
 

@@ -20,7 +20,11 @@ public struct StreamStatistics: Sendable {
     public var gaps: [(start: SessionTime, length: SessionTime)] = []
     public var distance: Double?
 
-    public init(header: RecordingHeader, entries: [RecordingEntry], units: [String: CadenceUnit]) {
+    /// Lines of the file that were earlier than the line before (put in order on reading).
+    public var outOfOrderLines = 0
+
+    public init(header: RecordingHeader, entries: [RecordingEntry], units: [String: CadenceUnit], outOfOrderLines: Int = 0) {
+        self.outOfOrderLines = outOfOrderLines
         var stream = CadenceStream(units: units)
         var index: [String: Int] = [:]
         func slot(_ id: String) -> Int {
@@ -103,6 +107,7 @@ public struct StreamStatistics: Sendable {
             ("cadence_gaps", .int(gaps.count)),
             ("cadence_gap_s", .number(gaps.reduce(SessionTime.zero) { $0 + $1.length }.seconds.rounded(toPlaces: 3))),
             ("distance_m", .nullable(distance?.rounded(toPlaces: 1))),
+            ("lines_out_of_order", .int(outOfOrderLines)),
         ])
     }
 
@@ -128,6 +133,7 @@ public struct StreamStatistics: Sendable {
         let gapTime = gaps.reduce(SessionTime.zero) { $0 + $1.length }
         lines.append("cadence gaps (no signal): \(gaps.count), \(formatClock(gapTime.seconds)) in all")
         if let distance { lines.append("distance \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km") }
+        if outOfOrderLines > 0 { lines.append("lines out of time order: \(outOfOrderLines) (read in time order)") }
         return lines.joined(separator: "\n")
     }
 }

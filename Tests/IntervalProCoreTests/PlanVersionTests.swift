@@ -28,13 +28,16 @@ struct PlanVersionTests {
         #expect(try decode(#"{"version": 1, "name": "x", \#(Self.steps)}"#).version == 1)
     }
 
-    @Test func metronomeInVersionOneNamesThePathAndTheVersion() throws {
-        let text = #"{"name": "x", "metronome": {"mode": "always"}, \#(Self.steps)}"#
-        let failure = try #require(error(text))
-        #expect(failure.path == "metronome")
-        #expect(
-            failure.description
-                == #"plan.json:1:28: 'metronome' needs "version": 2 at the top level (plan format version 2) at metronome"#)
+    /// Plan format version 1 promised that a top-level "metronome" object is accepted.
+    @Test func metronomeInVersionOneIsHonouredAsInVersionTwo() throws {
+        let settings = #""metronome": {"mode": "always", "accent": "step-start", "volume": 0.4}"#
+        let implicit = try decode(#"{"name": "x", \#(settings), \#(Self.steps)}"#)
+        let explicit = try decode(#"{"version": 1, "name": "x", \#(settings), \#(Self.steps)}"#)
+        let two = try decode(#"{"version": 2, "name": "x", \#(settings), \#(Self.steps)}"#)
+        #expect(implicit.version == 1)
+        #expect(implicit.metronome != nil)
+        #expect(implicit.metronome == two.metronome)
+        #expect(explicit.metronome == two.metronome)
     }
 
     @Test func everySettingIsRead() throws {

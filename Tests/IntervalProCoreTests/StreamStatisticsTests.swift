@@ -41,12 +41,12 @@ struct StreamStatisticsTests {
     }
 
     @Test func json() {
-        let stats = StreamStatistics(header: Self.header, entries: Self.entries, units: ["pod": .strides])
+        let stats = StreamStatistics(header: Self.header, entries: Self.entries, units: ["pod": .strides], outOfOrderLines: 2)
         let expected =
             #"{"duration_s":14.5,"devices":[{"id":"pod","name":"Pod","cadence_unit":"strides","notifications":{"2a53":5},"rejected":1,"events":{"disconnected":1}},"#
             + #"{"id":"strap","name":null,"cadence_unit":null,"notifications":{"2a37":2,"2a5b":1},"rejected":0,"events":{"disconnected":1}}],"#
             + #""cadence_spm":{"min":170,"max":180},"avg_cadence_spm":175.2,"heart_rate_bpm":{"min":140,"max":150},"avg_hr_bpm":146,"#
-            + #""cadence_gaps":1,"cadence_gap_s":5,"distance_m":10.5}"#
+            + #""cadence_gaps":1,"cadence_gap_s":5,"distance_m":10.5,"lines_out_of_order":2}"#
         #expect(stats.json.serialized() == expected)
     }
 

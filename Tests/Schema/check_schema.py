@@ -115,8 +115,6 @@ INVALID = [
     ("label 5", variant(setter(work, "label", 5))),
     ("description 5", variant(setter(top, "description", 5))),
     # Version 2 and the metronome object.
-    ("metronome in a plan without version (version 1)", variant(setter(top, "metronome", {"mode": "always"}))),
-    ("metronome in an explicit version 1", variant(lambda p: p.update({"version": 1, "metronome": {}}))),
     ("version 3", variant(setter(top, "version", 3))),
     ('version "2" (string)', variant(setter(top, "version", "2"))),
     ("metronome true (version 2)", variant(lambda p: p.update({"version": 2, "metronome": True}))),
@@ -133,6 +131,9 @@ INVALID = [
 # (description, plan) pairs that must be ACCEPTED.
 VALID = [
     ("base plan", copy.deepcopy(BASE)),
+    # Plan format version 1 promised that a top-level "metronome" object is accepted.
+    ("metronome in a plan without version (version 1)", variant(setter(top, "metronome", {"mode": "always"}))),
+    ("metronome in an explicit version 1", variant(lambda p: p.update({"version": 1, "metronome": {}}))),
     ('duration "h:mm:ss"', variant(setter(work, "duration", "1:05:30"))),
     ('duration "m:ss" with 3 minute digits', variant(setter(work, "duration", "120:00"))),
     ("duration 86400", variant(setter(work, "duration", 86400))),

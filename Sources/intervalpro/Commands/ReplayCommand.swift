@@ -40,7 +40,9 @@ struct ReplayCommand: AsyncParsableCommand {
             if let override = options.cadenceUnit?.unit {
                 for device in recording.header.devices { units[device.id] = override }
             }
-            let statistics = StreamStatistics(header: recording.header, entries: recording.entries, units: units)
+            let statistics = StreamStatistics(
+                header: recording.header, entries: recording.entries, units: units,
+                outOfOrderLines: recording.outOfOrderLines)
             if options.json {
                 print(statistics.json.serialized(pretty: true))
             } else {

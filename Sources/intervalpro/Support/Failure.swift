@@ -57,10 +57,10 @@ func loadPlan(_ path: String) throws -> Plan {
     }
 }
 
-func loadRecording(_ path: String) throws -> (header: RecordingHeader, entries: [RecordingEntry]) {
+func loadRecording(_ path: String) throws -> ParsedRecording {
     let bytes = try readInput(path)
     do {
-        return try RecordingParser.parse(bytes, file: path)
+        return try RecordingParser.read(bytes, file: path)
     } catch {
         throw Failure(error.description, status: .dataError)
     }
