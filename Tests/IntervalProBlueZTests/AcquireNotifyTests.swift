@@ -22,9 +22,7 @@ import Testing
             Fixture.adapter(),
             Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: SensorLinkMachineTests.bothServices),
         ])
-        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
-        rig.reply(to: .connect(device: hrmProPath), at: 1)
-        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        rig.connectAndResolve(Fixture.hrmPro, at: 1)
         rig.added(acquirable ? heartRate : Fixture.Char.heartRateMeasurement, at: 1.6)
         let actions = rig.added(acquirable ? rsc : Fixture.Char.rscMeasurement, at: 1.6)
         return (rig, actions)

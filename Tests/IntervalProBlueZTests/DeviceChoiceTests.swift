@@ -135,9 +135,7 @@ import Testing
             Fixture.adapter(),
             Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: SensorLinkMachineTests.bothServices),
         ])
-        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(true)], at: 1)
-        rig.reply(to: .connect(device: hrmProPath), at: 1)
-        rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        rig.connectAndResolve(Fixture.hrmPro, at: 1)
         rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
         #expect(rig.log.startNotifies.isEmpty, "waits for both measurements")
         let timedOut = rig.tick(at: 16.5)

@@ -185,6 +185,14 @@ struct Rig {
         return actions
     }
 
+    /// The device connects at `seconds` (Connected, then Connect's reply) and its services
+    /// resolve half a second later.
+    mutating func connectAndResolve(_ address: String, at seconds: Double) {
+        deviceChanged(address, ["Connected": .boolean(true)], at: seconds)
+        reply(to: .connect(device: Fixture.devicePath(address)), at: seconds)
+        deviceChanged(address, ["ServicesResolved": .boolean(true)], at: seconds + 0.5)
+    }
+
     /// Answers every unanswered call with success (a one-byte value for reads).
     @discardableResult
     mutating func answerEverything(at seconds: Double) -> [Machine.Action] {
