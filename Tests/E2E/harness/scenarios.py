@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,8 +100,11 @@ class Context:
         return await self.guest(f"timeout -k 5 {timeout:.0f} {self.command_line(arguments)}", timeout)
 
     async def host(self, arguments: list[str]) -> Outcome:
+        """Runs a command on the host with this scenario's own configuration and data
+        folders: a host-side replay saves its session there, never in the user's."""
+        environment = dict(os.environ, XDG_CONFIG_HOME=self.path("host-config"), XDG_DATA_HOME=self.path("host-data"))
         process = await asyncio.create_subprocess_exec(
-            *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            *arguments, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=environment)
         out, err = await process.communicate()
         return Outcome(process.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
 
