@@ -45,13 +45,13 @@ public enum BlueZCall: Hashable, Sendable {
         case .acquireNotify(let characteristic):
             return try call(
                 characteristic, BlueZ.Interface.gattCharacteristic, "AcquireNotify",
-                [.dictionary(keySignature: "s", valueSignature: "v", [])])
+                [.stringVariantMap([])])
         case .stopNotify(let characteristic):
             return try call(characteristic, BlueZ.Interface.gattCharacteristic, "StopNotify")
         case .readValue(let characteristic):
             return try call(
                 characteristic, BlueZ.Interface.gattCharacteristic, "ReadValue",
-                [.dictionary(keySignature: "s", valueSignature: "v", [])])
+                [.stringVariantMap([])])
         }
     }
 }
