@@ -28,11 +28,18 @@ let package = Package(
         .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
-        // Files and the terminal: recording files, plan files, tty raw mode, screen.
+        // The FIT binary format, read and written: bytes and messages only. Pure.
+        .target(name: "IntervalProFIT", swiftSettings: strictSettings),
+        // Workouts and activities from other tools, as plans and recordings: intervals.icu
+        // text, Zwift .zwo, FIT workouts (both ways), FIT and TCX activities. Pure: XML
+        // arrives as elements read by IntervalProIO.
+        .target(
+            name: "IntervalProFormats", dependencies: ["IntervalProCore", "IntervalProFIT"], swiftSettings: strictSettings),
+        // Files and the terminal: recording files, plan files, XML, tty raw mode, screen.
         .target(
             name: "IntervalProIO",
             dependencies: [
-                "IntervalProCore",
+                "IntervalProCore", "IntervalProFormats",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSettings
@@ -64,7 +71,8 @@ let package = Package(
         ),
         // Session history as plain values: 1 Hz samples, exact replay of a stored session,
         // FIT and TCX encoding, trends, the HTML report. Pure: no I/O, no C.
-        .target(name: "IntervalProHistory", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        .target(
+            name: "IntervalProHistory", dependencies: ["IntervalProCore", "IntervalProFIT"], swiftSettings: strictSettings),
         // The session store: SQLite through GRDB, and the companion that saves a running session.
         .target(
             name: "IntervalProStorage",
@@ -79,6 +87,7 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
+                "IntervalProFIT", "IntervalProFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -122,7 +131,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProHistoryTests", dependencies: ["IntervalProCore", "IntervalProHistory"],
+            name: "IntervalProFormatsTests",
+            dependencies: ["IntervalProCore", "IntervalProFIT", "IntervalProFormats", "IntervalProIO"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProHistoryTests", dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProFIT"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -11,6 +11,18 @@ public struct Plan: Sendable {
     /// The plan's metronome and voice settings (version 2 only); nil when it gives none.
     public var metronome: MetronomeSettings?
 
+    public init(
+        version: Int = 1, name: String, description: String? = nil, tolerance: Double = Plan.defaultTolerance,
+        nodes: [PlanNode], metronome: MetronomeSettings? = nil
+    ) {
+        self.version = version
+        self.name = name
+        self.description = description
+        self.tolerance = tolerance
+        self.nodes = nodes
+        self.metronome = metronome
+    }
+
     public static let defaultTolerance = 5.0
     /// The newest plan format version this program reads (it reads every older one too).
     public static let formatVersion = 2
@@ -80,6 +92,17 @@ public struct PlanStep: Sendable {
     public var cadence: PerRepetition<CadenceSpec>?
     public var tolerance: Double?
     public var label: String?
+
+    public init(
+        kind: StepKind, end: PerRepetition<StepEnd>, cadence: PerRepetition<CadenceSpec>? = nil,
+        tolerance: Double? = nil, label: String? = nil
+    ) {
+        self.kind = kind
+        self.end = end
+        self.cadence = cadence
+        self.tolerance = tolerance
+        self.label = label
+    }
 }
 
 public indirect enum PlanNode: Sendable {

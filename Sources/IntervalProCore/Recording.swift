@@ -107,6 +107,12 @@ public struct ParsedRecording: Sendable {
     /// Lines whose time is earlier than the line before's (two devices' streams merged, say):
     /// the format allows them; they were put in order.
     public var outOfOrderLines: Int
+
+    public init(header: RecordingHeader, entries: [RecordingEntry], outOfOrderLines: Int) {
+        self.header = header
+        self.entries = entries
+        self.outOfOrderLines = outOfOrderLines
+    }
 }
 
 /// Reads a recording line by line. Lines need not be in time order (recording format

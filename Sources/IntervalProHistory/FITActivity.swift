@@ -1,4 +1,5 @@
 import IntervalProCore
+import IntervalProFIT
 
 /// A stored session as a FIT activity file: what Garmin Connect, Strava and
 /// intervals.icu import.
@@ -9,9 +10,6 @@ import IntervalProCore
 /// strides per minute (one foot), so steps/min are halved, the half kept in
 /// fractional_cadence.
 public enum FITActivity {
-    /// Seconds from the Unix epoch to FIT's (1989-12-31T00:00:00Z).
-    public static let epochOffset: Int64 = 631_065_600
-
     /// Messages and fields this file uses (numbers from the FIT profile).
     enum Message {
         static let fileID: UInt16 = 0
@@ -43,7 +41,7 @@ public enum FITActivity {
     static let messageIndex: UInt8 = 254
 
     public static func encode(_ session: StoredSession) -> [UInt8] {
-        let start = session.startUnixSeconds - epochOffset
+        let start = session.startUnixSeconds - FITTime.epochOffset
         func time(_ second: Int) -> FITValue { .int(Int(start) + second) }
         let spans = session.stepSpans
         let endSecond = spans.last?.endSecond ?? 0

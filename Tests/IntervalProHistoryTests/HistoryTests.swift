@@ -1,4 +1,5 @@
 import IntervalProCore
+import IntervalProFIT
 @testable import IntervalProHistory
 import Testing
 

@@ -1,6 +1,8 @@
-/// The pieces of the FIT binary format (Garmin's Flexible and Interoperable Data
-/// Transfer) that an activity file needs: a header, definition and data messages with
-/// developer fields, and the CRC.
+/// The FIT binary format (Garmin's Flexible and Interoperable Data Transfer): a header,
+/// definition and data messages with developer fields, and the CRC. Bytes in and out only:
+/// what the messages mean (activities, workouts) is for the modules that use them.
+///
+/// The base types this module writes (`FITFileReader` reads every base type).
 public enum FITBaseType: UInt8, Sendable {
     case enumeration = 0x00
     case sint8 = 0x01

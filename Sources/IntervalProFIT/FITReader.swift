@@ -1,0 +1,211 @@
+/// FIT timestamps count seconds from 1989-12-31T00:00:00Z.
+public enum FITTime {
+    /// Seconds from the Unix epoch to FIT's.
+    public static let epochOffset: Int64 = 631_065_600
+}
+
+/// One data message as read: its global number and its fields' raw values, little-endian
+/// whatever the file's byte order was.
+public struct FITRecord: Sendable {
+    /// The FIT profile's message number (0 file_id, 20 record, 27 workout_step, ...).
+    public var global: UInt16
+    /// 0-based position among the file's data messages, for error messages.
+    public var index: Int
+    /// Byte offset of the message's header in the file.
+    public var offset: Int
+    var fields: [UInt8: FieldValue]
+
+    struct FieldValue: Sendable {
+        /// The base type number (low 5 bits of the base type byte).
+        var type: UInt8
+        var bytes: [UInt8]
+    }
+
+    /// The field's first value as an integer; nil when absent, not an integer type, or the
+    /// type's invalid value ("not given").
+    public func integer(_ number: UInt8) -> Int64? {
+        guard let field = fields[number], let size = FITFileReader.integerSize(field.type),
+            field.bytes.count >= size
+        else { return nil }
+        var raw: UInt64 = 0
+        for i in 0..<size { raw |= UInt64(field.bytes[i]) << (8 * UInt64(i)) }
+        let signed = [1, 3, 5, 14].contains(Int(field.type))
+        let bits = UInt64(size * 8)
+        if signed {
+            let invalid = (UInt64(1) << (bits - 1)) - 1
+            if raw == invalid { return nil }
+            let shift = 64 - bits
+            return Int64(bitPattern: raw << shift) >> Int64(shift)
+        }
+        // z types (10, 11, 12, 16) use 0 for "not given"; the others all ones.
+        if [10, 11, 12, 16].contains(Int(field.type)) { return raw == 0 ? nil : Int64(bitPattern: raw) }
+        let allOnes = bits == 64 ? UInt64.max : (UInt64(1) << bits) - 1
+        return raw == allOnes ? nil : Int64(bitPattern: raw)
+    }
+
+    /// A string field up to its first NUL; nil when absent, empty or not valid UTF-8.
+    public func string(_ number: UInt8) -> String? {
+        guard let field = fields[number], field.type == 7 else { return nil }
+        let text = field.bytes.prefix { $0 != 0 }
+        guard !text.isEmpty, let string = String(validating: text, as: UTF8.self) else { return nil }
+        return string
+    }
+
+    public func has(_ number: UInt8) -> Bool { fields[number] != nil }
+}
+
+/// Why a FIT file could not be read, and where.
+public struct FITReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Byte offset in the file.
+    public var offset: Int
+    public var message: String
+
+    public init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String { "byte \(offset): \(message)" }
+}
+
+/// Reads a FIT file into its data messages: normal and compressed-timestamp headers,
+/// either byte order, developer fields (skipped), chained files, header and file CRCs.
+public enum FITFileReader {
+    /// Timestamp field number shared by every message that has one.
+    public static let timestampField: UInt8 = 253
+
+    /// Whether `bytes` start like a FIT file (header size 12 or 14, then ".FIT" at byte 8).
+    public static func looksLikeFIT(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 12 && (bytes[0] == 12 || bytes[0] == 14) && Array(bytes[8..<12]) == Array(".FIT".utf8)
+    }
+
+    static func integerSize(_ type: UInt8) -> Int? {
+        switch type {
+        case 0, 1, 2, 10, 13: 1
+        case 3, 4, 11: 2
+        case 5, 6, 12: 4
+        case 14, 15, 16: 8
+        default: nil  // string, floats
+        }
+    }
+
+    private struct Definition {
+        var global: UInt16
+        var bigEndian: Bool
+        var fields: [(number: UInt8, size: Int, type: UInt8)]
+        var developerBytes: Int
+    }
+
+    public static func read(_ bytes: [UInt8]) throws(FITReadError) -> [FITRecord] {
+        var records: [FITRecord] = []
+        var position = 0
+        repeat {
+            position = try readFile(bytes, at: position, into: &records)
+        } while position < bytes.count && bytes.count - position >= 12
+            && looksLikeFIT(Array(bytes[position..<(position + 12)]))
+        return records
+    }
+
+    /// Reads one FIT file (of a chain) starting at `start`; returns where the next begins.
+    private static func readFile(_ bytes: [UInt8], at start: Int, into records: inout [FITRecord]) throws(FITReadError) -> Int {
+        func fail(_ offset: Int, _ message: String) -> FITReadError { FITReadError(offset: offset, message: message) }
+        guard bytes.count - start >= 12 else { throw fail(start, "too short for a FIT header (\(bytes.count - start) bytes)") }
+        let headerSize = Int(bytes[start])
+        guard headerSize == 12 || headerSize == 14, bytes.count - start >= headerSize else {
+            throw fail(start, "header size \(headerSize) (expected 12 or 14)")
+        }
+        guard Array(bytes[(start + 8)..<(start + 12)]) == Array(".FIT".utf8) else {
+            throw fail(start + 8, "no \".FIT\" signature: not a FIT file")
+        }
+        let dataSize = Int(bytes[start + 4]) | Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]) << 16
+            | Int(bytes[start + 7]) << 24
+        let dataStart = start + headerSize
+        let dataEnd = dataStart + dataSize
+        guard dataEnd + 2 <= bytes.count else {
+            throw fail(start + 4, "the header announces \(dataSize) bytes of messages, but the file ends first (truncated?)")
+        }
+        if headerSize == 14 {
+            let stored = UInt16(bytes[start + 12]) | UInt16(bytes[start + 13]) << 8
+            if stored != 0 && stored != FITChecksum.crc(Array(bytes[start..<(start + 12)])) {
+                throw fail(start + 12, "header CRC does not match: the file is damaged")
+            }
+        }
+        let storedCRC = UInt16(bytes[dataEnd]) | UInt16(bytes[dataEnd + 1]) << 8
+        if storedCRC != FITChecksum.crc(Array(bytes[start..<dataEnd])) {
+            throw fail(dataEnd, "file CRC does not match: the file is damaged")
+        }
+
+        var definitions: [UInt8: Definition] = [:]
+        var lastTimestamp: UInt32?
+        var p = dataStart
+        while p < dataEnd {
+            let headerOffset = p
+            let header = bytes[p]
+            p += 1
+            if header & 0x80 == 0 && header & 0x40 != 0 {
+                // Definition message.
+                let local = header & 0x0F
+                let hasDeveloperFields = header & 0x20 != 0
+                guard p + 5 <= dataEnd else { throw fail(headerOffset, "definition message cut short") }
+                let bigEndian = bytes[p + 1] == 1
+                let global = bigEndian
+                    ? UInt16(bytes[p + 2]) << 8 | UInt16(bytes[p + 3]) : UInt16(bytes[p + 2]) | UInt16(bytes[p + 3]) << 8
+                let count = Int(bytes[p + 4])
+                p += 5
+                guard p + 3 * count <= dataEnd else { throw fail(headerOffset, "definition message cut short") }
+                var fields: [(number: UInt8, size: Int, type: UInt8)] = []
+                for i in 0..<count {
+                    fields.append((bytes[p + 3 * i], Int(bytes[p + 3 * i + 1]), bytes[p + 3 * i + 2] & 0x1F))
+                }
+                p += 3 * count
+                var developerBytes = 0
+                if hasDeveloperFields {
+                    guard p < dataEnd else { throw fail(headerOffset, "definition message cut short") }
+                    let developerCount = Int(bytes[p])
+                    p += 1
+                    guard p + 3 * developerCount <= dataEnd else { throw fail(headerOffset, "definition message cut short") }
+                    for i in 0..<developerCount { developerBytes += Int(bytes[p + 3 * i + 1]) }
+                    p += 3 * developerCount
+                }
+                definitions[local] = Definition(
+                    global: global, bigEndian: bigEndian, fields: fields, developerBytes: developerBytes)
+                continue
+            }
+            let compressed = header & 0x80 != 0
+            let local = compressed ? (header >> 5) & 0x03 : header & 0x0F
+            guard let definition = definitions[local] else {
+                throw fail(headerOffset, "data message for local type \(local), which no definition precedes")
+            }
+            let size = definition.fields.reduce(0) { $0 + $1.size } + definition.developerBytes
+            guard p + size <= dataEnd else { throw fail(headerOffset, "data message cut short") }
+            var fields: [UInt8: FITRecord.FieldValue] = [:]
+            var q = p
+            for field in definition.fields {
+                var value = Array(bytes[q..<(q + field.size)])
+                if definition.bigEndian, let width = integerSize(field.type), width > 1, value.count % width == 0 {
+                    for element in stride(from: 0, to: value.count, by: width) { value[element..<(element + width)].reverse() }
+                }
+                fields[field.number] = .init(type: field.type, bytes: value)
+                q += field.size
+            }
+            p += size
+            var record = FITRecord(global: definition.global, index: records.count, offset: headerOffset, fields: fields)
+            if compressed {
+                // The header holds the low 5 bits of the time; the rest comes from the last full timestamp.
+                let offset = UInt32(header & 0x1F)
+                guard let last = lastTimestamp else {
+                    throw fail(headerOffset, "compressed timestamp before any full timestamp")
+                }
+                var time = (last & ~0x1F) + offset
+                if offset < last & 0x1F { time &+= 0x20 }
+                lastTimestamp = time
+                record.fields[timestampField] = .init(
+                    type: 6, bytes: [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: time >> UInt32($0)) })
+            } else if let time = record.integer(timestampField) {
+                lastTimestamp = UInt32(truncatingIfNeeded: time)
+            }
+            records.append(record)
+        }
+        return dataEnd + 2
+    }
+}

@@ -1,0 +1,272 @@
+public import IntervalProCore
+import IntervalProFIT
+
+/// What a watch recorded at one moment: the fields a session scores and keeps.
+public struct ActivityPoint: Equatable, Sendable {
+    /// Microseconds since 1970-01-01T00:00:00Z.
+    public var time: Int64
+    /// Steps per minute (both feet).
+    public var cadence: Double?
+    public var heartRate: Int?
+    /// Metres per second.
+    public var speed: Double?
+    /// Metres since the start.
+    public var distance: Double?
+
+    public init(time: Int64, cadence: Double? = nil, heartRate: Int? = nil, speed: Double? = nil, distance: Double? = nil) {
+        self.time = time
+        self.cadence = cadence
+        self.heartRate = heartRate
+        self.speed = speed
+        self.distance = distance
+    }
+}
+
+public enum ActivityFormat: String, Sendable {
+    case recording = "IntervalPro recording"
+    case fit = "FIT activity"
+    case tcx = "TCX activity"
+}
+
+/// A run a watch recorded, read as an IntervalPro recording, so that it replays, scores and
+/// is stored like any session.
+public struct ImportedActivity: Sendable {
+    public var recording: ParsedRecording
+    public var format: ActivityFormat
+    public var points: Int
+    public var warnings: [ImportProblem]
+}
+
+/// Reads FIT and TCX activities. Garmin counts running cadence per foot (FIT `cadence` +
+/// `fractional_cadence`, TCX `RunCadence`): doubled here to steps per minute.
+public enum ActivityImport {
+    /// The one device of an imported activity.
+    public static let deviceID = "watch"
+
+    public static func format(of bytes: [UInt8]) -> ActivityFormat {
+        if FITFileReader.looksLikeFIT(bytes) { return .fit }
+        return WorkoutImport.firstSignificantByte(bytes) == UInt8(ascii: "<") ? .tcx : .recording
+    }
+
+    // MARK: - FIT
+
+    enum RecordField {
+        static let heartRate: UInt8 = 3
+        static let cadence: UInt8 = 4
+        static let distance: UInt8 = 5  // 1/100 m
+        static let speed: UInt8 = 6  // 1/1000 m/s
+        static let fractionalCadence: UInt8 = 53  // 1/128
+        static let enhancedSpeed: UInt8 = 73  // 1/1000 m/s
+    }
+
+    static let recordMessage: UInt16 = 20
+    static let sessionMessage: UInt16 = 18
+    static let sportMessage: UInt16 = 12
+
+    public static func readFIT(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedActivity {
+        let records: [FITRecord]
+        do {
+            records = try FITFileReader.read(bytes)
+        } catch {
+            throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
+        }
+        if let fileID = records.first(where: { $0.global == FITWorkout.Message.fileID }),
+            fileID.integer(0) == FITWorkout.fileTypeWorkout
+        {
+            throw ImportProblem(
+                file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`")
+        }
+        var warnings: [ImportProblem] = []
+        // The sport is field 5 of a session message, field 0 of a sport message.
+        let sport = records.first { $0.global == sessionMessage }?.integer(5)
+            ?? records.first { $0.global == sportMessage }?.integer(0)
+        if let sport, sport != FITWorkout.sportRunning {
+            warnings.append(ImportProblem(file: file, message: "the activity's sport is \(sport), not running (1): its cadence is doubled as a run's"))
+        }
+        var points: [ActivityPoint] = []
+        var untimed = 0
+        for record in records where record.global == recordMessage {
+            guard let timestamp = record.integer(FITFileReader.timestampField) else {
+                untimed += 1
+                continue
+            }
+            var point = ActivityPoint(time: (timestamp + FITTime.epochOffset) * 1_000_000)
+            if let whole = record.integer(RecordField.cadence) {
+                let fraction = Double(record.integer(RecordField.fractionalCadence) ?? 0) / 128
+                point.cadence = 2 * (Double(whole) + fraction)
+            }
+            point.heartRate = record.integer(RecordField.heartRate).map { Int($0) }
+            if let speed = record.integer(RecordField.enhancedSpeed) ?? record.integer(RecordField.speed) {
+                point.speed = Double(speed) / 1000
+            }
+            point.distance = record.integer(RecordField.distance).map { Double($0) / 100 }
+            points.append(point)
+        }
+        if untimed > 0 {
+            warnings.append(ImportProblem(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
+        }
+        return try activity(points, format: .fit, file: file, warnings: warnings)
+    }
+
+    // MARK: - TCX
+
+    public static func readTCX(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
+        guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
+            throw ImportProblem(
+                file: file, place: "\(root.line)",
+                message: "an XML file whose root is <\(root.name)>, not a TCX activity (<TrainingCenterDatabase>)")
+        }
+        let activities = root.child("Activities")?.children.filter { $0.name.caseInsensitiveEquals("Activity") } ?? []
+        guard let activity = activities.first else {
+            throw ImportProblem(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
+        }
+        var warnings: [ImportProblem] = []
+        if activities.count > 1 {
+            warnings.append(ImportProblem(file: file, place: "\(activities[1].line)", message: "only the first of \(activities.count) activities is read"))
+        }
+        if let sport = activity.attribute("Sport"), !sport.caseInsensitiveEquals("Running") {
+            warnings.append(ImportProblem(file: file, place: "\(activity.line)", message: "Sport=\"\(sport)\", not Running: its cadence is doubled as a run's"))
+        }
+        var points: [ActivityPoint] = []
+        for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
+            for track in lap.children where track.name.caseInsensitiveEquals("Track") {
+                for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
+                    points.append(try self.trackpoint(trackpoint, file: file))
+                }
+            }
+        }
+        return try self.activity(points, format: .tcx, file: file, warnings: warnings)
+    }
+
+    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
+        func number(_ element: MarkupElement?) throws(ImportProblem) -> Double? {
+            guard let element else { return nil }
+            guard let value = Double(element.text), value.isFinite, value >= 0 else {
+                throw ImportProblem(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
+            }
+            return value
+        }
+        guard let timeElement = element.child("Time") else {
+            throw ImportProblem(file: file, place: "\(element.line)", message: "a Trackpoint without a <Time>")
+        }
+        guard let time = ISO8601.microseconds(timeElement.text) else {
+            throw ImportProblem(file: file, place: "\(timeElement.line)", message: "<Time> \"\(timeElement.text)\" is not an ISO 8601 time")
+        }
+        var point = ActivityPoint(time: time)
+        point.heartRate = try number(element.descendant("HeartRateBpm", "Value")).map { Int($0.rounded()) }
+        point.distance = try number(element.child("DistanceMeters"))
+        let tpx = element.descendant("Extensions", "TPX")
+        // Per foot in both places on a run: RunCadence (Garmin), or Cadence (some exporters).
+        var perFoot = try number(tpx?.child("RunCadence"))
+        if perFoot == nil { perFoot = try number(element.child("Cadence")) }
+        point.cadence = perFoot.map { 2 * $0 }
+        point.speed = try number(tpx?.child("Speed"))
+        return point
+    }
+
+    // MARK: - As a recording
+
+    static func activity(
+        _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportProblem]
+    ) throws(ImportProblem) -> ImportedActivity {
+        guard let start = points.map(\.time).min() else {
+            throw ImportProblem(file: file, message: "no \(format == .fit ? "record messages" : "Trackpoints"): the activity holds no samples")
+        }
+        var warnings = warnings
+        if !points.contains(where: { $0.cadence != nil }) {
+            warnings.append(ImportProblem(file: file, message: "no cadence in any sample: nothing to score"))
+        }
+        let recording = recording(points, start: start, device: RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: .steps))
+        return ImportedActivity(recording: recording, format: format, points: points.count, warnings: warnings)
+    }
+
+    /// The points as the notifications a sensor would have sent: an RSC Measurement per
+    /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
+    /// with heart rate. RSC carries whole steps/min, so cadence is rounded to the nearest.
+    public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
+        var entries: [RecordingEntry] = []
+        var outOfOrder = 0
+        var last = Int64.min
+        for point in points {
+            if point.time < last { outOfOrder += 1 }
+            last = point.time
+            let time = SessionTime(microseconds: point.time - start)
+            if let cadence = point.cadence {
+                let measurement = RSCMeasurement(
+                    speedRaw: UInt16(clamping: Int(((point.speed ?? 0) * 256).rounded())),
+                    cadence: UInt8(clamping: Int(cadence.rounded())),
+                    totalDistanceRaw: point.distance.map { UInt32(clamping: Int(($0 * 10).rounded())) },
+                    running: cadence > 0)
+                entries.append(
+                    .notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: measurement.encoded())))
+            }
+            if let heartRate = point.heartRate, heartRate > 0 {
+                let measurement = HeartRateMeasurement(heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported)
+                entries.append(
+                    .notification(
+                        RawNotification(time: time, device: device.id, characteristic: .heartRateMeasurement, bytes: measurement.encoded())))
+            }
+        }
+        // Stable: equal times keep their order (a point's RSC before its heart rate).
+        let ordered = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return ParsedRecording(
+            header: RecordingHeader(startedAt: UTCTimestamp.text(unixSeconds: floorDivide(start, 1_000_000)), devices: [device]),
+            entries: ordered, outOfOrderLines: outOfOrder)
+    }
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+}
+
+/// ISO 8601 times as TCX writes them: "2026-03-01T07:30:00Z", with fractions of a second
+/// and "+02:00" offsets.
+public enum ISO8601 {
+    /// Microseconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
+    public static func microseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.trimmingWhitespace.utf8)
+        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+            bytes[13] == 0x3A, bytes[16] == 0x3A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var micros: Int64 = 0
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            var scale: Int64 = 100_000
+            let digitsStart = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                micros += Int64(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > digitsStart else { return nil }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < bytes.count {
+            switch bytes[index] {
+            case 0x5A:  // Z
+                guard index + 1 == bytes.count else { return nil }
+            case 0x2B, 0x2D:  // + -
+                guard bytes.count == index + 6, bytes[index + 3] == 0x3A,
+                    let hours = number((index + 1)..<(index + 3)), let minutes = number((index + 4)..<(index + 6))
+                else { return nil }
+                offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2B ? 1 : -1)
+            default:
+                return nil
+            }
+        }
+        let seconds = UTCTimestamp.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600
+            + minute * 60 + second - offsetSeconds
+        return seconds * 1_000_000 + micros
+    }
+}

@@ -1,0 +1,238 @@
+public import IntervalProCore
+
+/// intervals.icu's workout text: section lines, and steps that start with "-".
+///
+///     Warmup
+///     - 10m 170rpm
+///     Main set 4x
+///     - Hard 2m 5:00/km Pace 180rpm
+///     - Jog 90s 160-170rpm
+///
+/// A section line ending in `Nx` (or a line that is only `Nx`) repeats the steps below it
+/// until a blank line or the next section. In a step, text before the first duration or
+/// distance is the cue; durations are `30s`, `10m`, `1h`, `1m30`, `1h2m30s`, `5'`, `30"`,
+/// `1'30"`; distances `400mtr`, `2km`, `1mi`; `170rpm` or `165-175rpm` is the cadence (on a
+/// run, steps/min); `press lap` makes the step open (it ends on "next"); `intensity=rest`
+/// (warmup, cooldown, active, interval, recovery) sets the kind. Pace, heart-rate and power
+/// targets stay in the label and are not scored.
+public enum IntervalsICUWorkout {
+    public static func read(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedPlan {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ImportProblem(file: file, message: "not UTF-8 text (nor a plan, .zwo or FIT file)")
+        }
+        var reader = Reader(limits: PlanLimits(file: file))
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            try reader.read(line: String(line).trimmingWhitespace, number: lineNumber)
+        }
+        reader.closeSection()
+        if reader.nodes.isEmpty {
+            throw ImportProblem(file: file, message: "no steps found: an intervals.icu step is a line like \"- 5m 170rpm\"")
+        }
+        if !reader.sawCadence {
+            reader.warnings.append(
+                ImportProblem(file: file, message: "no step has a cadence target (like 170rpm): the session will have nothing to score"))
+        }
+        let plan = try reader.limits.plan(name: WorkoutImport.stem(of: file), nodes: reader.nodes)
+        return ImportedPlan(plan: plan, format: .intervalsICU, warnings: reader.warnings)
+    }
+
+    private struct Reader {
+        var limits: PlanLimits
+        var nodes: [PlanNode] = []
+        var warnings: [ImportProblem] = []
+        var sawCadence = false
+        /// The current section's name and repeat count (nil when it does not repeat).
+        var section = ""
+        var repeatCount: Int?
+        var repeatLine = 0
+        var grouped: [(step: PlanStep, kindDecided: Bool)] = []
+
+        mutating func read(line: String, number: Int) throws(ImportProblem) {
+            if line.isEmpty {
+                closeSection()
+                return
+            }
+            if line.hasPrefix("-") {
+                let (step, kindDecided) = try self.step(String(line.dropFirst()), line: number)
+                if repeatCount != nil { grouped.append((step, kindDecided)) } else { nodes.append(.step(step)) }
+                return
+            }
+            // A section line: "Main set 4x", "4x", "Warmup".
+            closeSection()
+            var words = line.split(separator: " ").map(String.init)
+            if let last = words.last, let count = Self.repeatCount(last) {
+                repeatCount = try limits.repeatCount(count, at: "\(number)")
+                repeatLine = number
+                words.removeLast()
+            }
+            section = words.joined(separator: " ")
+        }
+
+        mutating func closeSection() {
+            if let repeatCount {
+                if grouped.isEmpty {
+                    warnings.append(ImportProblem(file: limits.file, place: "\(repeatLine)", message: "a repeat with no steps under it was left out"))
+                } else {
+                    nodes.append(.group(repeat: repeatCount, nodes: Self.restAfterFirst(grouped)))
+                }
+            }
+            repeatCount = nil
+            grouped = []
+        }
+
+        /// In a repeat, steps whose kind no word decided alternate work then rest:
+        /// "4x / - 2m / - 1m" is 2 min hard, 1 min easy.
+        static func restAfterFirst(_ steps: [(step: PlanStep, kindDecided: Bool)]) -> [PlanNode] {
+            steps.enumerated().map { index, entry in
+                var step = entry.step
+                if index > 0, steps.count > 1, !entry.kindDecided { step.kind = .rest }
+                return .step(step)
+            }
+        }
+
+        static func repeatCount(_ word: String) -> Int? {
+            guard word.count >= 2, word.last == "x" || word.last == "X" else { return nil }
+            return Int(word.dropLast())
+        }
+
+        /// The step, and whether a word (intensity=, the section, the cue) decided its kind.
+        mutating func step(_ text: String, line: Int) throws(ImportProblem) -> (PlanStep, kindDecided: Bool) {
+            let place = "\(line)"
+            let words = text.split(separator: " ").map(String.init)
+            var cue: [String] = []
+            var targets: [String] = []
+            var end: StepEnd?
+            var cadence: (spec: CadenceSpec, tolerance: Double?)?
+            var kind: StepKind?
+            var index = 0
+            while index < words.count {
+                let word = words[index]
+                let lower = word.lowercased()
+                defer { index += 1 }
+                if end == nil, let seconds = Self.seconds(lower) {
+                    end = try limits.duration(seconds, at: place)
+                    continue
+                }
+                if end == nil, let metres = Self.metres(lower) {
+                    end = try limits.distance(metres, at: place)
+                    continue
+                }
+                if end == nil {
+                    cue.append(word)
+                    continue
+                }
+                if let zone = try Self.cadence(lower, limits: limits, at: place) {
+                    cadence = zone
+                    continue
+                }
+                if lower == "press", index + 1 < words.count, words[index + 1].lowercased() == "lap" {
+                    end = .open
+                    index += 1
+                    continue
+                }
+                if lower.hasPrefix("intensity=") {
+                    switch lower.dropFirst("intensity=".count) {
+                    case "warmup": kind = .warmup
+                    case "cooldown": kind = .cooldown
+                    case "rest", "recovery": kind = .rest
+                    case "active", "interval": kind = .work
+                    default:
+                        warnings.append(ImportProblem(file: limits.file, place: place, message: "'\(word)' is not an intensity this program knows; ignored"))
+                    }
+                    continue
+                }
+                targets.append(word)
+            }
+            guard let end else {
+                throw ImportProblem(
+                    file: limits.file, place: place,
+                    message: "no duration or distance in \"-\(text)\" (durations: 30s, 10m, 1m30, 5'; distances: 400mtr, 2km, 1mi)")
+            }
+            if cadence != nil { sawCadence = true }
+            let cueText = cue.joined(separator: " ")
+            let named = kind ?? Self.kind(section: section, cue: cueText)
+            let label = [cueText, targets.joined(separator: " ")].filter { !$0.isEmpty }.joined(separator: " · ")
+            let step = PlanStep(
+                kind: named ?? .work, end: .fixed(end), cadence: cadence.map { .fixed($0.spec) }, tolerance: cadence?.tolerance,
+                label: label.isEmpty ? nil : label)
+            return (step, named != nil)
+        }
+
+        static let restWords = ["rest", "recover", "easy", "jog", "walk"]
+
+        /// The kind the section's name or the cue gives ("Warmup", "Recovery jog"), if any.
+        static func kind(section: String, cue: String) -> StepKind? {
+            let cue = cue.lowercased()
+            let section = section.lowercased()
+            if cue.contains("warm") || section.contains("warm") { return .warmup }
+            if cue.contains("cool") || section.contains("cool") { return .cooldown }
+            if restWords.contains(where: cue.contains) { return .rest }
+            return nil
+        }
+
+        /// "30s", "10m", "1h", "1m30", "1h2m30s", "5'", "30\"", "1'30\"": seconds, or nil.
+        static func seconds(_ word: String) -> Double? {
+            var total = 0.0
+            var number = ""
+            var sawUnit = false
+            var lastUnit: Character?
+            for character in word {
+                if character.isNumber || character == "." {
+                    number.append(character)
+                    continue
+                }
+                guard let value = Double(number) else { return nil }
+                switch character {
+                case "h": total += value * 3600
+                case "m", "'": total += value * 60
+                case "s", "\"": total += value
+                default: return nil
+                }
+                if let lastUnit, "hm'".contains(lastUnit) == false { return nil }
+                number = ""
+                sawUnit = true
+                lastUnit = character
+            }
+            guard sawUnit else { return nil }
+            if !number.isEmpty {
+                // "1m30": seconds after minutes; "1h30": minutes after hours.
+                guard let value = Double(number), let lastUnit else { return nil }
+                switch lastUnit {
+                case "m", "'": total += value
+                case "h": total += value * 60
+                default: return nil
+                }
+            }
+            return total
+        }
+
+        /// "400mtr", "2km", "0.4km", "1mi": metres, or nil ("m" alone is minutes).
+        static func metres(_ word: String) -> Double? {
+            for (unit, metres) in [("mtr", 1.0), ("km", 1000.0), ("mi", 1609.344)] where word.hasSuffix(unit) {
+                guard let value = Double(word.dropLast(unit.count)), value.isFinite else { return nil }
+                return value * metres
+            }
+            return nil
+        }
+
+        /// "170rpm", "165-175rpm" (also "spm"): a cadence zone, or nil for any other word.
+        static func cadence(
+            _ word: String, limits: PlanLimits, at place: String
+        ) throws(ImportProblem) -> (spec: CadenceSpec, tolerance: Double?)? {
+            guard word.hasSuffix("rpm") || word.hasSuffix("spm") else { return nil }
+            let numbers = word.dropLast(3).split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+            switch numbers.count {
+            case 1:
+                guard let value = numbers[0] else { return nil }
+                return (.target(try limits.cadence(value, at: place)), nil)
+            case 2:
+                guard let low = numbers[0], let high = numbers[1] else { return nil }
+                return try limits.range(low, high, at: place)
+            default:
+                return nil
+            }
+        }
+    }
+}

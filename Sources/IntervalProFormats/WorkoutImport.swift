@@ -1,0 +1,184 @@
+public import IntervalProCore
+import IntervalProFIT
+
+/// The workout formats a plan can be read from, recognised by content.
+public enum WorkoutFormat: String, Sendable, CaseIterable {
+    case planJSON = "IntervalPro plan"
+    case intervalsICU = "intervals.icu workout text"
+    case zwift = "Zwift workout (.zwo)"
+    case fitWorkout = "FIT workout"
+}
+
+/// Something in a file that was not understood (an error) or was left out (a warning),
+/// and where: "workout.zwo:12: ...", "run.fit: message 7 (workout_step): ...".
+public struct ImportProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// "12" (a line), "12:5" (line and column), "message 7 (workout_step)"; nil for the whole file.
+    public var place: String?
+    public var message: String
+
+    public init(file: String, place: String? = nil, message: String) {
+        self.file = file
+        self.place = place
+        self.message = message
+    }
+
+    public var description: String {
+        guard let place else { return "\(file): \(message)" }
+        return place.first?.isNumber == true ? "\(file):\(place): \(message)" : "\(file): \(place): \(message)"
+    }
+}
+
+/// A plan read from a workout file, with what was left out on the way.
+public struct ImportedPlan: Sendable {
+    public var plan: Plan
+    public var format: WorkoutFormat
+    public var warnings: [ImportProblem]
+
+    public init(plan: Plan, format: WorkoutFormat, warnings: [ImportProblem] = []) {
+        self.plan = plan
+        self.format = format
+        self.warnings = warnings
+    }
+}
+
+/// Reads XML into elements: the one thing an import needs that is not pure Swift. The
+/// executable passes the IntervalProIO reader.
+public typealias XMLReading = ([UInt8]) throws(MarkupError) -> MarkupElement
+
+public enum WorkoutImport {
+    /// What `bytes` hold, by content: FIT signature, an XML document, a JSON object, else text.
+    public static func format(of bytes: [UInt8]) -> WorkoutFormat {
+        if FITFileReader.looksLikeFIT(bytes) { return .fitWorkout }
+        switch firstSignificantByte(bytes) {
+        case UInt8(ascii: "<"): return .zwift
+        case UInt8(ascii: "{"): return .planJSON
+        default: return .intervalsICU
+        }
+    }
+
+    /// Reads a plan from any format it recognises.
+    /// - Parameter file: the path as the user gave it (errors start with it; its name
+    ///   names a plan whose file names none).
+    public static func read(_ bytes: [UInt8], file: String, xml: XMLReading) throws(ImportProblem) -> ImportedPlan {
+        switch format(of: bytes) {
+        case .planJSON:
+            do {
+                return ImportedPlan(plan: try PlanDecoder.decode(bytes, file: file), format: .planJSON)
+            } catch {
+                throw ImportProblem(file: file, place: error.location?.description, message: error.message)
+            }
+        case .intervalsICU:
+            return try IntervalsICUWorkout.read(bytes, file: file)
+        case .zwift:
+            let root: MarkupElement
+            do {
+                root = try xml(bytes)
+            } catch {
+                throw ImportProblem(file: file, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+            }
+            return try ZwiftWorkout.read(root, file: file)
+        case .fitWorkout:
+            return try FITWorkout.read(bytes, file: file)
+        }
+    }
+
+    static func firstSignificantByte(_ bytes: [UInt8]) -> UInt8? {
+        var rest = bytes[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        return rest.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+    }
+
+    /// "intervals/5x1k.zwo" → "5x1k": the name of a plan whose file gives none.
+    public static func stem(of file: String) -> String {
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name.isEmpty ? "Imported plan" : name }
+        return String(name[..<dot])
+    }
+}
+
+/// The limits every imported plan meets: the plan format's own (`PlanDecoder`), so that an
+/// imported plan always writes out as a plan file that reads back.
+struct PlanLimits {
+    var file: String
+
+    func duration(_ seconds: Double, at place: String?) throws(ImportProblem) -> StepEnd {
+        guard seconds.isFinite, seconds > 0, seconds <= PlanDecoder.maxStepSeconds else {
+            throw ImportProblem(file: file, place: place, message: "a step lasts \(JSONValue.format(seconds)) s; a step lasts more than 0 s and at most 24 hours")
+        }
+        return .time(.seconds(seconds))
+    }
+
+    func distance(_ metres: Double, at place: String?) throws(ImportProblem) -> StepEnd {
+        guard metres.isFinite, metres > 0, metres <= PlanDecoder.maxDistanceMetres else {
+            throw ImportProblem(file: file, place: place, message: "a step covers \(JSONValue.format(metres)) m; a distance is more than 0 m and at most 1000 km")
+        }
+        return .distance(metres)
+    }
+
+    func cadence(_ value: Double, at place: String?) throws(ImportProblem) -> Double {
+        guard value.isFinite, PlanDecoder.cadenceRange.contains(value) else {
+            throw ImportProblem(
+                file: file, place: place,
+                message: "cadence \(JSONValue.format(value)) steps/min is outside \(Int(PlanDecoder.cadenceRange.lowerBound))-\(Int(PlanDecoder.cadenceRange.upperBound))")
+        }
+        return value
+    }
+
+    /// A zone from its bounds. Bounds may reach past the plan format's cadence range as far
+    /// as a centre and a tolerance could (a FIT workout written from "60 ± 5" says 55-65):
+    /// such a zone is its centre with the step's own tolerance.
+    func range(_ low: Double, _ high: Double, at place: String?) throws(ImportProblem) -> (spec: CadenceSpec, tolerance: Double?) {
+        guard low.isFinite, high.isFinite, low <= high else {
+            throw ImportProblem(file: file, place: place, message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) runs backwards")
+        }
+        if PlanDecoder.cadenceRange.contains(low) && PlanDecoder.cadenceRange.contains(high) {
+            return (.range(low: low, high: high), nil)
+        }
+        let centre = (low + high) / 2
+        let halfWidth = (high - low) / 2
+        guard PlanDecoder.cadenceRange.contains(centre), PlanDecoder.toleranceRange.contains(halfWidth) else {
+            throw ImportProblem(
+                file: file, place: place,
+                message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) steps/min is outside \(Int(PlanDecoder.cadenceRange.lowerBound))-\(Int(PlanDecoder.cadenceRange.upperBound))")
+        }
+        return (.target(centre), halfWidth)
+    }
+
+    func repeatCount(_ count: Int, at place: String?) throws(ImportProblem) -> Int {
+        guard PlanDecoder.repeatRange.contains(count) else {
+            throw ImportProblem(file: file, place: place, message: "repeat count \(count) is outside 1-100")
+        }
+        return count
+    }
+
+    /// The whole plan: at least one step, at most `PlanDecoder.maxTimelineSteps` unrolled.
+    func plan(name: String, description: String? = nil, nodes: [PlanNode]) throws(ImportProblem) -> Plan {
+        guard !nodes.isEmpty else { throw ImportProblem(file: file, message: "no steps found") }
+        let count = Self.unrolled(nodes)
+        guard count <= PlanDecoder.maxTimelineSteps else {
+            throw ImportProblem(file: file, message: "the workout expands to \(count) steps, more than \(PlanDecoder.maxTimelineSteps)")
+        }
+        let trimmed = name.trimmingWhitespace
+        return Plan(name: trimmed.isEmpty ? WorkoutImport.stem(of: file) : trimmed, description: description, nodes: nodes)
+    }
+
+    static func unrolled(_ nodes: [PlanNode]) -> Int {
+        nodes.reduce(0) { total, node in
+            switch node {
+            case .step: total + 1
+            case .group(let count, let children): min(total + count * unrolled(children), Int(Int32.max))
+            }
+        }
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

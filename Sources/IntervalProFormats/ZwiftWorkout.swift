@@ -1,0 +1,126 @@
+public import IntervalProCore
+
+/// Zwift's .zwo workouts: `<workout_file>` with a name, a sport and a `<workout>` of
+/// Warmup, Cooldown, SteadyState, IntervalsT, FreeRide and Ramp elements.
+///
+/// Durations are seconds, or metres when the file says `<durationType>distance</durationType>`.
+/// A `Cadence` attribute is the step's zone (steps/min on a run) with the plan's tolerance;
+/// IntervalsT's `CadenceResting` is its off steps' zone. A textevent at the start of a step
+/// labels it; later ones are reported. Power and pace shape the effort in Zwift; only
+/// cadence is scored here.
+public enum ZwiftWorkout {
+    public static func read(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedPlan {
+        guard root.name.caseInsensitiveEquals("workout_file") else {
+            throw ImportProblem(
+                file: file, place: "\(root.line)",
+                message: "an XML file whose root is <\(root.name)>, not a Zwift workout (<workout_file>)")
+        }
+        guard let workout = root.child("workout") else {
+            throw ImportProblem(file: file, place: "\(root.line)", message: "no <workout> element")
+        }
+        var reader = Reader(limits: PlanLimits(file: file))
+        if let sport = root.child("sportType")?.text, !sport.isEmpty, !sport.caseInsensitiveEquals("run") {
+            reader.warn(root.child("sportType")!.line, "sportType is '\(sport)', not 'run': its cadence (rpm) is read as steps/min")
+        }
+        reader.distance = root.child("durationType")?.text.caseInsensitiveEquals("distance") ?? false
+        var nodes: [PlanNode] = []
+        for element in workout.children {
+            if let node = try reader.node(element) { nodes.append(node) }
+        }
+        if !reader.sawCadence {
+            reader.warn(workout.line, "no step has a Cadence attribute: the session will have nothing to score")
+        }
+        let name = root.child("name")?.text ?? ""
+        let description = root.child("description")?.text
+        let plan = try reader.limits.plan(
+            name: name, description: description?.isEmpty == false ? description : nil, nodes: nodes)
+        return ImportedPlan(plan: plan, format: .zwift, warnings: reader.warnings)
+    }
+
+    private struct Reader {
+        var limits: PlanLimits
+        var distance = false
+        var warnings: [ImportProblem] = []
+        var sawCadence = false
+
+        mutating func warn(_ line: Int, _ message: String) {
+            warnings.append(ImportProblem(file: limits.file, place: "\(line)", message: message))
+        }
+
+        func fail(_ element: MarkupElement, _ message: String) -> ImportProblem {
+            ImportProblem(file: limits.file, place: "\(element.line)", message: message)
+        }
+
+        mutating func node(_ element: MarkupElement) throws(ImportProblem) -> PlanNode? {
+            let name = element.name.lowercased()
+            switch name {
+            case "warmup", "cooldown", "steadystate", "freeride", "ramp", "solidstate", "maxeffort":
+                let kind: StepKind = name == "warmup" ? .warmup : name == "cooldown" ? .cooldown : .work
+                let end = try self.end(element, "Duration")
+                let cadence = try self.cadence(element, "Cadence")
+                let label = labels(element, for: [0])[0] ?? (name == "freeride" ? "free run" : nil)
+                return .step(PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, label: label))
+            case "intervalst":
+                guard let repeatText = element.attribute("Repeat"), let count = Int(repeatText) else {
+                    throw fail(element, "IntervalsT needs a whole-number Repeat attribute")
+                }
+                let repeats = try limits.repeatCount(count, at: "\(element.line)")
+                let on = try self.end(element, "OnDuration")
+                let off = try self.end(element, "OffDuration")
+                let onCadence = try cadence(element, "Cadence")
+                let offCadence = try cadence(element, "CadenceResting")
+                let onSeconds = duration(element, "OnDuration") ?? 0
+                let labels = labels(element, for: [0, onSeconds])
+                return .group(
+                    repeat: repeats,
+                    nodes: [
+                        .step(PlanStep(kind: .work, end: .fixed(on), cadence: onCadence.map { .fixed($0) }, label: labels[0])),
+                        .step(PlanStep(kind: .rest, end: .fixed(off), cadence: offCadence.map { .fixed($0) }, label: labels[1])),
+                    ])
+            case "textevent", "textnotification":
+                warn(element.line, "a text event outside any step was left out")
+                return nil
+            default:
+                warn(element.line, "<\(element.name)> is not a workout step this program knows; left out")
+                return nil
+            }
+        }
+
+        func duration(_ element: MarkupElement, _ attribute: String) -> Double? {
+            element.attribute(attribute).flatMap { Double($0.trimmingWhitespace) }
+        }
+
+        func end(_ element: MarkupElement, _ attribute: String) throws(ImportProblem) -> StepEnd {
+            guard let value = duration(element, attribute) else {
+                throw fail(element, "<\(element.name)> needs a numeric \(attribute) attribute (\(distance ? "metres" : "seconds"))")
+            }
+            return distance
+                ? try limits.distance(value, at: "\(element.line)") : try limits.duration(value, at: "\(element.line)")
+        }
+
+        mutating func cadence(_ element: MarkupElement, _ attribute: String) throws(ImportProblem) -> CadenceSpec? {
+            guard let text = element.attribute(attribute) else { return nil }
+            guard let value = Double(text.trimmingWhitespace) else {
+                throw fail(element, "\(attribute)=\"\(text)\" is not a number")
+            }
+            sawCadence = true
+            return .target(try limits.cadence(value, at: "\(element.line)"))
+        }
+
+        /// Messages of the element's textevents at the given offsets (seconds into the
+        /// element); others are reported.
+        mutating func labels(_ element: MarkupElement, for offsets: [Double]) -> [String?] {
+            var labels = [String?](repeating: nil, count: offsets.count)
+            for event in element.children where event.name.caseInsensitiveEquals("textevent") {
+                let offset = event.attribute("timeoffset").flatMap { Double($0) } ?? 0
+                let message = event.attribute("message") ?? event.text
+                if let slot = offsets.firstIndex(of: offset), labels[slot] == nil, !message.isEmpty {
+                    labels[slot] = message
+                } else {
+                    warn(event.line, "the text event at \(JSONValue.format(offset)) s into <\(element.name)> is not at a step's start; left out")
+                }
+            }
+            return labels
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import IntervalProCore
+import IntervalProFormats
+import IntervalProIO
+import Testing
+
+struct TCXActivityTests {
+    @Test func garminFormWithNamespacesOffsetsAndFractions() throws {
+        let tcx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
+                xmlns:ns3="http://www.garmin.com/xmlschemas/ActivityExtension/v2">
+              <Activities><Activity Sport="Running"><Id>2026-03-01T07:30:00.000Z</Id>
+                <Lap StartTime="2026-03-01T07:30:00.000Z"><Track>
+                  <Trackpoint><Time>2026-03-01T08:30:00.500+01:00</Time><DistanceMeters>3.1</DistanceMeters>
+                    <HeartRateBpm><Value>140</Value></HeartRateBpm>
+                    <Extensions><ns3:TPX><ns3:Speed>3.1</ns3:Speed><ns3:RunCadence>86</ns3:RunCadence></ns3:TPX></Extensions>
+                  </Trackpoint>
+                  <Trackpoint><Time>2026-03-01T07:30:01.500Z</Time><Cadence>87</Cadence></Trackpoint>
+                </Track></Lap>
+              </Activity></Activities>
+            </TrainingCenterDatabase>
+            """
+        let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "run.tcx")
+        #expect(activity.points == 2)
+        #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        let times = activity.recording.entries.map(\.time)
+        #expect(times == [.zero, .zero, .seconds(1)])
+        guard case .notification(let first) = activity.recording.entries[0], case .rsc(let rsc) = try SensorReading.decode(.rscMeasurement, first.bytes) else {
+            Issue.record("expected an RSC notification first")
+            return
+        }
+        #expect(rsc.cadence == 172 && rsc.totalDistanceM == 3.1)
+    }
+
+    @Test func errorsNameTheLine() throws {
+        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>yesterday</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
+        #expect(throws: ImportProblem(file: "r.tcx", place: "2", message: "<Time> \"yesterday\" is not an ISO 8601 time")) {
+            try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+        }
+    }
+
+    @Test func iso8601Forms() {
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00Z") == 0)
+        #expect(ISO8601.microseconds("1970-01-01T01:00:00.25+01:00") == 250_000)
+        #expect(ISO8601.microseconds("1969-12-31T23:59:59Z") == -1_000_000)
+        #expect(ISO8601.microseconds("2026-02-30") == nil)
+        #expect(ISO8601.microseconds("2026-03-01T07:30:00Q") == nil)
+    }
+}
+
+/// The repository, from this file's path (tests may run from any directory).
+private let packageRoot: String = {
+    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()
+
+struct PlanWriterTests {
+    @Test func everyBundledPlanWritesOutAndReadsBackToTheSameTimeline() throws {
+        let plans = ["cadence-ladder", "first-cadence-session", "long-steady-run", "metronome-intervals", "pyramid"]
+        for name in plans {
+            let path = packageRoot + "/Plans/\(name).json"
+            let plan = try PlanDecoder.decode(try FileIO.readAll(path), file: path)
+            let text = PlanWriter.json(plan).serialized(pretty: true)
+            let back = try PlanDecoder.decode(Array(text.utf8), file: "written")
+            #expect(back.timeline() == plan.timeline(), "\(name)")
+            #expect(back.metronome == plan.metronome && back.name == plan.name && back.tolerance == plan.tolerance)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import IntervalProCore
+import IntervalProFIT
+@testable import IntervalProFormats
+import Testing
+
+/// The FIT reader on files the writer makes and on hand-made bytes for what the writer
+/// never writes (big-endian, compressed timestamps, chains); FIT workouts both ways; FIT
+/// activities as recordings.
+struct FITTests {
+    /// A whole FIT file around `body` (header with CRC, file CRC).
+    static func file(_ body: [UInt8]) -> [UInt8] {
+        var header: [UInt8] = [14, 0x20, 0x54, 0x08]
+        let size = UInt32(body.count)
+        header += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: size >> UInt32($0)) }
+        header += Array(".FIT".utf8)
+        let headerCRC = FITChecksum.crc(header)
+        header += [UInt8(headerCRC & 0xFF), UInt8(headerCRC >> 8)]
+        var file = header + body
+        let crc = FITChecksum.crc(file)
+        file += [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+        return file
+    }
+
+    @Test func readsWhatTheWriterWrites() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(1000)), FITField(3, .uint8, .int(150)), FITField(6, .uint16, .int(3125))]))
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(1001)), FITField(3, .uint8, .int(nil))]))
+        writer.write(FITMessage(26, [FITField(8, .string, .string("Track 6×400"))]))
+        let records = try FITFileReader.read(writer.fileBytes())
+        #expect(records.map(\.global) == [20, 20, 26])
+        #expect(records[0].integer(253) == 1000 && records[0].integer(3) == 150 && records[0].integer(6) == 3125)
+        #expect(records[1].integer(3) == nil)  // the invalid value reads as "not given"
+        #expect(records[2].string(8) == "Track 6×400")
+    }
+
+    @Test func bigEndianDefinitionsCompressedTimestampsAndDeveloperFields() throws {
+        // Local 0: record, big-endian, timestamp uint32 + heart_rate uint8, one 2-byte developer field.
+        var body: [UInt8] = [0x60, 0, 1, 0, 20, 2, 253, 4, 0x86, 3, 1, 0x02, 1, 0, 2, 0]
+        body += [0x00, 0x00, 0x00, 0x03, 0xFE, 140, 0xAA, 0xBB]  // timestamp 0x3FE = 1022, hr 140
+        // Local 1: record with heart_rate only, for compressed-timestamp headers.
+        body += [0x41, 0, 1, 0, 20, 1, 3, 1, 0x02]
+        // Compressed header: local 1, offset 3 → 1022 rolls past 0x1F to 1027 (0x403).
+        body += [0x80 | 1 << 5 | 3, 141]
+        let records = try FITFileReader.read(Self.file(body))
+        #expect(records.count == 2)
+        #expect(records[0].integer(253) == 1022 && records[0].integer(3) == 140)
+        #expect(records[1].integer(253) == 1027 && records[1].integer(3) == 141)
+    }
+
+    @Test func chainedFilesAreReadOneAfterTheOther() throws {
+        let one = Self.file([0x40, 0, 0, 20, 0, 1, 3, 1, 0x02, 0x00, 120])
+        let records = try FITFileReader.read(one + one)
+        #expect(records.map { $0.integer(3) } == [120, 120])
+    }
+
+    @Test func damageIsRefusedWithItsPlace() {
+        var bytes = Self.file([0x40, 0, 0, 20, 0, 1, 3, 1, 0x02, 0x00, 120])
+        bytes[bytes.count - 3] ^= 1
+        #expect(throws: FITReadError(offset: bytes.count - 2, message: "file CRC does not match: the file is damaged")) {
+            try FITFileReader.read(bytes)
+        }
+        #expect(throws: FITReadError.self) { try FITFileReader.read(Array(bytes.prefix(20))) }
+        #expect(throws: FITReadError.self) { try FITFileReader.read(Self.file([0x05, 1, 2])) }  // data before any definition
+        #expect(!FITFileReader.looksLikeFIT(Array("{\"name\": 1}".utf8)))
+    }
+
+    static let plan = Plan(
+        name: "Ladder", tolerance: 4,
+        nodes: [
+            .step(PlanStep(kind: .warmup, end: .fixed(.time(.seconds(600))), cadence: .fixed(.target(160)))),
+            .group(
+                repeat: 4,
+                nodes: [
+                    .step(PlanStep(kind: .work, end: .fixed(.distance(400)), cadence: .fixed(.range(low: 178, high: 186)), label: "Fast")),
+                    .step(PlanStep(kind: .rest, end: .fixed(.time(.seconds(90))), label: "Jog")),
+                ]),
+            .group(
+                repeat: 2,
+                nodes: [.step(PlanStep(kind: .work, end: .perRepetition([.time(.seconds(60)), .time(.seconds(120))]), cadence: .fixed(.target(175))))]),
+            .step(PlanStep(kind: .cooldown, end: .fixed(.open))),
+        ])
+
+    @Test func aWorkoutImportsBackToTheSameTimeline() throws {
+        let bytes = FITWorkout.encode(Self.plan, createdUnixSeconds: 1_772_350_200)
+        let imported = try FITWorkout.read(bytes, file: "ladder.fit")
+        #expect(imported.plan.name == "Ladder")
+        let back = imported.plan.timeline()
+        let original = Self.plan.timeline()
+        #expect(back.count == original.count)
+        for (a, b) in zip(back, original) {
+            #expect(a.kind == b.kind && a.end == b.end && a.zone == b.zone && a.label == b.label)
+        }
+        // Fixed repeats stay repeats; the per-repetition group is written out in full.
+        #expect(back[1].repetition == .init(number: 1, count: 4))
+        #expect(back[9].repetition == nil)
+    }
+
+    @Test func perFootCadenceTargetsAreDoubled() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
+        writer.write(FITMessage(26, [FITField(4, .enumeration, .int(1))]))
+        writer.write(
+            FITMessage(
+                27,
+                [
+                    FITField(254, .uint16, .int(0)), FITField(1, .enumeration, .int(0)), FITField(2, .uint32, .int(300_000)),
+                    FITField(3, .enumeration, .int(3)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(85)),
+                    FITField(6, .uint32, .int(90)),
+                ]))
+        let imported = try FITWorkout.read(writer.fileBytes(), file: "w.fit")
+        #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 175, low: 170, high: 180))
+        #expect(imported.warnings.count == 1)
+    }
+
+    @Test func anActivityIsNotAWorkoutAndTheErrorSaysWhatToDo() {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        #expect(throws: ImportProblem.self) { try FITWorkout.read(writer.fileBytes(), file: "run.fit") }
+        let message = (try? FITWorkout.read(writer.fileBytes(), file: "run.fit")).map { _ in "" }
+        #expect(message == nil)
+    }
+
+    @Test func anActivityReadsAsARecordingInSteps() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        for second in 0..<3 {
+            writer.write(
+                FITMessage(
+                    20,
+                    [
+                        FITField(253, .uint32, .int(start + second)), FITField(3, .uint8, .int(150 + second)),
+                        FITField(4, .uint8, .int(85)), FITField(53, .uint8, .int(64)),  // 85.5 per foot
+                        FITField(6, .uint16, .int(3125)), FITField(5, .uint32, .int(312 * (second + 1))),
+                    ]))
+        }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        #expect(activity.points == 3)
+        #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        #expect(activity.recording.header.devices == [RecordedDevice(id: "watch", name: "FIT activity", cadenceUnit: .steps)])
+        let readings = activity.recording.entries.compactMap { entry -> SensorReading? in
+            guard case .notification(let n) = entry, let characteristic = n.characteristic else { return nil }
+            return try? SensorReading.decode(characteristic, n.bytes)
+        }
+        #expect(readings.count == 6)
+        guard case .rsc(let rsc) = readings[2], case .heartRate(let hr) = readings[3] else {
+            Issue.record("expected RSC then heart rate, got \(readings)")
+            return
+        }
+        #expect(rsc.cadence == 171 && rsc.speedMps == 3.125 && rsc.totalDistanceM == 6.2)
+        #expect(hr.heartRate == 151)
+        #expect(activity.recording.entries[2].time == .seconds(1))
+    }
+}

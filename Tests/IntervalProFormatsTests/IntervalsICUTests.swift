@@ -1,0 +1,75 @@
+import IntervalProCore
+import IntervalProFormats
+import Testing
+
+/// intervals.icu workout texts, from the forms its workout builder documents.
+struct IntervalsICUTests {
+    func timeline(_ text: String) throws -> [TimelineStep] {
+        try IntervalsICUWorkout.read(Array(text.utf8), file: "w.txt").plan.timeline()
+    }
+
+    @Test func durationsInEveryDocumentedForm() throws {
+        let text = "- 30s 170rpm\n- 10m 170rpm\n- 1h 170rpm\n- 1m30 170rpm\n- 5' 170rpm\n- 30\" 170rpm\n- 1'30\" 170rpm\n- 1h2m30s 170rpm\n- 5m30s 170rpm"
+        let seconds = try timeline(text).map { step -> Double in
+            guard case .time(let length) = step.end else { return -1 }
+            return length.seconds
+        }
+        #expect(seconds == [30, 600, 3600, 90, 300, 30, 90, 3750, 330])
+    }
+
+    @Test func distancesAreMetresKilometresAndMiles() throws {
+        let ends = try timeline("- 400mtr 180rpm\n- 2km 170rpm\n- 1mi 170rpm\n- 0.4km 180rpm").map(\.end)
+        #expect(ends == [.distance(400), .distance(2000), .distance(1609.344), .distance(400)])
+    }
+
+    @Test func repeatInAHeaderEndsAtABlankLine() throws {
+        let steps = try timeline("Warmup\n- 10m 160rpm\n\nMain Set 3x\n- 3m 180rpm\n- 2m 165rpm\n\n- 5m 160rpm")
+        #expect(steps.count == 1 + 6 + 1)
+        #expect(steps.map(\.kind) == [.warmup, .work, .rest, .work, .rest, .work, .rest, .work])
+        #expect(steps[1].repetition == .init(number: 1, count: 3))
+        #expect(steps[6].repetition == .init(number: 3, count: 3))
+        #expect(steps[7].repetition == nil)
+    }
+
+    @Test func repeatOnALineOfItsOwn() throws {
+        let steps = try timeline("5x\n- 30s 190rpm\n- 30s 160rpm\n- 5m 165rpm")
+        // The third step is in the block too (no blank line): intervals.icu repeats all three.
+        #expect(steps.count == 15)
+        #expect(steps.filter { $0.kind == .work }.count == 5)
+    }
+
+    @Test func cadenceTargetsAndRangesBecomeZonesWithThePlanTolerance() throws {
+        let steps = try timeline("- 5m 170rpm\n- 5m 165-175rpm\n- 5m 75% HR")
+        #expect(steps[0].zone == CadenceZone(target: 170, low: 165, high: 175))
+        #expect(steps[1].zone == CadenceZone(target: 170, low: 165, high: 175))
+        #expect(steps[2].zone == nil)
+    }
+
+    @Test func cueTextAndTargetsBecomeTheLabel() throws {
+        let steps = try timeline("Main set 2x\n- Hard effort 2m 5:00/km Pace 180rpm\n- Recovery jog 1m Z1 HR 160rpm")
+        #expect(steps[0].label == "Hard effort · 5:00/km Pace")
+        #expect(steps[1].label == "Recovery jog · Z1 HR")
+        #expect(steps[1].kind == .rest)
+    }
+
+    @Test func pressLapMakesAnOpenStepAndIntensitySetsTheKind() throws {
+        let steps = try timeline("- 9m Z2 press lap 170rpm\n- 5m intensity=cooldown 160rpm\n- 2m intensity=rest")
+        #expect(steps[0].end == .open)
+        #expect(steps[1].kind == .cooldown)
+        #expect(steps[2].kind == .rest)
+    }
+
+    @Test func errorsNameTheLineAndWhatWasNotUnderstood() {
+        #expect(throws: ImportProblem(file: "w.txt", place: "3", message: "cadence 400 steps/min is outside 60-260")) {
+            try IntervalsICUWorkout.read(Array("Warmup\n- 10m\n- 5m 400rpm".utf8), file: "w.txt")
+        }
+        #expect(throws: ImportProblem.self) { try IntervalsICUWorkout.read(Array("just words".utf8), file: "w.txt") }
+        #expect(throws: ImportProblem.self) { try IntervalsICUWorkout.read(Array("- 5m\n- fast please".utf8), file: "w.txt") }
+    }
+
+    @Test func aWorkoutWithoutCadenceWarnsThatNothingWillBeScored() throws {
+        let imported = try IntervalsICUWorkout.read(Array("- 10m 75%".utf8), file: "easy.txt")
+        #expect(imported.plan.name == "easy")
+        #expect(imported.warnings.map(\.message).contains { $0.contains("nothing to score") })
+    }
+}
