@@ -10,7 +10,7 @@ TEST_PACKAGES := $(shell grep -v '^\s*\#' .ci/test-packages.txt)
 TEST_VENV := .build/test-venv
 TEST_PYTHON := $(TEST_VENV)/bin/python3
 
-.PHONY: run deps deps-test build release test test-swift test-schema test-fakebluez test-exports test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
+.PHONY: run deps deps-test build release test test-swift test-schema test-fakebluez test-exports test-formats test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -42,8 +42,9 @@ release:
 
 ## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
 ## storage, CLI), the plan schema check, the fake org.bluez's own check, the FIT/TCX/jsonl
-## exports checked by third-party decoders, and the HTML report rendered in headless Chromium
-test: deps-test test-swift test-schema test-fakebluez test-exports test-report
+## exports checked by third-party decoders, workouts and activities made by other tools
+## (fit-tool, Garmin's FIT SDK), and the HTML report rendered in headless Chromium
+test: deps-test test-swift test-schema test-fakebluez test-exports test-formats test-report
 
 test-swift:
 	$(SWIFT) test
@@ -59,6 +60,12 @@ test-fakebluez:
 test-exports:
 	$(SWIFT) build --product intervalpro
 	$(TEST_PYTHON) Tests/Exports/check_exports.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+
+## test-formats: FIT workouts and activities written by fit-tool, TCX in Garmin's form, and
+## `plan export --format fit` decoded by Garmin's FIT SDK
+test-formats:
+	$(SWIFT) build --product intervalpro
+	$(TEST_PYTHON) Tests/Formats/check_formats.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
 
 test-report:
 	$(SWIFT) build --product intervalpro

@@ -6,7 +6,7 @@ struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Work with plan files.",
-        subcommands: [PlanCheckCommand.self]
+        subcommands: [PlanCheckCommand.self, PlanImportCommand.self, PlanExportCommand.self]
     )
 }
 
@@ -16,7 +16,7 @@ struct PlanCheckCommand: AsyncParsableCommand {
         abstract: "Validate a plan and print its expanded timeline."
     )
 
-    @Argument(help: "The plan file (JSON, plan format version 1 or 2).")
+    @Argument(help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.")
     var plan: String
 
     @Flag(help: "Print the timeline as JSON.")

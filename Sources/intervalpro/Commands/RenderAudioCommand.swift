@@ -17,7 +17,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The plan file (JSON, plan format version 1 or 2).")
+    @Argument(help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.")
     var plan: String
 
     @Option(help: ArgumentHelp("Replay this recording.", valueName: "file"))

@@ -7,11 +7,11 @@ import IntervalProRuntime
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Replay a recording: scored against a plan, or as stream statistics.",
+        abstract: "Replay a recording or a watch's activity: scored against a plan, or as stream statistics.",
         discussion: "Without --plan, prints what the recording holds: devices, counts, cadence, heart rate, gaps."
     )
 
-    @Argument(help: "The recording (JSON Lines, recording format version 1).")
+    @Argument(help: "The recording (JSON Lines, recording format version 1), or a FIT or TCX activity a watch recorded.")
     var recording: String
 
     @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))

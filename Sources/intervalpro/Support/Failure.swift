@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntervalProCore
+import IntervalProFormats
 import IntervalProIO
 
 /// sysexits(3) codes, the exit statuses scripts can rely on.
@@ -48,20 +49,55 @@ func readInput(_ path: String) throws -> [UInt8] {
     }
 }
 
-func loadPlan(_ path: String) throws -> Plan {
+/// Reads a plan from any format `WorkoutImport` recognises (plan JSON, intervals.icu text,
+/// Zwift .zwo, FIT workout); warnings about what was left out go to stderr.
+func importPlan(_ path: String) throws -> ImportedPlan {
     let bytes = try readInput(path)
     do {
-        return try PlanDecoder.decode(bytes, file: path)
+        let imported = try WorkoutImport.read(bytes, file: path, xml: MarkupReader.read)
+        for warning in imported.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
+        return imported
     } catch {
         throw Failure(error.description, status: .dataError)
     }
 }
 
+func loadPlan(_ path: String) throws -> Plan { try importPlan(path).plan }
+
+/// Reads a plan and the plan-format text the history keeps with a session: the file itself
+/// when it is a plan, the imported plan written as one otherwise.
+func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
+    let imported = try importPlan(path)
+    if imported.format == .planJSON { return (imported.plan, String(decoding: try readInput(path), as: UTF8.self)) }
+    return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
+}
+
+/// Reads a recording, or a FIT or TCX activity as one (by content); warnings go to stderr.
 func loadRecording(_ path: String) throws -> ParsedRecording {
     let bytes = try readInput(path)
     do {
-        return try RecordingParser.read(bytes, file: path)
-    } catch {
-        throw Failure(error.description, status: .dataError)
+        let activity: ImportedActivity
+        switch ActivityImport.format(of: bytes) {
+        case .recording:
+            do {
+                return try RecordingParser.read(bytes, file: path)
+            } catch {
+                throw Failure(error.description, status: .dataError)
+            }
+        case .fit:
+            activity = try ActivityImport.readFIT(bytes, file: path)
+        case .tcx:
+            let root: MarkupElement
+            do {
+                root = try MarkupReader.read(bytes)
+            } catch {
+                throw ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+            }
+            activity = try ActivityImport.readTCX(root, file: path)
+        }
+        for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
+        return activity.recording
+    } catch let problem as ImportProblem {
+        throw Failure(problem.description, status: .dataError)
     }
 }

@@ -41,13 +41,3 @@ struct SessionSaving {
         Terminal.writeStandardError("intervalpro: warning: cannot save the session: \(message); it goes on unsaved\n")
     }
 }
-
-/// Reads a plan file and keeps its text, for the history.
-func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
-    let bytes = try readInput(path)
-    do {
-        return (try PlanDecoder.decode(bytes, file: path), String(decoding: bytes, as: UTF8.self))
-    } catch {
-        throw Failure(error.description, status: .dataError)
-    }
-}

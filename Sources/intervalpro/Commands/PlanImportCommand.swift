@@ -1,0 +1,65 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProFormats
+import IntervalProIO
+
+struct PlanImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Turn a workout from intervals.icu, Zwift or Garmin into a plan file.",
+        discussion: """
+            Reads intervals.icu workout text, a Zwift .zwo file or a FIT workout (recognised by \
+            content), writes the plan, and prints the timeline it understood. `run`, `plan check` \
+            and `render-audio` also take these files directly.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The workout: intervals.icu text, .zwo or FIT workout.", valueName: "file"))
+    var workout: String
+
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The plan to write ('-' for standard output; default: the workout's name with .json).", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(help: "Print the timeline as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await reportingFailures {
+            let imported = try importPlan(workout)
+            let target = output ?? Self.defaultOutput(for: workout)
+            let text = PlanWriter.json(imported.plan).serialized(pretty: true) + "\n"
+            let timeline = imported.plan.timeline()
+            let report =
+                json
+                ? PlanCheckCommand.json(imported.plan, timeline).serialized(pretty: true)
+                : "\(workout): \(imported.format.rawValue)\n" + PlanCheckCommand.table(imported.plan, timeline)
+            if target == "-" {
+                print(text, terminator: "")
+                Terminal.writeStandardError(report + "\n")
+                return
+            }
+            if !force, (try? FileIO.readAll(target)) != nil {
+                throw Failure("\(target) exists; choose another name with -o, or replace it with --force", status: .usage)
+            }
+            do {
+                try FileIO.write(Array(text.utf8), to: target)
+            } catch let error as FileError {
+                throw Failure(error)
+            }
+            print(report)
+            Terminal.writeStandardError("intervalpro: wrote \(target)\n")
+        }
+    }
+
+    /// "workouts/5x1k.zwo" → "workouts/5x1k.json".
+    static func defaultOutput(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        return folder + WorkoutImport.stem(of: path) + ".json"
+    }
+}

@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Workouts and activities made by other tools, read by the built `intervalpro`.
+
+  - FIT workouts written by fit-tool (PyPI): `plan check --json` gives the timeline the
+    workout means (durations, distances, open steps, repeats, cadence low/high, kinds);
+  - `plan export --format fit` of every bundled and contract plan: Garmin's FIT SDK for Python
+    decodes it with no errors and a valid CRC, its workout_step messages say what the plan
+    says, and the file imports back to the same timeline;
+  - FIT activities written by fit-tool and TCX activities in Garmin's form (lxml): replayed
+    against a plan they score exactly as the same samples written as an IntervalPro recording
+    (per-foot cadence doubled, fractional cadence kept); a run held at one cadence is 100 % in
+    a zone around it and 0 % in one above.
+
+Every command runs with scratch XDG folders. Usage: check_formats.py PATH/TO/intervalpro
+"""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+
+from fit_tool.fit_file_builder import FitFileBuilder
+from fit_tool.profile.messages.file_id_message import FileIdMessage
+from fit_tool.profile.messages.record_message import RecordMessage
+from fit_tool.profile.messages.session_message import SessionMessage
+from fit_tool.profile.messages.workout_message import WorkoutMessage
+from fit_tool.profile.messages.workout_step_message import WorkoutStepMessage
+from fit_tool.profile.profile_type import FileType, Intensity, Manufacturer, Sport, WorkoutStepDuration, WorkoutStepTarget
+from garmin_fit_sdk import Decoder, Stream
+from lxml import etree
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from checks import ROOT, Tally, run  # noqa: E402
+
+tally = Tally("formats")
+check = tally.check
+START = datetime(2026, 3, 1, 7, 30, 0, tzinfo=timezone.utc)
+
+
+def fit_file(messages):
+    builder = FitFileBuilder(auto_define=True, min_string_size=50)
+    builder.add_all(messages)
+    return builder.build()
+
+
+def file_id(kind):
+    message = FileIdMessage()
+    message.type = kind
+    message.manufacturer = Manufacturer.DEVELOPMENT.value
+    message.product = 0
+    message.time_created = round(START.timestamp() * 1000)
+    message.serial_number = 0x12345678
+    return message
+
+
+def workout_step(name=None, intensity=Intensity.ACTIVE, seconds=None, metres=None, cadence=None):
+    step = WorkoutStepMessage()
+    if name:
+        step.workout_step_name = name
+    step.intensity = intensity
+    if seconds is not None:
+        step.duration_type = WorkoutStepDuration.TIME
+        step.duration_time = seconds
+    elif metres is not None:
+        step.duration_type = WorkoutStepDuration.DISTANCE
+        step.duration_distance = metres
+    else:
+        step.duration_type = WorkoutStepDuration.OPEN
+        step.duration_value = 0
+    if cadence:
+        step.target_type = WorkoutStepTarget.CADENCE
+        step.target_value = 0
+        step.custom_target_cadence_low, step.custom_target_cadence_high = cadence
+    else:
+        step.target_type = WorkoutStepTarget.OPEN
+        step.target_value = 0
+    return step
+
+
+def repeat_step(from_index, times):
+    step = WorkoutStepMessage()
+    step.duration_type = WorkoutStepDuration.REPEAT_UNTIL_STEPS_CMPLT
+    step.duration_step = from_index
+    step.target_repeat_steps = times
+    return step
+
+
+def check_fit_workout(binary, env, scratch):
+    steps = [
+        workout_step("Warm up", Intensity.WARMUP, seconds=600, cadence=(160, 170)),
+        workout_step("Fast 400", Intensity.ACTIVE, metres=400, cadence=(178, 186)),
+        workout_step("Jog", Intensity.RECOVERY, seconds=90, cadence=(155, 165)),
+        repeat_step(1, 6),
+        workout_step(None, Intensity.ACTIVE, seconds=300),
+        workout_step("Cool down", Intensity.COOLDOWN),
+    ]
+    for index, step in enumerate(steps):
+        step.message_index = index
+    workout = WorkoutMessage()
+    workout.workout_name = "6x400"
+    workout.sport = Sport.RUNNING
+    workout.num_valid_steps = len(steps)
+    path = os.path.join(scratch, "fit-tool-workout.fit")
+    fit_file([file_id(FileType.WORKOUT), workout, *steps]).to_file(path)
+
+    timeline = json.loads(run(binary, env, "plan", "check", path, "--json"))
+    check(timeline["plan"] == "6x400", f"FIT workout name: {timeline['plan']}")
+    got = [
+        (s["kind"], s["label"], s["repetition"], s.get("duration_s"), s.get("distance_m"), s["low_spm"], s["high_spm"])
+        for s in timeline["steps"]
+    ]
+    expected = [("warmup", "Warm up", None, 600, None, 160, 170)]
+    for n in range(1, 7):
+        expected += [
+            ("work", "Fast 400", f"{n}/6", None, 400, 178, 186),
+            ("rest", "Jog", f"{n}/6", 90, None, 155, 165),
+        ]
+    expected += [("work", None, None, 300, None, None, None), ("cooldown", "Cool down", None, "open", None, None, None)]
+    check(got == expected, f"FIT workout timeline:\n  got      {got}\n  expected {expected}")
+
+
+def decode_fit(path, name):
+    decoder = Decoder(Stream.from_file(path))
+    check(decoder.is_fit(), f"{name}: FIT header")
+    check(Decoder(Stream.from_file(path)).check_integrity(), f"{name}: FIT CRC")
+    messages, errors = Decoder(Stream.from_file(path)).read()
+    check(errors == [], f"{name}: FIT SDK errors {errors}")
+    return messages
+
+
+def check_plan_export(binary, env, scratch):
+    plans = sorted(glob.glob(os.path.join(ROOT, "Plans", "*.json")) + glob.glob(os.path.join(ROOT, "Tests", "Contracts", "plans", "*.json")))
+    plans = [p for p in plans if not p.endswith("schema.json")]
+    check(len(plans) >= 8, f"{len(plans)} plans to export")
+    for plan in plans:
+        name = os.path.relpath(plan, ROOT)
+        out = os.path.join(scratch, os.path.basename(plan) + ".fit")
+        run(binary, env, "plan", "export", plan, "--format", "fit", "-o", out)
+        messages = decode_fit(out, name)
+        original = json.loads(run(binary, env, "plan", "check", plan, "--json"))
+        check(messages["file_id_mesgs"][0]["type"] == "workout", f"{name}: file type {messages['file_id_mesgs'][0]['type']}")
+        workout = messages["workout_mesgs"][0]
+        check(workout["sport"] == "running", f"{name}: sport {workout['sport']}")
+        check(workout["wkt_name"] == original["plan"], f"{name}: wkt_name {workout['wkt_name']}")
+        fit_steps = messages["workout_step_mesgs"]
+        check(workout["num_valid_steps"] == len(fit_steps), f"{name}: num_valid_steps")
+        unrolled = unroll(fit_steps)
+        check(len(unrolled) == len(original["steps"]), f"{name}: {len(unrolled)} FIT steps unrolled for {len(original['steps'])}")
+        for fit_step, step in zip(unrolled, original["steps"]):
+            label = f"{name}: step {step['index']}"
+            if step.get("duration_s") == "open":
+                check(fit_step["duration_type"] == "open", f"{label}: duration type {fit_step['duration_type']}")
+            elif "distance_m" in step:
+                check(fit_step["duration_type"] == "distance", f"{label}: duration type")
+                check(abs(fit_step["duration_distance"] - step["distance_m"]) < 0.006, f"{label}: distance")
+            else:
+                check(fit_step["duration_type"] == "time", f"{label}: duration type {fit_step['duration_type']}")
+                check(abs(fit_step["duration_time"] - step["duration_s"]) < 0.0006, f"{label}: duration")
+            if step["target_spm"] is None:
+                check(fit_step.get("target_type") == "open", f"{label}: target {fit_step.get('target_type')}")
+            else:
+                check(fit_step.get("target_type") == "cadence", f"{label}: target {fit_step.get('target_type')}")
+                check(fit_step.get("custom_target_cadence_low") == round(step["low_spm"]), f"{label}: cadence low {fit_step}")
+                check(fit_step.get("custom_target_cadence_high") == round(step["high_spm"]), f"{label}: cadence high")
+            kinds = {"warmup": "warmup", "cooldown": "cooldown", "work": "active", "rest": "rest"}
+            check(fit_step.get("intensity") == kinds[step["kind"]], f"{label}: intensity {fit_step.get('intensity')}")
+        # FIT repeats cannot change per repetition: such a group is written out in full and
+        # reads back as the same steps without repetition numbers.
+        varies = len(fit_steps) == len(unrolled) and any(s["repetition"] for s in original["steps"])
+        back = json.loads(run(binary, env, "plan", "check", out, "--json"))
+        strip = lambda t: [{k: v for k, v in s.items() if not (varies and k == "repetition")} for s in t["steps"]]  # noqa: E731
+        check(strip(back) == strip(original) and back["plan"] == original["plan"], f"{name}: FIT workout does not import back to the same timeline")
+
+
+def unroll(steps):
+    """The FIT SDK's workout steps as the watch runs them (repeat steps expanded)."""
+    out = []
+    index = 0
+    counters = {}
+    while index < len(steps):
+        step = steps[index]
+        if step["duration_type"] == "repeat_until_steps_cmplt":
+            done = counters.get(index, 1)
+            if done < step["repeat_steps"]:
+                counters[index] = done + 1
+                index = step["duration_step"]
+                continue
+            counters.pop(index, None)
+        else:
+            out.append(step)
+        index += 1
+    return out
+
+
+# Samples of a run: second, per-foot cadence (whole, 1/128ths), heart rate, speed m/s, distance m.
+def samples():
+    rows = []
+    distance = 0.0
+    for second in range(0, 1500):
+        phase = second // 100
+        per_foot = [80, 85.5, 90, 84, 92.25, 86][phase % 6] + (0.5 if second % 7 == 0 else 0)
+        whole = int(per_foot)
+        fraction = round((per_foot - whole) * 128)
+        speed = [2.5, 3.125, 3.5, 3.0, 3.75, 3.25][phase % 6]
+        distance += speed
+        heart_rate = 120 + phase * 3 + second % 5
+        rows.append((second, whole, fraction, heart_rate, speed, round(distance, 2)))
+    return rows
+
+
+def constant_samples(per_foot, seconds):
+    return [(s, per_foot, 0, 140, 3.0, round(3.0 * (s + 1), 2)) for s in range(seconds)]
+
+
+def write_fit_activity(path, rows):
+    messages = [file_id(FileType.ACTIVITY)]
+    base = round(START.timestamp() * 1000)
+    for second, whole, fraction, heart_rate, speed, distance in rows:
+        record = RecordMessage()
+        record.timestamp = base + second * 1000
+        record.cadence = whole
+        record.fractional_cadence = fraction / 128
+        record.heart_rate = heart_rate
+        record.speed = speed
+        record.distance = distance
+        messages.append(record)
+    session = SessionMessage()
+    session.timestamp = base + rows[-1][0] * 1000
+    session.start_time = base
+    session.sport = Sport.RUNNING
+    messages.append(session)
+    fit_file(messages).to_file(path)
+
+
+def write_tcx_activity(path, rows):
+    ns = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
+    ax = "http://www.garmin.com/xmlschemas/ActivityExtension/v2"
+    root = etree.Element(f"{{{ns}}}TrainingCenterDatabase", nsmap={None: ns, "ns3": ax})
+    activity = etree.SubElement(etree.SubElement(root, f"{{{ns}}}Activities"), f"{{{ns}}}Activity", Sport="Running")
+    etree.SubElement(activity, f"{{{ns}}}Id").text = START.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    lap = etree.SubElement(activity, f"{{{ns}}}Lap", StartTime=START.strftime("%Y-%m-%dT%H:%M:%S.000Z"))
+    track = etree.SubElement(lap, f"{{{ns}}}Track")
+    for second, whole, fraction, heart_rate, speed, distance in rows:
+        point = etree.SubElement(track, f"{{{ns}}}Trackpoint")
+        moment = datetime.fromtimestamp(START.timestamp() + second, tz=timezone.utc)
+        etree.SubElement(point, f"{{{ns}}}Time").text = moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        etree.SubElement(point, f"{{{ns}}}DistanceMeters").text = f"{distance:.2f}"
+        hr = etree.SubElement(point, f"{{{ns}}}HeartRateBpm")
+        etree.SubElement(hr, f"{{{ns}}}Value").text = str(heart_rate)
+        tpx = etree.SubElement(etree.SubElement(point, f"{{{ns}}}Extensions"), f"{{{ax}}}TPX")
+        etree.SubElement(tpx, f"{{{ax}}}Speed").text = f"{speed:.3f}"
+        # Garmin's TCX has whole per-foot cadence only.
+        etree.SubElement(tpx, f"{{{ax}}}RunCadence").text = str(whole)
+    etree.ElementTree(root).write(path, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def write_recording(path, rows, fractional=True):
+    """The same samples as IntervalPro recording format v1: RSC (steps) and HR notifications."""
+    lines = [json.dumps({"intervalpro_recording": 1, "started_at": START.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "devices": [{"id": "w", "cadence_unit": "steps"}]})]
+    for second, whole, fraction, heart_rate, speed, distance in rows:
+        steps = math.floor(2 * (whole + (fraction / 128 if fractional else 0)) + 0.5)  # half up, as RSC is filled
+        rsc = bytes([0x06]) + round(speed * 256).to_bytes(2, "little") + bytes([steps]) + round(distance * 10).to_bytes(4, "little")
+        lines.append(json.dumps({"t": second, "dev": "w", "char": "2a53", "hex": rsc.hex()}))
+        lines.append(json.dumps({"t": second, "dev": "w", "char": "2a37", "hex": bytes([0, heart_rate]).hex()}))
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+SCORED = ("in_zone_s", "below_s", "above_s", "no_signal_s", "avg_cadence_spm", "avg_hr_bpm", "max_hr_bpm", "duration_s")
+
+
+def scored(binary, env, source, plan):
+    summary = json.loads(run(binary, env, "replay", source, "--plan", plan, "--fast", "--json", "--no-save"))
+    return [{k: step.get(k) for k in SCORED} for step in summary["steps"]]
+
+
+def check_activities(binary, env, scratch):
+    plan = os.path.join(scratch, "activity-plan.txt")
+    with open(plan, "w") as out:
+        out.write("Warmup\n- 5m 160-170rpm\n\nMain set 3x\n- 3m 175rpm\n- 2m 165rpm\n\nCooldown\n- 5m 168rpm\n")
+    rows = samples()
+    fit = os.path.join(scratch, "fit-tool-activity.fit")
+    tcx = os.path.join(scratch, "garmin-form.tcx")
+    jsonl = os.path.join(scratch, "same-samples.jsonl")
+    jsonl_whole = os.path.join(scratch, "same-samples-whole.jsonl")
+    write_fit_activity(fit, rows)
+    write_tcx_activity(tcx, rows)
+    write_recording(jsonl, rows)
+    write_recording(jsonl_whole, rows, fractional=False)
+
+    expected = scored(binary, env, jsonl, plan)
+    check(len(expected) == 8, f"{len(expected)} steps scored")
+    check(scored(binary, env, fit, plan) == expected, "the fit-tool FIT activity scores differently from the same samples as a recording")
+    check(scored(binary, env, tcx, plan) == scored(binary, env, jsonl_whole, plan), "the TCX activity scores differently from the same samples as a recording")
+
+    stats = json.loads(run(binary, env, "replay", fit, "--json"))
+    check(json.dumps(stats).find('"watch"') >= 0, "replay statistics name the activity's device")
+
+    steady_fit = os.path.join(scratch, "steady.fit")
+    write_fit_activity(steady_fit, constant_samples(85, 20 * 60))
+    steady_plan = os.path.join(scratch, "steady.txt")
+    with open(steady_plan, "w") as out:
+        out.write("- 10m 170rpm\n- 10m 185rpm\n")
+    steady = json.loads(run(binary, env, "replay", steady_fit, "--plan", steady_plan, "--fast", "--json", "--no-save"))
+    check(steady["steps"][0]["in_zone_pct"] == 100, f"85 per foot is 170 steps: in zone {steady['steps'][0]['in_zone_pct']} %")
+    check(steady["steps"][1]["in_zone_pct"] == 0 and steady["steps"][1]["below_s"] == 600, f"170 steps is below 180-190: {steady['steps'][1]}")
+
+    # Stored like any session: replay with saving, then `show last`.
+    run(binary, env, "replay", fit, "--plan", plan, "--fast", "--json")
+    stored = json.loads(run(binary, env, "show", "last", "--json"))
+    check(stored["source"] == "replay" and stored["plan"] == "activity-plan", f"stored session {stored.get('source')} {stored.get('plan')}")
+
+
+def check_errors(binary, env, scratch):
+    cases = {
+        "broken.txt": ("Warmup\n- 10m 170rpm\n- Hard stuff 180rpm\n", "broken.txt:3: no duration or distance"),
+        "broken.zwo": ('<workout_file><workout>\n<SteadyState Power="0.8"/></workout></workout_file>', "broken.zwo:2: <SteadyState> needs a numeric Duration"),
+        "cadence.zwo": ('<workout_file><workout>\n<SteadyState Duration="60" Cadence="400"/></workout></workout_file>', "cadence.zwo:2: cadence 400"),
+        "truncated.fit": (None, "truncated.fit: byte 4: the header announces"),
+    }
+    for name, (text, expected) in cases.items():
+        path = os.path.join(scratch, name)
+        if text is None:
+            with open(os.path.join(scratch, "fit-tool-workout.fit"), "rb") as source:
+                data = source.read()
+            with open(path, "wb") as out:
+                out.write(data[: len(data) // 2])
+        else:
+            with open(path, "w") as out:
+                out.write(text)
+        result = subprocess.run([binary, "plan", "check", path], env=env, capture_output=True, text=True)
+        check(result.returncode == 65, f"{name}: exit {result.returncode}")
+        check(expected in result.stderr.replace(scratch + "/", ""), f"{name}: stderr {result.stderr!r} lacks {expected!r}")
+        check("Fatal error" not in result.stderr and "Stack" not in result.stderr, f"{name}: crashed")
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, XDG_DATA_HOME=os.path.join(scratch, "data"), XDG_CONFIG_HOME=os.path.join(scratch, "config"), NO_COLOR="1")
+        check_fit_workout(binary, env, scratch)
+        check_plan_export(binary, env, scratch)
+        check_activities(binary, env, scratch)
+        check_errors(binary, env, scratch)
+    return tally.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
