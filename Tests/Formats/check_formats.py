@@ -3,6 +3,8 @@
 
   - FIT workouts written by fit-tool (PyPI): `plan check --json` gives the timeline the
     workout means (durations, distances, open steps, repeats, cadence low/high, kinds);
+  - `plan import` of a FIT workout, a .zwo and an intervals.icu text writes plans that the
+    plan format's JSON Schema (Plans/plan.schema.json) accepts;
   - `plan export --format fit` of every bundled and contract plan: Garmin's FIT SDK for Python
     decodes it with no errors and a valid CRC, its workout_step messages say what the plan
     says, and the file imports back to the same timeline;
@@ -30,6 +32,7 @@ from fit_tool.profile.messages.workout_message import WorkoutMessage
 from fit_tool.profile.messages.workout_step_message import WorkoutStepMessage
 from fit_tool.profile.profile_type import FileType, Intensity, Manufacturer, Sport, WorkoutStepDuration, WorkoutStepTarget
 from garmin_fit_sdk import Decoder, Stream
+from jsonschema import Draft202012Validator
 from lxml import etree
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
@@ -120,6 +123,25 @@ def check_fit_workout(binary, env, scratch):
         ]
     expected += [("work", None, None, 300, None, None, None), ("cooldown", "Cool down", None, "open", None, None, None)]
     check(got == expected, f"FIT workout timeline:\n  got      {got}\n  expected {expected}")
+
+
+def check_imported_plans_match_the_schema(binary, env, scratch):
+    with open(os.path.join(ROOT, "Plans", "plan.schema.json")) as source:
+        validator = Draft202012Validator(json.load(source))
+    zwo = os.path.join(scratch, "builder.zwo")
+    with open(zwo, "w") as out:
+        out.write('<workout_file><name>Builder</name><sportType>run</sportType><workout>'
+                  '<Warmup Duration="300" Cadence="160"/><IntervalsT Repeat="4" OnDuration="30" OffDuration="60" '
+                  'Cadence="185" CadenceResting="165"/><FreeRide Duration="120"/></workout></workout_file>')
+    text = os.path.join(scratch, "ladder.txt")
+    with open(text, "w") as out:
+        out.write("Warmup\n- 10m 160rpm\n\nMain set 4x\n- Hard 2m 5:00/km Pace 180rpm\n- Jog 90s 55-65rpm\n\n- 1km press lap\n")
+    for workout in (os.path.join(scratch, "fit-tool-workout.fit"), zwo, text):
+        plan = workout + ".json"
+        run(binary, env, "plan", "import", workout, "-o", plan)
+        with open(plan) as source:
+            errors = list(validator.iter_errors(json.load(source)))
+        check(errors == [], f"{os.path.basename(workout)}: the imported plan fails the schema: {[e.message for e in errors][:3]}")
 
 
 def decode_fit(path, name):
@@ -343,6 +365,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         env = dict(os.environ, XDG_DATA_HOME=os.path.join(scratch, "data"), XDG_CONFIG_HOME=os.path.join(scratch, "config"), NO_COLOR="1")
         check_fit_workout(binary, env, scratch)
+        check_imported_plans_match_the_schema(binary, env, scratch)
         check_plan_export(binary, env, scratch)
         check_activities(binary, env, scratch)
         check_errors(binary, env, scratch)
