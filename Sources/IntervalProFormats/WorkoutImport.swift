@@ -103,13 +103,16 @@ struct PlanLimits {
     var file: String
 
     func duration(_ seconds: Double, at place: String?) throws(ImportProblem) -> StepEnd {
-        guard seconds.isFinite, seconds > 0, seconds <= PlanDecoder.maxStepSeconds else {
+        // Compared after rounding to the engine's microseconds, as PlanDecoder does.
+        guard seconds.isFinite, seconds > 0, seconds <= PlanDecoder.maxStepSeconds, SessionTime.seconds(seconds) > .zero else {
             throw ImportProblem(file: file, place: place, message: "a step lasts \(JSONValue.format(seconds)) s; a step lasts more than 0 s and at most 24 hours")
         }
         return .time(.seconds(seconds))
     }
 
+    /// To the millimetre, as the plan format keeps distances.
     func distance(_ metres: Double, at place: String?) throws(ImportProblem) -> StepEnd {
+        let metres = metres.rounded(toPlaces: 3)
         guard metres.isFinite, metres > 0, metres <= PlanDecoder.maxDistanceMetres else {
             throw ImportProblem(file: file, place: place, message: "a step covers \(JSONValue.format(metres)) m; a distance is more than 0 m and at most 1000 km")
         }

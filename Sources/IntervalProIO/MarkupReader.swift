@@ -12,6 +12,10 @@ public enum MarkupReader {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw MarkupError(line: nil, message: "not UTF-8 text")
         }
+        // ... and crashes on a processing instruction with no data ("<?xml?>", "<?pi?>").
+        if let line = emptyProcessingInstructionLine(bytes) {
+            throw MarkupError(line: line, message: "a processing instruction with nothing in it (like <?xml?>)")
+        }
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
@@ -24,6 +28,25 @@ public enum MarkupReader {
             throw MarkupError(line: parser.lineNumber > 0 ? parser.lineNumber : nil, message: reason)
         }
         return root
+    }
+
+    /// The line of the first `<?name?>` (only whitespace after the name), if any.
+    static func emptyProcessingInstructionLine(_ bytes: [UInt8]) -> Int? {
+        var line = 1
+        var index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x0A { line += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(bytes[end]) { end += 1 }
+            while end < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end]) { end += 1 }
+            if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "?"), bytes[end + 1] == UInt8(ascii: ">") { return line }
+            index += 2
+        }
+        return nil
     }
 
     /// Deeper nesting than any workout or activity needs is refused (and keeps a hostile

@@ -18,8 +18,9 @@ struct IntervalsICUTests {
     }
 
     @Test func distancesAreMetresKilometresAndMiles() throws {
-        let ends = try timeline("- 400mtr 180rpm\n- 2km 170rpm\n- 1mi 170rpm\n- 0.4km 180rpm").map(\.end)
-        #expect(ends == [.distance(400), .distance(2000), .distance(1609.344), .distance(400)])
+        let ends = try timeline("- 400mtr 180rpm\n- 2km 170rpm\n- 1mi 170rpm\n- 0.4km 180rpm\n- 102mi").map(\.end)
+        // To the millimetre, as plan files keep distances (102 mi is 164153.08800000002 m in doubles).
+        #expect(ends == [.distance(400), .distance(2000), .distance(1609.344), .distance(400), .distance(164_153.088)])
     }
 
     @Test func repeatInAHeaderEndsAtABlankLine() throws {

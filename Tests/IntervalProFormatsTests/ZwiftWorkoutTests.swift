@@ -78,3 +78,17 @@ struct ZwiftWorkoutTests {
         #expect(throws: ImportProblem.self) { try read("<html><body/></html>") }
     }
 }
+
+/// Input that crashes Foundation's XMLParser is refused before it reaches it.
+struct MarkupReaderTests {
+    @Test func namesThatAreNotUTF8AndEmptyProcessingInstructionsAreRefused() {
+        #expect(throws: MarkupError(line: nil, message: "not UTF-8 text")) {
+            try MarkupReader.read(Array("<a b".utf8) + [0xFF] + Array("=\"1\"/>".utf8))
+        }
+        #expect(throws: MarkupError(line: 2, message: "a processing instruction with nothing in it (like <?xml?>)")) {
+            try MarkupReader.read(Array("<a>\n<?pi ?></a>".utf8))
+        }
+        #expect(throws: MarkupError.self) { try MarkupReader.read(Array("<?xml?><a/>".utf8)) }
+        #expect((try? MarkupReader.read(Array("<?xml version=\"1.0\"?><a><?pi data?></a>".utf8)))?.name == "a")
+    }
+}
