@@ -33,6 +33,9 @@ public struct SessionEngine: Sendable {
         case deviceEvent(device: String, name: String)
         /// A notification whose value did not decode; the session goes on without it.
         case rejectedNotification(device: String, error: GATTParseError)
+        /// The state at a whole second of session time, reported once that second has
+        /// passed (before what happens after it): the 1 Hz samples the history keeps.
+        case sample(SessionSample)
         case sessionFinished(SessionSummary)
     }
 
@@ -54,6 +57,10 @@ public struct SessionEngine: Sendable {
     public private(set) var feedback = Feedback.noZone
     /// False until the current step's first feedback has been reported.
     private var feedbackAnnounced = false
+    /// The next whole second to report as a `.sample`.
+    public private(set) var nextSampleSecond = 0
+    /// The last RSC cadence each device sent, as sent (steps or strides), for samples.
+    private var rawCadenceByDevice: [String: Int] = [:]
 
     public init(plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:]) {
         self.init(planName: plan.name, timeline: plan.timeline(), source: source, cadenceUnits: cadenceUnits)
@@ -97,6 +104,7 @@ public struct SessionEngine: Sendable {
             started = true
             startStep(0, at: .zero, into: &actions)
         }
+        reportSamples(before: now, into: &actions)
         advance(to: max(now, cursor), into: &actions)
         guard !isFinished else { return actions }
         let now = cursor
@@ -121,6 +129,42 @@ public struct SessionEngine: Sendable {
     }
 
     // MARK: - Time
+
+    /// A `.sample` for every whole second before `now` not yet reported, each the state at
+    /// exactly its second: scoring does not depend on when events come, so advancing to
+    /// each second in turn changes nothing but when the work is done.
+    private mutating func reportSamples(before now: SessionTime, into actions: inout [Action]) {
+        while !isFinished, SessionTime.seconds(nextSampleSecond) < now {
+            let second = SessionTime.seconds(nextSampleSecond)
+            advance(to: max(second, cursor), into: &actions)
+            guard !isFinished else { return }
+            actions.append(.sample(sample(at: second)))
+            nextSampleSecond += 1
+        }
+    }
+
+    private func sample(at now: SessionTime) -> SessionSample {
+        let step = timeline[stepIndex]
+        let cadence = stream.currentCadence(at: now)
+        let status: ZoneStatus
+        if isPaused {
+            status = .paused
+        } else if let zone = step.zone {
+            if let cadence {
+                status = zone.contains(Double(cadence)) ? .inZone : Double(cadence) < zone.low ? .below : .above
+            } else {
+                status = .noSignal
+            }
+        } else {
+            status = .noZone
+        }
+        let speed = stream.isCurrent(stream.speed, at: now) ? stream.speed?.value : nil
+        return SessionSample(
+            second: nextSampleSecond, stepIndex: step.index,
+            rawCadence: cadence == nil ? nil : stream.cadenceDevice.flatMap { rawCadenceByDevice[$0] },
+            cadence: cadence, heartRate: stream.currentHeartRate(at: now), speed: speed, distance: stream.distance,
+            zoneStatus: status)
+    }
 
     /// Scores the current step up to `now`, ending timed steps whose time is up. Segments
     /// are split where a reading goes stale, so each is scored against one value.
@@ -242,6 +286,7 @@ public struct SessionEngine: Sendable {
             return
         }
         stream.ingest(reading, from: notification.device, at: now)
+        if case .rsc(let rsc) = reading { rawCadenceByDevice[notification.device] = Int(rsc.cadence) }
         if case .heartRate = reading, let heartRate = stream.currentHeartRate(at: now),
             stream.heartRate?.time == now, var result = current
         {

@@ -95,7 +95,7 @@ public struct AudioDirector: Sendable {
             case .sessionFinished(let summary):
                 commit(upTo: stepStart)
                 finish(summary, at: stepStart)
-            case .deviceEvent, .rejectedNotification:
+            case .deviceEvent, .rejectedNotification, .sample:
                 break
             }
         }

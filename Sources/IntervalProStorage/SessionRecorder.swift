@@ -4,14 +4,15 @@ public import IntervalProRuntime
 
 /// Saves a running session as it goes: a companion observer beside the screen.
 ///
-/// Entries, controls and 1 Hz samples are buffered and committed once per second of
+/// Entries and controls come as the runner saw them, 1 Hz samples as the engine reported
+/// them (`.sample` actions). They are buffered and committed once per second of
 /// session time, one transaction each, so a killed process loses at most the last
 /// second. When the store refuses a write (disk full, read-only), `warn` is called once
 /// and the session goes on unsaved.
 public final class SessionWriter {
     public let store: SessionStore
     public let sessionID: Int64
-    private var sampler: SessionSampler
+    private var entryCount = 0
     private var batch = StoreBatch()
     private var entrySequence = 0
     private var controlSequence = 0
@@ -24,13 +25,12 @@ public final class SessionWriter {
     ) {
         self.store = store
         self.sessionID = sessionID
-        sampler = SessionSampler(planName: planName, timeline: timeline, source: source, cadenceUnits: cadenceUnits)
         self.warn = warn
     }
 
     func received(_ entry: RecordingEntry) {
         guard failure == nil else { return }
-        add(sampler.receive(entry))
+        entryCount += 1
         if batch.entries.isEmpty { batch.firstEntrySequence = entrySequence }
         batch.entries.append(entry)
         entrySequence += 1
@@ -39,19 +39,18 @@ public final class SessionWriter {
 
     func performed(_ actions: [SessionEngine.Action], at now: SessionTime) {
         guard failure == nil else { return }
-        if let kind = SessionControl.revealed(by: actions) {
-            let (control, samples) = sampler.apply(kind, at: now)
-            add(samples)
+        // The entry that led to these actions was received already: a control applied
+        // with them comes after it.
+        let control = SessionControl.revealed(by: actions).map {
+            SessionControl(kind: $0, time: now, afterEntries: entryCount)
+        }
+        if let control {
             if batch.controls.isEmpty { batch.firstControlSequence = controlSequence }
             batch.controls.append(control)
             controlSequence += 1
             batch.lastTime = max(batch.lastTime, now)
         }
-    }
-
-    func advance(to now: SessionTime) {
-        guard failure == nil else { return }
-        add(sampler.samples(before: now))
+        add(actions.compactMap { if case .sample(let sample) = $0 { sample } else { nil } })
     }
 
     /// New samples close a second: commit what the batch holds.
@@ -75,9 +74,8 @@ public final class SessionWriter {
 
     /// Saves the rest and the scored summary. Returns the error that stopped saving, if any.
     @discardableResult
-    public func finish(_ summary: SessionSummary, at end: SessionTime) -> StoreError? {
+    public func finish(_ summary: SessionSummary) -> StoreError? {
         guard failure == nil else { return failure }
-        add(sampler.finish(at: end))
         commit()
         guard failure == nil else { return failure }
         do {
@@ -106,7 +104,5 @@ public struct SessionRecorder: SessionObserver {
         writer.performed(actions, at: now)
     }
 
-    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        writer.advance(to: now)
-    }
+    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {}
 }

@@ -654,3 +654,28 @@ struct SessionEngineDeterminismTests {
         }
     }
 }
+
+@Suite("SessionEngine: 1 Hz samples")
+struct SessionEngineSampleTests {
+    @Test func oneSamplePerPassedSecondBeforeWhatHappensAfterIt() throws {
+        var h = EngineHarness([Fixture.timed(0, 3, zone: CadenceZone(target: 170, tolerance: 5)), Fixture.timed(1, 3)])
+        h.rsc(0, 170)
+        h.rsc(1.5, 150)
+        #expect(h.samples.map(\.second) == [0, 1])
+        #expect(h.samples.map(\.zoneStatus) == [.inZone, .inZone])
+        h.send(.command(.pause), at: 2.5)
+        #expect(h.samples.last?.zoneStatus == .below)  // second 2: 150 since 1.5
+        h.send(.command(.resume), at: 4)
+        #expect(h.samples.last?.second == 3 && h.samples.last?.zoneStatus == .paused)
+        // Step 0 ran 2.5 s before the pause: it ends at 4.5, so second 4 is still its own.
+        h.rsc(4.2, 172)
+        h.tick(7)
+        #expect(h.samples.map(\.second) == Array(0..<7))
+        #expect(h.samples.map(\.stepIndex) == [0, 0, 0, 0, 0, 1, 1])
+        #expect(h.samples[5].rawCadence == 172 && h.samples[5].zoneStatus == .noZone)
+        // The last step ends at 7.5: second 7 is reported, nothing after the end.
+        h.send(.command(.finish), at: 9)
+        #expect(h.samples.map(\.second) == Array(0..<8))
+        #expect(h.summary?.completed == true)
+    }
+}

@@ -97,10 +97,12 @@ enum Fixture {
     }
 }
 
-/// Drives a `SessionEngine` by hand and keeps every action it returned.
+/// Drives a `SessionEngine` by hand and keeps every action it returned; the 1 Hz
+/// `.sample` actions are kept apart in `samples` (the history's tests look at them).
 struct EngineHarness {
     var engine: SessionEngine
     var actions: [SessionEngine.Action] = []
+    var samples: [SessionSample] = []
 
     init(_ timeline: [TimelineStep], units: [String: CadenceUnit] = [Fixture.pod: .steps]) {
         engine = SessionEngine(planName: "Test plan", timeline: timeline, source: .replay, cadenceUnits: units)
@@ -117,7 +119,9 @@ struct EngineHarness {
 
     @discardableResult
     mutating func send(_ event: SessionEngine.Event, at time: SessionTime) -> [SessionEngine.Action] {
-        let produced = engine.handle(event, now: time)
+        var produced = engine.handle(event, now: time)
+        samples += produced.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        produced.removeAll { if case .sample = $0 { true } else { false } }
         actions += produced
         return produced
     }

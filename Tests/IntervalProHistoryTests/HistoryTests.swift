@@ -45,12 +45,11 @@ struct DrivenSession {
         .notification(RawNotification(time: .seconds(time), device: "strap", characteristic: .heartRateMeasurement, bytes: [0, bpm]))
     }
 
-    /// Drives an engine and a sampler side by side, as `SessionRunner` and the store's
-    /// companion see a session.
+    /// Drives an engine as `SessionRunner` does and keeps what the store's companion keeps:
+    /// entries, the controls the actions reveal, the engine's samples.
     static func run(commands: [(Double, UserCommand)]) -> DrivenSession {
         var session = DrivenSession()
         var engine = SessionEngine(planName: "Driven", timeline: timeline, source: .replay)
-        var sampler = SessionSampler(planName: "Driven", timeline: timeline, source: .replay, cadenceUnits: [:])
         var feed: [RecordingEntry] = []
         for tick in 0..<44 {
             let t = Double(tick) * 0.5
@@ -65,17 +64,15 @@ struct DrivenSession {
                 session.summary = summary
             }
             if let kind = SessionControl.revealed(by: actions) {
-                let (control, samples) = sampler.apply(kind, at: engine.cursor)
-                session.controls.append(control)
-                session.samples += samples
+                session.controls.append(SessionControl(kind: kind, time: engine.cursor, afterEntries: session.entries.count))
             }
+            session.samples += actions.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
         }
         for entry in feed where session.summary == nil {
             while let (time, command) = pending.first, SessionTime.seconds(time) <= entry.time {
                 pending.removeFirst()
                 handle(.command(command), at: .seconds(time))
             }
-            session.samples += sampler.receive(entry)
             session.entries.append(entry)
             if case .notification(let n) = entry { handle(.notification(n), at: n.time) }
         }
@@ -83,7 +80,6 @@ struct DrivenSession {
             guard let deadline = engine.nextDeadline else { break }
             handle(.tick, at: deadline)
         }
-        session.samples += sampler.finish(at: engine.cursor)
         return session
     }
 }

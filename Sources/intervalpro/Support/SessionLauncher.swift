@@ -63,7 +63,7 @@ enum SessionLauncher {
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
         runner.observer.primary.finish()
-        let saveFailure = writer?.finish(summary, at: runner.engine.cursor)
+        let saveFailure = writer?.finish(summary)
 
         if options.json {
             print(summary.json.serialized(pretty: true))

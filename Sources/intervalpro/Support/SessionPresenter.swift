@@ -127,7 +127,7 @@ struct SessionPresenter: SessionObserver {
             let key = "\(device) \(error.characteristic.shortID)"
             guard rejectedWarnings.insert(key).inserted else { return nil }
             return "warning: ignored a bad value from \(device): \(error)"
-        case .sessionFinished: return nil
+        case .sessionFinished, .sample: return nil
         }
     }
 
