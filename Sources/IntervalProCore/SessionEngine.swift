@@ -25,8 +25,10 @@ public struct SessionEngine: Sendable {
     }
 
     public enum Action: Equatable, Sendable {
-        case stepStarted(TimelineStep)
-        case stepFinished(StepResult)
+        /// A step began at this session time (the previous one's end, to the microsecond).
+        case stepStarted(TimelineStep, at: SessionTime)
+        /// A step ended at this session time, for the reason its result gives.
+        case stepFinished(StepResult, at: SessionTime)
         case feedbackChanged(Feedback)
         case paused
         case resumed
@@ -227,7 +229,7 @@ public struct SessionEngine: Sendable {
         distanceAtStepStart = stream.distance
         feedback = .noZone
         feedbackAnnounced = false
-        actions.append(.stepStarted(timeline[index]))
+        actions.append(.stepStarted(timeline[index], at: now))
         switch timeline[index].end {
         case .time(let length) where length <= .zero:
             finishStep(at: now, reason: .time, into: &actions)
@@ -244,7 +246,7 @@ public struct SessionEngine: Sendable {
         result.distance = distanceInStep
         results.append(result)
         current = nil
-        actions.append(.stepFinished(result))
+        actions.append(.stepFinished(result, at: now))
         if reason != .finished, stepIndex + 1 < timeline.count {
             startStep(stepIndex + 1, at: now, into: &actions)
         } else {

@@ -37,7 +37,7 @@ public struct SessionControl: Equatable, Sendable {
             switch action {
             case .paused: return .pause
             case .resumed: return .resume
-            case .stepFinished(let result):
+            case .stepFinished(let result, _):
                 switch result.endedBy {
                 case .next: return .next
                 case .finished: return .finish

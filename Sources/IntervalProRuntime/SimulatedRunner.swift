@@ -99,7 +99,7 @@ public struct SimulatedRunner: SessionSource {
     public var devices: [RecordedDevice] { [Self.heartRateDevice, Self.footpod(perFoot: configuration.perFoot)] }
 
     public mutating func observe(_ action: SessionEngine.Action) {
-        guard case .stepStarted(let step) = action else { return }
+        guard case .stepStarted(let step, _) = action else { return }
         stepKind = step.kind
         let easyCadence: Double =
             switch step.kind {

@@ -70,19 +70,18 @@ public struct AudioDirector: Sendable {
     }
 
     /// Takes one batch of engine actions; `now` is the engine's cursor after the batch.
-    /// Step boundaries are computed from the step results, so they are exact even when the
+    /// Step boundaries are the times the actions carry, so they are exact even when the
     /// batch arrives late.
     public mutating func perform(_ actions: [SessionEngine.Action], at now: SessionTime) {
         for action in actions {
             switch action {
-            case .stepStarted(let started):
-                let time = step == nil ? SessionTime.zero : stepStart
+            case .stepStarted(let started, let time):
                 commit(upTo: time)
                 startStep(started, at: time)
-            case .stepFinished(let result):
+            case .stepFinished(_, let time):
                 // The next step (or the end) starts where this one ended.
-                stepStart = pausedAt == nil ? stepStart + result.duration + pausedInStep : now
-                commit(upTo: stepStart)
+                stepStart = time
+                commit(upTo: time)
             case .feedbackChanged(let feedback):
                 commit(upTo: now)
                 feedbackChanged(feedback, at: now)

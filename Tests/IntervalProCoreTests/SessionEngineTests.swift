@@ -126,7 +126,7 @@ struct SessionEngineClockTests {
     @Test func nextDeadlineFollowsTheSteps() {
         var h = EngineHarness([Fixture.timed(0, 60), Fixture.timed(1, 30)])
         #expect(h.engine.nextDeadline == nil)  // not started
-        #expect(h.tick(0) == [.stepStarted(Fixture.timed(0, 60)), .feedbackChanged(.noZone)])
+        #expect(h.tick(0) == [.stepStarted(Fixture.timed(0, 60), at: .zero), .feedbackChanged(.noZone)])
         #expect(h.engine.nextDeadline == at(60))
         h.tick(59.999999)
         #expect(h.engine.stepIndex == 0)
@@ -195,14 +195,14 @@ struct SessionEngineClockTests {
         var h = EngineHarness([Fixture.timed(0, 60, zone: zone170), Fixture.timed(1, 30)])
         h.rsc(0, 170)
         let actions = h.send(.command(.next), at: 10)
-        guard case .stepFinished(let result) = actions.first else {
+        guard case .stepFinished(let result, let end) = actions.first, end == .seconds(10) else {
             Issue.record("expected stepFinished, got \(actions)")
             return
         }
         #expect(result.endedBy == .next)
         #expect(result.duration == .seconds(10))
         #expect(result.inZone == .seconds(3))
-        #expect(actions.contains(.stepStarted(Fixture.timed(1, 30))))
+        #expect(actions.contains(.stepStarted(Fixture.timed(1, 30), at: .seconds(10))))
         #expect(h.engine.nextDeadline == at(40))
         h.tick(40)
         let summary = try #require(h.summary)

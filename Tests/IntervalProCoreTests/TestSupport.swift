@@ -150,11 +150,11 @@ struct EngineHarness {
     }
 
     var finishedSteps: [StepResult] {
-        actions.compactMap { if case .stepFinished(let result) = $0 { result } else { nil } }
+        actions.compactMap { if case .stepFinished(let result, _) = $0 { result } else { nil } }
     }
 
     var startedSteps: [TimelineStep] {
-        actions.compactMap { if case .stepStarted(let step) = $0 { step } else { nil } }
+        actions.compactMap { if case .stepStarted(let step, _) = $0 { step } else { nil } }
     }
 
     var feedbackChanges: [Feedback] {

@@ -31,7 +31,7 @@ struct RecordingObserver: SessionObserver {
 
 extension [SessionEngine.Action] {
     var lastStepIndex: Int? {
-        for action in reversed() { if case .stepStarted(let step) = action { return step.index } }
+        for action in reversed() { if case .stepStarted(let step, _) = action { return step.index } }
         return nil
     }
 }

@@ -31,10 +31,10 @@ struct AudioDirectorTests {
     ) -> [Scheduled] {
         var director = AudioDirector(settings: settings, timeline: Self.timeline)
         var batches: [(Int, [SessionEngine.Action])] = [
-            (0, [.stepStarted(Self.timeline[0])]),
-            (30, [.stepFinished(result(0, 30)), .stepStarted(Self.timeline[1])]),
-            (90, [.stepFinished(result(1, 60)), .stepStarted(Self.timeline[2])]),
-            (110, [.stepFinished(result(2, 20)), .sessionFinished(summary())]),
+            (0, [.stepStarted(Self.timeline[0], at: .zero)]),
+            (30, [.stepFinished(result(0, 30), at: .seconds(30)), .stepStarted(Self.timeline[1], at: .seconds(30))]),
+            (90, [.stepFinished(result(1, 60), at: .seconds(90)), .stepStarted(Self.timeline[2], at: .seconds(90))]),
+            (110, [.stepFinished(result(2, 20), at: .seconds(110)), .sessionFinished(summary())]),
         ]
         batches += extra
         batches.sort { $0.0 < $1.0 }
@@ -110,12 +110,14 @@ struct AudioDirectorTests {
 
     @Test func pauseSilencesAndResumeMovesTheCountdown() {
         var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
-        director.perform([.stepStarted(Self.timeline[0])], at: .zero)
-        director.perform([.stepFinished(result(0, 30)), .stepStarted(Self.timeline[1])], at: .seconds(30))
+        director.perform([.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
+        director.perform([.stepFinished(result(0, 30), at: .seconds(30)), .stepStarted(Self.timeline[1], at: .seconds(30))], at: .seconds(30))
         director.perform([.paused], at: .seconds(40))
         director.perform([.resumed], at: .seconds(50))
-        // The batch arrives late (100.2 s): the boundary still comes from the step's 60 s.
-        director.perform([.stepFinished(result(1, 60)), .stepStarted(Self.timeline[2])], at: .seconds(100.2))
+        // The batch arrives late (100.2 s): the boundary is the time the actions carry.
+        director.perform(
+            [.stepFinished(result(1, 60), at: .seconds(100)), .stepStarted(Self.timeline[2], at: .seconds(100))],
+            at: .seconds(100.2))
         let items = director.takeAll().filter { $0.time > .seconds(30) }
         // 10 s of pause: the work step ends at 100 instead of 90.
         #expect(items == [

@@ -98,12 +98,12 @@ struct SessionPresenter: SessionObserver {
 
     private mutating func logLine(_ action: SessionEngine.Action, engine: SessionEngine) -> String? {
         switch action {
-        case .stepStarted(let step):
+        case .stepStarted(let step, _):
             lastLoggedFeedback = nil
             var text = "\(step.title) (\(step.index + 1)/\(engine.timeline.count)): \(PlanCheckCommand.endText(step.end))"
             if let zone = step.zone { text += ", zone \(PlanCheckCommand.zoneText(zone))" }
             return text
-        case .stepFinished(let result):
+        case .stepFinished(let result, _):
             var text = "\(result.step.title) done after \(formatClock(result.duration.seconds))"
             if let pct = result.inZonePercent { text += ": \(JSONValue.format(pct.rounded(toPlaces: 1)))% in zone" }
             if let cadence = result.averageCadence { text += ", avg \(Int(cadence.rounded())) spm" }
