@@ -70,9 +70,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-symbolize=1:detect_leaks=1}"
 
 # The sources a target is built from besides its own file and Fuzz/Support.
 FORMAT_SOURCES=(Sources/IntervalProFIT/*.swift Sources/IntervalProFormats/*.swift Sources/IntervalProIO/MarkupReader.swift)
+# What only the format targets share (it needs the format sources).
+FORMAT_SUPPORT=(Fuzz/FormatSupport/*.swift)
 sources() {
     printf '%s\n' Sources/IntervalProCore/*.swift
-    [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}"
+    [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
 }
 
 # Copies of the format sources without imports of the modules they are compiled into.
@@ -115,7 +117,7 @@ build() {
     local extra=()
     if [[ "$FORMAT_TARGETS" == *" $target "* ]]; then
         stage_format_sources
-        extra=("$ROOT/$OUT"/src/*.swift)
+        extra=("$ROOT/$OUT"/src/*.swift "${FORMAT_SUPPORT[@]/#/$ROOT/}")
     fi
     if ! (cd "$work" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "$ROOT"/Sources/IntervalProCore/*.swift "${extra[@]}" \
         "$ROOT"/Fuzz/Support/*.swift "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then
