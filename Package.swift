@@ -65,7 +65,8 @@ let package = Package(
         .target(
             name: "IntervalProAudio",
             dependencies: [
-                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "CALSA", "CEspeak",
+                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "IntervalProEventLoop",
+                "CALSA", "CEspeak",
             ],
             swiftSettings: strictSettings
         ),

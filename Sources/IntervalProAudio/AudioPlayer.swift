@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntervalProEventLoop
 public import IntervalProSound
 import Synchronization
 
@@ -28,7 +29,7 @@ public final class AudioPlayer: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// The status that stopped the thread (a lost device), or 0.
     private let lost = Atomic<Int32>(0)
-    private var thread: pthread_t?
+    private var thread: LoopThread.Handle?
 
     /// Voice clips with ids from here up are not the bank's (offline renders own them).
     public static let externalClipIDs = 1_000_000
@@ -79,17 +80,10 @@ public final class AudioPlayer: @unchecked Sendable {
 
     public func start() {
         guard thread == nil else { return }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var created = pthread_t()
-        let status = pthread_create(&created, nil, { argument in
-            let player = Unmanaged<AudioPlayer>.fromOpaque(argument!).takeRetainedValue()
-            player.renderLoop()
-            return nil
-        }, context)
-        if status == 0 {
-            thread = created
-        } else {
-            Unmanaged<AudioPlayer>.fromOpaque(context).release()
+        // The thread holds the player until its loop returns (stop() joins it).
+        do {
+            thread = try LoopThread.startJoinable(name: "ip-audio") { [self] in renderLoop() }
+        } catch {
             lost.store(ALSAStatus.noDevice.rawValue, ordering: .releasing)
         }
     }
@@ -99,7 +93,7 @@ public final class AudioPlayer: @unchecked Sendable {
     public func stop() {
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
-        pthread_join(thread, nil)
+        thread.join()
         self.thread = nil
         if lostStatus == nil { output.drain() }
     }

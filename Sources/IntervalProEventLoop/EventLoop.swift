@@ -243,10 +243,29 @@ public struct EventLoopError: Error, CustomStringConvertible {
     }
 }
 
-/// The one way the project starts a plain POSIX thread: for loops that block in poll(2),
-/// which must not happen on the cooperative thread pool.
+/// The one way the project starts a plain POSIX thread: for loops that block in poll(2) and
+/// for the audio render loop, which must not run on the cooperative thread pool. Threads are
+/// named (Linux allows 15 bytes), so `top -H` and debuggers tell them apart.
 public enum LoopThread {
+    /// A thread that can be waited for.
+    public struct Handle: Sendable {
+        let thread: pthread_t
+
+        /// Waits until the thread's body has returned.
+        public func join() { pthread_join(thread, nil) }
+    }
+
+    /// Starts a thread that nobody waits for.
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) {
+        pthread_detach(try spawn(name: name, body))
+    }
+
+    /// Starts a thread to `join()` later.
+    public static func startJoinable(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) -> Handle {
+        Handle(thread: try spawn(name: name, body))
+    }
+
+    private static func spawn(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) -> pthread_t {
         final class Box: Sendable {
             let body: @Sendable () -> Void
             let name: String
@@ -259,7 +278,6 @@ public enum LoopThread {
         let box = Unmanaged.passRetained(Box(body, name: name))
         let result = pthread_create(&thread, nil, { context in
             let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            // Linux thread names are at most 15 bytes.
             _ = intervalpro_set_thread_name(String(box.name.prefix(15)))
             box.body()
             return nil
@@ -268,6 +286,6 @@ public enum LoopThread {
             box.release()
             throw EventLoopError("could not start the \(name) thread", errno: result)
         }
-        pthread_detach(thread)
+        return thread
     }
 }
