@@ -154,6 +154,11 @@ public final class BlueZClient: @unchecked Sendable {
                 listened.insert(descriptor)
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
+                // What the socket holds arrived before the release (a dropout, a stop): it
+                // still counts, in order with the window's other values.
+                if let socket = sockets[characteristic] {
+                    if drainTimer != nil { readWaitingValues() } else { deliverBatch(drain([socket])) }
+                }
                 sockets.removeValue(forKey: characteristic)?.close(on: loop)
             case .value, .deviceEvent:
                 // What a coalescing window holds arrived before this: it goes first.

@@ -165,6 +165,19 @@ import Testing
         #expect(result.stderr.contains("signal lost, reconnecting"))
     }
 
+    @Test("a dropout just after a value: what the socket held when the link went is recorded")
+    func dropoutMidWindow() throws {
+        // `record` reads acquired sockets once a second; the link drops 50 ms after a value.
+        let fake = try FakeBlueZ(scenario: "dropout-mid-window")
+        let dir = try ScratchDirectory()
+        let (result, out) = try recordHRMPro(fake, dir, seconds: 6)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let recorded = try notifications(in: out).filter { $0.char == "2a37" || $0.char == "2a53" }
+        let sent = fake.sentNotifications()
+        #expect(recorded.map(\.hex) == sent.prefix(recorded.count).map(\.hex))
+        #expect(recorded.count >= 15, "the value at 2.75 s, sent before the drop at 2.8 s, is kept")
+    }
+
     @Test("bluetoothd restarting mid-recording: the mirror is rebuilt and the device reconnected")
     func bluetoothdRestart() throws {
         let fake = try FakeBlueZ(scenario: "bluetoothd-restart")
