@@ -37,6 +37,7 @@ public struct SessionEngine: Sendable {
         case rejectedNotification(device: String, error: GATTParseError)
         /// The state at a whole second of session time, reported once that second has
         /// passed (before what happens after it): the 1 Hz samples the history keeps.
+        /// Only with `reportsSamples`.
         case sample(SessionSample)
         case sessionFinished(SessionSummary)
     }
@@ -44,6 +45,9 @@ public struct SessionEngine: Sendable {
     public let planName: String
     public let timeline: [TimelineStep]
     public let source: SessionSourceKind
+    /// Whether `.sample` actions are reported (a session being saved); off, the engine
+    /// does no work for them: a replay whose lines jump days ahead costs nothing.
+    public let reportsSamples: Bool
     public private(set) var stream: CadenceStream
 
     public private(set) var stepIndex = 0
@@ -64,18 +68,23 @@ public struct SessionEngine: Sendable {
     /// The last RSC cadence each device sent, as sent (steps or strides), for samples.
     private var rawCadenceByDevice: [String: Int] = [:]
 
-    public init(plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:]) {
-        self.init(planName: plan.name, timeline: plan.timeline(), source: source, cadenceUnits: cadenceUnits)
+    public init(
+        plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:], reportsSamples: Bool = false
+    ) {
+        self.init(
+            planName: plan.name, timeline: plan.timeline(), source: source, cadenceUnits: cadenceUnits,
+            reportsSamples: reportsSamples)
     }
 
     public init(
         planName: String, timeline: [TimelineStep], source: SessionSourceKind,
-        cadenceUnits: [String: CadenceUnit] = [:]
+        cadenceUnits: [String: CadenceUnit] = [:], reportsSamples: Bool = false
     ) {
         precondition(!timeline.isEmpty, "a plan has at least one step")
         self.planName = planName
         self.timeline = timeline
         self.source = source
+        self.reportsSamples = reportsSamples
         stream = CadenceStream(units: cadenceUnits)
     }
 
@@ -106,7 +115,7 @@ public struct SessionEngine: Sendable {
             started = true
             startStep(0, at: .zero, into: &actions)
         }
-        reportSamples(before: now, into: &actions)
+        if reportsSamples { reportSamples(before: now, into: &actions) }
         advance(to: max(now, cursor), into: &actions)
         guard !isFinished else { return actions }
         let now = cursor

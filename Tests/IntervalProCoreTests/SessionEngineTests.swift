@@ -679,3 +679,13 @@ struct SessionEngineSampleTests {
         #expect(h.summary?.completed == true)
     }
 }
+
+extension SessionEngineSampleTests {
+    @Test func withoutSamplesAJumpOfDaysIsOneBatch() {
+        var engine = SessionEngine(planName: "Open", timeline: [Fixture.step(0, .open)], source: .replay)
+        _ = engine.handle(.tick, now: .zero)
+        let actions = engine.handle(.tick, now: .seconds(9_999_999))
+        #expect(!actions.contains { if case .sample = $0 { true } else { false } })
+        #expect(engine.nextSampleSecond == 0)
+    }
+}

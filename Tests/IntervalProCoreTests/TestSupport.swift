@@ -105,7 +105,8 @@ struct EngineHarness {
     var samples: [SessionSample] = []
 
     init(_ timeline: [TimelineStep], units: [String: CadenceUnit] = [Fixture.pod: .steps]) {
-        engine = SessionEngine(planName: "Test plan", timeline: timeline, source: .replay, cadenceUnits: units)
+        engine = SessionEngine(
+            planName: "Test plan", timeline: timeline, source: .replay, cadenceUnits: units, reportsSamples: true)
     }
 
     init(plan: Plan, units: [String: CadenceUnit] = [Fixture.pod: .steps]) {

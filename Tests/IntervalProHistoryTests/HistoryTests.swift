@@ -49,7 +49,7 @@ struct DrivenSession {
     /// entries, the controls the actions reveal, the engine's samples.
     static func run(commands: [(Double, UserCommand)]) -> DrivenSession {
         var session = DrivenSession()
-        var engine = SessionEngine(planName: "Driven", timeline: timeline, source: .replay)
+        var engine = SessionEngine(planName: "Driven", timeline: timeline, source: .replay, reportsSamples: true)
         var feed: [RecordingEntry] = []
         for tick in 0..<44 {
             let t = Double(tick) * 0.5

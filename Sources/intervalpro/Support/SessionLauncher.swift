@@ -15,7 +15,15 @@ enum SessionLauncher {
         if let override = options.cadenceUnit?.unit {
             for device in source.devices { units[device.id] = override }
         }
-        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
+        // Live sensors arrive in real time whatever the options say.
+        let pacing: Pacing =
+            source.isLive ? .realTime(speed: 1) : options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
+        var companions = companions
+        let writer = saving?.start(
+            plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units, realTime: pacing != .virtual)
+        if let writer { companions.append(SessionRecorder(writer: writer)) }
+        // The history keeps 1 Hz samples: the engine reports them when the session is saved.
+        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil)
 
         var recorder: RecordingWriter?
         if let path = options.record {
@@ -31,13 +39,6 @@ enum SessionLauncher {
             }
         }
 
-        // Live sensors arrive in real time whatever the options say.
-        let pacing: Pacing =
-            source.isLive ? .realTime(speed: 1) : options.fast ? .virtual : .realTime(speed: options.speed ?? 1)
-        var companions = companions
-        let writer = saving?.start(
-            plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units, realTime: pacing != .virtual)
-        if let writer { companions.append(SessionRecorder(writer: writer)) }
         let interactive = Terminal.standardOutputIsTerminal && !options.json && pacing != .virtual
         let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: options.json)
         // Colour depends on the stream the lines go to: stderr under --json, else stdout.
