@@ -139,10 +139,15 @@ public enum ActivityImport {
     }
 
     private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
-        func number(_ element: MarkupElement?) throws(ImportProblem) -> Double? {
+        /// A value in the range a watch could have recorded.
+        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
             guard let element else { return nil }
             guard let value = Double(element.text), value.isFinite, value >= 0 else {
                 throw ImportProblem(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
+            }
+            guard value <= limit else {
+                throw ImportProblem(
+                    file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
             }
             return value
         }
@@ -153,14 +158,14 @@ public enum ActivityImport {
             throw ImportProblem(file: file, place: "\(timeElement.line)", message: "<Time> \"\(timeElement.text)\" is not an ISO 8601 time")
         }
         var point = ActivityPoint(time: time)
-        point.heartRate = try number(element.descendant("HeartRateBpm", "Value")).map { Int($0.rounded()) }
-        point.distance = try number(element.child("DistanceMeters"))
+        point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }
+        point.distance = try number(element.child("DistanceMeters"), upTo: 10_000_000)
         let tpx = element.descendant("Extensions", "TPX")
         // Per foot in both places on a run: RunCadence (Garmin), or Cadence (some exporters).
-        var perFoot = try number(tpx?.child("RunCadence"))
-        if perFoot == nil { perFoot = try number(element.child("Cadence")) }
+        var perFoot = try number(tpx?.child("RunCadence"), upTo: 255)
+        if perFoot == nil { perFoot = try number(element.child("Cadence"), upTo: 255) }
         point.cadence = perFoot.map { 2 * $0 }
-        point.speed = try number(tpx?.child("Speed"))
+        point.speed = try number(tpx?.child("Speed"), upTo: 100)
         return point
     }
 

@@ -39,6 +39,13 @@ struct TCXActivityTests {
         }
     }
 
+    @Test func valuesNoWatchRecordsAreRefused() throws {
+        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>2026-03-01T07:30:00Z</Time>\n<HeartRateBpm><Value>1e300</Value></HeartRateBpm></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
+        #expect(throws: ImportProblem(file: "r.tcx", place: "3", message: "<Value> 1e300 is more than 255")) {
+            try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+        }
+    }
+
     @Test func iso8601Forms() {
         #expect(ISO8601.microseconds("1970-01-01T00:00:00Z") == 0)
         #expect(ISO8601.microseconds("1970-01-01T01:00:00.25+01:00") == 250_000)
