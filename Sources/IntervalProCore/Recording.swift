@@ -181,7 +181,9 @@ public struct RecordingParser {
 
     private mutating func parseEntry(_ node: JSONNode) throws(RecordingError) -> RecordingEntry {
         guard let tNode = node["t"] else { throw error("missing \"t\" (seconds since the start)") }
-        guard let seconds = tNode.numberValue, seconds >= 0, seconds < 1e7 else {
+        // Up to 10^7 s (115 days) inclusive: a time just under it rounds to it in
+        // microseconds, and a recording written back must read again.
+        guard let seconds = tNode.numberValue, seconds >= 0, seconds <= 1e7 else {
             throw error("\"t\" must be a number of seconds, 0 or more")
         }
         let time = SessionTime.seconds(seconds)

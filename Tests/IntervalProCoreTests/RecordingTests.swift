@@ -223,3 +223,17 @@ struct RecordingWriterTests {
         }
     }
 }
+
+@Suite struct RecordingTimeLimitTests {
+    @Test func aTimeThatRoundsTo1e7SecondsIsWrittenAndReadAgain() throws {
+        let text = "{\"intervalpro_recording\": 1}\n{\"t\": 9999999.9999995, \"dev\": \"pod\", \"event\": \"connected\"}\n"
+        let first = try RecordingParser.read(Array(text.utf8), file: "edge.jsonl")
+        #expect(first.entries.first?.time == .seconds(10_000_000))
+        let written = RecordingLine.header(first.header) + "\n" + first.entries.map(RecordingLine.entry).joined(separator: "\n")
+        let again = try RecordingParser.read(Array(written.utf8), file: "written.jsonl")
+        #expect(again.entries == first.entries)
+        #expect(throws: RecordingError.self) {
+            try RecordingParser.read(Array("{\"intervalpro_recording\": 1}\n{\"t\": 10000000.5, \"dev\": \"p\", \"event\": \"x\"}".utf8), file: "f")
+        }
+    }
+}
