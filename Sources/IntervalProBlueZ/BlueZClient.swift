@@ -155,14 +155,13 @@ public final class BlueZClient: @unchecked Sendable {
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
                 // What the socket holds arrived before the release (a dropout, a stop): it
-                // still counts, in order with the window's other values.
-                if let socket = sockets[characteristic] {
-                    if drainTimer != nil { readWaitingValues() } else { deliverBatch(drain([socket])) }
-                }
+                // still counts, in order with the other sockets' values.
+                if sockets[characteristic] != nil { readSocketsNow() }
                 sockets.removeValue(forKey: characteristic)?.close(on: loop)
             case .value, .deviceEvent:
-                // What a coalescing window holds arrived before this: it goes first.
-                readWaitingValues()
+                // A read reply or a device event is stamped now; what the sockets hold
+                // arrived before it (the kernel stamped it): it goes first.
+                readSocketsNow()
                 output(action, nil)
             case .status, .stopped:
                 output(action, nil)
@@ -207,6 +206,19 @@ public final class BlueZClient: @unchecked Sendable {
             // The first value of a window: read them all at its end. Hang-ups still wake.
             for other in sockets.values { if let watch = other.watch { loop.update(watch, []) } }
             drainTimer = loop.schedule(after: coalescing) { [self] in windowEnded() }
+        }
+    }
+
+    /// With a coalescing window (kernel arrival stamps kept): everything the acquired
+    /// sockets hold, delivered now in arrival order, the window's values if one is open,
+    /// else whatever arrived since the last read. Without one each value is taken as its
+    /// socket wakes the loop, stamped then, and this does nothing.
+    private func readSocketsNow() {
+        guard coalescing != .zero else { return }
+        if drainTimer != nil {
+            readWaitingValues()
+        } else if !sockets.isEmpty {
+            deliverBatch(drain(Array(sockets.values)))
         }
     }
 
