@@ -1,4 +1,4 @@
-// Shared by the workout fuzz targets: what every imported plan promises.
+// Shared by the format fuzz targets: what every imported plan and activity promises.
 
 /// An imported plan is a plan like any other: within the plan format's limits, written out
 /// by `PlanWriter` it reads back through `PlanDecoder` to the same timeline (the history
@@ -38,5 +38,19 @@ extension StepEnd {
         case (.distance(let a), .distance(let b)): abs(a - b) <= 0.005
         default: false
         }
+    }
+}
+
+/// An activity read as a recording: in time order from 0, every entry a notification whose
+/// value decodes (the readers write RSC and Heart Rate Measurements).
+func checkActivityRecording(_ recording: ParsedRecording) {
+    var last = SessionTime.zero
+    for entry in recording.entries {
+        fuzzCheck(entry.time >= last, "entries out of time order")
+        last = entry.time
+        guard case .notification(let notification) = entry, let characteristic = notification.characteristic else {
+            fatalError("property failed: an activity entry that is not a known notification")
+        }
+        fuzzCheck((try? SensorReading.decode(characteristic, notification.bytes)) != nil, "a value that does not decode")
     }
 }

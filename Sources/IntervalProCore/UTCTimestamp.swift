@@ -2,23 +2,8 @@
 public enum UTCTimestamp {
     /// Seconds since 1970-01-01T00:00:00Z, or nil when the text is not of that form.
     public static func unixSeconds(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54, bytes[13] == 0x3A,
-            bytes[16] == 0x3A, bytes[19] == 0x5A
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int64? {
-            var value: Int64 = 0
-            for byte in bytes[range] {
-                guard (0x30...0x39).contains(byte) else { return nil }
-                value = value * 10 + Int64(byte - 0x30)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        return daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        guard text.utf8.count == 20, text.utf8.last == UInt8(ascii: "Z") else { return nil }
+        return ISO8601.microseconds(text).map { $0 / 1_000_000 }
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (civil calendar arithmetic with
@@ -48,5 +33,59 @@ public enum UTCTimestamp {
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):"
             + "\(two(secondsOfDay % 60))Z"
+    }
+}
+
+/// ISO 8601 times as TCX writes them: "2026-03-01T07:30:00Z", with fractions of a second
+/// and "+02:00" offsets.
+public enum ISO8601 {
+    /// Microseconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
+    public static func microseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+            bytes[13] == 0x3A, bytes[16] == 0x3A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var micros: Int64 = 0
+        if index < bytes.count, bytes[index] == 0x2E {
+            index += 1
+            var scale: Int64 = 100_000
+            let digitsStart = index
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                micros += Int64(bytes[index] - 0x30) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > digitsStart else { return nil }
+        }
+        var offsetSeconds: Int64 = 0
+        if index < bytes.count {
+            switch bytes[index] {
+            case 0x5A:  // Z
+                guard index + 1 == bytes.count else { return nil }
+            case 0x2B, 0x2D:  // + -
+                guard bytes.count == index + 6, bytes[index + 3] == 0x3A,
+                    let hours = number((index + 1)..<(index + 3)), let minutes = number((index + 4)..<(index + 6))
+                else { return nil }
+                offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2B ? 1 : -1)
+            default:
+                return nil
+            }
+        }
+        let seconds = UTCTimestamp.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600
+            + minute * 60 + second - offsetSeconds
+        return seconds * 1_000_000 + micros
     }
 }
