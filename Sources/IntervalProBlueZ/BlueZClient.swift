@@ -154,14 +154,10 @@ public final class BlueZClient: @unchecked Sendable {
                 listened.insert(descriptor)
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
-                // What the socket holds arrived before the release (a dropout, a stop): it
-                // still counts, in order with the other sockets' values.
-                if sockets[characteristic] != nil { readSocketsNow() }
                 sockets.removeValue(forKey: characteristic)?.close(on: loop)
             case .value, .deviceEvent:
-                // A read reply or a device event is stamped now; what the sockets hold
-                // arrived before it (the kernel stamped it): it goes first.
-                readSocketsNow()
+                // What a coalescing window holds arrived before this: it goes first.
+                readWaitingValues()
                 output(action, nil)
             case .status, .stopped:
                 output(action, nil)
@@ -206,19 +202,6 @@ public final class BlueZClient: @unchecked Sendable {
             // The first value of a window: read them all at its end. Hang-ups still wake.
             for other in sockets.values { if let watch = other.watch { loop.update(watch, []) } }
             drainTimer = loop.schedule(after: coalescing) { [self] in windowEnded() }
-        }
-    }
-
-    /// With a coalescing window (kernel arrival stamps kept): everything the acquired
-    /// sockets hold, delivered now in arrival order, the window's values if one is open,
-    /// else whatever arrived since the last read. Without one each value is taken as its
-    /// socket wakes the loop, stamped then, and this does nothing.
-    private func readSocketsNow() {
-        guard coalescing != .zero else { return }
-        if drainTimer != nil {
-            readWaitingValues()
-        } else if !sockets.isEmpty {
-            deliverBatch(drain(Array(sockets.values)))
         }
     }
 
