@@ -17,12 +17,15 @@ internal import CLinux
 /// and one call to `output`: no D-Bus message, no tree.
 ///
 /// With `coalescing` above zero (a recording, which no engine waits on), the first value
-/// on the acquired sockets opens a window of that length and one wake-up at its end reads
-/// everything that came, each value with the kernel's arrival stamp: two wake-ups a window
-/// instead of one a value, and the same times.
+/// opens a window of that length and one wake-up at its end reads everything the acquired
+/// sockets hold, each value with the kernel's arrival stamp: two wake-ups a window instead
+/// of one a value, and the same times. Everything else for the recording that comes during
+/// the window (values read over the bus, device events, what a socket held when it was
+/// released) waits with its arrival time too, and all of it goes out at the window's end
+/// in time order: the kernel's stamps and the bus's arrivals merge into one ordered stream.
 public final class BlueZClient: @unchecked Sendable {
-    /// An action for the outside; for a value read in a batch, when it arrived (on the
-    /// client's clock), else nil (now).
+    /// An action for the outside; with a coalescing window, for a value or device event,
+    /// when it arrived (on the client's clock), else nil (now).
     public typealias Output = (SensorLinkMachine.Action, _ receivedAt: SessionTime?) -> Void
     public typealias Connect = @Sendable () throws -> DBusConnection
 
@@ -36,6 +39,10 @@ public final class BlueZClient: @unchecked Sendable {
     // Confined to the loop's thread.
     private var output: Output = { _, _ in }
     private var drainTimer: EventLoop.TimerID?
+    /// The open window's values and device events, each with when it arrived.
+    private var held: [(time: SessionTime, action: SensorLinkMachine.Action)] = []
+    /// When the last held action that went out arrived: none after it is stamped earlier.
+    private var lastHeldTime: SessionTime?
     private var connection: DBusConnection?
     public private(set) var machine: SensorLinkMachine
     private var busWatch: EventLoop.WatchID?
@@ -154,11 +161,12 @@ public final class BlueZClient: @unchecked Sendable {
                 listened.insert(descriptor)
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
-                sockets.removeValue(forKey: characteristic)?.close(on: loop)
+                guard let socket = sockets.removeValue(forKey: characteristic) else { break }
+                // What it holds arrived before the release: it still counts.
+                take(drain(socket))
+                socket.close(on: loop)
             case .value, .deviceEvent:
-                // What a coalescing window holds arrived before this: it goes first.
-                readWaitingValues()
-                output(action, nil)
+                if coalescing == .zero { output(action, nil) } else { hold(action, at: time) }
             case .status, .stopped:
                 output(action, nil)
             }
@@ -175,22 +183,15 @@ public final class BlueZClient: @unchecked Sendable {
         }
         sockets[characteristic] = socket
         // What bluetoothd sent before the kernel was asked to stamp arrivals is stamped as
-        // it is read: read it now (after the window's earlier values, to keep the order).
-        let early = drain([socket])
-        guard !early.isEmpty else { return }
-        readWaitingValues()
-        deliverBatch(early)
+        // it is read: read it now.
+        take(drain(socket))
     }
 
     private func socketReady(_ socket: AcquiredSocket, _ events: EventLoop.Events) {
         guard sockets[socket.path] === socket else { return }
         if events.contains(.hangUp) || events.contains(.error) {
-            // What it holds still counts (with the window's other values, in order); then it is gone.
-            if drainTimer != nil {
-                readWaitingValues()
-            } else {
-                deliverBatch(drain([socket]))
-            }
+            // What it holds still counts; then it is gone.
+            take(drain(socket))
             socketClosed(socket)
         } else if coalescing == .zero {
             switch socket.receive() {
@@ -198,11 +199,31 @@ public final class BlueZClient: @unchecked Sendable {
             case .nothing: break
             case .closed: socketClosed(socket)
             }
-        } else if drainTimer == nil {
-            // The first value of a window: read them all at its end. Hang-ups still wake.
-            for other in sockets.values { if let watch = other.watch { loop.update(watch, []) } }
-            drainTimer = loop.schedule(after: coalescing) { [self] in windowEnded() }
+        } else {
+            // The first value of a window: read them all at its end.
+            openWindow()
         }
+    }
+
+    /// Values read from a socket: with a window, held until its end; without, out now.
+    private func take(_ values: [(time: SessionTime, action: SensorLinkMachine.Action)]) {
+        guard coalescing != .zero else {
+            for value in values { output(value.action, nil) }
+            return
+        }
+        for value in values { hold(value.action, at: value.time) }
+    }
+
+    private func hold(_ action: SensorLinkMachine.Action, at time: SessionTime) {
+        held.append((time, action))
+        openWindow()
+    }
+
+    /// Stops listening to the sockets until the window's end (hang-ups still wake).
+    private func openWindow() {
+        guard drainTimer == nil, !finished else { return }
+        for socket in sockets.values { if let watch = socket.watch { loop.update(watch, []) } }
+        drainTimer = loop.schedule(after: coalescing) { [self] in windowEnded() }
     }
 
     /// Reads what the acquired sockets hold now, without waiting for the window's end
@@ -216,30 +237,36 @@ public final class BlueZClient: @unchecked Sendable {
     private func windowEnded() {
         drainTimer = nil
         let open = Array(sockets.values)
-        deliverBatch(drain(open))
-        for socket in open where sockets[socket.path] === socket {
-            if socket.isClosed { socketClosed(socket) } else if let watch = socket.watch { loop.update(watch, .readable) }
+        for socket in open { held += drain(socket) }
+        putOutHeld()
+        for socket in open where !socket.isClosed { if let watch = socket.watch { loop.update(watch, .readable) } }
+        // Closing one tells the machine, which may open the next window.
+        for socket in open where socket.isClosed { socketClosed(socket) }
+    }
+
+    /// The window's values and events, in the order they arrived across sockets and bus.
+    private func putOutHeld() {
+        let ordered = held.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+        held.removeAll(keepingCapacity: true)
+        for (_, entry) in ordered {
+            // The two clocks behind the stamps are read a moment apart at each drain.
+            let time = max(entry.time, lastHeldTime ?? entry.time)
+            lastHeldTime = time
+            output(entry.action, time)
         }
     }
 
-    /// Everything the sockets hold, each value with its arrival time on the client's clock.
-    private func drain(_ sockets: [AcquiredSocket]) -> [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])] {
+    /// Everything a socket holds, each value with its arrival time on the client's clock.
+    private func drain(_ socket: AcquiredSocket) -> [(time: SessionTime, action: SensorLinkMachine.Action)] {
         let (clockNow, realNow) = (now(), intervalpro_realtime_ns())
-        var values: [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])] = []
-        for socket in sockets {
-            socket.receiveAll { bytes, stamp in
-                let age = stamp > 0 ? max(0, (realNow - stamp) / 1000) : 0
-                values.append((SessionTime(microseconds: clockNow.microseconds - age), socket, bytes))
-            }
+        var values: [(time: SessionTime, action: SensorLinkMachine.Action)] = []
+        socket.receiveAll { bytes, stamp in
+            let age = stamp > 0 ? max(0, (realNow - stamp) / 1000) : 0
+            values.append(
+                (SessionTime(microseconds: clockNow.microseconds - age),
+                 .value(device: socket.device, characteristic: socket.uuid, bytes: bytes)))
         }
-        // In arrival order across the sockets (stable for equal stamps).
-        return values.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-    }
-
-    private func deliverBatch(_ values: [(time: SessionTime, socket: AcquiredSocket, bytes: [UInt8])]) {
-        for value in values {
-            output(.value(device: value.socket.device, characteristic: value.socket.uuid, bytes: value.bytes), value.time)
-        }
+        return values
     }
 
     /// Hung up (the link dropped, bluetoothd let go) or failed: close it, tell the machine.
@@ -286,6 +313,11 @@ public final class BlueZClient: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         if let failure { failureBox.withLock { $0 = failure } }
+        // What the window and the sockets still hold goes out before the end.
+        if let drainTimer { loop.cancel(drainTimer) }
+        drainTimer = nil
+        for socket in sockets.values { take(drain(socket)) }
+        putOutHeld()
         for socket in sockets.values { socket.close(on: loop) }
         sockets = [:]
         if let busWatch { loop.unwatch(busWatch) }

@@ -56,6 +56,10 @@ public final class LiveSensors: Sendable {
     private func startClient() throws {
         let (feed, arrivals, changed, status) = (self.feed, self.arrivals, self.changed, self.status)
         try client.start { action, receivedAt in
+            // A recording's values and events come with when they arrived; a session's, now.
+            func push(_ entry: (SessionTime) -> RecordingEntry) {
+                if let receivedAt { feed.push(stampedAt: .microseconds(receivedAt.microseconds), entry) } else { feed.push(entry) }
+            }
             switch action {
             case .value(let device, let characteristic, let bytes):
                 let entry = { (time: SessionTime) -> RecordingEntry in
@@ -67,14 +71,10 @@ public final class LiveSensors: Sendable {
                                 time: time, device: device, characteristicID: BluetoothUUID.shortText(characteristic),
                                 bytes: bytes))
                 }
-                if let receivedAt {
-                    feed.push(stampedAt: .microseconds(receivedAt.microseconds), entry)
-                } else {
-                    feed.push(entry)
-                }
+                push(entry)
                 arrivals.raise()
             case .deviceEvent(let device, let name):
-                feed.push { time in .event(time: time, device: device, name: name) }
+                push { time in .event(time: time, device: device, name: name) }
                 arrivals.raise()
                 changed.raise()
             case .status(let value):

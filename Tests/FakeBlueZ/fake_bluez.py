@@ -866,7 +866,7 @@ class World:
             device.resolved = False
             self.set_props(device.obj, DEVICE_IFACE, {"ServicesResolved": variant(False)})
         for characteristic in device.characteristics.values():
-            self.release_acquired(characteristic, emit=False)
+            self.release_acquired(characteristic, emit=False, close_after=device.sensor.spec.sockets_close_after)
             self.drop_object(characteristic.path)
         device.characteristics.clear()
         for path, _, _ in device.services:
@@ -944,14 +944,18 @@ class World:
                 self.app.log.event("hang_up", device=device.sensor.spec.address, path=characteristic.path)
                 self.release_acquired(characteristic)
 
-    def release_acquired(self, characteristic, emit=True, unwatch=True):
+    def release_acquired(self, characteristic, emit=True, unwatch=True, close_after=0):
         if characteristic.acquired is None:
             return
         _, ours, watch = characteristic.acquired
         characteristic.acquired = None
         if unwatch:
             GLib.source_remove(watch)
-        ours.close()
+        if close_after > 0:
+            # Not one of the device's timers: those end with the link.
+            GLib.timeout_add(int(round(close_after * 1000)), lambda: ours.close() or False)
+        else:
+            ours.close()
         if emit and characteristic.obj is not None and self.alive:
             self.set_props(characteristic.obj, CHARACTERISTIC_IFACE, {"NotifyAcquired": variant(False)})
         characteristic.device.sensor.refresh()

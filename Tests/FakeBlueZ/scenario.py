@@ -174,7 +174,7 @@ class DeviceSpec:
             "connect_failures", "resolve_delay", "characteristics_delay", "reads",
             "notifications", "loop", "loop_period", "events", "removed_when_discovery_stops",
             "removal_delay", "known", "paired", "trusted", "appearance", "acquire_notify", "hang_up_after",
-            "gatt_before_resolved"}
+            "sockets_close_after", "gatt_before_resolved"}
 
     def __init__(self, raw, path, adapters):
         r = Reader(raw, path, self.KEYS)
@@ -259,6 +259,9 @@ class DeviceSpec:
         self.hang_up_after = r.get("hang_up_after", "number", None)
         if self.hang_up_after is not None:
             self.hang_up_after = seconds(self.hang_up_after, r.at("hang_up_after"))
+        # Seconds after the link's end at which bluetoothd closes the acquired sockets: its
+        # signals (ServicesResolved, Connected) reach the client first.
+        self.sockets_close_after = seconds(r.get("sockets_close_after", "number", 0), r.at("sockets_close_after"))
 
         # Characteristics: present iff read or notified.
         notified = {uuid for _, uuid, _ in self.notifications}

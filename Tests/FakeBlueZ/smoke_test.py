@@ -526,6 +526,40 @@ def acquire_flow():
         "acquire_notify") == 3, "the call log has each AcquireNotify")
 
 
+LATE_CLOSE_FLOW = {
+    "adapters": [{"name": "hci0"}],
+    "devices": [
+        {"address": FORERUNNER, "name": "Forerunner 265", "services": ["180d"], "known": True,
+         "notifications": [[0.0, "2a37", "0648"]], "sockets_close_after": 0.5},
+    ],
+}
+
+
+def late_close_flow():
+    print("# sockets_close_after: the link's signals come before its acquired sockets close")
+    h = Harness(LATE_CLOSE_FLOW, "late-close")
+    h.call(FORERUNNER_PATH, DEVICE, "Connect")
+    h.wait_for(lambda: len(h.characteristic_paths()) == 1, 3, "the characteristic")
+    fd, _ = h.call(h.characteristic_paths()["2a37"], CHARACTERISTIC, "AcquireNotify", "a{sv}", [{}])
+    hr = socket.socket(fileno=fd.take())
+    hr.settimeout(3)
+    check(hr.recv(512).hex() == "0648", "the first notification arrives")
+    h.call(FORERUNNER_PATH, DEVICE, "Disconnect")
+    h.wait_for(lambda: h.changed(FORERUNNER_PATH, DEVICE, "Connected")[-1:] == [False], 2, "Connected false")
+    hr.setblocking(False)
+    try:
+        hr.recv(512)
+        still_open = False
+    except BlockingIOError:
+        still_open = True
+    check(still_open, "Connected is false while the socket is still open")
+    h.pump(0.7)
+    hr.settimeout(1)
+    check(hr.recv(512) == b"", "the socket is closed sockets_close_after later")
+    hr.close()
+    h.stop()
+
+
 def system_flow():
     print("# a paired strap through adapter off/on and a bluetoothd restart")
     h = Harness(SYSTEM_FLOW, "system")
@@ -641,7 +675,7 @@ def bundled_scenarios():
 
 def main():
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    for part in (device_flow, acquire_flow, system_flow, other_scenarios, bundled_scenarios):
+    for part in (device_flow, acquire_flow, late_close_flow, system_flow, other_scenarios, bundled_scenarios):
         try:
             part()
         except Exception as error:  # one broken part should not hide the others' results

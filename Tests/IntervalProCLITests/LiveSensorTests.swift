@@ -167,7 +167,8 @@ import Testing
 
     @Test("a dropout just after a value: what the socket held when the link went is recorded")
     func dropoutMidWindow() throws {
-        // `record` reads acquired sockets once a second; the link drops 50 ms after a value.
+        // `record` reads acquired sockets once a second; the link drops 50 ms after a value,
+        // and bluetoothd's signals of it come 300 ms before it closes the sockets.
         let fake = try FakeBlueZ(scenario: "dropout-mid-window")
         let dir = try ScratchDirectory()
         let (result, out) = try recordHRMPro(fake, dir, seconds: 6)
