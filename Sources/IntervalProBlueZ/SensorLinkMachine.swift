@@ -125,37 +125,6 @@ public struct SensorLinkMachine: Sendable {
         case read(device: String, uuid: UInt16)
     }
 
-    /// One chosen device and how far its link has come.
-    struct Link: Equatable {
-        enum Phase: Equatable {
-            /// Waiting for its object to (re)appear, e.g. after a bluetoothd restart.
-            case absent
-            case connecting
-            /// Connected; waiting for ServicesResolved and the characteristic objects.
-            case resolving(since: SessionTime)
-            case subscribed
-            case retrying(at: SessionTime)
-        }
-        var path: String
-        var address: String
-        var name: String?
-        var roles: Set<Role>
-        var phase: Phase = .absent
-        var failures = 0
-        /// Characteristic paths we started notifications on, by UUID.
-        var notifying: [String: UInt16] = [:]
-        /// Those of them whose values come through an acquired socket.
-        var acquired: Set<String> = []
-        /// Why AcquireNotify was refused, by characteristic path (kept for the status line).
-        var refusedAcquire: [String: String] = [:]
-        /// Characteristics read once on this connection (location, features, battery).
-        var read: Set<String> = []
-        var wasConnected = false
-        /// BlueZ said the device was removed but the tree may still list it until
-        /// InterfacesRemoved arrives: do not connect to that object again.
-        var objectIsStale = false
-    }
-
     public let configuration: Configuration
     public private(set) var tree = BlueZObjectTree()
     public private(set) var adapterPath: String?
@@ -242,12 +211,8 @@ public struct SensorLinkMachine: Sendable {
             subscriptions = [:]
             pending = pending.filter { $0.value == .nameHasOwner }
             for i in links.indices {
-                if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
-                release(link: i, into: &actions)
-                links[i].phase = .absent
-                links[i].notifying = [:]
-                links[i].read = []
-                links[i].wasConnected = false
+                if links[i].isConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
+                for path in links[i].bluezGone() { actions.append(.release(characteristic: path)) }
             }
             lastReportedAdapterStatus = .waitingForBluez
             report(.bluezRestarted, into: &actions)
@@ -291,25 +256,22 @@ public struct SensorLinkMachine: Sendable {
         for i in links.indices {
             let device = tree.device(at: links[i].path)
             let connectedNow = device?.connected ?? false
-            if links[i].wasConnected, !connectedNow {
+            if links[i].isConnected, !connectedNow {
                 lose(link: i, now: now, into: &actions)
-            } else if !links[i].wasConnected, connectedNow, links[i].phase == .connecting {
-                links[i].wasConnected = true
-                links[i].phase = .resolving(since: now)
+            } else if connectedNow, links[i].phase == .connecting {
+                links[i].connected(at: now)
                 actions.append(.deviceEvent(device: links[i].address, name: "connected"))
             }
-            if device == nil {
-                links[i].phase = .absent
-                links[i].objectIsStale = false
-            }
+            if device == nil { links[i].objectRemoved() }
         }
     }
 
     /// A chosen device dropped: say so, forget its subscriptions, retry soon.
     private mutating func lose(link i: Int, now: SessionTime, into actions: inout [Action]) {
-        links[i].wasConnected = false
         // An acquired socket ends with the link; bluetoothd hangs it up, closing it is ours.
-        release(link: i, into: &actions)
+        for path in links[i].lost(retryAt: now + configuration.retryDelays[0]) {
+            actions.append(.release(characteristic: path))
+        }
         // A subscription still unanswered belongs to the old link: its answer is not waited
         // for (an acquired descriptor in it is closed by the driver).
         let path = links[i].path
@@ -321,10 +283,6 @@ public struct SensorLinkMachine: Sendable {
         }
         // The subscriptions stay: on reconnecting, bluetoothd re-enables notifications by
         // itself and delivers values before ServicesResolved, ahead of our StartNotify.
-        links[i].notifying = [:]
-        links[i].read = []
-        links[i].failures = 0
-        links[i].phase = .retrying(at: now + configuration.retryDelays[0])
         actions.append(.deviceEvent(device: links[i].address, name: "disconnected"))
         report(.lost(device: links[i].address), into: &actions)
     }
@@ -352,17 +310,14 @@ public struct SensorLinkMachine: Sendable {
             break
         case (.connect(let path), .success):
             guard let i = links.firstIndex(where: { $0.path == path }), links[i].phase == .connecting else { break }
-            if !links[i].wasConnected {
-                links[i].wasConnected = true
-                actions.append(.deviceEvent(device: links[i].address, name: "connected"))
-            }
-            links[i].phase = .resolving(since: now)
+            links[i].connected(at: now)
+            actions.append(.deviceEvent(device: links[i].address, name: "connected"))
         case (.connect(let path), .failure(let failure)):
             guard let i = links.firstIndex(where: { $0.path == path }) else { break }
             connectFailed(link: i, failure, now: now, into: &actions)
         case (.startNotify(let device, let characteristic), .success):
             if let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1 {
-                links[i].notifying[characteristic] = uuid
+                links[i].notifyStarted(characteristic, uuid: uuid)
                 report(
                     .notifying(
                         device: links[i].address, characteristic: uuid, path: .signals,
@@ -373,7 +328,7 @@ public struct SensorLinkMachine: Sendable {
             if failure.name == .bluezInProgress || failure.message.contains("Already notifying"),
                 let i = links.firstIndex(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1
             {
-                links[i].notifying[characteristic] = uuid
+                links[i].notifyStarted(characteristic, uuid: uuid)
             } else {
                 subscriptions[characteristic] = nil
             }
@@ -384,8 +339,7 @@ public struct SensorLinkMachine: Sendable {
             // BlueZ's MTU counts the 3-byte ATT header; a value is at most MTU - 3 bytes, but
             // a larger buffer costs nothing and never truncates.
             let mtu = Int(values.dropFirst().first?.integer ?? 512)
-            links[i].notifying[characteristic] = uuid
-            links[i].acquired.insert(characteristic)
+            links[i].acquired(characteristic, uuid: uuid)
             // Values now come through the socket, not as signals.
             subscriptions[characteristic] = nil
             actions.append(
@@ -403,7 +357,7 @@ public struct SensorLinkMachine: Sendable {
                     into: &actions)
                 break
             }
-            links[i].refusedAcquire[characteristic] = failure.description
+            links[i].acquireRefused(characteristic, reason: failure.description)
             call(
                 .startNotify(characteristic: characteristic),
                 as: .startNotify(device: device, characteristic: characteristic), into: &actions)
@@ -421,14 +375,10 @@ public struct SensorLinkMachine: Sendable {
             || failure.message.contains(BlueZFailureMessage.deviceRemoved)
         {
             // The object is gone (discovery stopped and BlueZ dropped it): find it again.
-            links[i].phase = .absent
-            links[i].objectIsStale = tree.device(at: links[i].path) != nil
+            links[i].objectGone(lingering: tree.device(at: links[i].path) != nil)
             return
         }
-        let delays = configuration.retryDelays
-        let delay = delays[min(links[i].failures, delays.count - 1)]
-        links[i].failures += 1
-        links[i].phase = .retrying(at: now + delay)
+        let delay = links[i].connectFailed(now: now, delays: configuration.retryDelays)
         report(.connectFailed(device: links[i].address, error: failure.description, retryIn: delay), into: &actions)
     }
 
@@ -474,12 +424,11 @@ public struct SensorLinkMachine: Sendable {
         case .absent:
             // Known already, or found again (after a restart, or discovery brought it back)?
             guard let device = tree.devices(on: adapterPath).first(where: { $0.address == links[i].address }),
-                !(links[i].objectIsStale && device.path == links[i].path)
+                links[i].canUse(device.path)
             else { return }
-            links[i].path = device.path
+            links[i].found(at: device.path)
             if device.connected {
-                links[i].wasConnected = true
-                links[i].phase = .resolving(since: now)
+                links[i].connected(at: now)
                 subscribeIfResolved(link: i, since: now, now: now, into: &actions)
             } else {
                 connect(link: i, into: &actions)
@@ -564,7 +513,7 @@ public struct SensorLinkMachine: Sendable {
             if let i = links.firstIndex(where: { $0.address == device.address }) {
                 links[i].roles.insert(role)
                 // Already up for its other role: subscribe to this role's measurement too.
-                if links[i].phase == .subscribed { links[i].phase = .resolving(since: now) }
+                links[i].resubscribe(at: now)
             } else {
                 links.append(Link(path: device.path, address: device.address, name: device.name, roles: [role]))
             }
@@ -579,7 +528,7 @@ public struct SensorLinkMachine: Sendable {
     }
 
     private mutating func connect(link i: Int, into actions: inout [Action]) {
-        links[i].phase = .connecting
+        links[i].connecting()
         report(.connecting(device: links[i].address, attempt: links[i].failures + 1), into: &actions)
         call(.connect(device: links[i].path), as: .connect(device: links[i].path), into: &actions)
     }
@@ -610,7 +559,6 @@ public struct SensorLinkMachine: Sendable {
                 }
                 // Never exported anything we need: start over on this device.
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
-                links[i].wasConnected = false
                 actions.append(.deviceEvent(device: link.address, name: "disconnected"))
                 connectFailed(
                     link: i, DBusFailure(.bluezFailed, "services never resolved"), now: now, into: &actions)
@@ -640,8 +588,7 @@ public struct SensorLinkMachine: Sendable {
             }
         }
         readStaticValues(link: i, into: &actions)
-        links[i].phase = .subscribed
-        links[i].failures = 0
+        links[i].subscribed()
         report(.subscribed(device: link.address), into: &actions)
     }
 
@@ -658,8 +605,7 @@ public struct SensorLinkMachine: Sendable {
         guard links[i].roles.isEmpty else { return false }
         let path = links[i].path
         call(.disconnect(device: path), as: .disconnect(device: path), into: &actions)
-        if links[i].wasConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
-        links[i].wasConnected = false
+        if links[i].isConnected { actions.append(.deviceEvent(device: links[i].address, name: "disconnected")) }
         return true
     }
 
@@ -667,8 +613,7 @@ public struct SensorLinkMachine: Sendable {
     /// features, battery) once per connection, as their objects appear.
     private mutating func readStaticValues(link i: Int, into actions: inout [Action]) {
         for characteristic in tree.characteristics(of: links[i].path)
-        where Self.readOnce.contains(characteristic.uuid) && !links[i].read.contains(characteristic.path) {
-            links[i].read.insert(characteristic.path)
+        where Self.readOnce.contains(characteristic.uuid) && links[i].markRead(characteristic.path) {
             call(
                 .readValue(characteristic: characteristic.path),
                 as: .read(device: links[i].path, uuid: characteristic.uuid), into: &actions)
@@ -677,24 +622,11 @@ public struct SensorLinkMachine: Sendable {
 
     static let readOnce: Set<UInt16> = [0x2A38, 0x2A54, 0x2A19]
 
-    /// Closes a link's acquired sockets: that is how AcquireNotify is stopped.
-    private mutating func release(link i: Int, into actions: inout [Action]) {
-        for path in links[i].acquired.sorted() {
-            actions.append(.release(characteristic: path))
-            links[i].notifying[path] = nil
-        }
-        links[i].acquired = []
-    }
-
     /// An acquired socket hung up. With the device still connected (bluetoothd dropped our
     /// notify session, or the link blinked) acquire again; a lost link reconnects first.
     private mutating func socketClosed(_ path: String, now: SessionTime) {
         guard let i = links.firstIndex(where: { $0.acquired.contains(path) }) else { return }
-        links[i].acquired.remove(path)
-        links[i].notifying[path] = nil
-        if links[i].phase == .subscribed, tree.device(at: links[i].path)?.connected ?? false {
-            links[i].phase = .resolving(since: now)
-        }
+        links[i].socketClosed(path, linkUp: tree.device(at: links[i].path)?.connected ?? false, now: now)
     }
 
     /// The next instant at which time alone moves something (a retry, a resolve timeout,
@@ -723,14 +655,17 @@ public struct SensorLinkMachine: Sendable {
         stopping = true
         pending = [:]
         guard bluezPresent else { return }
-        for i in links.indices { release(link: i, into: &actions) }
+        // Closing an acquired socket is how its notifications stop.
+        for i in links.indices {
+            for path in links[i].releaseAcquired() { actions.append(.release(characteristic: path)) }
+        }
         for link in links {
             for path in link.notifying.keys.sorted() {
                 call(.stopNotify(characteristic: path), as: .stopNotify(characteristic: path), into: &actions)
             }
             // A Connect still in flight is cancelled by Disconnect; left alone it would keep
             // the link up after we exit.
-            if link.wasConnected || link.phase == .connecting {
+            if link.isConnected || link.phase == .connecting {
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
             }
         }
