@@ -16,6 +16,23 @@ public enum BlueZCall: Hashable, Sendable {
     case stopNotify(characteristic: String)
     case readValue(characteristic: String)
 
+    /// The method and the object it is called on, for the log: "Connect /org/bluez/hci0/dev_…".
+    public var logText: String {
+        switch self {
+        case .getManagedObjects: "GetManagedObjects \(BlueZ.rootPath)"
+        case .nameHasOwner: "NameHasOwner \(BlueZ.service)"
+        case .setDiscoveryFilter(let adapter): "SetDiscoveryFilter \(adapter)"
+        case .startDiscovery(let adapter): "StartDiscovery \(adapter)"
+        case .stopDiscovery(let adapter): "StopDiscovery \(adapter)"
+        case .connect(let device): "Connect \(device)"
+        case .disconnect(let device): "Disconnect \(device)"
+        case .startNotify(let characteristic): "StartNotify \(characteristic)"
+        case .acquireNotify(let characteristic): "AcquireNotify \(characteristic)"
+        case .stopNotify(let characteristic): "StopNotify \(characteristic)"
+        case .readValue(let characteristic): "ReadValue \(characteristic)"
+        }
+    }
+
     /// The D-Bus message for this call.
     public func message() throws(DBusFailure) -> DBusMessage {
         func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws(DBusFailure)

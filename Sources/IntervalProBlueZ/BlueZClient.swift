@@ -28,12 +28,15 @@ public final class BlueZClient: @unchecked Sendable {
     /// when it arrived (on the client's clock), else nil (now).
     public typealias Output = (SensorLinkMachine.Action, _ receivedAt: SessionTime?) -> Void
     public typealias Connect = @Sendable () throws -> DBusConnection
+    /// Takes one line of the `-v` log.
+    public typealias Trace = @Sendable (String) -> Void
 
     public let loop: EventLoop
     private let configuration: SensorLinkMachine.Configuration
     private let connectToBus: Connect
     private let now: @Sendable () -> SessionTime
     private let coalescing: Duration
+    private let trace: Trace?
     private let failureBox = Mutex<DBusFailure?>(nil)
 
     // Confined to the loop's thread.
@@ -46,7 +49,7 @@ public final class BlueZClient: @unchecked Sendable {
     private var connection: DBusConnection?
     public private(set) var machine: SensorLinkMachine
     private var busWatch: EventLoop.WatchID?
-    private var calls: [UInt32: (id: SensorLinkMachine.CallID, deadline: SessionTime)] = [:]
+    private var calls: [UInt32: (id: SensorLinkMachine.CallID, call: BlueZCall, deadline: SessionTime)] = [:]
     private var sockets: [String: AcquiredSocket] = [:]
     private var timer: (id: EventLoop.TimerID, at: SessionTime)?
     private var stopDeadline: SessionTime?
@@ -61,13 +64,16 @@ public final class BlueZClient: @unchecked Sendable {
 
     /// - Parameters:
     ///   - now: the client's clock, in session time (injected so tests and sessions share it).
+    ///   - trace: with `-v`, takes a line for every call, reply, signal and socket change
+    ///     (not for values).
     public init(
         configuration: SensorLinkMachine.Configuration, loop: EventLoop,
         connect: @escaping Connect = { try DBusConnection.system() }, coalescing: Duration = .zero,
-        now: @escaping @Sendable () -> SessionTime
+        trace: Trace? = nil, now: @escaping @Sendable () -> SessionTime
     ) {
         self.configuration = configuration
         self.coalescing = coalescing
+        self.trace = trace
         self.loop = loop
         self.connectToBus = connect
         self.now = now
@@ -132,8 +138,11 @@ public final class BlueZClient: @unchecked Sendable {
         guard let connection else { return }
         while !finished, let message = connection.popMessage() {
             if message.replySerial != 0, let call = calls.removeValue(forKey: message.replySerial) {
-                deliver(.reply(call.id, Self.result(of: message)))
+                let result = Self.result(of: message)
+                if let trace { trace(Self.logLine(call.call, result)) }
+                deliver(.reply(call.id, result))
             } else if message.type == .signal, let event = Self.event(from: message) {
+                if let trace, let line = Self.logLine(event) { trace(line) }
                 deliver(event)
             }
         }
@@ -152,9 +161,11 @@ public final class BlueZClient: @unchecked Sendable {
                 do throws(DBusFailure) {
                     guard let connection else { throw DBusFailure(.disconnected, "no bus connection") }
                     let serial = try connection.send(try call.message())
-                    calls[serial] = (id, time + Self.callTimeout)
+                    calls[serial] = (id, call, time + Self.callTimeout)
+                    trace?("→ \(call.logText)")
                 } catch {
                     // The machine hears of the failure like any other reply.
+                    trace?(Self.logLine(call, .failure(error)))
                     deliver(.reply(id, .failure(error)))
                 }
             case .listen(let characteristic, let descriptor, let mtu, let device, let uuid):
@@ -162,6 +173,7 @@ public final class BlueZClient: @unchecked Sendable {
                 listen(characteristic, descriptor: descriptor, mtu: mtu, device: device, uuid: uuid)
             case .release(let characteristic):
                 guard let socket = sockets.removeValue(forKey: characteristic) else { break }
+                trace?("closing the acquired socket of \(characteristic)")
                 // What it holds arrived before the release: it still counts.
                 take(drain(socket))
                 socket.close(on: loop)
@@ -176,6 +188,7 @@ public final class BlueZClient: @unchecked Sendable {
     }
 
     private func listen(_ characteristic: String, descriptor: Int32, mtu: Int, device: String, uuid: UInt16) {
+        trace?("reading \(BluetoothUUID.shortText(uuid)) of \(device) from socket \(descriptor) (MTU \(mtu))")
         sockets.removeValue(forKey: characteristic)?.close(on: loop)
         let socket = AcquiredSocket(descriptor: descriptor, mtu: mtu, device: device, uuid: uuid, path: characteristic)
         socket.watch = loop.watch(descriptor, drainTimer == nil ? .readable : []) { [self, socket] events in
@@ -272,6 +285,7 @@ public final class BlueZClient: @unchecked Sendable {
     /// Hung up (the link dropped, bluetoothd let go) or failed: close it, tell the machine.
     private func socketClosed(_ socket: AcquiredSocket) {
         guard sockets[socket.path] === socket else { return }
+        trace?("the acquired socket of \(socket.path) hung up")
         sockets.removeValue(forKey: socket.path)?.close(on: loop)
         deliver(.socketClosed(characteristic: socket.path))
         afterEvents()
@@ -302,7 +316,9 @@ public final class BlueZClient: @unchecked Sendable {
         let time = now()
         for (serial, call) in calls where call.deadline <= time {
             calls[serial] = nil
-            deliver(.reply(call.id, .failure(DBusFailure(.noReply, "no reply from bluetoothd"))))
+            let failure = DBusFailure(.noReply, "no reply from bluetoothd")
+            trace?(Self.logLine(call.call, .failure(failure)))
+            deliver(.reply(call.id, .failure(failure)))
         }
         deliver(.tick)
         afterEvents()
@@ -334,6 +350,36 @@ public final class BlueZClient: @unchecked Sendable {
     private static func result(of message: DBusMessage) -> Result<[DBusValue], DBusFailure> {
         if let failure = message.failure { return .failure(failure) }
         return Result { () throws(DBusFailure) in try message.arguments() }
+    }
+
+    private static func logLine(_ call: BlueZCall, _ result: Result<[DBusValue], DBusFailure>) -> String {
+        switch result {
+        case .success: "← \(call.logText): done"
+        case .failure(let failure): "← \(call.logText): \(failure)"
+        }
+    }
+
+    /// A signal for the log; nil for a value (one per notification: not logged).
+    private static func logLine(_ event: SensorLinkMachine.Event) -> String? {
+        switch event {
+        case .bluezPresent(let present): present ? "org.bluez has an owner" : "org.bluez lost its owner"
+        case .tree(.interfacesAdded(let path, _)): "InterfacesAdded \(path)"
+        case .tree(.interfacesRemoved(let path, let interfaces)):
+            "InterfacesRemoved \(path) \(interfaces.joined(separator: " "))"
+        case .tree(.propertiesChanged(let path, _, let changed, let invalidated)):
+            changed.keys.sorted() == ["Value"] && invalidated.isEmpty
+                ? nil
+                : "PropertiesChanged \(path) \((changed.sorted { $0.key < $1.key }.map { "\($0.key)=\(logText($0.value))" } + invalidated).joined(separator: " "))"
+        default: nil
+        }
+    }
+
+    /// A property's value for the log: booleans, numbers and strings as they are.
+    private static func logText(_ value: DBusValue) -> String {
+        if let bool = value.bool { return String(bool) }
+        if let integer = value.integer { return String(integer) }
+        if let string = value.string { return string }
+        return "…"
     }
 
     /// The descriptors a reply carries (AcquireNotify's), which someone must close.

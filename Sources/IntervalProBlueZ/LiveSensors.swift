@@ -25,9 +25,10 @@ public final class LiveSensors: Sendable {
     ///     session begins; after that it reaches the session as a notice.
     ///   - coalescing: for a recording, the window in which acquired values are read
     ///     together (see `BlueZClient`); zero for a session, which takes each at once.
+    ///   - trace: takes the `-v` log (see `BlueZClient`).
     public init(
         configuration: SensorLinkMachine.Configuration, connect: @escaping BlueZClient.Connect,
-        coalescing: Duration = .zero, clock: @escaping @Sendable () -> Duration,
+        coalescing: Duration = .zero, trace: BlueZClient.Trace? = nil, clock: @escaping @Sendable () -> Duration,
         status: @escaping @Sendable (SensorLinkMachine.Status) -> Void
     ) throws(EventLoopError) {
         let loop = try EventLoop(name: "intervalpro-live")
@@ -37,7 +38,7 @@ public final class LiveSensors: Sendable {
         changed = LoopCondition(loop: loop)
         self.status = status
         client = BlueZClient(
-            configuration: configuration, loop: loop, connect: connect, coalescing: coalescing,
+            configuration: configuration, loop: loop, connect: connect, coalescing: coalescing, trace: trace,
             now: { SessionTime(microseconds: Int64(clock() / .microseconds(1))) })
     }
 

@@ -285,6 +285,32 @@ import Testing
         #expect(bad.status == 64)
     }
 
+    @Test("-v logs each BlueZ call with its answer, the signals and the sockets, never the values; without it, none")
+    func verboseLog() throws {
+        let fake = try FakeBlueZ(json: hrmProScenario(#", "hang_up_after": 1.0"#))
+        let dir = try ScratchDirectory()
+        let (result, _) = try recordHRMPro(fake, dir, seconds: 2, extra: ["-v"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let log = result.stderr.split(separator: "\n").filter { $0.hasPrefix("intervalpro: [") }
+        let device = "/org/bluez/hci0/dev_C8_3A_35_11_22_33"
+        #expect(log.contains { $0.hasSuffix("→ Connect \(device)") })
+        #expect(log.contains { $0.hasSuffix("← Connect \(device): done") })
+        #expect(log.contains { $0.contains("PropertiesChanged \(device) ") && $0.contains("Connected=true") })
+        #expect(log.contains { $0.contains("← AcquireNotify \(device)/") && $0.hasSuffix(": done") })
+        #expect(log.contains { $0.contains("reading 2a53 of \(Self.hrmPro) from socket ") })
+        #expect(log.contains { $0.contains("hung up") }, "the fake hangs the sockets up after 1 s")
+        #expect(log.contains { $0.contains("→ Disconnect \(device)") })
+        #expect(!log.contains { $0.contains("Value") }, "values are not logged")
+        // Lines carry the seconds since connecting began, in order.
+        let seconds = log.compactMap { line in Double(line.dropFirst("intervalpro: [".count).prefix { $0 != "]" }) }
+        #expect(seconds.count == log.count && seconds == seconds.sorted())
+
+        let quiet = try FakeBlueZ(json: hrmProScenario(""))
+        let (plain, _) = try recordHRMPro(quiet, dir, seconds: 1)
+        #expect(plain.status == 0, "stderr: \(plain.stderr)")
+        #expect(!plain.stderr.contains("→ ") && !plain.stderr.contains("intervalpro: ["))
+    }
+
     @Test("an acquired socket hung up while the link stays: acquired again, nothing after it lost")
     func hangUpReacquires() throws {
         let fake = try FakeBlueZ(json: hrmProScenario(#", "hang_up_after": 1.5"#))

@@ -25,6 +25,9 @@ struct SensorOptions: ParsableArguments {
             valueName: "method"))
     var notify: NotifyMethodArgument = .init(.auto)
 
+    @Flag(name: .shortAndLong, help: "Log every BlueZ call, reply, signal and notification socket to stderr.")
+    var verbose = false
+
     func validate() throws {
         guard scanTimeout > 0, scanTimeout <= 600 else {
             throw ValidationError("--scan-timeout must be more than 0 and at most 600 seconds")
@@ -88,7 +91,7 @@ struct LiveSensorConnection {
         do {
             sensors = try LiveSensors(
                 configuration: configuration, connect: { try DBusConnection.system() }, coalescing: coalescing,
-                clock: { origin.duration(to: clock.now) },
+                trace: options.verbose ? Self.trace(since: origin) : nil, clock: { origin.duration(to: clock.now) },
                 status: { status in
                     guard !quiet, let message = status.message else { return }
                     Terminal.writeStandardError("intervalpro: \(message)\n")
@@ -130,6 +133,16 @@ struct LiveSensorConnection {
             }
             remember(devices, machine: machine, memory: memory, path: memoryPath)
             return LiveSensorConnection(sensors: sensors, devices: devices)
+        }
+    }
+
+    /// The `-v` log: one stderr line each, with the seconds since connecting began.
+    static func trace(since origin: ContinuousClock.Instant) -> BlueZClient.Trace {
+        { line in
+            let milliseconds = Int(origin.duration(to: .now) / .milliseconds(1))
+            let fraction = String(milliseconds % 1000)
+            let stamp = "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+            Terminal.writeStandardError("intervalpro: [\(stamp)] \(line)\n")
         }
     }
 
