@@ -30,8 +30,9 @@ public struct SessionEngine: Sendable {
         /// A step ended at this session time, for the reason its result gives.
         case stepFinished(StepResult, at: SessionTime)
         case feedbackChanged(Feedback)
-        case paused
-        case resumed
+        /// Something from outside the plan changed the session's course (see `Control`),
+        /// reported where it took effect: with a step it ended, just before its result.
+        case applied(Control)
         case deviceEvent(device: String, name: String)
         /// A notification whose value did not decode; the session goes on without it.
         case rejectedNotification(device: String, error: GATTParseError)
@@ -40,6 +41,14 @@ public struct SessionEngine: Sendable {
         /// Only with `reportsSamples`.
         case sample(SessionSample)
         case sessionFinished(SessionSummary)
+    }
+
+    /// What changes a session's course from outside its plan: a command that took effect,
+    /// or the source running out while a step waited for it. A stored session keeps them,
+    /// in order, so that it replays to the same result.
+    public enum Control: String, Sendable, CaseIterable {
+        case pause, resume, next, finish
+        case sourceEnded = "source_ended"
     }
 
     public let planName: String
@@ -255,6 +264,12 @@ public struct SessionEngine: Sendable {
         result.distance = distanceInStep
         results.append(result)
         current = nil
+        switch reason {
+        case .next: actions.append(.applied(.next))
+        case .finished: actions.append(.applied(.finish))
+        case .sourceEnded: actions.append(.applied(.sourceEnded))
+        case .time, .distance: break
+        }
         actions.append(.stepFinished(result, at: now))
         if reason != .finished, stepIndex + 1 < timeline.count {
             startStep(stepIndex + 1, at: now, into: &actions)
@@ -272,10 +287,10 @@ public struct SessionEngine: Sendable {
             perform(isPaused ? .resume : .pause, at: now, into: &actions)
         case .pause where !isPaused:
             isPaused = true
-            actions.append(.paused)
+            actions.append(.applied(.pause))
         case .resume where isPaused:
             isPaused = false
-            actions.append(.resumed)
+            actions.append(.applied(.resume))
         case .pause, .resume:
             break
         case .next:

@@ -85,16 +85,16 @@ public struct AudioDirector: Sendable {
             case .feedbackChanged(let feedback):
                 commit(upTo: now)
                 feedbackChanged(feedback, at: now)
-            case .paused:
+            case .applied(.pause):
                 commit(upTo: now)
                 pause(at: now)
-            case .resumed:
+            case .applied(.resume):
                 commit(upTo: now)
                 resume(at: now)
             case .sessionFinished(let summary):
                 commit(upTo: stepStart)
                 finish(summary, at: stepStart)
-            case .deviceEvent, .rejectedNotification, .sample:
+            case .applied, .deviceEvent, .rejectedNotification, .sample:
                 break
             }
         }

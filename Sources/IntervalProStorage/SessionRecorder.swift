@@ -41,12 +41,9 @@ public final class SessionWriter {
         guard failure == nil else { return }
         // The entry that led to these actions was received already: a control applied
         // with them comes after it.
-        let control = SessionControl.revealed(by: actions).map {
-            SessionControl(kind: $0, time: now, afterEntries: entryCount)
-        }
-        if let control {
+        for case .applied(let kind) in actions {
             if batch.controls.isEmpty { batch.firstControlSequence = controlSequence }
-            batch.controls.append(control)
+            batch.controls.append(SessionControl(kind: kind, time: now, afterEntries: entryCount))
             controlSequence += 1
             batch.lastTime = max(batch.lastTime, now)
         }

@@ -158,25 +158,25 @@ struct SessionEngineClockTests {
         h.tick(0)
         #expect(h.engine.nextDeadline == at(60))
         h.rsc(19, 170)
-        #expect(h.send(.command(.pause), at: 20) == [.paused])
+        #expect(h.send(.command(.pause), at: 20) == [.applied(.pause)])
         #expect(h.engine.isPaused)
         #expect(h.engine.nextDeadline == nil)
         h.rsc(21, 150)  // arrives while paused, stale by the time the clock runs again
         h.tick(25)
         #expect(h.engine.stepElapsed == .seconds(20))
-        #expect(h.send(.command(.pause), at: 26).filter { $0 == .paused || $0 == .resumed } == [])  // already paused
+        #expect(h.send(.command(.pause), at: 26).filter { $0 == .applied(.pause) || $0 == .applied(.resume) } == [])  // already paused
         h.rsc(28, 150)  // still current for 1 s after the resume
-        #expect(h.send(.command(.togglePause), at: 30) == [.resumed])
+        #expect(h.send(.command(.togglePause), at: 30) == [.applied(.resume)])
         #expect(!h.engine.isPaused)
         #expect(h.engine.nextDeadline == at(70))  // moved by the 10 s pause
-        #expect(h.send(.command(.resume), at: 31).filter { $0 == .paused || $0 == .resumed } == [])  // not paused
+        #expect(h.send(.command(.resume), at: 31).filter { $0 == .applied(.pause) || $0 == .applied(.resume) } == [])  // not paused
         h.tick(69.999)
         #expect(h.engine.stepIndex == 0)
         h.tick(70)
         #expect(h.engine.stepIndex == 1)
         #expect(h.engine.nextDeadline == at(100))
-        #expect(h.send(.command(.togglePause), at: 80) == [.paused])
-        #expect(h.send(.command(.togglePause), at: 90) == [.resumed])
+        #expect(h.send(.command(.togglePause), at: 80) == [.applied(.pause)])
+        #expect(h.send(.command(.togglePause), at: 90) == [.applied(.resume)])
         #expect(h.engine.nextDeadline == at(110))
         h.tick(109)
         #expect(h.engine.isFinished == false)
@@ -195,7 +195,8 @@ struct SessionEngineClockTests {
         var h = EngineHarness([Fixture.timed(0, 60, zone: zone170), Fixture.timed(1, 30)])
         h.rsc(0, 170)
         let actions = h.send(.command(.next), at: 10)
-        guard case .stepFinished(let result, let end) = actions.first, end == .seconds(10) else {
+        #expect(actions.first == .applied(.next))
+        guard case .stepFinished(let result, let end) = actions.dropFirst().first, end == .seconds(10) else {
             Issue.record("expected stepFinished, got \(actions)")
             return
         }
@@ -254,6 +255,30 @@ struct SessionEngineClockTests {
         #expect(summary.steps.map(\.endedBy) == [.time, .sourceEnded, .sourceEnded, .time])
         #expect(summary.steps.map(\.duration) == [.seconds(10), .zero, .zero, .seconds(5)])
         #expect(summary.completed)
+    }
+
+    @Test("what changes the course from outside the plan is reported where it takes effect, before the result it ends")
+    func appliedControls() throws {
+        var h = EngineHarness([Fixture.timed(0, 10), Fixture.step(1, .open), Fixture.timed(2, 60), Fixture.timed(3, 60)])
+        h.tick(0)
+        func applied(_ actions: [SessionEngine.Action]) -> [SessionEngine.Control] {
+            actions.compactMap { if case .applied(let control) = $0 { control } else { nil } }
+        }
+        #expect(applied(h.send(.sourceEnded, at: 5)).isEmpty, "a timed step runs on: nothing changed yet")
+        let atTen = h.send(.tick, at: 10)
+        #expect(applied(atTen) == [.sourceEnded], "the open step that follows ends at once")
+        let index = try #require(atTen.firstIndex(of: .applied(.sourceEnded)))
+        guard case .stepFinished(let result, _) = atTen[index + 1] else {
+            Issue.record("expected the open step's result after it, got \(atTen)")
+            return
+        }
+        #expect(result.endedBy == .sourceEnded)
+        #expect(applied(h.send(.command(.pause), at: 12)) == [.pause])
+        #expect(applied(h.send(.command(.pause), at: 13)).isEmpty, "already paused")
+        #expect(applied(h.send(.command(.togglePause), at: 14)) == [.resume])
+        #expect(applied(h.send(.command(.next), at: 20)) == [.next])
+        #expect(applied(h.send(.command(.finish), at: 30)) == [.finish])
+        #expect(h.summary?.steps.map(\.endedBy) == [.time, .sourceEnded, .next, .finished])
     }
 
     @Test func distanceStepsEndWhenTheDistanceIsCovered() throws {
@@ -328,7 +353,9 @@ struct SessionEngineClockTests {
         var h = EngineHarness([Fixture.timed(0, 10), Fixture.timed(1, 10)])
         h.tick(0)
         let actions = h.send(.command(.finish), at: 15)
-        #expect(actions.count == 4)  // step 0 finished (time), step 1 started, step 1 finished, session finished
+        // Step 0 finished (time), step 1 started, the finish applied, step 1 finished, session finished.
+        #expect(actions.count == 5)
+        #expect(actions[2] == .applied(.finish))
         let summary = try #require(h.summary)
         #expect(!summary.completed)
         #expect(summary.steps.map(\.endedBy) == [.time, .finished])
@@ -614,7 +641,7 @@ struct SessionEngineDeterminismTests {
         }
         let steps = actions.filter {
             switch $0 {
-            case .stepStarted, .stepFinished, .sessionFinished, .paused, .resumed: true
+            case .stepStarted, .stepFinished, .sessionFinished, .applied: true
             default: false
             }
         }

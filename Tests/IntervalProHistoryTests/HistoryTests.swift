@@ -63,7 +63,7 @@ struct DrivenSession {
             if let summary = actions.compactMap({ if case .sessionFinished(let s) = $0 { s } else { nil } }).first {
                 session.summary = summary
             }
-            if let kind = SessionControl.revealed(by: actions) {
+            for case .applied(let kind) in actions {
                 session.controls.append(SessionControl(kind: kind, time: engine.cursor, afterEntries: session.entries.count))
             }
             session.samples += actions.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }

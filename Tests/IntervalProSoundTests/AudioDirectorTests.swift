@@ -112,8 +112,8 @@ struct AudioDirectorTests {
         var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
         director.perform([.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
         director.perform([.stepFinished(result(0, 30), at: .seconds(30)), .stepStarted(Self.timeline[1], at: .seconds(30))], at: .seconds(30))
-        director.perform([.paused], at: .seconds(40))
-        director.perform([.resumed], at: .seconds(50))
+        director.perform([.applied(.pause)], at: .seconds(40))
+        director.perform([.applied(.resume)], at: .seconds(50))
         // The batch arrives late (100.2 s): the boundary is the time the actions carry.
         director.perform(
             [.stepFinished(result(1, 60), at: .seconds(100)), .stepStarted(Self.timeline[2], at: .seconds(100))],

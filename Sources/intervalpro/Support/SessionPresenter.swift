@@ -76,7 +76,7 @@ struct SessionPresenter: SessionObserver {
                 case .deviceEvent(let device, let name):
                     screen.warning = "\(device) \(name)"
                     redraw = true
-                case .stepStarted, .paused, .resumed, .sessionFinished: redraw = true
+                case .stepStarted, .applied(.pause), .applied(.resume), .sessionFinished: redraw = true
                 default: break
                 }
             }
@@ -120,8 +120,9 @@ struct SessionPresenter: SessionObserver {
             guard category != lastLoggedFeedback, feedback != .noZone else { return nil }
             lastLoggedFeedback = category
             return "  \(feedback)"
-        case .paused: return "paused"
-        case .resumed: return "resumed"
+        case .applied(.pause): return "paused"
+        case .applied(.resume): return "resumed"
+        case .applied: return nil
         case .deviceEvent(let device, let name): return "\(device) \(name)"
         case .rejectedNotification(let device, let error):
             let key = "\(device) \(error.characteristic.shortID)"

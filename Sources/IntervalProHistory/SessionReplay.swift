@@ -4,10 +4,7 @@ public import IntervalProCore
 /// stored session replays to the same results: notifications alone do not say when a
 /// step was skipped or the session paused.
 public struct SessionControl: Equatable, Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case pause, resume, next, finish
-        case sourceEnded = "source_ended"
-    }
+    public typealias Kind = SessionEngine.Control
 
     public var kind: Kind
     public var time: SessionTime
@@ -28,26 +25,6 @@ public struct SessionControl: Equatable, Sendable {
         case .finish: .command(.finish)
         case .sourceEnded: .sourceEnded
         }
-    }
-
-    /// The control a batch of engine actions reveals, if any. Pauses, skips and early
-    /// finishes come only from commands; `source_ended` only from the source running out.
-    public static func revealed(by actions: [SessionEngine.Action]) -> Kind? {
-        for action in actions {
-            switch action {
-            case .paused: return .pause
-            case .resumed: return .resume
-            case .stepFinished(let result, _):
-                switch result.endedBy {
-                case .next: return .next
-                case .finished: return .finish
-                case .sourceEnded: return .sourceEnded
-                case .time, .distance: continue
-                }
-            default: continue
-            }
-        }
-        return nil
     }
 }
 
