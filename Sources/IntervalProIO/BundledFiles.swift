@@ -2,22 +2,36 @@
 import Glibc
 #endif
 
-/// Finds the recordings that ship with IntervalPro, for `run` without a sensor.
+/// Finds the recordings and example plans that ship with IntervalPro.
 public enum BundledFiles {
-    /// Candidate folders, first match wins: $INTERVALPRO_RECORDINGS, ./Recordings, the
-    /// checkout the binary was built in (.build/<triple>/<config>/intervalpro), and the
-    /// usual install locations.
-    public static func recordingsDirectory() -> String? {
+    /// The recordings, for `run` without a sensor.
+    public static func recordingsDirectory() -> String? { directory("Recordings", override: "INTERVALPRO_RECORDINGS") }
+
+    /// The example plans.
+    public static func plansDirectory() -> String? { directory("Plans", override: "INTERVALPRO_PLANS") }
+
+    /// An example plan by name ("cadence-ladder"), for a plan argument that names no file.
+    public static func plan(named name: String) -> String? {
+        guard !name.isEmpty, !name.contains("/"), let directory = plansDirectory() else { return nil }
+        let path = "\(directory)/\(name).json"
+        return exists(path) ? path : nil
+    }
+
+    /// Candidate folders, first match wins: the override variable, ./NAME, the checkout the
+    /// binary was built in (.build/<triple>/<config>/intervalpro), the binary's own install
+    /// prefix (PREFIX/bin/intervalpro → PREFIX/share/intervalpro/NAME), and the usual
+    /// install locations.
+    private static func directory(_ name: String, override: String) -> String? {
         var candidates: [String] = []
-        if let override = Terminal.environment("INTERVALPRO_RECORDINGS") { candidates.append(override) }
-        candidates.append("Recordings")
+        if let path = Terminal.environment(override) { candidates.append(path) }
+        candidates.append(name)
         if let executable = executablePath() {
             var root = executable
             for _ in 0..<4 { root = parent(of: root) }
-            candidates.append(root + "/Recordings")
-            candidates.append(parent(of: parent(of: executable)) + "/share/intervalpro/Recordings")
+            candidates.append(root + "/" + name)
+            candidates.append(parent(of: parent(of: executable)) + "/share/intervalpro/" + name)
         }
-        candidates += ["/usr/local/share/intervalpro/Recordings", "/usr/share/intervalpro/Recordings"]
+        candidates += ["/usr/local/share/intervalpro/" + name, "/usr/share/intervalpro/" + name]
         return candidates.first(where: isDirectory)
     }
 

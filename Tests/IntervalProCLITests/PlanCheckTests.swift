@@ -15,6 +15,29 @@ struct PlanCheckTests {
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
+    @Test("an example plan by name, from any folder; a file of that name comes first; INTERVALPRO_PLANS points elsewhere")
+    func examplePlanByName() throws {
+        let dir = try ScratchDirectory()
+        let anywhere = dir.url
+        let byName = try intervalpro("plan", "check", "cadence-ladder", in: anywhere)
+        #expect(byName.status == 0, "stderr: \(byName.stderr)")
+        #expect(byName.stdout.contains("Cadence ladder: 15 steps"))
+
+        _ = try dir.write("cadence-ladder", #"{"name": "Mine", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#)
+        let file = try intervalpro("plan", "check", "cadence-ladder", in: anywhere)
+        #expect(file.stdout.contains("Mine: 1 step"), "stdout: \(file.stdout)")
+
+        let plans = dir.path("plans")
+        try FileManager.default.createDirectory(atPath: plans, withIntermediateDirectories: true)
+        _ = try dir.write("plans/easy.json", #"{"name": "Easy", "steps": [{"kind": "rest", "duration": 30}]}"#)
+        let overridden = try intervalpro("plan", "check", "easy", in: anywhere, environment: ["INTERVALPRO_PLANS": plans])
+        #expect(overridden.stdout.contains("Easy: 1 step"), "stderr: \(overridden.stderr)")
+
+        let missing = try intervalpro("plan", "check", "no-such-plan", in: anywhere)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("'no-such-plan'"))
+    }
+
     @Test("--json gives the timeline with its total")
     func cadenceLadderJSON() throws {
         let result = try intervalpro("plan", "check", "Plans/cadence-ladder.json", "--json")

@@ -16,7 +16,9 @@ struct PlanCheckCommand: AsyncParsableCommand {
         abstract: "Validate a plan and print its expanded timeline."
     )
 
-    @Argument(help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.")
+    @Argument(
+        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        completion: .planFiles)
     var plan: String
 
     @Flag(help: "Print the timeline as JSON.")

@@ -18,7 +18,7 @@ struct PlanExportCommand: AsyncParsableCommand {
         case fit, json
     }
 
-    @Argument(help: ArgumentHelp("The plan (any format `plan import` reads).", valueName: "plan"))
+    @Argument(help: ArgumentHelp("The plan (any format `plan import` reads).", valueName: "plan"), completion: .planFiles)
     var plan: String
 
     @Option(help: "fit or json.")

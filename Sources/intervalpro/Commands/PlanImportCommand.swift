@@ -14,7 +14,7 @@ struct PlanImportCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The workout: intervals.icu text, .zwo or FIT workout.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The workout: intervals.icu text, .zwo or FIT workout.", valueName: "file"), completion: .planFiles)
     var workout: String
 
     @Option(

@@ -17,10 +17,12 @@ struct RenderAudioCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.")
+    @Argument(
+        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        completion: .planFiles)
     var plan: String
 
-    @Option(help: ArgumentHelp("Replay this recording.", valueName: "file"))
+    @Option(help: ArgumentHelp("Replay this recording.", valueName: "file"), completion: .recordingFiles)
     var replay: String?
 
     @Flag(help: "Simulate a runner (HR strap and footpod).")

@@ -11,7 +11,9 @@ struct ReplayCommand: AsyncParsableCommand {
         discussion: "Without --plan, prints what the recording holds: devices, counts, cadence, heart rate, gaps."
     )
 
-    @Argument(help: "The recording (JSON Lines, recording format version 1), or a FIT or TCX activity a watch recorded.")
+    @Argument(
+        help: "The recording (JSON Lines, recording format version 1), or a FIT or TCX activity a watch recorded.",
+        completion: .recordingFiles)
     var recording: String
 
     @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))

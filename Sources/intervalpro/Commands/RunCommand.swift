@@ -20,10 +20,12 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.")
+    @Argument(
+        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        completion: .planFiles)
     var plan: String
 
-    @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"))
+    @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"), completion: .recordingFiles)
     var replay: String?
 
     @Flag(help: "Simulate a runner (HR strap and footpod) instead of live sensors.")

@@ -52,6 +52,7 @@ func readInput(_ path: String) throws -> [UInt8] {
 /// Reads a plan from any format `WorkoutImport` recognises (plan JSON, intervals.icu text,
 /// Zwift .zwo, FIT workout); warnings about what was left out go to stderr.
 func importPlan(_ path: String) throws -> ImportedPlan {
+    let path = resolvePlan(path)
     let bytes = try readInput(path)
     do {
         let imported = try WorkoutImport.read(bytes, file: path, xml: MarkupReader.read)
@@ -64,11 +65,16 @@ func importPlan(_ path: String) throws -> ImportedPlan {
 
 func loadPlan(_ path: String) throws -> Plan { try importPlan(path).plan }
 
+/// A plan argument as a file: itself when it exists, else an example plan of that name.
+func resolvePlan(_ argument: String) -> String {
+    BundledFiles.exists(argument) ? argument : BundledFiles.plan(named: argument) ?? argument
+}
+
 /// Reads a plan and the plan-format text the history keeps with a session: the file itself
 /// when it is a plan, the imported plan written as one otherwise.
 func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
     let imported = try importPlan(path)
-    if imported.format == .planJSON { return (imported.plan, String(decoding: try readInput(path), as: UTF8.self)) }
+    if imported.format == .planJSON { return (imported.plan, String(decoding: try readInput(resolvePlan(path)), as: UTF8.self)) }
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 

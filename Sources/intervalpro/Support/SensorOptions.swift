@@ -10,10 +10,12 @@ struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(help: ArgumentHelp("Heart-rate device: an address or a name.", valueName: "device"))
+    @Option(help: ArgumentHelp("Heart-rate device: an address or a name.", valueName: "device"), completion: .rememberedSensors)
     var hr: String?
 
-    @Option(help: ArgumentHelp("Cadence device (footpod, HRM-Pro, Stryd): an address or a name.", valueName: "device"))
+    @Option(
+        help: ArgumentHelp("Cadence device (footpod, HRM-Pro, Stryd): an address or a name.", valueName: "device"),
+        completion: .rememberedSensors)
     var cadence: String?
 
     @Option(help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
@@ -34,6 +36,20 @@ struct SensorOptions: ParsableArguments {
         }
         if let adapter, !adapter.allSatisfy({ $0.isLetter || $0.isNumber }) {
             throw ValidationError("--adapter takes an adapter name such as hci0")
+        }
+    }
+}
+
+extension CompletionKind {
+    /// Files `run`, `plan` and `render-audio` read as plans.
+    static var planFiles: CompletionKind { .file(extensions: ["json", "txt", "zwo", "fit"]) }
+    /// Files `replay` and `--replay` read.
+    static var recordingFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx"]) }
+    /// The addresses of the sensors remembered from earlier sessions (scanning would take seconds).
+    static var rememberedSensors: CompletionKind {
+        .custom { _, _, _ in
+            guard let path = SensorMemory.defaultPath, let memory = try? SensorMemory.load(from: path) else { return [] }
+            return Array(Set([memory.heartRate?.address, memory.cadence?.address].compactMap { $0 })).sorted()
         }
     }
 }
