@@ -60,7 +60,8 @@ let package = Package(
         ),
         // C libraries for audio, through pkg-config.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // Headers only: the library is opened at run time (see shim.h).
+        .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
         // Audio I/O: ALSA output, espeak-ng speech, the render thread, offline rendering.
         .target(
             name: "IntervalProAudio",

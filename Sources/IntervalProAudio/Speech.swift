@@ -13,12 +13,15 @@ public struct SpeechStatus: RawRepresentable, Equatable, Sendable, CustomStringC
     public static let internalError = SpeechStatus(rawValue: EE_INTERNAL_ERROR.rawValue)
     public static let bufferFull = SpeechStatus(rawValue: EE_BUFFER_FULL.rawValue)
     public static let notFound = SpeechStatus(rawValue: EE_NOT_FOUND.rawValue)
+    /// Not espeak-ng's: the library itself could not be opened.
+    public static let notInstalled = SpeechStatus(rawValue: -1)
 
     public var description: String {
         switch self {
         case .internalError: "internal error (is espeak-ng-data installed?)"
         case .bufferFull: "buffer full"
         case .notFound: "voice not found"
+        case .notInstalled: "libespeak-ng.so.1 could not be opened (Debian: apt install libespeak-ng1)"
         default: "status \(rawValue)"
         }
     }
@@ -42,18 +45,24 @@ public final class SpeechSynthesizer {
     public let wordsPerMinute: Int
     /// espeak-ng's own output rate (22050 Hz).
     public let sampleRate: Int
+    private let api: intervalpro_espeak
 
-    /// The process-wide engine: its output rate, or why it could not start.
-    private static let engine: Result<Int, SpeechError> = {
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+    /// The process-wide engine: the library's functions and its output rate, or why it
+    /// could not start.
+    private static let engine: Result<(api: intervalpro_espeak, rate: Int), SpeechError> = {
+        var api = intervalpro_espeak()
+        guard intervalpro_espeak_open(&api) == 0 else {
+            return .failure(SpeechError(operation: "load", status: .notInstalled))
+        }
+        let rate = api.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
         guard rate > 0 else { return .failure(SpeechError(operation: "initialise", status: .internalError)) }
-        espeak_SetSynthCallback { wave, count, events in
+        api.set_synth_callback { wave, count, events in
             guard let wave, count > 0, let context = events?.pointee.user_data else { return 0 }
             let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
             sink.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
             return 0
         }
-        return .success(Int(rate))
+        return .success((api, Int(rate)))
     }()
 
     /// Collects samples from the C callback during one `espeak_Synth` call.
@@ -64,7 +73,7 @@ public final class SpeechSynthesizer {
     public init(language: CueLanguage, wordsPerMinute: Int = 165) throws(SpeechError) {
         self.language = language
         self.wordsPerMinute = wordsPerMinute
-        sampleRate = try Self.engine.get()
+        (api, sampleRate) = try Self.engine.get()
         try selectVoice()
     }
 
@@ -75,7 +84,7 @@ public final class SpeechSynthesizer {
         let context = Unmanaged.passUnretained(sink).toOpaque()
         let status = withExtendedLifetime(sink) {
             text.withCString { chars in
-                espeak_Synth(
+                api.synth(
                     chars, strlen(chars) + 1, 0, POS_CHARACTER, 0, UInt32(espeakCHARS_UTF8), nil, context)
             }
         }
@@ -84,8 +93,8 @@ public final class SpeechSynthesizer {
     }
 
     private func selectVoice() throws(SpeechError) {
-        try Self.check(language.rawValue.withCString { espeak_SetVoiceByName($0) }, "select voice '\(language.rawValue)'")
-        try Self.check(espeak_SetParameter(espeakRATE, Int32(wordsPerMinute), 0), "set rate")
+        try Self.check(language.rawValue.withCString { api.set_voice_by_name($0) }, "select voice '\(language.rawValue)'")
+        try Self.check(api.set_parameter(espeakRATE, Int32(wordsPerMinute), 0), "set rate")
     }
 
     /// The one place espeak-ng statuses become errors.
