@@ -10,7 +10,29 @@ TEST_PACKAGES := $(shell grep -v '^\s*\#' .ci/test-packages.txt)
 TEST_VENV := .build/test-venv
 TEST_PYTHON := $(TEST_VENV)/bin/python3
 
-.PHONY: run deps deps-test build release test test-swift test-schema test-fakebluez test-exports test-formats test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
+# Where `make install` puts things (DESTDIR stages them, as a package build does).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+DATADIR := $(PREFIX)/share/intervalpro
+MANDIR := $(PREFIX)/share/man/man1
+BASHDIR := $(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(PREFIX)/share/zsh/vendor-completions
+FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
+# udev and the system bus read a package's files under /usr, a local administrator's under /etc.
+ifeq ($(PREFIX),/usr)
+UDEVDIR := /usr/lib/udev/rules.d
+DBUSDIR := /usr/share/dbus-1/system.d
+else
+UDEVDIR := /etc/udev/rules.d
+DBUSDIR := /etc/dbus-1/system.d
+endif
+RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
+# Man pages carry the date of the last commit, so the same source gives the same pages.
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
+
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-exports test-formats test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -37,8 +59,50 @@ endef
 build:
 	$(SWIFT) build
 
+## release: the optimised binary, with the Swift runtime linked in (no toolchain needed to run
+## it), linked by lld with packed relative relocations (start-up: 11 ms → 8 ms)
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 release:
-	$(SWIFT) build -c release --product intervalpro
+	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro
+
+## man: a page for intervalpro and each subcommand, generated from the argument definitions
+man:
+	rm -rf $(MAN_OUT)
+	$(SWIFT) package plugin generate-manual --multi-page --configuration debug --date $(MAN_DATE) >/dev/null
+
+## install: the binary, man pages, bash/zsh/fish completions, example plans and recordings,
+## the udev rule and the D-Bus policy snippet (PREFIX=/usr/local; DESTDIR for staging).
+## Builds nothing, so that `sudo make install` leaves no root-owned files in .build.
+install:
+	@[ -x "$(RELEASE_BIN)" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
+		{ echo "make install: build first, as yourself: make release man" >&2; exit 1; }
+	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/intervalpro
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/Plans $(DESTDIR)$(DATADIR)/Recordings
+	install -m644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/
+	install -m644 Plans/*.json $(DESTDIR)$(DATADIR)/Plans/
+	install -m644 Recordings/*.jsonl Recordings/README.md $(DESTDIR)$(DATADIR)/Recordings/
+	install -d $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
+	$(RELEASE_BIN) --generate-completion-script bash | sed "1{/^#!/d}" > $(DESTDIR)$(BASHDIR)/intervalpro
+	$(RELEASE_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_intervalpro
+	$(RELEASE_BIN) --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/intervalpro.fish
+	install -Dm644 udev/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules
+	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
+
+## uninstall: removes what `make install` put in place (with the same PREFIX and DESTDIR)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/intervalpro $(DESTDIR)$(MANDIR)/intervalpro.1 $(DESTDIR)$(MANDIR)/intervalpro.*.1
+	rm -f $(DESTDIR)$(BASHDIR)/intervalpro $(DESTDIR)$(ZSHDIR)/_intervalpro $(DESTDIR)$(FISHDIR)/intervalpro.fish
+	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
+	rm -rf $(DESTDIR)$(DATADIR)
+
+## deb: a Debian package of the release binary (packaging/build-deb.sh); needs no Swift to install
+deb: release man
+	packaging/build-deb.sh $(RELEASE_BIN)
+
+## test-package: builds the .deb, installs it on a fresh Debian 12 root (debootstrap), runs it
+## there, removes it, and checks nothing of it is left (packaging/test-package.sh; root)
+test-package: deb
+	packaging/test-package.sh
 
 ## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
 ## storage, CLI), the plan schema check, the fake org.bluez's own check, the FIT/TCX/jsonl
