@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build -c release --product intervalpro 2>&1 | tail -1
-bin=$(swift build -c release --show-bin-path)/intervalpro
+# The flags `make release` builds with (the Makefile exports them), else a plain release build.
+read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+swift build "${flags[@]}" --product intervalpro 2>&1 | tail -1
+bin=$(swift build "${flags[@]}" --show-bin-path)/intervalpro
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -4,18 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build -c release --product intervalpro --product intervalpro-bench 2>&1 | tail -1
-bin=$(swift build -c release --show-bin-path)
+# The flags `make release` builds with (the Makefile exports them), else a plain release build.
+read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+swift build "${flags[@]}" --product intervalpro --product intervalpro-bench 2>&1 | tail -1
+bin=$(swift build "${flags[@]}" --show-bin-path)
 
 "$bin/intervalpro-bench"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Never the user's own history or settings.
+export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
 # A 70-minute session: HR at 1 Hz and a per-foot footpod at 2 Hz, made by the simulator.
 "$bin/intervalpro" run Benchmarks/one-hour.json --simulate --fast --seed 3 --per-foot \
     --cadence-unit auto --record "$work/one-hour.jsonl" --json >/dev/null 2>&1
 lines=$(wc -l < "$work/one-hour.jsonl")
 echo
-echo "replay of a 70-minute recording ($lines lines) scored with --fast --json, whole process:"
+# Scoring alone: saving to the history is measured on its own (Benchmarks/history.sh).
+echo "replay of a 70-minute recording ($lines lines) scored with --fast --json --no-save, whole process:"
 python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
-    --plan Benchmarks/one-hour.json --fast --json
+    --plan Benchmarks/one-hour.json --fast --json --no-save
