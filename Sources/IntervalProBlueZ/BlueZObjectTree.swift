@@ -129,16 +129,6 @@ public struct BlueZObjectTree: Equatable, Sendable {
         }.sorted { $0.path < $1.path }
     }
 
-    /// The device a characteristic (or service) path belongs to.
-    public func owningDevice(of path: String) -> String? {
-        var candidate = parent(of: path)
-        while !candidate.isEmpty, candidate != "/" {
-            if objects[candidate]?[BlueZ.Interface.device] != nil { return candidate }
-            candidate = parent(of: candidate)
-        }
-        return nil
-    }
-
     private func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
         return String(path[..<slash])

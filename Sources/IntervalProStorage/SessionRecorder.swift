@@ -19,10 +19,7 @@ public final class SessionWriter {
     private let warn: (StoreError) -> Void
     public private(set) var failure: StoreError?
 
-    public init(
-        store: SessionStore, sessionID: Int64, planName: String, timeline: [TimelineStep], source: SessionSourceKind,
-        cadenceUnits: [String: CadenceUnit], warn: @escaping (StoreError) -> Void
-    ) {
+    public init(store: SessionStore, sessionID: Int64, warn: @escaping (StoreError) -> Void) {
         self.store = store
         self.sessionID = sessionID
         self.warn = warn

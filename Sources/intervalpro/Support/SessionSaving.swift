@@ -24,9 +24,7 @@ struct SessionSaving {
             let id = try store.beginSession(
                 startedAt: WallClock.iso8601Now(), planName: plan.name, planText: planText, source: source,
                 devices: kept, owner: ProcessIdentity.current())
-            return SessionWriter(
-                store: store, sessionID: id, planName: plan.name, timeline: plan.timeline(), source: source,
-                cadenceUnits: cadenceUnits, warn: Self.warn)
+            return SessionWriter(store: store, sessionID: id, warn: Self.warn)
         } catch let failure as Failure {
             Self.warn(failure.message)
         } catch {
