@@ -19,6 +19,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
@@ -84,12 +89,41 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Launch policy `run` and the web page share: plans and recordings read, live sensors with
+        // their fallbacks, audio, the store, the session run to its summary; the live state it publishes.
+        .target(
+            name: "IntervalProLaunch",
+            dependencies: [
+                "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
+                "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
+                "IntervalProEventLoop",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The phone's screen and remote: the page, its JSON API and WebSocket, on Hummingbird.
+        .target(
+            name: "IntervalProWeb",
+            dependencies: [
+                "IntervalProCore", "IntervalProLaunch", "IntervalProHistory", "IntervalProStorage", "IntervalProIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // libqrencode, for the QR code of the web page's address.
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // QR codes as plain values: the module matrix, terminal text, a PBM image.
+        .target(name: "IntervalProQR", dependencies: ["CQRencode"], swiftSettings: strictSettings),
         .executableTarget(
             name: "intervalpro",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
-                "IntervalProFIT", "IntervalProFormats",
+                "IntervalProFIT", "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -154,8 +188,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "IntervalProLaunchTests",
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProLaunch"], swiftSettings: strictSettings
+        ),
+        .testTarget(name: "IntervalProWebTests", dependencies: ["IntervalProWeb"], swiftSettings: strictSettings),
+        .testTarget(
             name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: strictSettings),
     ]
 )

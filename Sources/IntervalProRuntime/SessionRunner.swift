@@ -191,8 +191,8 @@ where C.Duration == Duration {
     }
 }
 
-/// One observer that forwards to several: the presenter first (it alone takes commands),
-/// then companions such as the session store or the metronome.
+/// One observer that forwards to several: the presenter first, then companions such as the
+/// session store, the metronome or the web page's publisher. Commands come from all of them.
 public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
     public var primary: Primary
     public var companions: [any SessionObserver]
@@ -222,5 +222,9 @@ public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
         for i in companions.indices { companions[i].refresh(engine, at: now) }
     }
 
-    public mutating func pendingCommands() -> [UserCommand] { primary.pendingCommands() }
+    public mutating func pendingCommands() -> [UserCommand] {
+        var commands = primary.pendingCommands()
+        for i in companions.indices { commands += companions[i].pendingCommands() }
+        return commands
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProLaunch
 
 @main
 struct IntervalPro: AsyncParsableCommand {
@@ -14,7 +15,7 @@ struct IntervalPro: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
             RenderAudioCommand.self, HistoryCommand.self, ShowCommand.self, TrendsCommand.self, ExportCommand.self,
-            ReportCommand.self, DeleteCommand.self, PlanCommand.self, DecodeCommand.self,
+            ReportCommand.self, DeleteCommand.self, PlanCommand.self, DecodeCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntervalProCore
 import IntervalProIO
+import IntervalProLaunch
 
 struct DecodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntervalProIO
 import IntervalProStorage
+import IntervalProLaunch
 
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

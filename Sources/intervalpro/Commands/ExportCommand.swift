@@ -3,6 +3,7 @@ import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
 import IntervalProStorage
+import IntervalProLaunch
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntervalProCore
 import IntervalProIO
+import IntervalProLaunch
 
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,24 +37,11 @@ struct PlanCheckCommand: AsyncParsableCommand {
         }
     }
 
-    static func zoneText(_ zone: CadenceZone?) -> String {
-        guard let zone else { return "-" }
-        return "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high)) spm (target \(JSONValue.format(zone.target)))"
-    }
-
-    static func endText(_ end: StepEnd) -> String {
-        switch end {
-        case .time(let length): formatClock(length.seconds)
-        case .distance(let metres): metres >= 1000 ? "\(JSONValue.format(metres / 1000)) km" : "\(JSONValue.format(metres)) m"
-        case .open: "open"
-        }
-    }
-
     static func table(_ plan: Plan, _ timeline: [TimelineStep]) -> String {
         let rows = timeline.map { step in
             [
                 "\(step.index + 1)", step.kind.rawValue, step.label ?? "", step.repetition?.description ?? "",
-                endText(step.end), zoneText(step.zone),
+                PlanText.end(step.end), PlanText.zone(step.zone),
             ]
         }
         let header = ["#", "kind", "label", "rep", "duration", "zone"]

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProCore
 import IntervalProFormats
 import IntervalProIO
+import IntervalProLaunch
 
 struct PlanImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import IntervalProBlueZ
 import IntervalProCore
 import IntervalProEventLoop
 import IntervalProIO
+import IntervalProLaunch
 import IntervalProRuntime
 
 struct RecordCommand: AsyncParsableCommand {
@@ -39,7 +40,7 @@ struct RecordCommand: AsyncParsableCommand {
                 // Nothing waits on a recording's values in real time: acquired ones are read
                 // once a second, each with its arrival time, which saves a wake-up per value.
                 connection = try await LiveSensorConnection.connect(
-                    sensors, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
+                    sensors.request, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 throw Failure("\(unavailable)", status: .unavailable)
             }

@@ -4,6 +4,7 @@ import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
 import IntervalProSound
+import IntervalProLaunch
 
 struct RenderAudioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

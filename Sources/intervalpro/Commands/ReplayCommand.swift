@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
+import IntervalProLaunch
 import IntervalProRuntime
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -27,17 +28,22 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let recording = try loadRecording(recording)
             if let plan {
                 let (plan, planText) = try loadPlanKeepingText(plan)
-                let live = audio.liveAudio(plan: plan, pacing: options)
-                defer { live?.finish() }
-                try await SessionLauncher.run(
-                    plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: live.map { [$0] } ?? [],
-                    saving: SessionSaving(options: save, planText: planText))
+                var request = SessionRequest(
+                    plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording))
+                request.speed = options.speed
+                request.fast = options.fast
+                request.cadenceUnit = options.cadenceUnit?.unit
+                request.recordPath = options.record
+                request.audio = audio.choice
+                request.store = save.location
+                request.presentation = .terminal(json: options.json)
+                let outcome = try await SessionLauncher.run(request)
+                try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
                 return
             }
+            let recording = try loadRecording(recording)
             var units = recording.header.cadenceUnits
             if let override = options.cadenceUnit?.unit {
                 for device in recording.header.devices { units[device.id] = override }

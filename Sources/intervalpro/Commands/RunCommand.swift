@@ -1,8 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import IntervalProBlueZ
 import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
+import IntervalProLaunch
+import IntervalProWeb
 import IntervalProRuntime
 
 struct RunCommand: AsyncParsableCommand {
@@ -51,11 +53,7 @@ struct RunCommand: AsyncParsableCommand {
     var requireSensor = false
 
     @Option(help: "With no sensor: simulate a runner, or replay the bundled recording for the plan.")
-    var fallback: Fallback = .simulate
-
-    enum Fallback: String, ExpressibleByArgument, CaseIterable {
-        case simulate, recording
-    }
+    var fallback: SessionRequest.Fallback = .simulate
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
@@ -71,112 +69,41 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    @Option(
+        help: ArgumentHelp(
+            "Also serve the live page on this port (loopback) or HOST:PORT, to watch and control the session from a phone.",
+            valueName: "[host:]port"))
+    var web: ListenAddress?
+
     func run() async throws {
         try await reportingFailures {
-            let (plan, planText) = try loadPlanKeepingText(plan)
-            let saving = SessionSaving(options: save, planText: planText)
-            if simulate {
-                try await runSimulated(plan, saving: saving)
-                return
+            let (plan, planText) = try loadPlanKeepingText(self.plan)
+            var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
+            request.speed = options.speed
+            request.fast = options.fast
+            request.cadenceUnit = options.cadenceUnit?.unit
+            request.recordPath = options.record
+            request.audio = audio.choice
+            request.store = save.location
+            request.presentation = .terminal(json: options.json)
+            let outcome: SessionOutcome
+            if let web {
+                outcome = try await WebServing.alongside(request, listen: web)
+            } else {
+                outcome = try await SessionLauncher.run(request)
             }
-            if replay == nil {
-                do {
-                    try await runLive(plan, saving: saving)
-                    return
-                } catch let unavailable as LiveSensorConnection.Unavailable {
-                    if requireSensor { throw Failure("\(unavailable)", status: .unavailable) }
-                    if fallback == .simulate {
-                        Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
-                        try await runSimulated(plan, saving: saving)
-                        return
-                    }
-                    Terminal.writeStandardError("intervalpro: \(unavailable)\n")
-                }
-            }
-            let path = try replay ?? bundledRecording()
-            let recording = try loadRecording(path)
-            try await withAudio(plan, pacing: options) { companions in
-                try await SessionLauncher.run(
-                    plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    options: options, cadenceUnits: recording.header.cadenceUnits, companions: companions,
-                    saving: saving)
-            }
+            try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
         }
     }
 
-    /// Runs a session with the metronome and voice playing beside it (when the options
-    /// and the pacing allow sound).
-    private func withAudio(
-        _ plan: Plan, pacing: PacingOptions, _ session: ([any SessionObserver]) async throws -> Void
-    ) async throws {
-        let live = audio.liveAudio(plan: plan, pacing: pacing)
-        defer { live?.finish() }
-        try await session(live.map { [$0] } ?? [])
-    }
-
-    private func runSimulated(_ plan: Plan, saving: SessionSaving) async throws {
+    private func source(for plan: Plan) -> SessionRequest.Source {
+        if let replay { return .replay(path: replay) }
+        guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed
         configuration.perFoot = perFoot
         configuration.dropouts = dropout.map { ($0.start, $0.length) }
-        try await withAudio(plan, pacing: options) { companions in
-            try await SessionLauncher.run(
-                plan: plan, source: SimulatedRunner(configuration: configuration), options: options,
-                cadenceUnits: [:], companions: companions, saving: saving)
-        }
-    }
-
-    /// A session on live sensors; throws `Unavailable` before anything started when there
-    /// is no sensor to use.
-    private func runLive(_ plan: Plan, saving: SessionSaving) async throws {
-        let connection = try await LiveSensorConnection.connect(
-            sensors, cadenceUnit: options.cadenceUnit?.unit, requireCadence: requireSensor)
-        // Live sensors arrive in real time, so the metronome plays whatever --speed said.
-        var realTime = options
-        if options.fast || options.speed.map({ $0 != 1 }) ?? false {
-            Terminal.writeStandardError(
-                "intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
-            realTime.fast = false
-            realTime.speed = nil
-        }
-        connection.sensors.feed.begin()
-        let units = Dictionary(
-            connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        let sensors = connection.sensors
-        do {
-            // The session runs on the sensors' loop: a value reaches the engine in the same wake-up.
-            try await sensors.run {
-                try await withAudio(plan, pacing: realTime) { companions in
-                    try await SessionLauncher.run(
-                        plan: plan, source: LiveSource(sensors: sensors, devices: connection.devices),
-                        options: realTime, cadenceUnits: units,
-                        companions: companions + [LatencyProbe(feed: sensors.feed)].compactMap { $0 }, saving: saving,
-                        wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
-                }
-            }
-        } catch {
-            await connection.sensors.stop()
-            throw error
-        }
-        await connection.sensors.stop()
-    }
-
-    private func bundledRecording() throws -> String {
-        guard let directory = BundledFiles.recordingsDirectory() else {
-            throw Failure(
-                "no bundled recordings were found; use --simulate or --replay FILE", status: .unavailable)
-        }
-        let matching = "\(directory)/\(BundledFiles.stem(of: plan)).jsonl"
-        let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
-        Terminal.writeStandardError("intervalpro: replaying the bundled recording \(path)\n")
-        return path
-    }
-}
-
-extension RecordingHeader {
-    /// The cadence units the recording's header declares, by device id.
-    var cadenceUnits: [String: CadenceUnit] {
-        Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        return .simulate(configuration)
     }
 }
 
@@ -193,3 +120,5 @@ struct DropoutArgument: ExpressibleByArgument {
         self.length = .seconds(length)
     }
 }
+
+extension SessionRequest.Fallback: ExpressibleByArgument {}

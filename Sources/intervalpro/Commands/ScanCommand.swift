@@ -3,6 +3,7 @@ import IntervalProBlueZ
 import IntervalProCore
 import IntervalProDBus
 import IntervalProIO
+import IntervalProLaunch
 
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
 import IntervalProStorage
+import IntervalProLaunch
 
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
+import IntervalProLaunch
 
 /// Metronome, voice and audio-device options shared by `run`, `replay` and `render-audio`.
 /// They override the plan's `metronome` object field by field.
@@ -61,69 +62,17 @@ struct AudioOptions: ParsableArguments {
         }
     }
 
-    /// The plan's settings (or the defaults), with the flags given on top.
-    func settings(for plan: Plan) -> MetronomeSettings {
-        var settings = plan.metronome ?? MetronomeSettings()
-        if let mode { settings.mode = mode.value }
-        if let accent { settings.accent = accent.value }
-        if let volume { settings.volume = volume }
-        if let offTargetGrace { settings.grace = .seconds(offTargetGrace) }
-        if let voice {
-            settings.voice = true
-            settings.language = voice.value
-        }
-        if noVoice { settings.voice = false }
-        if let coachingGrace { settings.coachingGrace = .seconds(coachingGrace) }
-        if let coachingCooldown { settings.coachingCooldown = .seconds(coachingCooldown) }
-        return settings
+    /// The same choices as plain values, for the launcher.
+    var choice: AudioChoice {
+        AudioChoice(
+            mode: mode?.value, accent: accent?.value, volume: volume, offTargetGrace: offTargetGrace,
+            voice: voice?.value, noVoice: noVoice, coachingGrace: coachingGrace, coachingCooldown: coachingCooldown,
+            device: audioDevice, rate: audioRate, channels: audioChannels, latency: audioLatency)
     }
 
-    var request: AudioFormatRequest {
-        AudioFormatRequest(
-            sampleRate: audioRate ?? 48_000, channels: audioChannels ?? 2,
-            latencyMicroseconds: (audioLatency ?? 50) * 1_000)
-    }
-
-    var device: String { audioDevice ?? "default" }
-
-    /// True when the command line asked for audio in some way.
-    var explicitlyRequested: Bool {
-        audioDevice != nil || mode != nil || voice != nil || accent != nil || volume != nil
-    }
-
-    /// The live audio companion for a session, or nil when it would be silent: audio plays
-    /// only at real-time pacing, and a device that cannot be opened is a warning, not a
-    /// failure.
-    func liveAudio(plan: Plan, pacing: PacingOptions) -> LiveAudio? {
-        let settings = settings(for: plan)
-        guard settings.mode != .off || settings.voice else { return nil }
-        guard !pacing.fast, (pacing.speed ?? 1) == 1 else {
-            if explicitlyRequested {
-                warn("audio plays only in real time (without --speed or --fast); this session is silent")
-            }
-            return nil
-        }
-        let player: AudioPlayer
-        do {
-            player = try AudioPlayer(device: device, request: request, volume: settings.volume)
-        } catch {
-            warn("audio device '\(device)' is not available (\(error.status)); the session goes on without sound")
-            return nil
-        }
-        var voice: CueVoice?
-        if settings.voice {
-            do {
-                voice = try CueVoice(language: settings.language, outputRate: player.sampleRate)
-            } catch {
-                warn("voice cues are not available (\(error)); clicks only")
-            }
-        }
-        return LiveAudio(settings: settings, timeline: plan.timeline(), player: player, voice: voice, warn: warn)
-    }
-}
-
-func warn(_ message: String) {
-    Terminal.writeStandardError("intervalpro: warning: \(message)\n")
+    func settings(for plan: Plan) -> MetronomeSettings { choice.settings(for: plan) }
+    var request: AudioFormatRequest { choice.request }
+    var device: String { choice.device }
 }
 
 /// A command-line value that is one of an enum's raw values.

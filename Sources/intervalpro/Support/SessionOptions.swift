@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntervalProCore
+import IntervalProLaunch
 
 /// Pacing and output options shared by `run` and `replay`.
 struct PacingOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import ArgumentParser
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
+import IntervalProLaunch
 import IntervalProStorage
 
 /// Where sessions are kept, for the commands that read them.
@@ -11,37 +12,14 @@ struct StoreOptions: ParsableArguments {
             "The session store (default: $XDG_DATA_HOME/intervalpro/intervalpro.sqlite).", valueName: "path"))
     var db: String?
 
-    /// The database path: --db, else the data directory's intervalpro.sqlite.
-    func databasePath() throws -> String {
-        if let db { return db }
-        guard let directory = DataDirectory.path() else {
-            throw Failure("no data directory: set XDG_DATA_HOME or HOME, or pass --db PATH", status: .unavailable)
-        }
-        return "\(directory)/intervalpro.sqlite"
-    }
+    var location: StoreLocation { StoreLocation(path: db) }
+
+    func databasePath() throws -> String { try location.databasePath() }
 
     /// Opens the store and closes the sessions a dead process left running. With
     /// `readingOnly`, a store that cannot be written is still opened to be read.
     func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
-        let path = try databasePath()
-        let store: SessionStore
-        switch Result(catching: { () throws(StoreError) in try SessionStore(path: path, syncEveryCommit: syncEveryCommit) }) {
-        case .success(let opened):
-            store = opened
-        case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
-            return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
-        case .failure(let error):
-            throw Failure(error.description, status: .ioError)
-        }
-        let closed = try storeCall { () throws(StoreError) in
-            try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
-        }
-        for listing in closed {
-            Terminal.writeStandardError(
-                "intervalpro: session \(listing.id) (\(listing.planName)) was cut off after "
-                    + "\(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there\n")
-        }
-        return store
+        try location.open(syncEveryCommit: syncEveryCommit, readingOnly: readingOnly)
     }
 }
 
@@ -51,6 +29,9 @@ struct SaveOptions: ParsableArguments {
 
     @Flag(help: "Do not save this session in the history.")
     var noSave = false
+
+    /// Where the session is saved; nil with --no-save.
+    var location: StoreLocation? { noSave ? nil : store.location }
 }
 
 /// A session id on the command line: a number, or `last` for the newest session.
@@ -80,11 +61,3 @@ struct SessionReference: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .default }
 }
 
-/// Runs a store call, turning its error into a `Failure` with `status`.
-func storeCall<T>(_ status: ExitStatus = .ioError, _ body: () throws(StoreError) -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        throw Failure(error.description, status: status)
-    }
-}

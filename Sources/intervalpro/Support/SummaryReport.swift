@@ -1,4 +1,5 @@
 import IntervalProCore
+import IntervalProLaunch
 
 /// The human-readable summary printed at the end of a session.
 enum SummaryReport {

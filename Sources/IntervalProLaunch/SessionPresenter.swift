@@ -22,12 +22,12 @@ struct SessionPresenter: SessionObserver {
     private var lastLoggedFeedback: String?
     private var lastTime = SessionTime.zero
 
-    init(style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?, timelineCount: Int) {
+    init(style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?) {
         self.style = style
         self.colour = colour
         self.recorder = recorder
         self.keyboard = keyboard
-        screen = LiveScreen(colour: colour, stepCount: timelineCount)
+        screen = LiveScreen(colour: colour)
     }
 
     mutating func received(_ entry: RecordingEntry) {
@@ -100,8 +100,8 @@ struct SessionPresenter: SessionObserver {
         switch action {
         case .stepStarted(let step, _):
             lastLoggedFeedback = nil
-            var text = "\(step.title) (\(step.index + 1)/\(engine.timeline.count)): \(PlanCheckCommand.endText(step.end))"
-            if let zone = step.zone { text += ", zone \(PlanCheckCommand.zoneText(zone))" }
+            var text = "\(step.title) (\(step.index + 1)/\(engine.timeline.count)): \(PlanText.end(step.end))"
+            if let zone = step.zone { text += ", zone \(PlanText.zone(zone))" }
             return text
         case .stepFinished(let result, _):
             var text = "\(result.step.title) done after \(formatClock(result.duration.seconds))"

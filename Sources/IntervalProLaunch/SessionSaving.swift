@@ -1,5 +1,4 @@
 import IntervalProCore
-import IntervalProHistory
 import IntervalProIO
 import IntervalProStorage
 
@@ -7,7 +6,7 @@ import IntervalProStorage
 /// never stops the session: it is said once on stderr, and the command exits 74 after
 /// the summary.
 struct SessionSaving {
-    var options: SaveOptions
+    var location: StoreLocation
     /// The plan file as run, kept with the session.
     var planText: String
 
@@ -16,9 +15,8 @@ struct SessionSaving {
         plan: Plan, source: SessionSourceKind, devices: [RecordedDevice], cadenceUnits: [String: CadenceUnit],
         realTime: Bool
     ) -> SessionWriter? {
-        guard !options.noSave else { return nil }
         do {
-            let store = try options.store.open(syncEveryCommit: realTime)
+            let store = try location.open(syncEveryCommit: realTime)
             var kept = devices
             for i in kept.indices { kept[i].cadenceUnit = cadenceUnits[kept[i].id] ?? kept[i].cadenceUnit }
             let id = try store.beginSession(

@@ -1,10 +1,9 @@
-import ArgumentParser
-import IntervalProCore
-import IntervalProFormats
-import IntervalProIO
+public import IntervalProCore
+public import IntervalProFormats
+public import IntervalProIO
 
 /// sysexits(3) codes, the exit statuses scripts can rely on.
-enum ExitStatus: Int32 {
+public enum ExitStatus: Int32, Sendable {
     case usage = 64
     case dataError = 65
     case noInput = 66
@@ -14,34 +13,23 @@ enum ExitStatus: Int32 {
 }
 
 /// An error the user can act on: printed as one line, then exit with its status.
-struct Failure: Error {
-    var message: String
-    var status: ExitStatus
+public struct Failure: Error {
+    public var message: String
+    public var status: ExitStatus
 
-    init(_ message: String, status: ExitStatus) {
+    public init(_ message: String, status: ExitStatus) {
         self.message = message
         self.status = status
     }
 
-    init(_ error: FileError) {
+    public init(_ error: FileError) {
         // Only a file we were asked to read is "missing input"; an output we cannot create is I/O.
         let missingInput = error.isNotFound && (error.operation == .open || error.operation == .read)
         self.init(error.description, status: missingInput ? .noInput : .ioError)
     }
 }
 
-/// Runs a command body, turning `Failure`s into a message on stderr and their exit code
-/// (ArgumentParser would print them with a generic code 1).
-func reportingFailures(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let failure as Failure {
-        Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
-        throw ExitCode(failure.status.rawValue)
-    }
-}
-
-func readInput(_ path: String) throws -> [UInt8] {
+public func readInput(_ path: String) throws -> [UInt8] {
     do {
         return try FileIO.readAll(path)
     } catch {
@@ -51,7 +39,7 @@ func readInput(_ path: String) throws -> [UInt8] {
 
 /// Reads a plan from any format `WorkoutImport` recognises (plan JSON, intervals.icu text,
 /// Zwift .zwo, FIT workout); warnings about what was left out go to stderr.
-func importPlan(_ path: String) throws -> ImportedPlan {
+public func importPlan(_ path: String) throws -> ImportedPlan {
     let path = resolvePlan(path)
     let bytes = try readInput(path)
     do {
@@ -63,23 +51,23 @@ func importPlan(_ path: String) throws -> ImportedPlan {
     }
 }
 
-func loadPlan(_ path: String) throws -> Plan { try importPlan(path).plan }
+public func loadPlan(_ path: String) throws -> Plan { try importPlan(path).plan }
 
 /// A plan argument as a file: itself when it exists, else an example plan of that name.
-func resolvePlan(_ argument: String) -> String {
+public func resolvePlan(_ argument: String) -> String {
     BundledFiles.exists(argument) ? argument : BundledFiles.plan(named: argument) ?? argument
 }
 
 /// Reads a plan and the plan-format text the history keeps with a session: the file itself
 /// when it is a plan, the imported plan written as one otherwise.
-func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
+public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
     let imported = try importPlan(path)
     if imported.format == .planJSON { return (imported.plan, String(decoding: try readInput(resolvePlan(path)), as: UTF8.self)) }
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 
 /// Reads a recording, or a FIT or TCX activity as one (by content); warnings go to stderr.
-func loadRecording(_ path: String) throws -> ParsedRecording {
+public func loadRecording(_ path: String) throws -> ParsedRecording {
     let bytes = try readInput(path)
     do {
         let activity: ImportedActivity
@@ -105,5 +93,21 @@ func loadRecording(_ path: String) throws -> ParsedRecording {
         return activity.recording
     } catch let problem as ImportProblem {
         throw Failure(problem.description, status: .dataError)
+    }
+}
+
+/// How plans are shown in one line: a step's end and a cadence zone.
+public enum PlanText {
+    public static func zone(_ zone: CadenceZone?) -> String {
+        guard let zone else { return "-" }
+        return "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high)) spm (target \(JSONValue.format(zone.target)))"
+    }
+
+    public static func end(_ end: StepEnd) -> String {
+        switch end {
+        case .time(let length): formatClock(length.seconds)
+        case .distance(let metres): metres >= 1000 ? "\(JSONValue.format(metres / 1000)) km" : "\(JSONValue.format(metres)) m"
+        case .open: "open"
+        }
     }
 }

@@ -4,16 +4,14 @@ import IntervalProCore
 /// Redraws in place with ANSI cursor movement; colour only when allowed.
 struct LiveScreen {
     let colour: Bool
-    let stepCount: Int
     var warning: String?
     private var drawnLines = 0
 
     static let showCursor = "\u{1B}[?25h"
     static let barWidth = 40
 
-    init(colour: Bool, stepCount: Int) {
+    init(colour: Bool) {
         self.colour = colour
-        self.stepCount = stepCount
     }
 
     private func paint(_ text: String, _ code: String) -> String {
@@ -21,18 +19,20 @@ struct LiveScreen {
     }
 
     mutating func draw(_ engine: SessionEngine, at now: SessionTime) -> String {
+        draw(SessionView(engine, at: now))
+    }
+
+    mutating func draw(_ view: SessionView) -> String {
         var lines: [String] = []
-        if let step = engine.currentStep {
-            lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(stepCount)"
-                + (engine.isPaused ? paint("   PAUSED", "33;1") : ""))
-            lines.append(timeLine(step, engine))
-            lines.append(cadenceLine(step, engine, now))
-            lines.append(adviceLine(engine))
-            let hr = engine.stream.currentHeartRate(at: now).map { "\($0) bpm" } ?? "--"
-            let results = engine.resultsSoFar
-            let summary = SessionSummary(plan: engine.planName, source: engine.source, steps: results, completed: false)
-            let pct = summary.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
-            let signal = engine.stream.currentCadence(at: now) != nil ? paint("cadence ok", "32") : paint("no signal", "31")
+        if let step = view.step {
+            lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
+                + (view.isPaused ? paint("   PAUSED", "33;1") : ""))
+            lines.append(timeLine(step))
+            lines.append(cadenceLine(step, view))
+            lines.append(adviceLine(view.feedback))
+            let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
+            let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
+            let signal = view.hasSignal ? paint("cadence ok", "32") : paint("no signal", "31")
             lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
         } else {
             lines.append("Finished")
@@ -47,17 +47,14 @@ struct LiveScreen {
         return out
     }
 
-    private func timeLine(_ step: TimelineStep, _ engine: SessionEngine) -> String {
+    private func timeLine(_ step: SessionView.Step) -> String {
         switch step.end {
-        case .time(let length):
-            let left = length - engine.stepElapsed
-            let fraction = Double(engine.stepElapsed.microseconds) / Double(max(1, length.microseconds))
-            return "\(bar(fraction: fraction))  \(formatClock(left.seconds + 0.999)) left"
-        case .distance(let metres):
-            let covered = engine.distanceInStep ?? 0
-            return "\(bar(fraction: covered / metres))  \(Int(max(0, metres - covered))) m left"
+        case .time:
+            return "\(bar(fraction: step.progress ?? 0))  \(formatClock(Double(step.secondsLeft ?? 0))) left"
+        case .distance:
+            return "\(bar(fraction: step.progress ?? 0))  \(Int(step.metresLeft ?? 0)) m left"
         case .open:
-            return "open step: \(formatClock(engine.stepElapsed.seconds)) so far, press n for the next step"
+            return "open step: \(formatClock(step.elapsed.seconds)) so far, press n for the next step"
         }
     }
 
@@ -68,8 +65,8 @@ struct LiveScreen {
 
     /// A scale from target-30 to target+30 spm: the zone as '=', the target as '|', the
     /// runner as '●'.
-    private func cadenceLine(_ step: TimelineStep, _ engine: SessionEngine, _ now: SessionTime) -> String {
-        let smoothed = engine.stream.currentSmoothedCadence(at: now)
+    private func cadenceLine(_ step: SessionView.Step, _ view: SessionView) -> String {
+        let smoothed = view.cadence
         let reading = smoothed.map { "\(Int($0.rounded())) spm" } ?? "-- spm"
         guard let zone = step.zone else { return "cadence \(reading)   (no zone in this step)" }
         let span = 30.0
@@ -90,9 +87,9 @@ struct LiveScreen {
         return "cadence \(reading)  [\(scale)]  zone \(zoneText)"
     }
 
-    private func adviceLine(_ engine: SessionEngine) -> String {
-        let text = engine.feedback.description
-        switch engine.feedback {
+    private func adviceLine(_ feedback: Feedback) -> String {
+        let text = feedback.description
+        switch feedback {
         case .inZone: return paint(text, "32;1")
         case .faster, .slower: return paint(text, "33;1")
         case .noSignal: return paint(text, "31")

@@ -1,0 +1,151 @@
+public import IntervalProBlueZ
+public import IntervalProCore
+import IntervalProDBus
+import IntervalProIO
+import IntervalProRuntime
+
+/// Which adapter and sensors to use, and how: `run`'s, `record`'s and the web page's choice.
+public struct SensorRequest: Sendable {
+    public var adapter: String?
+    /// A heart-rate device named by address or name: required when given.
+    public var heartRate: String?
+    /// A cadence device named by address or name: required when given.
+    public var cadence: String?
+    public var scanTimeout: Double
+    public var notify: SensorLinkMachine.NotifyMethod
+    /// Log every BlueZ call, reply and signal to stderr.
+    public var verbose: Bool
+
+    public init(
+        adapter: String? = nil, heartRate: String? = nil, cadence: String? = nil, scanTimeout: Double = 20,
+        notify: SensorLinkMachine.NotifyMethod = .auto, verbose: Bool = false
+    ) {
+        self.adapter = adapter
+        self.heartRate = heartRate
+        self.cadence = cadence
+        self.scanTimeout = scanTimeout
+        self.notify = notify
+        self.verbose = verbose
+    }
+}
+
+/// Connecting to live sensors for a command, with progress on stderr and the choice
+/// remembered for next time.
+public struct LiveSensorConnection: Sendable {
+    public let sensors: LiveSensors
+    public let devices: [RecordedDevice]
+
+    /// Why live sensors could not be used; the caller falls back or exits 69.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// - Parameter requireCadence: no cadence source is a failure (`--require-sensor`), not a
+    ///   session with heart rate alone.
+    ///   - coalescing: for a recording: acquired values read together once per window, with
+    ///     their arrival times (a session takes each at once).
+    public static func connect(
+        _ options: SensorRequest, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
+        coalescing: Duration = .zero
+    ) async throws -> LiveSensorConnection {
+        let memoryPath = SensorMemory.defaultPath
+        var memory = SensorMemory()
+        if let memoryPath {
+            do {
+                memory = try SensorMemory.load(from: memoryPath)
+            } catch {
+                Terminal.writeStandardError("intervalpro: warning: ignoring remembered sensors: \(error)\n")
+            }
+        }
+        // A device named on the command line is required; a remembered one only preferred.
+        var configuration = SensorLinkMachine.Configuration(
+            adapter: options.adapter,
+            heartRate: options.heartRate.map { DeviceChoice($0) }
+                ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
+            cadence: options.cadence.map { DeviceChoice($0) }
+                ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
+        configuration.notify = options.notify
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let sensors: LiveSensors
+        do {
+            sensors = try LiveSensors(
+                configuration: configuration, connect: { try DBusConnection.system() }, coalescing: coalescing,
+                trace: options.verbose ? Self.trace(since: origin) : nil, clock: { origin.duration(to: clock.now) },
+                status: { status in
+                    guard !quiet, let message = status.message else { return }
+                    Terminal.writeStandardError("intervalpro: \(message)\n")
+                })
+        } catch {
+            throw Unavailable(description: "\(error)")
+        }
+
+        let readiness: LiveSensors.Readiness
+        do {
+            readiness = try await sensors.connect(timeout: .seconds(options.scanTimeout))
+        } catch let failure as DBusFailure {
+            throw Unavailable(description: "cannot reach the system bus: \(failure)")
+        }
+        switch readiness {
+        case .noAdapter(let reason):
+            await sensors.stop()
+            throw Unavailable(description: reason)
+        case .noSensor:
+            await sensors.stop()
+            throw Unavailable(
+                description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
+        case .ready(var devices):
+            let machine = await sensors.machine()
+            let roles = Set(machine.chosenDevices.flatMap(\.roles))
+            if requireCadence, !roles.contains(.cadence) {
+                await sensors.stop()
+                throw Unavailable(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
+            }
+            // Said once: the session goes on with what there is.
+            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !quiet {
+                let other = role == .cadence ? "heart rate" : "cadence"
+                Terminal.writeStandardError("intervalpro: no \(role.rawValue) sensor found; going on with \(other) only\n")
+            }
+            let rememberedUnit = memory.cadence?.cadenceUnit
+            for i in devices.indices where devices[i].cadenceUnit != nil {
+                devices[i].cadenceUnit =
+                    cadenceUnit ?? (memory.cadence?.address == devices[i].id ? rememberedUnit : nil) ?? .auto
+            }
+            remember(devices, machine: machine, memory: memory, path: memoryPath)
+            return LiveSensorConnection(sensors: sensors, devices: devices)
+        }
+    }
+
+    /// The `-v` log: one stderr line each, with the seconds since connecting began.
+    public static func trace(since origin: ContinuousClock.Instant) -> BlueZClient.Trace {
+        { line in
+            let milliseconds = Int(origin.duration(to: .now) / .milliseconds(1))
+            let fraction = String(milliseconds % 1000)
+            let stamp = "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+            Terminal.writeStandardError("intervalpro: [\(stamp)] \(line)\n")
+        }
+    }
+
+    private static func remember(
+        _ devices: [RecordedDevice], machine: SensorLinkMachine, memory: SensorMemory, path: String?
+    ) {
+        guard let path else { return }
+        var updated = memory
+        // A remembered device found not to offer a role is forgotten for it.
+        let lacking = machine.lacking
+        if let address = memory.heartRate?.address, lacking[.heartRate]?.contains(address) ?? false { updated.heartRate = nil }
+        if let address = memory.cadence?.address, lacking[.cadence]?.contains(address) ?? false { updated.cadence = nil }
+        for chosen in machine.chosenDevices {
+            guard let device = devices.first(where: { $0.id == chosen.address }) else { continue }
+            let sensor = SensorMemory.Sensor(address: device.id, name: device.name, cadenceUnit: device.cadenceUnit)
+            if chosen.roles.contains(.heartRate) { updated.heartRate = SensorMemory.Sensor(address: device.id, name: device.name) }
+            if chosen.roles.contains(.cadence) { updated.cadence = sensor }
+        }
+        guard updated != memory else { return }
+        do {
+            try updated.save(to: path)
+        } catch {
+            Terminal.writeStandardError("intervalpro: warning: could not remember the sensors: \(error)\n")
+        }
+    }
+}

@@ -1,0 +1,219 @@
+public import IntervalProCore
+public import IntervalProRuntime
+import Synchronization
+
+/// The live state of the session a process runs, for readers elsewhere (the web page): the
+/// latest state as JSON, a stream of every state published, and commands sent back.
+///
+/// The session side publishes (through `LiveStatePublisher`); readers never reach into the
+/// engine. Each state carries a `seq` one higher than the last, so a reader can tell when it
+/// missed one.
+public final class LiveStateHub: Sendable {
+    /// How many states a slow reader may fall behind before the oldest are dropped (it then
+    /// sees a gap in `seq`): memory stays bounded whatever the reader does.
+    public static let readerBacklog = 256
+
+    private struct State {
+        var seq = 0
+        var text = ""
+        var running = false
+        var readers: [Int: AsyncStream<String>.Continuation] = [:]
+        var nextReader = 0
+        var commands: [UserCommand] = []
+        var wake: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {
+        publish([("status", .string("idle"))])
+    }
+
+    /// The latest state, as JSON text.
+    public var current: String { state.withLock { $0.text } }
+
+    public var isRunning: Bool { state.withLock { $0.running } }
+
+    /// Every state from now on, starting with the current one. The stream ends when the
+    /// reader's task is cancelled or `stop` is called.
+    public func subscribe() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingNewest(Self.readerBacklog))
+        let id = state.withLock { state in
+            let id = state.nextReader
+            state.nextReader += 1
+            state.readers[id] = continuation
+            continuation.yield(state.text)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.readers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every reader's stream (the server is shutting down).
+    public func stop() {
+        let readers = state.withLock { state in
+            defer { state.readers.removeAll() }
+            return Array(state.readers.values)
+        }
+        for reader in readers { reader.finish() }
+    }
+
+    /// Queues a command for the running session; false when none runs.
+    public func send(_ command: UserCommand) -> Bool {
+        let wake: (@Sendable () -> Void)?? = state.withLock { state in
+            guard state.running else { return nil }
+            state.commands.append(command)
+            return .some(state.wake)
+        }
+        guard let wake else { return false }
+        wake?()
+        return true
+    }
+
+    /// A session starts: commands are taken from now on; `wake` rouses a runner that waits
+    /// on its source (live sensors) rather than on a timer.
+    func sessionStarted(wake: (@Sendable () -> Void)?) {
+        state.withLock { state in
+            state.running = true
+            state.commands.removeAll()
+            state.wake = wake
+        }
+    }
+
+    func sessionEnded() {
+        state.withLock { state in
+            state.running = false
+            state.commands.removeAll()
+            state.wake = nil
+        }
+    }
+
+    func takeCommands() -> [UserCommand] {
+        state.withLock { state in
+            defer { state.commands.removeAll() }
+            return state.commands
+        }
+    }
+
+    /// Publishes a state: `seq` first, then `members`.
+    func publish(_ members: [(String, JSONValue)]) {
+        state.withLock { state in
+            state.seq += 1
+            state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
+            for reader in state.readers.values { reader.yield(state.text) }
+        }
+    }
+}
+
+/// Publishes a running session's state to a `LiveStateHub` whenever what it shows changes,
+/// and hands the hub's commands to the runner. A companion of the session like the screen:
+/// it sees the same engine output, and adds no timer of its own.
+public struct LiveStatePublisher: SessionObserver {
+    let hub: LiveStateHub
+    private var last: SessionView?
+    private var notice: String?
+
+    public init(hub: LiveStateHub) {
+        self.hub = hub
+    }
+
+    public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        for action in actions {
+            if case .deviceEvent(let device, let name) = action { notice = "\(device) \(name)" }
+        }
+        // The finished state, with the summary and the saved id, comes from the launcher.
+        guard !engine.isFinished else { return }
+        show(SessionView(engine, at: now), force: false)
+    }
+
+    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
+        guard !engine.isFinished else { return }
+        show(SessionView(engine, at: now), force: false)
+    }
+
+    public mutating func notice(_ text: String) {
+        notice = text
+        if let last { show(last, force: true) }
+    }
+
+    public mutating func pendingCommands() -> [UserCommand] { hub.takeCommands() }
+
+    private mutating func show(_ view: SessionView, force: Bool) {
+        if !force, let last, last.sameShown(as: view) { return }
+        last = view
+        hub.publish(Self.members(view, notice: notice))
+    }
+
+    /// The finished session: its summary, and the saved session's id.
+    static func finished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, to hub: LiveStateHub) {
+        var members: [(String, JSONValue)] = [
+            ("status", .string("finished")),
+            ("sessionTime", .number(summary.duration.seconds.rounded(toPlaces: 3))),
+            ("position", .number(position.seconds.rounded(toPlaces: 3))),
+            ("plan", .string(summary.plan)),
+            ("source", .string(summary.source.rawValue)),
+            ("paused", .bool(false)),
+        ]
+        members += [
+            ("step", .null), ("cadence", .null), ("zone", .null), ("advice", .null), ("heartRate", .null),
+            ("inZonePercent", .nullable(summary.inZonePercent?.rounded(toPlaces: 1))), ("signal", .bool(false)),
+            ("notice", .null), ("summary", summary.json),
+            ("sessionId", sessionID.map { .int(Int($0)) } ?? .null),
+        ]
+        hub.publish(members)
+    }
+
+    /// The state's members for a running session (see docs/web-api.md).
+    static func members(_ view: SessionView, notice: String?) -> [(String, JSONValue)] {
+        let step: JSONValue = view.step.map { step in
+            let end: String =
+                switch step.end {
+                case .time: "time"
+                case .distance: "distance"
+                case .open: "open"
+                }
+            return .object([
+                ("number", .int(step.index + 1)),
+                ("count", .int(step.count)),
+                ("title", .string(step.title)),
+                ("end", .string(end)),
+                ("timeLeft", step.secondsLeft.map { .int($0) } ?? .null),
+                ("distanceLeft", .nullable(step.metresLeft?.rounded())),
+                ("elapsed", .int(Int(step.elapsed.microseconds / 1_000_000))),
+                ("progress", .nullable(step.progress?.rounded(toPlaces: 3))),
+            ])
+        } ?? .null
+        let zone: JSONValue = view.step?.zone.map { zone in
+            .object([("low", .number(zone.low)), ("target", .number(zone.target)), ("high", .number(zone.high))])
+        } ?? .null
+        let kind: String =
+            switch view.feedback {
+            case .faster: "faster"
+            case .slower: "slower"
+            case .inZone: "inZone"
+            case .noSignal: "noSignal"
+            case .noZone: "noZone"
+            }
+        return [
+            ("status", .string("running")),
+            ("sessionTime", .number(view.runTime.seconds.rounded(toPlaces: 3))),
+            ("position", .number(view.time.seconds.rounded(toPlaces: 3))),
+            ("plan", .string(view.planName)),
+            ("source", .string(view.source.rawValue)),
+            ("paused", .bool(view.isPaused)),
+            ("step", step),
+            ("cadence", view.cadence.map { .int(Int($0.rounded())) } ?? .null),
+            ("zone", zone),
+            ("advice", .object([("kind", .string(kind)), ("text", .string(view.feedback.description))])),
+            ("heartRate", view.heartRate.map { .int($0) } ?? .null),
+            ("inZonePercent", .nullable(view.inZonePercent?.rounded(toPlaces: 1))),
+            ("signal", .bool(view.hasSignal)),
+            ("notice", notice.map { .string($0) } ?? .null),
+            ("summary", .null),
+            ("sessionId", .null),
+        ]
+    }
+}

@@ -1,0 +1,265 @@
+public import IntervalProBlueZ
+public import IntervalProCore
+import IntervalProAudio
+import IntervalProEventLoop
+import IntervalProIO
+public import IntervalProRuntime
+import IntervalProStorage
+
+/// A session to start, as `run` and the web page ask for one: the plan, where values come
+/// from and what to do when live sensors are not there, pacing, sound and saving.
+public struct SessionRequest: Sendable {
+    public enum Source: Sendable {
+        /// Live sensors; with none found, the fallback (none: fail, exit status 69). Without
+        /// a fallback a cadence sensor is required, heart rate alone is not enough.
+        case live(SensorRequest, fallback: Fallback?)
+        case simulate(SimulatedRunner.Configuration)
+        /// A recording file, or a FIT or TCX activity.
+        case replay(path: String)
+    }
+
+    /// What runs when no live sensor is found.
+    public enum Fallback: String, Sendable, CaseIterable {
+        /// A simulated runner.
+        case simulate
+        /// The bundled recording that matches the plan (else the first session's).
+        case recording
+    }
+
+    /// Who watches the session where it runs.
+    public enum Presentation: Sendable {
+        /// The live screen on a terminal (plain lines elsewhere; on stderr under `json`),
+        /// keys and Ctrl-C.
+        case terminal(json: Bool)
+        /// Plain lines on stderr and no keys: a session started by the web page in a server.
+        case log
+    }
+
+    public var plan: Plan
+    /// The plan as the history keeps it (see `loadPlanKeepingText`).
+    public var planText: String
+    /// The plan's file or example name: the `recording` fallback is the bundled recording of
+    /// the same name.
+    public var planFile: String
+    public var source: Source
+    /// Session time per wall-clock second for replays and simulations; nil is real time.
+    public var speed: Double?
+    /// Replay on virtual time, as fast as possible.
+    public var fast = false
+    /// The cadence unit of every RSC device, overriding what the source says.
+    public var cadenceUnit: CadenceUnit?
+    /// Also write what the source delivered to this recording file.
+    public var recordPath: String?
+    public var audio = AudioChoice()
+    /// Where the session is saved; nil: not saved.
+    public var store: StoreLocation?
+    public var presentation = Presentation.terminal(json: false)
+
+    public init(plan: Plan, planText: String, planFile: String, source: Source) {
+        self.plan = plan
+        self.planText = planText
+        self.planFile = planFile
+        self.source = source
+    }
+}
+
+/// How a session ended.
+public struct SessionOutcome: Sendable {
+    public var summary: SessionSummary
+    /// The saved session's id; nil when it was not saved.
+    public var savedSessionID: Int64?
+    /// Saving was asked for and failed (said on stderr as it happened).
+    public var saveFailed: Bool
+    /// The recording file asked for was written to the end.
+    public var recorded: Bool
+}
+
+/// Starts sessions: the launch policy `run` and the web page share. Chooses the source
+/// (live sensors, else the fallback), opens the audio and the store, runs the session to
+/// its summary, and publishes its state to a hub when one is given.
+public enum SessionLauncher {
+    /// Runs the session to its end. Throws `Failure` for what the user can act on: no
+    /// sensor without a fallback (69), a recording that cannot be read (65, 66), a session
+    /// that stopped (74).
+    public static func run(_ request: SessionRequest, hub: LiveStateHub? = nil) async throws -> SessionOutcome {
+        switch request.source {
+        case .simulate(let configuration):
+            return try await runSimulated(request, configuration, hub: hub)
+        case .replay(let path):
+            return try await runReplay(request, path: path, hub: hub)
+        case .live(let sensors, let fallback):
+            do {
+                return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
+            } catch let unavailable as LiveSensorConnection.Unavailable {
+                switch fallback {
+                case nil:
+                    throw Failure("\(unavailable)", status: .unavailable)
+                case .simulate:
+                    Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
+                    var configuration = SimulatedRunner.Configuration.covering(request.plan.timeline())
+                    configuration.seed = 1
+                    return try await runSimulated(request, configuration, hub: hub)
+                case .recording:
+                    Terminal.writeStandardError("intervalpro: \(unavailable)\n")
+                    return try await runReplay(request, path: try bundledRecording(for: request.planFile), hub: hub)
+                }
+            }
+        }
+    }
+
+    private static func runSimulated(
+        _ request: SessionRequest, _ configuration: SimulatedRunner.Configuration, hub: LiveStateHub?
+    ) async throws -> SessionOutcome {
+        try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], hub: hub)
+    }
+
+    private static func runReplay(_ request: SessionRequest, path: String, hub: LiveStateHub?) async throws
+        -> SessionOutcome
+    {
+        let recording = try loadRecording(path)
+        return try await runSession(
+            request, source: ReplaySource(header: recording.header, entries: recording.entries),
+            cadenceUnits: recording.header.cadenceUnits, hub: hub)
+    }
+
+    /// A session on live sensors; throws `Unavailable` before anything started when there
+    /// is no sensor to use.
+    private static func runLive(
+        _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
+    ) async throws -> SessionOutcome {
+        let connection = try await LiveSensorConnection.connect(
+            sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence)
+        // Live sensors arrive in real time, and so does the metronome.
+        var realTime = request
+        if request.fast || request.speed.map({ $0 != 1 }) ?? false {
+            Terminal.writeStandardError(
+                "intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+            realTime.fast = false
+            realTime.speed = nil
+        }
+        connection.sensors.feed.begin()
+        let units = Dictionary(
+            connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let sensors = connection.sensors
+        let outcome: SessionOutcome
+        do {
+            // The session runs on the sensors' loop: a value reaches the engine in the same wake-up.
+            outcome = try await sensors.run {
+                try await runSession(
+                    realTime, source: LiveSource(sensors: sensors, devices: connection.devices), cadenceUnits: units,
+                    probe: LatencyProbe(feed: sensors.feed), hub: hub,
+                    wake: { [arrivals = sensors.arrivals] in arrivals.raiseSoon() },
+                    wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
+            }
+        } catch {
+            await connection.sensors.stop()
+            throw error
+        }
+        await connection.sensors.stop()
+        return outcome
+    }
+
+    /// Wires a plan, a source and the request into a running session.
+    private static func runSession<Source: SessionSource>(
+        _ request: SessionRequest, source: Source, cadenceUnits: [String: CadenceUnit], probe: LatencyProbe? = nil,
+        hub: LiveStateHub?, wake: (@Sendable () -> Void)? = nil,
+        wakeOnInput: ((Int32, (@Sendable () -> Void)?) -> Void)? = nil
+    ) async throws -> SessionOutcome {
+        let plan = request.plan
+        var units = cadenceUnits
+        if let override = request.cadenceUnit {
+            for device in source.devices { units[device.id] = override }
+        }
+        // Live sensors arrive in real time whatever the request says.
+        let pacing: Pacing =
+            source.isLive ? .realTime(speed: 1) : request.fast ? .virtual : .realTime(speed: request.speed ?? 1)
+        var companions: [any SessionObserver] = []
+        let audio = request.audio.liveAudio(plan: plan, realTime: pacing == .realTime(speed: 1))
+        defer { audio?.finish() }
+        if let audio { companions.append(audio) }
+        if let probe { companions.append(probe) }
+        let writer = request.store.flatMap { location in
+            SessionSaving(location: location, planText: request.planText).start(
+                plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units,
+                realTime: pacing != .virtual)
+        }
+        if let writer { companions.append(SessionRecorder(writer: writer)) }
+        if let hub { companions.append(LiveStatePublisher(hub: hub)) }
+        // The history keeps 1 Hz samples: the engine reports them when the session is saved.
+        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil)
+
+        var recorder: RecordingWriter?
+        if let path = request.recordPath {
+            var devices = source.devices
+            if let override = request.cadenceUnit {
+                for i in devices.indices where devices[i].cadenceUnit != nil { devices[i].cadenceUnit = override }
+            }
+            let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
+            do {
+                recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
+            } catch {
+                throw Failure(error)
+            }
+        }
+
+        let presenter: SessionPresenter
+        switch request.presentation {
+        case .terminal(let json):
+            let interactive = Terminal.standardOutputIsTerminal && !json && pacing != .virtual
+            let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: json)
+            // Colour depends on the stream the lines go to: stderr under --json, else stdout.
+            let linesGoToTerminal = json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
+            presenter = SessionPresenter(
+                style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
+                keyboard: interactive ? RawKeyboard() : nil)
+            InterruptSignal.install()
+            // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
+            if let wakeOnInput {
+                if let interrupt = InterruptSignal.descriptor { wakeOnInput(interrupt, InterruptSignal.drain) }
+                if let keyboard = presenter.keyboard { wakeOnInput(keyboard.descriptor, nil) }
+            }
+        case .log:
+            presenter = SessionPresenter(
+                style: .log(toStandardError: true), colour: Terminal.wantsColour(isTerminal: Terminal.standardErrorIsTerminal),
+                recorder: recorder, keyboard: nil)
+        }
+
+        hub?.sessionStarted(wake: wake)
+        defer { hub?.sessionEnded() }
+        var runner = SessionRunner(
+            engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
+            clock: ContinuousClock())
+        let summary: SessionSummary
+        do {
+            summary = try await runner.run()
+        } catch {
+            runner.observer.primary.finish()
+            throw Failure("the session stopped: \(error)", status: .ioError)
+        }
+        runner.observer.primary.finish()
+        let saveFailure = writer?.finish(summary)
+        let savedID = saveFailure == nil ? writer?.sessionID : nil
+        if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }
+        return SessionOutcome(
+            summary: summary, savedSessionID: savedID, saveFailed: request.store != nil && savedID == nil,
+            recorded: request.recordPath != nil && runner.observer.primary.recorder != nil)
+    }
+
+    /// The bundled recording for a plan: the one of the same name, else the first session's.
+    public static func bundledRecording(for planFile: String) throws -> String {
+        guard let directory = BundledFiles.recordingsDirectory() else {
+            throw Failure("no bundled recordings were found; use --simulate or --replay FILE", status: .unavailable)
+        }
+        let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
+        let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
+        Terminal.writeStandardError("intervalpro: replaying the bundled recording \(path)\n")
+        return path
+    }
+}
+
+extension RecordingHeader {
+    /// The cadence units the recording's header declares, by device id.
+    public var cadenceUnits: [String: CadenceUnit] {
+        Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+    }
+}

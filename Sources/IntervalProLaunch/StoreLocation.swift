@@ -1,0 +1,56 @@
+public import IntervalProStorage
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+
+/// Where sessions are kept: a database file, or the data directory's.
+public struct StoreLocation: Sendable {
+    /// Nil: `$XDG_DATA_HOME/intervalpro/intervalpro.sqlite`.
+    public var path: String?
+
+    public init(path: String? = nil) {
+        self.path = path
+    }
+
+    /// The database path: --db, else the data directory's intervalpro.sqlite.
+    public func databasePath() throws -> String {
+        if let path { return path }
+        guard let directory = DataDirectory.path() else {
+            throw Failure("no data directory: set XDG_DATA_HOME or HOME, or pass --db PATH", status: .unavailable)
+        }
+        return "\(directory)/intervalpro.sqlite"
+    }
+
+    /// Opens the store and closes the sessions a dead process left running. With
+    /// `readingOnly`, a store that cannot be written is still opened to be read.
+    public func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
+        let path = try databasePath()
+        let store: SessionStore
+        switch Result(catching: { () throws(StoreError) in try SessionStore(path: path, syncEveryCommit: syncEveryCommit) }) {
+        case .success(let opened):
+            store = opened
+        case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
+            return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
+        case .failure(let error):
+            throw Failure(error.description, status: .ioError)
+        }
+        let closed = try storeCall { () throws(StoreError) in
+            try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
+        }
+        for listing in closed {
+            Terminal.writeStandardError(
+                "intervalpro: session \(listing.id) (\(listing.planName)) was cut off after "
+                    + "\(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there\n")
+        }
+        return store
+    }
+}
+
+/// Runs a store call, turning its error into a `Failure` with `status`.
+public func storeCall<T>(_ status: ExitStatus = .ioError, _ body: () throws(StoreError) -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw Failure(error.description, status: status)
+    }
+}

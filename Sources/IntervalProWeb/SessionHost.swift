@@ -1,0 +1,105 @@
+public import IntervalProCore
+public import IntervalProLaunch
+import IntervalProIO
+import IntervalProRuntime
+import Synchronization
+
+/// The sessions a server runs: at most one at a time, started from the page through the
+/// same launcher `run` uses, with its state published to `hub`.
+public final class SessionHost: Sendable {
+    public let hub: LiveStateHub
+    /// What a session started from the page gets besides its plan and source.
+    public struct Defaults: Sendable {
+        public var sensors: SensorRequest
+        public var audio: AudioChoice
+        /// Where sessions are saved (and the history is read from).
+        public var store: StoreLocation
+
+        public init(sensors: SensorRequest, audio: AudioChoice, store: StoreLocation) {
+            self.sensors = sensors
+            self.audio = audio
+            self.store = store
+        }
+    }
+
+    /// Nil: the server shows a session started elsewhere (`run --web`) and starts none.
+    let defaults: Defaults?
+    /// The running session's task; `busy` from the moment one is accepted.
+    private struct Running {
+        var busy = false
+        var task: Task<Void, Never>?
+    }
+
+    private let running = Mutex(Running())
+
+    public init(hub: LiveStateHub, defaults: Defaults?) {
+        self.hub = hub
+        self.defaults = defaults
+    }
+
+    public enum Source: String, Sendable, CaseIterable {
+        case live, simulate, recording
+    }
+
+    public enum StartError: Error, Equatable {
+        /// This server shows one session and starts none.
+        case notHere
+        case busy
+        /// The plan could not be read (with the reader's message).
+        case unreadable(String)
+    }
+
+    /// Starts a session in the background; its state reaches the hub.
+    public func start(plan: WebCatalogue.Entry, source: Source, recording: WebCatalogue.Entry?, speed: Double?)
+        throws(StartError)
+    {
+        guard let defaults else { throw .notHere }
+        let loaded: (plan: Plan, text: String)
+        do {
+            loaded = try loadPlanKeepingText(plan.path)
+        } catch let failure as Failure {
+            throw .unreadable(failure.message)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        let requestSource: SessionRequest.Source =
+            switch source {
+            case .live: .live(defaults.sensors, fallback: .simulate)
+            case .simulate: .simulate(.covering(loaded.plan.timeline()))
+            case .recording: .replay(path: recording?.path ?? "")
+            }
+        var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: plan.path, source: requestSource)
+        request.speed = speed
+        request.audio = defaults.audio
+        request.store = defaults.store
+        request.presentation = .log
+        let hub = self.hub
+        let accepted = running.withLock { running in
+            guard !running.busy, !hub.isRunning else { return false }
+            running.busy = true
+            return true
+        }
+        guard accepted else { throw .busy }
+        let name = loaded.plan.name
+        let task = Task { [weak self] in
+            do {
+                let outcome = try await SessionLauncher.run(request, hub: hub)
+                let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
+                Terminal.writeStandardError("intervalpro: session of \(name) finished\(saved)\n")
+            } catch let failure as Failure {
+                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+            } catch {
+                Terminal.writeStandardError("intervalpro: error: \(error)\n")
+            }
+            self?.running.withLock { $0 = Running() }
+        }
+        running.withLock { if $0.busy { $0.task = task } }
+    }
+
+    /// Finishes the running session, if any, and waits until it is saved.
+    public func finishRunning() async {
+        guard let task = running.withLock({ $0.task }) else { return }
+        _ = hub.send(.finish)
+        await task.value
+    }
+}

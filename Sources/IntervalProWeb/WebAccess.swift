@@ -1,0 +1,168 @@
+/// Where the server listens, as `--listen HOST:PORT` or `--web [HOST:]PORT` give it.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public static let defaultPort = 8417
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// "8417", "0.0.0.0:8417", "[::1]:8417", "localhost:8417"; nil when malformed.
+    public init?(_ text: String, defaultHost: String = "127.0.0.1") {
+        var host = defaultHost
+        var portText = Substring(text)
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = Int(portText), (1...65_535).contains(port) else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    /// Only this machine can connect: no token needed.
+    public var isLoopback: Bool { Self.isLoopbackName(host) }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    static func isLoopbackName(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
+    }
+}
+
+/// Who may do what: the rules of docs/web-api.md, "Access", on a request's plain facts.
+///
+/// Loopback servers trust the machine but check `Host`, so a page elsewhere cannot reach
+/// them through DNS rebinding. Other servers need the token on every request. Requests that
+/// change something (POST, the WebSocket) must come from the page's own origin.
+public struct WebAccess: Sendable {
+    /// Nil on loopback.
+    public let token: String?
+
+    public static let cookieName = "intervalpro_token"
+
+    public init(token: String?) {
+        self.token = token
+    }
+
+    public struct Request {
+        public var method: String
+        /// The path without the query.
+        public var path: String
+        /// `?token=` from the query.
+        public var queryToken: String?
+        public var authorization: String?
+        public var cookieToken: String?
+        public var host: String?
+        public var origin: String?
+        /// POST, or a WebSocket upgrade: acts on the session.
+        public var changesState: Bool
+
+        public init(
+            method: String, path: String, queryToken: String?, authorization: String?, cookieToken: String?,
+            host: String?, origin: String?, changesState: Bool
+        ) {
+            self.method = method
+            self.path = path
+            self.queryToken = queryToken
+            self.authorization = authorization
+            self.cookieToken = cookieToken
+            self.host = host
+            self.origin = origin
+            self.changesState = changesState
+        }
+    }
+
+    public enum Decision: Equatable {
+        case allow
+        /// The token came in the query: set the cookie and send the browser to `location`,
+        /// the same path without the token.
+        case setCookieAndRedirect(location: String)
+        case deny(status: Int, message: String)
+    }
+
+    public func decide(_ request: Request) -> Decision {
+        if let token {
+            let bearer = request.authorization.flatMap { value -> String? in
+                let parts = value.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+                return String(parts[1])
+            }
+            if let queryToken = request.queryToken, request.method == "GET", Self.same(queryToken, token) {
+                return .setCookieAndRedirect(location: request.path)
+            }
+            let presented = [bearer, request.cookieToken].contains { $0.map { Self.same($0, token) } ?? false }
+            guard presented else { return .deny(status: 401, message: "a token is needed: open the address with ?token= that intervalpro printed") }
+        } else {
+            let hostName = request.host.map(Self.hostName) ?? ""
+            guard ListenAddress.isLoopbackName(hostName) else {
+                return .deny(status: 403, message: "this server answers only to localhost")
+            }
+        }
+        if request.changesState, let origin = request.origin {
+            guard let host = request.host, origin == "http://\(host)" else {
+                return .deny(status: 403, message: "requests from another site are refused")
+            }
+        }
+        return .allow
+    }
+
+    /// The name in a Host header, without its port.
+    static func hostName(_ host: String) -> String {
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[...close]) }
+        return String(host.split(separator: ":", maxSplits: 1).first ?? "")
+    }
+
+    /// Compares in time independent of where the first difference is.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ListenAddress {
+    /// The address a phone types: for a wildcard, this machine's first IPv4 address that is
+    /// not loopback (what the phone on the same network reaches).
+    public func pageURL(token: String?) -> String {
+        var shown = host
+        if host == "0.0.0.0" || host == "::" { shown = Self.firstNetworkAddress() ?? host }
+        let authority = shown.contains(":") ? "[\(shown)]:\(port)" : "\(shown):\(port)"
+        return "http://\(authority)/" + (token.map { "?token=\($0)" } ?? "")
+    }
+
+    static func firstNetworkAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let socketAddress = current.pointee.ifa_addr, socketAddress.pointee.sa_family == sa_family_t(AF_INET)
+            else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let found = socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                var inAddress = address.pointee.sin_addr
+                return inet_ntop(AF_INET, &inAddress, &text, socklen_t(text.count)) != nil
+            }
+            guard found else { continue }
+            let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.hasPrefix("127.") { return name }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,68 @@
+import IntervalProCore
+import IntervalProIO
+import IntervalProLaunch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The plans and recordings the page offers, by id. A request names an id from these
+/// lists, never a path: nothing outside the listed folders can be read through the page.
+public struct WebCatalogue: Sendable {
+    public struct Entry: Sendable, Equatable {
+        /// "examples/NAME.json", "mine/NAME.json", "recordings/NAME.jsonl".
+        public var id: String
+        public var path: String
+        public var folder: String
+    }
+
+    /// The example plans, and the user's plan folder ($XDG_CONFIG_HOME/intervalpro/plans).
+    public var planFolders: [(folder: String, path: String)] {
+        var folders: [(String, String)] = []
+        if let examples = BundledFiles.plansDirectory() { folders.append(("examples", examples)) }
+        if let mine = Self.userPlanFolder() { folders.append(("mine", mine)) }
+        return folders
+    }
+
+    public init() {}
+
+    public func plans() -> [Entry] {
+        planFolders.flatMap { folder, path in
+            Self.files(in: path, endingIn: [".json", ".txt", ".zwo", ".fit"]).map {
+                Entry(id: "\(folder)/\($0)", path: "\(path)/\($0)", folder: folder)
+            }
+        }
+    }
+
+    public func recordings() -> [Entry] {
+        guard let directory = BundledFiles.recordingsDirectory() else { return [] }
+        return Self.files(in: directory, endingIn: [".jsonl"]).map {
+            Entry(id: "recordings/\($0)", path: "\(directory)/\($0)", folder: "recordings")
+        }
+    }
+
+    public func plan(id: String) -> Entry? { plans().first { $0.id == id } }
+    public func recording(id: String) -> Entry? { recordings().first { $0.id == id } }
+
+    static func userPlanFolder() -> String? {
+        if let config = Terminal.environment("XDG_CONFIG_HOME"), config.hasPrefix("/") { return "\(config)/intervalpro/plans" }
+        guard let home = Terminal.environment("HOME"), !home.isEmpty else { return nil }
+        return "\(home)/.config/intervalpro/plans"
+    }
+
+    /// Plain files' names in a folder (no dot files), sorted.
+    static func files(in directory: String, endingIn suffixes: [String]) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            guard !name.hasPrefix("."), suffixes.contains(where: { name.hasSuffix($0) }),
+                !BundledFiles.isDirectory("\(directory)/\(name)")
+            else { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+}

@@ -1,0 +1,241 @@
+/// The page: one self-contained document (no network loads) with three views: the live
+/// session, the start page and the history. It reads `/api/live` and posts commands; the
+/// element ids are what the browser test reads (Tests/Web).
+enum WebPage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>IntervalPro</title>
+<style>
+  :root { color-scheme: dark; --ok: #3ddc84; --warn: #ffb300; --bad: #ff5252; --dim: #9aa0a6; --bg: #111; --card: #1d1f21; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font-family: system-ui, sans-serif; background: var(--bg); color: #eee; }
+  header { display: flex; justify-content: space-between; align-items: center; padding: 10px 16px; background: #000; }
+  header a { color: var(--dim); text-decoration: none; margin-left: 14px; font-size: 1.05rem; }
+  main { padding: 12px 16px 24px; max-width: 640px; margin: 0 auto; }
+  .hidden { display: none !important; }
+  .row { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
+  #step-title { font-size: 1.8rem; font-weight: 700; }
+  #step-number, .label { color: var(--dim); font-size: 1.1rem; }
+  #time-left { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
+  .bar { height: 14px; background: #333; border-radius: 7px; overflow: hidden; }
+  #progress { height: 100%; width: 0; background: #4a90e2; }
+  #cadence { font-size: 3.6rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+  .scale { position: relative; height: 34px; background: #2a2a2a; border-radius: 6px; margin: 8px 0; }
+  #zone-band { position: absolute; top: 0; bottom: 0; background: rgba(61, 220, 132, .35); }
+  #target-mark { position: absolute; top: 0; bottom: 0; width: 3px; background: #fff; }
+  #you-mark { position: absolute; top: -5px; width: 18px; height: 44px; margin-left: -9px; border-radius: 9px; background: var(--warn); }
+  #advice { font-size: 2rem; font-weight: 700; text-align: center; padding: 10px; border-radius: 10px; background: var(--card); }
+  #advice.inZone { color: var(--ok); } #advice.faster, #advice.slower { color: var(--warn); } #advice.noSignal { color: var(--bad); }
+  .facts { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 8px; margin: 12px 0; text-align: center; }
+  .facts div { background: var(--card); border-radius: 10px; padding: 8px 4px; }
+  .facts b { display: block; font-size: 1.6rem; }
+  #paused-badge { color: var(--warn); font-weight: 700; }
+  #notice { color: var(--warn); min-height: 1.2em; }
+  .buttons { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 10px; margin-top: 12px; }
+  button { font-size: 1.3rem; padding: 18px 8px; border: 0; border-radius: 12px; background: #2d6cdf; color: #fff; }
+  button.secondary { background: #444; } button.danger { background: #b3261e; }
+  select, input { width: 100%; font-size: 1.2rem; padding: 12px; margin: 6px 0 14px; background: var(--card); color: #eee; border: 1px solid #444; border-radius: 8px; }
+  #summary { background: var(--card); border-radius: 12px; padding: 14px; margin-top: 14px; }
+  #summary-in-zone { font-size: 3rem; font-weight: 700; color: var(--ok); }
+  table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid #333; text-align: left; }
+  a { color: #8ab4f8; }
+  #error { color: var(--bad); }
+</style>
+</head>
+<body>
+<header><strong>IntervalPro</strong><nav><a href="/" id="nav-live">Session</a><a href="/history" id="nav-history">History</a></nav></header>
+<main>
+  <section id="view-live" class="hidden">
+    <div class="row"><span id="step-title">&nbsp;</span><span id="step-number"></span></div>
+    <div class="row"><span class="label" id="plan-name"></span><span id="paused-badge" class="hidden">PAUSED</span></div>
+    <div id="time-left"></div>
+    <div class="bar"><div id="progress"></div></div>
+    <div class="row" style="margin-top: 14px"><span><span id="cadence">--</span> <span class="label">spm</span></span><span class="label" id="zone-text"></span></div>
+    <div class="scale" id="scale"><div id="zone-band"></div><div id="target-mark"></div><div id="you-mark" class="hidden"></div></div>
+    <div id="advice">&nbsp;</div>
+    <div class="facts">
+      <div><span class="label">HR</span><b id="heart-rate">--</b></div>
+      <div><span class="label">in zone</span><b id="in-zone">--</b></div>
+      <div><span class="label">sensor</span><b id="signal">--</b></div>
+    </div>
+    <div class="row"><span class="label">session <span id="session-time" data-seconds="0">0:00</span></span><span id="notice"></span></div>
+    <div class="buttons" id="controls">
+      <button id="btn-pause">Pause</button>
+      <button id="btn-next" class="secondary">Next</button>
+      <button id="btn-finish" class="danger">Finish</button>
+    </div>
+    <div id="summary" class="hidden">
+      <div class="label">Finished: time in zone</div>
+      <div id="summary-in-zone">--</div>
+      <div id="summary-text" class="label"></div>
+      <p><a id="summary-report" class="hidden" href="#">Report</a> · <a href="/" id="summary-new">New session</a></p>
+    </div>
+  </section>
+  <section id="view-start" class="hidden">
+    <h2>Start a session</h2>
+    <label for="plan">Plan</label><select id="plan"></select>
+    <label for="source">Source</label>
+    <select id="source"><option value="live">Live sensors</option><option value="simulate">Simulated runner</option><option value="recording">A recording</option></select>
+    <div id="recording-choice" class="hidden"><label for="recording">Recording</label><select id="recording"></select></div>
+    <div id="speed-choice" class="hidden"><label for="speed">Speed (1 is real time)</label><input id="speed" type="number" min="1" max="100" value="1"></div>
+    <button id="btn-start" style="width: 100%">Start</button>
+    <p id="error"></p>
+  </section>
+  <section id="view-history" class="hidden">
+    <h2>History</h2>
+    <table><thead><tr><th>When</th><th>Plan</th><th>In zone</th><th></th></tr></thead><tbody id="history-rows"></tbody></table>
+  </section>
+</main>
+<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+let state = { status: "idle" };
+let choosing = false;
+
+function clock(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+  const ss = (r < 10 ? "0" : "") + r;
+  return h > 0 ? h + ":" + (m < 10 ? "0" : "") + m + ":" + ss : m + ":" + ss;
+}
+
+function show(view) {
+  for (const name of ["live", "start", "history"]) $("view-" + name).classList.toggle("hidden", name !== view);
+}
+
+function render(s) {
+  state = s;
+  if (location.pathname === "/history") return;
+  if (s.status === "idle" || (s.status === "finished" && choosing)) { showStart(); return; }
+  show("live");
+  $("plan-name").textContent = s.plan || "";
+  $("session-time").dataset.seconds = s.sessionTime;
+  $("session-time").textContent = clock(s.sessionTime);
+  $("paused-badge").classList.toggle("hidden", !s.paused);
+  $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
+  $("notice").textContent = s.notice || "";
+  const finished = s.status === "finished";
+  $("controls").classList.toggle("hidden", finished);
+  $("summary").classList.toggle("hidden", !finished);
+  if (finished) {
+    $("step-title").textContent = "Finished";
+    $("step-number").textContent = "";
+    $("time-left").textContent = "";
+    $("progress").style.width = "100%";
+    const pct = s.summary && s.summary.totals.in_zone_pct;
+    $("summary-in-zone").textContent = pct == null ? "--" : pct.toFixed(1) + "%";
+    $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
+    const t = s.summary ? s.summary.totals : {};
+    $("summary-text").textContent = clock(s.sessionTime) + (t.avg_cadence_spm ? " · avg " + Math.round(t.avg_cadence_spm) + " spm" : "") + (t.avg_hr_bpm ? " · HR " + Math.round(t.avg_hr_bpm) : "");
+    $("summary-report").classList.toggle("hidden", s.sessionId == null);
+    if (s.sessionId != null) $("summary-report").href = "/sessions/" + s.sessionId + "/report";
+    return;
+  }
+  const step = s.step;
+  $("step-title").textContent = step.title;
+  $("step-number").textContent = step.number + " / " + step.count;
+  $("time-left").textContent = step.end === "time" ? clock(step.timeLeft) : step.end === "distance" ? Math.round(step.distanceLeft) + " m" : clock(step.elapsed);
+  $("progress").style.width = step.progress == null ? "0" : (step.progress * 100) + "%";
+  $("cadence").textContent = s.cadence == null ? "--" : String(s.cadence);
+  const advice = $("advice");
+  advice.textContent = s.advice.text;
+  advice.className = s.advice.kind;
+  $("heart-rate").textContent = s.heartRate == null ? "--" : String(s.heartRate);
+  $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
+  $("signal").textContent = s.signal ? "ok" : "none";
+  const zone = s.zone;
+  $("scale").classList.toggle("hidden", !zone);
+  $("zone-text").textContent = zone ? "zone " + zone.low + "–" + zone.high : "free pace";
+  if (zone) {
+    const span = 30, at = (v) => Math.min(100, Math.max(0, (v - (zone.target - span)) / (2 * span) * 100));
+    $("zone-band").style.left = at(zone.low) + "%";
+    $("zone-band").style.width = (at(zone.high) - at(zone.low)) + "%";
+    $("target-mark").style.left = at(zone.target) + "%";
+    $("you-mark").classList.toggle("hidden", s.cadence == null);
+    if (s.cadence != null) $("you-mark").style.left = at(s.cadence) + "%";
+  }
+}
+
+async function post(path, body) {
+  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  let answer = {};
+  try { answer = await response.json(); } catch (e) {}
+  return { ok: response.ok, answer };
+}
+
+function command(name) { post("/api/command", { command: name }); }
+$("btn-pause").onclick = () => command(state.paused ? "resume" : "pause");
+$("btn-next").onclick = () => command("next");
+$("btn-finish").onclick = () => command("finish");
+$("summary-new").onclick = (e) => { e.preventDefault(); choosing = true; showStart(); };
+
+let loadedChoices = false;
+async function showStart() {
+  show("start");
+  if (loadedChoices) return;
+  loadedChoices = true;
+  const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);
+  for (const p of plans.plans) {
+    const o = document.createElement("option");
+    o.value = p.id;
+    o.textContent = p.name + (p.folder === "mine" ? " (mine)" : "") + (p.duration ? " · " + clock(p.duration) : "");
+    $("plan").appendChild(o);
+  }
+  for (const r of recordings.recordings) {
+    const o = document.createElement("option");
+    o.value = r.id;
+    o.textContent = r.name;
+    $("recording").appendChild(o);
+  }
+}
+
+function sourceChanged() {
+  const source = $("source").value;
+  $("recording-choice").classList.toggle("hidden", source !== "recording");
+  $("speed-choice").classList.toggle("hidden", source === "live");
+}
+$("source").onchange = sourceChanged;
+$("btn-start").onclick = async () => {
+  const source = $("source").value;
+  const body = { plan: $("plan").value, source };
+  if (source === "recording") body.recording = $("recording").value;
+  if (source !== "live") body.speed = Number($("speed").value) || 1;
+  const { ok, answer } = await post("/api/sessions", body);
+  $("error").textContent = ok ? "" : answer.error || "could not start";
+  if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); }
+};
+
+async function showHistory() {
+  show("history");
+  const list = await fetch("/api/sessions").then((r) => r.json());
+  const rows = $("history-rows");
+  rows.textContent = "";
+  for (const s of list.sessions) {
+    const tr = document.createElement("tr");
+    const cells = [s.startedAt.replace("T", " ").replace("Z", ""), s.plan, s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%"];
+    for (const text of cells) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
+    const td = document.createElement("td");
+    if (s.status !== "running") { const a = document.createElement("a"); a.href = s.report; a.textContent = "Report"; a.className = "report-link"; td.appendChild(a); }
+    tr.appendChild(td);
+    rows.appendChild(tr);
+  }
+}
+
+function connect() {
+  const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+  socket.onmessage = (event) => render(JSON.parse(event.data));
+  socket.onclose = () => setTimeout(connect, 1000);
+}
+
+sourceChanged();
+if (location.pathname === "/history") showHistory();
+connect();
+</script>
+</body>
+</html>
+"""#
+}

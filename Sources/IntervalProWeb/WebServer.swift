@@ -1,0 +1,264 @@
+import Hummingbird
+import HummingbirdWebSocket
+import IntervalProCore
+import IntervalProHistory
+public import IntervalProLaunch
+import IntervalProStorage
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+import IntervalProIO
+
+/// The page, its JSON API and its WebSocket (docs/web-api.md), on Hummingbird.
+public struct WebServer: Sendable {
+    public let address: ListenAddress
+    public let host: SessionHost
+    public let access: WebAccess
+    /// Where the history is read from.
+    public let store: StoreLocation
+    let catalogue = WebCatalogue()
+
+    /// Request bodies larger than this are refused (413): commands and starts are a few bytes.
+    public static let bodyLimit = 16 * 1024
+
+    public init(address: ListenAddress, host: SessionHost, token: String?, store: StoreLocation) {
+        self.address = address
+        self.host = host
+        access = WebAccess(token: address.isLoopback ? nil : token)
+        self.store = store
+    }
+
+    /// Serves until cancelled, or with `stopOnSignals` until SIGTERM or SIGINT; `listening`
+    /// is called once the socket is bound.
+    public func run(stopOnSignals: Bool, listening: @escaping @Sendable () -> Void) async throws {
+        var logger = Logger(label: "intervalpro.web")
+        // Its messages are for its developers; failures to serve reach the user as errors.
+        logger.logLevel = .critical
+        let router = makeRouter()
+        let app = Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+            onServerRunning: { _ in listening() }, logger: logger)
+        if stopOnSignals {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } else {
+            try await app.run()
+        }
+    }
+
+    func makeRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.middlewares.add(AccessMiddleware(access: access))
+        let (hub, host, catalogue, store) = (host.hub, self.host, catalogue, self.store)
+
+        router.get("/") { _, _ in Self.page() }
+        router.get("/history") { _, _ in Self.page() }
+        router.get("/sessions/:id/report") { _, context -> Response in
+            guard let id = context.parameters.get("id", as: Int64.self) else {
+                return Self.error(.notFound, "no such session")
+            }
+            guard let session = try? store.open(readingOnly: true).session(id: id, loading: .samples),
+                session.summary != nil
+            else { return Self.error(.notFound, "no finished session \(id)") }
+            return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session))
+        }
+        router.get("/api/state") { _, _ in Self.json(.ok, hub.current) }
+        router.post("/api/command") { request, _ -> Response in
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            guard let name = body["command"]?.stringValue, let command = Self.commands[name] else {
+                return Self.error(.badRequest, "'command' must be one of pause, resume, next, finish")
+            }
+            guard hub.send(command) else { return Self.error(.conflict, "no session is running") }
+            return Self.json(.accepted, JSONValue.object([("accepted", .string(name))]).serialized(pretty: false))
+        }
+        router.get("/api/plans") { _, _ in Self.json(.ok, Self.plans(catalogue)) }
+        router.get("/api/recordings") { _, _ -> Response in
+            let list = catalogue.recordings().map { entry in
+                JSONValue.object([("id", .string(entry.id)), ("name", .string(BundledFiles.stem(of: entry.path)))])
+            }
+            return Self.json(.ok, JSONValue.object([("recordings", .array(list))]).serialized(pretty: false))
+        }
+        router.post("/api/sessions") { request, _ -> Response in
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            return Self.start(body, host: host, catalogue: catalogue)
+        }
+        router.get("/api/sessions") { _, _ -> Response in
+            do {
+                let listings = try store.open(readingOnly: true).listings(limit: 200)
+                return Self.json(.ok, Self.history(listings))
+            } catch let failure as Failure {
+                return Self.error(.internalServerError, failure.message)
+            }
+        }
+        router.ws("/api/live") { inbound, outbound, _ in
+            // Until the page goes away: its frames are read (and dropped) so a close is seen.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await _ in inbound {} }
+                group.addTask {
+                    for await state in hub.subscribe().cancelOnGracefulShutdown() {
+                        try await outbound.write(.text(state))
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        return router
+    }
+
+    static let commands: [String: UserCommand] = ["pause": .pause, "resume": .resume, "next": .next, "finish": .finish]
+
+    static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) -> Response {
+        guard let planID = body["plan"]?.stringValue else { return error(.badRequest, "'plan' must be a plan id") }
+        guard let plan = catalogue.plan(id: planID) else { return error(.notFound, "no plan '\(planID)'") }
+        guard let sourceName = body["source"]?.stringValue, let source = SessionHost.Source(rawValue: sourceName) else {
+            return error(.badRequest, "'source' must be live, simulate or recording")
+        }
+        var recording: WebCatalogue.Entry?
+        if let recordingNode = body["recording"] {
+            guard source == .recording else { return error(.badRequest, "'recording' goes with source recording") }
+            guard let id = recordingNode.stringValue else { return error(.badRequest, "'recording' must be a recording id") }
+            guard let entry = catalogue.recording(id: id) else { return error(.notFound, "no recording '\(id)'") }
+            recording = entry
+        } else if source == .recording {
+            guard let first = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == BundledFiles.stem(of: plan.path) })
+                ?? catalogue.recordings().first
+            else { return error(.notFound, "no recordings are installed") }
+            recording = first
+        }
+        var speed: Double?
+        if let speedNode = body["speed"] {
+            guard source != .live else { return error(.badRequest, "'speed' goes with simulate and recording") }
+            guard let value = speedNode.numberValue, (1...100).contains(value) else {
+                return error(.badRequest, "'speed' must be a number from 1 to 100")
+            }
+            speed = value
+        }
+        do {
+            try host.start(plan: plan, source: source, recording: recording, speed: speed)
+        } catch {
+            switch error {
+            case .notHere:
+                return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` starts sessions")
+            case .busy: return Self.error(.conflict, "a session is running: finish it first")
+            case .unreadable(let message): return Self.error(.unprocessableContent, message)
+            }
+        }
+        return json(.created, #"{"started":true}"#)
+    }
+
+    static func plans(_ catalogue: WebCatalogue) -> String {
+        let list: [JSONValue] = catalogue.plans().compactMap { entry in
+            guard let plan = try? loadPlan(entry.path) else { return nil }
+            let timeline = plan.timeline()
+            var seconds = 0.0
+            var timed = true
+            for step in timeline {
+                if case .time(let length) = step.end { seconds += length.seconds } else { timed = false }
+            }
+            return .object([
+                ("id", .string(entry.id)), ("name", .string(plan.name)), ("folder", .string(entry.folder)),
+                ("steps", .int(timeline.count)), ("duration", timed ? .number(seconds) : .null),
+            ])
+        }
+        return JSONValue.object([("plans", .array(list))]).serialized(pretty: false)
+    }
+
+    static func history(_ listings: [SessionListing]) -> String {
+        let list: [JSONValue] = listings.map { listing in
+            .object([
+                ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
+                ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
+                ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
+                ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
+                ("status", .string(listing.status.rawValue)),
+                ("report", .string("/sessions/\(listing.id)/report")),
+            ])
+        }
+        return JSONValue.object([("sessions", .array(list))]).serialized(pretty: false)
+    }
+
+    struct Refusal: Error {
+        var response: Response
+    }
+
+    /// A POST's JSON body, or the response refusing it: 415 not JSON, 413 too large, 400 malformed.
+    static func jsonBody(_ request: Request) async -> Result<JSONNode, Refusal> {
+        let type = request.headers[.contentType] ?? ""
+        guard type.lowercased().hasPrefix("application/json") else {
+            return .failure(Refusal(response: error(.unsupportedMediaType, "send JSON (Content-Type: application/json)")))
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bodyLimit {
+            return .failure(Refusal(response: error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: bodyLimit)
+        } catch {
+            return .failure(Refusal(response: Self.error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
+        }
+        do {
+            let node = try JSONParser.parse(Array(buffer.readableBytesView))
+            guard case .object = node.kind else {
+                return .failure(Refusal(response: error(.badRequest, "the body must be a JSON object")))
+            }
+            return .success(node)
+        } catch {
+            return .failure(Refusal(response: Self.error(.badRequest, "malformed JSON: \(error.message)")))
+        }
+    }
+
+    static func page() -> Response {
+        response(.ok, contentType: "text/html; charset=utf-8", WebPage.html)
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        response(status, contentType: "application/json", text)
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(status, JSONValue.object([("error", .string(message))]).serialized(pretty: false))
+    }
+
+    static func response(_ status: HTTPResponse.Status, contentType: String, _ text: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Applies `WebAccess` to every request before any route sees it.
+struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: WebAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
+        let facts = WebAccess.Request(
+            method: request.method.rawValue, path: request.uri.path,
+            queryToken: request.uri.queryParameters.get("token"), authorization: request.headers[.authorization],
+            cookieToken: request.cookies[WebAccess.cookieName]?.value, host: request.head.authority,
+            origin: request.headers[.origin], changesState: request.method != .get || isUpgrade)
+        switch access.decide(facts) {
+        case .allow:
+            return try await next(request, context)
+        case .setCookieAndRedirect(let location):
+            var response = Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+            response.setCookie(
+                Cookie(name: WebAccess.cookieName, value: access.token ?? "", path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        case .deny(let status, let message):
+            return WebServer.error(HTTPResponse.Status(code: status), message)
+        }
+    }
+}

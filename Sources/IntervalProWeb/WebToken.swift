@@ -1,0 +1,36 @@
+import IntervalProIO
+import IntervalProLaunch
+
+/// The token off-loopback requests need: 128 random bits as hex, kept in the data folder
+/// (0600) so a phone's cookie outlives a restart of the server.
+public enum WebToken {
+    /// The stored token, made anew when there is none, it is malformed, or `renew` asks.
+    public static func load(renew: Bool = false) throws -> String {
+        guard let directory = DataDirectory.path() else {
+            throw Failure("no data directory for the web token: set XDG_DATA_HOME or HOME", status: .unavailable)
+        }
+        let path = "\(directory)/web-token"
+        if !renew, let bytes = try? FileIO.readAll(path) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            if text.count == 32, text.allSatisfy(\.isHexDigit) { return text }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<16).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
+        }.joined()
+        do throws(FileError) {
+            try FileIO.makeDirectories(directory)
+            try FileIO.replaceContents(of: path, with: token + "\n")
+        } catch {
+            throw Failure(error)
+        }
+        return token
+    }
+}
+
+extension String {
+    fileprivate var trimmingWhitespace: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,49 @@
+public import ArgumentParser
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProWeb
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the web page: start, watch and control sessions from a phone's browser.",
+        discussion: """
+            The page lists the example plans and those in $XDG_CONFIG_HOME/intervalpro/plans, \
+            starts a session on live sensors (simulating a runner when none is found), a \
+            simulated runner or a bundled recording, shows it live with pause, next and finish, \
+            and lists the history with each session's report. On loopback (the default) no token \
+            is needed; on any other address every request needs the token printed with the \
+            address (and kept in $XDG_DATA_HOME/intervalpro/web-token). The API is in the README.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address and port to listen on (0.0.0.0:8417 for the phone on the same network).", valueName: "host:port"))
+    var listen = ListenAddress(host: "127.0.0.1", port: ListenAddress.defaultPort)
+
+    @Flag(help: "Make a new token (phones that had the old one must scan the new address).")
+    var newToken = false
+
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+
+    @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let token = listen.isLoopback ? nil : try WebToken.load(renew: newToken)
+            let host = SessionHost(
+                hub: LiveStateHub(),
+                defaults: .init(sensors: sensors.request, audio: audio.choice, store: store.location))
+            let server = WebServer(address: listen, host: host, token: token, store: store.location)
+            try await WebServing.serve(server, token: token, stopOnSignals: true)
+            // Stopped (Ctrl-C, systemctl stop): a running session ends and is saved.
+            await host.finishRunning()
+        }
+    }
+}
+
+extension ListenAddress: ExpressibleByArgument {
+    init?(argument: String) { self.init(argument) }
+    var defaultValueDescription: String { description }
+}

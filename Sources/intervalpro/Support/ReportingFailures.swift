@@ -1,0 +1,14 @@
+import ArgumentParser
+import IntervalProIO
+import IntervalProLaunch
+
+/// Runs a command body, turning `Failure`s into a message on stderr and their exit code
+/// (ArgumentParser would print them with a generic code 1).
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let failure as Failure {
+        Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+        throw ExitCode(failure.status.rawValue)
+    }
+}

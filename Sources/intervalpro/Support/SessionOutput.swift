@@ -1,0 +1,20 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProIO
+import IntervalProLaunch
+
+/// What `run` and `replay` print when a session ends: the summary on stdout (JSON or text),
+/// where the recording and the saved session went on stderr; exit 74 when saving failed.
+enum SessionOutput {
+    static func print(_ outcome: SessionOutcome, json: Bool, recordPath: String?) throws {
+        if json {
+            Swift.print(outcome.summary.json.serialized(pretty: true))
+        } else {
+            Swift.print(
+                SummaryReport.text(outcome.summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
+        }
+        if let recordPath, outcome.recorded { Terminal.writeStandardError("intervalpro: recorded to \(recordPath)\n") }
+        if let id = outcome.savedSessionID { Terminal.writeStandardError("intervalpro: saved as session \(id)\n") }
+        if outcome.saveFailed { throw ExitCode(ExitStatus.ioError.rawValue) }
+    }
+}

@@ -1,0 +1,120 @@
+import IntervalProCore
+import IntervalProLaunch
+import IntervalProRuntime
+import Testing
+
+let ladder = """
+    {"name": "Two steps", "steps": [
+      {"kind": "warmup", "duration": 60, "cadence": 160},
+      {"kind": "work", "duration": 120, "cadence": 172},
+      {"kind": "cooldown", "duration": 60, "cadence": 158}
+    ]}
+    """
+
+func request(speed: Double? = nil, fast: Bool = false) throws -> SessionRequest {
+    let plan = try PlanDecoder.decode(Array(ladder.utf8), file: "two.json")
+    var request = SessionRequest(
+        plan: plan, planText: ladder, planFile: "two.json", source: .simulate(.covering(plan.timeline())))
+    request.speed = speed
+    request.fast = fast
+    request.audio = AudioChoice(mode: .off, noVoice: true)
+    request.presentation = .terminal(json: true)
+    return request
+}
+
+/// Decoded states as the page reads them.
+func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONParser.parse($0) } }
+
+@Suite struct LiveStateTests {
+    @Test func anIdleHubSaysSoAndTakesNoCommands() throws {
+        let hub = LiveStateHub()
+        let state = try JSONParser.parse(hub.current)
+        #expect(state["status"]?.stringValue == "idle")
+        #expect(state["seq"]?.numberValue == 1)
+        #expect(!hub.send(.pause))
+    }
+
+    @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
+        let hub = LiveStateHub()
+        let stream = hub.subscribe()
+        let outcome = try await SessionLauncher.run(try request(fast: true), hub: hub)
+        hub.stop()
+        var texts: [String] = []
+        for await text in stream { texts.append(text) }
+        let all = try states(texts)
+        let seqs = all.compactMap { $0["seq"]?.numberValue }
+        #expect(seqs == Array(1...seqs.count).map(Double.init), "no state is skipped")
+        #expect(all.first?["status"]?.stringValue == "idle")
+        let running = all.filter { $0["status"]?.stringValue == "running" }
+        // Each step is shown, in order, with its number and title.
+        let numbers = running.compactMap { $0["step"]?["number"]?.numberValue }
+        #expect(Set(numbers) == [1, 2, 3])
+        #expect(numbers == numbers.sorted())
+        // Each step's first state is its start: the whole step left.
+        var firstLeft: [Double: Double] = [:]
+        for state in running {
+            guard let number = state["step"]?["number"]?.numberValue, firstLeft[number] == nil else { continue }
+            firstLeft[number] = state["step"]?["timeLeft"]?.numberValue
+        }
+        #expect(firstLeft == [1: 60, 2: 120, 3: 60])
+        let last = try #require(all.last)
+        #expect(last["status"]?.stringValue == "finished")
+        #expect(last["sessionTime"]?.numberValue == outcome.summary.duration.seconds)
+        let summaryPercent = last["summary"]?["totals"]?["in_zone_pct"]?.numberValue
+        #expect(summaryPercent == outcome.summary.inZonePercent.map { $0.rounded(toPlaces: 2) })
+        #expect(!hub.isRunning)
+        #expect(!hub.send(.next), "a finished session takes no commands")
+    }
+
+    @Test func commandsFromTheHubReachTheRunningSession() async throws {
+        let hub = LiveStateHub()
+        let stream = hub.subscribe()
+        // 240 s of plan at 20x: long enough to act on while it runs.
+        let session = Task { try await SessionLauncher.run(try request(speed: 20), hub: hub) }
+        var sentPause = false
+        var pausedAt: Double?
+        var sawPausedHold = false
+        for await text in stream {
+            let state = try JSONParser.parse(text)
+            guard state["status"]?.stringValue == "running" else {
+                if state["status"]?.stringValue == "finished" { break }
+                continue
+            }
+            let time = try #require(state["sessionTime"]?.numberValue)
+            if !sentPause {
+                #expect(hub.send(.pause))
+                sentPause = true
+            } else if case .bool(true) = state["paused"]?.kind {
+                if let pausedAt {
+                    #expect(time == pausedAt, "the session's clock stops while paused")
+                    sawPausedHold = true
+                    #expect(hub.send(.finish))
+                } else {
+                    pausedAt = time
+                    // A second paused state comes with the next refresh or reading.
+                }
+            }
+        }
+        let outcome = try await session.value
+        #expect(sawPausedHold || pausedAt != nil)
+        #expect(!outcome.summary.completed, "finished from the hub before the plan's end")
+        #expect(outcome.summary.duration < .seconds(240))
+    }
+
+    @Test func aViewShownTheSameIsNotAChange() throws {
+        let plan = try PlanDecoder.decode(Array(ladder.utf8), file: "two.json")
+        var engine = SessionEngine(plan: plan, source: .simulation)
+        _ = engine.handle(.tick, now: .zero)
+        _ = engine.handle(.tick, now: .seconds(1.2))
+        let a = SessionView(engine, at: .seconds(1.2))
+        _ = engine.handle(.tick, now: .seconds(1.7))
+        let b = SessionView(engine, at: .seconds(1.7))
+        _ = engine.handle(.tick, now: .seconds(2.1))
+        let c = SessionView(engine, at: .seconds(2.1))
+        #expect(a.sameShown(as: b), "within the same second and nothing else changed")
+        #expect(!a.sameShown(as: c), "the countdown moved a second")
+        #expect(a.step?.secondsLeft == 59)
+        #expect(c.step?.secondsLeft == 58)
+        #expect(c.runTime == .seconds(2.1))
+    }
+}
