@@ -6,6 +6,9 @@ public import IntervalProLaunch
 import IntervalProStorage
 import Logging
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import ServiceLifecycle
 import UnixSignals
 import IntervalProIO
@@ -40,10 +43,15 @@ public struct WebServer: Sendable {
             router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { _ in listening() }, logger: logger)
-        if stopOnSignals {
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        } else {
-            try await app.run()
+        do {
+            if stopOnSignals {
+                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            } else {
+                try await app.run()
+            }
+        } catch let error as IOError {
+            // A port in use, an address not on this machine: said as the system says it.
+            throw Failure("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", status: .unavailable)
         }
     }
 

@@ -32,13 +32,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 let (plan, planText) = try loadPlanKeepingText(plan)
                 var request = SessionRequest(
                     plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording))
-                request.speed = options.speed
-                request.fast = options.fast
-                request.cadenceUnit = options.cadenceUnit?.unit
-                request.recordPath = options.record
-                request.audio = audio.choice
-                request.store = save.location
-                request.presentation = .terminal(json: options.json)
+                request.take(options, audio: audio, save: save)
                 let outcome = try await SessionLauncher.run(request)
                 try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
                 return

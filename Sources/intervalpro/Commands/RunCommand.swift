@@ -79,13 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         try await reportingFailures {
             let (plan, planText) = try loadPlanKeepingText(self.plan)
             var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
-            request.speed = options.speed
-            request.fast = options.fast
-            request.cadenceUnit = options.cadenceUnit?.unit
-            request.recordPath = options.record
-            request.audio = audio.choice
-            request.store = save.location
-            request.presentation = .terminal(json: options.json)
+            request.take(options, audio: audio, save: save)
             let outcome: SessionOutcome
             if let web {
                 outcome = try await WebServing.alongside(request, listen: web)

@@ -37,3 +37,16 @@ struct CadenceUnitArgument: ExpressibleByArgument {
 
     static var allValueStrings: [String] { CadenceUnit.allCases.map(\.rawValue) }
 }
+
+extension SessionRequest {
+    /// What `run` and `replay` say of pacing, output, sound and saving.
+    mutating func take(_ pacing: PacingOptions, audio: AudioOptions, save: SaveOptions) {
+        speed = pacing.speed
+        fast = pacing.fast
+        cadenceUnit = pacing.cadenceUnit?.unit
+        recordPath = pacing.record
+        self.audio = audio.choice
+        store = save.location
+        presentation = .terminal(json: pacing.json)
+    }
+}

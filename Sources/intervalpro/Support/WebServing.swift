@@ -7,11 +7,7 @@ import IntervalProWeb
 /// Runs the web server for `serve` and beside `run --web`, saying where the page is.
 enum WebServing {
     static func serve(_ server: WebServer, token: String?, stopOnSignals: Bool = false) async throws {
-        do {
-            try await server.run(stopOnSignals: stopOnSignals) { announce(server.address, token: token) }
-        } catch {
-            throw Failure("cannot serve on \(server.address): \(error)", status: .unavailable)
-        }
+        try await server.run(stopOnSignals: stopOnSignals) { announce(server.address, token: token) }
     }
 
     /// `run --web`: the session `request` asks for, with the page showing it; the server
@@ -22,13 +18,21 @@ enum WebServing {
         let server = WebServer(
             address: listen, host: SessionHost(hub: hub, defaults: nil), token: token,
             store: request.store ?? StoreLocation())
+        // The session starts once the page can be served: a port in use stops `run` before it.
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         return try await withThrowingTaskGroup(of: SessionOutcome?.self) { group in
             group.addTask {
-                try await serve(server, token: token)
+                try await server.run(stopOnSignals: false) {
+                    announce(server.address, token: token)
+                    nowListening.finish()
+                }
                 return nil
             }
-            group.addTask { try await SessionLauncher.run(request, hub: hub) }
-            // The first to end: the session, or a server that could not start.
+            group.addTask {
+                for await _ in listening {}
+                try Task.checkCancellation()
+                return try await SessionLauncher.run(request, hub: hub)
+            }
             defer {
                 hub.stop()
                 group.cancelAll()

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP socket bound on loopback and listening, so the port it holds is in use.
+final class HeldPort {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// A port free now (held, then released for the command to take).
+func freePort() throws -> Int { try HeldPort().port }
+
+@Suite(.serialized) struct WebCommandTests {
+    @Test func aPortInUseStopsRunBeforeTheSessionStarts() throws {
+        let held = try HeldPort()
+        let result = try intervalpro(
+            "run", "Plans/first-cadence-session.json", "--simulate", "--speed", "10", "--web", "\(held.port)",
+            "--metronome", "off", "--no-voice")
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "no session ran, so no summary")
+        #expect(!looksLikeACrash(result.stderr))
+    }
+
+    @Test func serveSaysSoToo() throws {
+        let held = try HeldPort()
+        let result = try intervalpro("serve", "--listen", "127.0.0.1:\(held.port)")
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("Address already in use"))
+    }
+
+    @Test func theLiveSessionIsReadAndFinishedOverHTTP() async throws {
+        let port = try freePort()
+        let command = try RunningCommand([
+            "run", "Plans/first-cadence-session.json", "--simulate", "--speed", "10", "--web", "\(port)", "--json",
+            "--metronome", "off", "--no-voice", "--no-save",
+        ])
+        #expect(command.stderr.wait(upTo: 30) { $0.contains("web page at http://127.0.0.1:\(port)/") })
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        // The first state may come before the session's first step: wait for it to run.
+        var state: [String: Any] = [:]
+        for _ in 0..<100 {
+            let (data, response) = try await URLSession.shared.data(from: base.appendingPathComponent("api/state"))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            state = jsonObject(data) ?? [:]
+            if state["status"] as? String == "running" { break }
+            usleep(100_000)
+        }
+        #expect(state["status"] as? String == "running")
+        #expect(state["plan"] as? String == "First cadence session")
+        let step = try #require(state["step"] as? [String: Any])
+        #expect(number(step["number"]) == 1)
+
+        var finish = URLRequest(url: base.appendingPathComponent("api/command"))
+        finish.httpMethod = "POST"
+        finish.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        finish.httpBody = Data(#"{"command": "finish"}"#.utf8)
+        let (answer, response) = try await URLSession.shared.data(for: finish)
+        #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: answer, as: UTF8.self))")
+
+        let result = command.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        // stdout holds the summary alone: the server writes nothing there.
+        let summary = try #require(jsonObject(result.stdout))
+        #expect(summary["completed"] as? Bool == false)
+        #expect(summary["plan"] as? String == "First cadence session")
+    }
+}
