@@ -19,6 +19,8 @@ MANDIR := $(PREFIX)/share/man/man1
 BASHDIR := $(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(PREFIX)/share/zsh/vendor-completions
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
+# Read by every user's systemd (both /usr/local/lib and /usr/lib are on its unit path).
+USERUNITDIR := $(PREFIX)/lib/systemd/user
 # udev and the system bus read a package's files under /usr, a local administrator's under /etc.
 ifeq ($(PREFIX),/usr)
 UDEVDIR := /usr/lib/udev/rules.d
@@ -32,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-exports test-formats test-report report-screenshot e2e bench bench-live bench-audio bench-history fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-exports test-formats test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -73,7 +75,8 @@ man:
 	$(SWIFT) package plugin generate-manual --multi-page --configuration debug --date $(MAN_DATE) >/dev/null
 
 ## install: the binary, man pages, bash/zsh/fish completions, example plans and recordings,
-## the udev rule and the D-Bus policy snippet (PREFIX=/usr/local; DESTDIR for staging).
+## the udev rule, the D-Bus policy snippet and the systemd user unit for the web page
+## (PREFIX=/usr/local; DESTDIR for staging).
 ## Builds nothing, so that `sudo make install` leaves no root-owned files in .build.
 install:
 	@[ -x "$(RELEASE_BIN)" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
@@ -89,12 +92,14 @@ install:
 	$(RELEASE_BIN) --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/intervalpro.fish
 	install -Dm644 udev/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules
 	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
+	install -Dm644 systemd/intervalpro.service $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 
 ## uninstall: removes what `make install` put in place (with the same PREFIX and DESTDIR)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/intervalpro $(DESTDIR)$(MANDIR)/intervalpro.1 $(DESTDIR)$(MANDIR)/intervalpro.*.1
 	rm -f $(DESTDIR)$(BASHDIR)/intervalpro $(DESTDIR)$(ZSHDIR)/_intervalpro $(DESTDIR)$(FISHDIR)/intervalpro.fish
 	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
+	rm -f $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 	rm -rf $(DESTDIR)$(DATADIR)
 
 ## deb: a Debian package of the release binary (packaging/build-deb.sh); needs no Swift to install
@@ -109,8 +114,9 @@ test-package: deb
 ## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
 ## storage, CLI), the plan schema check, the fake org.bluez's own check, the FIT/TCX/jsonl
 ## exports checked by third-party decoders, workouts and activities made by other tools
-## (fit-tool, Garmin's FIT SDK), and the HTML report rendered in headless Chromium
-test: deps-test test-swift test-schema test-fakebluez test-exports test-formats test-report
+## (fit-tool, Garmin's FIT SDK), the HTML report rendered in headless Chromium, and the web
+## page (run --web, serve) driven in headless Chromium with its access rules
+test: deps-test test-swift test-schema test-fakebluez test-exports test-formats test-report test-web
 
 test-swift:
 	$(SWIFT) test
@@ -142,6 +148,18 @@ report-screenshot:
 	$(SWIFT) build --product intervalpro
 	$(TEST_PYTHON) Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
 
+## test-web: the web page (README, "The web page") in headless Chromium at phone size: the live view
+## against /api/state, pause, resume, next and finish from the page; the start page, history
+## and reports of `serve`; the token, cookie, Origin and Host rules; 20 WebSocket clients
+test-web:
+	$(SWIFT) build --product intervalpro
+	$(TEST_PYTHON) Tests/Web/check_web.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+
+## web-screenshot: the live page at phone size mid-session into docs/ (for the README)
+web-screenshot:
+	$(SWIFT) build --product intervalpro
+	$(TEST_PYTHON) Tests/Web/check_web.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/web-live.png
+
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
 ## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see README.md, "The real-stack test")
 e2e:
@@ -160,6 +178,11 @@ bench-history:
 ## notification (AcquireNotify, StartNotify, bleak), a 60 s run's CPU, RSS, wake-ups and latency
 bench-live: deps-test release
 	/usr/bin/python3 Benchmarks/live.py $(RELEASE_BIN) $(TEST_PYTHON)
+
+## bench-web: 20 WebSocket clients on the web page for 60 s of a real-time session, and none:
+## missed states, the server's CPU, peak and end RSS, and wake-ups
+bench-web: deps-test release
+	$(TEST_PYTHON) Benchmarks/web.py $(RELEASE_BIN)
 
 ## bench-audio: render cost per second of audio, speech synthesis, a 45-minute render-audio
 bench-audio:

@@ -71,21 +71,25 @@ check "bash completes 'intervalpro re<TAB>' to record, render-audio, replay, rep
     [ "$(printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " ")" = "record render-audio replay report " ]'
 check "the udev rule and the D-Bus policy are where the system reads them" inside sh -c \
     '[ -f /usr/lib/udev/rules.d/70-intervalpro-rfkill.rules ] && [ -f /usr/share/dbus-1/system.d/intervalpro-bluez.conf ]'
+check "the systemd user unit is where every user's systemd reads it, and runs a command the binary has" inside sh -c \
+    'grep -qx "ExecStart=intervalpro serve --listen 0.0.0.0:8417" /usr/lib/systemd/user/intervalpro.service && intervalpro serve --help | grep -q -- --listen'
 
 check "apt removes it (purge)" inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq intervalpro
 check "no file of the package is left" inside sh -c \
     'while read -r f; do [ -d "$f" ] || [ ! -e "$f" ] || { echo "left: $f"; exit 1; }; done < /tmp/files; [ ! -e /usr/share/intervalpro ]'
+check "the systemd user unit is gone" inside sh -c '[ ! -e /usr/lib/systemd/user/intervalpro.service ]'
 
 # make install and make uninstall with a local prefix, staged: everything goes, and comes back out.
 staged=$(mktemp -d)
 make --no-print-directory install PREFIX=/usr/local DESTDIR="$staged" >/dev/null
-check "make install PREFIX=/usr/local puts the binary, pages, completions, plans, udev rule and policy in place" \
+check "make install PREFIX=/usr/local puts the binary, pages, completions, plans, udev rule, policy and user unit in place" \
     test -x "$staged/usr/local/bin/intervalpro" -a -f "$staged/usr/local/share/man/man1/intervalpro.run.1" \
     -a -f "$staged/usr/local/share/bash-completion/completions/intervalpro" \
     -a -f "$staged/usr/local/share/zsh/vendor-completions/_intervalpro" \
     -a -f "$staged/usr/local/share/fish/vendor_completions.d/intervalpro.fish" \
     -a -f "$staged/usr/local/share/intervalpro/Plans/pyramid.json" \
-    -a -f "$staged/etc/udev/rules.d/70-intervalpro-rfkill.rules" -a -f "$staged/etc/dbus-1/system.d/intervalpro-bluez.conf"
+    -a -f "$staged/etc/udev/rules.d/70-intervalpro-rfkill.rules" -a -f "$staged/etc/dbus-1/system.d/intervalpro-bluez.conf" \
+    -a -f "$staged/usr/local/lib/systemd/user/intervalpro.service"
 check "the installed binary finds the example plans under its prefix" \
     sh -c "cd / && '$staged/usr/local/bin/intervalpro' plan check cadence-ladder | grep -q 'Cadence ladder'"
 make --no-print-directory uninstall PREFIX=/usr/local DESTDIR="$staged" >/dev/null

@@ -21,6 +21,9 @@ public final class LiveStateHub: Sendable {
         var nextReader = 0
         var commands: [UserCommand] = []
         var wake: (@Sendable () -> Void)?
+        /// Readers inside `forEachState`, and who waits for them to be done.
+        var delivering = 0
+        var drained: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -52,13 +55,51 @@ public final class LiveStateHub: Sendable {
         return stream
     }
 
-    /// Ends every reader's stream (the server is shutting down).
+    /// Calls `body` with every state from now on, until `stop` (or cancellation, or `body`
+    /// throwing); `stop(waitingUpTo:)` waits for such readers to have handed on what they had.
+    public func forEachState(_ body: (String) async throws -> Void) async rethrows {
+        let states = subscribe()
+        state.withLock { $0.delivering += 1 }
+        defer {
+            let waiting = state.withLock { state in
+                state.delivering -= 1
+                guard state.delivering == 0 else { return [CheckedContinuation<Void, Never>]() }
+                defer { state.drained.removeAll() }
+                return state.drained
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+        for await text in states { try await body(text) }
+    }
+
+    /// Ends every reader's stream (the session is over, the server is shutting down).
     public func stop() {
         let readers = state.withLock { state in
             defer { state.readers.removeAll() }
             return Array(state.readers.values)
         }
         for reader in readers { reader.finish() }
+    }
+
+    /// Ends every reader's stream, then waits until the readers in `forEachState` have
+    /// handed on what they had (the finished state) or `limit` passes.
+    public func stop(waitingUpTo limit: Duration) async {
+        stop()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    let done = self.state.withLock { state in
+                        if state.delivering == 0 { return true }
+                        state.drained.append(waiter)
+                        return false
+                    }
+                    if done { waiter.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Queues a command for the running session; false when none runs.

@@ -20,7 +20,7 @@ enum WebPage {
   .row { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
   #step-title { font-size: 1.8rem; font-weight: 700; }
   #step-number, .label { color: var(--dim); font-size: 1.1rem; }
-  #time-left { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
+  #time-left, #step-other { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
   .bar { height: 14px; background: #333; border-radius: 7px; overflow: hidden; }
   #progress { height: 100%; width: 0; background: #4a90e2; }
   #cadence { font-size: 3.6rem; font-weight: 700; font-variant-numeric: tabular-nums; }
@@ -52,7 +52,7 @@ enum WebPage {
   <section id="view-live" class="hidden">
     <div class="row"><span id="step-title">&nbsp;</span><span id="step-number"></span></div>
     <div class="row"><span class="label" id="plan-name"></span><span id="paused-badge" class="hidden">PAUSED</span></div>
-    <div id="time-left"></div>
+    <div id="time-left"></div><div id="step-other" class="hidden"></div>
     <div class="bar"><div id="progress"></div></div>
     <div class="row" style="margin-top: 14px"><span><span id="cadence">--</span> <span class="label">spm</span></span><span class="label" id="zone-text"></span></div>
     <div class="scale" id="scale"><div id="zone-band"></div><div id="target-mark"></div><div id="you-mark" class="hidden"></div></div>
@@ -125,6 +125,7 @@ function render(s) {
     $("step-title").textContent = "Finished";
     $("step-number").textContent = "";
     $("time-left").textContent = "";
+    $("step-other").classList.add("hidden");
     $("progress").style.width = "100%";
     const pct = s.summary && s.summary.totals.in_zone_pct;
     $("summary-in-zone").textContent = pct == null ? "--" : pct.toFixed(1) + "%";
@@ -138,7 +139,11 @@ function render(s) {
   const step = s.step;
   $("step-title").textContent = step.title;
   $("step-number").textContent = step.number + " / " + step.count;
-  $("time-left").textContent = step.end === "time" ? clock(step.timeLeft) : step.end === "distance" ? Math.round(step.distanceLeft) + " m" : clock(step.elapsed);
+  // time-left holds a countdown only; distance and open steps say what they count.
+  $("time-left").textContent = step.end === "time" ? clock(step.timeLeft) : "";
+  $("time-left").classList.toggle("hidden", step.end !== "time");
+  $("step-other").classList.toggle("hidden", step.end === "time");
+  $("step-other").textContent = step.end === "distance" ? Math.round(step.distanceLeft) + " m left" : step.end === "open" ? clock(step.elapsed) + " so far" : "";
   $("progress").style.width = step.progress == null ? "0" : (step.progress * 100) + "%";
   $("cadence").textContent = s.cadence == null ? "--" : String(s.cadence);
   const advice = $("advice");

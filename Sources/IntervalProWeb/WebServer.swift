@@ -112,8 +112,11 @@ public struct WebServer: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { for try await _ in inbound {} }
                 group.addTask {
-                    for await state in hub.subscribe().cancelOnGracefulShutdown() {
-                        try await outbound.write(.text(state))
+                    // A server stopping (SIGTERM) ends the readers, so their connections close.
+                    try await withGracefulShutdownHandler {
+                        try await hub.forEachState { try await outbound.write(.text($0)) }
+                    } onGracefulShutdown: {
+                        hub.stop()
                     }
                 }
                 try await group.next()

@@ -33,12 +33,12 @@ enum WebServing {
                 try Task.checkCancellation()
                 return try await SessionLauncher.run(request, hub: hub)
             }
-            defer {
-                hub.stop()
-                group.cancelAll()
-            }
+            defer { group.cancelAll() }
             while let result = try await group.next() {
-                if let outcome = result { return outcome }
+                guard let outcome = result else { continue }
+                // The pages see the finished state before the server goes.
+                await hub.stop(waitingUpTo: .seconds(2))
+                return outcome
             }
             throw Failure("the web server stopped", status: .software)
         }

@@ -1,0 +1,1073 @@
+#!/usr/bin/env python3
+"""The web page and its API (README, "The web page"), against the built binary.
+
+1. `run --web` on loopback, in headless Chromium at phone size: the live view shows what
+   /api/state says; Pause, Resume, Next and Finish work from the page; the summary appears.
+2. `serve` on loopback: plans (examples and the user's folder) and recordings are listed; a
+   session is started from the start page, finished from the page, and then listed in the
+   history view with a working report link; bad session requests are refused.
+3. The access rules: `serve` on 0.0.0.0 (reached through 127.0.0.1 only) wants the token on
+   every route, takes it as a bearer token or a cookie set by `?token=`, refuses foreign
+   origins; a loopback server refuses foreign Host headers; oversized, malformed, unknown
+   and non-JSON requests are refused while a session keeps running.
+4. 20 WebSocket clients through an 8 s 10x replay see every state (no gap in `seq`) and the
+   same last state. (Benchmarks/web.py is the 60 s version, with the server's costs.)
+
+Every run has its own XDG folders; nothing is sent anywhere but 127.0.0.1.
+
+Usage: check_web.py PATH/TO/intervalpro [SCREENSHOT.png]
+  With SCREENSHOT, the live page mid-session at phone size is also written there.
+"""
+import asyncio
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from checks import ROOT, Tally  # noqa: E402
+
+# Selenium must not fetch drivers or browsers, nor report anything: the Debian ones are used.
+os.environ["SE_OFFLINE"] = "true"
+os.environ["SE_AVOID_STATS"] = "true"
+
+tally = Tally("web")
+check = tally.check
+
+PHONE = (412, 915)
+# Waiting is bounded but generous: a loaded two-core machine is slow, not wrong.
+START_TIMEOUT = 30
+WAIT = 20
+STATE_IDS = ["step-title", "step-number", "time-left", "cadence", "advice", "heart-rate", "in-zone", "session-time"]
+BUTTON_IDS = ["btn-pause", "btn-next", "btn-finish"]
+USER_PLAN = {
+    "name": "Web check plan",
+    "description": "Written by Tests/Web/check_web.py into the user's plan folder.",
+    "steps": [
+        {"kind": "warmup", "duration": "2:00", "cadence": 160},
+        {"kind": "work", "duration": "3:00", "cadence": 170, "label": "Web check work"},
+    ],
+}
+
+
+# ---------------------------------------------------------------- processes and HTTP
+
+def free_port(host="127.0.0.1"):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """An intervalpro process serving the page, with its own XDG folders, until `stop`."""
+
+    def __init__(self, binary, folder, arguments, port, data=None):
+        self.folder = folder
+        self.port = port
+        self.config = os.path.join(folder, "config")
+        self.data = data or os.path.join(folder, "data")
+        os.makedirs(self.config, exist_ok=True)
+        os.makedirs(self.data, exist_ok=True)
+        self.env = dict(os.environ, XDG_CONFIG_HOME=self.config, XDG_DATA_HOME=self.data)
+        self.arguments = arguments
+        self.binary = binary
+        self.lines = []
+        self.url = None
+        self.process = None
+
+    def start(self):
+        out = open(os.path.join(self.folder, "stdout.txt"), "ab")
+        self.process = subprocess.Popen([self.binary, *self.arguments], cwd=ROOT, env=self.env,
+                                        stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+        out.close()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        deadline = time.monotonic() + START_TIMEOUT
+        listening = False
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if not listening:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    listening = True
+                except OSError:
+                    pass
+            for line in list(self.lines):
+                found = re.search(r"intervalpro: web page at (http://\S+)", line)
+                if found:
+                    self.url = found.group(1)
+            if listening and self.url:
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"`intervalpro {' '.join(self.arguments)}` did not start listening on {self.port} "
+                           f"(exit {self.process.poll()}): {self.stderr()[-1500:]}")
+
+    def _read_stderr(self):
+        for raw in self.process.stderr:
+            self.lines.append(raw.decode("utf-8", "replace"))
+
+    def stderr(self):
+        return "".join(self.lines)
+
+    def stop(self):
+        """Ctrl-C, then kill if it lingers; the exit status."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def request(port, method, path, body=None, headers=None, timeout=15):
+    """(status, headers as a lower-cased dict, body bytes); never follows redirects."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            headers = {"Content-Type": "application/json", **(headers or {})}
+        elif isinstance(body, str):
+            body = body.encode()
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+    finally:
+        connection.close()
+
+
+def get_json(port, path, headers=None):
+    status, _, data = request(port, "GET", path, headers=headers)
+    if status != 200:
+        raise RuntimeError(f"GET {path}: {status} {data[:300]!r}")
+    return json.loads(data)
+
+
+def post_json(port, path, value, headers=None):
+    status, _, data = request(port, "POST", path, body=value, headers=headers)
+    try:
+        parsed = json.loads(data) if data else None
+    except ValueError:
+        parsed = None
+    return status, parsed, data
+
+
+def state_of(port, headers=None):
+    return get_json(port, "/api/state", headers)
+
+
+def wait_until(condition, timeout=WAIT, every=0.1):
+    """The first truthy value of condition(), or None after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except Exception:  # noqa: BLE001 - not there yet (no answer, no element): wait on
+            value = None
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(every)
+
+
+def wait_state(port, predicate, timeout=WAIT, headers=None):
+    return wait_until(lambda: (lambda s: s if predicate(s) else None)(state_of(port, headers)), timeout)
+
+
+def advancing(port, before, headers=None):
+    """The session still runs and publishes: a later state, still running, or None."""
+    return wait_state(port, lambda s: s.get("status") == "running" and s["seq"] > before["seq"]
+                      and s["sessionTime"] > before["sessionTime"], 10, headers)
+
+
+# Hummingbird's WebSocket layer answers every refused upgrade with 400, no body and the
+# connection closed (README, "Access"): what matters is that nothing is upgraded or said.
+REFUSED_UPGRADE = 400
+
+
+def refused_upgrade(status, data):
+    return status == REFUSED_UPGRADE and not data
+
+
+def websocket_status(port, headers=None):
+    """The status the WebSocket upgrade at /api/live is answered with, and the body."""
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    status, _, data = request(port, "GET", "/api/live", headers={**upgrade, **(headers or {})})
+    return status, data
+
+
+def ws_connect(url, headers=None):
+    from websockets.asyncio.client import connect
+    return connect(url, additional_headers=headers, open_timeout=WAIT, close_timeout=5, max_size=2 ** 22,
+                   ping_interval=None)
+
+
+class Recorder:
+    """Every state /api/live sends, read in the background until the server closes it."""
+
+    def __init__(self, port):
+        self.states = []
+        self.url = f"ws://127.0.0.1:{port}/api/live"
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._read()), daemon=True)
+        self.thread.start()
+
+    async def _read(self):
+        try:
+            async with ws_connect(self.url) as ws:
+                async for text in ws:
+                    self.states.append(json.loads(text))
+        except Exception:  # noqa: BLE001 - the server went away: what was read stays
+            pass
+
+    def finished(self):
+        return next((s for s in reversed(self.states) if s.get("status") == "finished"), None)
+
+
+def error_body(data):
+    """The body is {"error": "..."} and nothing else."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and list(value) == ["error"] and isinstance(value["error"], str)
+
+
+def clock_seconds(text):
+    """'1:05' -> 65, '1:02:03' -> 3723; None when not m:ss."""
+    if not re.fullmatch(r"\d+(:\d\d)+", text):
+        return None
+    total = 0
+    for part in text.split(":"):
+        total = total * 60 + int(part)
+    return total
+
+
+def number_in(text):
+    found = re.search(r"-?\d+(\.\d+)?", text or "")
+    return float(found.group(0)) if found else None
+
+
+def decimals(text):
+    found = re.search(r"-?\d+(?:\.(\d+))?", text or "")
+    return len(found.group(1) or "") if found else 0
+
+
+def agrees(text, value):
+    """A shown figure agrees with a value when it is the value rounded as shown."""
+    shown = number_in(text)
+    return shown is not None and value is not None and abs(shown - value) <= 0.5 * 10 ** -decimals(text) + 1e-6
+
+
+def serve_arguments(binary):
+    """serve's arguments for a quiet, unsaved-audio server: sound options if serve has them."""
+    try:
+        text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        text = ""
+    extra = []
+    if "--metronome" in text:
+        extra += ["--metronome", "off"]
+    if "--no-voice" in text:
+        extra += ["--no-voice"]
+    return extra
+
+
+# ---------------------------------------------------------------- the browser
+
+def browser(folder):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                     "--no-default-browser-check", "--hide-scrollbars", f"--window-size={PHONE[0]},{PHONE[1]}",
+                     f"--user-data-dir={os.path.join(folder, 'chromium-profile')}",
+                     # Nothing leaves loopback: no background fetches, and a dead proxy for the rest
+                     # (Chromium never sends loopback addresses through a proxy).
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+                     "--disable-default-apps", "--proxy-server=http://127.0.0.1:9"]:
+        options.add_argument(argument)
+    # A phone's screen: headless Chromium keeps windows at least 500 px wide, emulation does not.
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {
+        "width": PHONE[0], "height": PHONE[1], "pixelRatio": 1.0, "mobile": True, "touch": True}})
+    service = Service(executable_path=shutil.which("chromedriver"), log_output=os.path.join(folder, "chromedriver.log"))
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(30)
+    return driver
+
+
+READ_DOM = """
+const ids = arguments[0], out = {};
+for (const id of ids) { const e = document.getElementById(id); out[id] = e ? e.textContent.trim() : null; }
+const clock = document.getElementById('session-time');
+out['data-seconds'] = clock ? clock.getAttribute('data-seconds') : null;
+const pause = document.getElementById('btn-pause');
+out['btn-pause'] = pause ? pause.textContent.trim() : null;
+return out;
+"""
+
+
+def fits_phone(driver):
+    """The page is laid out at the phone's width (a viewport meta tag) and does not scroll sideways."""
+    return driver.execute_script(
+        "const e = document.documentElement; return e.clientWidth === arguments[0] && e.scrollWidth <= e.clientWidth",
+        PHONE[0])
+
+
+def read_dom(driver):
+    return driver.execute_script(READ_DOM, STATE_IDS)
+
+
+def click(driver, element_id):
+    """Clicks a button; accepts a confirm() it may raise."""
+    from selenium.common.exceptions import NoAlertPresentException
+    driver.find_element("id", element_id).click()
+    deadline = time.monotonic() + 0.7
+    while time.monotonic() < deadline:
+        try:
+            driver.switch_to.alert.accept()
+            return
+        except NoAlertPresentException:
+            time.sleep(0.05)
+
+
+def dom_wait(driver, condition, timeout=WAIT):
+    """The first truthy condition(dom), or None."""
+    return wait_until(lambda: (lambda d: d if condition(d) else None)(read_dom(driver)), timeout)
+
+
+def step_pair(dom):
+    found = re.fullmatch(r"(\d+)\s*/\s*(\d+)", dom.get("step-number") or "")
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def disagreements(dom, states, strict):
+    """How the DOM differs from what the states say. Each figure may come from any one of the
+    states (fetched around the DOM read); `strict` asks for exact figures of the one state."""
+    problems = []
+
+    def either(name, ok):
+        if not any(ok(s) for s in states):
+            problems.append(f"{name} {dom.get(name)!r}")
+
+    def step(s):
+        return s.get("step") or {}
+
+    either("step-title", lambda s: dom["step-title"] == step(s).get("title"))
+    either("step-number", lambda s: step_pair(dom) == (step(s).get("number"), step(s).get("count")))
+    slack = 0 if strict else 1
+
+    def time_left(s):
+        if step(s).get("end") != "time":
+            return dom["time-left"] == ""
+        shown = clock_seconds(dom["time-left"])
+        return shown is not None and abs(shown - step(s)["timeLeft"]) <= slack
+    either("time-left", time_left)
+
+    def cadence(s):
+        if s.get("cadence") is None:
+            return dom["cadence"] == "--"
+        return re.fullmatch(r"\d+", dom["cadence"] or "") is not None and \
+            abs(int(dom["cadence"]) - s["cadence"]) <= (0 if strict else 3)
+    either("cadence", cadence)
+    either("advice", lambda s: bool(s.get("advice")) and s["advice"]["text"].lower() in dom["advice"].lower())
+
+    def heart_rate(s):
+        if s.get("heartRate") is None:
+            return number_in(dom["heart-rate"]) is None
+        shown = number_in(dom["heart-rate"])
+        return shown is not None and abs(shown - s["heartRate"]) <= (0 if strict else 3)
+    either("heart-rate", heart_rate)
+
+    def in_zone(s):
+        if s.get("inZonePercent") is None:
+            return number_in(dom["in-zone"]) is None
+        return agrees(dom["in-zone"], s["inZonePercent"]) or \
+            (not strict and abs((number_in(dom["in-zone"]) or -99) - s["inZonePercent"]) <= 1)
+    either("in-zone", in_zone)
+
+    def seconds(s):
+        try:
+            return abs(float(dom["data-seconds"]) - s["sessionTime"]) <= (1.0 if strict else 1.5)
+        except (TypeError, ValueError):
+            return False
+    either("data-seconds", seconds)
+    return problems
+
+
+def compare_with_api(driver, port, strict, attempts=4):
+    """Reads the DOM between two fetches of /api/state until they agree; the problems left."""
+    problems = ["never compared"]
+    for _ in range(attempts):
+        before = state_of(port)
+        dom = read_dom(driver)
+        after = state_of(port)
+        if strict and before["seq"] != after["seq"]:
+            problems = [f"state changed while paused: seq {before['seq']} -> {after['seq']}"]
+            time.sleep(0.3)
+            continue
+        problems = disagreements(dom, [before, after], strict)
+        if not problems:
+            return []
+        problems = problems + [f"(states {before.get('step')} / {after.get('step')} cadence "
+                               f"{before.get('cadence')}/{after.get('cadence')})"]
+        time.sleep(0.3)
+    return problems
+
+
+# ---------------------------------------------------------------- 1. run --web in the browser
+
+def live_page(binary, scratch, screenshot_copy):
+    folder = os.path.join(scratch, "run-web")
+    os.makedirs(folder)
+    driver = browser(folder)  # before the session starts: the warm-up lasts 60 s at 10x
+    port = free_port()
+    server = Server(binary, folder, ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl",
+                                     "--speed", "10", "--web", f"127.0.0.1:{port}",
+                                     "--metronome", "off", "--no-voice", "--no-save"], port)
+    try:
+        server.start()
+        recorder = Recorder(port)
+        check(server.url.rstrip("/") == f"http://127.0.0.1:{port}" and "token" not in server.url,
+              f"run --web on loopback prints its address without a token: {server.url}")
+        driver.get(f"http://127.0.0.1:{port}/")
+        shown = dom_wait(driver, lambda d: d.get("step-title"))
+        check(shown is not None, f"the live view shows a step title within {WAIT} s: {read_dom(driver)}")
+        dom = read_dom(driver)
+        missing = [i for i in STATE_IDS + ["btn-pause"] if dom.get(i) is None] + \
+            [i for i in BUTTON_IDS + ["summary"] if not driver.find_elements("id", i)]
+        check(not missing, f"the page has every element the check reads; missing: {missing}")
+        if missing or shown is None:
+            return
+        check(not driver.find_element("id", "summary").is_displayed(), "the summary is hidden while the session runs")
+        check(fits_phone(driver),
+              f"the live view fits a {PHONE[0]} px wide phone (no sideways scrolling)")
+
+        problems = compare_with_api(driver, port, strict=False)
+        check(not problems, f"the live view shows what /api/state says: {problems}")
+        dom = read_dom(driver)
+        check(step_pair(dom) is not None, f"step number reads 'N / COUNT': {dom['step-number']!r}")
+        check(clock_seconds(dom["time-left"]) is not None, f"time left reads m:ss on a time step: {dom['time-left']!r}")
+        check(re.fullmatch(r"\d+|--", dom["cadence"] or "") is not None,
+              f"cadence is whole steps per minute or --: {dom['cadence']!r}")
+        check(dom["btn-pause"] == "Pause", f"the pause button reads Pause while running: {dom['btn-pause']!r}")
+
+        shot = os.path.join(folder, "live.png")
+        driver.save_screenshot(shot)
+        with open(shot, "rb") as f:
+            header = f.read(24)
+        check(header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == PHONE[0],
+              f"a {PHONE[0]} px wide screenshot of the live view")
+        if screenshot_copy:
+            shutil.copyfile(shot, screenshot_copy)
+
+        plans = get_json(port, "/api/plans").get("plans", [])
+        plan_id = next((p["id"] for p in plans if p.get("name") == "Cadence ladder"), "cadence-ladder")
+        status, body, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate"})
+        check(status == 409, f"run --web refuses to start another session with 409: {status} {body}")
+
+        # Pause from the page.
+        click(driver, "btn-pause")
+        paused = wait_state(port, lambda s: s.get("paused") is True)
+        check(paused is not None, "Pause on the page pauses the session (/api/state paused)")
+        check(dom_wait(driver, lambda d: d["btn-pause"] == "Resume") is not None,
+              f"the pause button reads Resume while paused: {read_dom(driver)['btn-pause']!r}")
+        if paused:
+            time.sleep(0.3)
+            first = state_of(port)
+            time.sleep(1.5)
+            second = state_of(port)
+            check(second["paused"] and second["sessionTime"] == first["sessionTime"],
+                  f"session time stands still while paused: {first['sessionTime']} -> {second['sessionTime']}")
+            first_dom = read_dom(driver)
+            time.sleep(1.0)
+            second_dom = read_dom(driver)
+            check(first_dom["data-seconds"] == second_dom["data-seconds"] and
+                  first_dom["time-left"] == second_dom["time-left"],
+                  f"the page's clock stands still while paused: {first_dom['data-seconds']} -> "
+                  f"{second_dom['data-seconds']}, {first_dom['time-left']} -> {second_dom['time-left']}")
+
+            async def first_frame():
+                async with ws_connect(f"ws://127.0.0.1:{port}/api/live") as ws:
+                    return json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+            frame = asyncio.run(first_frame())
+            current = state_of(port)
+            check(frame.get("paused") is True and frame["seq"] <= current["seq"] and frame["seq"] >= second["seq"],
+                  f"/api/live sends the current state at once, with nothing changing (paused): seq {frame.get('seq')}")
+            problems = compare_with_api(driver, port, strict=True)
+            if problems and problems[0].startswith("state changed while paused"):
+                # Sensors may still report while paused: then compare as while running.
+                problems = compare_with_api(driver, port, strict=False)
+            check(not problems, f"paused, the live view shows exactly what /api/state says: {problems}")
+
+        # Resume.
+        before = state_of(port)
+        click(driver, "btn-pause")
+        resumed = wait_state(port, lambda s: s.get("paused") is False and s["sessionTime"] > before["sessionTime"])
+        check(resumed is not None, "Resume on the page: the session time runs again")
+        check(dom_wait(driver, lambda d: d["btn-pause"] == "Pause") is not None,
+              f"the pause button reads Pause again: {read_dom(driver)['btn-pause']!r}")
+        dom_before = read_dom(driver)
+        check(dom_wait(driver, lambda d: d["data-seconds"] != dom_before["data-seconds"]) is not None,
+              "the page's clock runs again")
+
+        # Next.
+        number = state_of(port)["step"]["number"]
+        click(driver, "btn-next")
+        moved = wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
+        check(moved is not None and moved["step"]["number"] == number + 1,
+              f"Next on the page: step {number} -> {moved and moved['step']['number']} in /api/state")
+        check(dom_wait(driver, lambda d: step_pair(d) and step_pair(d)[0] == number + 1) is not None,
+              f"Next on the page: the page shows step {number + 1}: {read_dom(driver)['step-number']!r}")
+
+        # Finish.
+        click(driver, "btn-finish")
+
+        def finished_state():
+            # run --web ends when its session does: the finished state may only be on the WebSocket.
+            if server.process.poll() is None:
+                try:
+                    answer = state_of(port)
+                    if answer.get("status") == "finished":
+                        return answer
+                except (OSError, RuntimeError, http.client.HTTPException):
+                    pass
+            return recorder.finished()
+        finished = wait_until(finished_state)
+        check(finished is not None, "Finish on the page: the finished state comes on /api/state or /api/live "
+              f"(run --web exited {server.process.poll()}; last state on the WebSocket: "
+              f"{recorder.states and {k: recorder.states[-1].get(k) for k in ('seq', 'status')}})")
+        visible = wait_until(lambda: driver.find_element("id", "summary").is_displayed())
+        check(visible is not None, "the summary appears on the page")
+        if finished and visible:
+            summary = finished.get("summary") or {}
+            check(summary.get("summary_version") == 1 and summary.get("plan") == "Cadence ladder"
+                  and summary.get("completed") is False,
+                  f"the finished state holds the JSON summary (version 1, the plan, not completed): "
+                  f"{ {k: summary.get(k) for k in ('summary_version', 'plan', 'completed')} }")
+            check(finished.get("sessionId") is None, f"--no-save: sessionId is null: {finished.get('sessionId')}")
+            elements = driver.find_elements("id", "summary-in-zone")
+            text = elements[0].text.strip() if elements else None
+            total = (summary.get("totals") or {}).get("in_zone_pct")
+            check(text is not None and agrees(text, total),
+                  f"the summary's in-zone figure on the page ({text!r}) is the summary's ({total})")
+    finally:
+        driver.quit()
+        code = server.stop()
+        check(code in (0, -signal.SIGINT, 130), f"run --web exits cleanly after Finish: {code} {server.stderr()[-500:]}")
+
+
+# ---------------------------------------------------------------- 2. serve: start page and history
+
+def start_page(binary, scratch):
+    folder = os.path.join(scratch, "serve")
+    os.makedirs(folder)
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    plans_folder = os.path.join(server.config, "intervalpro", "plans")
+    os.makedirs(plans_folder)
+    with open(os.path.join(plans_folder, "web-check.json"), "w") as f:
+        json.dump(USER_PLAN, f)
+    driver = None
+    try:
+        server.start()
+        check(server.url.rstrip("/") == f"http://127.0.0.1:{port}" and "token" not in server.url,
+              f"serve on loopback prints its address without a token: {server.url}")
+        idle = state_of(port)
+        check(idle.get("status") == "idle" and sorted(idle) == ["seq", "status"],
+              f"before any session /api/state is only seq and status idle: {idle}")
+        status, body, _ = post_json(port, "/api/command", {"command": "pause"})
+        check(status == 409 and body is not None and error_body(json.dumps(body)),
+              f"a command with no session running: 409 and an error: {status} {body}")
+        status, _, _ = request(port, "GET", "/sessions/1/report")
+        check(status == 404, f"the report of a session that does not exist: 404, got {status}")
+        sessions = get_json(port, "/api/sessions")
+        check(sessions == {"sessions": []}, f"a new store lists no sessions: {sessions}")
+
+        plans = get_json(port, "/api/plans").get("plans", [])
+        by_name = {p.get("name"): p for p in plans}
+        examples = sorted(p.get("name") for p in plans if p.get("folder") == "examples")
+        check(examples == ["Cadence ladder", "Cadence pyramid", "First cadence session", "Long steady run",
+                           "Metronome intervals"], f"/api/plans lists the example plans: {examples}")
+        mine = by_name.get(USER_PLAN["name"], {})
+        check(mine.get("folder") == "mine" and mine.get("steps") == 2 and mine.get("duration") == 300,
+              f"/api/plans lists the user's plan (folder mine, 2 steps, 300 s): {mine}")
+        ladder = by_name.get("Cadence ladder", {})
+        check(ladder.get("steps") == 15 and ladder.get("duration") == 2220,
+              f"the cadence ladder: 15 steps (repeats expanded), 2220 s: {ladder}")
+        steady = by_name.get("Long steady run", {})
+        check("duration" in steady and steady.get("duration") is None,
+              f"a plan with an open step has duration null: {steady}")
+        check(all({"id", "name", "folder", "steps", "duration"} <= set(p) for p in plans) and
+              len({p.get("id") for p in plans}) == len(plans),
+              "every plan has id, name, folder, steps, duration; ids differ")
+
+        recordings = get_json(port, "/api/recordings").get("recordings", [])
+
+        def flat(text):
+            return re.sub(r"[^a-z0-9]", "", str(text).lower())
+        bundled = ["cadence-ladder", "first-cadence-session", "long-steady-run", "pyramid"]
+        listed = [r for r in recordings if all(k in r for k in ("id", "name"))]
+        found = [b for b in bundled if any(flat(b) in flat(r["id"]) + "|" + flat(r["name"]) for r in listed)]
+        check(found == bundled and len(listed) == len(recordings),
+              f"/api/recordings lists the bundled recordings with id and name: {recordings}")
+        recording = next((r for r in listed if "cadenceladder" in flat(r["id"]) + flat(r["name"])), None)
+
+        # Session requests that are refused leave the server idle.
+        ladder_id = ladder.get("id")
+        rec_id = recording and recording["id"]
+        for value, expected, what in [
+            ({"plan": "no-such-plan", "source": "simulate"}, 404, "an unknown plan"),
+            ({"plan": ladder_id, "source": "recording", "recording": "no-such-recording"}, 404, "an unknown recording"),
+            ({"plan": ladder_id, "source": "simulate", "speed": 0}, 400, "speed 0"),
+            ({"plan": ladder_id, "source": "simulate", "speed": 101}, 400, "speed 101"),
+            ({"plan": ladder_id, "source": "simulate", "recording": rec_id}, 400, "a recording with source simulate"),
+            ({"plan": ladder_id, "source": "live", "speed": 10}, 400, "a speed with source live"),
+            ({"plan": ladder_id, "source": "teleport"}, 400, "an unknown source"),
+            ({"source": "simulate"}, 400, "no plan"),
+        ]:
+            status, body, _ = post_json(port, "/api/sessions", value)
+            check(status == expected and body is not None and list(body) == ["error"],
+                  f"POST /api/sessions with {what}: {expected} and an error, got {status} {body}")
+            if status == 201:
+                post_json(port, "/api/command", {"command": "finish"})
+                wait_state(port, lambda s: s.get("status") != "running")
+
+        # The start page.
+        driver = browser(folder)
+        driver.get(f"http://127.0.0.1:{port}/")
+        from selenium.webdriver.support.ui import Select
+        if wait_until(lambda: driver.find_element("id", "plan").is_displayed(), 5) is None:
+            # A session finished before: its summary shows, with a link to a new one.
+            for link in driver.find_elements("id", "summary-new"):
+                link.click()
+        plan_element = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(driver.find_element("id", "plan")))
+        check(plan_element is not None, "the start page has the plan choice (id plan)")
+        if plan_element is None:
+            return
+        wait_until(lambda: USER_PLAN["name"] in plan_element.text and "Cadence ladder" in plan_element.text)
+        check(USER_PLAN["name"] in plan_element.text and "Cadence ladder" in plan_element.text,
+              f"the start page lists the examples and the user's plan: {plan_element.text[:300]!r}")
+        check(fits_phone(driver),
+              f"the start page fits a {PHONE[0]} px wide phone")
+        if plan_element.tag_name == "select":
+            choice = Select(plan_element)
+            values = [o.get_attribute("value") for o in choice.options]
+            if ladder_id in values:
+                choice.select_by_value(ladder_id)
+            else:
+                choice.select_by_visible_text(next(o.text for o in choice.options if "Cadence ladder" in o.text))
+        else:
+            radios = plan_element.find_elements("css selector", f"input[type=radio][value='{ladder_id}']")
+            if radios:
+                radios[0].click()
+            else:
+                plan_element.find_element("xpath", ".//label[contains(., 'Cadence ladder')]").click()
+        sources = Select(driver.find_element("id", "source"))
+        values = sorted(o.get_attribute("value") for o in sources.options)
+        check(values == ["live", "recording", "simulate"], f"the source choice offers live, simulate, recording: {values}")
+        sources.select_by_value("recording")
+        recording_element = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(
+            driver.find_element("id", "recording")), 5)
+        check(recording_element is not None, "choosing source recording shows the recording choice")
+        Select(driver.find_element("id", "recording")).select_by_value(rec_id)
+        speed = driver.find_element("id", "speed")
+        if not speed.is_displayed():
+            speed = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(driver.find_element("id", "speed")), 5)
+        speed.clear()
+        speed.send_keys("10")
+        check(speed.get_attribute("value") == "10", f"the speed field takes 10: {speed.get_attribute('value')!r}")
+        click(driver, "btn-start")
+        shown = dom_wait(driver, lambda d: d.get("step-title"))
+        check(shown is not None, f"Start shows the live view with a step title: {read_dom(driver)}")
+        running = wait_state(port, lambda s: s.get("status") == "running")
+        check(running is not None and running.get("plan") == "Cadence ladder",
+              f"the session started from the page runs the chosen plan: {running and running.get('plan')}")
+        if running is None:
+            return
+        first = running
+        started = time.monotonic()
+        later = wait_state(port, lambda s: s["sessionTime"] >= first["sessionTime"] + 10, 30)
+        if later:
+            rate = (later["sessionTime"] - first["sessionTime"]) / (time.monotonic() - started)
+            check(rate > 2, f"the page's speed 10 reached the session: {rate:.1f} s of session per second")
+        else:
+            check(False, "the session started from the page advances 10 s of session time")
+        status, body, _ = post_json(port, "/api/sessions", {"plan": ladder_id, "source": "simulate"})
+        check(status == 409, f"POST /api/sessions while one runs: 409, got {status} {body}")
+
+        click(driver, "btn-finish")
+        finished = wait_state(port, lambda s: s.get("status") == "finished")
+        check(finished is not None and isinstance(finished.get("sessionId"), int),
+              f"finished from the page, and saved: sessionId {finished and finished.get('sessionId')}")
+        check(wait_until(lambda: driver.find_element("id", "summary").is_displayed()) is not None,
+              "the summary appears after Finish")
+        if finished is None:
+            return
+        session_id = finished.get("sessionId")
+        sessions = get_json(port, "/api/sessions").get("sessions", [])
+        listed = sessions[0] if sessions else {}
+        fields = ["id", "startedAt", "plan", "source", "duration", "inZonePercent", "status", "report"]
+        check(len(sessions) == 1 and sorted(listed) == sorted(fields),
+              f"/api/sessions lists the session with {fields}: {sessions}")
+        check(listed.get("id") == session_id and listed.get("plan") == "Cadence ladder" and
+              listed.get("report") == f"/sessions/{session_id}/report",
+              f"the listed session is the one finished, its report at /sessions/ID/report: {listed}")
+
+        driver.get(f"http://127.0.0.1:{port}/history")
+        link = wait_until(lambda: [a for a in driver.find_elements("css selector", "a[href]")
+                                   if re.search(r"/sessions/\d+/report$", a.get_attribute("href") or "")])
+        check(link is not None, "the history view links to the session's report")
+        check("Cadence ladder" in driver.find_element("tag name", "body").text, "the history view names the plan")
+        if link:
+            href = link[0].get_attribute("href")
+            path = re.sub(r"^http://[^/]+", "", href)
+            check(path == f"/sessions/{session_id}/report", f"the link is the session's report: {href}")
+            status, headers, data = request(port, "GET", path)
+            check(status == 200 and headers.get("content-type", "").startswith("text/html") and b"<svg" in data
+                  and b"Cadence ladder" in data,
+                  f"the report link answers 200 with the HTML report: {status} {headers.get('content-type')}")
+
+        # An open step: no time left on the page.
+        steady_id = steady.get("id")
+        status, body, _ = post_json(port, "/api/sessions", {"plan": steady_id, "source": "simulate", "speed": 10})
+        check(status == 201, f"POST /api/sessions for the long steady run: 201, got {status} {body}")
+        driver.get(f"http://127.0.0.1:{port}/")
+        if status == 201 and wait_state(port, lambda s: s.get("status") == "running"):
+            for _ in range(2):
+                number = state_of(port)["step"]["number"]
+                post_json(port, "/api/command", {"command": "next"})
+                wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
+            open_step = wait_state(port, lambda s: (s.get("step") or {}).get("end") == "open")
+            check(open_step is not None and open_step["step"]["timeLeft"] is None,
+                  f"the long steady run's last step is open, timeLeft null: {open_step and open_step['step']}")
+            shown = dom_wait(driver, lambda d: d.get("step-title") == (open_step or {}).get("step", {}).get("title"))
+            check(shown is not None and shown["time-left"] == "",
+                  f"an open step shows no time left: {shown and shown['time-left']!r}")
+            post_json(port, "/api/command", {"command": "finish"})
+            wait_state(port, lambda s: s.get("status") == "finished")
+        driver.quit()
+        driver = None
+
+        loopback_rules(port, ladder_id)
+        sessions = get_json(port, "/api/sessions").get("sessions", [])
+        ids = [s.get("id") for s in sessions]
+        check(len(ids) == 3 and ids == sorted(ids, reverse=True) and ids[-1] == session_id,
+              f"/api/sessions lists the three sessions, newest first: {ids}")
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.stop()
+
+
+# ---------------------------------------------------------------- 3. access rules
+
+def loopback_rules(port, plan_id):
+    """On a loopback server: foreign Host headers and origins are refused; bad POSTs are
+    refused while the session keeps running."""
+    for host in [f"evil.example:{port}", "evil.example"]:
+        for path in ["/", "/api/state"]:
+            status, _, data = request(port, "GET", path, headers={"Host": host})
+            check(status == 403 and b"Cadence" not in data, f"loopback, GET {path} with Host {host}: 403, got {status}")
+    status, _, _ = request(port, "GET", "/api/state", headers={"Host": f"localhost:{port}"})
+    check(status == 200, f"loopback, Host localhost:{port}: 200, got {status}")
+    status, data = websocket_status(port, {"Host": f"evil.example:{port}"})
+    check(refused_upgrade(status, data), f"loopback, WebSocket upgrade with Host evil.example: refused, got {status}")
+
+    status, body, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 10},
+                                {"Origin": f"http://127.0.0.1:{port}"})
+    check(status == 201 and body == {"started": True},
+          f"POST /api/sessions simulate at 10x: 201 started, got {status} {body}")
+    running = wait_state(port, lambda s: s.get("status") == "running")
+    if running is None:
+        check(False, "the simulated session runs")
+        return
+    status, _, data = request(port, "POST", "/api/command", body=json.dumps({"command": "pause"}).encode(),
+                              headers={"Content-Type": "application/json", "Origin": "http://evil.example"})
+    check(status == 403 and error_body(data),
+          f"loopback, POST with Origin http://evil.example: 403, got {status} {data[:200]!r}")
+    status, data = websocket_status(port, {"Origin": "http://evil.example"})
+    check(refused_upgrade(status, data), f"loopback, WebSocket upgrade with Origin http://evil.example: refused, got {status}")
+    check(not state_of(port)["paused"], "the refused pause did not pause")
+
+    big = b'{"command": "resume"' + b" " * (17 * 1024) + b"}"
+    exact = b'{"command": "resume"}'
+    exact = exact[:-1] + b" " * (16 * 1024 - len(exact)) + b"}"
+    cases = [
+        ("an oversized body (17 KiB)", big, "application/json", 413),
+        ("malformed JSON", b'{"command": ', "application/json", 400),
+        ("JSON that is not an object", b'["pause"]', "application/json", 400),
+        ("an unknown command", b'{"command": "explode"}', "application/json", 400),
+        ("a text/plain body", b'{"command": "pause"}', "text/plain", 415),
+        ("a form body", b"command=pause", "application/x-www-form-urlencoded", 415),
+        ("no content type", b'{"command": "pause"}', None, 415),
+    ]
+    for what, body, kind, expected in cases:
+        before = state_of(port)
+        headers = {"Content-Type": kind} if kind else {}
+        try:
+            status, _, data = request(port, "POST", "/api/command", body=body, headers=headers)
+        except (ConnectionError, http.client.HTTPException) as error:
+            status, data = f"no answer ({error.__class__.__name__}: {error})", b""
+        check(status == expected and error_body(data),
+              f"POST /api/command with {what}: {expected} and an error, got {status} {data[:200]!r}")
+        after = advancing(port, before)
+        check(after is not None and not after["paused"],
+              f"after {what} the session still runs, seq and sessionTime advancing")
+    status, _, data = request(port, "POST", "/api/command", body=exact, headers={"Content-Type": "application/json"})
+    check(status == 202 and json.loads(data or b"null") == {"accepted": "resume"},
+          f"a command of exactly 16 KiB is taken: 202, got {status} {data[:200]!r}")
+    status, _, data = request(port, "POST", "/api/sessions", body=b"x" * (20 * 1024),
+                              headers={"Content-Type": "application/json"})
+    check(status == 413, f"POST /api/sessions with 20 KiB: 413, got {status}")
+    status, _, data = request(port, "POST", "/api/sessions", body=json.dumps({"plan": plan_id, "source": "simulate"}),
+                              headers={"Content-Type": "text/plain"})
+    check(status == 415, f"POST /api/sessions as text/plain: 415, got {status}")
+    for command in ["pause", "resume", "next"]:
+        status, body, _ = post_json(port, "/api/command", {"command": command})
+        check(status == 202 and body == {"accepted": command}, f"POST /api/command {command}: 202, got {status} {body}")
+    status, body, _ = post_json(port, "/api/command", {"command": "finish"})
+    check(status == 202 and body == {"accepted": "finish"}, f"POST /api/command finish: 202, got {status} {body}")
+    check(wait_state(port, lambda s: s.get("status") == "finished") is not None, "finish by API finishes the session")
+
+
+def access(binary, scratch):
+    folder = os.path.join(scratch, "serve-open")
+    os.makedirs(folder)
+    port = free_port("")
+    arguments = ["serve", "--listen", f"0.0.0.0:{port}", *serve_arguments(binary)]
+    server = Server(binary, folder, arguments, port)
+    data_folder = server.data
+    try:
+        server.start()
+        found = re.fullmatch(rf"http://[^/]+:{port}/\?token=([0-9a-f]+)", server.url)
+        token = found.group(1) if found else None
+        check(token is not None and len(token) == 32, f"off loopback the address carries a 128-bit hex token: {server.url}")
+        token_file = os.path.join(data_folder, "intervalpro", "web-token")
+        stored = open(token_file).read().strip() if os.path.exists(token_file) else None
+        check(stored == token, f"the token is kept in $XDG_DATA_HOME/intervalpro/web-token: {stored!r}")
+        if stored is not None:
+            mode = stat.S_IMODE(os.stat(token_file).st_mode)
+            check(mode == 0o600, f"the token file is 0600: {oct(mode)}")
+        if token is None:
+            return
+
+        routes = [("GET", "/"), ("GET", "/history"), ("GET", "/api/state"), ("GET", "/api/plans"),
+                  ("GET", "/api/recordings"), ("GET", "/api/sessions"), ("GET", "/sessions/1/report"),
+                  ("POST", "/api/command"), ("POST", "/api/sessions")]
+        bodies = {"/api/command": {"command": "pause"}, "/api/sessions": {"plan": "cadence-ladder", "source": "simulate"}}
+        for label, headers in [("no token", {}), ("a wrong token", {"Authorization": "Bearer " + "0" * 32}),
+                               ("a wrong cookie", {"Cookie": "intervalpro_token=" + "1" * 32}),
+                               ("a malformed Authorization", {"Authorization": token})]:
+            for method, path in routes:
+                body = bodies.get(path)
+                status, answer, data = request(port, method, path, body=body, headers=dict(headers))
+                leaks = [w for w in ["Cadence", "ladder", "Warm", token] if w.encode() in data]
+                check(status == 401 and error_body(data) and not leaks,
+                      f"{method} {path} with {label}: 401 and only an error, got {status} {data[:200]!r}")
+            status, data = websocket_status(port, headers)
+            check(refused_upgrade(status, data), f"WebSocket upgrade with {label}: refused, got {status} {data[:200]!r}")
+        status, headers, data = request(port, "GET", "/?token=" + "2" * 32)
+        check(status == 401 and "set-cookie" not in headers, f"GET /?token=WRONG: 401 and no cookie, got {status}")
+        check(state_of(port, {"Authorization": f"Bearer {token}"}).get("status") == "idle",
+              "the refused POST /api/sessions started nothing")
+
+        bearer = {"Authorization": f"Bearer {token}"}
+        for path in ["/", "/history", "/api/state", "/api/plans", "/api/recordings", "/api/sessions"]:
+            status, _, _ = request(port, "GET", path, headers=bearer)
+            check(status == 200, f"GET {path} with the bearer token: 200, got {status}")
+
+        cookie = None
+        for path in ["/", "/history"]:
+            status, headers, data = request(port, "GET", f"{path}?token={token}")
+            location = re.sub(r"^http://[^/]+", "", headers.get("location", ""))
+            set_cookie = headers.get("set-cookie", "")
+            attributes = [a.strip().lower() for a in set_cookie.split(";")]
+            check(status == 303 and location == path, f"GET {path}?token=TOKEN: 303 to {path}, got {status} {location!r}")
+            check(attributes[:1] == [f"intervalpro_token={token}"] and "httponly" in attributes and
+                  "samesite=strict" in attributes and "path=/" in attributes,
+                  f"GET {path}?token=TOKEN sets the cookie HttpOnly, SameSite=Strict, Path=/: {set_cookie!r}")
+            if status == 303 and set_cookie:
+                cookie = {"Cookie": set_cookie.split(";")[0].strip()}
+        if cookie is None:
+            cookie = {"Cookie": f"intervalpro_token={token}"}
+        status, _, data = request(port, "GET", "/api/state", headers=cookie)
+        check(status == 200 and json.loads(data).get("status") == "idle",
+              f"the cookie alone: GET /api/state 200, got {status}")
+        origin = {"Origin": f"http://127.0.0.1:{port}"}
+        plans = get_json(port, "/api/plans", bearer)["plans"]
+        plan_id = next((p["id"] for p in plans if p["name"] == "Cadence ladder"), None)
+        status, body, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 10},
+                                    {**cookie, **origin})
+        check(status == 201, f"the cookie and a matching Origin: POST /api/sessions 201, got {status} {body}")
+        running = wait_state(port, lambda s: s.get("status") == "running", headers=bearer)
+        status, body, _ = post_json(port, "/api/command", {"command": "pause"}, {**cookie, **origin})
+        check(status == 202 and body == {"accepted": "pause"},
+              f"the cookie and a matching Origin: POST pause 202, got {status} {body}")
+        check(wait_state(port, lambda s: s.get("paused") is True, headers=bearer) is not None,
+              "the cookie's pause paused")
+        status, body, data = post_json(port, "/api/command", {"command": "resume"},
+                                       {**bearer, "Origin": "http://evil.example"})
+        check(status == 403 and error_body(data),
+              f"a valid token with Origin http://evil.example: 403, got {status} {data[:200]!r}")
+        status, body, data = post_json(port, "/api/command", {"command": "resume"},
+                                       {**bearer, "Origin": f"http://127.0.0.1:{port + 1}"})
+        check(status == 403, f"a valid token with the Origin of another port: 403, got {status}")
+        status, data = websocket_status(port, {**bearer, "Origin": "http://evil.example"})
+        check(refused_upgrade(status, data), f"a valid token, WebSocket upgrade with Origin http://evil.example: refused, got {status}")
+        status, data = websocket_status(port, bearer)
+        check(status == 101, f"a valid token, WebSocket upgrade from the page's own origin: 101, got {status}")
+        check(state_of(port, bearer).get("paused") is True, "the refused resume left the session paused")
+
+        async def first_frames():
+            frames = []
+            for headers in [bearer, cookie, {**cookie, **origin}]:
+                async with ws_connect(f"ws://127.0.0.1:{port}/api/live", headers) as ws:
+                    frames.append(json.loads(await asyncio.wait_for(ws.recv(), WAIT)))
+            return frames
+        try:
+            frames = asyncio.run(first_frames())
+            check(all(f.get("status") == "running" for f in frames),
+                  "the WebSocket opens with the bearer token, the cookie, and the cookie with a matching Origin")
+        except Exception as error:  # noqa: BLE001
+            check(False, f"the WebSocket with the token: {error.__class__.__name__}: {error}")
+        if running:
+            post_json(port, "/api/command", {"command": "finish"}, bearer)
+            wait_state(port, lambda s: s.get("status") == "finished", headers=bearer)
+        server.stop()
+
+        # The token survives a restart; --new-token replaces it.
+        again = Server(binary, folder, arguments, port, data=data_folder)
+        server = again
+        again.start()
+        check(again.url.endswith(f"?token={token}"), f"a restarted server keeps its token: {again.url}")
+        again.stop()
+        fresh = Server(binary, folder, arguments + ["--new-token"], port, data=data_folder)
+        server = fresh
+        fresh.start()
+        new = re.search(r"\?token=([0-9a-f]+)$", fresh.url)
+        new = new and new.group(1)
+        check(new and new != token and open(token_file).read().strip() == new,
+              f"serve --new-token makes and keeps a new token: {fresh.url}")
+        status, _, _ = request(port, "GET", "/api/state", headers=bearer)
+        check(status == 401, f"the old token no longer works after --new-token: {status}")
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------- 4. many clients
+
+def many_clients(binary, scratch, clients=20, seconds=8.0):
+    folder = os.path.join(scratch, "clients")
+    os.makedirs(folder)
+    port = free_port()
+    server = Server(binary, folder, ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl",
+                                     "--speed", "10", "--web", f"127.0.0.1:{port}",
+                                     "--metronome", "off", "--no-voice", "--no-save"], port)
+    try:
+        server.start()
+
+        async def client(connected):
+            frames = []
+            async with ws_connect(f"ws://127.0.0.1:{port}/api/live") as ws:
+                frames.append(await asyncio.wait_for(ws.recv(), WAIT))
+                connected.append(1)
+                deadline = time.monotonic() + seconds + 30
+                while time.monotonic() < deadline:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), deadline - time.monotonic())
+                    except Exception:  # noqa: BLE001 - closed or timed out
+                        break
+                    frames.append(text)
+                    if json.loads(text).get("status") == "finished":
+                        break
+            return frames
+
+        async def scenario():
+            connected = []
+            tasks = [asyncio.create_task(client(connected)) for _ in range(clients)]
+            deadline = time.monotonic() + WAIT
+            while len(connected) < clients and time.monotonic() < deadline and not any(t.done() for t in tasks):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(seconds)
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(None, post_json, port, "/api/command", {"command": "finish"})
+            return await asyncio.gather(*tasks, return_exceptions=True)
+
+        results = asyncio.run(scenario())
+        errors = [r for r in results if isinstance(r, BaseException)]
+        check(not errors, f"{clients} WebSocket clients connected and read: {errors[:3]}")
+        results = [r for r in results if not isinstance(r, BaseException)]
+        gaps, ends, counts, repeats, skipped, texts, unfinished = [], set(), [], 0, 0, True, []
+        for frames in results:
+            texts = texts and all(isinstance(f, str) for f in frames)
+            states = [json.loads(f) for f in frames]
+            seqs = [s["seq"] for s in states]
+            counts.append(len(seqs))
+            gaps.append(sum(1 for a, b in zip(seqs, seqs[1:]) if b != a + 1))
+            ends.add(seqs[-1] if states[-1].get("status") == "finished" else None)
+            if states[-1].get("status") != "finished":
+                unfinished.append(f"seq {seqs[-1]} {states[-1].get('status')}")
+            for a, b in zip(states, states[1:]):
+                same = {k: v for k, v in a.items() if k not in ("seq", "sessionTime")} == \
+                    {k: v for k, v in b.items() if k not in ("seq", "sessionTime")}
+                repeats += same
+                sa, sb = a.get("step") or {}, b.get("step") or {}
+                if sa.get("number") == sb.get("number") and sa.get("end") == "time" and \
+                        sa.get("timeLeft") is not None and sb.get("timeLeft") is not None:
+                    skipped += sa["timeLeft"] - sb["timeLeft"] > 1
+        check(texts, "every frame is a text frame")
+        check(len(results) == clients and all(g == 0 for g in gaps),
+              f"every client saw consecutive seq values (gaps per client: {gaps})")
+        check(len(ends) == 1 and None not in ends,
+              f"every client saw the same last state, the finished one (finished at seq {sorted(e for e in ends if e)}; "
+              f"{len(unfinished)} of {len(results)} clients ended without it, their last: {unfinished[:5]})")
+        check(min(counts or [0]) >= 20,
+              f"every client got a stream of states over {seconds:.0f} s (fewest: {min(counts or [0])})")
+        check(repeats == 0, f"a state is published only when more than sessionTime changed ({repeats} repeats)")
+        check(skipped == 0, f"time left never skips a second within a step ({skipped} skips)")
+    finally:
+        code = server.stop()
+        check(code in (0, -signal.SIGINT, 130),
+              f"run --web exits cleanly after its session: {code} {server.stderr()[-500:]}")
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    screenshot_copy = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
+    if missing:
+        print(f"FAIL: {', '.join(missing)} not installed (.ci/test-packages.txt: run `make deps-test`)")
+        return 1
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, part in [("the live page (run --web)", lambda: live_page(binary, scratch, screenshot_copy)),
+                           ("the start page and history (serve)", lambda: start_page(binary, scratch)),
+                           ("the access rules (serve on 0.0.0.0)", lambda: access(binary, scratch)),
+                           ("20 WebSocket clients", lambda: many_clients(binary, scratch))]:
+            try:
+                part()
+            except Exception as error:  # noqa: BLE001 - a part that breaks is a failure, the rest still run
+                here = [f"line {f.lineno}" for f in traceback.extract_tb(error.__traceback__) if f.filename == __file__]
+                message = (str(error).strip().splitlines() or [""])[0]
+                check(False, f"{name} stopped at {', '.join(here[1:])}: {error.__class__.__name__}: {message}")
+    return tally.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
