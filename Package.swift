@@ -63,6 +63,11 @@ let package = Package(
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProDBus", "IntervalProEventLoop", "CLinux"],
             swiftSettings: strictSettings
         ),
+        // The runner's music player over MPRIS on the session bus: ducked for cues, paused with the session.
+        .target(
+            name: "IntervalProMPRIS", dependencies: ["IntervalProDBus", "IntervalProEventLoop", "IntervalProSound"],
+            swiftSettings: strictSettings
+        ),
         // C libraries for audio, through pkg-config.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // Headers only: the library is opened at run time (see shim.h).
@@ -96,7 +101,7 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProEventLoop",
+                "IntervalProEventLoop", "IntervalProMPRIS",
             ],
             swiftSettings: strictSettings
         ),
@@ -123,7 +128,7 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
-                "IntervalProFIT", "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
+                "IntervalProFIT", "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

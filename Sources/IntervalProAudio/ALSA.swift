@@ -1,4 +1,7 @@
 import CALSA
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An ALSA status code: 0 or a negative errno, one value per C constant we act on.
 public struct ALSAStatus: RawRepresentable, Equatable, Sendable, CustomStringConvertible {
@@ -52,9 +55,22 @@ public final class PCMPlayback: @unchecked Sendable {
     public let bufferFrames: Int
     private let handle: OpaquePointer
 
+    /// The sound server's ALSA plugin reads these when the stream opens: clicks and cues are
+    /// event sounds, which a desktop's role rules do not duck behind music (or duck the
+    /// music for). The user's own setting wins.
+    public static let eventRoleEnvironment = [
+        ("PULSE_PROP", "media.role=event"),
+        ("PIPEWIRE_PROPS", "{ media.role = \"Notification\" }"),
+    ]
+
+    static func askForEventRole() {
+        for (name, value) in eventRoleEnvironment { setenv(name, value, 0) }
+    }
+
     public init(device: String, request: AudioFormatRequest) throws(ALSAError) {
         self.device = device
         _ = intervalpro_alsa_silence_library_messages()
+        Self.askForEventRole()
         var pcm: OpaquePointer?
         try Self.check(device, "open", snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0))
         guard let pcm else { throw ALSAError(device: device, operation: "open", status: .notFound) }

@@ -24,6 +24,16 @@ public final class LiveAudio: SessionObserver {
     private var clock: AudioClock?
     private var lastSentFrame: Int64 = 0
     private var sessionFinished = false
+    private var stopped = false
+    /// The session time of the last call in.
+    private var now = SessionTime.zero
+    /// When the voice cues sent so far will have been spoken: one plays at a time, so a
+    /// cue due earlier waits for it.
+    private var voiceFreeAt = SessionTime.zero
+    /// Told of each voice cue as it is handed to the render thread: how long until it
+    /// sounds and how long it lasts (what the music player is ducked for). A device plays
+    /// session time `startDelay` late: the clock's origin is that far ahead of the render.
+    public var cueSent: ((_ startsIn: Duration, _ lasts: Duration) -> Void)?
 
     public init(
         settings: MetronomeSettings, timeline: [TimelineStep], player: AudioPlayer?, voice: CueVoice?,
@@ -47,13 +57,15 @@ public final class LiveAudio: SessionObserver {
     }
 
     /// After the session: lets the last cue (the summary) play out, then stops the thread.
-    /// A session that stopped on an error is not waited for.
+    /// A session that stopped on an error is not waited for. Once only; later calls do nothing.
     public func finish(waitingUpTo limit: SessionTime = .seconds(10)) {
+        guard !stopped else { return }
+        stopped = true
         guard let player, let clock, sessionFinished else {
             player?.stop()
             return
         }
-        send(director.takeAll(), to: player, clock: clock)
+        send(director.takeAll(), to: player, clock: clock, now: now)
         player.limit(to: Int64.max)
         var waited = SessionTime.zero
         let step = SessionTime.seconds(0.001)
@@ -67,6 +79,7 @@ public final class LiveAudio: SessionObserver {
     }
 
     private func pump(at now: SessionTime) {
+        self.now = now
         guard let player else {
             _ = director.take(upTo: now + Self.lookahead)
             return
@@ -76,11 +89,11 @@ public final class LiveAudio: SessionObserver {
             sampleRate: player.sampleRate,
             origin: player.renderedFrames + AudioClock(sampleRate: player.sampleRate).frame(of: Self.startDelay))
         self.clock = clock
-        send(director.take(upTo: now + Self.lookahead), to: player, clock: clock)
+        send(director.take(upTo: now + Self.lookahead), to: player, clock: clock, now: now)
         player.limit(to: clock.frame(of: now))
     }
 
-    private func send(_ items: [AudioDirector.Scheduled], to player: AudioPlayer, clock: AudioClock) {
+    private func send(_ items: [AudioDirector.Scheduled], to player: AudioPlayer, clock: AudioClock, now: SessionTime) {
         for item in items {
             let frame = clock.frame(of: item.time)
             let kind: AudioEvent.Kind
@@ -96,6 +109,13 @@ public final class LiveAudio: SessionObserver {
             }
             if player.send(AudioEvent(frame: frame, kind: kind)) {
                 lastSentFrame = max(lastSentFrame, frame)
+                if case .voice(let clip) = kind {
+                    let start = max(item.time, voiceFreeAt)
+                    let length = SessionTime.seconds(Double(clip.samples.count) / Double(player.sampleRate))
+                    voiceFreeAt = start + length
+                    let startsIn = max(.zero, start - now) + Self.startDelay
+                    cueSent?(.microseconds(startsIn.microseconds), .microseconds(length.microseconds))
+                }
             } else if case .voice(let clip) = kind {
                 player.voices.release(clip.id)
             }

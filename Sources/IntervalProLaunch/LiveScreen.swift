@@ -18,11 +18,8 @@ struct LiveScreen {
         colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    mutating func draw(_ engine: SessionEngine, at now: SessionTime) -> String {
-        draw(SessionView(engine, at: now))
-    }
-
-    mutating func draw(_ view: SessionView) -> String {
+    /// - Parameter music: what the runner's music player plays ("artist – title").
+    mutating func draw(_ view: SessionView, music: String? = nil) -> String {
         var lines: [String] = []
         if let step = view.step {
             lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
@@ -37,6 +34,7 @@ struct LiveScreen {
         } else {
             lines.append("Finished")
         }
+        if let music { lines.append(paint("♪ \(music)", "2")) }
         if let warning { lines.append(paint("warning: \(warning)", "33")) }
         lines.append(paint("space pause/resume · n next step · q finish", "2"))
 

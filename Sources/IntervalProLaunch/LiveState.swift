@@ -154,11 +154,15 @@ public final class LiveStateHub: Sendable {
 /// it sees the same engine output, and adds no timer of its own.
 public struct LiveStatePublisher: SessionObserver {
     let hub: LiveStateHub
+    /// What the runner's music player plays.
+    let nowPlaying: @Sendable () -> String?
     private var last: SessionView?
+    private var lastMusic: String?
     private var notice: String?
 
-    public init(hub: LiveStateHub) {
+    public init(hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }) {
         self.hub = hub
+        self.nowPlaying = nowPlaying
     }
 
     public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -183,9 +187,11 @@ public struct LiveStatePublisher: SessionObserver {
     public mutating func pendingCommands() -> [UserCommand] { hub.takeCommands() }
 
     private mutating func show(_ view: SessionView, force: Bool) {
-        if !force, let last, last.sameShown(as: view) { return }
+        let music = nowPlaying()
+        if !force, let last, last.sameShown(as: view), music == lastMusic { return }
         last = view
-        hub.publish(Self.members(view, notice: notice))
+        lastMusic = music
+        hub.publish(Self.members(view, notice: notice, music: music))
     }
 
     /// The finished session: its summary, and the saved session's id.
@@ -201,14 +207,14 @@ public struct LiveStatePublisher: SessionObserver {
         members += [
             ("step", .null), ("cadence", .null), ("zone", .null), ("advice", .null), ("heartRate", .null),
             ("inZonePercent", .nullable(summary.inZonePercent?.rounded(toPlaces: 1))), ("signal", .bool(false)),
-            ("notice", .null), ("summary", summary.json),
+            ("notice", .null), ("music", .null), ("summary", summary.json),
             ("sessionId", sessionID.map { .int(Int($0)) } ?? .null),
         ]
         hub.publish(members)
     }
 
     /// The state's members for a running session (see docs/web-api.md).
-    static func members(_ view: SessionView, notice: String?) -> [(String, JSONValue)] {
+    static func members(_ view: SessionView, notice: String?, music: String?) -> [(String, JSONValue)] {
         let step: JSONValue = view.step.map { step in
             let end: String =
                 switch step.end {
@@ -253,6 +259,7 @@ public struct LiveStatePublisher: SessionObserver {
             ("inZonePercent", .nullable(view.inZonePercent?.rounded(toPlaces: 1))),
             ("signal", .bool(view.hasSignal)),
             ("notice", notice.map { .string($0) } ?? .null),
+            ("music", music.map { .string($0) } ?? .null),
             ("summary", .null),
             ("sessionId", .null),
         ]

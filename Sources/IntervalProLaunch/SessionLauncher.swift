@@ -3,6 +3,7 @@ public import IntervalProCore
 import IntervalProAudio
 import IntervalProEventLoop
 import IntervalProIO
+import IntervalProMPRIS
 public import IntervalProRuntime
 import IntervalProStorage
 
@@ -51,6 +52,8 @@ public struct SessionRequest: Sendable {
     /// Also write what the source delivered to this recording file.
     public var recordPath: String?
     public var audio = AudioChoice()
+    /// The runner's music player: ducked for cues, paused with the session; nil: left alone.
+    public var music: MusicRequest?
     /// Where the session is saved; nil: not saved.
     public var store: StoreLocation?
     public var presentation = Presentation.terminal(json: false)
@@ -178,13 +181,20 @@ public enum SessionLauncher {
         defer { audio?.finish() }
         if let audio { companions.append(audio) }
         if let probe { companions.append(probe) }
+        // Music is followed when the session runs in real time.
+        let music = pacing == .realTime(speed: 1) ? request.music.flatMap { MusicCompanion.start($0) } : nil
+        if let music {
+            companions.append(music)
+            audio?.cueSent = music.cueSent
+        }
+        let nowPlaying: @Sendable () -> String? = { [link = music?.link] in link?.nowPlaying }
         let writer = request.store.flatMap { location in
             SessionSaving(location: location, planText: request.planText).start(
                 plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units,
                 realTime: pacing != .virtual)
         }
         if let writer { companions.append(SessionRecorder(writer: writer)) }
-        if let hub { companions.append(LiveStatePublisher(hub: hub)) }
+        if let hub { companions.append(LiveStatePublisher(hub: hub, nowPlaying: nowPlaying)) }
         // The history keeps 1 Hz samples: the engine reports them when the session is saved.
         let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil)
 
@@ -211,7 +221,7 @@ public enum SessionLauncher {
             let linesGoToTerminal = json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
             presenter = SessionPresenter(
                 style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
-                keyboard: interactive ? RawKeyboard() : nil)
+                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying)
             InterruptSignal.install()
             // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
             if let wakeOnInput {
@@ -221,7 +231,7 @@ public enum SessionLauncher {
         case .log:
             presenter = SessionPresenter(
                 style: .log(toStandardError: true), colour: Terminal.wantsColour(isTerminal: Terminal.standardErrorIsTerminal),
-                recorder: recorder, keyboard: nil)
+                recorder: recorder, keyboard: nil, nowPlaying: nowPlaying)
         }
 
         hub?.sessionStarted(wake: wake)
@@ -234,9 +244,14 @@ public enum SessionLauncher {
             summary = try await runner.run()
         } catch {
             runner.observer.primary.finish()
+            await music?.link.finish()
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
         runner.observer.primary.finish()
+        // The summary cue plays out (ducked), then the volume goes back and music this paused
+        // plays, before anything is printed.
+        audio?.finish()
+        await music?.link.finish()
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
         if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }

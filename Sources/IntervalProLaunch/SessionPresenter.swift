@@ -22,7 +22,14 @@ struct SessionPresenter: SessionObserver {
     private var lastLoggedFeedback: String?
     private var lastTime = SessionTime.zero
 
-    init(style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?) {
+    /// What the runner's music player plays, when one is followed.
+    let nowPlaying: @Sendable () -> String?
+
+    init(
+        style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?,
+        nowPlaying: @escaping @Sendable () -> String? = { nil }
+    ) {
+        self.nowPlaying = nowPlaying
         self.style = style
         self.colour = colour
         self.recorder = recorder
@@ -60,7 +67,7 @@ struct SessionPresenter: SessionObserver {
     }
 
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        if case .screen = style { Terminal.writeStandardOutput(screen.draw(engine, at: now)) }
+        if case .screen = style { Terminal.writeStandardOutput(screen.draw(SessionView(engine, at: now), music: nowPlaying())) }
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -80,7 +87,7 @@ struct SessionPresenter: SessionObserver {
                 default: break
                 }
             }
-            if redraw { Terminal.writeStandardOutput(screen.draw(engine, at: now)) }
+            if redraw { Terminal.writeStandardOutput(screen.draw(SessionView(engine, at: now), music: nowPlaying())) }
         case .log(let toStandardError):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }

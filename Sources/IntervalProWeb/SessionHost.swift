@@ -12,12 +12,14 @@ public final class SessionHost: Sendable {
     public struct Defaults: Sendable {
         public var sensors: SensorRequest
         public var audio: AudioChoice
+        public var music: MusicRequest?
         /// Where sessions are saved (and the history is read from).
         public var store: StoreLocation
 
-        public init(sensors: SensorRequest, audio: AudioChoice, store: StoreLocation) {
+        public init(sensors: SensorRequest, audio: AudioChoice, music: MusicRequest?, store: StoreLocation) {
             self.sensors = sensors
             self.audio = audio
+            self.music = music
             self.store = store
         }
     }
@@ -71,6 +73,7 @@ public final class SessionHost: Sendable {
         var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: plan.path, source: requestSource)
         request.speed = speed
         request.audio = defaults.audio
+        request.music = defaults.music
         request.store = defaults.store
         request.presentation = .log
         let hub = self.hub

@@ -63,6 +63,7 @@ enum WebPage {
       <div><span class="label">sensor</span><b id="signal">--</b></div>
     </div>
     <div class="row"><span class="label">session <span id="session-time" data-seconds="0">0:00</span></span><span id="notice"></span></div>
+    <div id="music" class="label hidden"></div>
     <div class="buttons" id="controls">
       <button id="btn-pause">Pause</button>
       <button id="btn-next" class="secondary">Next</button>
@@ -118,6 +119,8 @@ function render(s) {
   $("paused-badge").classList.toggle("hidden", !s.paused);
   $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
   $("notice").textContent = s.notice || "";
+  $("music").classList.toggle("hidden", !s.music);
+  $("music").textContent = s.music ? "♪ " + s.music : "";
   const finished = s.status === "finished";
   $("controls").classList.toggle("hidden", finished);
   $("summary").classList.toggle("hidden", !finished);

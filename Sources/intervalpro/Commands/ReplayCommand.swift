@@ -24,6 +24,11 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metronome and voice (with --plan)") var audio: AudioOptions
 
+    @OptionGroup(title: "Music (with --plan)") var music: MusicOptions
+
+    @Flag(name: .shortAndLong, help: "Say on stderr what is done to the music player.")
+    var verbose = false
+
     @OptionGroup var save: SaveOptions
 
     func run() async throws {
@@ -33,6 +38,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 var request = SessionRequest(
                     plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording))
                 request.take(options, audio: audio, save: save)
+                request.music = music.request(verbose: verbose)
                 let outcome = try await SessionLauncher.run(request)
                 try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
                 return

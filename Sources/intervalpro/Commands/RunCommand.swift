@@ -57,6 +57,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
+    @OptionGroup(title: "Music") var music: MusicOptions
+
     @OptionGroup var save: SaveOptions
 
     func validate() throws {
@@ -80,6 +82,7 @@ struct RunCommand: AsyncParsableCommand {
             let (plan, planText) = try loadPlanKeepingText(self.plan)
             var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
             request.take(options, audio: audio, save: save)
+            request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
             if let web {
                 outcome = try await WebServing.alongside(request, listen: web)

@@ -27,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
+    @OptionGroup(title: "Music") var music: MusicOptions
+
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
@@ -34,7 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
             let token = listen.isLoopback ? nil : try WebToken.load(renew: newToken)
             let host = SessionHost(
                 hub: LiveStateHub(),
-                defaults: .init(sensors: sensors.request, audio: audio.choice, store: store.location))
+                defaults: .init(
+                    sensors: sensors.request, audio: audio.choice, music: music.request(verbose: sensors.verbose),
+                    store: store.location))
             let server = WebServer(address: listen, host: host, token: token, store: store.location)
             try await WebServing.serve(server, token: token, stopOnSignals: true)
             // Stopped (Ctrl-C, systemctl stop): a running session ends and is saved.

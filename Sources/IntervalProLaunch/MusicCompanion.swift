@@ -1,0 +1,66 @@
+public import IntervalProCore
+import IntervalProDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+import IntervalProIO
+import IntervalProMPRIS
+public import IntervalProRuntime
+public import IntervalProSound
+
+/// What the user asked of their music player (`--music`, `--duck`, `--music-follow`).
+public struct MusicRequest: Sendable {
+    public var settings: MusicFollower.Settings
+    /// Say on stderr what happens to the music (-v).
+    public var verbose: Bool
+
+    public init(settings: MusicFollower.Settings, verbose: Bool = false) {
+        self.settings = settings
+        self.verbose = verbose
+    }
+}
+
+/// The session's side of following the music: pauses and resumes go to the `MusicLink`,
+/// and so does each cue `LiveAudio` sends, on the link's clock.
+struct MusicCompanion: SessionObserver {
+    let link: MusicLink
+    let cueSent: (Duration, Duration) -> Void
+
+    /// Nil, said only with -v, when there is no session bus to find players on.
+    static func start(_ request: MusicRequest) -> MusicCompanion? {
+        var trace: (@Sendable (String) -> Void)?
+        if request.verbose {
+            trace = { line in Terminal.writeStandardError("intervalpro: \(line)\n") }
+        }
+        let now = monotonicNow
+        do {
+            let connection = try MusicLink.sessionBus(address: Terminal.environment("DBUS_SESSION_BUS_ADDRESS"))
+            let link = try MusicLink(settings: request.settings, connection: connection, clock: now, trace: trace)
+            let cueSent: (Duration, Duration) -> Void = { startsIn, lasts in
+                let start = now() + startsIn
+                link.cue(start: start, end: start + lasts)
+            }
+            return MusicCompanion(link: link, cueSent: cueSent)
+        } catch {
+            trace?("music: \(error); the music is left alone")
+            return nil
+        }
+    }
+
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        for action in actions {
+            switch action {
+            case .applied(.pause): link.sessionPaused()
+            case .applied(.resume): link.sessionResumed()
+            default: break
+            }
+        }
+    }
+}
+
+/// CLOCK_MONOTONIC, as the -v log gives the cues' times (other programs can read the same clock).
+@Sendable func monotonicNow() -> Duration {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+}

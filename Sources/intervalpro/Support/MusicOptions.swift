@@ -1,0 +1,36 @@
+import ArgumentParser
+import IntervalProLaunch
+import IntervalProSound
+
+/// The runner's music player: `run`, `replay --plan` and `serve`.
+struct MusicOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The music player to duck for cues and pause with the session: an MPRIS name (vlc, spotify, ...), auto (the one playing) or none.",
+            valueName: "player"))
+    var music = "auto"
+
+    @Option(help: ArgumentHelp("The music's volume during a voice cue, as a fraction of yours (default 0.3).", valueName: "fraction"))
+    var duck = 0.3
+
+    @Flag(inversion: .prefixedNo, help: "Pause and resume the music with the session.")
+    var musicFollow = true
+
+    func validate() throws {
+        guard MusicFollower.Settings.duckRange.contains(duck) else { throw ValidationError("--duck must be between 0 and 1") }
+        guard !music.isEmpty, music.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }) else {
+            throw ValidationError("--music takes a player's MPRIS name (as `intervalpro doctor` lists them), auto or none")
+        }
+    }
+
+    /// Nil with --music none.
+    func request(verbose: Bool) -> MusicRequest? {
+        let choice: MusicFollower.Choice
+        switch music {
+        case "none": return nil
+        case "auto": choice = .auto
+        default: choice = .named(music)
+        }
+        return MusicRequest(settings: MusicFollower.Settings(choice: choice, duck: duck, follow: musicFollow), verbose: verbose)
+    }
+}
