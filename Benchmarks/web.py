@@ -108,19 +108,25 @@ def stop_server(process):
 
 
 async def follow(port, connected, stop):
-    """A client: the seq of every state received until `stop` is set."""
+    """A client: (seq, arrival on the monotonic clock, session position) of every state
+    received until `stop` is set."""
     from websockets.asyncio.client import connect
     seqs = []
+
+    def note(text):
+        state = json.loads(text)
+        seqs.append((state["seq"], time.monotonic(), state.get("position")))
+
     async with connect(f"ws://127.0.0.1:{port}/api/live", open_timeout=30, ping_interval=None,
                        max_size=2 ** 22) as ws:
-        seqs.append(json.loads(await asyncio.wait_for(ws.recv(), 30))["seq"])
+        note(await asyncio.wait_for(ws.recv(), 30))
         connected.append(1)
         while not stop.is_set():
             receiving = asyncio.ensure_future(ws.recv())
             stopping = asyncio.ensure_future(stop.wait())
             done, _ = await asyncio.wait({receiving, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if receiving in done:
-                seqs.append(json.loads(receiving.result())["seq"])
+                note(receiving.result())
                 stopping.cancel()
             else:
                 receiving.cancel()
@@ -167,12 +173,27 @@ def measure(clients):
             errors = [r for r in results if isinstance(r, BaseException)]
             if errors:
                 sys.exit(f"{len(errors)} clients failed: {errors[:3]}")
+            figures["latency"] = latencies(results)
+            results = [[seq for seq, _, _ in states] for states in results]
             figures["received"] = [len(seqs) for seqs in results]
             figures["missed"] = [sum(b - a - 1 for a, b in zip(seqs, seqs[1:]) if b > a + 1) for seqs in results]
             figures["disorder"] = sum(sum(1 for a, b in zip(seqs, seqs[1:]) if b <= a) for seqs in results)
             return figures
         finally:
             stop_server(process)
+
+
+def latencies(results):
+    """How long after the engine's event each state arrived, in ms: at real time a state's
+    position is the session time of its event, so arrival minus position is the event's
+    wall time plus the delay; the smallest such offset over all states stands for the
+    session's start (its delay, one loopback write, is taken as nil)."""
+    offsets = [arrived - position for states in results for _, arrived, position in states if position is not None]
+    if not offsets:
+        return None
+    start = min(offsets)
+    delays = sorted(1000 * (offset - start) for offset in offsets)
+    return {"p50": delays[len(delays) // 2], "p99": delays[int(len(delays) * 0.99)], "max": delays[-1]}
 
 
 def main():
@@ -191,6 +212,10 @@ def main():
                   f"{' '.join(map(str, figures['received']))}")
             print(f"  {clients} clients, states missed each: {' '.join(map(str, figures['missed']))}"
                   + (f" (out of order: {figures['disorder']})" if figures["disorder"] else ""))
+            if figures["latency"]:
+                lat = figures["latency"]
+                print(f"  engine event to page, over every state every client received: p50 {lat['p50']:.1f} ms, "
+                      f"p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms")
     header = f"{'clients':>7}  {'states/client':>13}  {'missed':>6}  {'CPU % core':>10}  {'peak RSS MB':>11}  " \
              f"{'end RSS MB':>10}  {'wake-ups/s':>10}  {'threads':>7}"
     print()

@@ -166,6 +166,11 @@ public final class MusicLink: @unchecked Sendable {
     private func handle(_ event: MusicFollower.Event) {
         let actions = follower.handle(event, now: clock())
         for action in actions { perform(action) }
+        // Signals read while a call waited for its reply are queued, and the socket will not
+        // say so again: take them next.
+        if actions.contains(where: { if case .note = $0 { false } else { true } }) {
+            loop.execute { [self] in drain() }
+        }
         shown.withLock { $0 = (follower.chosenPlayer?.nowPlaying, follower.players) }
         schedule()
         if let done = whenIdle, follower.isIdle {
