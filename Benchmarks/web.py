@@ -76,7 +76,7 @@ def start_server(folder):
     port = free_port()
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"), XDG_DATA_HOME=os.path.join(folder, "data"))
     command = [BINARY, "run", PLAN, "--simulate", "--web", f"127.0.0.1:{port}",
-               "--metronome", "off", "--no-voice", "--no-save"]
+               "--metronome", "off", "--no-voice", "--no-save"] + (["--allow-root"] if os.geteuid() == 0 else [])
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     lines = []

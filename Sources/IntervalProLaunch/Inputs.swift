@@ -10,6 +10,7 @@ public enum ExitStatus: Int32, Sendable {
     case unavailable = 69
     case software = 70
     case ioError = 74
+    case noPermission = 77
 }
 
 /// An error the user can act on: printed as one line, then exit with its status.

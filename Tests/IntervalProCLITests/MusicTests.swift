@@ -131,7 +131,7 @@ struct MusicTests {
             "plan.json", #"{"name": "Long", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#)
         let port = try freePort()
         let command = try RunningCommand(
-            ["run", plan, "--simulate", "--no-voice", "--metronome", "off", "--no-save", "--web", "\(port)"],
+            ["run", plan, "--simulate", "--no-voice", "--metronome", "off", "--no-save", "--web", "\(port)"] + servingAsUs,
             environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
         #expect(command.stderr.wait(upTo: 30) { $0.contains("web page at") })
         var shown: String?

@@ -36,12 +36,15 @@ final class HeldPort {
 /// A port free now (held, then released for the command to take).
 func freePort() throws -> Int { try HeldPort().port }
 
+/// What serving the page takes from whoever runs the tests: root (CI) must say so.
+let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
+
 @Suite(.serialized) struct WebCommandTests {
     @Test func aPortInUseStopsRunBeforeTheSessionStarts() throws {
         let held = try HeldPort()
         let result = try intervalpro(
             "run", "Plans/first-cadence-session.json", "--simulate", "--speed", "10", "--web", "\(held.port)",
-            "--metronome", "off", "--no-voice")
+            "--metronome", "off", "--no-voice", "--allow-root")
         #expect(result.status == 69)
         #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "\(result.stderr)")
         #expect(result.stdout.isEmpty, "no session ran, so no summary")
@@ -50,9 +53,23 @@ func freePort() throws -> Int { try HeldPort().port }
 
     @Test func serveSaysSoToo() throws {
         let held = try HeldPort()
-        let result = try intervalpro("serve", "--listen", "127.0.0.1:\(held.port)")
+        let result = try intervalpro("serve", "--listen", "127.0.0.1:\(held.port)", "--allow-root")
         #expect(result.status == 69)
         #expect(result.stderr.contains("Address already in use"))
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can be refused for being root"))
+    func rootIsRefusedUnlessItAsks() throws {
+        let port = try freePort()
+        for arguments in [
+            ["serve", "--listen", "127.0.0.1:\(port)"],
+            ["run", "Plans/first-cadence-session.json", "--simulate", "--fast", "--web", "\(port)", "--no-save"],
+        ] {
+            let result = try intervalpro(arguments: arguments)
+            #expect(result.status == 77, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("not served as root"))
+            #expect(result.stdout.isEmpty)
+        }
     }
 
     @Test func theLiveSessionIsReadAndFinishedOverHTTP() async throws {
@@ -60,7 +77,7 @@ func freePort() throws -> Int { try HeldPort().port }
         let command = try RunningCommand([
             "run", "Plans/first-cadence-session.json", "--simulate", "--speed", "10", "--web", "\(port)", "--json",
             "--metronome", "off", "--no-voice", "--no-save",
-        ])
+        ] + servingAsUs)
         #expect(command.stderr.wait(upTo: 30) { $0.contains("web page at http://127.0.0.1:\(port)/") })
         let base = URL(string: "http://127.0.0.1:\(port)")!
         // The first state may come before the session's first step: wait for it to run.

@@ -283,7 +283,11 @@ def serve_arguments(binary):
         extra += ["--metronome", "off"]
     if "--no-voice" in text:
         extra += ["--no-voice"]
-    return extra
+    return extra + AS_US
+
+
+# The page is not served as root unless asked (CI runs as root).
+AS_US = ["--allow-root"] if os.geteuid() == 0 else []
 
 
 # ---------------------------------------------------------------- the browser
@@ -440,7 +444,7 @@ def live_page(binary, scratch, screenshot_copy):
     port = free_port()
     server = Server(binary, folder, ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl",
                                      "--speed", "10", "--web", f"127.0.0.1:{port}",
-                                     "--metronome", "off", "--no-voice", "--no-save"], port)
+                                     "--metronome", "off", "--no-voice", "--no-save", *AS_US], port)
     try:
         server.start()
         recorder = Recorder(port)
@@ -979,7 +983,7 @@ def many_clients(binary, scratch, clients=20, seconds=8.0):
     port = free_port()
     server = Server(binary, folder, ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl",
                                      "--speed", "10", "--web", f"127.0.0.1:{port}",
-                                     "--metronome", "off", "--no-voice", "--no-save"], port)
+                                     "--metronome", "off", "--no-voice", "--no-save", *AS_US], port)
     try:
         server.start()
 

@@ -77,6 +77,9 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "[host:]port"))
     var web: ListenAddress?
 
+    @Flag(help: "With --web: serve the page even as root (it then acts with root's rights).")
+    var allowRoot = false
+
     func run() async throws {
         try await reportingFailures {
             let (plan, planText) = try loadPlanKeepingText(self.plan)
@@ -85,6 +88,7 @@ struct RunCommand: AsyncParsableCommand {
             request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
             if let web {
+                try WebServing.refuseRoot(allowed: allowRoot)
                 outcome = try await WebServing.alongside(request, listen: web)
             } else {
                 outcome = try await SessionLauncher.run(request)

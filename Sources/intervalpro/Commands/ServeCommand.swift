@@ -23,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Make a new token (phones that had the old one must scan the new address).")
     var newToken = false
 
+    @Flag(help: "Serve even as root (the page then acts with root's rights).")
+    var allowRoot = false
+
     @OptionGroup(title: "Live sensors") var sensors: SensorOptions
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
@@ -33,6 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            try WebServing.refuseRoot(allowed: allowRoot)
             let token = listen.isLoopback ? nil : try WebToken.load(renew: newToken)
             let host = SessionHost(
                 hub: LiveStateHub(),
