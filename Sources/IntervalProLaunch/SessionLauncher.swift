@@ -176,6 +176,20 @@ public enum SessionLauncher {
         // Live sensors arrive in real time whatever the request says.
         let pacing: Pacing =
             source.isLive ? .realTime(speed: 1) : request.fast ? .virtual : .realTime(speed: request.speed ?? 1)
+        var recorder: RecordingWriter?
+        if let path = request.recordPath {
+            var devices = source.devices
+            if let override = request.cadenceUnit {
+                for i in devices.indices where devices[i].cadenceUnit != nil { devices[i].cadenceUnit = override }
+            }
+            let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
+            do {
+                recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
+            } catch {
+                throw Failure(error)
+            }
+        }
+
         var companions: [any SessionObserver] = []
         let audio = request.audio.liveAudio(plan: plan, realTime: pacing == .realTime(speed: 1))
         defer { audio?.finish() }
@@ -197,20 +211,6 @@ public enum SessionLauncher {
         if let hub { companions.append(LiveStatePublisher(hub: hub, nowPlaying: nowPlaying)) }
         // The history keeps 1 Hz samples: the engine reports them when the session is saved.
         let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil)
-
-        var recorder: RecordingWriter?
-        if let path = request.recordPath {
-            var devices = source.devices
-            if let override = request.cadenceUnit {
-                for i in devices.indices where devices[i].cadenceUnit != nil { devices[i].cadenceUnit = override }
-            }
-            let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
-            do {
-                recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
-            } catch {
-                throw Failure(error)
-            }
-        }
 
         let presenter: SessionPresenter
         switch request.presentation {
@@ -248,13 +248,13 @@ public enum SessionLauncher {
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
         runner.observer.primary.finish()
+        let saveFailure = writer?.finish(summary)
+        let savedID = saveFailure == nil ? writer?.sessionID : nil
+        if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }
         // The summary cue plays out (ducked), then the volume goes back and music this paused
         // plays, before anything is printed.
         audio?.finish()
         await music?.link.finish()
-        let saveFailure = writer?.finish(summary)
-        let savedID = saveFailure == nil ? writer?.sessionID : nil
-        if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }
         return SessionOutcome(
             summary: summary, savedSessionID: savedID, saveFailed: request.store != nil && savedID == nil,
             recorded: request.recordPath != nil && runner.observer.primary.recorder != nil)
