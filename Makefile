@@ -112,7 +112,7 @@ test-package: deb
 	packaging/test-package.sh
 
 ## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
-## storage, CLI), the plan schema check, the fake org.bluez's and MPRIS player's own checks, the FIT/TCX/jsonl
+## storage, launch, web, QR, CLI), the plan schema check, the fake org.bluez's and MPRIS player's own checks, the FIT/TCX/jsonl
 ## exports checked by third-party decoders, workouts and activities made by other tools
 ## (fit-tool, Garmin's FIT SDK), the HTML report rendered in headless Chromium, and the web
 ## page (run --web, serve) driven in headless Chromium with its access rules
