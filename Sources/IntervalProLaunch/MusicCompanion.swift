@@ -1,11 +1,11 @@
-public import IntervalProCore
+import IntervalProCore
 import IntervalProDBus
 #if canImport(Glibc)
 import Glibc
 #endif
 import IntervalProIO
 import IntervalProMPRIS
-public import IntervalProRuntime
+import IntervalProRuntime
 public import IntervalProSound
 
 /// What the user asked of their music player (`--music`, `--duck`, `--music-follow`).

@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 public import IntervalProLaunch
 import IntervalProIO
 import IntervalProRuntime
