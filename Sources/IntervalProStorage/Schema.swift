@@ -9,6 +9,7 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-sessions", migrate: version1)
+        migrator.registerMigration("v2-uploads", migrate: version2)
         return migrator
     }
 
@@ -103,6 +104,29 @@ enum Schema {
                     after_entries INTEGER NOT NULL,
                     PRIMARY KEY (session_id, seq)
                 ) WITHOUT ROWID;
+                """)
+    }
+
+    /// Where each session went: one row per session and service (intervals.icu, Strava).
+    /// A row is written `pending` before the first attempt, so a session whose upload fails
+    /// or is cut short stays queued; Strava's upload id is kept while it processes, so a
+    /// retry asks about that upload instead of sending the file again.
+    private static func version2(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE upload (
+                    session_id INTEGER NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+                    service TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'processing', 'done', 'rejected')),
+                    remote_upload_id TEXT,
+                    activity_id TEXT,
+                    activity_url TEXT,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    updated_at TEXT NOT NULL,
+                    PRIMARY KEY (session_id, service)
+                ) WITHOUT ROWID;
+                CREATE INDEX upload_by_status ON upload (status);
                 """)
     }
 }
