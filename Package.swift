@@ -119,6 +119,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // intervals.icu and Strava as plain values: requests, answers, accounts, the retry
+        // policy, planned workouts as plans. Pure: no I/O, no C.
+        .target(
+            name: "IntervalProServices", dependencies: ["IntervalProCore", "IntervalProFormats"],
+            swiftSettings: strictSettings),
+        // Headers only: libcurl is opened at run time (see shim.h).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Talking to the services: HTTP over libcurl, the accounts file, Strava's tokens, the
+        // upload queue kept in the store.
+        .target(
+            name: "IntervalProNetwork",
+            dependencies: [
+                "IntervalProCore", "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO",
+                "CCurl",
+            ],
+            swiftSettings: strictSettings
+        ),
         // libqrencode, for the QR code of the web page's address.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // QR codes as plain values: the module matrix, terminal text, a PBM image.
@@ -129,6 +146,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
                 "IntervalProFIT", "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
+                "IntervalProServices", "IntervalProNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -1,0 +1,148 @@
+import IntervalProCore
+
+/// The runner's intervals.icu account: an athlete id and a personal API key.
+public struct IntervalsICUAccount: Sendable, Equatable {
+    public var athleteID: String
+    public var apiKey: String
+    /// The athlete's name as intervals.icu gave it when the account was added.
+    public var name: String?
+
+    public init(athleteID: String, apiKey: String, name: String? = nil) {
+        self.athleteID = athleteID
+        self.apiKey = apiKey
+        self.name = name
+    }
+}
+
+/// The runner's Strava authorization: the API application's id and secret, and the tokens
+/// the authorization-code flow gave, refreshed before they expire.
+public struct StravaAccount: Sendable, Equatable {
+    public var clientID: String
+    public var clientSecret: String
+    public var accessToken: String
+    public var refreshToken: String
+    /// Seconds since 1970 (UTC) when `accessToken` stops working.
+    public var expiresAt: Double
+    public var athleteName: String?
+    /// What the runner allowed ("read,activity:write").
+    public var scope: String?
+
+    public init(
+        clientID: String, clientSecret: String, accessToken: String, refreshToken: String, expiresAt: Double,
+        athleteName: String? = nil, scope: String? = nil
+    ) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.athleteName = athleteName
+        self.scope = scope
+    }
+}
+
+/// accounts.json: every account, secrets included. The file is the only place secrets live;
+/// nothing here is ever printed (`listing` is what may be shown).
+public struct Accounts: Sendable, Equatable {
+    public var intervalsICU: IntervalsICUAccount?
+    public var strava: StravaAccount?
+
+    public init(intervalsICU: IntervalsICUAccount? = nil, strava: StravaAccount? = nil) {
+        self.intervalsICU = intervalsICU
+        self.strava = strava
+    }
+
+    public var services: [Service] {
+        (intervalsICU == nil ? [] : [.intervalsICU]) + (strava == nil ? [] : [.strava])
+    }
+
+    public mutating func remove(_ service: Service) -> Bool {
+        switch service {
+        case .intervalsICU:
+            defer { intervalsICU = nil }
+            return intervalsICU != nil
+        case .strava:
+            defer { strava = nil }
+            return strava != nil
+        }
+    }
+
+    /// Who each account is, without a secret: for `account list`.
+    public func listing(now: Double) -> [(service: Service, who: String, detail: String)] {
+        var rows: [(Service, String, String)] = []
+        if let icu = intervalsICU {
+            rows.append((.intervalsICU, icu.name.map { "\($0) (\(icu.athleteID))" } ?? icu.athleteID, "API key"))
+        }
+        if let strava {
+            let expiry =
+                strava.expiresAt > now
+                ? "access token valid for \(Int((strava.expiresAt - now) / 60)) min, refreshed as needed"
+                : "access token expired, refreshed on next use"
+            rows.append((.strava, strava.athleteName ?? "athlete", "OAuth, \(strava.scope ?? "scope unknown"); \(expiry)"))
+        }
+        return rows
+    }
+
+    public func encoded() -> String {
+        var members: [(String, JSONValue)] = []
+        if let icu = intervalsICU {
+            var fields: [(String, JSONValue)] = [("athlete_id", .string(icu.athleteID)), ("api_key", .string(icu.apiKey))]
+            if let name = icu.name { fields.append(("name", .string(name))) }
+            members.append((Service.intervalsICU.rawValue, .object(fields)))
+        }
+        if let strava {
+            var fields: [(String, JSONValue)] = [
+                ("client_id", .string(strava.clientID)), ("client_secret", .string(strava.clientSecret)),
+                ("access_token", .string(strava.accessToken)), ("refresh_token", .string(strava.refreshToken)),
+                ("expires_at", .number(strava.expiresAt)),
+            ]
+            if let name = strava.athleteName { fields.append(("athlete", .string(name))) }
+            if let scope = strava.scope { fields.append(("scope", .string(scope))) }
+            members.append((Service.strava.rawValue, .object(fields)))
+        }
+        return JSONValue.object([("version", .number(1)), ("accounts", .object(members))]).serialized(pretty: true) + "\n"
+    }
+
+    /// Reads accounts.json; a problem names the JSON path and what is wrong.
+    public static func decode(_ bytes: [UInt8]) throws(AccountsProblem) -> Accounts {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw AccountsProblem(path: "$", message: "not valid JSON (\(error.message))")
+        }
+        guard case .object = root.kind else { throw AccountsProblem(path: "$", message: "expected an object") }
+        guard let accounts = root["accounts"] else { return Accounts() }
+        var result = Accounts()
+        if let icu = accounts[Service.intervalsICU.rawValue] {
+            let path = "$.accounts[\"intervals.icu\"]"
+            result.intervalsICU = IntervalsICUAccount(
+                athleteID: try string(icu, "athlete_id", path), apiKey: try string(icu, "api_key", path),
+                name: icu["name"]?.stringValue)
+        }
+        if let strava = accounts[Service.strava.rawValue] {
+            let path = "$.accounts.strava"
+            guard let expiresAt = strava["expires_at"]?.numberValue else {
+                throw AccountsProblem(path: path + ".expires_at", message: "expected a number")
+            }
+            result.strava = StravaAccount(
+                clientID: try string(strava, "client_id", path), clientSecret: try string(strava, "client_secret", path),
+                accessToken: try string(strava, "access_token", path),
+                refreshToken: try string(strava, "refresh_token", path), expiresAt: expiresAt,
+                athleteName: strava["athlete"]?.stringValue, scope: strava["scope"]?.stringValue)
+        }
+        return result
+    }
+
+    private static func string(_ node: JSONNode, _ key: String, _ path: String) throws(AccountsProblem) -> String {
+        guard let value = node[key]?.stringValue, !value.isEmpty else {
+            throw AccountsProblem(path: "\(path).\(key)", message: "expected a non-empty string")
+        }
+        return value
+    }
+}
+
+public struct AccountsProblem: Error, Sendable, Equatable {
+    public var path: String
+    public var message: String
+}

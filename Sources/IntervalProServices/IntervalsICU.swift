@@ -1,0 +1,179 @@
+import IntervalProCore
+public import IntervalProFormats
+
+/// intervals.icu's REST API (https://intervals.icu/api-docs.html): HTTP basic auth with the
+/// user `API_KEY` and the personal key as password; planned workouts are calendar events.
+public struct IntervalsICU: Sendable {
+    public var baseURL: String
+    public var account: IntervalsICUAccount
+
+    public init(baseURL: String, account: IntervalsICUAccount) {
+        self.baseURL = baseURL
+        self.account = account
+    }
+
+    private var credential: HTTPRequest.Credential { .basic(user: "API_KEY", password: account.apiKey) }
+    private var athletePath: String { "/api/v1/athlete/\(QueryItem.percentEncoded(account.athleteID))" }
+
+    /// The athlete: proves the key works, and gives the name.
+    public func athlete() -> HTTPRequest {
+        HTTPRequest(.get, baseURL + athletePath, credential: credential, summary: "GET \(athletePath)")
+    }
+
+    /// The planned workouts of one day (YYYY-MM-DD, the athlete's local date).
+    public func plannedWorkouts(on date: String) -> HTTPRequest {
+        let query = QueryItem.encode([.init("oldest", date), .init("newest", date), .init("category", "WORKOUT")])
+        return HTTPRequest(
+            .get, "\(baseURL)\(athletePath)/events?\(query)", credential: credential,
+            summary: "GET \(athletePath)/events")
+    }
+
+    public func plannedWorkout(id: String) -> HTTPRequest {
+        let path = "\(athletePath)/events/\(QueryItem.percentEncoded(id))"
+        return HTTPRequest(.get, baseURL + path, credential: credential, summary: "GET \(path)")
+    }
+
+    /// A finished session's FIT file, as a new activity. intervals.icu does not create a
+    /// second activity from the same file.
+    public func upload(fit: [UInt8], filename: String, name: String, externalID: String) -> HTTPRequest {
+        let query = QueryItem.encode([.init("name", name), .init("external_id", externalID)])
+        return HTTPRequest(
+            .post, "\(baseURL)\(athletePath)/activities?\(query)", credential: credential,
+            body: .multipart([.file("file", fit, filename: filename, contentType: "application/vnd.ant.fit")]),
+            summary: "POST \(athletePath)/activities")
+    }
+
+    public func activityURL(_ id: String) -> String { "\(baseURL)/activities/\(id)" }
+
+    // MARK: Answers
+
+    public static func athleteName(_ response: HTTPResponse) -> String? {
+        (try? JSONParser.parse(response.body))?["name"]?.stringValue
+    }
+
+    /// The new activity's id ("i9001").
+    public static func uploadedActivityID(_ response: HTTPResponse) -> String? {
+        guard let root = try? JSONParser.parse(response.body) else { return nil }
+        if let id = idText(root["id"]) { return id }
+        if case .array(let activities)? = root["activities"]?.kind, let first = activities.first {
+            return idText(first["id"])
+        }
+        return nil
+    }
+
+    public static func plannedWorkouts(_ response: HTTPResponse) throws(ServiceFailure) -> [PlannedWorkout] {
+        guard let root = try? JSONParser.parse(response.body), case .array(let events) = root.kind else {
+            throw ServiceFailure(.intervalsICU, .unavailable, "the calendar's answer is not a list of events")
+        }
+        return events.compactMap(PlannedWorkout.init(event:))
+    }
+
+    public static func plannedWorkout(_ response: HTTPResponse) throws(ServiceFailure) -> PlannedWorkout {
+        guard let root = try? JSONParser.parse(response.body), let workout = PlannedWorkout(event: root) else {
+            throw ServiceFailure(.intervalsICU, .unavailable, "the event's answer is not an event")
+        }
+        return workout
+    }
+
+    static func idText(_ node: JSONNode?) -> String? {
+        guard let node else { return nil }
+        if let text = node.stringValue { return text }
+        if case .number(let value, true) = node.kind { return String(Int64(value)) }
+        return nil
+    }
+}
+
+/// A workout on the intervals.icu calendar.
+public struct PlannedWorkout: Sendable {
+    public var id: String
+    /// YYYY-MM-DD.
+    public var date: String
+    public var name: String
+    /// "Run", "Ride", ...
+    public var type: String
+    /// The workout text ("- 10m 170rpm" lines), as the runner wrote it.
+    public var description: String
+    /// The workout as intervals.icu parsed it, for events that only carry that.
+    public var structuredSteps: String?
+
+    init?(event: JSONNode) {
+        guard let id = IntervalsICU.idText(event["id"]) else { return nil }
+        self.id = id
+        date = String((event["start_date_local"]?.stringValue ?? "").prefix(10))
+        name = event["name"]?.stringValue ?? "intervals.icu workout \(id)"
+        type = event["type"]?.stringValue ?? ""
+        description = event["description"]?.stringValue ?? ""
+        structuredSteps = event["workout_doc"].flatMap(WorkoutDocText.text(of:))
+    }
+
+    /// How the command line names it: `intervalpro run icu:ID`.
+    public var reference: String { "icu:\(id)" }
+
+    /// Runs of any kind (Run, TrailRun, VirtualRun); rides and swims are not for a cadence in steps.
+    public var isRun: Bool { type.hasSuffix("Run") }
+
+    /// The plan: the workout text read by the intervals.icu reader, or, when the text has no
+    /// steps, the structured workout written out as such text.
+    public func plan() throws(ImportProblem) -> ImportedPlan {
+        let file = "intervals.icu event \(id)"
+        var imported: ImportedPlan
+        do {
+            imported = try IntervalsICUWorkout.read(Array(description.utf8), file: file)
+        } catch {
+            guard let structuredSteps else { throw error }
+            imported = try IntervalsICUWorkout.read(Array(structuredSteps.utf8), file: file)
+        }
+        imported.plan.name = name
+        return imported
+    }
+}
+
+/// intervals.icu's structured workout (`workout_doc`) as workout text, so that one reader
+/// turns both into plans: `{"steps": [{"duration": 600, "cadence": {"start": 165, "end":
+/// 175}}, {"reps": 4, "steps": [...]}]}`.
+enum WorkoutDocText {
+    static func text(of doc: JSONNode) -> String? {
+        guard case .array(let steps)? = doc["steps"]?.kind, !steps.isEmpty else { return nil }
+        var lines: [String] = []
+        for step in steps {
+            if let reps = step["reps"]?.numberValue, case .array(let inner)? = step["steps"]?.kind {
+                lines.append("\(Int(reps))x")
+                lines += inner.map(line(for:))
+                lines.append("")
+            } else {
+                lines.append(line(for: step))
+                lines.append("")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func line(for step: JSONNode) -> String {
+        var words = ["-"]
+        if let text = step["text"]?.stringValue, !text.isEmpty { words.append(text) }
+        if let seconds = step["duration"]?.numberValue, seconds > 0 {
+            words.append("\(Int(seconds.rounded()))s")
+        } else if let metres = step["distance"]?.numberValue, metres > 0 {
+            words.append("\(Int(metres.rounded()))mtr")
+        } else {
+            words.append("press lap")
+        }
+        if let cadence = step["cadence"] {
+            if let value = cadence["value"]?.numberValue {
+                words.append("\(Int(value.rounded()))rpm")
+            } else if let start = cadence["start"]?.numberValue, let end = cadence["end"]?.numberValue {
+                words.append("\(Int(start.rounded()))-\(Int(end.rounded()))rpm")
+            }
+        }
+        if step["warmup"]?.kind.isTrue == true { words.append("intensity=warmup") }
+        if step["cooldown"]?.kind.isTrue == true { words.append("intensity=cooldown") }
+        return words.joined(separator: " ")
+    }
+}
+
+extension JSONNode.Kind {
+    var isTrue: Bool {
+        if case .bool(true) = self { return true }
+        return false
+    }
+}

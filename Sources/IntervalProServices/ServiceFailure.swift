@@ -1,0 +1,87 @@
+import IntervalProCore
+
+/// The services IntervalPro talks to, by the names the command line uses.
+public enum Service: String, Sendable, CaseIterable, Comparable {
+    case intervalsICU = "intervals.icu"
+    case strava
+
+    public static func < (lhs: Service, rhs: Service) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The variable that points the service somewhere else (a proxy, a stand-in in tests).
+    public var baseURLVariable: String {
+        switch self {
+        case .intervalsICU: "INTERVALPRO_INTERVALS_ICU_URL"
+        case .strava: "INTERVALPRO_STRAVA_URL"
+        }
+    }
+
+    public var defaultBaseURL: String {
+        switch self {
+        case .intervalsICU: "https://intervals.icu"
+        case .strava: "https://www.strava.com"
+        }
+    }
+}
+
+/// Why a call to a service did not give what was asked, in one line for the runner.
+public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// No answer, a timeout, 5xx after the retries, a rate limit not worth waiting for:
+        /// try again later.
+        case unavailable
+        /// The service refused what was sent (the file, a field): sending it again will not help.
+        case rejected
+        /// The key or token is wrong, expired past refreshing, or revoked.
+        case credentials
+        /// What was asked for does not exist (an event id).
+        case notFound
+    }
+
+    public var service: Service
+    public var kind: Kind
+    public var message: String
+
+    public init(_ service: Service, _ kind: Kind, _ message: String) {
+        self.service = service
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(service.rawValue): \(message)" }
+
+    /// The failure an error answer stands for, with the service's own error text.
+    public static func from(_ response: HTTPResponse, service: Service, doing action: String) -> ServiceFailure {
+        let text = errorText(response)
+        let kind: Kind =
+            switch response.status {
+            case 401, 403: .credentials
+            case 404: .notFound
+            case 400, 409, 413, 415, 422: .rejected
+            default: .unavailable
+            }
+        return ServiceFailure(service, kind, "\(action) failed: HTTP \(response.status): \(text)")
+    }
+
+    /// What a service says went wrong: intervals.icu's `error`, Strava's `message` with its
+    /// `errors` (resource, field, code), else the body's first line.
+    public static func errorText(_ response: HTTPResponse) -> String {
+        if let root = try? JSONParser.parse(response.body) {
+            var text = root["error"]?.stringValue ?? root["message"]?.stringValue
+            if case .array(let errors)? = root["errors"]?.kind, !errors.isEmpty {
+                let details = errors.map { error in
+                    ["resource", "field", "code"].compactMap { error[$0]?.stringValue }.joined(separator: " ")
+                }
+                text = (text.map { $0 + ": " } ?? "") + details.joined(separator: "; ")
+            }
+            if let text, !text.isEmpty { return text }
+        }
+        let line = String(decoding: response.body.prefix(200), as: UTF8.self).split(separator: "\n").first
+        return line.map { String($0).trimmingCharacters } ?? "no details"
+    }
+}
+
+extension String {
+    var trimmingCharacters: String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}
