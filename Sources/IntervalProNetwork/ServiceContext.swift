@@ -1,0 +1,75 @@
+import Foundation
+import IntervalProIO
+public import IntervalProServices
+
+/// What every command that talks to a service needs: the accounts, where each service is,
+/// an HTTP transport, and where progress and `-v` logs go.
+public final class ServiceContext: @unchecked Sendable {
+    // @unchecked: `accounts` changes only on the command's one task (a token refresh).
+    public let file: AccountFile
+    public private(set) var accounts: Accounts
+    public let verbose: Bool
+    private let transport: Result<CurlTransport, TransportFailure>
+
+    public init(file: AccountFile, accounts: Accounts, verbose: Bool, timeout: Double? = nil) {
+        self.file = file
+        self.accounts = accounts
+        self.verbose = verbose
+        let seconds = timeout ?? ProcessEnvironment.value("INTERVALPRO_HTTP_TIMEOUT").flatMap(Double.init) ?? 30
+        transport = Result { () throws(TransportFailure) in try CurlTransport(timeout: seconds) }
+    }
+
+    /// The service's base URL: its variable when set (a proxy, a stand-in), else the real one.
+    public static func baseURL(_ service: Service) -> String {
+        var url = ProcessEnvironment.value(service.baseURLVariable).flatMap { $0.isEmpty ? nil : $0 } ?? service.defaultBaseURL
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    public func caller(_ service: Service) -> ServiceCaller {
+        let transport = self.transport
+        let verbose = self.verbose
+        return ServiceCaller(
+            service: service,
+            send: { request throws(TransportFailure) in try await transport.get().send(request) },
+            now: { Date().timeIntervalSince1970 },
+            pause: { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) },
+            progress: { Terminal.writeStandardError("intervalpro: \($0)\n") },
+            log: { message in if verbose { Terminal.writeStandardError("intervalpro: \(message)\n") } })
+    }
+
+    public func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// Keeps changed accounts (a refreshed token): the file is rewritten at once, so a token
+    /// Strava just replaced is never lost.
+    public func update(_ change: (inout Accounts) -> Void) throws(ServiceFailure) {
+        change(&accounts)
+        do {
+            try file.save(accounts)
+        } catch {
+            throw ServiceFailure(.strava, .unavailable, "cannot save the refreshed token: \(error)")
+        }
+    }
+
+    public func intervalsICU() throws(ServiceFailure) -> IntervalsICU {
+        guard let account = accounts.intervalsICU else { throw Self.noAccount(.intervalsICU) }
+        return IntervalsICU(baseURL: Self.baseURL(.intervalsICU), account: account)
+    }
+
+    public static func noAccount(_ service: Service) -> ServiceFailure {
+        let how =
+            switch service {
+            case .intervalsICU: "intervalpro account add intervals.icu --athlete ID --api-key KEY"
+            case .strava: "intervalpro account add strava --client-id ID --client-secret SECRET"
+            }
+        return ServiceFailure(service, .credentials, "no \(service.rawValue) account: add one with `\(how)`")
+    }
+
+    /// Today's date where the runner is (YYYY-MM-DD): the calendar is in local dates.
+    public static func localDate(secondsSince1970 now: Double) -> String {
+        var time = time_t(now)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+    }
+}

@@ -1,0 +1,56 @@
+public import IntervalProServices
+
+/// Strava calls with a valid token: refreshed before it expires, once more if Strava says
+/// it is no longer valid, and the new tokens saved at once.
+public struct StravaAuthorization: Sendable {
+    public let context: ServiceContext
+    public let strava: Strava
+    private let caller: ServiceCaller
+
+    public init(context: ServiceContext) {
+        self.context = context
+        strava = Strava(baseURL: ServiceContext.baseURL(.strava))
+        caller = context.caller(.strava)
+    }
+
+    /// Sends the request `make` builds with a valid token; a 401 refreshes and tries once more.
+    public func response(_ make: (String) -> HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
+        var token = account.accessToken
+        if Strava.needsRefresh(account, now: context.now()) { token = try await refresh() }
+        let response = try await caller.response(to: make(token))
+        guard response.status == 401 else { return response }
+        token = try await refresh()
+        return try await caller.response(to: make(token))
+    }
+
+    public func success(_ make: (String) -> HTTPRequest, doing action: String) async throws(ServiceFailure) -> HTTPResponse {
+        let response = try await response(make)
+        guard response.isSuccess else {
+            var failure = ServiceFailure.from(response, service: .strava, doing: action)
+            if failure.kind == .credentials { failure.message += "; add the account again if you revoked access" }
+            throw failure
+        }
+        return response
+    }
+
+    private func refresh() async throws(ServiceFailure) -> String {
+        guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
+        let response = try await caller.response(to: strava.refresh(account))
+        guard response.isSuccess, let grant = Strava.grant(response) else {
+            if (400..<500).contains(response.status) && response.status != 429 {
+                throw ServiceFailure(
+                    .strava, .credentials,
+                    "Strava refused to renew IntervalPro's access (\(ServiceFailure.errorText(response))); "
+                        + "it was revoked or the client secret changed: run `intervalpro account add strava ...` again")
+            }
+            throw ServiceFailure.from(response, service: .strava, doing: "renewing the access token")
+        }
+        try context.update { accounts in
+            accounts.strava?.accessToken = grant.accessToken
+            accounts.strava?.refreshToken = grant.refreshToken
+            accounts.strava?.expiresAt = grant.expiresAt
+        }
+        return grant.accessToken
+    }
+}

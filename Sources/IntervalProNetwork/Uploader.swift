@@ -1,0 +1,180 @@
+import IntervalProHistory
+import IntervalProIO
+public import IntervalProServices
+public import IntervalProStorage
+
+/// Sends saved sessions to intervals.icu and Strava as FIT files, keeping in the store where
+/// each stands: queued before the first byte leaves, done with the activity's id and address,
+/// or the reason it is still queued. Nothing a runner recorded depends on a service answering.
+public struct Uploader: Sendable {
+    public let store: SessionStore
+    public let context: ServiceContext
+    /// Strava's processing is polled this many times at most (about a minute).
+    public var pollLimit = 30
+
+    public init(store: SessionStore, context: ServiceContext) {
+        self.store = store
+        self.context = context
+    }
+
+    /// What became of one session's upload to one service.
+    public struct Result: Sendable {
+        public var record: UploadRecord
+        public enum Kind: Sendable, Equatable {
+            case uploaded
+            /// The service already had it (a Strava duplicate): now recorded as done.
+            case alreadyThere
+            /// Done earlier; not sent again without --force.
+            case refusedDuplicate
+            /// Strava is still processing: `upload --pending` asks again.
+            case stillProcessing
+            case failed(ServiceFailure)
+        }
+        public var kind: Kind
+    }
+
+    /// Queues the session for each service (a row marked pending), so that a failure later,
+    /// or the program ending, leaves it to `upload --pending`.
+    public func enqueue(session id: Int64, to services: [Service]) throws(StoreError) {
+        for service in services where try store.upload(session: id, service: service.rawValue)?.status != .done {
+            try store.saveUpload(
+                UploadRecord(sessionID: id, service: service.rawValue, status: .pending, updatedAt: WallClock.iso8601Now()))
+        }
+    }
+
+    public func upload(session id: Int64, to service: Service, force: Bool) async throws(StoreError) -> Result {
+        let previous = try store.upload(session: id, service: service.rawValue)
+        if let previous, previous.status == .done, !force { return Result(record: previous, kind: .refusedDuplicate) }
+        var record =
+            previous ?? UploadRecord(sessionID: id, service: service.rawValue, status: .pending, updatedAt: "")
+        let resuming = record.status == .processing && !force
+        if !resuming {
+            record.status = .pending
+            record.remoteUploadID = nil
+        }
+        record.attempts += 1
+        record.updatedAt = WallClock.iso8601Now()
+        try store.saveUpload(record)
+        do {
+            let kind: Result.Kind
+            switch service {
+            case .intervalsICU:
+                (record, kind) = try await sendToIntervalsICU(record)
+            case .strava:
+                (record, kind) = try await sendToStrava(record, resuming: resuming)
+            }
+            record.lastError = nil
+            record.updatedAt = WallClock.iso8601Now()
+            try store.saveUpload(record)
+            return Result(record: record, kind: kind)
+        } catch let failure as ServiceFailure {
+            if failure.kind == .rejected { record.status = .rejected }
+            record.lastError = failure.message
+            record.updatedAt = WallClock.iso8601Now()
+            try store.saveUpload(record)
+            return Result(record: record, kind: .failed(failure))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // Only ServiceFailure and StoreError are thrown above; anything else is kept queued.
+            record.lastError = "\(error)"
+            try store.saveUpload(record)
+            return Result(record: record, kind: .failed(ServiceFailure(service, .unavailable, "\(error)")))
+        }
+    }
+
+    /// Everything queued, oldest session first.
+    public func uploadPending() async throws(StoreError) -> [Result] {
+        var results: [Result] = []
+        for record in try store.pendingUploads() {
+            guard let service = Service(rawValue: record.service) else { continue }
+            results.append(try await upload(session: record.sessionID, to: service, force: false))
+        }
+        return results
+    }
+
+    // MARK: - Per service
+
+    private struct Export {
+        var fit: [UInt8]
+        var filename: String
+        var name: String
+        var externalID: String
+    }
+
+    private func export(_ id: Int64, for service: Service) throws -> Export {
+        guard let session = try store.session(id: id, loading: .samples) else {
+            throw ServiceFailure(service, .notFound, "no session \(id) in \(store.path)")
+        }
+        guard session.summary != nil else {
+            throw ServiceFailure(service, .rejected, "session \(id) is still running; upload it when it ends")
+        }
+        let stamp = session.listing.startedAt.filter { $0.isNumber }
+        return Export(
+            fit: FITActivity.encode(session), filename: "intervalpro-session-\(id).fit",
+            name: "\(session.listing.planName) (IntervalPro)", externalID: "intervalpro-\(stamp)-\(id)")
+    }
+
+    private func sendToIntervalsICU(_ record: UploadRecord) async throws -> (UploadRecord, Result.Kind) {
+        let api = try context.intervalsICU()
+        let export = try export(record.sessionID, for: .intervalsICU)
+        let response = try await context.caller(.intervalsICU).success(
+            api.upload(fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID),
+            doing: "uploading session \(record.sessionID)")
+        guard let activity = IntervalsICU.uploadedActivityID(response) else {
+            throw ServiceFailure(.intervalsICU, .unavailable, "the upload's answer has no activity id")
+        }
+        var record = record
+        record.status = .done
+        record.activityID = activity
+        record.activityURL = api.activityURL(activity)
+        return (record, .uploaded)
+    }
+
+    private func sendToStrava(_ record: UploadRecord, resuming: Bool) async throws -> (UploadRecord, Result.Kind) {
+        let authorization = StravaAuthorization(context: context)
+        let strava = authorization.strava
+        var record = record
+        var state: Strava.UploadState
+        if resuming, let uploadID = record.remoteUploadID {
+            state = .processing(uploadID: uploadID)
+        } else {
+            let export = try export(record.sessionID, for: .strava)
+            let response = try await authorization.success(
+                { strava.upload(token: $0, fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID) },
+                doing: "uploading session \(record.sessionID)")
+            guard let first = Strava.uploadState(response) else {
+                throw ServiceFailure(.strava, .unavailable, "the upload's answer is not an upload")
+            }
+            state = first
+        }
+        var polls = 0
+        while case .processing(let uploadID) = state {
+            record.status = .processing
+            record.remoteUploadID = uploadID
+            try store.saveUpload(record)
+            guard polls < pollLimit else { return (record, .stillProcessing) }
+            polls += 1
+            // Strava asks clients to poll no more than once a second; processing takes a few.
+            await context.caller(.strava).pause(polls < 5 ? 1 : 2)
+            let response = try await authorization.success(
+                { strava.uploadStatus(token: $0, uploadID: uploadID) }, doing: "checking upload \(uploadID)")
+            guard let next = Strava.uploadState(response) else {
+                throw ServiceFailure(.strava, .unavailable, "the upload status is not an upload")
+            }
+            state = next
+        }
+        switch state {
+        case .ready(let activity), .duplicate(let activity):
+            record.status = .done
+            record.activityID = activity
+            record.activityURL = strava.activityURL(activity)
+            if case .duplicate = state { return (record, .alreadyThere) }
+            return (record, .uploaded)
+        case .failed(let message):
+            throw ServiceFailure(.strava, .rejected, "Strava could not read session \(record.sessionID): \(message)")
+        case .processing:
+            return (record, .stillProcessing)
+        }
+    }
+}
