@@ -34,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-fakempris test-exports test-formats test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -112,11 +112,12 @@ test-package: deb
 	packaging/test-package.sh
 
 ## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
-## storage, launch, web, QR, CLI), the plan schema check, the fake org.bluez's and MPRIS player's own checks, the FIT/TCX/jsonl
+## storage, launch, web, QR, CLI), the plan schema check, the own checks of the fake org.bluez, the
+## MPRIS player and the intervals.icu/Strava stand-in, the FIT/TCX/jsonl
 ## exports checked by third-party decoders, workouts and activities made by other tools
 ## (fit-tool, Garmin's FIT SDK), the HTML report rendered in headless Chromium, and the web
 ## page (run --web, serve) driven in headless Chromium with its access rules
-test: deps-test test-swift test-schema test-fakebluez test-fakempris test-exports test-formats test-report test-web
+test: deps-test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-report test-web
 
 test-swift:
 	$(SWIFT) test
@@ -132,6 +133,11 @@ test-fakebluez:
 ## test-fakempris: the fake MPRIS music player that the music-control tests use, checked on its own
 test-fakempris:
 	/usr/bin/python3 Tests/FakeMPRIS/smoke_test.py
+
+## test-fakeservices: the stand-in for intervals.icu's and Strava's APIs (on loopback) that the
+## upload, account and calendar tests use, checked on its own (standard library only)
+test-fakeservices:
+	/usr/bin/python3 Tests/FakeServices/smoke_test.py
 
 test-exports:
 	$(SWIFT) build --product intervalpro
