@@ -9,13 +9,14 @@ struct IntervalPro: AsyncParsableCommand {
         discussion: """
             Cadence is running cadence in steps per minute (spm); "BPM" in a plan means steps, \
             never heart rate. Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, \
-            69 unavailable, 74 I/O error.
+            69 unavailable, 74 I/O error, 77 permission (a service refused the credential).
             """,
         version: "0.1.0",
         subcommands: [
             RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
             RenderAudioCommand.self, HistoryCommand.self, ShowCommand.self, TrendsCommand.self, ExportCommand.self,
             ReportCommand.self, DeleteCommand.self, PlanCommand.self, DecodeCommand.self, ServeCommand.self,
+            AccountCommand.self, TodayCommand.self, UploadCommand.self,
         ]
     )
 }

@@ -6,6 +6,9 @@ import IntervalProIO
 import IntervalProLaunch
 import IntervalProWeb
 import IntervalProRuntime
+import IntervalProNetwork
+import IntervalProServices
+import IntervalProStorage
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +26,10 @@ struct RunCommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        help: """
+            The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout; \
+            or from the intervals.icu calendar, `today` (today's one planned run) or icu:EVENT_ID.
+            """,
         completion: .planFiles)
     var plan: String
 
@@ -61,6 +67,12 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var save: SaveOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "When the session is saved, upload it: intervals.icu, strava or all (queued if that fails).",
+            valueName: "service"))
+    var upload: UploadCommand.Destination?
+
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
         if requireSensor, replay != nil || simulate {
@@ -69,6 +81,7 @@ struct RunCommand: AsyncParsableCommand {
         if !simulate, perFoot || !dropout.isEmpty {
             throw ValidationError("--per-foot and --dropout shape the simulated runner: add --simulate")
         }
+        if upload != nil, save.noSave { throw ValidationError("--upload sends the saved session: drop --no-save") }
     }
 
     @Option(
@@ -82,7 +95,15 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let (plan, planText) = try loadPlanKeepingText(self.plan)
+            // Services are set up first: a missing account stops `run` before the session, not after.
+            let services = upload == nil && PlannedRuns.Reference(self.plan) == nil ? nil : try ServiceOptions.context(verbose: sensors.verbose)
+            let uploadTo = try upload.map { try UploadCommand.services($0, accounts: services!.accounts) }
+            let (plan, planText) =
+                if let reference = PlannedRuns.Reference(self.plan), let services {
+                    try await PlannedRuns.plan(reference, context: services)
+                } else {
+                    try loadPlanKeepingText(self.plan)
+                }
             var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
             request.take(options, audio: audio, save: save)
             request.music = music.request(verbose: sensors.verbose)
@@ -94,7 +115,24 @@ struct RunCommand: AsyncParsableCommand {
                 outcome = try await SessionLauncher.run(request)
             }
             try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
+            if let uploadTo, let services, let id = outcome.savedSessionID {
+                try await Self.upload(session: id, to: uploadTo, store: save.store, context: services)
+            }
         }
+    }
+
+    /// The finished session to each service; one that fails stays queued for `upload --pending`.
+    private static func upload(session id: Int64, to services: [Service], store: StoreOptions, context: ServiceContext) async throws {
+        let uploader = Uploader(store: try store.open(), context: context)
+        try storeCall { () throws(StoreError) in try uploader.enqueue(session: id, to: services) }
+        var results: [Uploader.Result] = []
+        for service in services {
+            results.append(try await asyncStoreCall { () async throws(StoreError) in
+                try await uploader.upload(session: id, to: service, force: false)
+            })
+        }
+        // The summary went to stdout; upload lines go to stderr so that --json stays one document.
+        try UploadCommand.report(results, json: false, linesToStandardError: true)
     }
 
     private func source(for plan: Plan) -> SessionRequest.Source {

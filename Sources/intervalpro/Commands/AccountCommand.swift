@@ -1,0 +1,265 @@
+import ArgumentParser
+import Foundation
+import IntervalProCore
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+import IntervalProWeb
+
+struct AccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "Connect intervals.icu and Strava: today's planned runs in, finished sessions out.",
+        discussion: """
+            Accounts are kept in $XDG_CONFIG_HOME/intervalpro/accounts.json (mode 0600); their \
+            keys and tokens are never printed.
+            """,
+        subcommands: [Add.self, List.self, Remove.self]
+    )
+}
+
+extension AccountCommand {
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Add (or replace) an account: intervals.icu with an API key, Strava by authorizing in a browser.",
+            discussion: """
+                intervals.icu: your athlete id and API key are at the bottom of \
+                https://intervals.icu/settings. Leave out --api-key to type it (it then stays out \
+                of your shell history).
+                Strava: create an API application at https://www.strava.com/settings/api with \
+                "Authorization Callback Domain" 127.0.0.1, then pass its client id and secret. \
+                The address to open is printed (and opened when a desktop is running); Strava \
+                sends you back to http://127.0.0.1:PORT/callback, which finishes the setup.
+                """
+        )
+
+        @Argument(help: "intervals.icu or strava.")
+        var service: Service
+
+        @Option(help: "intervals.icu: the athlete id (like i12345).")
+        var athlete: String?
+
+        @Option(help: "intervals.icu: the API key (read from standard input when left out).")
+        var apiKey: String?
+
+        @Option(help: "Strava: the API application's client id.")
+        var clientId: String?
+
+        @Option(help: "Strava: the API application's client secret.")
+        var clientSecret: String?
+
+        @Option(help: "Strava: the loopback port Strava redirects to (0: any free port).")
+        var port: Int = 0
+
+        @Option(help: "Strava: how long to wait for the authorization, in seconds.")
+        var wait: Int = 300
+
+        @Flag(help: "Strava: only print the address to open; do not start a browser.")
+        var noBrowser = false
+
+        @OptionGroup var options: ServiceOptions
+
+        func validate() throws {
+            switch service {
+            case .intervalsICU:
+                guard athlete?.isEmpty == false else { throw ValidationError("intervals.icu needs --athlete ID") }
+                if clientId != nil || clientSecret != nil {
+                    throw ValidationError("--client-id and --client-secret are for strava")
+                }
+            case .strava:
+                guard clientId?.isEmpty == false, clientSecret?.isEmpty == false else {
+                    throw ValidationError("strava needs --client-id and --client-secret (from https://www.strava.com/settings/api)")
+                }
+                if athlete != nil || apiKey != nil { throw ValidationError("--athlete and --api-key are for intervals.icu") }
+                guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+                guard wait > 0 else { throw ValidationError("--wait must be positive") }
+            }
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                let file = try ServiceOptions.accountFile()
+                let context = ServiceContext(file: file, accounts: try ServiceOptions.load(file), verbose: options.verbose)
+                switch service {
+                case .intervalsICU: try await addIntervalsICU(context)
+                case .strava: try await addStrava(context)
+                }
+            }
+        }
+
+        private func addIntervalsICU(_ context: ServiceContext) async throws {
+            guard let key = apiKey ?? Self.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
+                throw Failure("no API key given (--api-key, or on standard input)", status: .usage)
+            }
+            var account = IntervalsICUAccount(athleteID: athlete ?? "", apiKey: key)
+            let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
+            let response = try await serviceCall { () throws(ServiceFailure) in
+                try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+            }
+            account.name = IntervalsICU.athleteName(response)
+            try save(context) { $0.intervalsICU = account }
+            print("intervals.icu: added \(account.name.map { "\($0) (\(account.athleteID))" } ?? account.athleteID)")
+        }
+
+        private func addStrava(_ context: ServiceContext) async throws {
+            let (clientID, secret) = (clientId ?? "", clientSecret ?? "")
+            let strava = Strava(baseURL: ServiceContext.baseURL(.strava))
+            let state = Self.randomHex(bytes: 16)
+            let openBrowser = !noBrowser
+            let query: String
+            do {
+                query = try await OAuthCallback.wait(
+                    port: port, timeout: .seconds(wait),
+                    ready: { port in
+                        let url = strava.authorizeURL(
+                            clientID: clientID, redirectURI: "http://127.0.0.1:\(port)/callback", state: state)
+                        Terminal.writeStandardError(
+                            "intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
+                        if openBrowser { Self.openInBrowser(url) }
+                    },
+                    decide: { query in
+                        switch Strava.callback(query: query, expectedState: state) {
+                        case .foreign:
+                            return .init(accepted: false, page: Self.page("This answer is not for this setup (its state differs). Nothing was saved."))
+                        case .denied:
+                            return .init(accepted: true, page: Self.page("Strava access was not given. You can close this page."))
+                        case .authorized:
+                            return .init(accepted: true, page: Self.page("IntervalPro is connected to Strava. You can close this page."))
+                        }
+                    })
+            } catch is OAuthCallback.TimedOut {
+                throw Failure("no answer from Strava within \(wait) s; nothing was saved", status: .unavailable)
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw Failure("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", status: .unavailable)
+            }
+            let code: String
+            let scope: String?
+            switch Strava.callback(query: Substring(query), expectedState: state) {
+            case .authorized(let given, let givenScope): (code, scope) = (given, givenScope)
+            case .denied(let reason): throw Failure("strava: access was not given (\(reason)); nothing was saved", status: .noPermission)
+            case .foreign: throw Failure("strava: the answer's state differs", status: .noPermission)
+            }
+            if let scope, !scope.split(separator: ",").contains("activity:write") {
+                throw Failure(
+                    "strava: uploading needs the \"Upload your activities\" permission (activity:write); add the account again and keep it ticked",
+                    status: .noPermission)
+            }
+            let response = try await serviceCall { () throws(ServiceFailure) in
+                try await context.caller(.strava).success(
+                    strava.exchange(code: code, clientID: clientID, clientSecret: secret), doing: "exchanging the code")
+            }
+            guard let grant = Strava.grant(response) else {
+                throw Failure("strava: the token answer has no tokens", status: .unavailable)
+            }
+            let account = StravaAccount(
+                clientID: clientID, clientSecret: secret, accessToken: grant.accessToken, refreshToken: grant.refreshToken,
+                expiresAt: grant.expiresAt, athleteName: grant.athleteName, scope: scope ?? Strava.scope)
+            try save(context) { $0.strava = account }
+            print("strava: added \(grant.athleteName ?? "the athlete")")
+        }
+
+        private func save(_ context: ServiceContext, _ change: (inout Accounts) -> Void) throws {
+            var accounts = context.accounts
+            change(&accounts)
+            do throws(FileError) {
+                try context.file.save(accounts)
+            } catch {
+                throw Failure(error)
+            }
+        }
+
+        static func randomHex(bytes: Int) -> String {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<bytes).map { _ in
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
+            }.joined()
+        }
+
+        static func page(_ message: String) -> String {
+            "<!doctype html><meta charset=utf-8><title>IntervalPro</title><p style=\"font:1.2em sans-serif\">\(message)</p>\n"
+        }
+
+        /// A line from standard input, not echoed when it is a terminal.
+        static func readSecret(prompt: String) -> String? {
+            guard Terminal.standardInputIsTerminal else { return readLine()?.trimmingCharacters(in: .whitespaces) }
+            guard let typed = getpass(prompt) else { return nil }
+            return String(cString: typed).trimmingCharacters(in: .whitespaces)
+        }
+
+        /// xdg-open, when a desktop session is there to show the page.
+        static func openInBrowser(_ url: String) {
+            let environment = ProcessInfo.processInfo.environment
+            guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
+            process.arguments = [url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try? process.run()
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the accounts (never their keys); `doctor` checks that they work.")
+
+        @Flag(help: "Print the list as JSON.")
+        var json = false
+
+        @OptionGroup var options: ServiceOptions
+
+        func run() async throws {
+            try await reportingFailures {
+                let context = try options.context()
+                let rows = context.accounts.listing(now: context.now())
+                if json {
+                    let list = rows.map { row in
+                        JSONValue.object([
+                            ("service", .string(row.service.rawValue)), ("who", .string(row.who)), ("detail", .string(row.detail)),
+                        ])
+                    }
+                    print(JSONValue.object([("accounts", .array(list))]).serialized(pretty: true))
+                } else if rows.isEmpty {
+                    print("No accounts. Add one with `intervalpro account add intervals.icu --athlete ID` or `intervalpro account add strava ...`.")
+                } else {
+                    let table = rows.map { [$0.service.rawValue, $0.who, $0.detail] }
+                    for line in TextTable.render(header: ["SERVICE", "ACCOUNT", "HOW"], rows: table) { print(line) }
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Forget an account: its key or tokens are deleted from accounts.json.",
+            discussion: "For Strava, also revoke IntervalPro at https://www.strava.com/settings/apps."
+        )
+
+        @Argument(help: "intervals.icu or strava.")
+        var service: Service
+
+        @OptionGroup var options: ServiceOptions
+
+        func run() async throws {
+            try await reportingFailures {
+                let context = try options.context()
+                var accounts = context.accounts
+                guard accounts.remove(service) else {
+                    throw Failure("no \(service.rawValue) account to remove", status: .noInput)
+                }
+                do throws(FileError) {
+                    try context.file.save(accounts)
+                } catch {
+                    throw Failure(error)
+                }
+                print("\(service.rawValue): removed")
+            }
+        }
+    }
+}

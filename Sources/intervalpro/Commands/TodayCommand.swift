@@ -1,0 +1,95 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProFormats
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+
+struct TodayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "today",
+        abstract: "List today's planned runs from the intervals.icu calendar.",
+        discussion: "Run one with `intervalpro run icu:ID`, or `intervalpro run today` when there is one."
+    )
+
+    @Option(help: ArgumentHelp("Another day (YYYY-MM-DD).", valueName: "date"))
+    var date: String?
+
+    @Flag(help: "Print the list as JSON.")
+    var json = false
+
+    @OptionGroup var options: ServiceOptions
+
+    func validate() throws {
+        if let date {
+            let parts = date.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts.map(\.count) == [4, 2, 2], parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else {
+                throw ValidationError("--date must be YYYY-MM-DD, like 2026-11-24")
+            }
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let context = try options.context()
+            let day = date ?? ServiceContext.localDate(secondsSince1970: context.now())
+            let runs = try await PlannedRuns.runs(on: day, context: context)
+            let rows = runs.map { workout -> (workout: PlannedWorkout, plan: Plan?, problem: String?) in
+                do throws(ImportProblem) {
+                    return (workout, try workout.plan().plan, nil)
+                } catch {
+                    return (workout, nil, error.description)
+                }
+            }
+            if json {
+                let list = rows.map { row in
+                    var members: [(String, JSONValue)] = [
+                        ("id", .string(row.workout.id)), ("reference", .string(row.workout.reference)),
+                        ("date", .string(row.workout.date)), ("name", .string(row.workout.name)),
+                        ("type", .string(row.workout.type)),
+                    ]
+                    if let plan = row.plan {
+                        let steps = plan.timeline()
+                        members.append(("steps", .number(Double(steps.count))))
+                        members.append(("duration_s", Self.duration(steps).map { .number($0) } ?? .null))
+                    }
+                    members.append(("problem", row.problem.map(JSONValue.string) ?? .null))
+                    return JSONValue.object(members)
+                }
+                print(JSONValue.object([("date", .string(day)), ("runs", .array(list))]).serialized(pretty: true))
+                return
+            }
+            guard !rows.isEmpty else {
+                print("No run planned in intervals.icu for \(day).")
+                return
+            }
+            print("Planned in intervals.icu for \(day):")
+            for row in rows {
+                var line = "  \(row.workout.reference)  \(row.workout.name)"
+                if let plan = row.plan {
+                    let steps = plan.timeline()
+                    line += "  (\(steps.count) step\(steps.count == 1 ? "" : "s")"
+                    if let seconds = Self.duration(steps) { line += ", \(formatClock(seconds))" }
+                    line += ")"
+                }
+                print(line)
+                if let problem = row.problem { print("      cannot run it: \(problem)") }
+            }
+            if rows.count == 1, rows[0].plan != nil {
+                print("Run it with: intervalpro run today")
+            } else {
+                print("Run one with: intervalpro run icu:ID")
+            }
+        }
+    }
+
+    /// The plan's length when every step is timed.
+    static func duration(_ steps: [TimelineStep]) -> Double? {
+        var total = 0.0
+        for step in steps {
+            guard case .time(let length) = step.end else { return nil }
+            total += length.seconds
+        }
+        return total
+    }
+}

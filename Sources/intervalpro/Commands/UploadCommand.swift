@@ -1,0 +1,164 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+import IntervalProStorage
+
+struct UploadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload",
+        abstract: "Upload a saved session (as FIT) to intervals.icu, Strava or both.",
+        discussion: """
+            Each session is uploaded once per service: a second upload is refused unless \
+            --force. An upload that fails stays queued; `intervalpro upload --pending` retries \
+            the queue. Exit codes: 69 a service is unreachable (queued), 65 a service refused \
+            the file, 77 a key or authorization was refused (queued).
+            """
+    )
+
+    /// The services named by --to.
+    enum Destination: String, ExpressibleByArgument, CaseIterable {
+        case intervalsICU = "intervals.icu"
+        case strava
+        case all
+
+        func services(configured: [Service]) -> [Service] {
+            switch self {
+            case .intervalsICU: [.intervalsICU]
+            case .strava: [.strava]
+            case .all: configured
+            }
+        }
+    }
+
+    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    var session: SessionReference?
+
+    @Option(help: "intervals.icu, strava, or all (every account added).")
+    var to: Destination?
+
+    @Flag(help: "Upload again a session the service already has.")
+    var force = false
+
+    @Flag(help: "Retry every queued upload instead.")
+    var pending = false
+
+    @Flag(help: "Print the results as JSON.")
+    var json = false
+
+    @OptionGroup var store: StoreOptions
+
+    @OptionGroup var options: ServiceOptions
+
+    func validate() throws {
+        if pending {
+            if session != nil || to != nil || force { throw ValidationError("--pending takes no session, --to or --force") }
+        } else {
+            guard session != nil else { throw ValidationError("name a session (an id or `last`), or use --pending") }
+            guard to != nil else { throw ValidationError("say where: --to intervals.icu, strava or all") }
+        }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let context = try options.context()
+            let sessionStore = try store.open()
+            let uploader = Uploader(store: sessionStore, context: context)
+            let results: [Uploader.Result]
+            if pending {
+                results = try await asyncStoreCall { () async throws(StoreError) in try await uploader.uploadPending() }
+                if results.isEmpty, !json { print("No uploads queued.") }
+            } else {
+                let id = try session!.resolve(in: sessionStore, loading: []).listing.id
+                let services = try Self.services(to!, accounts: context.accounts)
+                try storeCall { () throws(StoreError) in try uploader.enqueue(session: id, to: services) }
+                var done: [Uploader.Result] = []
+                for service in services {
+                    done.append(try await asyncStoreCall { () async throws(StoreError) in
+                        try await uploader.upload(session: id, to: service, force: force)
+                    })
+                }
+                results = done
+            }
+            try Self.report(results, json: json)
+        }
+    }
+
+    /// The services to send to: each named must have an account.
+    static func services(_ destination: Destination, accounts: Accounts) throws -> [Service] {
+        let services = destination.services(configured: accounts.services)
+        if services.isEmpty {
+            throw Failure(
+                "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`",
+                status: .usage)
+        }
+        for service in services where !accounts.services.contains(service) {
+            throw Failure(ServiceContext.noAccount(service).description, status: .usage)
+        }
+        return services
+    }
+
+    /// One line per upload on stdout (or JSON), the reason for each failure on stderr; the
+    /// exit status is the most telling failure's.
+    static func report(_ results: [Uploader.Result], json: Bool, linesToStandardError: Bool = false) throws {
+        func print(_ line: String) {
+            if linesToStandardError { Terminal.writeStandardError("intervalpro: \(line)\n") } else { Swift.print(line) }
+        }
+        var worst: Failure?
+        var lines: [JSONValue] = []
+        for result in results {
+            let record = result.record
+            let subject = "session \(record.sessionID) → \(record.service)"
+            var outcome: String
+            switch result.kind {
+            case .uploaded:
+                outcome = "uploaded"
+                if !json { print("\(subject): \(record.activityURL ?? record.activityID ?? "done")") }
+            case .alreadyThere:
+                outcome = "already-there"
+                if !json { print("\(subject): already there, \(record.activityURL ?? "")") }
+            case .refusedDuplicate:
+                outcome = "refused-duplicate"
+                let failure = Failure(
+                    "\(subject): already uploaded (\(record.activityURL ?? record.activityID ?? "")); --force uploads it again",
+                    status: .dataError)
+                Terminal.writeStandardError("intervalpro: \(failure.message)\n")
+                worst = worse(worst, failure)
+            case .stillProcessing:
+                outcome = "processing"
+                let failure = Failure(
+                    "\(subject): the service is still processing it; `intervalpro upload --pending` checks again",
+                    status: .unavailable)
+                Terminal.writeStandardError("intervalpro: \(failure.message)\n")
+                worst = worse(worst, failure)
+            case .failed(let serviceFailure):
+                outcome = record.status == .rejected ? "rejected" : "queued"
+                var failure = Failure(serviceFailure)
+                failure.message = "\(subject): \(serviceFailure.message)"
+                if record.status != .rejected { failure.message += " (queued: `intervalpro upload --pending` retries)" }
+                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+                worst = worse(worst, failure)
+            }
+            lines.append(
+                .object([
+                    ("session", .number(Double(record.sessionID))), ("service", .string(record.service)),
+                    ("outcome", .string(outcome)), ("status", .string(record.status.rawValue)),
+                    ("activity_id", record.activityID.map(JSONValue.string) ?? .null),
+                    ("url", record.activityURL.map(JSONValue.string) ?? .null),
+                    ("error", record.lastError.map(JSONValue.string) ?? .null),
+                ]))
+        }
+        if json { Swift.print(JSONValue.object([("uploads", .array(lines))]).serialized(pretty: true)) }
+        if let worst { throw ExitCode(worst.status.rawValue) }
+    }
+
+    /// Credentials first (nothing works until fixed), then a refused file, then "try later".
+    private static func worse(_ a: Failure?, _ b: Failure) -> Failure {
+        guard let a else { return b }
+        let rank: [ExitStatus: Int] = [.noPermission: 3, .dataError: 2, .noInput: 2, .unavailable: 1]
+        return (rank[b.status] ?? 0) > (rank[a.status] ?? 0) ? b : a
+    }
+}

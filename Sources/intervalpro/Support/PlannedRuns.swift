@@ -1,0 +1,70 @@
+import IntervalProCore
+import IntervalProFormats
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+
+/// Planned workouts from the intervals.icu calendar, for `today` and `run today|icu:ID`.
+enum PlannedRuns {
+    /// What a plan argument names on the calendar, when it names nothing on disk.
+    enum Reference {
+        case today
+        case event(String)
+
+        init?(_ argument: String) {
+            guard !BundledFiles.exists(argument) else { return nil }
+            if argument == "today" {
+                self = .today
+            } else if argument.hasPrefix("icu:"), argument.count > 4 {
+                self = .event(String(argument.dropFirst(4)))
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The runs planned on `date`.
+    static func runs(on date: String, context: ServiceContext) async throws -> [PlannedWorkout] {
+        try await serviceCall { () throws(ServiceFailure) in
+            let api = try context.intervalsICU()
+            let response = try await context.caller(.intervalsICU).success(
+                api.plannedWorkouts(on: date), doing: "reading the calendar")
+            return try IntervalsICU.plannedWorkouts(response).filter(\.isRun)
+        }
+    }
+
+    /// The plan of the referenced workout, and the plan-format text the history keeps.
+    static func plan(_ reference: Reference, context: ServiceContext) async throws -> (plan: Plan, text: String) {
+        let workout: PlannedWorkout
+        switch reference {
+        case .today:
+            let date = ServiceContext.localDate(secondsSince1970: context.now())
+            let runs = try await runs(on: date, context: context)
+            guard let first = runs.first else {
+                throw Failure("no run planned in intervals.icu for today (\(date)); see `intervalpro today`", status: .noInput)
+            }
+            if runs.count > 1 {
+                let list = runs.map { "\($0.reference) (\($0.name))" }.joined(separator: ", ")
+                throw Failure("\(runs.count) runs are planned today: \(list); run one with `intervalpro run icu:ID`", status: .usage)
+            }
+            workout = first
+        case .event(let id):
+            workout = try await serviceCall { () throws(ServiceFailure) in
+                let api = try context.intervalsICU()
+                let response = try await context.caller(.intervalsICU).success(
+                    api.plannedWorkout(id: id), doing: "reading event \(id)")
+                return try IntervalsICU.plannedWorkout(response)
+            }
+        }
+        let imported: ImportedPlan
+        do {
+            imported = try workout.plan()
+        } catch {
+            throw Failure(error.description, status: .dataError)
+        }
+        for warning in imported.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
+        Terminal.writeStandardError("intervalpro: running \(workout.reference) \"\(workout.name)\" from intervals.icu\n")
+        return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
+    }
+}

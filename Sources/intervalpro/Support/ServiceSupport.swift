@@ -1,0 +1,73 @@
+public import ArgumentParser
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+import IntervalProStorage
+
+extension Failure {
+    /// A service's failure, with the exit status scripts can act on: 69 try later, 65 the
+    /// service refused the file, 77 the credential, 66 no such thing there.
+    init(_ failure: ServiceFailure) {
+        let status: ExitStatus =
+            switch failure.kind {
+            case .unavailable: .unavailable
+            case .rejected: .dataError
+            case .credentials: .noPermission
+            case .notFound: .noInput
+            }
+        self.init(failure.description, status: status)
+    }
+}
+
+extension Service: ExpressibleByArgument {}
+
+/// Where the accounts are, and `-v`, for the commands that talk to services.
+struct ServiceOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Log each request to a service (method, path, status; never a secret).")
+    var verbose = false
+
+    static func accountFile() throws -> AccountFile {
+        guard let file = AccountFile.standard() else {
+            throw Failure("no configuration folder: set XDG_CONFIG_HOME or HOME", status: .unavailable)
+        }
+        return file
+    }
+
+    func context() throws -> ServiceContext { try Self.context(verbose: verbose) }
+
+    static func context(verbose: Bool) throws -> ServiceContext {
+        let file = try accountFile()
+        return ServiceContext(file: file, accounts: try load(file), verbose: verbose)
+    }
+
+    static func load(_ file: AccountFile) throws -> Accounts {
+        do {
+            return try file.load()
+        } catch {
+            switch error {
+            case .unreadable(let error): throw Failure(error)
+            case .malformed(let path, let problem):
+                throw Failure("\(path): \(problem.path): \(problem.message)", status: .dataError)
+            }
+        }
+    }
+}
+
+/// Runs a service call, turning its failure into the command's.
+func serviceCall<T>(_ body: () async throws(ServiceFailure) -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw Failure(error)
+    }
+}
+
+/// `storeCall` for the store's work that waits on a service.
+func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw Failure(error.description, status: .ioError)
+    }
+}
