@@ -220,5 +220,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProServicesTests",
+            dependencies: ["IntervalProServices", "IntervalProNetwork", "IntervalProCore", "IntervalProFormats"],
+            swiftSettings: strictSettings
+        ),
     ]
 )

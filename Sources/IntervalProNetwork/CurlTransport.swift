@@ -8,6 +8,11 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
     public var message: String
     public var isTimeout: Bool
 
+    public init(message: String, isTimeout: Bool) {
+        self.message = message
+        self.isTimeout = isTimeout
+    }
+
     public var description: String { message }
 }
 

@@ -9,12 +9,17 @@ public final class ServiceContext: @unchecked Sendable {
     public let file: AccountFile
     public private(set) var accounts: Accounts
     public let verbose: Bool
+    /// How calls are retried; `doctor` asks once, quickly.
+    public let policy: RetryPolicy
     private let transport: Result<CurlTransport, TransportFailure>
 
-    public init(file: AccountFile, accounts: Accounts, verbose: Bool, timeout: Double? = nil) {
+    public init(
+        file: AccountFile, accounts: Accounts, verbose: Bool, timeout: Double? = nil, policy: RetryPolicy = RetryPolicy()
+    ) {
         self.file = file
         self.accounts = accounts
         self.verbose = verbose
+        self.policy = policy
         let seconds = timeout ?? ProcessEnvironment.value("INTERVALPRO_HTTP_TIMEOUT").flatMap(Double.init) ?? 30
         transport = Result { () throws(TransportFailure) in try CurlTransport(timeout: seconds) }
     }
@@ -29,13 +34,15 @@ public final class ServiceContext: @unchecked Sendable {
     public func caller(_ service: Service) -> ServiceCaller {
         let transport = self.transport
         let verbose = self.verbose
-        return ServiceCaller(
+        var caller = ServiceCaller(
             service: service,
             send: { request throws(TransportFailure) in try await transport.get().send(request) },
             now: { Date().timeIntervalSince1970 },
             pause: { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) },
             progress: { Terminal.writeStandardError("intervalpro: \($0)\n") },
             log: { message in if verbose { Terminal.writeStandardError("intervalpro: \(message)\n") } })
+        caller.policy = policy
+        return caller
     }
 
     public func now() -> Double { Date().timeIntervalSince1970 }

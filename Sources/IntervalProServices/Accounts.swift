@@ -145,4 +145,9 @@ public struct Accounts: Sendable, Equatable {
 public struct AccountsProblem: Error, Sendable, Equatable {
     public var path: String
     public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
 }

@@ -69,6 +69,13 @@ public struct Strava: Sendable {
         public var refreshToken: String
         public var expiresAt: Double
         public var athleteName: String?
+
+        public init(accessToken: String, refreshToken: String, expiresAt: Double, athleteName: String?) {
+            self.accessToken = accessToken
+            self.refreshToken = refreshToken
+            self.expiresAt = expiresAt
+            self.athleteName = athleteName
+        }
     }
 
     public static func grant(_ response: HTTPResponse) -> Grant? {

@@ -5,9 +5,11 @@ import IntervalProDBus
 import IntervalProIO
 import IntervalProLaunch
 import IntervalProMPRIS
+import IntervalProNetwork
+import IntervalProServices
 import IntervalProSound
 
-struct DoctorCommand: ParsableCommand {
+struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Check Bluetooth (bus, bluetoothd, permission, adapter, rfkill) and sound, and say what to fix.",
@@ -17,12 +19,14 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Print the findings as JSON.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         var findings = BlueZDiagnosis.run { try DBusConnection.system() }
         findings += SystemDiagnosis.run().map { Diagnosis(check: $0.check, ok: $0.ok, detail: $0.detail, fix: $0.fix) }
         findings.append(musicFinding())
-        // A missing sound card or music player does not stop a session: reported, not failed.
-        let blocking = findings.filter { !$0.ok && $0.check != "sound" && $0.check != "music" }
+        findings += await accountFindings()
+        // A missing sound card, music player or account does not stop a session: reported, not failed.
+        let advisory = Set(["sound", "music", "accounts"] + Service.allCases.map(\.rawValue))
+        let blocking = findings.filter { !$0.ok && !advisory.contains($0.check) }
         if json {
             let list = findings.map { finding in
                 JSONValue.object([
@@ -64,5 +68,53 @@ struct DoctorCommand: ParsableCommand {
             return text + ")"
         }
         return Diagnosis(check: "music", ok: true, detail: "players: " + list.joined(separator: "; "), fix: nil)
+    }
+
+    /// Each service: whether its account works, asked once with a short time limit.
+    private func accountFindings() async -> [Diagnosis] {
+        let context: ServiceContext
+        do {
+            let file = try ServiceOptions.accountFile()
+            var policy = RetryPolicy()
+            policy.maxAttempts = 1
+            context = ServiceContext(
+                file: file, accounts: try ServiceOptions.load(file), verbose: false, timeout: 5, policy: policy)
+        } catch let failure as Failure {
+            return [Diagnosis(check: "accounts", ok: false, detail: failure.message, fix: "fix or remove the file")]
+        } catch {
+            return [Diagnosis(check: "accounts", ok: false, detail: "\(error)", fix: nil)]
+        }
+        var findings: [Diagnosis] = []
+        for service in Service.allCases {
+            guard context.accounts.services.contains(service) else {
+                findings.append(
+                    Diagnosis(check: service.rawValue, ok: true, detail: "no account (see `intervalpro account add --help`)", fix: nil))
+                continue
+            }
+            do throws(ServiceFailure) {
+                let who: String
+                switch service {
+                case .intervalsICU:
+                    let api = try context.intervalsICU()
+                    let response = try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the key")
+                    who = IntervalsICU.athleteName(response) ?? api.account.athleteID
+                case .strava:
+                    let authorization = StravaAuthorization(context: context)
+                    let strava = authorization.strava
+                    _ = try await authorization.success({ strava.athlete(token: $0) }, doing: "checking the authorization")
+                    who = context.accounts.strava?.athleteName ?? "the athlete"
+                }
+                findings.append(Diagnosis(check: service.rawValue, ok: true, detail: "works (\(who))", fix: nil))
+            } catch {
+                let fix: String? =
+                    switch error.kind {
+                    case .credentials: "add the account again: `intervalpro account add \(service.rawValue) ...`"
+                    case .unavailable: "check the network; uploads wait in the queue meanwhile (`intervalpro upload --pending`)"
+                    case .rejected, .notFound: nil
+                    }
+                findings.append(Diagnosis(check: service.rawValue, ok: false, detail: error.message, fix: fix))
+            }
+        }
+        return findings
     }
 }
