@@ -137,6 +137,44 @@ struct SessionStoreTests {
         #expect(try store.session(id: next)?.entries.isEmpty == true)
     }
 
+    @Test("uploads: queued rows outlive the process, done ones leave the queue, a deleted session takes its rows")
+    func uploads() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        let store = try SessionStore(path: path)
+        let first = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay, devices: [],
+            owner: "me")
+        let second = try store.beginSession(
+            startedAt: "2026-03-02T07:30:00Z", planName: "Store test", planText: plan, source: .replay, devices: [],
+            owner: "me")
+        try store.saveUpload(UploadRecord(sessionID: second, service: "strava", status: .pending, updatedAt: "t1"))
+        try store.saveUpload(
+            UploadRecord(
+                sessionID: first, service: "strava", status: .processing, remoteUploadID: "5001", attempts: 1,
+                lastError: "HTTP 503", updatedAt: "t2"))
+        try store.saveUpload(
+            UploadRecord(
+                sessionID: first, service: "intervals.icu", status: .done, activityID: "i9001",
+                activityURL: "https://intervals.icu/activities/i9001", attempts: 2, updatedAt: "t3"))
+
+        let reopened = try SessionStore(path: path)
+        #expect(try reopened.pendingUploads().map { "\($0.sessionID) \($0.service)" } == ["\(first) strava", "\(second) strava"])
+        #expect(try reopened.upload(session: first, service: "strava")?.remoteUploadID == "5001")
+        #expect(try reopened.upload(session: first, service: "intervals.icu")?.activityURL == "https://intervals.icu/activities/i9001")
+        #expect(try reopened.uploads(session: first).map(\.service) == ["intervals.icu", "strava"])
+
+        var done = try #require(try reopened.upload(session: second, service: "strava"))
+        done.status = .done
+        done.activityID = "8001"
+        try reopened.saveUpload(done)
+        #expect(try reopened.pendingUploads().map(\.sessionID) == [first])
+
+        #expect(try reopened.delete(id: first))
+        #expect(try reopened.uploads(session: first).isEmpty)
+        #expect(try reopened.pendingUploads().isEmpty)
+    }
+
     @Test("a file that is not a database is refused with a clear error")
     func notADatabase() throws {
         let directory = try StoreDirectory()
