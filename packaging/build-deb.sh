@@ -47,6 +47,8 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" 2>/d
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 # Voice cues open libespeak-ng at run time (Sources/CEspeak/shim.h): not in the ELF's needs.
 depends="$depends, libespeak-ng1"
+# So does talking to intervals.icu and Strava (Sources/CCurl/shim.h): either build of libcurl.
+depends="$depends, libcurl4 | libcurl3-gnutls"
 
 install -d "$root/DEBIAN"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"

@@ -61,6 +61,8 @@ check "render-audio -o writes a WAV, voice cues and all (libespeak-ng opened at 
     'intervalpro render-audio first-cadence-session --replay /usr/share/intervalpro/Recordings/first-cadence-session.jsonl -o /tmp/session.wav 2>/tmp/render.err && [ "$(head -c 4 /tmp/session.wav)" = RIFF ] && ! grep espeak /tmp/render.err'
 check "run on a recording saves a session that history lists" inside sh -c \
     'intervalpro run pyramid --replay /usr/share/intervalpro/Recordings/pyramid.jsonl --fast --json >/dev/null && intervalpro history --json | grep -q "\"plan\": \"Cadence pyramid\""'
+check "talking to a service opens libcurl at run time (a closed port: 69, the connection refused, not a missing library)" inside sh -c \
+    'HOME=/tmp INTERVALPRO_INTERVALS_ICU_URL=http://127.0.0.1:9 intervalpro account add intervals.icu --athlete i1 --api-key k 2>/tmp/curl.err; [ $? = 69 ] && grep -q "connect" /tmp/curl.err && ! grep -q libcurl /tmp/curl.err'
 check "man -w intervalpro finds the page" inside sh -c 'man -w intervalpro | grep -q "/usr/share/man/man1/intervalpro.1.gz"'
 check "man -w intervalpro.record finds a subcommand's page" inside sh -c 'man -w intervalpro.record | grep -q intervalpro.record.1.gz'
 check "bash completes 'intervalpro re<TAB>' to record, render-audio, replay, report" inside bash -c '

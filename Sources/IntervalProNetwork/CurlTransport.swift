@@ -7,10 +7,13 @@ public import IntervalProServices
 public struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var isTimeout: Bool
+    /// libcurl could not be opened: no request can work, so none is retried.
+    public var isPermanent: Bool
 
-    public init(message: String, isTimeout: Bool) {
+    public init(message: String, isTimeout: Bool, isPermanent: Bool = false) {
         self.message = message
         self.isTimeout = isTimeout
+        self.isPermanent = isPermanent
     }
 
     public var description: String { message }
@@ -29,7 +32,7 @@ public final class CurlTransport: @unchecked Sendable {
         var api = intervalpro_curl()
         guard intervalpro_curl_open(&api) == 0 else {
             throw TransportFailure(
-                message: "libcurl is not installed (Debian: apt install libcurl4)", isTimeout: false)
+                message: "libcurl is not installed (Debian: apt install libcurl4)", isTimeout: false, isPermanent: true)
         }
         self.api = api
         self.timeout = timeout

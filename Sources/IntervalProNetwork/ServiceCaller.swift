@@ -43,6 +43,7 @@ public struct ServiceCaller: Sendable {
                 outcome = .answered(response)
             } catch {
                 log("\(service.rawValue): \(request.summary) → \(error.message)")
+                if error.isPermanent { throw ServiceFailure(service, .unavailable, error.message) }
                 lastError = error.isTimeout ? "no answer within the time limit (\(error.message))" : error.message
                 outcome = .transportFailed
             }
