@@ -115,7 +115,10 @@ struct RunCommand: AsyncParsableCommand {
                 outcome = try await SessionLauncher.run(request)
             }
             try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
-            if let uploadTo, let services, let id = outcome.savedSessionID {
+            if let uploadTo, let services {
+                guard let id = outcome.savedSessionID else {
+                    throw Failure("the session was not saved, so it was not uploaded", status: .ioError)
+                }
                 try await Self.upload(session: id, to: uploadTo, store: save.store, context: services)
             }
         }

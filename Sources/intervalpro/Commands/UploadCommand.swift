@@ -93,10 +93,10 @@ struct UploadCommand: AsyncParsableCommand {
         if services.isEmpty {
             throw Failure(
                 "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`",
-                status: .usage)
+                status: .noPermission)
         }
         for service in services where !accounts.services.contains(service) {
-            throw Failure(ServiceContext.noAccount(service).description, status: .usage)
+            throw Failure(ServiceContext.noAccount(service))
         }
         return services
     }
