@@ -9,7 +9,10 @@ struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show a saved session: its steps as scored.",
-        discussion: "With --json: the JSON summary (version 1) with session_id, started_at, status and devices added."
+        discussion: """
+            With --json: the JSON summary (version 1) with session_id, started_at, status, devices \
+            and, once uploaded or queued, uploads added.
+            """
     )
 
     @Argument(help: "The session id (see `intervalpro history`), or `last`.")
@@ -25,9 +28,14 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let session = try session.resolve(in: try store.open(readingOnly: true), loading: json && samples ? .samples : [])
+            let sessionStore = try store.open(readingOnly: true)
+            let session = try session.resolve(in: sessionStore, loading: json && samples ? .samples : [])
+            let uploads = try storeCall { () throws(StoreError) in try sessionStore.uploads(session: session.listing.id) }
             if json {
                 var value = session.json
+                if !uploads.isEmpty, case .object(let members) = value {
+                    value = .object(members + [("uploads", .array(uploads.map(Self.json)))])
+                }
                 if samples, case .object(let members) = value {
                     value = .object(members + [("samples", .array(session.samples.map(\.json)))])
                 }
@@ -41,6 +49,26 @@ struct ShowCommand: AsyncParsableCommand {
                 return
             }
             print(SummaryReport.text(summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
+            for upload in uploads {
+                let state =
+                    switch upload.status {
+                    case .done: upload.activityURL ?? upload.activityID ?? "done"
+                    case .pending: "queued (\(upload.lastError ?? "not sent yet")); `intervalpro upload --pending` retries"
+                    case .processing: "still processing; `intervalpro upload --pending` asks again"
+                    case .rejected: "refused: \(upload.lastError ?? "")"
+                    }
+                print("\(upload.service): \(state)")
+            }
         }
+    }
+
+    static func json(_ upload: UploadRecord) -> JSONValue {
+        .object([
+            ("service", .string(upload.service)), ("status", .string(upload.status.rawValue)),
+            ("activity_id", upload.activityID.map(JSONValue.string) ?? .null),
+            ("url", upload.activityURL.map(JSONValue.string) ?? .null),
+            ("attempts", .number(Double(upload.attempts))), ("error", upload.lastError.map(JSONValue.string) ?? .null),
+            ("updated_at", .string(upload.updatedAt)),
+        ])
     }
 }
