@@ -149,8 +149,14 @@ extension AccountCommand {
                     status: .noPermission)
             }
             let response = try await serviceCall { () throws(ServiceFailure) in
-                try await context.caller(.strava).success(
-                    strava.exchange(code: code, clientID: clientID, clientSecret: secret), doing: "exchanging the code")
+                do throws(ServiceFailure) {
+                    return try await context.caller(.strava).success(
+                        strava.exchange(code: code, clientID: clientID, clientSecret: secret), doing: "exchanging the code")
+                } catch {
+                    // Strava answers a wrong client id or secret, or a spent code, with 400.
+                    guard error.kind == .rejected else { throw error }
+                    throw ServiceFailure(.strava, .credentials, error.message + "; check --client-id and --client-secret")
+                }
             }
             guard let grant = Strava.grant(response) else {
                 throw Failure("strava: the token answer has no tokens", status: .unavailable)
