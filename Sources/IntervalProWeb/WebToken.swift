@@ -14,11 +14,7 @@ public enum WebToken {
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
             if text.count == 32, text.allSatisfy(\.isHexDigit) { return text }
         }
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<16).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-        }.joined()
+        let token = RandomText.hex(bytes: 16)
         do throws(FileError) {
             try FileIO.makeDirectories(directory)
             try FileIO.replaceContents(of: path, with: token + "\n")

@@ -106,7 +106,7 @@ extension AccountCommand {
         private func addStrava(_ context: ServiceContext) async throws {
             let (clientID, secret) = (clientId ?? "", clientSecret ?? "")
             let strava = Strava(baseURL: ServiceContext.baseURL(.strava))
-            let state = Self.randomHex(bytes: 16)
+            let state = RandomText.hex(bytes: 16)
             let openBrowser = !noBrowser
             let query: String
             do {
@@ -176,14 +176,6 @@ extension AccountCommand {
             } catch {
                 throw Failure(error)
             }
-        }
-
-        static func randomHex(bytes: Int) -> String {
-            var generator = SystemRandomNumberGenerator()
-            return (0..<bytes).map { _ in
-                let byte = UInt8.random(in: 0...255, using: &generator)
-                return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-            }.joined()
         }
 
         static func page(_ message: String) -> String {
