@@ -42,6 +42,14 @@ public struct Uploader: Sendable {
         }
     }
 
+    /// Queues the session for every service, then sends it to each in turn.
+    public func upload(session id: Int64, to services: [Service], force: Bool) async throws(StoreError) -> [Result] {
+        try enqueue(session: id, to: services)
+        var results: [Result] = []
+        for service in services { results.append(try await upload(session: id, to: service, force: force)) }
+        return results
+    }
+
     public func upload(session id: Int64, to service: Service, force: Bool) async throws(StoreError) -> Result {
         let previous = try store.upload(session: id, service: service.rawValue)
         if let previous, previous.status == .done, !force { return Result(record: previous, kind: .refusedDuplicate) }

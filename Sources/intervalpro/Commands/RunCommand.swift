@@ -96,11 +96,12 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             // Services are set up first: a missing account stops `run` before the session, not after.
-            let services = upload == nil && PlannedRuns.Reference(self.plan) == nil ? nil : try ServiceOptions.context(verbose: sensors.verbose)
+            let planned = PlannedRuns.Reference(self.plan)
+            let services = upload == nil && planned == nil ? nil : try ServiceOptions.context(verbose: sensors.verbose)
             let uploadTo = try upload.map { try UploadCommand.services($0, accounts: services!.accounts) }
             let (plan, planText) =
-                if let reference = PlannedRuns.Reference(self.plan), let services {
-                    try await PlannedRuns.plan(reference, context: services)
+                if let planned, let services {
+                    try await PlannedRuns.plan(planned, context: services)
                 } else {
                     try loadPlanKeepingText(self.plan)
                 }
@@ -127,12 +128,8 @@ struct RunCommand: AsyncParsableCommand {
     /// The finished session to each service; one that fails stays queued for `upload --pending`.
     private static func upload(session id: Int64, to services: [Service], store: StoreOptions, context: ServiceContext) async throws {
         let uploader = Uploader(store: try store.open(), context: context)
-        try storeCall { () throws(StoreError) in try uploader.enqueue(session: id, to: services) }
-        var results: [Uploader.Result] = []
-        for service in services {
-            results.append(try await asyncStoreCall { () async throws(StoreError) in
-                try await uploader.upload(session: id, to: service, force: false)
-            })
+        let results = try await asyncStoreCall { () async throws(StoreError) in
+            try await uploader.upload(session: id, to: services, force: false)
         }
         // The summary went to stdout; upload lines go to stderr so that --json stays one document.
         try UploadCommand.report(results, json: false, linesToStandardError: true)

@@ -74,14 +74,9 @@ struct UploadCommand: AsyncParsableCommand {
             } else {
                 let id = try session!.resolve(in: sessionStore, loading: []).listing.id
                 let services = try Self.services(to!, accounts: context.accounts)
-                try storeCall { () throws(StoreError) in try uploader.enqueue(session: id, to: services) }
-                var done: [Uploader.Result] = []
-                for service in services {
-                    done.append(try await asyncStoreCall { () async throws(StoreError) in
-                        try await uploader.upload(session: id, to: service, force: force)
-                    })
+                results = try await asyncStoreCall { () async throws(StoreError) in
+                    try await uploader.upload(session: id, to: services, force: force)
                 }
-                results = done
             }
             try Self.report(results, json: json)
         }
