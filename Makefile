@@ -34,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -115,9 +115,10 @@ test-package: deb
 ## storage, launch, web, QR, CLI), the plan schema check, the own checks of the fake org.bluez, the
 ## MPRIS player and the intervals.icu/Strava stand-in, the FIT/TCX/jsonl
 ## exports checked by third-party decoders, workouts and activities made by other tools
-## (fit-tool, Garmin's FIT SDK), the HTML report rendered in headless Chromium, and the web
+## (fit-tool, Garmin's FIT SDK), the account, calendar and upload commands against the
+## intervals.icu/Strava stand-in, the HTML report rendered in headless Chromium, and the web
 ## page (run --web, serve) driven in headless Chromium with its access rules
-test: deps-test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-report test-web
+test: deps-test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web
 
 test-swift:
 	$(SWIFT) test
@@ -148,6 +149,13 @@ test-exports:
 test-formats:
 	$(SWIFT) build --product intervalpro
 	$(TEST_PYTHON) Tests/Formats/check_formats.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+
+## test-services: account, today, run today/icu:ID, upload and doctor against the intervals.icu/Strava
+## stand-in: the requests sent (auth, multipart, OAuth forms), the uploaded FIT file, exit codes,
+## retries, the upload queue, token refresh, and no secret in any output (about 30 s)
+test-services:
+	$(SWIFT) build --product intervalpro
+	$(TEST_PYTHON) Tests/Services/check_services.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
 
 test-report:
 	$(SWIFT) build --product intervalpro

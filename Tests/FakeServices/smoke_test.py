@@ -6,14 +6,15 @@ to it with urllib from here: intervals.icu's Basic auth, athlete, events and act
 upload with de-duplication; Strava's OAuth redirect (state passed through, deny,
 one-shot codes), token exchange, refresh rotation, revoke and deauthorize, the bearer
 check, rate-limit headers and the upload status sequence; every fault kind; malformed
-requests; the log's content; a clean exit on SIGTERM and the exit statuses of bad
-command lines.
+requests; the log's content; the files kept by --keep-uploads; a clean exit on SIGTERM
+and the exit statuses of bad command lines.
 
 Run from the repository root:  /usr/bin/python3 Tests/FakeServices/smoke_test.py
 Prints one line per check, then "N/N passed"; exits 1 if any failed.
 """
 
 import base64
+import gzip
 import hashlib
 import http.client
 import json
@@ -671,6 +672,63 @@ def command_line_checks(directory):
         s.stop()
 
 
+def keep_uploads_checks(directory):
+    print("# --keep-uploads: every uploaded file part, as DIR/<sha256>.<ext>")
+    kept = os.path.join(directory, "kept", "uploads")  # created by the stand-in
+    s = StandIn(directory, "--keep-uploads", kept, name="keep")
+    try:
+        check(os.path.isdir(kept), "--keep-uploads creates the folder")
+        path = f"/api/v1/athlete/{ATHLETE}/activities"
+        content_type, body = multipart({}, [("file", "session-7.fit", FIT_A)])
+        s.request("POST", path, body, dict(ICU, **{"Content-Type": content_type}))
+        content_type, body = multipart({}, [("file", "C:\\runs\\notes.GPX", NOT_FIT)])
+        refused = s.request("POST", path, body, dict(ICU, **{"Content-Type": content_type}))
+        token = exchange(s, code_from(s)).json["access_token"]
+        gzipped = gzip_bytes(FIT_B)
+        content_type, body = multipart({"data_type": "fit.gz"}, [("file", "b.fit.gz", gzipped)])
+        s.request("POST", "/api/v3/uploads", body, dict(bearer(token), **{"Content-Type": content_type}))
+        content_type, body = multipart({"data_type": "fit"}, [("file", "no-extension", FIT_B)])
+        s.request("POST", "/api/v3/uploads", body, dict(bearer(token), **{"Content-Type": content_type}))
+        s.control("fault", {"match": "POST /api/v3/uploads", "status": 503})
+        third = fit_file(b"faulted")
+        content_type, body = multipart({"data_type": "fit"}, [("file", "c.fit", third)])
+        faulted = s.request("POST", "/api/v3/uploads", body, dict(bearer(token), **{"Content-Type": content_type}))
+
+        def kept_file(data, suffix):
+            name = os.path.join(kept, hashlib.sha256(data).hexdigest() + suffix)
+            if not os.path.exists(name):
+                return None
+            with open(name, "rb") as handle:
+                return handle.read()
+
+        check(kept_file(FIT_A, ".fit") == FIT_A, "an intervals.icu upload is kept as <sha256>.fit, byte for byte")
+        check(refused.status == 422 and kept_file(NOT_FIT, ".gpx") == NOT_FIT,
+              "a refused file is kept too; the extension is the filename's, in lower case (any folder left out)")
+        check(kept_file(gzipped, ".fit.gz") == gzipped, "a Strava upload named b.fit.gz is kept as <sha256>.fit.gz")
+        check(kept_file(FIT_B, "") == FIT_B, "a filename without an extension: <sha256> alone")
+        check(faulted.status == 503 and kept_file(third, ".fit") == third,
+              "a request answered by a fault is kept too (the bytes were sent)")
+        check(sorted(os.listdir(kept)) == sorted([
+            hashlib.sha256(FIT_A).hexdigest() + ".fit", hashlib.sha256(NOT_FIT).hexdigest() + ".gpx",
+            hashlib.sha256(gzipped).hexdigest() + ".fit.gz", hashlib.sha256(FIT_B).hexdigest(),
+            hashlib.sha256(third).hexdigest() + ".fit"]), "nothing else is written there", str(os.listdir(kept)))
+    finally:
+        status, stderr = s.stop()
+    check(status == 0 and not stderr.strip(), "exit 0, nothing on stderr", f"{status} {stderr[-300:]}")
+    blocker = os.path.join(directory, "a-file")
+    with open(blocker, "w", encoding="utf-8") as handle:
+        handle.write("not a folder")
+    result = subprocess.run([PYTHON, STAND_IN, "--log", os.path.join(directory, "y.jsonl"),
+                             "--keep-uploads", os.path.join(blocker, "sub")],
+                            capture_output=True, text=True, timeout=20, check=False)
+    check(result.returncode == 74 and "--keep-uploads" in result.stderr and "Traceback" not in result.stderr,
+          "a --keep-uploads folder that cannot be made exits 74", f"status {result.returncode}: {result.stderr[-200:]}")
+
+
+def gzip_bytes(data):
+    return gzip.compress(data, mtime=0)
+
+
 STARTED = time.monotonic()
 
 
@@ -697,10 +755,11 @@ def main():
         status, stderr = s.stop()
         check(status == 0, "exits 0 on SIGTERM", f"status {status}")
         check("Traceback" not in stderr, "nothing on stderr but real errors (no traceback)", stderr[-500:])
-        try:
-            command_line_checks(directory)
-        except Exception as error:
-            check(False, "command_line_checks ran to the end", f"{type(error).__name__}: {error}")
+        for part in (command_line_checks, keep_uploads_checks):
+            try:
+                part(directory)
+            except Exception as error:
+                check(False, f"{part.__name__} ran to the end", f"{type(error).__name__}: {error}")
     finally:
         if s is not None:
             s.kill()

@@ -5,7 +5,8 @@ Plays the parts of both services that the upload, account and calendar commands 
 written from their public documentation (README.md in this folder says which page each
 route follows): intervals.icu's API-key Basic auth, athlete, calendar events and activity
 upload with its de-duplication; Strava's OAuth authorize/token/deauthorize, athlete,
-uploads with asynchronous processing, and the rate-limit headers. A test adds faults
+uploads with asynchronous processing, and the rate-limit headers. With --keep-uploads, the
+files uploaded are kept (DIR/<sha256>.<ext>) for a test to read. A test adds faults
 (an answer with another status, a slow answer, a dropped connection) and flips switches
 (the user denies access, the user revokes the app) through /_control/. Every request is
 a line in a JSON-lines log, with all its headers and the parts it carried.
@@ -16,6 +17,7 @@ Usage (see README.md in this folder):
   /usr/bin/python3 stand_in.py --log FILE [--port 0] [--icu-athlete ID] [--icu-key KEY]
       [--icu-events FILE] [--strava-client-id ID] [--strava-client-secret SECRET]
       [--strava-expires-in SECONDS] [--strava-processing-polls N] [--fault JSON]...
+      [--keep-uploads DIR]
 Prints "listening on 127.0.0.1:PORT" once bound; runs until SIGTERM/SIGINT (exit 0).
 """
 
@@ -27,6 +29,7 @@ import gzip
 import hashlib
 import http.server
 import json
+import os
 import re
 import secrets
 import signal
@@ -186,6 +189,22 @@ def parse_multipart(body, content_type):
     raise Malformed("the closing boundary is missing")
 
 
+# The two upload routes whose file parts --keep-uploads keeps.
+UPLOAD_PATH = re.compile(r"^(/api/v1/athlete/[^/]+/activities|/api/v3/uploads)$")
+
+
+def kept_suffix(filename):
+    """'.fit' of 'session-7.fit', '.fit.gz' of 'a.fit.gz'; '' without an extension (or an odd one)."""
+    words = os.path.basename(filename.replace("\\", "/")).lower().split(".")[1:]
+    if len(words) >= 2 and words[-1] == "gz":
+        words = words[-2:]
+    else:
+        words = words[-1:]
+    if not words or not all(re.fullmatch(r"[a-z0-9]{1,10}", w) for w in words):
+        return ""
+    return "." + ".".join(words)
+
+
 def looks_like_fit(data):
     # The FIT file header: size, protocol, profile, data size, then ".FIT" at bytes 8..11.
     return len(data) >= 12 and data[8:12] == b".FIT"
@@ -323,6 +342,7 @@ class State:
         self.lock = threading.Lock()
         self.log_handle = log
         self.log_lock = threading.Lock()
+        self.keep_uploads = args.keep_uploads
         self.faults = []  # {"spec": fault as logged, "left": applications left (-1: for ever)}
         for spec in args.fault:
             self.add_fault(spec)
@@ -379,6 +399,26 @@ class State:
 
     def remaining_faults(self):
         return [dict(entry["spec"], times_left=entry["left"]) for entry in self.faults]
+
+    # ---- --keep-uploads
+
+    def keep_files(self, request):
+        """Writes each file part of an upload to DIR/<sha256>.<ext> (--keep-uploads)."""
+        if not self.keep_uploads or request.method != "POST" or not UPLOAD_PATH.match(request.path):
+            return
+        for part in request.parts or ():
+            if part.filename is None:
+                continue
+            path = os.path.join(self.keep_uploads, hashlib.sha256(part.data).hexdigest() + kept_suffix(part.filename))
+            if os.path.exists(path):
+                continue  # the same bytes (its name is their hash)
+            temporary = f"{path}.{threading.get_ident()}.part"
+            try:
+                with open(temporary, "wb") as handle:
+                    handle.write(part.data)
+                os.replace(temporary, path)
+            except OSError as error:
+                print(f"stand_in: --keep-uploads: {path}: {error.strerror}", file=sys.stderr)
 
     # ---- Strava rate limits
 
@@ -903,6 +943,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rate_headers = None
         try:
             request = Request(self.command, self.path, headers, body)
+            state.keep_files(request)
             if request.path.startswith(CONTROL):
                 reply = control(state, request)
             else:
@@ -1039,6 +1080,8 @@ def main(argv):
                         help="upload status polls answered 'still being processed' (default 2)")
     parser.add_argument("--fault", type=fault_argument, action="append", default=[],
                         help='a fault, JSON: {"match": "POST /api/v3/uploads", "status": 503} (repeatable)')
+    parser.add_argument("--keep-uploads", metavar="DIR",
+                        help="write every uploaded file part to DIR/<sha256>.<ext> (DIR is created)")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error("--port must be from 0 to 65535")
@@ -1062,6 +1105,15 @@ def main(argv):
     except OSError as error:
         print(f"stand_in: {args.log}: {error.strerror}", file=sys.stderr)
         return EX_IOERR
+    if args.keep_uploads:
+        try:
+            os.makedirs(args.keep_uploads, exist_ok=True)
+            if not os.access(args.keep_uploads, os.W_OK | os.X_OK):
+                raise PermissionError(13, "Permission denied")
+        except OSError as error:
+            print(f"stand_in: --keep-uploads {args.keep_uploads}: {error.strerror}", file=sys.stderr)
+            log.close()
+            return EX_IOERR
 
     state = State(args, events, log)
     try:

@@ -1,0 +1,1237 @@
+#!/usr/bin/env python3
+"""The commands that talk to intervals.icu and Strava, end to end, against the stand-in.
+
+Runs the built `intervalpro` against Tests/FakeServices/stand_in.py (a fresh stand-in on a
+free loopback port, with --keep-uploads, per scenario; every command with its own scratch
+XDG_CONFIG_HOME and XDG_DATA_HOME, and INTERVALPRO_INTERVALS_ICU_URL / INTERVALPRO_STRAVA_URL
+pointing at the stand-in) and checks:
+  - the requests in the stand-in's log: intervals.icu's Basic auth (base64 of API_KEY:key),
+    Strava's Bearer token, the calendar query, multipart parts and filenames, data_type=fit,
+    the token exchange's and refresh's form fields; the uploaded file (kept by the stand-in)
+    decodes with Garmin's FIT SDK and is byte-identical to `intervalpro export N --format fit`;
+  - `account add|list|remove`, `today`, `run today|icu:ID`, `upload`, `upload --pending` and
+    `doctor --json`: exit codes and messages for success and each failure (refused key,
+    denied or forged authorization, no callback, unreachable or slow service, 5xx, 429,
+    rejected file, revoked app, bad accounts.json);
+  - Strava: the upload status polls, the activity URL, the duplicate refused, --force,
+    the token refreshed before expiry and after a 401 and saved at once;
+  - the queue: failed uploads stay pending (also when the program is killed mid-upload)
+    and `upload --pending` completes them; `run --upload` saves the session whatever
+    happens to the upload;
+  - retries: 5xx twice then success (pauses of 1 s and 2 s), 429 with Retry-After;
+  - no secret (API key, client secret, access or refresh token, the Basic credentials) in
+    the output of any command run here, -v included.
+
+Scenario groups run side by side (most of the time is spent in the program's retry pauses);
+each group's lines are printed when it ends. About 25 s.
+
+Usage: check_services.py PATH/TO/intervalpro
+"""
+import base64
+import concurrent.futures
+import datetime
+import errno
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from garmin_fit_sdk import Decoder, Stream
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from checks import ROOT, Tally  # noqa: E402
+
+STAND_IN = os.path.join(ROOT, "Tests", "FakeServices", "stand_in.py")
+# The stand-in is standard library only and is run with Debian's python3, as its README says.
+STAND_IN_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+ATHLETE = "i12345"
+ICU_KEY = "icu-secret-key"
+CLIENT_ID = "4242"
+CLIENT_SECRET = "strava-client-secret"
+ICU_BASIC = base64.b64encode(f"API_KEY:{ICU_KEY}".encode()).decode()
+ACTIVITIES = f"/api/v1/athlete/{ATHLETE}/activities"
+
+TODAY = datetime.date.today()
+
+
+def day(offset):
+    return (TODAY + datetime.timedelta(days=offset)).isoformat()
+
+
+LADDER_TEXT = "Warmup\n- 1m 160-170rpm\n\nMain set 2x\n- 1m 175rpm\n- 30s 165rpm\n\nCooldown\n- 1m 165rpm\n"
+LADDER_DURATIONS = [60, 60, 30, 60, 30, 60]
+# Only a workout_doc (the description has no steps): 1 min warm-up, 2 x (30 s, 30 s), 1 min.
+STRIDES_DOC = {"duration": 240, "steps": [
+    {"duration": 60, "cadence": {"start": 160, "end": 170, "units": "cadence"}, "warmup": True},
+    {"reps": 2, "steps": [{"duration": 30, "cadence": {"value": 180, "units": "cadence"}},
+                          {"duration": 30, "cadence": {"value": 165, "units": "cadence"}}]},
+    {"duration": 60, "cadence": {"start": 160, "end": 170, "units": "cadence"}, "cooldown": True}]}
+STRIDES_DURATIONS = [60, 30, 30, 30, 30, 60]
+
+
+def event(event_id, date, name, description, kind="Run", category="WORKOUT", **extra):
+    return dict({"id": event_id, "start_date_local": f"{date}T00:00:00", "category": category, "name": name,
+                 "description": description, "type": kind}, **extra)
+
+
+CALENDAR = [
+    event(101, day(0), "Cadence ladder", LADDER_TEXT),
+    event(102, day(0), "Spin", "- 30m 90rpm", kind="Ride"),
+    event(103, day(0), "Shoes to buy", "new shoes", category="NOTE"),
+    event(104, day(10), "Hill cadence", "- 5m 170rpm\n- 5m 180rpm", kind="TrailRun"),
+    event(105, day(12), "Structured strides", "", workout_doc=STRIDES_DOC),
+]
+
+# A plan for sessions that only need to exist (each run with its own --seed: other bytes).
+SHORT_PLAN = "Steady\n- 2m 170rpm\n- 1m 180rpm\n"
+
+tally = Tally("services")
+tally_lock = threading.Lock()
+BINARY = None
+SCRATCH = None
+COMMANDS = []  # (group title, command text, stdout, stderr) of every intervalpro run here
+SECRETS = {}  # secret -> what it is
+SECRETS_LOCK = threading.Lock()
+
+
+def add_secret(value, what):
+    if isinstance(value, str) and len(value) >= 6:
+        with SECRETS_LOCK:
+            SECRETS.setdefault(value, what)
+
+
+add_secret(ICU_KEY, "the intervals.icu API key")
+add_secret(CLIENT_SECRET, "the Strava client secret")
+add_secret(ICU_BASIC, "the Basic credentials (base64)")
+
+
+# ---------------------------------------------------------------------------- output
+
+class Group:
+    """A scenario group's checks and notes, printed together when the group ends."""
+
+    def __init__(self, title):
+        self.title = title
+        self.entries = []
+        self.scenarios = []
+
+    def check(self, condition, message, detail=""):
+        self.entries.append((bool(condition), message, detail))
+        return bool(condition)
+
+    def note(self, text):
+        self.entries.append((None, text, ""))
+
+    def flush(self):
+        with tally_lock:
+            print(f"# {self.title}")
+            for ok, message, detail in self.entries:
+                if ok is None:
+                    print(f"  ({message})")
+                elif ok:
+                    print(f"ok: {message}")
+                    tally.check(True, message)
+                else:
+                    tally.check(False, message + (f"\n      {detail}" if detail else ""))
+            sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------- running intervalpro
+
+class Result:
+    def __init__(self, arguments, returncode, stdout, stderr, elapsed):
+        self.arguments = arguments
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.elapsed = elapsed
+
+    @property
+    def command(self):
+        return "intervalpro " + " ".join(self.arguments)
+
+    def describe(self):
+        return (f"`{self.command}` exited {self.returncode} after {self.elapsed:.1f} s; "
+                f"stdout {self.stdout[-400:]!r}; stderr {self.stderr[-600:]!r}")
+
+    def json(self):
+        try:
+            return json.loads(self.stdout)
+        except ValueError:
+            return None
+
+
+def start_binary(arguments, env, **options):
+    """Popen of intervalpro; waits while the other engineer's build relinks it (missing or busy)."""
+    for attempt in range(40):
+        try:
+            return subprocess.Popen([BINARY, *arguments], cwd=ROOT, env=env, text=True, **options)
+        except OSError as error:
+            if error.errno not in (errno.ENOENT, errno.ETXTBSY, errno.ENOEXEC, errno.EACCES) or attempt == 39:
+                raise
+            time.sleep(1.5)
+    raise AssertionError("unreachable")
+
+
+def wait_for_binary():
+    for _ in range(60):
+        if os.access(BINARY, os.X_OK):
+            return
+        time.sleep(1)
+    raise SystemExit(f"{BINARY}: not found (build it first)")
+
+
+# ---------------------------------------------------------------------------- a scenario: stand-in + scratch XDG
+
+class Scenario:
+    """A fresh stand-in (with --keep-uploads) and fresh XDG folders; runs intervalpro against them."""
+
+    def __init__(self, group, name, *options, events=None, stand_in=True):
+        self.group = group
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix=re.sub(r"\W+", "-", name) + "-", dir=SCRATCH)
+        self.config = os.path.join(self.dir, "config")
+        self.data = os.path.join(self.dir, "data")
+        os.makedirs(self.config)
+        os.makedirs(self.data)
+        self.kept = os.path.join(self.dir, "kept")
+        self.log_path = os.path.join(self.dir, "services.jsonl")
+        self.process = None
+        self.port = None
+        env = {k: v for k, v in os.environ.items() if not k.startswith("INTERVALPRO_")}
+        for name_ in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+            env.pop(name_, None)
+        env.update(XDG_CONFIG_HOME=self.config, XDG_DATA_HOME=self.data, NO_COLOR="1")
+        if stand_in:
+            options = list(options)
+            if events is not None:
+                path = os.path.join(self.dir, "events.json")
+                with open(path, "w", encoding="utf-8") as handle:
+                    json.dump(events, handle)
+                options += ["--icu-events", path]
+            self.process = subprocess.Popen(
+                [STAND_IN_PYTHON, STAND_IN, "--log", self.log_path, "--keep-uploads", self.kept, *options],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            watchdog = threading.Timer(15, self.process.kill)
+            watchdog.start()
+            line = self.process.stdout.readline().strip()
+            watchdog.cancel()
+            if not line.startswith("listening on 127.0.0.1:"):
+                self.process.kill()
+                raise RuntimeError(f"stand-in {name}: no 'listening on' line: {line!r} {self.process.stderr.read()}")
+            self.port = int(line.rsplit(":", 1)[1])
+            self.base = f"http://127.0.0.1:{self.port}"
+        else:
+            self.base = f"http://127.0.0.1:{closed_port()}"
+        env.update(INTERVALPRO_INTERVALS_ICU_URL=self.base, INTERVALPRO_STRAVA_URL=self.base)
+        self.env = env
+        group.scenarios.append(self)
+
+    # -- intervalpro
+
+    def run(self, *arguments, stdin=None, timeout=90, env=None):
+        environment = dict(self.env, **(env or {}))
+        started = time.monotonic()
+        process = start_binary(arguments, environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+        try:
+            stdout, stderr = process.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+            stderr += f"\n[killed by the check after {timeout} s]"
+        result = Result(list(arguments), process.returncode, stdout, stderr, time.monotonic() - started)
+        self.record(result)
+        return result
+
+    def record(self, result):
+        COMMANDS.append((self.group.title, result.command, result.stdout, result.stderr))
+        self.harvest()
+
+    def harvest(self):
+        """Every key and token in accounts.json is a secret no output may show."""
+        accounts = self.accounts()
+        if not isinstance(accounts, dict):
+            return
+        for service, account in (accounts.get("accounts") or {}).items():
+            if isinstance(account, dict):
+                add_secret(account.get("api_key"), f"{service} API key")
+                add_secret(account.get("client_secret"), f"{service} client secret")
+                add_secret(account.get("access_token"), f"{service} access token")
+                add_secret(account.get("refresh_token"), f"{service} refresh token")
+
+    @property
+    def accounts_path(self):
+        return os.path.join(self.config, "intervalpro", "accounts.json")
+
+    def accounts(self):
+        try:
+            with open(self.accounts_path, encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return None
+
+    def account(self, service):
+        return ((self.accounts() or {}).get("accounts") or {}).get(service)
+
+    def upload_rows(self):
+        """(session, service) -> status, from the store's upload table."""
+        path = os.path.join(self.data, "intervalpro", "intervalpro.sqlite")
+        connection = sqlite3.connect(path, timeout=10)
+        try:
+            return {(row[0], row[1]): row[2] for row in
+                    connection.execute("SELECT session_id, service, status FROM upload")}
+        finally:
+            connection.close()
+
+    def session(self, seed, plan_text=SHORT_PLAN):
+        """A saved session to upload: a simulated run of a short plan; returns its id."""
+        plan = os.path.join(self.dir, "steady.txt")
+        if not os.path.exists(plan):
+            with open(plan, "w", encoding="utf-8") as handle:
+                handle.write(plan_text)
+        result = self.run("run", plan, "--simulate", "--fast", "--seed", str(seed), "--json")
+        found = re.search(r"saved as session (\d+)", result.stderr)
+        if result.returncode != 0 or not found:
+            raise RuntimeError(f"could not make a session: {result.describe()}")
+        return int(found.group(1))
+
+    def export(self, session):
+        path = os.path.join(self.dir, f"export-{session}.fit")
+        result = self.run("export", str(session), "--format", "fit", "-o", path)
+        if result.returncode != 0:
+            raise RuntimeError(f"export failed: {result.describe()}")
+        with open(path, "rb") as handle:
+            return path, handle.read()
+
+    # -- the stand-in
+
+    def control(self, path, value=None):
+        body = None if value is None else json.dumps(value).encode()
+        request = urllib.request.Request(f"{self.base}/_control/{path}", data=body,
+                                         method="GET" if value is None else "POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def fault(self, **fault):
+        return self.control("fault", fault)
+
+    def clear(self):
+        return self.control("clear", {})
+
+    def state(self):
+        return self.control("state")
+
+    def log(self):
+        try:
+            with open(self.log_path, encoding="utf-8") as handle:
+                records = [json.loads(line) for line in handle if line.strip()]
+        except OSError:
+            return []
+        for record in records:  # what the app sent is a secret too
+            scheme, _, value = (record.get("headers") or {}).get("authorization", "").partition(" ")
+            if value:
+                add_secret(value.strip(), f"{scheme} credentials sent")
+            for field in ("refresh_token", "client_secret", "access_token"):
+                add_secret((record.get("form") or {}).get(field), f"a {field} sent")
+        return records
+
+    def requests(self, method, path, since=0.0, prefix=False):
+        """The logged requests to METHOD PATH (a prefix with prefix=True) received after since."""
+        return [r for r in requests_in(self.log(), method, path, prefix) if r.get("received", 0) >= since]
+
+    def stop(self):
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log()  # harvest what was sent
+        stderr = self.process.stderr.read()
+        self.process.stdout.close()
+        self.process.stderr.close()
+        self.group.check(self.process.returncode == 0 and "Traceback" not in stderr,
+                         f"{self.name}: the stand-in ran without an error and exited 0 on SIGTERM",
+                         f"status {self.process.returncode}, stderr {stderr[-500:]!r}")
+        self.process = None
+
+
+def closed_port():
+    """A loopback port where nothing listens (bound, then closed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def requests_in(records, method, path, prefix=False):
+    return [r for r in records if r.get("method") == method
+            and ((r.get("path") or "").startswith(path) if prefix else r.get("path") == path)]
+
+
+def parts_of(record):
+    return {p["name"]: p for p in record.get("parts") or []}
+
+
+# ---------------------------------------------------------------------------- shared checks
+
+def expect(g, result, code, what, stdout_has=(), stderr_has=(), stdout_empty=False):
+    """Exit code and message check of one command; returns whether all held."""
+    problems = []
+    if result.returncode != code:
+        problems.append(f"exit {result.returncode}, expected {code}")
+    for text in stdout_has:
+        if text not in result.stdout:
+            problems.append(f"stdout lacks {text!r}")
+    for text in stderr_has:
+        if text not in result.stderr:
+            problems.append(f"stderr lacks {text!r}")
+    if stdout_empty and result.stdout.strip():
+        problems.append("stdout is not empty")
+    if "Fatal error" in result.stderr or result.returncode < 0:
+        problems.append("crashed")
+    return g.check(not problems, f"{what} (`{result.command}`: exit {code})",
+                   "; ".join(problems) + " — " + result.describe())
+
+
+def check_fit_file(g, path, what):
+    """Garmin's FIT SDK decodes it: header, CRC, no errors; an activity with one running session."""
+    try:
+        decoder = Decoder(Stream.from_file(path))
+        header, integrity = decoder.is_fit(), decoder.check_integrity()
+        messages, errors = Decoder(Stream.from_file(path)).read()
+    except Exception as error:  # the SDK raises on some broken files
+        g.check(False, f"{what}: Garmin's FIT SDK decodes it", f"{type(error).__name__}: {error}")
+        return None
+    g.check(header and integrity and errors == [], f"{what}: Garmin's FIT SDK decodes it (header, CRC, no errors)",
+            f"header {header}, integrity {integrity}, errors {errors}")
+    file_ids = messages.get("file_id_mesgs") or [{}]
+    sessions = messages.get("session_mesgs") or []
+    g.check(file_ids[0].get("type") == "activity" and len(sessions) == 1 and sessions[0].get("sport") == "running",
+            f"{what}: a FIT activity with one running session",
+            f"file_id {file_ids[0]}, {len(sessions)} sessions")
+    return messages
+
+
+def check_uploaded_file(g, s, record, session, what):
+    """The file part the stand-in kept is the session's FIT export, byte for byte, and decodes."""
+    part = parts_of(record).get("file")
+    if not g.check(part is not None, f"{what}: the request has a part named file", str(record.get("parts"))):
+        return
+    g.check(part["filename"] == f"intervalpro-session-{session}.fit",
+            f"{what}: the file part's filename is intervalpro-session-{session}.fit", str(part))
+    kept = os.path.join(s.kept, part["sha256"] + ".fit")
+    if not g.check(os.path.exists(kept), f"{what}: the stand-in kept the uploaded file ({part['sha256'][:12]}….fit)",
+                   str(os.listdir(s.kept) if os.path.isdir(s.kept) else "no folder")):
+        return
+    with open(kept, "rb") as handle:
+        sent = handle.read()
+    g.check(hashlib.sha256(sent).hexdigest() == part["sha256"] and len(sent) == part["size"],
+            f"{what}: the kept file has the logged size and SHA-256")
+    _, exported = s.export(session)
+    g.check(sent == exported, f"{what}: the uploaded bytes equal `intervalpro export {session} --format fit`",
+            f"{len(sent)} bytes sent, {len(exported)} exported")
+    check_fit_file(g, kept, f"{what}: the uploaded file")
+
+
+def strava_authorize(s, *extra, wait="30", forged_state=False, secret=CLIENT_SECRET):
+    """`account add strava --no-browser`, played as the browser would: GET the address it
+    prints (the stand-in approves and redirects to the callback, which urllib follows).
+    Returns (result, authorize URL or None, final callback URL or None, notes)."""
+    arguments = ["account", "add", "strava", "--client-id", CLIENT_ID, "--client-secret", secret,
+                 "--no-browser", "--wait", wait, *extra]
+    started = time.monotonic()
+    process = start_binary(arguments, s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    head, url, final, notes = [], None, None, {}
+    try:
+        while True:
+            line = process.stderr.readline()
+            if not line:
+                break
+            head.append(line)
+            found = re.search(r"(http://\S+/oauth/authorize\?\S+)", line)
+            if found:
+                url = found.group(1)
+                break
+        if url and forged_state:
+            redirect = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("redirect_uri", [""])[0]
+            try:
+                with urllib.request.urlopen(f"{redirect}?state=forged&code={'0' * 40}", timeout=10) as answer:
+                    notes["forged"] = answer.status
+            except urllib.error.HTTPError as error:
+                notes["forged"] = error.code
+            except OSError as error:
+                notes["forged"] = repr(error)
+        if url:
+            try:
+                with urllib.request.urlopen(url, timeout=20) as answer:
+                    notes["callback"] = answer.status
+                    notes["page"] = answer.read().decode("utf-8", "replace")
+                    final = answer.geturl()
+            except urllib.error.HTTPError as error:
+                notes["callback"] = error.code
+                final = error.geturl()
+            except OSError as error:
+                notes["callback"] = repr(error)
+        stdout, rest = process.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    result = Result(arguments, process.returncode, stdout, "".join(head) + rest, time.monotonic() - started)
+    s.record(result)
+    return result, url, final, notes
+
+
+def add_icu(g, s):
+    result = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY)
+    if result.returncode != 0:
+        raise RuntimeError(f"adding the intervals.icu account failed: {result.describe()}")
+
+
+def add_strava(g, s, what):
+    result, url, final, notes = strava_authorize(s)
+    expect(g, result, 0, what, stdout_has=["strava: added Test Runner"])
+    return result
+
+
+# ---------------------------------------------------------------------------- groups
+
+def group_icu(g):
+    """intervals.icu: the account, today's calendar, run today / icu:ID, upload."""
+    s = Scenario(g, "intervals.icu", events=CALENDAR)
+    expect(g, s.run("today"), 77, "today without an account is refused")
+    expect(g, s.run("run", "today", "--simulate", "--fast"), 77, "run today without an account is refused")
+
+    wrong = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", "wrong-key-123")
+    add_secret("wrong-key-123", "a refused API key")
+    expect(g, wrong, 77, "a refused API key: exit 77, a message on stderr", stdout_empty=True)
+    g.check(wrong.stderr.strip() != "", "the refused key's message is on stderr", wrong.describe())
+    g.check(s.account("intervals.icu") is None, "a refused key is not saved", str(s.accounts()))
+    refused = s.requests("GET", f"/api/v1/athlete/{ATHLETE}")
+    g.check(refused and refused[-1]["headers"].get("authorization")
+            == "Basic " + base64.b64encode(b"API_KEY:wrong-key-123").decode() and refused[-1]["status"] == 401,
+            "the key is checked with GET /api/v1/athlete/ID and Basic base64(API_KEY:key)",
+            str([(r["headers"].get("authorization"), r["status"]) for r in refused]))
+
+    added = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, stdin=ICU_KEY + "\n")
+    expect(g, added, 0, "account add intervals.icu reads the key from stdin",
+           stdout_has=[f"intervals.icu: added Test Runner ({ATHLETE})"])
+    account = s.account("intervals.icu") or {}
+    g.check(account.get("api_key") == ICU_KEY and account.get("athlete_id") == ATHLETE,
+            "accounts.json keeps the athlete and the key", str(account.keys()))
+    folder = os.path.dirname(s.accounts_path)
+    if os.path.exists(s.accounts_path):
+        g.check(stat.S_IMODE(os.stat(s.accounts_path).st_mode) == 0o600, "accounts.json has mode 0600",
+                oct(os.stat(s.accounts_path).st_mode))
+        g.check(stat.S_IMODE(os.stat(folder).st_mode) == 0o700, "its folder has mode 0700",
+                oct(os.stat(folder).st_mode))
+    verbose = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY, "-v")
+    expect(g, verbose, 0, "account add intervals.icu --api-key -v", stderr_has=[f"/api/v1/athlete/{ATHLETE}"])
+    again = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", "wrong-key-123")
+    expect(g, again, 77, "a refused key over a working account: exit 77")
+    g.check((s.account("intervals.icu") or {}).get("api_key") == ICU_KEY, "... the working key stays saved")
+    checks = [r for r in s.requests("GET", f"/api/v1/athlete/{ATHLETE}") if r["status"] == 200]
+    g.check(len(checks) == 2 and all(r["headers"].get("authorization") == "Basic " + ICU_BASIC for r in checks),
+            "intervals.icu requests carry Authorization: Basic base64(API_KEY:key)",
+            str([r["headers"].get("authorization") for r in checks]))
+
+    listing = s.run("account", "list")
+    expect(g, listing, 0, "account list", stdout_has=["intervals.icu", "Test Runner"])
+    listed = s.run("account", "list", "--json", "-v").json() or {}
+    g.check([a.get("service") for a in listed.get("accounts", [])] == ["intervals.icu"],
+            "account list --json names the account", str(listed))
+
+    today = s.run("today", "-v")
+    expect(g, today, 0, "today lists today's run", stdout_has=["icu:101", "Cadence ladder"])
+    g.check("Spin" not in today.stdout and "icu:102" not in today.stdout and "Shoes" not in today.stdout,
+            "today lists runs only (not the ride, not the note)", today.stdout)
+    listed = s.run("today", "--json")
+    expected = {"date": day(0), "runs": [{"id": "101", "reference": "icu:101", "date": day(0),
+                                          "name": "Cadence ladder", "type": "Run", "steps": 6,
+                                          "duration_s": 300, "problem": None}]}
+    g.check(listed.returncode == 0 and listed.json() == expected, "today --json: the run, its steps and duration",
+            f"{listed.json()} != {expected}")
+    calendar = [r for r in s.requests("GET", f"/api/v1/athlete/{ATHLETE}/events") if r["status"] == 200]
+    g.check(calendar and calendar[-1]["query"] == {"oldest": day(0), "newest": day(0), "category": "WORKOUT"},
+            "the calendar is read with oldest=newest=today and category=WORKOUT",
+            str([r["query"] for r in calendar]))
+    other = s.run("today", "--date", day(10), "--json").json() or {}
+    g.check(other.get("date") == day(10) and [(r.get("id"), r.get("type")) for r in other.get("runs", [])]
+            == [("104", "TrailRun")], "today --date: another day's run (TrailRun is a run)", str(other))
+    g.check("intervalpro run today" in today.stdout, "today's hint for today's one run: `intervalpro run today`",
+            today.stdout)
+    other = s.run("today", "--date", day(10))
+    g.check(other.returncode == 0 and "icu:104" in other.stdout and "run today" not in other.stdout,
+            "today --date ANOTHER-DAY does not suggest `intervalpro run today` (which runs today's plan, "
+            "not that day's)", other.describe())
+
+    run = s.run("run", "today", "--simulate", "--fast", "--json")
+    summary = run.json()
+    expect(g, run, 0, "run today --simulate --fast --json", stderr_has=["saved as session 1"])
+    g.check(isinstance(summary, dict) and summary.get("plan") == "Cadence ladder",
+            "run today: stdout is one JSON summary, of the plan named as the event",
+            run.stdout[:300])
+    shown = s.run("show", "last", "--json").json() or {}
+    g.check(shown.get("session_id") == 1 and shown.get("plan") == "Cadence ladder"
+            and [st.get("duration_s") for st in shown.get("steps", [])] == LADDER_DURATIONS,
+            "show last: the session's plan is the event's (name and steps)",
+            f"{shown.get('plan')} {[st.get('duration_s') for st in shown.get('steps', [])]}")
+    history = s.run("history", "--json").json() or {}
+    g.check([(x.get("session_id"), x.get("plan")) for x in history.get("sessions", [])] == [(1, "Cadence ladder")],
+            "history --json: the session under the event's name", str(history))
+
+    run = s.run("run", "icu:105", "--simulate", "--fast", "--json", "--seed", "2")
+    expect(g, run, 0, "run icu:105 (workout_doc only)", stderr_has=["saved as session 2"])
+    shown = s.run("show", "2", "--json").json() or {}
+    g.check(shown.get("plan") == "Structured strides"
+            and [st.get("duration_s") for st in shown.get("steps", [])] == STRIDES_DURATIONS,
+            "run icu:ID with only a workout_doc: its steps are the plan",
+            f"{shown.get('plan')} {[st.get('duration_s') for st in shown.get('steps', [])]}")
+    expect(g, s.run("run", "icu:999", "--simulate", "--fast"), 66, "run icu:999 (no such event)",
+           stderr_has=["999"])
+
+    since = time.monotonic()
+    upload = s.run("upload", "1", "--to", "intervals.icu", "-v")
+    expect(g, upload, 0, "upload 1 --to intervals.icu",
+           stdout_has=[f"session 1 → intervals.icu: {s.base}/activities/i9001"])
+    posts = s.requests("POST", ACTIVITIES, since)
+    if g.check(len(posts) == 1 and posts[0]["status"] == 201, "one POST /api/v1/athlete/ID/activities",
+               str([r["status"] for r in posts])):
+        post = posts[0]
+        g.check(post["headers"].get("authorization") == "Basic " + ICU_BASIC, "the upload carries the Basic credentials")
+        g.check(post["headers"].get("content-type", "").startswith("multipart/form-data")
+                and list(parts_of(post)) == ["file"], "the upload is multipart/form-data with one part, file",
+                str(post.get("parts")))
+        query = post["query"]
+        g.check("Cadence ladder" in (query.get("name") or "") and (query.get("external_id") or "").strip() != "",
+                "the query has name (with the plan's name) and external_id", str(query))
+        check_uploaded_file(g, s, post, 1, "intervals.icu upload")
+
+    again = s.run("upload", "1", "--to", "intervals.icu")
+    expect(g, again, 65, "the same session again is refused, the message says --force", stderr_has=["--force"])
+    forced = s.run("upload", "last", "--to", "intervals.icu", "--json")
+    expect(g, forced, 0, "upload last --to intervals.icu --json (session 2)")
+    forced = s.run("upload", "1", "--to", "intervals.icu", "--force", "--json")
+    outcome = (forced.json() or {}).get("uploads") or [{}]
+    g.check(forced.returncode == 0 and len(outcome) == 1 and outcome[0].get("outcome") == "uploaded"
+            and outcome[0].get("status") == "done" and outcome[0].get("activity_id") == "i9001"
+            and outcome[0].get("url") == f"{s.base}/activities/i9001" and outcome[0].get("session") == 1
+            and outcome[0].get("service") == "intervals.icu" and outcome[0].get("error") is None,
+            "--force uploads again (--json: uploaded, done, activity, URL)", forced.describe())
+    g.check(len(s.requests("POST", ACTIVITIES, since)) == 3, "--force sent the file again")
+    expect(g, s.run("upload", "1", "--to", "strava"), 77, "--to strava without a Strava account (no credential: 77)")
+
+    session = s.session(3)
+    all_ = s.run("upload", str(session), "--to", "all", "--json")
+    services = [u.get("service") for u in (all_.json() or {}).get("uploads", [])]
+    g.check(all_.returncode == 0 and services == ["intervals.icu"], "--to all: every account added (only intervals.icu)",
+            all_.describe())
+
+    run = s.run("run", "icu:101", "--simulate", "--fast", "--json", "--seed", "4", "--upload", "intervals.icu")
+    expect(g, run, 0, "run icu:101 --json --upload intervals.icu", stderr_has=["→ intervals.icu: http"])
+    g.check(isinstance(run.json(), dict) and "→" not in run.stdout,
+            "run --json --upload: stdout is the JSON summary only, the upload line on stderr", run.stdout[-300:])
+
+    expect(g, s.run("upload", "--pending"), 0, "upload --pending with nothing queued", stdout_has=["No uploads queued."])
+    pending = s.run("upload", "--pending", "--json", "-v")
+    g.check(pending.returncode == 0 and pending.json() == {"uploads": []}, "upload --pending --json: no uploads",
+            pending.describe())
+
+    expect(g, s.run("account", "remove", "intervals.icu"), 0, "account remove intervals.icu")
+    g.check(s.account("intervals.icu") is None, "the key is gone from accounts.json", str(s.accounts()))
+    expect(g, s.run("account", "remove", "intervals.icu"), 66, "account remove of an absent account")
+    expect(g, s.run("account", "remove", "strava"), 66, "account remove strava (never added)")
+    expect(g, s.run("today"), 77, "today after the account is removed")
+
+
+def group_calendar(g):
+    """run today with 0 or 2+ runs, an event without steps, a bad accounts.json."""
+    two = Scenario(g, "two runs today", events=[
+        event(201, day(0), "Easy run", "- 20m 165rpm"),
+        event(202, day(0), "Treadmill strides", "- 10m 170rpm\n- 1m 185rpm", kind="VirtualRun"),
+        event(203, day(0), "Spin", "- 30m 90rpm", kind="Ride"),
+        event(204, day(3), "Run by feel", "Easy, no structure at all"),
+    ])
+    add_icu(g, two)
+    listed = two.run("today", "--json").json() or {}
+    g.check([r.get("reference") for r in listed.get("runs", [])] == ["icu:201", "icu:202"],
+            "today: both runs (Run and VirtualRun), not the ride", str(listed))
+    several = two.run("run", "today", "--simulate", "--fast")
+    expect(g, several, 64, "run today with two runs planned names them", stderr_has=["icu:201", "icu:202"])
+    g.check(not os.path.exists(os.path.join(two.data, "intervalpro", "intervalpro.sqlite"))
+            or (two.run("history", "--json").json() or {}).get("sessions") == [], "nothing was run or saved")
+    vague = (two.run("today", "--date", day(3), "--json").json() or {}).get("runs") or [{}]
+    g.check(isinstance(vague[0].get("problem"), str) and vague[0]["problem"],
+            "today --json: an event whose text has no steps has a problem", str(vague))
+    bad = two.run("run", "icu:204", "--simulate", "--fast")
+    g.check(bad.returncode not in (0,) and bad.returncode > 0 and bad.stderr.strip(),
+            "run icu:ID of an event without steps fails with a message", bad.describe())
+
+    empty = Scenario(g, "empty calendar", events=[])
+    add_icu(g, empty)
+    listed = empty.run("today", "--json")
+    g.check(listed.returncode == 0 and (listed.json() or {}).get("runs") == [], "today --json: no runs",
+            listed.describe())
+    expect(g, empty.run("run", "today", "--simulate", "--fast"), 66, "run today with no run planned")
+
+    # A bad accounts.json: every command that reads it says which file and where.
+    with open(empty.accounts_path, "w", encoding="utf-8") as handle:
+        handle.write('{"version": 1, "accounts": {"intervals.icu": ')
+    for arguments in (["account", "list"], ["today"], ["run", "today", "--simulate", "--fast"],
+                      ["account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY]):
+        expect(g, empty.run(*arguments), 65, "accounts.json not JSON: the message names the file",
+               stderr_has=[empty.accounts_path])
+    cases = [
+        ({"intervals.icu": {"athlete_id": ATHLETE, "name": "Test Runner"}},
+         '$.accounts["intervals.icu"].api_key', ["today"]),
+        ({"intervals.icu": {"api_key": ICU_KEY, "name": "Test Runner"}},
+         '$.accounts["intervals.icu"].athlete_id', ["account", "list"]),
+        ({"strava": {"client_id": CLIENT_ID, "client_secret": CLIENT_SECRET, "access_token": "a" * 40,
+                     "expires_at": int(time.time()) + 3600, "athlete": "Test Runner"}},
+         '$.accounts.strava.refresh_token', ["account", "list"]),
+    ]
+    for accounts, path, arguments in cases:
+        with open(empty.accounts_path, "w", encoding="utf-8") as handle:
+            json.dump({"version": 1, "accounts": accounts}, handle)
+        os.chmod(empty.accounts_path, 0o600)
+        result = empty.run(*arguments)
+        # A name that is not an identifier needs brackets; strava may be written either way.
+        spelled = path.replace(".strava.", '["strava"].')
+        expect(g, result, 65, f"accounts.json without a field: the message names {path}",
+               stderr_has=[empty.accounts_path] + ([] if spelled in result.stderr else [path]))
+
+
+def group_strava(g):
+    """Strava: OAuth (forged state, deny, no callback), upload and its polls, duplicates,
+    a rejected file, a 401 refreshed, rate limits."""
+    s = Scenario(g, "strava")
+    result, url, final, notes = strava_authorize(s, "-v", forged_state=True)
+    expect(g, result, 0, "account add strava: the browser comes back, the account is added",
+           stdout_has=["strava: added Test Runner"])
+    split = urllib.parse.urlsplit(url or "")
+    query = urllib.parse.parse_qs(split.query)
+    redirect = urllib.parse.urlsplit(query.get("redirect_uri", [""])[0])
+    g.check(url and url.startswith(f"{s.base}/oauth/authorize?") and query.get("client_id") == [CLIENT_ID]
+            and query.get("response_type") == ["code"] and "activity:write" in query.get("scope", [""])[0]
+            and query.get("state", [""])[0] and redirect.scheme == "http" and redirect.hostname == "127.0.0.1"
+            and redirect.port and redirect.path == "/callback",
+            "the address printed: /oauth/authorize with client_id, response_type=code, activity:write, "
+            "state and redirect_uri http://127.0.0.1:PORT/callback", str(url))
+    g.check(notes.get("forged") == 400, "a callback with another state is answered 400", str(notes.get("forged")))
+    g.check(notes.get("callback") == 200, "the real callback is answered 200", str(notes))
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(final or "").query).get("code", [None])[0]
+    exchanges = s.requests("POST", "/oauth/token")
+    g.check(len(exchanges) == 1, "one token exchange: the forged callback exchanged nothing",
+            str([r["form"] for r in exchanges]))
+    if exchanges:
+        form = exchanges[0]["form"] or {}
+        g.check(form.get("grant_type") == "authorization_code" and form.get("code") == code and code
+                and form.get("client_id") == CLIENT_ID and form.get("client_secret") == CLIENT_SECRET,
+                "the exchange's form: grant_type=authorization_code, the code, client_id, client_secret",
+                str({k: v for k, v in form.items() if k != "client_secret"}))
+        g.check(exchanges[0]["headers"].get("content-type", "").startswith("application/x-www-form-urlencoded"),
+                "the exchange is a form body")
+    account = s.account("strava") or {}
+    g.check(all(account.get(k) for k in ("access_token", "refresh_token", "expires_at"))
+            and account.get("client_secret") == CLIENT_SECRET, "accounts.json keeps the tokens", str(list(account)))
+    g.check(os.path.exists(s.accounts_path) and stat.S_IMODE(os.stat(s.accounts_path).st_mode) == 0o600,
+            "accounts.json has mode 0600 after the Strava account")
+    tokens = (account.get("access_token"), account.get("refresh_token"))
+
+    s.control("deny", {"deny": True})
+    denied, _, _, notes = strava_authorize(s)
+    expect(g, denied, 77, "the user denies access: exit 77")
+    s.control("deny", {"deny": False})
+    account = s.account("strava") or {}
+    g.check((account.get("access_token"), account.get("refresh_token")) == tokens,
+            "a denied authorization changes nothing saved")
+    started = time.monotonic()
+    waited = s.run("account", "add", "strava", "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET,
+                   "--no-browser", "--wait", "1")
+    expect(g, waited, 69, "no callback within --wait 1: exit 69")
+    g.check(time.monotonic() - started < 10, "--wait 1 gives up soon", f"{time.monotonic() - started:.1f} s")
+    g.check(len(s.requests("POST", "/oauth/token")) == 1, "neither the denial nor the wait exchanged a code")
+    add_secret("wrong-client-secret", "a refused client secret")
+    refused, _, _, _ = strava_authorize(s, secret="wrong-client-secret")
+    expect(g, refused, 77, "a client secret Strava refuses: exit 77")
+    account = s.account("strava") or {}
+    g.check((account.get("access_token"), account.get("client_secret")) == (tokens[0], CLIENT_SECRET),
+            "... nothing saved over the working account")
+
+    session = s.session(1)
+    since = time.monotonic()
+    upload = s.run("upload", str(session), "--to", "strava", "-v")
+    expect(g, upload, 0, "upload --to strava", stdout_has=[f"session {session} → strava: {s.base}/activities/8001"])
+    log = [r for r in s.log() if r.get("received", 0) >= since]
+    posts = requests_in(log, "POST", "/api/v3/uploads")
+    polls = requests_in(log, "GET", "/api/v3/uploads/", prefix=True)
+    if g.check(len(posts) == 1 and posts[0]["status"] == 201, "one POST /api/v3/uploads", str(len(posts))):
+        post = posts[0]
+        g.check(post["headers"].get("authorization") == f"Bearer {tokens[0]}",
+                "Strava requests carry Authorization: Bearer <the saved access token>")
+        parts = parts_of(post)
+        g.check(parts.get("data_type", {}).get("text") == "fit", "the part data_type is fit", str(parts.get("data_type")))
+        g.check((parts.get("name", {}).get("text") or "").strip() and (parts.get("external_id", {}).get("text") or "").strip(),
+                "parts name and external_id are sent", str(list(parts)))
+        check_uploaded_file(g, s, post, session, "Strava upload")
+        g.check(len(polls) >= 2 and all(p["path"] == "/api/v3/uploads/5001" and p["received"] > post["t"] for p in polls)
+                and all(p["headers"].get("authorization") == f"Bearer {tokens[0]}" for p in polls),
+                "then at least 2 polls GET /api/v3/uploads/5001 (Bearer)", str([p["path"] for p in polls]))
+        gaps = [b["received"] - a["received"] for a, b in zip([post] + polls, polls)]
+        g.check(gaps and all(0.6 <= gap <= 2.5 for gap in gaps), "the polls come about once a second",
+                str([round(x, 2) for x in gaps]))
+    state = s.state()
+    g.check(state["uploads"].get("5001", {}).get("activity_id") == 8001, "the stand-in made activity 8001")
+
+    again = s.run("upload", str(session), "--to", "strava", "--json")
+    outcome = ((again.json() or {}).get("uploads") or [{}])[0]
+    expect(g, again, 65, "a second upload to Strava is refused", stderr_has=["--force"])
+    g.check(outcome.get("outcome") == "refused-duplicate" and outcome.get("url") == f"{s.base}/activities/8001",
+            "--json: refused-duplicate, with the URL kept", str(outcome))
+    forced = s.run("upload", str(session), "--to", "strava", "--force", "--json")
+    outcome = ((forced.json() or {}).get("uploads") or [{}])[0]
+    expect(g, forced, 0, "--force to Strava: the duplicate is reported as already there")
+    g.check(outcome.get("outcome") == "already-there" and outcome.get("status") == "done"
+            and str(outcome.get("activity_id")) == "8001" and outcome.get("url") == f"{s.base}/activities/8001",
+            "--json: already-there, done, activity 8001", str(outcome))
+    g.check(len(s.state()["uploads"]) == 2, "--force sent the file again (upload 5002)")
+
+    # A file Strava cannot read: the status answers with an error.
+    session = s.session(2)
+    upload_id = 5001 + len(s.state()["uploads"])
+    s.fault(match=f"GET /api/v3/uploads/{upload_id}", times=-1, status=200,
+            body={"id": upload_id, "id_str": str(upload_id), "external_id": "x", "error": "Improperly formatted data.",
+                  "status": "There was an error processing your activity.", "activity_id": None})
+    rejected = s.run("upload", str(session), "--to", "strava", "--json")
+    outcome = ((rejected.json() or {}).get("uploads") or [{}])[0]
+    expect(g, rejected, 65, "Strava rejects the file: exit 65")
+    g.check(outcome.get("outcome") == "rejected" and outcome.get("status") == "rejected"
+            and "Improperly formatted" in (outcome.get("error") or ""), "--json: rejected, with Strava's error",
+            str(outcome))
+    s.clear()
+    g.check(s.upload_rows().get((session, "strava")) == "rejected", "the store marks it rejected")
+    since = time.monotonic()
+    expect(g, s.run("upload", "--pending"), 0, "a rejected upload is not retried by --pending",
+           stdout_has=["No uploads queued."])
+    g.check(not s.requests("POST", "/api/v3/uploads", since), "(no new POST)")
+
+    # A 401 from the API: one refresh, one retry.
+    session = s.session(3)
+    before = s.account("strava") or {}
+    s.fault(match="POST /api/v3/uploads", status=401, times=1)
+    since = time.monotonic()
+    refreshed = s.run("upload", str(session), "--to", "strava")
+    expect(g, refreshed, 0, "a 401 from Strava: the token is refreshed and the upload retried")
+    after = s.account("strava") or {}
+    log = [r for r in s.log() if r.get("received", 0) >= since]
+    refreshes = [r for r in requests_in(log, "POST", "/oauth/token") if (r["form"] or {}).get("grant_type") == "refresh_token"]
+    g.check(len(refreshes) == 1 and refreshes[0]["form"].get("refresh_token") == before.get("refresh_token")
+            and refreshes[0]["form"].get("client_id") == CLIENT_ID
+            and refreshes[0]["form"].get("client_secret") == CLIENT_SECRET,
+            "one refresh: grant_type=refresh_token with the saved refresh token, client_id, client_secret",
+            str([{k: v for k, v in (r["form"] or {}).items() if k != "client_secret"} for r in refreshes]))
+    posts = requests_in(log, "POST", "/api/v3/uploads")
+    g.check([p["status"] for p in posts] == [401, 201]
+            and posts[-1]["headers"].get("authorization") == f"Bearer {after.get('access_token')}"
+            and after.get("access_token") != before.get("access_token")
+            and after.get("refresh_token") != before.get("refresh_token"),
+            "the retry uses the new access token, saved in accounts.json with the new refresh token",
+            str([p["status"] for p in posts]))
+    g.check(s.state()["refreshes"] == 1, "the stand-in counted one refresh")
+
+    # Rate limits: a used-up window without Retry-After gives up at once.
+    session = s.session(4)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    midnight = (now + datetime.timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    to_midnight = (midnight - now).total_seconds() / 60
+    s.fault(match="POST /api/v3/uploads", status=429, times=1, headers={"X-RateLimit-Usage": "120,2000"})
+    limited = s.run("upload", str(session), "--to", "strava")
+    expect(g, limited, 69, "429 with the daily window used up: exit 69 at once",
+           stderr_has=["rate limit reached; it lifts in"])
+    found = re.search(r"it lifts in (\d+) min", limited.stderr)
+    g.check(found and abs(int(found.group(1)) - to_midnight) <= 2 and limited.elapsed < 5,
+            "... in the minutes left to midnight UTC, without waiting",
+            f"{found.group(0) if found else None}, {to_midnight:.1f} min left, {limited.elapsed:.1f} s")
+    to_quarter = 900 - (time.time() % 900)
+    if to_quarter > 90:
+        s.fault(match="POST /api/v3/uploads", status=429, times=1, headers={"X-RateLimit-Usage": "200,450"})
+        limited = s.run("upload", "--pending")
+        expect(g, limited, 69, "429 with the 15-minute window used up: exit 69 at once (upload --pending)",
+               stderr_has=["rate limit reached; it lifts in"])
+        found = re.search(r"it lifts in (\d+) min", limited.stderr)
+        g.check(found and abs(int(found.group(1)) - to_quarter / 60) <= 1.5 and limited.elapsed < 5,
+                "... in the minutes left in the quarter hour",
+                f"{found.group(0) if found else None}, {to_quarter / 60:.1f} min left, {limited.elapsed:.1f} s")
+    else:
+        g.note(f"15-minute window not checked: the quarter hour ends in {to_quarter:.0f} s")
+    g.check(s.upload_rows().get((session, "strava")) == "pending", "rate-limited: the upload stays queued")
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or []
+    g.check(pending.returncode == 0 and [(u.get("session"), u.get("outcome")) for u in outcome] == [(session, "uploaded")],
+            "upload --pending then uploads it", pending.describe())
+
+    # Killed while Strava processes: --pending asks about that upload instead of sending the file again.
+    session = s.session(5)
+    since = time.monotonic()
+    process = start_binary(["upload", str(session), "--to", "strava"], s.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not [p for p in s.requests("POST", "/api/v3/uploads", since)
+                                                if p["status"] == 201]:
+        time.sleep(0.05)
+    process.kill()
+    stdout, stderr = process.communicate()
+    s.record(Result(["upload", str(session), "--to", "strava", "(killed)"], process.returncode, stdout, stderr, 0))
+    upload_id = max(int(k) for k in s.state()["uploads"])
+    g.check(s.upload_rows().get((session, "strava")) == "processing",
+            "killed after Strava took the file: the upload is kept as processing", str(s.upload_rows()))
+    since = time.monotonic()
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or [{}]
+    g.check(pending.returncode == 0 and outcome[0].get("session") == session and outcome[0].get("outcome") == "uploaded"
+            and outcome[0].get("url") == f"{s.base}/activities/{s.state()['uploads'][str(upload_id)]['activity_id']}",
+            "upload --pending completes the processing upload", pending.describe())
+    g.check(not s.requests("POST", "/api/v3/uploads", since)
+            and {p["path"] for p in s.requests("GET", "/api/v3/uploads/", since, prefix=True)}
+            == {f"/api/v3/uploads/{upload_id}"}, f"... by polling upload {upload_id}, without sending the file again",
+            str([(r["method"], r["path"]) for r in s.log() if r.get("received", 0) >= since]))
+
+    saved = s.account("strava") or {}
+    expect(g, s.run("account", "remove", "strava", "-v"), 0, "account remove strava")
+    with open(s.accounts_path, encoding="utf-8") as handle:
+        left = handle.read()
+    g.check("strava" not in (s.accounts() or {}).get("accounts", {}) and saved.get("access_token")
+            and saved["access_token"] not in left and saved["refresh_token"] not in left
+            and CLIENT_SECRET not in left, "its tokens and secret are gone from accounts.json", left)
+
+
+def group_refresh(g):
+    """Strava tokens near expiry are refreshed first and saved at once; a revoked app."""
+    s = Scenario(g, "strava tokens", "--strava-expires-in", "60", "--strava-processing-polls", "0")
+    add_strava(g, s, "account add strava (tokens valid for 60 s)")
+    first = s.account("strava") or {}
+    session = s.session(1)
+    # The upload request is held while we look at accounts.json, then the program is killed.
+    s.fault(match="POST /api/v3/uploads", delay=60)
+    since = time.monotonic()
+    process = start_binary(["upload", str(session), "--to", "strava"], s.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and s.state()["faults"]:
+        time.sleep(0.1)
+    held = not s.state()["faults"]
+    saved = s.account("strava") or {}
+    process.kill()
+    stdout, stderr = process.communicate()
+    s.record(Result(["upload", str(session), "--to", "strava", "(killed)"], process.returncode, stdout, stderr, 0))
+    g.check(held, "the upload request reached the stand-in (held by a delay)")
+    refreshes = [r for r in s.requests("POST", "/oauth/token", since) if (r["form"] or {}).get("grant_type") == "refresh_token"]
+    g.check(len(refreshes) == 1 and refreshes[0]["form"].get("refresh_token") == first.get("refresh_token")
+            and refreshes[0]["form"].get("client_id") == CLIENT_ID
+            and refreshes[0]["form"].get("client_secret") == CLIENT_SECRET,
+            "a token expiring within the hour is refreshed first (grant_type=refresh_token, the saved token)",
+            str(len(refreshes)))
+    g.check(saved.get("refresh_token") and saved.get("refresh_token") != first.get("refresh_token")
+            and saved.get("access_token") != first.get("access_token"),
+            "the new tokens are in accounts.json at once (before the upload ends)")
+    g.check(s.upload_rows().get((session, "strava")) == "pending", "killed mid-upload: the upload stays pending")
+    s.clear()
+    since = time.monotonic()
+    pending = s.run("upload", "--pending")
+    expect(g, pending, 0, "upload --pending after the kill: refreshed with the saved token, uploaded",
+           stdout_has=[f"session {session} → strava: {s.base}/activities/"])
+    now = s.account("strava") or {}
+    log = [r for r in s.log() if r.get("received", 0) >= since]
+    api = [r for r in log if (r.get("path") or "").startswith("/api/v3/")]
+    refreshes = [r for r in requests_in(log, "POST", "/oauth/token")]
+    g.check(api and api[-1]["headers"].get("authorization") == f"Bearer {now.get('access_token')}",
+            "its last request uses the access token saved in accounts.json",
+            str([(r["method"], r["path"], r["headers"].get("authorization", "")[:14]) for r in log])
+            + f" saved {now.get('access_token', '')[:7]}")
+    g.check(refreshes and log[0] is refreshes[0]
+            and (refreshes[0]["form"] or {}).get("refresh_token") == saved.get("refresh_token"),
+            "the next command refreshes first, with the refresh token saved during the killed one",
+            str([(r["method"], r["path"]) for r in log]))
+
+    s.control("revoke", {"service": "strava"})
+    session = s.session(2)
+    revoked = s.run("upload", str(session), "--to", "strava")
+    expect(g, revoked, 77, "the app was revoked: the refresh is refused, exit 77")
+    g.check(s.upload_rows().get((session, "strava")) == "pending", "the upload stays queued")
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or [{}]
+    g.check(pending.returncode == 77 and outcome[0].get("outcome") == "queued" and outcome[0].get("status") == "pending",
+            "upload --pending --json while revoked: 77, queued", pending.describe())
+    add_strava(g, s, "account add strava again")
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or [{}]
+    g.check(pending.returncode == 0 and outcome[0].get("session") == session and outcome[0].get("outcome") == "uploaded",
+            "after adding the account again, upload --pending completes it", pending.describe())
+
+
+def group_queue(g):
+    """The upload queue: 503s, a killed program, run --upload against a failing service."""
+    s = Scenario(g, "queue")
+    add_icu(g, s)
+    first = s.session(1)
+    s.fault(match=f"POST {ACTIVITIES}", status=503, times=-1)
+    failed = s.run("upload", str(first), "--to", "intervals.icu")
+    expect(g, failed, 69, "intervals.icu answers 503: exit 69, the message mentions --pending",
+           stderr_has=["--pending"])
+    g.check(len(s.requests("POST", ACTIVITIES)) == 4, "4 attempts", str(len(s.requests("POST", ACTIVITIES))))
+    g.check(s.upload_rows().get((first, "intervals.icu")) == "pending", "the upload is queued (pending)")
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or [{}]
+    g.check(pending.returncode == 69 and len(outcome) == 1 and outcome[0].get("session") == first
+            and outcome[0].get("service") == "intervals.icu" and outcome[0].get("outcome") == "queued"
+            and outcome[0].get("status") == "pending" and outcome[0].get("error"),
+            "upload --pending --json while the fault stays: 69, still queued", pending.describe())
+    s.clear()
+
+    second = s.session(2)
+    s.fault(match=f"POST {ACTIVITIES}", delay=60)
+    process = start_binary(["upload", str(second), "--to", "intervals.icu"], s.env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and s.state()["faults"]:
+        time.sleep(0.1)
+    held = not s.state()["faults"]
+    process.send_signal(signal.SIGKILL)
+    stdout, stderr = process.communicate()
+    s.record(Result(["upload", str(second), "--to", "intervals.icu", "(killed)"], process.returncode, stdout, stderr, 0))
+    g.check(held and process.returncode == -signal.SIGKILL, "kill -9 while the upload request is held")
+    g.check(s.upload_rows().get((second, "intervals.icu")) == "pending", "after kill -9 the upload is still pending",
+            str(s.upload_rows()))
+    pending = s.run("upload", "--pending", "--json", "-v")
+    outcome = {u.get("session"): u for u in (pending.json() or {}).get("uploads", [])}
+    g.check(pending.returncode == 0 and set(outcome) == {first, second}
+            and all(u.get("outcome") == "uploaded" and u.get("status") == "done" for u in outcome.values()),
+            "upload --pending (fault cleared) uploads both", pending.describe())
+    rows = s.upload_rows()
+    g.check(rows.get((first, "intervals.icu")) == "done" and rows.get((second, "intervals.icu")) == "done",
+            "the store marks them done", str(rows))
+
+    s.fault(match=f"POST {ACTIVITIES}", status=503, times=-1)
+    plan = os.path.join(s.dir, "steady.txt")
+    run = s.run("run", plan, "--simulate", "--fast", "--seed", "3", "--json", "--upload", "intervals.icu")
+    found = re.search(r"saved as session (\d+)", run.stderr)
+    expect(g, run, 69, "run --upload against a failing service: exit 69", stderr_has=["--pending"])
+    g.check(isinstance(run.json(), dict) and run.json().get("steps"), "the summary is still printed (--json)",
+            run.stdout[:200])
+    third = int(found.group(1)) if found else None
+    history = (s.run("history", "--json").json() or {}).get("sessions", [])
+    g.check(third is not None and third in [h.get("session_id") for h in history], "the session is saved",
+            run.stderr[-300:])
+    s.clear()
+    pending = s.run("upload", "--pending")
+    expect(g, pending, 0, "upload --pending then uploads it",
+           stdout_has=[f"session {third} → intervals.icu: {s.base}/activities/"])
+
+    # The key is regenerated on intervals.icu: 77, queued; the new key added, --pending uploads.
+    new_key = s.control("revoke", {"service": "intervals.icu"})["key"]
+    add_secret(new_key, "the regenerated intervals.icu key")
+    fourth = s.session(4)
+    refused = s.run("upload", str(fourth), "--to", "intervals.icu")
+    expect(g, refused, 77, "a key refused by intervals.icu: exit 77")
+    g.check(refused.elapsed < 5 and len([r for r in s.requests("POST", ACTIVITIES) if r["status"] == 401]) == 1,
+            "... at once (a 401 is not retried)")
+    g.check(s.upload_rows().get((fourth, "intervals.icu")) == "pending", "the upload stays queued")
+    expect(g, s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", new_key), 0,
+           "account add intervals.icu with the new key")
+    pending = s.run("upload", "--pending")
+    expect(g, pending, 0, "upload --pending with the new key uploads it",
+           stdout_has=[f"session {fourth} → intervals.icu: {s.base}/activities/"])
+
+
+def group_retries(g):
+    """Retries: 5xx twice then success, 429 with Retry-After, a dropped connection, a slow server."""
+    s = Scenario(g, "retries")
+    add_icu(g, s)
+    session = s.session(1)
+    s.fault(match=f"POST {ACTIVITIES}", status=502, times=2)
+    since = time.monotonic()
+    expect(g, s.run("upload", str(session), "--to", "intervals.icu"), 0, "502 twice, then success")
+    posts = s.requests("POST", ACTIVITIES, since)
+    gaps = [b["received"] - a["t"] for a, b in zip(posts, posts[1:])]
+    g.check([p["status"] for p in posts] == [502, 502, 201], "3 POSTs: 502, 502, 201", str([p["status"] for p in posts]))
+    g.check(len(gaps) == 2 and 0.95 <= gaps[0] <= 1.8 and 1.95 <= gaps[1] <= 3.0,
+            "the retries come after pauses of about 1 s and 2 s", str([round(x, 2) for x in gaps]))
+
+    session = s.session(2)
+    s.fault(match=f"POST {ACTIVITIES}", status=429, times=1, headers={"Retry-After": "1"})
+    since = time.monotonic()
+    expect(g, s.run("upload", str(session), "--to", "intervals.icu"), 0, "429 with Retry-After: 1, then success")
+    posts = s.requests("POST", ACTIVITIES, since)
+    gap = posts[1]["received"] - posts[0]["t"] if len(posts) == 2 else None
+    g.check(gap is not None and 1.0 <= gap <= 3.0 and [p["status"] for p in posts] == [429, 201],
+            "retried once, after at least 1 s", f"{[p['status'] for p in posts]} gap {gap}")
+
+    session = s.session(3)
+    s.fault(match=f"POST {ACTIVITIES}", drop=True, times=1)
+    since = time.monotonic()
+    expect(g, s.run("upload", str(session), "--to", "intervals.icu"), 0, "a dropped connection is retried")
+    g.check([p["status"] for p in s.requests("POST", ACTIVITIES, since)] == [None, 201], "dropped, then 201")
+
+    session = s.session(5)
+    s.fault(match=f"POST {ACTIVITIES}", status=429, times=1, headers={"Retry-After": "900"})
+    later = s.run("upload", str(session), "--to", "intervals.icu")
+    expect(g, later, 69, "429 with Retry-After: 900 (over 60 s): exit 69 without waiting",
+           stderr_has=["rate limit reached; it lifts in 15 min"])
+    g.check(later.elapsed < 5 and s.upload_rows().get((session, "intervals.icu")) == "pending",
+            "... at once, and the upload stays queued", f"{later.elapsed:.1f} s")
+
+    session = s.session(4)
+    s.fault(match=f"POST {ACTIVITIES}", delay=3, times=-1)
+    slow = s.run("upload", str(session), "--to", "intervals.icu", env={"INTERVALPRO_HTTP_TIMEOUT": "1"})
+    expect(g, slow, 69, "a server slower than INTERVALPRO_HTTP_TIMEOUT=1: exit 69 after the retries",
+           stderr_has=["--pending"])
+    g.check(slow.elapsed < 20, "... well under 30 s", f"{slow.elapsed:.1f} s")
+    g.check(s.upload_rows().get((session, "intervals.icu")) == "pending", "the slow upload stays queued")
+    s.clear()
+
+
+def group_unreachable(g):
+    """Nothing listening, and doctor's account checks."""
+    gone = Scenario(g, "unreachable", stand_in=False)
+    added = gone.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY)
+    expect(g, added, 69, "account add intervals.icu with the service unreachable: exit 69")
+    g.check(gone.account("intervals.icu") is None, "nothing saved")
+
+    s = Scenario(g, "doctor")
+    plain = s.run("doctor", "--json")
+    report = plain.json() or {}
+    entries = {c.get("check"): c for c in report.get("checks", []) if isinstance(c, dict)}
+    if "intervals.icu" not in entries and "strava" not in entries:
+        g.note("doctor --json has no intervals.icu/strava checks yet: not checked")
+        return
+    base_status = plain.returncode
+    g.check(all(entries.get(n, {}).get("ok") is True and "no account" in (entries.get(n, {}).get("detail") or "")
+                for n in ("intervals.icu", "strava")), "doctor: no account is ok, and the detail says so",
+            str([entries.get(n) for n in ("intervals.icu", "strava")]))
+    add_icu(g, s)
+    add_strava(g, s, "account add strava (for doctor)")
+    working = s.run("doctor", "--json", env={})
+    entries = {c.get("check"): c for c in (working.json() or {}).get("checks", [])}
+    g.check(all(entries.get(n, {}).get("ok") is True for n in ("intervals.icu", "strava")),
+            "doctor: both accounts work", str([entries.get(n) for n in ("intervals.icu", "strava")]))
+    g.check(working.returncode == base_status, "... the exit status is the same as without accounts",
+            f"{working.returncode} vs {base_status}")
+    session = s.session(1)
+    both = s.run("upload", str(session), "--to", "all", "--json")
+    outcome = {u.get("service"): u.get("outcome") for u in (both.json() or {}).get("uploads", [])}
+    g.check(both.returncode == 0 and outcome == {"intervals.icu": "uploaded", "strava": "uploaded"},
+            "upload --to all with both accounts: both uploaded", both.describe())
+    new_key = s.control("revoke", {"service": "intervals.icu"}).get("key")
+    add_secret(new_key, "the regenerated intervals.icu key")
+    s.control("revoke", {"service": "strava"})
+    refused = s.run("doctor", "--json")
+    entries = {c.get("check"): c for c in (refused.json() or {}).get("checks", [])}
+    g.check(all(entries.get(n, {}).get("ok") is False and entries.get(n, {}).get("fix") for n in ("intervals.icu", "strava")),
+            "doctor: a refused key and a revoked app are not ok, with a fix",
+            str([entries.get(n) for n in ("intervals.icu", "strava")]))
+    g.check(refused.returncode == base_status, "... and do not change doctor's exit status",
+            f"{refused.returncode} vs {base_status}")
+    elsewhere = {"INTERVALPRO_INTERVALS_ICU_URL": gone.base, "INTERVALPRO_STRAVA_URL": gone.base}
+    away = s.run("doctor", "--json", env=elsewhere)
+    entries = {c.get("check"): c for c in (away.json() or {}).get("checks", [])}
+    g.check(all(entries.get(n, {}).get("ok") is False and entries.get(n, {}).get("fix") for n in ("intervals.icu", "strava")),
+            "doctor: unreachable services are not ok, with a fix", str([entries.get(n) for n in ("intervals.icu", "strava")]))
+    g.check(away.returncode == base_status, "... and do not change doctor's exit status",
+            f"{away.returncode} vs {base_status}")
+    g.check(away.elapsed < 20, "doctor does not hang on an unreachable service", f"{away.elapsed:.1f} s")
+    today = s.run("today", env=elsewhere)
+    expect(g, today, 69, "today with the service unreachable: exit 69")
+
+
+GROUPS = [
+    ("intervals.icu: account, today, run today / icu:ID, upload", group_icu),
+    ("the calendar's edge cases and a bad accounts.json", group_calendar),
+    ("Strava: OAuth, upload, duplicates, a rejected file, 401, rate limits", group_strava),
+    ("Strava: refresh before expiry, saved at once; a revoked app", group_refresh),
+    ("the queue: 503, kill -9 mid-upload, run --upload", group_queue),
+    ("retries: 5xx, 429 Retry-After, a dropped connection, a slow server", group_retries),
+    ("unreachable services and doctor", group_unreachable),
+]
+
+
+def run_group(title, function):
+    g = Group(title)
+    started = time.monotonic()
+    try:
+        function(g)
+    except Exception:
+        g.check(False, f"{title}: ran to the end", traceback.format_exc())
+    finally:
+        for scenario in g.scenarios:
+            try:
+                scenario.stop()
+            except Exception:
+                g.check(False, f"{scenario.name}: the stand-in stopped", traceback.format_exc())
+    g.note(f"{time.monotonic() - started:.1f} s")
+    return g
+
+
+def check_secrets():
+    g = Group("no secret in any output")
+    with SECRETS_LOCK:
+        secrets_ = dict(SECRETS)
+    kinds = " ".join(secrets_.values())
+    g.check(all(k in kinds for k in ("API key", "client secret", "access token", "refresh token", "Basic")),
+            f"secrets collected: {len(secrets_)} (API keys, client secret, access and refresh tokens, Basic)", kinds)
+    leaks = []
+    for title, command, stdout, stderr in COMMANDS:
+        for secret, what in secrets_.items():
+            for stream, text in (("stdout", stdout), ("stderr", stderr)):
+                if secret in text:
+                    leaks.append(f"`{command}` {stream} shows {what}")
+    g.check(not leaks, f"none of the {len(COMMANDS)} commands run (with -v too) prints a key, secret or token",
+            "\n      ".join(leaks))
+    g.check(sum(" -v" in c[1] for c in COMMANDS) >= 5, "some of them ran with -v")
+    return g
+
+
+def main():
+    global BINARY, SCRATCH
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__.rsplit("Usage: ", 1)[1])
+    BINARY = os.path.abspath(sys.argv[1])
+    wait_for_binary()
+    started = time.monotonic()
+    SCRATCH = tempfile.mkdtemp(prefix="intervalpro-services-")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(GROUPS)) as pool:
+            futures = [pool.submit(run_group, title, function) for title, function in GROUPS]
+            for future in futures:
+                future.result().flush()
+        check_secrets().flush()
+    finally:
+        shutil.rmtree(SCRATCH, ignore_errors=True)
+    print(f"({time.monotonic() - started:.1f} s)")
+    return tally.report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
