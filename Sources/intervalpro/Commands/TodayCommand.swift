@@ -75,8 +75,9 @@ struct TodayCommand: AsyncParsableCommand {
                 print(line)
                 if let problem = row.problem { print("      cannot run it: \(problem)") }
             }
+            let isToday = day == ServiceContext.localDate(secondsSince1970: context.now())
             if rows.count == 1, rows[0].plan != nil {
-                print("Run it with: intervalpro run today")
+                print("Run it with: intervalpro run \(isToday ? "today" : rows[0].workout.reference)")
             } else {
                 print("Run one with: intervalpro run icu:ID")
             }
