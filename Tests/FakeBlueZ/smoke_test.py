@@ -44,20 +44,8 @@ def uuid128(short):
     return f"0000{short}-0000-1000-8000-00805f9b34fb"
 
 
-class Checks:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, condition, what, detail=""):
-        if condition:
-            self.passed += 1
-            print(f"ok    {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL  {what}" + (f": {detail}" if detail else ""))
-        return condition
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from smoke import Checks  # noqa: E402
 
 CHECKS = Checks()
 check = CHECKS.check

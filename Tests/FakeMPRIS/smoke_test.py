@@ -38,20 +38,8 @@ PROPS = "org.freedesktop.DBus.Properties"
 INTROSPECTABLE = "org.freedesktop.DBus.Introspectable"
 
 
-class Checks:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, condition, what, detail=""):
-        if condition:
-            self.passed += 1
-            print(f"ok    {what}")
-        else:
-            self.failed += 1
-            print(f"FAIL  {what}" + (f": {detail}" if detail else ""))
-        return condition
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from smoke import Checks  # noqa: E402
 
 CHECKS = Checks()
 check = CHECKS.check
