@@ -286,15 +286,23 @@ public struct MusicFollower: Sendable {
             if now < downFrom || now >= upAt {
                 here = 1
             } else if now < downAt {
-                here = 1 - (1 - settings.duck) * fraction(now - downFrom, of: settings.ramp)
+                here = 1 - (1 - settings.duck) * fraction(stepStart(now, rampFrom: downFrom) - downFrom, of: settings.ramp)
             } else if now < upFrom {
                 here = settings.duck
             } else {
-                here = settings.duck + (1 - settings.duck) * fraction(now - upFrom, of: settings.ramp)
+                here = settings.duck + (1 - settings.duck) * fraction(stepStart(now, rampFrom: upFrom) - upFrom, of: settings.ramp)
             }
             level = min(level, here)
         }
         return level
+    }
+
+    /// The start of the ramp step `now` is in. A ramp moves in whole steps: the player's echo
+    /// of each Set arrives within the step and asks for the same volume, so it is not set again
+    /// (a level taken at the echo's own time would be new each time, and set, echoed, set...).
+    private func stepStart(_ now: Duration, rampFrom start: Duration) -> Duration {
+        guard settings.rampStep > .zero, now > start else { return start }
+        return start + settings.rampStep * Int(((now - start) / settings.rampStep).rounded(.down))
     }
 
     private func fraction(_ part: Duration, of whole: Duration) -> Double {
@@ -344,11 +352,11 @@ public struct MusicFollower: Sendable {
             if now < downFrom {
                 consider(downFrom)
             } else if now < downAt {
-                consider(min(downAt, now + settings.rampStep))
+                consider(min(downAt, stepStart(now, rampFrom: downFrom) + settings.rampStep))
             } else if now < upFrom {
                 consider(upFrom)
             } else if now < upAt {
-                consider(min(upAt, now + settings.rampStep))
+                consider(min(upAt, stepStart(now, rampFrom: upFrom) + settings.rampStep))
             }
         }
         return next

@@ -113,7 +113,11 @@ struct MusicTests {
             // plus ramp 0.25 s, ±0.1 s), and it is at the duck when it starts.
             let down = sets.filter { $0.t > span.start - 0.6 && $0.t < span.start + 0.1 && $0.value < 0.77 }
             #expect(!down.isEmpty, "ducked for the cue at \(span.start): \(sets)")
-            #expect(down.contains { abs($0.value - 0.77 * 0.3) < 1e-9 && $0.t <= span.start + 0.1 })
+            // In ramp steps (0.25 s in 50 ms steps), not a Set for each echo of the last.
+            #expect(down.count <= 8, "\(down.count) Sets on the way down for the cue at \(span.start)")
+            #expect(
+                down.contains { abs($0.value - 0.77 * 0.3) < 1e-9 && $0.t <= span.start + 0.1 },
+                "at the duck when the cue at \(span.start) starts: \(down)")
             // Back after it: exactly 0.77, within tail and ramp (0.5 s) ±0.1 s of its end.
             let back = sets.first { $0.t > span.end - 0.1 && $0.value == 0.77 }
             #expect(back.map { $0.t <= span.end + 0.6 } ?? false, "restored after the cue ending at \(span.end): \(sets)")

@@ -58,6 +58,25 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
         #expect(named.follower.chosen == vlc + ".instance42")
     }
 
+    @Test func thePlayersEchoDuringARampIsNotSetAgain() {
+        var drive = Drive(.init(duck: 0.3))
+        drive.send(.found(player(vlc, .playing, volume: 0.77)), at: .zero)
+        drive.send(.cue(start: .seconds(5), end: .seconds(7)), at: .seconds(4))
+        // Each Set on the ramp down comes back as the player's change 1 ms later, as over D-Bus.
+        var echoes = 0
+        while let deadline = drive.follower.nextDeadline, deadline < .seconds(5) {
+            drive.run(until: deadline)
+            guard let last = drive.volumeSets.last, last.at == deadline else { continue }
+            let before = drive.volumeSets.count
+            drive.send(.changed(busName: vlc, MusicPlayerChange(volume: last.value)), at: deadline + ms(1))
+            #expect(drive.volumeSets.count == before, "the echo of \(last.value) at \(deadline) was set again")
+            echoes += 1
+        }
+        #expect(echoes >= 3)
+        #expect(drive.volumeSets.count == echoes)
+        #expect(abs((drive.volumeSets.last?.value ?? 0) - 0.77 * 0.3) < 1e-9)
+    }
+
     @Test func aCueIsDuckedWithARampAndTheVolumeComesBackExactly() {
         var drive = Drive(.init(duck: 0.3))
         drive.send(.found(player(vlc, .playing, volume: 0.77)), at: .zero)
