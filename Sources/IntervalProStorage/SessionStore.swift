@@ -94,12 +94,27 @@ public final class SessionStore: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: syncEveryCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
+        // Processes opening the store at once take turns until it is in WAL mode and migrated:
+        // switching to WAL does not wait for a busy database, and GRDB reads which migrations
+        // ran outside the transactions that run them, so two first opens would both migrate.
+        let turn = Self.takeTurn(in: directory.isEmpty ? "." : directory)
+        defer { if turn >= 0 { close(turn) } }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try Schema.migrator.migrate(queue)
         } catch {
             throw StoreError(path: path, error)
         }
+    }
+
+    /// An exclusive flock(2) on the store's folder (a lock of its own kind, apart from
+    /// SQLite's fcntl locks on the database files); released when the descriptor is closed.
+    /// -1 when the folder cannot be opened: then the open goes ahead without a turn.
+    private static func takeTurn(in directory: String) -> Int32 {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return -1 }
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+        return descriptor
     }
 
     /// Opens an existing store only to read it: for listing a database that cannot be

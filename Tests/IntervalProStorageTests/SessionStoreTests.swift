@@ -137,6 +137,23 @@ struct SessionStoreTests {
         #expect(try store.session(id: next)?.entries.isEmpty == true)
     }
 
+    @Test("processes opening a new database at once take turns to migrate it; none fails")
+    func concurrentFirstOpen() throws {
+        for _ in 0..<5 {
+            let directory = try StoreDirectory()
+            let path = directory.path + "/h.sqlite"
+            let failures = Failures()
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                do {
+                    _ = try SessionStore(path: path)
+                } catch {
+                    failures.add("\(error)")
+                }
+            }
+            #expect(failures.all.isEmpty, "\(failures.all)")
+        }
+    }
+
     @Test("uploads: queued rows outlive the process, done ones leave the queue, a deleted session takes its rows")
     func uploads() throws {
         let directory = try StoreDirectory()
@@ -185,5 +202,23 @@ struct SessionStoreTests {
         } throws: { error in
             (error as? StoreError)?.reason.contains("not an IntervalPro database") == true
         }
+    }
+}
+
+/// Errors gathered from several threads.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func add(_ failure: String) {
+        lock.lock()
+        list.append(failure)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
     }
 }
