@@ -175,13 +175,3 @@ struct PlanLimits {
         }
     }
 }
-
-extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
-    }
-}

@@ -1,3 +1,5 @@
+import IntervalProCore
+
 /// When to try a call again: network errors and 5xx after a growing pause, 429 after what
 /// the service says (Retry-After, or Strava's 15-minute and daily windows), and never when
 /// the wait would be longer than a runner should sit through.
@@ -45,7 +47,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Seconds until a 429 lifts: Retry-After when given, else the end of the Strava window
     /// whose usage reached its limit (15 minutes, or the UTC day), else a minute.
     static func rateLimitWait(_ response: HTTPResponse, now: Double) -> Double {
-        if let value = response.header("retry-after"), let seconds = Double(value.trimmingCharacters), seconds >= 0 {
+        if let value = response.header("retry-after"), let seconds = Double(value.trimmingWhitespace), seconds >= 0 {
             return seconds
         }
         var wait: Double?
@@ -63,6 +65,6 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     private static func numbers(_ header: String?) -> [Double]? {
-        header?.split(separator: ",").map { Double(String($0).trimmingCharacters) ?? 0 }
+        header?.split(separator: ",").map { Double($0.trimmingWhitespace) ?? 0 }
     }
 }

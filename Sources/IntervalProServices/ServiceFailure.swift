@@ -76,12 +76,6 @@ public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertibl
             if let text, !text.isEmpty { return text }
         }
         let line = String(decoding: response.body.prefix(200), as: UTF8.self).split(separator: "\n").first
-        return line.map { String($0).trimmingCharacters } ?? "no details"
-    }
-}
-
-extension String {
-    var trimmingCharacters: String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        return line.map(\.trimmingWhitespace) ?? "no details"
     }
 }

@@ -1,3 +1,4 @@
+import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
 
@@ -22,11 +23,5 @@ public enum WebToken {
             throw Failure(error)
         }
         return token
-    }
-}
-
-extension String {
-    fileprivate var trimmingWhitespace: String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }
