@@ -1,5 +1,5 @@
 import Foundation
-import IntervalProIO
+public import IntervalProIO
 public import IntervalProServices
 
 /// What every command that talks to a service needs: the accounts, where each service is,
@@ -37,7 +37,7 @@ public final class ServiceContext: @unchecked Sendable {
         var caller = ServiceCaller(
             service: service,
             send: { request throws(TransportFailure) in try await transport.get().send(request) },
-            now: { Date().timeIntervalSince1970 },
+            now: { [unowned self] in now() },
             pause: { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) },
             progress: { Terminal.writeStandardError("intervalpro: \($0)\n") },
             log: { message in if verbose { Terminal.writeStandardError("intervalpro: \(message)\n") } })
@@ -47,15 +47,11 @@ public final class ServiceContext: @unchecked Sendable {
 
     public func now() -> Double { Date().timeIntervalSince1970 }
 
-    /// Keeps changed accounts (a refreshed token): the file is rewritten at once, so a token
-    /// Strava just replaced is never lost.
-    public func update(_ change: (inout Accounts) -> Void) throws(ServiceFailure) {
+    /// Changes the accounts and rewrites the file at once (an account added or removed, a
+    /// refreshed token: one Strava just replaced is never lost).
+    public func update(_ change: (inout Accounts) -> Void) throws(FileError) {
         change(&accounts)
-        do {
-            try file.save(accounts)
-        } catch {
-            throw ServiceFailure(.strava, .unavailable, "cannot save the refreshed token: \(error)")
-        }
+        try file.save(accounts)
     }
 
     public func intervalsICU() throws(ServiceFailure) -> IntervalsICU {

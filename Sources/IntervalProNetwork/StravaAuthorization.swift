@@ -1,3 +1,4 @@
+import IntervalProIO
 public import IntervalProServices
 
 /// Strava calls with a valid token: refreshed before it expires, once more if Strava says
@@ -46,10 +47,14 @@ public struct StravaAuthorization: Sendable {
             }
             throw ServiceFailure.from(response, service: .strava, doing: "renewing the access token")
         }
-        try context.update { accounts in
-            accounts.strava?.accessToken = grant.accessToken
-            accounts.strava?.refreshToken = grant.refreshToken
-            accounts.strava?.expiresAt = grant.expiresAt
+        do throws(FileError) {
+            try context.update { accounts in
+                accounts.strava?.accessToken = grant.accessToken
+                accounts.strava?.refreshToken = grant.refreshToken
+                accounts.strava?.expiresAt = grant.expiresAt
+            }
+        } catch {
+            throw ServiceFailure(.strava, .unavailable, "cannot save the refreshed token: \(error)")
         }
         return grant.accessToken
     }

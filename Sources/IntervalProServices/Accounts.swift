@@ -56,14 +56,10 @@ public struct Accounts: Sendable, Equatable {
         (intervalsICU == nil ? [] : [.intervalsICU]) + (strava == nil ? [] : [.strava])
     }
 
-    public mutating func remove(_ service: Service) -> Bool {
+    public mutating func remove(_ service: Service) {
         switch service {
-        case .intervalsICU:
-            defer { intervalsICU = nil }
-            return intervalsICU != nil
-        case .strava:
-            defer { strava = nil }
-            return strava != nil
+        case .intervalsICU: intervalsICU = nil
+        case .strava: strava = nil
         }
     }
 

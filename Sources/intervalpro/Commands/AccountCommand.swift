@@ -169,10 +169,8 @@ extension AccountCommand {
         }
 
         private func save(_ context: ServiceContext, _ change: (inout Accounts) -> Void) throws {
-            var accounts = context.accounts
-            change(&accounts)
             do throws(FileError) {
-                try context.file.save(accounts)
+                try context.update(change)
             } catch {
                 throw Failure(error)
             }
@@ -247,12 +245,11 @@ extension AccountCommand {
         func run() async throws {
             try await reportingFailures {
                 let context = try options.context()
-                var accounts = context.accounts
-                guard accounts.remove(service) else {
+                guard context.accounts.services.contains(service) else {
                     throw Failure("no \(service.rawValue) account to remove", status: .noInput)
                 }
                 do throws(FileError) {
-                    try context.file.save(accounts)
+                    try context.update { $0.remove(service) }
                 } catch {
                     throw Failure(error)
                 }
