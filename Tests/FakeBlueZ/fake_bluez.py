@@ -13,7 +13,6 @@ Usage (see README.md in this folder):
       --call-log CALLS.jsonl [--ready-file PATH] [--debug-log PATH]
 """
 
-import argparse
 import json
 import os
 import signal
@@ -34,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scenario import (DEFAULT_ERROR_MESSAGES, ScenarioError, full_uuid,  # noqa: E402
                       load_scenario, split_error)
 
-EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_IOERR = 64, 65, 66, 69, 74
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from fakes import EX_DATAERR, EX_IOERR, EX_NOINPUT, EX_UNAVAILABLE, EX_USAGE, Usage  # noqa: E402
 
 BUS_NAME = "org.bluez"
 ADAPTER_IFACE = "org.bluez.Adapter1"
@@ -1161,15 +1161,8 @@ class App:
         return False
 
 
-class Usage(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"fake_bluez: {message}", file=sys.stderr)
-        sys.exit(EX_USAGE)
-
-
 def main(argv):
-    parser = Usage(description="Fake org.bluez for IntervalPro's tests.")
+    parser = Usage("fake_bluez", description="Fake org.bluez for IntervalPro's tests.")
     parser.add_argument("--bus", required=True, help="address of the dbus-daemon to join")
     parser.add_argument("--scenario", required=True, help="scenario JSON file")
     parser.add_argument("--call-log", required=True, help="JSON-lines log of calls and events")

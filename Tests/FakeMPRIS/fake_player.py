@@ -18,7 +18,6 @@ Usage (see README.md in this folder):
       [--vanish-after SECONDS]
 """
 
-import argparse
 import json
 import os
 import signal
@@ -31,7 +30,8 @@ import dbus.mainloop.glib
 import dbus.service
 from gi.repository import GLib
 
-EX_USAGE, EX_UNAVAILABLE, EX_IOERR = 64, 69, 74
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from fakes import EX_IOERR, EX_UNAVAILABLE, EX_USAGE, Usage  # noqa: E402
 
 NAME_PREFIX = "org.mpris.MediaPlayer2."
 OBJECT_PATH = "/org/mpris/MediaPlayer2"
@@ -520,15 +520,8 @@ class App:
         return False
 
 
-class Usage(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"fake_player: {message}", file=sys.stderr)
-        sys.exit(EX_USAGE)
-
-
 def main(argv):
-    parser = Usage(description="Fake MPRIS player for IntervalPro's tests.")
+    parser = Usage("fake_player", description="Fake MPRIS player for IntervalPro's tests.")
     parser.add_argument("--bus", default=os.environ.get("DBUS_SESSION_BUS_ADDRESS"),
                         help="address of the dbus-daemon to join (default: $DBUS_SESSION_BUS_ADDRESS)")
     parser.add_argument("--name", default="fake",

@@ -45,7 +45,8 @@ import zlib
 from email.message import Message
 from email.utils import collapse_rfc2231_value
 
-EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_IOERR = 64, 65, 66, 69, 74
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
+from fakes import EX_DATAERR, EX_IOERR, EX_NOINPUT, EX_UNAVAILABLE, EX_USAGE, Usage  # noqa: E402
 
 # Far above any activity file; a runaway client gets 413 instead of filling memory.
 MAX_BODY = 64 << 20
@@ -1050,13 +1051,6 @@ class StandIn(http.server.ThreadingHTTPServer):
         self.server_name, self.server_port = self.server_address[:2]
 
 
-class Usage(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print(f"stand_in: {message}", file=sys.stderr)
-        sys.exit(EX_USAGE)
-
-
 def fault_argument(text):
     try:
         return parse_fault(json.loads(text))
@@ -1065,7 +1059,7 @@ def fault_argument(text):
 
 
 def main(argv):
-    parser = Usage(description="Stand-in for intervals.icu's and Strava's APIs, for IntervalPro's tests.")
+    parser = Usage("stand_in", description="Stand-in for intervals.icu's and Strava's APIs, for IntervalPro's tests.")
     parser.add_argument("--log", required=True, help="JSON-lines log, one line per request (appended)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: any free one)")
     parser.add_argument("--icu-athlete", default="i12345", help="intervals.icu athlete id (default i12345)")
