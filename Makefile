@@ -34,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-live bench-audio bench-history bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -49,6 +49,9 @@ deps-test:
 	@$(call install-missing,$(PACKAGES) $(TEST_PACKAGES))
 	@[ -x $(TEST_PYTHON) ] || /usr/bin/python3 -m venv --system-site-packages $(TEST_VENV)
 	@$(TEST_PYTHON) -m pip install -q --disable-pip-version-check -r .ci/test-requirements.txt
+	@# pyhrv's wheel only for the sample RR series it ships (Tests/Readiness): installed, it would pull in OpenCV.
+	@ls .build/test-wheels/pyhrv-0.5.0-*.whl >/dev/null 2>&1 || \
+		$(TEST_PYTHON) -m pip download -q --disable-pip-version-check --no-deps -d .build/test-wheels pyhrv==0.5.0
 
 define install-missing
 missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -62,8 +65,12 @@ build:
 	$(SWIFT) build
 
 ## release: the optimised binary, with the Swift runtime linked in (no toolchain needed to run
-## it), linked by lld with packed relative relocations (start-up: 11 ms → 8 ms)
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+## it), linked by lld with packed relative relocations (start-up: 11 ms → 8 ms), exporting no
+## symbols (the static runtime's link options export every public symbol of every package, some
+## 31,000, which each library lookup and the runtime's dladdr at start-up searched) and with no
+## $ORIGIN run path (no library is looked for beside the binary)
+RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
 # The benchmarks measure the binary `make release` builds (Benchmarks/*.sh read this).
 export RELEASE_FLAGS
 release:
@@ -111,20 +118,39 @@ deb: release man
 test-package: deb
 	packaging/test-package.sh
 
-## test: every test: the Swift suites (core, runtime, I/O, D-Bus, BlueZ, sound, audio, history,
-## storage, launch, web, QR, CLI), the plan schema check, the own checks of the fake org.bluez, the
-## MPRIS player and the intervals.icu/Strava stand-in, the FIT/TCX/jsonl
-## exports checked by third-party decoders, workouts and activities made by other tools
-## (fit-tool, Garmin's FIT SDK), the account, calendar and upload commands against the
-## intervals.icu/Strava stand-in, the HTML report rendered in headless Chromium, and the web
-## page (run --web, serve) driven in headless Chromium with its access rules
-test: deps-test test-swift test-schema test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web
+## test: every test, as CI runs it (Tests/run.sh): the Swift suites (core, runtime, I/O, D-Bus, BlueZ,
+## sound, audio, history, storage, launch, web, QR, CLI), the plan schema check, the own checks of the
+## fake org.bluez, the MPRIS player and the intervals.icu/Strava stand-in, the FIT/TCX/jsonl exports
+## checked by third-party decoders, workouts and activities made by other tools (fit-tool, Garmin's
+## FIT SDK), the account, calendar and upload commands against the stand-in, the HTML report and the
+## web page in headless Chromium, the .deb on a fresh Debian root (root or sudo) and the real-stack
+## test in a QEMU VM. One release build serves the Python suites, the package and the VM; one debug
+## build serves swift test; suites that do not share state run side by side (about 11 minutes)
+test: deps-test
+	SWIFT=$(SWIFT) TEST_PYTHON=$(TEST_PYTHON) Tests/run.sh
 
 test-swift:
 	$(SWIFT) test
 
+## test-docs: every relative link and anchor in the Markdown files, and README.md under 15 KB
+test-docs:
+	/usr/bin/python3 Tests/Docs/check_links.py
+
+## test-imports: Package.swift declares exactly the modules each target imports
+test-imports:
+	/usr/bin/python3 Tests/Package/check_imports.py --swift $(SWIFT)
+
 test-schema:
 	$(TEST_PYTHON) Tests/Schema/check_schema.py
+
+## test-readiness: readiness measurements from synthetic and public RR data, held to NeuroKit2's artifact
+## correction and hrv-analysis's rMSSD/SDNN, refusals, a month of baseline verdicts (Tests/Readiness)
+test-readiness: deps-test release
+	$(TEST_PYTHON) Tests/Readiness/check_readiness.py $(RELEASE_BIN)
+
+## test-alpha1: DFA alpha 1 of saved sessions' beats, window by window, held to NeuroKit2 and nolds
+test-alpha1: deps-test release
+	$(TEST_PYTHON) Tests/Readiness/check_alpha1.py $(RELEASE_BIN)
 
 ## test-fakebluez: the fake org.bluez that the live-sensor tests use, checked on its own
 ## (Debian's python3: python3-dbusmock, python3-dbus and python3-gi live there)
@@ -140,53 +166,51 @@ test-fakempris:
 test-fakeservices:
 	/usr/bin/python3 Tests/FakeServices/smoke_test.py
 
-test-exports:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Exports/check_exports.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+test-exports: release
+	$(TEST_PYTHON) Tests/Exports/check_exports.py $(RELEASE_BIN)
 
 ## test-formats: FIT workouts and activities written by fit-tool, TCX in Garmin's form, and
 ## `plan export --format fit` decoded by Garmin's FIT SDK
-test-formats:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Formats/check_formats.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+test-formats: release
+	$(TEST_PYTHON) Tests/Formats/check_formats.py $(RELEASE_BIN)
 
 ## test-services: account, today, run today/icu:ID, upload and doctor against the intervals.icu/Strava
 ## stand-in: the requests sent (auth, multipart, OAuth forms), the uploaded FIT file, exit codes,
 ## retries, the upload queue, token refresh, and no secret in any output (about 30 s)
-test-services:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Services/check_services.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+test-services: release
+	$(TEST_PYTHON) Tests/Services/check_services.py $(RELEASE_BIN)
 
-test-report:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+test-report: release
+	$(TEST_PYTHON) Tests/Report/check_report.py $(RELEASE_BIN)
 
-## report-screenshot: render the bundled cadence ladder's report into docs/ (for the README)
-report-screenshot:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Report/check_report.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/report-cadence-ladder.png
+## report-screenshot: render the bundled cadence ladder's report into docs/ (for docs/history.md)
+report-screenshot: release
+	$(TEST_PYTHON) Tests/Report/check_report.py $(RELEASE_BIN) docs/report-cadence-ladder.png
 
-## test-web: the web page (README, "The web page") in headless Chromium at phone size: the live view
+## test-web: the web page (docs/web-page.md) in headless Chromium at phone size: the live view
 ## against /api/state, pause, resume, next and finish from the page; the start page, history
 ## and reports of `serve`; the token, cookie, Origin and Host rules; 20 WebSocket clients
-test-web:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Web/check_web.py "$$($(SWIFT) build --show-bin-path)/intervalpro"
+test-web: release
+	$(TEST_PYTHON) Tests/Web/check_web.py $(RELEASE_BIN)
 
 ## web-screenshot: the live page at phone size mid-session into docs/ (for the README)
-web-screenshot:
-	$(SWIFT) build --product intervalpro
-	$(TEST_PYTHON) Tests/Web/check_web.py "$$($(SWIFT) build --show-bin-path)/intervalpro" docs/web-live.png
+web-screenshot: release
+	$(TEST_PYTHON) Tests/Web/check_web.py $(RELEASE_BIN) docs/web-live.png
 
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
-## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see README.md, "The real-stack test")
-e2e:
-	Tests/E2E/run.sh
+## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see docs/dev/real-stack-test.md)
+e2e: release
+	INTERVALPRO_E2E_BINARY=$(RELEASE_BIN) Tests/E2E/run.sh
 
 ## bench: parser throughput, a 70-minute replay, and the history figures (not pass/fail)
 bench:
 	Benchmarks/run.sh
 	Benchmarks/history.sh
+
+## bench-startup: commands that serve nothing (--version, decode, plan check, history), stripped as
+## packaged, against `bluetoothctl --version` pair by pair in one run
+bench-startup:
+	Benchmarks/startup.sh
 
 ## bench-history: saving a session per sample, `history` over 1,000 sessions, FIT export of an hour
 bench-history:

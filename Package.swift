@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Debian's multiarch folder for this machine (where libdbus-1-dev puts its arch-dependent header).
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+
 /// Strictness we want everywhere: Swift 6 language mode plus the upcoming features that
 /// make concurrency and imports explicit.
 let strictSettings: [SwiftSetting] = [
@@ -8,6 +15,10 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // libdbus-1's headers, as `pkg-config --cflags dbus-1` gives them. Not through the system
+    // library's pkgConfig, which would also link the library: it is opened at run time
+    // (Sources/CDBus/shim.h). Every target sees the module, so every target gets the paths.
+    .unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I/usr/lib/\(multiarch)/dbus-1.0/include"]),
 ]
 
 let package = Package(
@@ -23,12 +34,20 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Pure logic: parsers, plan model, cadence stream, session engine. No I/O, no C.
         // (Double.rounded() calls into libm; linking it here keeps small executables linking.)
         .target(name: "IntervalProCore", swiftSettings: strictSettings, linkerSettings: [.linkedLibrary("m")]),
+        // Heart rate variability from RR intervals: artifact correction, time-domain figures, the
+        // morning readiness measurement and its baseline. Pure.
+        .target(
+            name: "IntervalProHRV",
+            dependencies: ["IntervalProCore", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSettings
+        ),
         // Metronome and voice-cue logic: beat grid, click synthesis, mixer, cue scheduling. Pure.
         .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
@@ -40,11 +59,13 @@ let package = Package(
         // arrives as elements read by IntervalProIO.
         .target(
             name: "IntervalProFormats", dependencies: ["IntervalProCore", "IntervalProFIT"], swiftSettings: strictSettings),
+        // Headers of our own only: libxml2 is opened at run time (see shim.h).
+        .systemLibrary(name: "CXML"),
         // Files and the terminal: recording files, plan files, XML, tty raw mode, screen.
         .target(
             name: "IntervalProIO",
             dependencies: [
-                "IntervalProCore", "IntervalProFormats",
+                "IntervalProCore", "IntervalProFormats", "CXML",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSettings
@@ -54,7 +75,8 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "IntervalProEventLoop", dependencies: ["CLinux"], swiftSettings: strictSettings),
         // libdbus-1, for talking to bluetoothd.
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // Headers only: libdbus-1 is opened at run time (see shim.h).
+        .systemLibrary(name: "CDBus", providers: [.apt(["libdbus-1-dev"])]),
         // A thin D-Bus layer: connection, messages, values, typed errors.
         .target(name: "IntervalProDBus", dependencies: ["CDBus"], swiftSettings: strictSettings),
         // BlueZ: names, the object-tree mirror, the sensor link state machine, the live source.
@@ -68,28 +90,28 @@ let package = Package(
             name: "IntervalProMPRIS", dependencies: ["IntervalProDBus", "IntervalProEventLoop", "IntervalProSound"],
             swiftSettings: strictSettings
         ),
-        // C libraries for audio, through pkg-config.
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Headers only: libasound is opened at run time (see shim.h).
+        .systemLibrary(name: "CALSA", providers: [.apt(["libasound2-dev"])]),
         // Headers only: the library is opened at run time (see shim.h).
         .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
         // Audio I/O: ALSA output, espeak-ng speech, the render thread, offline rendering.
         .target(
             name: "IntervalProAudio",
             dependencies: [
-                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProIO", "IntervalProEventLoop",
-                "CALSA", "CEspeak",
+                "IntervalProCore", "IntervalProSound", "IntervalProRuntime", "IntervalProEventLoop", "CALSA", "CEspeak",
             ],
             swiftSettings: strictSettings
         ),
         // Session history as plain values: 1 Hz samples, exact replay of a stored session,
         // FIT and TCX encoding, trends, the HTML report. Pure: no I/O, no C.
         .target(
-            name: "IntervalProHistory", dependencies: ["IntervalProCore", "IntervalProFIT"], swiftSettings: strictSettings),
+            name: "IntervalProHistory", dependencies: ["IntervalProCore", "IntervalProFIT", "IntervalProHRV"],
+            swiftSettings: strictSettings),
         // The session store: SQLite through GRDB, and the companion that saves a running session.
         .target(
             name: "IntervalProStorage",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProHRV",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -101,7 +123,7 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProEventLoop", "IntervalProMPRIS",
+                "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV",
             ],
             swiftSettings: strictSettings
         ),
@@ -109,10 +131,14 @@ let package = Package(
         .target(
             name: "IntervalProWeb",
             dependencies: [
-                "IntervalProCore", "IntervalProLaunch", "IntervalProHistory", "IntervalProStorage", "IntervalProIO",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProLaunch", "IntervalProHistory", "IntervalProStorage",
+                "IntervalProIO", "CLinux", "IntervalProHRV",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -131,7 +157,7 @@ let package = Package(
         .target(
             name: "IntervalProNetwork",
             dependencies: [
-                "IntervalProCore", "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO",
+                "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO", "IntervalProHRV",
                 "CCurl",
             ],
             swiftSettings: strictSettings
@@ -145,15 +171,15 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
-                "IntervalProFIT", "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
-                "IntervalProServices", "IntervalProNetwork",
+                "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
+                "IntervalProServices", "IntervalProNetwork", "IntervalProHRV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "intervalpro-bench",
-            dependencies: ["IntervalProCore", "IntervalProRuntime"],
+            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHRV"],
             path: "Benchmarks/intervalpro-bench",
             swiftSettings: strictSettings
         ),
@@ -169,7 +195,13 @@ let package = Package(
             path: "Benchmarks/intervalpro-audio-bench",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "IntervalProCoreTests", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProCoreTests", dependencies: ["IntervalProCore", "AllocationCounter"], swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "IntervalProHRVTests",
+            dependencies: ["IntervalProHRV", "IntervalProCore", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSettings),
         // Test instrumentation: counts heap allocations per thread (render-path checks).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
@@ -195,16 +227,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProHistoryTests", dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProFIT"],
+            name: "IntervalProHistoryTests",
+            dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProFIT", "IntervalProHRV"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "IntervalProStorageTests",
-            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProStorage"],
+            dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProStorage"],
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProEventLoopTests", dependencies: ["IntervalProEventLoop"], swiftSettings: strictSettings
+            name: "IntervalProEventLoopTests", dependencies: ["IntervalProEventLoop", "CLinux"], swiftSettings: strictSettings
         ),
         .testTarget(
             name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],

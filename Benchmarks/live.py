@@ -6,8 +6,10 @@ side by side in one run with bleak, the Python BLE library most Linux fitness to
    (so start-up and connecting cancel out), whole process (all threads, user + system), for
    `intervalpro record` on the AcquireNotify and StartNotify paths and for a bleak script
    recording the same characteristics with bleak's default (StartNotify) and with
-   AcquireNotify. The bus daemon's CPU per notification is shown beside each.
-2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz: CPU as a share of one core, peak RSS, wake-ups
+   AcquireNotify. The bus daemon's CPU per notification is shown beside each, and each long
+   run's peak RSS with, sampled once a second, its file-backed and anonymous parts and PSS.
+2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz: CPU as a share of one core, peak RSS (and its
+   parts, as above), wake-ups
    per second (voluntary context switches of all threads, from /proc, over the steady part),
    and notification received -> handed to the engine latency, p50 and p99.
 
@@ -49,6 +51,41 @@ def process_cpu(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory(pid):
+    """MiB of a live process: its RSS, file-backed and anonymous, and its PSS."""
+    kib = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key = line.split(":")[0]
+            if key in ("VmRSS", "RssFile", "RssAnon"):
+                kib[key] = int(line.split()[1])
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        kib["Pss"] = next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+    return {key: value / 1024 for key, value in kib.items()}
+
+
+def largest(samples):
+    """Of (t, {"memory": ...}) samples, the memory figures where the RSS was largest."""
+    figures = [s["memory"] for _, s in samples if "memory" in s]
+    return max(figures, key=lambda m: m["VmRSS"]) if figures else None
+
+
+def described(rss, at_largest):
+    text = f"peak RSS {rss:.1f} MB"
+    if at_largest:
+        text += (f" (sampled each second, at the largest: {at_largest['VmRSS']:.1f} MiB = file-backed "
+                 f"{at_largest['RssFile']:.1f} + anonymous {at_largest['RssAnon']:.1f}; PSS {at_largest['Pss']:.1f})")
+    return text
+
+
+def memory_only(pid):
+    return {"memory": memory(pid)}
+
+
+def switches_and_memory(pid):
+    return {"switches": voluntary_switches(pid), "memory": memory(pid)}
 
 
 def voluntary_switches(pid):
@@ -141,17 +178,17 @@ def per_notification(folder, label, command_for):
         try:
             out = os.path.join(folder, "out.jsonl")
             daemon_before = fake.daemon_cpu()
-            cpu, wall, rss, *_ = measured_rusage(command_for(seconds, out), fake.env)
+            cpu, wall, rss, _, _, samples = measured_rusage(command_for(seconds, out), fake.env, sample=memory_only)
             daemon = fake.daemon_cpu() - daemon_before
-            results.append((cpu, daemon, count_notifications(out), rss))
+            results.append((cpu, daemon, count_notifications(out), described(rss, largest(samples))))
         finally:
             fake.close()
-    (short_cpu, short_daemon, short_n, _), (long_cpu, long_daemon, long_n, rss) = results
+    (short_cpu, short_daemon, short_n, _), (long_cpu, long_daemon, long_n, memory_text) = results
     n = long_n - short_n
     marginal = (long_cpu - short_cpu) / n * 1e6
     daemon = (long_daemon - short_daemon) / n * 1e6
     print(f"  {label:<42} {marginal:7.1f} µs/notification  (bus daemon {daemon:5.1f} µs; "
-          f"{long_n} in {LONG:.0f} s, {short_n} in {SHORT:.0f} s; peak RSS {rss:.1f} MB)", flush=True)
+          f"{long_n} in {LONG:.0f} s, {short_n} in {SHORT:.0f} s; {memory_text})", flush=True)
     return marginal
 
 
@@ -189,16 +226,16 @@ def main():
             try:
                 cpu, wall, rss, _, _, samples = measured_rusage(
                     [binary, "run", plan, "--require-sensor", "--json", "--no-save", "--hr", DEVICE, "--cadence", DEVICE,
-                     "--notify", method], env, sample=voluntary_switches)
+                     "--notify", method], env, sample=switches_and_memory)
             finally:
                 fake.close()
             # Steady state: from 10 s in (connected, subscribed) to 5 s before the end.
-            steady = [(t, n) for t, n in samples if 10 <= t <= wall - 5]
+            steady = [(t, s["switches"]) for t, s in samples if 10 <= t <= wall - 5]
             rate = (steady[-1][1] - steady[0][1]) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 else float("nan")
             with open(probe) as f:
                 latency = json.load(f)
             print(f"  --notify {method:<5}: wall {wall:.1f} s, CPU {cpu * 1000:.0f} ms = {cpu / wall * 100:.3f} % of one "
-                  f"core, peak RSS {rss:.1f} MB, {rate:.1f} wake-ups/s (5 notifications/s), latency received -> engine "
+                  f"core, {described(rss, largest(samples))}, {rate:.1f} wake-ups/s (5 notifications/s), latency received -> engine "
                   f"p50 {latency['p50_us']} µs, p99 {latency['p99_us']} µs, max {latency['max_us']} µs "
                   f"({latency['count']} notifications)", flush=True)
 

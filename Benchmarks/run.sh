@@ -24,3 +24,14 @@ echo
 echo "replay of a 70-minute recording ($lines lines) scored with --fast --json --no-save, whole process:"
 python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
     --plan Benchmarks/one-hour.json --fast --json --no-save
+
+# The same work in a second implementation, in Python (Benchmarks/reference_replay.py): its
+# figures must agree with intervalpro's, and it is timed the same way, in the same run.
+"$bin/intervalpro" replay "$work/one-hour.jsonl" --plan Benchmarks/one-hour.json --fast --json --no-save \
+    >"$work/summary.json" 2>/dev/null
+if python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json --compare "$work/summary.json"; then
+    echo "the Python reference (Benchmarks/reference_replay.py) gives the same figures for every step; its time, whole process:"
+else
+    echo "the Python reference DISAGREES with intervalpro (above); its time, whole process:"
+fi
+python3 Benchmarks/measure.py 20 python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web page's cost (a benchmark, not a test): a real-time simulated session served with
 `run --web` on loopback, watched for 60 s by 20 WebSocket clients on /api/live, and for
-comparison by none.
+comparison by none; then `serve` idle (no session, no client) for as long.
 
 For each: states each client received and the states it missed (gaps in `seq`); the server
 process's CPU as a share of one core over the measured window (utime + stime of all its
@@ -72,11 +72,16 @@ def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-def start_server(folder):
+def start_server(folder, idle=False):
+    """`run --web` of the simulated session, or with `idle` a `serve` with nothing running."""
     port = free_port()
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(folder, "config"), XDG_DATA_HOME=os.path.join(folder, "data"))
-    command = [BINARY, "run", PLAN, "--simulate", "--web", f"127.0.0.1:{port}",
-               "--metronome", "off", "--no-voice", "--no-save"] + (["--allow-root"] if os.geteuid() == 0 else [])
+    if idle:
+        command = [BINARY, "serve", "--listen", f"127.0.0.1:{port}"]
+    else:
+        command = [BINARY, "run", PLAN, "--simulate", "--web", f"127.0.0.1:{port}",
+                   "--metronome", "off", "--no-voice", "--no-save"]
+    command += ["--allow-root"] if os.geteuid() == 0 else []
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     lines = []
@@ -85,7 +90,7 @@ def start_server(folder):
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            sys.exit(f"intervalpro run --web exited {process.returncode}: {''.join(lines)[-1500:]}")
+            sys.exit(f"intervalpro {command[1]} exited {process.returncode}: {''.join(lines)[-1500:]}")
         if any(re.search(r"intervalpro: web page at http://", line) for line in lines):
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -94,7 +99,7 @@ def start_server(folder):
                 pass
         time.sleep(0.05)
     process.kill()
-    sys.exit(f"intervalpro run --web did not start listening in 30 s: {''.join(lines)[-1500:]}")
+    sys.exit(f"intervalpro {command[1]} did not start listening in 30 s: {''.join(lines)[-1500:]}")
 
 
 def stop_server(process):
@@ -196,6 +201,30 @@ def latencies(results):
     return {"p50": delays[len(delays) // 2], "p99": delays[int(len(delays) * 0.99)], "max": delays[-1]}
 
 
+def memory(pid):
+    """MiB: peak and current RSS, the current RSS's file-backed and anonymous parts, and PSS."""
+    figures = {key: status_kib(pid, key) / 1024 for key in ("VmHWM", "VmRSS", "RssFile", "RssAnon")}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        figures["Pss"] = next(int(line.split()[1]) for line in f if line.startswith("Pss:")) / 1024
+    return figures
+
+
+def measure_idle():
+    """`serve` with no session and no client for SECONDS: wake-ups, CPU and memory."""
+    with tempfile.TemporaryDirectory() as folder:
+        process, _ = start_server(folder, idle=True)
+        try:
+            time.sleep(SETTLE)
+            cpu, switches, wall = process_cpu(process.pid), context_switches(process.pid), time.monotonic()
+            time.sleep(SECONDS)
+            figures = {"cpu": process_cpu(process.pid) - cpu, "switches": context_switches(process.pid) - switches,
+                       "wall": time.monotonic() - wall, "threads": threads(process.pid)}
+            figures.update(memory(process.pid))
+            return figures
+        finally:
+            stop_server(process)
+
+
 def main():
     global BINARY
     if len(sys.argv) < 2:
@@ -227,6 +256,11 @@ def main():
         print(f"{clients:>7}  {received:>13}  {missed:>6}  {100 * f['cpu'] / f['wall']:>10.2f}  {f['peak_rss']:>11.1f}  "
               f"{f['end_rss']:>10.1f}  {f['switches'] / f['wall']:>10.1f}  {f['threads']:>7}")
     (_, idle), (_, watched) = rows
+    quiet = measure_idle()
+    print(f"\n`serve` with no session and no client, {quiet['wall']:.0f} s: {quiet['switches'] / quiet['wall']:.2f} wake-ups/s, "
+          f"{100 * quiet['cpu'] / quiet['wall']:.3f} % of a core, {quiet['threads']} threads; RSS {quiet['VmRSS']:.1f} MiB "
+          f"(peak {quiet['VmHWM']:.1f}; file-backed {quiet['RssFile']:.1f}, anonymous {quiet['RssAnon']:.1f}), "
+          f"PSS {quiet['Pss']:.1f} MiB")
     extra_cpu = 100 * (watched["cpu"] / watched["wall"] - idle["cpu"] / idle["wall"])
     print(f"\n{CLIENTS} clients cost {extra_cpu:+.2f} % of a core and "
           f"{watched['end_rss'] - idle['end_rss']:+.1f} MB RSS over none")

@@ -12,7 +12,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 
-make --no-print-directory install PREFIX=/usr DESTDIR="$root" >/dev/null
+# The binary given, not one `make install` would ask SwiftPM for (a running `swift test` holds .build).
+make --no-print-directory install PREFIX=/usr DESTDIR="$root" RELEASE_BIN="$(realpath "$binary")" >/dev/null
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/intervalpro"
 gzip -9n "$root"/usr/share/man/man1/*.1
 
@@ -49,6 +50,9 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" 2>/d
 depends="$depends, libespeak-ng1"
 # So does talking to intervals.icu and Strava (Sources/CCurl/shim.h): either build of libcurl.
 depends="$depends, libcurl4 | libcurl3-gnutls"
+# And reading .zwo workouts and TCX activities (Sources/CXML/shim.h), playing sound
+# (Sources/CALSA/shim.h) and talking to bluetoothd and music players (Sources/CDBus/shim.h).
+depends="$depends, libxml2, libasound2, libdbus-1-3"
 
 install -d "$root/DEBIAN"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"

@@ -63,14 +63,16 @@ check "run on a recording saves a session that history lists" inside sh -c \
     'intervalpro run pyramid --replay /usr/share/intervalpro/Recordings/pyramid.jsonl --fast --json >/dev/null && intervalpro history --json | grep -q "\"plan\": \"Cadence pyramid\""'
 check "talking to a service opens libcurl at run time (a closed port: 69, the connection refused, not a missing library)" inside sh -c \
     'HOME=/tmp INTERVALPRO_INTERVALS_ICU_URL=http://127.0.0.1:9 intervalpro account add intervals.icu --athlete i1 --api-key k 2>/tmp/curl.err; [ $? = 69 ] && grep -q "connect" /tmp/curl.err && ! grep -q libcurl /tmp/curl.err'
+check "plan check of a Zwift workout opens libxml2 at run time" inside sh -c \
+    'printf "<workout_file><name>Z</name><workout><SteadyState Duration=\"60\" Cadence=\"85\"/></workout></workout_file>\n" >/tmp/z.zwo && intervalpro plan check /tmp/z.zwo | grep -q "1:00"'
 check "man -w intervalpro finds the page" inside sh -c 'man -w intervalpro | grep -q "/usr/share/man/man1/intervalpro.1.gz"'
 check "man -w intervalpro.record finds a subcommand's page" inside sh -c 'man -w intervalpro.record | grep -q intervalpro.record.1.gz'
-check "bash completes 'intervalpro re<TAB>' to record, render-audio, replay, report" inside bash -c '
+check "bash completes 'intervalpro re<TAB>' to readiness, record, render-audio, replay, report" inside bash -c '
     source /usr/share/bash-completion/bash_completion
     source /usr/share/bash-completion/completions/intervalpro
     COMP_LINE="intervalpro re"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(intervalpro re); COMP_CWORD=1
     _intervalpro intervalpro re intervalpro
-    [ "$(printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " ")" = "record render-audio replay report " ]'
+    [ "$(printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " ")" = "readiness record render-audio replay report " ]'
 check "the udev rule and the D-Bus policy are where the system reads them" inside sh -c \
     '[ -f /usr/lib/udev/rules.d/70-intervalpro-rfkill.rules ] && [ -f /usr/share/dbus-1/system.d/intervalpro-bluez.conf ]'
 check "the systemd user unit is where every user's systemd reads it, and runs a command the binary has" inside sh -c \

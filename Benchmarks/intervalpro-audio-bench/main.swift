@@ -1,6 +1,6 @@
 // Audio render cost: CPU time per second of audio for the mixer the render thread runs,
 // and the cost of speech synthesis (done off the render thread). Run with
-// `make bench-audio` (release build); figures are quoted in README.md, "Metronome and voice cues".
+// `make bench-audio` (release build); figures are quoted in docs/dev/benchmarks.md, "Sound".
 import IntervalProAudio
 import IntervalProCore
 import IntervalProSound

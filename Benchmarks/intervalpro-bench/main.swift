@@ -1,6 +1,9 @@
-// Parser throughput: notifications decoded per second on one core, per characteristic.
-// Run with `make bench` (release build); figures are quoted in the README.
+// Parser throughput: notifications decoded per second on one core, per characteristic; and the
+// cost of one DFA alpha 1 window (correction, detrending, DFA of two minutes of beats).
+// Run with `make bench` (release build); figures are quoted in docs/dev/benchmarks.md.
 import IntervalProCore
+import IntervalProHRV
+import IntervalProRuntime
 
 struct Case {
     var name: String
@@ -57,3 +60,29 @@ for benchmark in cases {
     let millions = (rate / 1e6 * 10).rounded() / 10
     print("  \(benchmark.name): \(millions) M notifications/s")
 }
+
+// Alpha 1: a 70-minute simulated session's samples (every beat, 130 to 170 bpm) through the
+// tracker, as the analysis thread takes them: a window every 5 s.
+let plan = try PlanDecoder.decode(Array(#"{"name": "Bench", "steps": [{"kind": "warmup", "duration": "10:00"}, {"kind": "work", "duration": "60:00", "cadence": 175}]}"#.utf8), file: "bench.json")
+var simulated = SimulatedRunner(configuration: .covering(plan.timeline()))
+var engine = SessionEngine(plan: plan, source: .simulation, reportsSamples: true)
+var samples: [SessionSample] = []
+while let entry = simulated.next() {
+    guard case .notification(let notification) = entry else { continue }
+    for case .sample(let sample) in engine.handle(.notification(notification), now: notification.time) { samples.append(sample) }
+}
+let clock = ContinuousClock()
+var windows = 0
+var scored = 0
+let began = clock.now
+for _ in 0..<3 {
+    var tracker = AlphaOneTracker()
+    for sample in samples {
+        guard let window = tracker.add(sample) else { continue }
+        windows += 1
+        if window.status == .scored { scored += 1 }
+    }
+}
+let elapsed = began.duration(to: clock.now)
+let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) * 1e-12) / Double(windows)
+print("alpha 1: \(windows / 3) windows of a 70-minute session (\(scored / 3) scored), \(Int(microseconds.rounded())) µs per window, one core")

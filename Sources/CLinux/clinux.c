@@ -1,9 +1,13 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include "clinux.h"
 
 /* Non-blocking and closed on exec: a wake-up counter for a poll(2) loop. */
@@ -82,4 +86,35 @@ int64_t intervalpro_realtime_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+
+long long intervalpro_page_out_executable(void) {
+    char executable[4096];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    if (length <= 0) return -1;
+    executable[length] = '\0';
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps) return -1;
+    long long advised = 0;
+    int failed = 0;
+    char line[4096 + 256];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long start, end;
+        char permissions[5];
+        int path_at = 0;
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &start, &end, permissions, &path_at) < 3 || path_at == 0) continue;
+        char *path = line + path_at;
+        path[strcspn(path, "\n")] = '\0';
+        /* Only pages that are the file's own: never written, so dropping them loses nothing. */
+        if (strcmp(path, executable) != 0 || permissions[1] == 'w' || permissions[0] != 'r') continue;
+        if (madvise((void *)start, end - start, MADV_PAGEOUT) == 0) advised += (long long)(end - start);
+        else failed = errno;
+    }
+    fclose(maps);
+    if (advised == 0 && failed) { errno = failed; return -1; }
+    return advised;
 }

@@ -18,7 +18,18 @@ public struct ALSAStatus: RawRepresentable, Equatable, Sendable, CustomStringCon
     /// No such PCM (ENOENT).
     public static let notFound = ALSAStatus(rawValue: -2)
 
-    public var description: String { String(cString: snd_strerror(rawValue)) }
+    public var description: String {
+        guard let strerror = ALSALibrary.api?.strerror, let text = strerror(rawValue) else { return "error \(rawValue)" }
+        return String(cString: text)
+    }
+}
+
+/// libasound, opened when the first device is (see CALSA/shim.h); nil when it cannot be.
+enum ALSALibrary {
+    static let api: intervalpro_alsa? = {
+        var api = intervalpro_alsa()
+        return intervalpro_alsa_open(&api) == 0 ? api : nil
+    }()
 }
 
 public struct ALSAError: Error, Sendable, CustomStringConvertible {
@@ -44,8 +55,8 @@ public struct AudioFormatRequest: Sendable, Equatable {
 
 /// An open ALSA playback PCM: interleaved signed 16-bit little-endian samples.
 ///
-/// A thin wrapper: one method per C call, statuses mapped to errors in `check`, and the
-/// handle closed in deinit. `write` and `recover` return plain statuses instead of
+/// A thin wrapper: one method per C call (through libasound's table, opened at run time),
+/// statuses mapped to errors in `check`, and the handle closed in deinit. `write` and `recover` return plain statuses instead of
 /// throwing, because the render thread calls them and must not allocate.
 public final class PCMPlayback: @unchecked Sendable {
     public let device: String
@@ -54,6 +65,7 @@ public final class PCMPlayback: @unchecked Sendable {
     public let periodFrames: Int
     public let bufferFrames: Int
     private let handle: OpaquePointer
+    private let api: intervalpro_alsa
 
     /// The sound server's ALSA plugin reads these when the stream opens: clicks and cues are
     /// event sounds, which a desktop's role rules do not duck behind music (or duck the
@@ -69,20 +81,23 @@ public final class PCMPlayback: @unchecked Sendable {
 
     public init(device: String, request: AudioFormatRequest) throws(ALSAError) {
         self.device = device
-        _ = intervalpro_alsa_silence_library_messages()
+        guard let api = ALSALibrary.api else {
+            throw ALSAError(device: device, operation: "open libasound (Debian: apt install libasound2)", status: .notFound)
+        }
+        self.api = api
         Self.askForEventRole()
         var pcm: OpaquePointer?
-        try Self.check(device, "open", snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0))
+        try Self.check(device, "open", api.pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0))
         guard let pcm else { throw ALSAError(device: device, operation: "open", status: .notFound) }
         handle = pcm
         var params: OpaquePointer?
         do {
-            try Self.check(device, "allocate parameters", snd_pcm_hw_params_malloc(&params))
+            try Self.check(device, "allocate parameters", api.hw_params_malloc(&params))
         } catch {
-            snd_pcm_close(pcm)
+            _ = api.pcm_close(pcm)
             throw error
         }
-        defer { snd_pcm_hw_params_free(params) }
+        defer { api.hw_params_free(params) }
         var rate = UInt32(request.sampleRate)
         var channels = UInt32(request.channels)
         var bufferTime = UInt32(request.latencyMicroseconds)
@@ -90,19 +105,19 @@ public final class PCMPlayback: @unchecked Sendable {
         var period: snd_pcm_uframes_t = 0
         var buffer: snd_pcm_uframes_t = 0
         do {
-            try Self.check(device, "read hardware parameters", snd_pcm_hw_params_any(pcm, params))
+            try Self.check(device, "read hardware parameters", api.hw_params_any(pcm, params))
             try Self.check(
-                device, "set interleaved access", snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED))
-            try Self.check(device, "set format S16_LE", snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE))
-            try Self.check(device, "set channels", snd_pcm_hw_params_set_channels_near(pcm, params, &channels))
-            try Self.check(device, "set rate", snd_pcm_hw_params_set_rate_near(pcm, params, &rate, nil))
-            try Self.check(device, "set buffer time", snd_pcm_hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil))
-            try Self.check(device, "set period time", snd_pcm_hw_params_set_period_time_near(pcm, params, &periodTime, nil))
-            try Self.check(device, "apply hardware parameters", snd_pcm_hw_params(pcm, params))
-            try Self.check(device, "read period size", snd_pcm_hw_params_get_period_size(params, &period, nil))
-            try Self.check(device, "read buffer size", snd_pcm_hw_params_get_buffer_size(params, &buffer))
+                device, "set interleaved access", api.hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED))
+            try Self.check(device, "set format S16_LE", api.hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE))
+            try Self.check(device, "set channels", api.hw_params_set_channels_near(pcm, params, &channels))
+            try Self.check(device, "set rate", api.hw_params_set_rate_near(pcm, params, &rate, nil))
+            try Self.check(device, "set buffer time", api.hw_params_set_buffer_time_near(pcm, params, &bufferTime, nil))
+            try Self.check(device, "set period time", api.hw_params_set_period_time_near(pcm, params, &periodTime, nil))
+            try Self.check(device, "apply hardware parameters", api.hw_params(pcm, params))
+            try Self.check(device, "read period size", api.hw_params_get_period_size(params, &period, nil))
+            try Self.check(device, "read buffer size", api.hw_params_get_buffer_size(params, &buffer))
         } catch {
-            snd_pcm_close(pcm)
+            _ = api.pcm_close(pcm)
             throw error
         }
         sampleRate = Int(rate)
@@ -112,24 +127,24 @@ public final class PCMPlayback: @unchecked Sendable {
     }
 
     deinit {
-        snd_pcm_close(handle)
+        _ = api.pcm_close(handle)
     }
 
     /// Writes interleaved frames, blocking until the device takes them. Returns the frames
     /// written or a negative status.
     public func write(_ samples: UnsafePointer<Int16>, frames: Int) -> Int {
-        Int(snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames)))
+        Int(api.pcm_writei(handle, samples, snd_pcm_uframes_t(frames)))
     }
 
     /// Recovers from an underrun or a suspend; returns .ok or the status that could not be
     /// recovered from (a lost device).
     public func recover(_ status: ALSAStatus) -> ALSAStatus {
-        ALSAStatus(rawValue: snd_pcm_recover(handle, status.rawValue, 1))
+        ALSAStatus(rawValue: api.pcm_recover(handle, status.rawValue, 1))
     }
 
     /// Plays what is buffered, then stops.
     public func drain() {
-        _ = snd_pcm_drain(handle)
+        _ = api.pcm_drain(handle)
     }
 
     /// The one place ALSA statuses become errors.

@@ -30,10 +30,11 @@ public final class LiveAudio: SessionObserver {
     /// When the voice cues sent so far will have been spoken: one plays at a time, so a
     /// cue due earlier waits for it.
     private var voiceFreeAt = SessionTime.zero
-    /// Told of each voice cue as it is handed to the render thread: how long until it
-    /// sounds and how long it lasts (what the music player is ducked for). A device plays
+    /// Told of each voice cue as it is handed to the render thread: the session time at which
+    /// it sounds and how long it lasts (what the music player is ducked for). A device plays
     /// session time `startDelay` late: the clock's origin is that far ahead of the render.
-    public var cueSent: ((_ startsIn: Duration, _ lasts: Duration) -> Void)?
+    /// A session time, not a delay from now: synthesising the cue took a while just before.
+    public var cueSent: ((_ soundsAt: SessionTime, _ lasts: Duration) -> Void)?
 
     public init(
         settings: MetronomeSettings, timeline: [TimelineStep], player: AudioPlayer?, voice: CueVoice?,
@@ -113,8 +114,7 @@ public final class LiveAudio: SessionObserver {
                     let start = max(item.time, voiceFreeAt)
                     let length = SessionTime.seconds(Double(clip.samples.count) / Double(player.sampleRate))
                     voiceFreeAt = start + length
-                    let startsIn = max(.zero, start - now) + Self.startDelay
-                    cueSent?(.microseconds(startsIn.microseconds), .microseconds(length.microseconds))
+                    cueSent?(max(start, now) + Self.startDelay, .microseconds(length.microseconds))
                 }
             } else if case .voice(let clip) = kind {
                 player.voices.release(clip.id)

@@ -5,6 +5,10 @@ public import IntervalProDBus
 public struct BlueZObjectTree: Equatable, Sendable {
     public typealias Properties = [String: DBusValue]
     public private(set) var objects: [String: [String: Properties]] = [:]
+    /// The last RSSI each device reported. BlueZ invalidates `RSSI` whenever discovery stops or
+    /// restarts (another client leaving changes the merged filter), so a device seen a moment
+    /// ago would otherwise have no signal until its next advertisement.
+    private var lastRSSI: [String: Int] = [:]
 
     public init() {}
 
@@ -25,22 +29,32 @@ public struct BlueZObjectTree: Equatable, Sendable {
             objects = [:]
             for (path, interfaces) in value.stringKeyedEntries ?? [] {
                 objects[path] = Self.interfaces(interfaces)
+                rememberRSSI(of: path)
             }
+            lastRSSI = lastRSSI.filter { objects[$0.key]?[BlueZ.Interface.device] != nil }
         case .interfacesAdded(let path, let interfaces):
             objects[path, default: [:]].merge(Self.interfaces(interfaces)) { _, new in new }
+            rememberRSSI(of: path)
         case .interfacesRemoved(let path, let removed):
             guard var interfaces = objects[path] else { return }
             for name in removed { interfaces[name] = nil }
             objects[path] = interfaces.isEmpty ? nil : interfaces
+            if interfaces[BlueZ.Interface.device] == nil { lastRSSI[path] = nil }
         case .propertiesChanged(let path, let interface, let changed, let invalidated):
             // BlueZ sends PropertiesChanged only for objects it exported; one for an
             // interface we never saw is stale and ignored.
             guard objects[path]?[interface] != nil else { return }
             objects[path]![interface]!.merge(changed) { _, new in new }
             for name in invalidated { objects[path]![interface]![name] = nil }
+            rememberRSSI(of: path)
         case .cleared:
             objects = [:]
+            lastRSSI = [:]
         }
+    }
+
+    private mutating func rememberRSSI(of path: String) {
+        if let rssi = objects[path]?[BlueZ.Interface.device]?["RSSI"]?.integer { lastRSSI[path] = Int(rssi) }
     }
 
     private static func interfaces(_ value: DBusValue) -> [String: Properties] {
@@ -67,6 +81,7 @@ public struct BlueZObjectTree: Equatable, Sendable {
         public var adapterPath: String
         public var address: String
         public var name: String?
+        /// The signal of the last advertisement seen, kept when BlueZ invalidates it.
         public var rssi: Int?
         public var serviceUUIDs: [UInt16]
         public var connected: Bool
@@ -105,7 +120,7 @@ public struct BlueZObjectTree: Equatable, Sendable {
         return Device(
             path: path, adapterPath: device["Adapter"]?.string ?? parent(of: path),
             address: address.uppercased(), name: device["Name"]?.string ?? device["Alias"]?.string,
-            rssi: device["RSSI"]?.integer.map { Int($0) },
+            rssi: device["RSSI"]?.integer.map { Int($0) } ?? lastRSSI[path],
             serviceUUIDs: (device["UUIDs"]?.stringList ?? []).compactMap(BlueZ.shortUUID),
             connected: device["Connected"]?.bool ?? false,
             servicesResolved: device["ServicesResolved"]?.bool ?? false,

@@ -103,7 +103,8 @@ public final class LiveSensors: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         let deadline = started + timeout
-        // Once one device is up, give a second one a moment to finish connecting.
+        // Once one device is up, a second one still connecting or resolving is waited for
+        // (a slow link is not a missing one); one that is not gets a moment to start.
         let secondDeviceGrace = Duration.seconds(5)
         var firstReadyAt: ContinuousClock.Instant?
         while true {
@@ -114,7 +115,8 @@ public final class LiveSensors: Sendable {
             let subscribed = machine.subscribedDevices
             if !subscribed.isEmpty, firstReadyAt == nil { firstReadyAt = now }
             let allUp = !subscribed.isEmpty && subscribed.count == machine.chosenDevices.count && !machine.isSearching
-            let graceOver = firstReadyAt.map { now - $0 >= secondDeviceGrace } ?? false
+            let graceOver =
+                !machine.isBringingUpChosenDevice && (firstReadyAt.map { now - $0 >= secondDeviceGrace } ?? false)
             // At the deadline, what is up is what there is: a session goes on with it.
             if allUp || graceOver || (now >= deadline && !subscribed.isEmpty) {
                 return .ready(
@@ -126,7 +128,8 @@ public final class LiveSensors: Sendable {
             }
             // bluetoothd not running at all: no point waiting out the whole timeout.
             let bluezCheck = started + .seconds(3)
-            let bluezMissing = machine.lastReportedAdapterStatus == .waitingForBluez && now >= bluezCheck
+            let bluezMissing =
+                machine.lastReportedAdapterStatus == .waitingForBluez && !machine.isAskingForBluez && now >= bluezCheck
             if now >= deadline || bluezMissing {
                 if let reason = machine.adapterProblem { return .noAdapter(reason) }
                 return .noSensor
@@ -204,6 +207,17 @@ extension SensorLinkMachine {
     /// Devices whose measurements are subscribed.
     public var subscribedDevices: [(address: String, name: String?, roles: Set<Role>)] {
         links.filter { $0.phase == .subscribed }.map { ($0.address, $0.name, $0.roles) }
+    }
+
+    /// A chosen device is on its way up: waiting its turn to connect, connecting, or
+    /// connected and resolving its services.
+    public var isBringingUpChosenDevice: Bool {
+        links.contains { link in
+            switch link.phase {
+            case .queued, .connecting, .resolving: true
+            case .absent, .subscribed, .retrying: false
+            }
+        }
     }
 
     /// Why no adapter can be used, if that is the trouble.

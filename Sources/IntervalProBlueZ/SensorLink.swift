@@ -8,6 +8,8 @@ extension SensorLinkMachine {
         enum Phase: Equatable {
             /// Waiting for its object to (re)appear, e.g. after a bluetoothd restart.
             case absent
+            /// Found, its turn to connect not yet come: another chosen device is connecting.
+            case queued
             case connecting
             /// Connected; waiting for ServicesResolved and the characteristic objects.
             case resolving(since: SessionTime)
@@ -46,7 +48,7 @@ extension SensorLinkMachine {
         var isConnected: Bool {
             switch phase {
             case .resolving, .subscribed: true
-            case .absent, .connecting, .retrying: false
+            case .absent, .queued, .connecting, .retrying: false
             }
         }
 
@@ -57,6 +59,8 @@ extension SensorLinkMachine {
         mutating func found(at devicePath: String) { path = devicePath }
 
         mutating func connecting() { phase = .connecting }
+
+        mutating func queued() { phase = .queued }
 
         /// The link came up, or was found up: services resolve next.
         mutating func connected(at now: SessionTime) { phase = .resolving(since: now) }

@@ -45,17 +45,39 @@ public enum BluetoothUUID {
     public static func fullText(_ value: UInt16) -> String { "0000" + shortText(value) + baseSuffix }
 
     /// The number in "2a37", "0x2A37" or the full base-UUID form, in any case; nil for
-    /// anything else (a vendor's own 128-bit UUID).
+    /// anything else (a vendor's own 128-bit UUID). Read from the UTF-8 bytes, since a
+    /// replay asks this of every line.
     public static func value(of text: String) -> UInt16? {
-        var text = text.lowercased()
-        if text.count == 36 {
-            guard text.hasPrefix("0000"), text.hasSuffix(baseSuffix) else { return nil }
-            text = String(text.dropFirst(4).prefix(4))
-        } else if text.hasPrefix("0x") {
-            text = String(text.dropFirst(2))
+        let utf8 = text.utf8
+        switch utf8.count {
+        case 4:
+            return hexValue(utf8[...])
+        case 6:
+            guard utf8.starts(with: "0x".utf8, by: { lowercasedASCII($0) == $1 }) else { return nil }
+            return hexValue(utf8.dropFirst(2))
+        case 36:
+            guard utf8.starts(with: "0000".utf8),
+                utf8.suffix(baseSuffix.utf8.count).elementsEqual(baseSuffix.utf8, by: { lowercasedASCII($0) == $1 })
+            else { return nil }
+            return hexValue(utf8.dropFirst(4).prefix(4))
+        default:
+            return nil
         }
-        guard text.count == 4, text.allSatisfy(\.isHexDigit) else { return nil }
-        return UInt16(text, radix: 16)
+    }
+
+    private static func lowercasedASCII(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Four hex digits, in any case.
+    private static func hexValue(_ digits: Substring.UTF8View) -> UInt16? {
+        guard digits.count == 4 else { return nil }
+        var value: UInt16 = 0
+        for byte in digits {
+            guard let digit = hexDigitValue(byte) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
     }
 }
 

@@ -11,11 +11,11 @@ public struct HeartRateMeasurement: Equatable, Sendable {
     /// Cumulative energy expended in kilojoules, when the sensor sends it.
     public var energyExpendedKJ: UInt16?
     /// RR intervals in the wire unit of 1/1024 s, oldest first.
-    public var rrIntervals: [UInt16]
+    public var rrIntervals: RRIntervals
 
     public init(
         heartRate: UInt16, sensorContact: SensorContact = .unsupported,
-        energyExpendedKJ: UInt16? = nil, rrIntervals: [UInt16] = []
+        energyExpendedKJ: UInt16? = nil, rrIntervals: RRIntervals = []
     ) {
         self.heartRate = heartRate
         self.sensorContact = sensorContact
@@ -24,7 +24,7 @@ public struct HeartRateMeasurement: Equatable, Sendable {
     }
 
     /// RR intervals converted to milliseconds.
-    public var rrIntervalsMs: [Double] { rrIntervals.map { Double($0) * 1000 / 1024 } }
+    public var rrIntervalsMs: [Double] { rrIntervals.milliseconds }
 
     private enum Flag {
         static let heartRateIsUInt16: UInt8 = 1 << 0
@@ -55,13 +55,10 @@ public struct HeartRateMeasurement: Equatable, Sendable {
             case (true, true): .detected
             }
         let energy = hasEnergy ? reader.uint16() : nil
-        var intervals: [UInt16] = []
-        if flags & Flag.rrIntervals != 0 {
-            // Any number of intervals fill the rest of the value; an odd last byte is padding.
-            let count = reader.remaining / 2
-            intervals.reserveCapacity(count)
-            for _ in 0..<count { intervals.append(reader.uint16()) }
-        }
+        // Any number of intervals fill the rest of the value; an odd last byte is padding.
+        let intervals =
+            flags & Flag.rrIntervals != 0
+            ? RRIntervals(bytes: value, offset: reader.offset, count: reader.remaining / 2) : .none
         return HeartRateMeasurement(
             heartRate: heartRate, sensorContact: contact, energyExpendedKJ: energy, rrIntervals: intervals)
     }

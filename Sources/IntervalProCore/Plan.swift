@@ -1,4 +1,4 @@
-/// A training plan (see README "Plan format"): version 1, or version 2 which adds the
+/// A training plan (see docs/reference/contracts.md, "Plan format"): version 1, or version 2 which adds the
 /// `metronome` object.
 public struct Plan: Sendable {
     /// The plan format version the file declares (1 when it declares none).
@@ -186,5 +186,10 @@ extension [TimelineStep] {
             if case .time(let duration) = step.end { return total + duration }
             return total
         }
+    }
+
+    /// The whole length when every step ends on time; nil when one ends otherwise.
+    public var duration: SessionTime? {
+        allSatisfy { if case .time = $0.end { true } else { false } } ? timedDuration : nil
     }
 }

@@ -1,4 +1,4 @@
-/// The recording format, version 1 (JSON Lines; see README "Recording format").
+/// The recording format, version 1 (JSON Lines; see docs/reference/contracts.md, "Recording format").
 ///
 /// A header line names the devices; every other line is one raw notification or one
 /// event, timestamped in seconds since the start. Values stay raw bytes so that every
@@ -29,6 +29,14 @@ public struct RecordedDevice: Equatable, Sendable {
     }
 }
 
+extension [RecordedDevice] {
+    /// The cadence unit each device declares, by device id (the first, where an id repeats):
+    /// what the engine is told for a recording's, a stored session's or a live run's devices.
+    public var cadenceUnits: [String: CadenceUnit] {
+        Dictionary(compactMap { device in device.cadenceUnit.map { (device.id, $0) } }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
 public struct RecordingHeader: Equatable, Sendable {
     public var startedAt: String?
     public var devices: [RecordedDevice]
@@ -37,6 +45,9 @@ public struct RecordingHeader: Equatable, Sendable {
         self.startedAt = startedAt
         self.devices = devices
     }
+
+    /// The cadence units the header declares, by device id.
+    public var cadenceUnits: [String: CadenceUnit] { devices.cadenceUnits }
 }
 
 /// One GATT value as it arrived, before decoding.
@@ -124,6 +135,7 @@ public struct RecordingParser {
     public private(set) var outOfOrderLines = 0
     private var lineNumber = 0
     private var lastTime = SessionTime.zero
+    private var scanner = RecordingLineScanner()
 
     public init(file: String) {
         self.file = file
@@ -137,6 +149,12 @@ public struct RecordingParser {
     /// the header and blank lines.
     public mutating func parse(line bytes: ArraySlice<UInt8>) throws(RecordingError) -> RecordingEntry? {
         lineNumber += 1
+        if header != nil, let line = scanner.notification(bytes), line.seconds <= Self.latestTime {
+            return .notification(
+                RawNotification(
+                    time: arrived(at: line.seconds), device: line.device, characteristicID: line.characteristic,
+                    bytes: line.bytes))
+        }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         let node: JSONNode
         do {
@@ -181,14 +199,10 @@ public struct RecordingParser {
 
     private mutating func parseEntry(_ node: JSONNode) throws(RecordingError) -> RecordingEntry {
         guard let tNode = node["t"] else { throw error("missing \"t\" (seconds since the start)") }
-        // Up to 10^7 s (115 days) inclusive: a time just under it rounds to it in
-        // microseconds, and a recording written back must read again.
-        guard let seconds = tNode.numberValue, seconds >= 0, seconds <= 1e7 else {
+        guard let seconds = tNode.numberValue, seconds >= 0, seconds <= Self.latestTime else {
             throw error("\"t\" must be a number of seconds, 0 or more")
         }
-        let time = SessionTime.seconds(seconds)
-        if time < lastTime { outOfOrderLines += 1 }
-        lastTime = time
+        let time = arrived(at: seconds)
         guard let device = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
         if let event = node["event"] {
             guard let name = event.stringValue else { throw error("\"event\" must be a string") }
@@ -200,6 +214,18 @@ public struct RecordingParser {
         guard let hexText = node["hex"]?.stringValue else { throw error("missing \"hex\" (the raw value)") }
         guard let bytes = Hex.decode(hexText) else { throw error("\"hex\" is not an even number of hex digits") }
         return .notification(RawNotification(time: time, device: device, characteristicID: characteristic, bytes: bytes))
+    }
+
+    /// Up to 10^7 s (115 days) inclusive: a time just under it rounds to it in microseconds,
+    /// and a recording written back must read again.
+    private static let latestTime = 1e7
+
+    /// A line's time, counted out of order when earlier than the line before's.
+    private mutating func arrived(at seconds: Double) -> SessionTime {
+        let time = SessionTime.seconds(seconds)
+        if time < lastTime { outOfOrderLines += 1 }
+        lastTime = time
+        return time
     }
 
     /// Parses a whole recording held in memory; entries in time order.

@@ -76,6 +76,8 @@ public struct SessionEngine: Sendable {
     public private(set) var nextSampleSecond = 0
     /// The last RSC cadence each device sent, as sent (steps or strides), for samples.
     private var rawCadenceByDevice: [String: Int] = [:]
+    /// RR intervals of the heart-rate device since the last sample (only with `reportsSamples`).
+    private var beatsSinceSample: [UInt16] = []
 
     public init(
         plan: Plan, source: SessionSourceKind, cadenceUnits: [String: CadenceUnit] = [:], reportsSamples: Bool = false
@@ -159,6 +161,7 @@ public struct SessionEngine: Sendable {
             advance(to: max(second, cursor), into: &actions)
             guard !isFinished else { return }
             actions.append(.sample(sample(at: second)))
+            beatsSinceSample.removeAll(keepingCapacity: true)
             nextSampleSecond += 1
         }
     }
@@ -183,7 +186,7 @@ public struct SessionEngine: Sendable {
             second: nextSampleSecond, stepIndex: step.index,
             rawCadence: cadence == nil ? nil : stream.cadenceDevice.flatMap { rawCadenceByDevice[$0] },
             cadence: cadence, heartRate: stream.currentHeartRate(at: now), speed: speed, distance: stream.distance,
-            zoneStatus: status)
+            zoneStatus: status, rrIntervals: beatsSinceSample)
     }
 
     /// Scores the current step up to `now`, ending timed steps whose time is up. Segments
@@ -313,11 +316,15 @@ public struct SessionEngine: Sendable {
         }
         stream.ingest(reading, from: notification.device, at: now)
         if case .rsc(let rsc) = reading { rawCadenceByDevice[notification.device] = Int(rsc.cadence) }
-        if case .heartRate = reading, let heartRate = stream.currentHeartRate(at: now),
-            stream.heartRate?.time == now, var result = current
+        if case .heartRate(let measurement) = reading, stream.heartRateDevice == notification.device,
+            stream.heartRate?.time == now
         {
-            result.maxHeartRate = max(result.maxHeartRate ?? 0, heartRate)
-            current = result
+            if let heartRate = stream.currentHeartRate(at: now), var result = current {
+                result.maxHeartRate = max(result.maxHeartRate ?? 0, heartRate)
+                current = result
+            }
+            // Beats of the device the session takes heart rate from, with skin contact.
+            if reportsSamples { beatsSinceSample.append(contentsOf: measurement.rrIntervals) }
         }
         if case .distance(let target) = timeline[stepIndex].end, !isPaused,
             let covered = distanceInStep, covered >= target

@@ -23,10 +23,14 @@ public struct SessionSample: Equatable, Sendable {
     /// Metres since the session began.
     public var distance: Double?
     public var zoneStatus: ZoneStatus
+    /// The RR intervals the heart-rate device sent during the second that ends here, in the
+    /// wire unit of 1/1024 s, oldest first: the beat-to-beat data HRV during the run and the
+    /// FIT export's `hrv` messages are made of.
+    public var rrIntervals: [UInt16]
 
     public init(
         second: Int, stepIndex: Int?, rawCadence: Int?, cadence: Int?, heartRate: Int?, speed: Double?,
-        distance: Double?, zoneStatus: ZoneStatus
+        distance: Double?, zoneStatus: ZoneStatus, rrIntervals: [UInt16] = []
     ) {
         self.second = second
         self.stepIndex = stepIndex
@@ -36,5 +40,6 @@ public struct SessionSample: Equatable, Sendable {
         self.speed = speed
         self.distance = distance
         self.zoneStatus = zoneStatus
+        self.rrIntervals = rrIntervals
     }
 }

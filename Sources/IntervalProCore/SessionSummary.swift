@@ -11,7 +11,7 @@ public enum StepEndReason: String, Sendable {
     case sourceEnded = "source_ended"
 }
 
-/// A step's scored figures (see README "Scoring contract").
+/// A step's scored figures (see docs/reference/contracts.md, "Scoring contract").
 public struct StepResult: Equatable, Sendable {
     public var step: TimelineStep
     public var duration: SessionTime = .zero
@@ -54,6 +54,9 @@ public struct SessionSummary: Equatable, Sendable {
     public var steps: [StepResult]
     /// False when the session was finished before the plan's last step ended.
     public var completed: Bool
+    /// Beat-to-beat figures, when the heart-rate device sent RR intervals (IntervalProHRV
+    /// computes them from the session's samples; the engine leaves them nil).
+    public var hrv: SessionHRV?
 
     public init(plan: String, source: SessionSourceKind, steps: [StepResult], completed: Bool) {
         self.plan = plan
@@ -96,7 +99,7 @@ public struct SessionSummary: Equatable, Sendable {
         return distances.isEmpty ? nil : distances.reduce(0, +)
     }
 
-    /// The JSON summary, version 1 (README "JSON summary"). Seconds have 3 decimals,
+    /// The JSON summary, version 1 (docs/reference/contracts.md, "JSON summary"). Seconds have 3 decimals,
     /// percentages 2, cadence and heart rate 1, metres 1.
     public var json: JSONValue {
         func seconds(_ t: SessionTime) -> JSONValue { .number(t.seconds.rounded(toPlaces: 3)) }
@@ -122,6 +125,7 @@ public struct SessionSummary: Equatable, Sendable {
                 ("max_hr_bpm", r.maxHeartRate.map { .int($0) } ?? .null),
                 ("distance_m", rounded(r.distance, 1)),
                 ("ended_by", .string(r.endedBy.rawValue)),
+                ("alpha1", .nullable(hrv?.stepAlpha1[r.step.index]?.rounded(toPlaces: 2))),
             ])
         }
         return .object([
@@ -142,6 +146,7 @@ public struct SessionSummary: Equatable, Sendable {
                     ("distance_m", rounded(distance, 1)),
                 ])
             ),
+            ("hrv", hrv?.json ?? .null),
         ])
     }
 }

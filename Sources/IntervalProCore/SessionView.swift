@@ -34,6 +34,9 @@ public struct SessionView: Equatable, Sendable {
     public var inZonePercent: Double?
     /// A cadence value is current.
     public var hasSignal: Bool
+    /// DFA alpha 1's latest window, when the heart-rate device sends RR intervals (computed
+    /// beside the engine, off the notification path, and set by whoever shows the view).
+    public var alphaOne: AlphaWindow?
 
     public init(_ engine: SessionEngine, at now: SessionTime) {
         planName = engine.planName
@@ -78,6 +81,13 @@ public struct SessionView: Equatable, Sendable {
             view.runTime = .seconds(Int(view.runTime.microseconds / 1_000_000))
             view.cadence = view.cadence.map { $0.rounded() }
             view.inZonePercent = view.inZonePercent.map { $0.rounded(toPlaces: 1) }
+            // Alpha 1 as shown: its status, two decimals, whole per cent of artifacts.
+            view.alphaOne = view.alphaOne.map { window in
+                AlphaWindow(
+                    second: 0, stepIndex: nil, status: window.status, beats: 0,
+                    artifacts: Int((100 * window.artifactShare).rounded()), alpha1: window.alpha1?.rounded(toPlaces: 2),
+                    heartRate: nil, cadence: nil)
+            }
             if var step = view.step {
                 step.elapsed = .seconds(Int(step.elapsed.microseconds / 1_000_000))
                 step.metresLeft = step.metresLeft.map { $0.rounded() }

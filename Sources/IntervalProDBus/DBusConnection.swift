@@ -12,50 +12,52 @@ public final class DBusConnection: @unchecked Sendable {
         self.raw = raw
         // libdbus's default for bus connections is to call _exit() when the bus goes away;
         // a running session must outlive bluetoothd's bus, so turn it off.
-        dbus_connection_set_exit_on_disconnect(raw, 0)
+        libdbus.connection_set_exit_on_disconnect(raw, 0)
     }
 
     deinit {
-        dbus_connection_close(raw)
-        dbus_connection_unref(raw)
+        libdbus.connection_close(raw)
+        libdbus.connection_unref(raw)
     }
 
     /// The system bus (DBUS_SYSTEM_BUS_ADDRESS when set, else the standard socket), where
     /// bluetoothd lives.
     public static func system() throws(DBusFailure) -> DBusConnection {
+        guard LibDBus.loaded != nil else { throw LibDBus.missing }
         Self.initialiseThreads
-        let raw = try withDBusError { error in dbus_bus_get_private(DBUS_BUS_SYSTEM, &error) }
+        let raw = try withDBusError { error in libdbus.bus_get_private(DBUS_BUS_SYSTEM, &error) }
         return DBusConnection(raw: raw)
     }
 
     /// The bus at `address` (e.g. `unix:path=/tmp/test/bus`), registered with it.
     public static func bus(address: String) throws(DBusFailure) -> DBusConnection {
+        guard LibDBus.loaded != nil else { throw LibDBus.missing }
         Self.initialiseThreads
-        let raw = try withDBusError { error in dbus_connection_open_private(address, &error) }
+        let raw = try withDBusError { error in libdbus.connection_open_private(address, &error) }
         let connection = DBusConnection(raw: raw)
-        _ = try withDBusError { error in dbus_bus_register(raw, &error) != 0 ? true : nil }
+        _ = try withDBusError { error in libdbus.bus_register(raw, &error) != 0 ? true : nil }
         return connection
     }
 
     /// Lets libdbus lock its internals, once per process, before any connection exists.
-    private static let initialiseThreads: Void = { _ = dbus_threads_init_default() }()
+    private static let initialiseThreads: Void = { _ = libdbus.threads_init_default() }()
 
     /// Our unique name on the bus (":1.42").
-    public var uniqueName: String { dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? "" }
+    public var uniqueName: String { libdbus.bus_get_unique_name(raw).map { String(cString: $0) } ?? "" }
 
-    public var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
+    public var isConnected: Bool { libdbus.connection_get_is_connected(raw) != 0 }
 
     /// The socket, for a caller that waits with poll(2) itself.
     public var fileDescriptor: Int32? {
         var fd: Int32 = -1
-        return dbus_connection_get_unix_fd(raw, &fd) != 0 ? fd : nil
+        return libdbus.connection_get_unix_fd(raw, &fd) != 0 ? fd : nil
     }
 
     /// Queues a message and returns its serial, which a reply's `replySerial` names.
     @discardableResult
     public func send(_ message: DBusMessage) throws(DBusFailure) -> UInt32 {
         var serial: UInt32 = 0
-        guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+        guard libdbus.connection_send(raw, message.raw, &serial) != 0 else {
             throw DBusFailure(.noMemory, "could not queue a D-Bus message")
         }
         return serial
@@ -65,26 +67,26 @@ public final class DBusConnection: @unchecked Sendable {
     /// for something to happen. False once the connection is closed.
     @discardableResult
     public func readWrite(timeoutMilliseconds: Int32) -> Bool {
-        dbus_connection_read_write(raw, timeoutMilliseconds) != 0
+        libdbus.connection_read_write(raw, timeoutMilliseconds) != 0
     }
 
     /// Whether queued messages are still waiting to be written (wait for the socket to be
     /// writable, then `readWrite`).
-    public var hasMessagesToSend: Bool { dbus_connection_has_messages_to_send(raw) != 0 }
+    public var hasMessagesToSend: Bool { libdbus.connection_has_messages_to_send(raw) != 0 }
 
     /// Writes everything queued before returning.
-    public func flush() { dbus_connection_flush(raw) }
+    public func flush() { libdbus.connection_flush(raw) }
 
     /// The next message that arrived, if any.
     public func popMessage() -> DBusMessage? {
-        dbus_connection_pop_message(raw).map { DBusMessage(owning: $0) }
+        libdbus.connection_pop_message(raw).map { DBusMessage(owning: $0) }
     }
 
     /// Sends a method call and waits for its reply (blocking this thread). An error reply
     /// is thrown as a `DBusFailure`.
     public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusFailure) -> DBusMessage {
         let reply = try withDBusError { error in
-            dbus_connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, &error)
+            libdbus.connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, &error)
         }
         return DBusMessage(owning: reply)
     }
@@ -92,7 +94,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// Asks the bus to route messages matching `rule` to us (blocks for the bus's answer).
     public func addMatch(_ rule: String) throws(DBusFailure) {
         _ = try withDBusError { error -> Bool? in
-            dbus_bus_add_match(raw, rule, &error)
+            libdbus.bus_add_match(raw, rule, &error)
             return true
         }
     }
@@ -100,7 +102,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// Asks the bus for `name`; true when we are its primary owner.
     public func requestName(_ name: String) throws(DBusFailure) -> Bool {
         let result = try withDBusError { error -> Int32? in
-            let code = dbus_bus_request_name(raw, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
+            let code = libdbus.bus_request_name(raw, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
             return code == -1 ? nil : code
         }
         return result == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
@@ -111,10 +113,10 @@ public final class DBusConnection: @unchecked Sendable {
 /// `body` returns nil (or a null pointer) on failure.
 func withDBusError<T>(_ body: (inout DBusError) -> T?) throws(DBusFailure) -> T {
     var error = DBusError()
-    dbus_error_init(&error)
-    defer { dbus_error_free(&error) }
+    libdbus.error_init(&error)
+    defer { libdbus.error_free(&error) }
     let result = body(&error)
-    if dbus_error_is_set(&error) != 0 {
+    if libdbus.error_is_set(&error) != 0 {
         let name = error.name.map { String(cString: $0) } ?? DBusErrorName.failed.rawValue
         let message = error.message.map { String(cString: $0) } ?? ""
         throw DBusFailure(DBusErrorName(rawValue: name), message)

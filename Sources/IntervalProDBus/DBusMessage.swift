@@ -20,7 +20,7 @@ public final class DBusMessage: @unchecked Sendable {
     /// Takes over a reference the caller owns.
     init(owning raw: OpaquePointer) { self.raw = raw }
 
-    deinit { dbus_message_unref(raw) }
+    deinit { libdbus.message_unref(raw) }
 
     /// A method call to `destination`. Names and paths are checked first: libdbus treats a
     /// malformed one as a programming error and may abort.
@@ -28,12 +28,12 @@ public final class DBusMessage: @unchecked Sendable {
         methodCallTo destination: String, path: String, interface: String, member: String,
         arguments: [DBusValue] = []
     ) throws(DBusFailure) {
-        guard dbus_validate_bus_name(destination, nil) != 0, dbus_validate_path(path, nil) != 0,
-            dbus_validate_interface(interface, nil) != 0, dbus_validate_member(member, nil) != 0
+        guard libdbus.validate_bus_name(destination, nil) != 0, libdbus.validate_path(path, nil) != 0,
+            libdbus.validate_interface(interface, nil) != 0, libdbus.validate_member(member, nil) != 0
         else {
             throw DBusFailure(.invalidArgs, "malformed method call \(destination) \(path) \(interface).\(member)")
         }
-        guard let raw = dbus_message_new_method_call(destination, path, interface, member) else {
+        guard let raw = libdbus.message_new_method_call(destination, path, interface, member) else {
             throw DBusFailure(.noMemory, "out of memory")
         }
         self.init(owning: raw)
@@ -44,10 +44,10 @@ public final class DBusMessage: @unchecked Sendable {
     public convenience init(signalFrom path: String, interface: String, member: String, arguments: [DBusValue] = [])
         throws(DBusFailure)
     {
-        guard dbus_validate_path(path, nil) != 0, dbus_validate_interface(interface, nil) != 0,
-            dbus_validate_member(member, nil) != 0
+        guard libdbus.validate_path(path, nil) != 0, libdbus.validate_interface(interface, nil) != 0,
+            libdbus.validate_member(member, nil) != 0
         else { throw DBusFailure(.invalidArgs, "malformed signal \(path) \(interface).\(member)") }
-        guard let raw = dbus_message_new_signal(path, interface, member) else {
+        guard let raw = libdbus.message_new_signal(path, interface, member) else {
             throw DBusFailure(.noMemory, "out of memory")
         }
         self.init(owning: raw)
@@ -56,36 +56,36 @@ public final class DBusMessage: @unchecked Sendable {
 
     /// The reply to a method call, carrying `arguments`.
     public convenience init(replyTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusFailure) {
-        guard let raw = dbus_message_new_method_return(call.raw) else { throw DBusFailure(.noMemory, "out of memory") }
+        guard let raw = libdbus.message_new_method_return(call.raw) else { throw DBusFailure(.noMemory, "out of memory") }
         self.init(owning: raw)
         try append(arguments)
     }
 
     /// An error reply to a method call.
     public convenience init(errorReplyTo call: DBusMessage, _ failure: DBusFailure) throws(DBusFailure) {
-        guard dbus_validate_error_name(failure.name.rawValue, nil) != 0,
-            let raw = dbus_message_new_error(call.raw, failure.name.rawValue, failure.message)
+        guard libdbus.validate_error_name(failure.name.rawValue, nil) != 0,
+            let raw = libdbus.message_new_error(call.raw, failure.name.rawValue, failure.message)
         else { throw DBusFailure(.invalidArgs, "malformed error name \(failure.name)") }
         self.init(owning: raw)
     }
 
-    public var type: DBusMessageType { DBusMessageType(rawValue: dbus_message_get_type(raw)) }
-    public var serial: UInt32 { dbus_message_get_serial(raw) }
-    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
-    public var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
-    public var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
-    public var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
-    public var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
-    public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
-    public var signature: String { String(cString: dbus_message_get_signature(raw)) }
+    public var type: DBusMessageType { DBusMessageType(rawValue: libdbus.message_get_type(raw)) }
+    public var serial: UInt32 { libdbus.message_get_serial(raw) }
+    public var replySerial: UInt32 { libdbus.message_get_reply_serial(raw) }
+    public var sender: String? { libdbus.message_get_sender(raw).map { String(cString: $0) } }
+    public var destination: String? { libdbus.message_get_destination(raw).map { String(cString: $0) } }
+    public var path: String? { libdbus.message_get_path(raw).map { String(cString: $0) } }
+    public var interface: String? { libdbus.message_get_interface(raw).map { String(cString: $0) } }
+    public var member: String? { libdbus.message_get_member(raw).map { String(cString: $0) } }
+    public var signature: String { libdbus.message_get_signature(raw).map { String(cString: $0) } ?? "" }
     public var errorName: DBusErrorName? {
-        dbus_message_get_error_name(raw).map { DBusErrorName(rawValue: String(cString: $0)) }
+        libdbus.message_get_error_name(raw).map { DBusErrorName(rawValue: String(cString: $0)) }
     }
 
     /// The reply does not matter (e.g. a fire-and-forget call): the peer need not send one.
     public var expectsNoReply: Bool {
-        get { dbus_message_get_no_reply(raw) != 0 }
-        set { dbus_message_set_no_reply(raw, newValue ? 1 : 0) }
+        get { libdbus.message_get_no_reply(raw) != 0 }
+        set { libdbus.message_set_no_reply(raw, newValue ? 1 : 0) }
     }
 
     /// An error reply, as a Swift error; nil for any other message.
@@ -100,11 +100,11 @@ public final class DBusMessage: @unchecked Sendable {
     /// Every argument of the message, in order.
     public func arguments() throws(DBusFailure) -> [DBusValue] {
         var iter = DBusMessageIter()
-        guard dbus_message_iter_init(raw, &iter) != 0 else { return [] }
+        guard libdbus.message_iter_init(raw, &iter) != 0 else { return [] }
         var values: [DBusValue] = []
         repeat {
             values.append(try Self.read(&iter))
-        } while dbus_message_iter_next(&iter) != 0
+        } while libdbus.message_iter_next(&iter) != 0
         return values
     }
 
@@ -112,20 +112,20 @@ public final class DBusMessage: @unchecked Sendable {
     public func append(_ values: [DBusValue]) throws(DBusFailure) {
         guard !values.isEmpty else { return }
         var iter = DBusMessageIter()
-        dbus_message_iter_init_append(raw, &iter)
+        libdbus.message_iter_init_append(raw, &iter)
         for value in values { try Self.write(value, to: &iter) }
     }
 
     private static func read(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
-        let type = DBusTypeCode(rawValue: dbus_message_iter_get_arg_type(&iter))
+        let type = DBusTypeCode(rawValue: libdbus.message_iter_get_arg_type(&iter))
         func basic<T>(_ initial: T) -> T {
             var value = initial
-            withUnsafeMutablePointer(to: &value) { dbus_message_iter_get_basic(&iter, $0) }
+            withUnsafeMutablePointer(to: &value) { libdbus.message_iter_get_basic(&iter, $0) }
             return value
         }
         func text() -> String {
             var pointer: UnsafePointer<CChar>?
-            withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_basic(&iter, $0) }
+            withUnsafeMutablePointer(to: &pointer) { libdbus.message_iter_get_basic(&iter, $0) }
             return pointer.map { String(cString: $0) } ?? ""
         }
         switch type {
@@ -145,15 +145,15 @@ public final class DBusMessage: @unchecked Sendable {
         case .unixFD: return .unixFD(basic(Int32(-1)))
         case .variant:
             var inner = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &inner)
+            libdbus.message_iter_recurse(&iter, &inner)
             return .variant(try read(&inner))
         case .structure:
             var inner = DBusMessageIter()
-            dbus_message_iter_recurse(&iter, &inner)
+            libdbus.message_iter_recurse(&iter, &inner)
             var fields: [DBusValue] = []
-            while dbus_message_iter_get_arg_type(&inner) != DBusTypeCode.invalid.rawValue {
+            while libdbus.message_iter_get_arg_type(&inner) != DBusTypeCode.invalid.rawValue {
                 fields.append(try read(&inner))
-                dbus_message_iter_next(&inner)
+                _ = libdbus.message_iter_next(&inner)
             }
             return .structure(fields)
         case .array:
@@ -164,18 +164,18 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     private static func readArray(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
-        let elementType = DBusTypeCode(rawValue: dbus_message_iter_get_element_type(&iter))
-        let signature = dbus_message_iter_get_signature(&iter).map { pointer in
-            defer { dbus_free(pointer) }
+        let elementType = DBusTypeCode(rawValue: libdbus.message_iter_get_element_type(&iter))
+        let signature = libdbus.message_iter_get_signature(&iter).map { pointer in
+            defer { libdbus.free(pointer) }
             return String(cString: pointer)
         } ?? "a"
         let elementSignature = String(signature.dropFirst())
         var inner = DBusMessageIter()
-        dbus_message_iter_recurse(&iter, &inner)
+        libdbus.message_iter_recurse(&iter, &inner)
         if elementType == .byte {
             var pointer: UnsafeMutableRawPointer?
             var count: Int32 = 0
-            withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&inner, $0, &count) }
+            withUnsafeMutablePointer(to: &pointer) { libdbus.message_iter_get_fixed_array(&inner, $0, &count) }
             guard let pointer, count > 0 else { return .bytes([]) }
             return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
         }
@@ -185,21 +185,21 @@ public final class DBusMessage: @unchecked Sendable {
             let keySignature = String(body.prefix(1))
             let valueSignature = String(body.dropFirst())
             var entries: [DBusValue.DictionaryEntry] = []
-            while dbus_message_iter_get_arg_type(&inner) == DBusTypeCode.dictEntry.rawValue {
+            while libdbus.message_iter_get_arg_type(&inner) == DBusTypeCode.dictEntry.rawValue {
                 var pair = DBusMessageIter()
-                dbus_message_iter_recurse(&inner, &pair)
+                libdbus.message_iter_recurse(&inner, &pair)
                 let key = try read(&pair)
-                dbus_message_iter_next(&pair)
+                _ = libdbus.message_iter_next(&pair)
                 let value = try read(&pair)
                 entries.append(.init(key, value))
-                dbus_message_iter_next(&inner)
+                _ = libdbus.message_iter_next(&inner)
             }
             return .dictionary(keySignature: keySignature, valueSignature: valueSignature, entries)
         }
         var elements: [DBusValue] = []
-        while dbus_message_iter_get_arg_type(&inner) != DBusTypeCode.invalid.rawValue {
+        while libdbus.message_iter_get_arg_type(&inner) != DBusTypeCode.invalid.rawValue {
             elements.append(try read(&inner))
-            dbus_message_iter_next(&inner)
+            _ = libdbus.message_iter_next(&inner)
         }
         return .array(elementSignature: elementSignature, elements)
     }
@@ -207,20 +207,20 @@ public final class DBusMessage: @unchecked Sendable {
     private static func write(_ value: DBusValue, to iter: inout DBusMessageIter) throws(DBusFailure) {
         func basic<T>(_ type: DBusTypeCode, _ value: T) throws(DBusFailure) {
             var copy = value
-            let ok = withUnsafePointer(to: &copy) { dbus_message_iter_append_basic(&iter, type.rawValue, $0) }
+            let ok = withUnsafePointer(to: &copy) { libdbus.message_iter_append_basic(&iter, type.rawValue, $0) }
             guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a \(type) value") }
         }
         func text(_ type: DBusTypeCode, _ string: String) throws(DBusFailure) {
             let valid: Bool =
                 switch type {
-                case .objectPath: dbus_validate_path(string, nil) != 0
-                case .signature: dbus_signature_validate(string, nil) != 0
-                default: dbus_validate_utf8(string, nil) != 0
+                case .objectPath: libdbus.validate_path(string, nil) != 0
+                case .signature: libdbus.signature_validate(string, nil) != 0
+                default: libdbus.validate_utf8(string, nil) != 0
                 }
             guard valid else { throw DBusFailure(.invalidArgs, "not a valid D-Bus \(type.name): \(string)") }
             let ok = string.withCString { pointer in
                 var p: UnsafePointer<CChar>? = pointer
-                return withUnsafePointer(to: &p) { dbus_message_iter_append_basic(&iter, type.rawValue, $0) }
+                return withUnsafePointer(to: &p) { libdbus.message_iter_append_basic(&iter, type.rawValue, $0) }
             }
             guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a string") }
         }
@@ -248,7 +248,7 @@ public final class DBusMessage: @unchecked Sendable {
                 let ok = bytes.withUnsafeBytes { buffer in
                     var base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
                     return withUnsafePointer(to: &base) {
-                        dbus_message_iter_append_fixed_array(&inner, DBusTypeCode.byte.rawValue, $0, Int32(buffer.count))
+                        libdbus.message_iter_append_fixed_array(&inner, DBusTypeCode.byte.rawValue, $0, Int32(buffer.count))
                     }
                 }
                 guard ok != 0 else { throw DBusFailure(.noMemory, "could not append bytes") }
@@ -290,22 +290,22 @@ public final class DBusMessage: @unchecked Sendable {
     ) throws(DBusFailure) {
         var inner = DBusMessageIter()
         let opened =
-            if let signature { dbus_message_iter_open_container(&parent, type.rawValue, signature, &inner) }
-            else { dbus_message_iter_open_container(&parent, type.rawValue, nil, &inner) }
+            if let signature { libdbus.message_iter_open_container(&parent, type.rawValue, signature, &inner) }
+            else { libdbus.message_iter_open_container(&parent, type.rawValue, nil, &inner) }
         guard opened != 0 else { throw DBusFailure(.noMemory, "could not open a container") }
         do {
             try body(&inner)
         } catch {
-            dbus_message_iter_abandon_container(&parent, &inner)
+            libdbus.message_iter_abandon_container(&parent, &inner)
             throw error
         }
-        guard dbus_message_iter_close_container(&parent, &inner) != 0 else {
+        guard libdbus.message_iter_close_container(&parent, &inner) != 0 else {
             throw DBusFailure(.noMemory, "could not close a container")
         }
     }
 
     private static func checkSignature(_ signature: String) throws(DBusFailure) {
-        guard dbus_signature_validate_single(signature, nil) != 0 else {
+        guard libdbus.signature_validate_single(signature, nil) != 0 else {
             throw DBusFailure(.invalidArgs, "not a single complete D-Bus type: \(signature)")
         }
     }

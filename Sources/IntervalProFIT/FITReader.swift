@@ -27,8 +27,19 @@ public struct FITRecord: Sendable {
         guard let field = fields[number], let size = FITFileReader.integerSize(field.type),
             field.bytes.count >= size
         else { return nil }
+        return Self.element(field, at: 0, size: size)
+    }
+
+    /// Every value of an array field (an `hrv` message's five times), nil where one is the
+    /// type's invalid value; empty when the field is absent or not of an integer type.
+    public func integers(_ number: UInt8) -> [Int64?] {
+        guard let field = fields[number], let size = FITFileReader.integerSize(field.type) else { return [] }
+        return (0..<(field.bytes.count / size)).map { Self.element(field, at: $0 * size, size: size) }
+    }
+
+    private static func element(_ field: FieldValue, at offset: Int, size: Int) -> Int64? {
         var raw: UInt64 = 0
-        for i in 0..<size { raw |= UInt64(field.bytes[i]) << (8 * UInt64(i)) }
+        for i in 0..<size { raw |= UInt64(field.bytes[offset + i]) << (8 * UInt64(i)) }
         let signed = [1, 3, 5, 14].contains(Int(field.type))
         let bits = UInt64(size * 8)
         if signed {

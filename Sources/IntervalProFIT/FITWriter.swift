@@ -42,6 +42,8 @@ public enum FITValue: Sendable, Equatable {
     case integer(UInt64?)
     case string(String)
     case bytes([UInt8])
+    /// An array field of integers; nil elements write the type's invalid value.
+    case integers([UInt64?])
 
     public static func int(_ value: Int?) -> FITValue { .integer(value.map { UInt64(truncatingIfNeeded: $0) }) }
 }
@@ -62,6 +64,7 @@ public struct FITField: Sendable {
         case .integer: type.size
         case .string(let text): text.utf8.count + 1
         case .bytes(let bytes): bytes.count
+        case .integers(let numbers): numbers.count * type.size
         }
     }
 }
@@ -143,6 +146,8 @@ public struct FITFileWriter {
             body += Array(text.utf8) + [0]
         case .bytes(let bytes):
             body += bytes
+        case .integers(let numbers):
+            for number in numbers { append(number ?? type.invalid, size: type.size, to: &body) }
         }
     }
 

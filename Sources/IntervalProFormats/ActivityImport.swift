@@ -12,13 +12,20 @@ public struct ActivityPoint: Equatable, Sendable {
     public var speed: Double?
     /// Metres since the start.
     public var distance: Double?
+    /// RR intervals of the beats recorded with this point, 1/1024 s (a FIT file's `hrv`
+    /// messages, in milliseconds there).
+    public var rrIntervals: [UInt16]
 
-    public init(time: Int64, cadence: Double? = nil, heartRate: Int? = nil, speed: Double? = nil, distance: Double? = nil) {
+    public init(
+        time: Int64, cadence: Double? = nil, heartRate: Int? = nil, speed: Double? = nil, distance: Double? = nil,
+        rrIntervals: [UInt16] = []
+    ) {
         self.time = time
         self.cadence = cadence
         self.heartRate = heartRate
         self.speed = speed
         self.distance = distance
+        self.rrIntervals = rrIntervals
     }
 }
 
@@ -59,10 +66,6 @@ public enum ActivityImport {
         static let enhancedSpeed: UInt8 = 73  // 1/1000 m/s
     }
 
-    static let recordMessage: UInt16 = 20
-    static let sessionMessage: UInt16 = 18
-    static let sportMessage: UInt16 = 12
-
     public static func readFIT(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedActivity {
         let records: [FITRecord]
         do {
@@ -70,7 +73,7 @@ public enum ActivityImport {
         } catch {
             throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
         }
-        if let fileID = records.first(where: { $0.global == FITWorkout.Message.fileID }),
+        if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }),
             fileID.integer(0) == FITWorkout.fileTypeWorkout
         {
             throw ImportProblem(
@@ -78,14 +81,22 @@ public enum ActivityImport {
         }
         var warnings: [ImportProblem] = []
         // The sport is field 5 of a session message, field 0 of a sport message.
-        let sport = records.first { $0.global == sessionMessage }?.integer(5)
-            ?? records.first { $0.global == sportMessage }?.integer(0)
+        let sport = records.first { $0.global == FITMessageNumber.session }?.integer(5)
+            ?? records.first { $0.global == FITMessageNumber.sport }?.integer(0)
         if let sport, sport != FITWorkout.sportRunning {
             warnings.append(ImportProblem(file: file, message: "the activity's sport is \(sport), not running (1): its cadence is doubled as a run's"))
         }
         var points: [ActivityPoint] = []
         var untimed = 0
-        for record in records where record.global == recordMessage {
+        // `hrv` messages have no timestamp: their beats go with the record before them (the
+        // first record's, before any).
+        var beatsBeforeFirstRecord: [UInt16] = []
+        for record in records where record.global == FITMessageNumber.record || record.global == FITMessageNumber.hrv {
+            if record.global == FITMessageNumber.hrv {
+                let beats = record.integers(0).compactMap { $0 }.map { UInt16(clamping: Int((Double($0) * 1.024).rounded())) }
+                if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
+                continue
+            }
             guard let timestamp = record.integer(FITFileReader.timestampField) else {
                 untimed += 1
                 continue
@@ -100,6 +111,7 @@ public enum ActivityImport {
                 point.speed = Double(speed) / 1000
             }
             point.distance = record.integer(RecordField.distance).map { Double($0) / 100 }
+            if points.isEmpty { point.rrIntervals = beatsBeforeFirstRecord }
             points.append(point)
         }
         if untimed > 0 {
@@ -187,7 +199,8 @@ public enum ActivityImport {
 
     /// The points as the notifications a sensor would have sent: an RSC Measurement per
     /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
-    /// with heart rate. RSC carries whole steps/min, so cadence is rounded to the nearest.
+    /// with heart rate, carrying the point's beats (more than nine take more measurements).
+    /// RSC carries whole steps/min, so cadence is rounded to the nearest.
     public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
         var entries: [RecordingEntry] = []
         var outOfOrder = 0
@@ -205,11 +218,24 @@ public enum ActivityImport {
                 entries.append(
                     .notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: measurement.encoded())))
             }
-            if let heartRate = point.heartRate, heartRate > 0 {
-                let measurement = HeartRateMeasurement(heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported)
-                entries.append(
-                    .notification(
-                        RawNotification(time: time, device: device.id, characteristic: .heartRateMeasurement, bytes: measurement.encoded())))
+            // Beats without a heart rate beside them give theirs.
+            let beatsRate = point.rrIntervals.isEmpty
+                ? nil : Int((61_440 * Double(point.rrIntervals.count) / Double(point.rrIntervals.reduce(0) { $0 + Int($1) })).rounded())
+            if let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate {
+                // As a strap sends them: nine RR intervals at most to a notification.
+                var chunks = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
+                    Array(point.rrIntervals[$0..<min(point.rrIntervals.count, $0 + 9)])
+                }
+                if chunks.isEmpty { chunks = [[]] }
+                for chunk in chunks {
+                    let measurement = HeartRateMeasurement(
+                        heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals(chunk))
+                    entries.append(
+                        .notification(
+                            RawNotification(
+                                time: time, device: device.id, characteristic: .heartRateMeasurement,
+                                bytes: measurement.encoded())))
+                }
             }
         }
         // Stable: equal times keep their order (a point's RSC before its heart rate).

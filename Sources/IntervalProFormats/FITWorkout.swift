@@ -10,11 +10,7 @@ import IntervalProFIT
 /// targets are all below 120 counts one foot (as Garmin's activity records do) and is
 /// doubled, with a warning. Intensity gives the kind.
 public enum FITWorkout {
-    enum Message {
-        static let fileID: UInt16 = 0
-        static let workout: UInt16 = 26
-        static let workoutStep: UInt16 = 27
-    }
+    typealias Message = FITMessageNumber
 
     enum StepField {
         static let name: UInt8 = 0

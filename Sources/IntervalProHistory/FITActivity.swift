@@ -8,21 +8,10 @@ import IntervalProFIT
 /// one running session, and per record two developer fields: the step's target cadence
 /// (steps/min) and whether the runner was in the zone. FIT counts running cadence in
 /// strides per minute (one foot), so steps/min are halved, the half kept in
-/// fractional_cadence.
+/// fractional_cadence. The beats' RR intervals follow each record in `hrv` messages, as a
+/// watch writes them: five to a message in milliseconds, the unused places invalid.
 public enum FITActivity {
-    /// Messages and fields this file uses (numbers from the FIT profile).
-    enum Message {
-        static let fileID: UInt16 = 0
-        static let session: UInt16 = 18
-        static let lap: UInt16 = 19
-        static let record: UInt16 = 20
-        static let event: UInt16 = 21
-        static let deviceInfo: UInt16 = 23
-        static let activity: UInt16 = 34
-        static let fileCreator: UInt16 = 49
-        static let fieldDescription: UInt16 = 206
-        static let developerDataID: UInt16 = 207
-    }
+    typealias Message = FITMessageNumber
 
     /// The developer fields, numbered as the field_description messages declare them.
     public enum DeveloperField {
@@ -119,6 +108,7 @@ public enum FITActivity {
                             FITField(5, .uint32, .int(sample.distance.map { Int(($0 * 100).rounded()) })),
                         ],
                         developer: developer))
+                for message in hrvMessages(sample.rrIntervals) { writer.write(message) }
             }
             writer.write(lap(span, index: lapIndex, time: time))
         }
@@ -138,6 +128,22 @@ public enum FITActivity {
                 ]))
         return writer.fileBytes()
     }
+
+    /// The `hrv` messages (78) of one second's RR intervals: field 0, `time`, an array of five
+    /// uint16 in seconds with scale 1000 (milliseconds), rounded from the strap's 1/1024 s.
+    static func hrvMessages(_ intervals: [UInt16]) -> [FITMessage] {
+        stride(from: 0, to: intervals.count, by: hrvPerMessage).map { start in
+            let chunk = intervals[start..<min(intervals.count, start + hrvPerMessage)]
+            var times: [UInt64?] = chunk.map { UInt64(milliseconds(rr: $0)) }
+            times += Array(repeating: nil, count: hrvPerMessage - times.count)
+            return FITMessage(Message.hrv, [FITField(0, .uint16, .integers(times))])
+        }
+    }
+
+    static let hrvPerMessage = 5
+
+    /// An RR interval of 1/1024 s in whole milliseconds.
+    public static func milliseconds(rr: UInt16) -> Int { Int((Double(rr) * 1000 / 1024).rounded()) }
 
     /// Steps per minute as FIT's strides per minute: whole strides and 1/128ths.
     static func strideCadence(_ stepsPerMinute: Int) -> (whole: Int, fraction128: Int) {

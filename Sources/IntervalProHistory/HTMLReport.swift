@@ -1,4 +1,5 @@
 import IntervalProCore
+public import IntervalProHRV
 
 /// One self-contained HTML page for a stored session: summary figures, the cadence trace
 /// over each step's zone band, heart rate, and a bar per step split into in-zone, below,
@@ -11,8 +12,14 @@ public enum HTMLReport {
     static let zoneBandColour = "#2e9d5b"
     static let cadenceColour = "#1f5fbf"
     static let heartRateColour = "#c2185b"
+    static let readinessColour = "#5b3cc4"
+    static let normalRangeColour = "#e6e0fa"
+    static let alphaColour = "#00838f"
+    static let thresholdColour = "#8a909c"
 
-    public static func page(_ session: StoredSession) -> String {
+    /// `readiness`: the runner's morning readiness over the weeks up to the session's day,
+    /// charted when any of those days was measured.
+    public static func page(_ session: StoredSession, readiness: ReadinessTrend? = nil) -> String {
         let listing = session.listing
         let title = "\(listing.planName) — \(listing.startedAt.prefix(10))"
         var html = """
@@ -50,6 +57,16 @@ public enum HTMLReport {
         let spans = session.stepSpans
         html += "<h2>Cadence and zones</h2>\n"
         html += cadenceChart(session, spans)
+        if session.alphaWindows.contains(where: { $0.status == .scored }) {
+            html += "<h2>DFA alpha 1</h2>\n"
+            html += """
+                <p class="legend"><span><i style="background:\(alphaColour)"></i>alpha 1, each 2-minute window</span>\
+                <span><i style="background:\(thresholdColour);height:3px;vertical-align:3px"></i>0.75 aerobic, \
+                0.5 anaerobic threshold</span></p>
+
+                """
+            html += alphaChart(session, spans)
+        }
         html += "<h2>Heart rate</h2>\n"
         html += heartRateChart(session, spans)
         html += "<h2>Time in zone per step</h2>\n"
@@ -61,6 +78,16 @@ public enum HTMLReport {
 
             """
         html += stepBars(spans)
+        if let readiness, !readiness.isEmpty {
+            html += "<h2>Readiness before this run</h2>\n"
+            html += """
+                <p class="legend"><span><i style="background:\(readinessColour)"></i>ln rMSSD each morning</span>\
+                <span><i style="background:\(readinessColour);height:3px;vertical-align:3px"></i>7-day baseline</span>\
+                <span><i style="background:\(normalRangeColour)"></i>normal range (60-day mean ± 0.5 SD)</span></p>
+
+                """
+            html += readinessChart(readiness)
+        }
         html += "<footer>Drawn by IntervalPro from the stored session. Cadence in steps per minute.</footer>\n"
         html += "</body>\n</html>\n"
         return html
@@ -146,6 +173,61 @@ public enum HTMLReport {
         svg += stepDividers(frame, spans)
         svg += polyline(session.samples.map { $0.heartRate.map(Double.init) }, frame, colour: heartRateColour, name: "heart-rate")
         svg += timeAxis(frame)
+        return svg + "</svg>\n"
+    }
+
+    /// Alpha 1 of each scored window at the second it ends, joined where windows follow each
+    /// other; the 0.75 and 0.5 thresholds as dashed lines (docs/hrv-during-the-run.md).
+    static func alphaChart(_ session: StoredSession, _ spans: [StepSpan]) -> String {
+        let frame = Frame(seconds: Double(session.samples.count), low: 0, high: 1.75)
+        var svg = open("alpha1", "DFA alpha 1 over the session, with the 0.75 and 0.5 thresholds")
+        svg += grid(frame, step: 0.25, unit: "")
+        svg += stepDividers(frame, spans)
+        for threshold in SessionHRV.thresholds {
+            let y = n(frame.y(threshold))
+            svg += "<line class=\"threshold\" x1=\"\(n(left))\" y1=\"\(y)\" x2=\"\(n(chartWidth - right))\" y2=\"\(y)\" "
+                + "stroke=\"\(thresholdColour)\" stroke-dasharray=\"6 4\"/>\n"
+        }
+        var path = ""
+        var previous: Int?
+        for window in session.alphaWindows where window.status == .scored {
+            guard let alpha = window.alpha1 else { continue }
+            let joined = previous.map { window.second - $0 <= AlphaOneTracker.everySeconds } ?? false
+            path += (joined ? "L" : "M") + "\(n(frame.x(Double(window.second)))) \(n(frame.y(min(frame.high, alpha)))) "
+            previous = window.second
+        }
+        svg += "<path class=\"alpha1\" d=\"\(path.trimmingSuffixSpace)\" fill=\"none\" stroke=\"\(alphaColour)\" "
+            + "stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
+        svg += timeAxis(frame)
+        return svg + "</svg>\n"
+    }
+
+    /// ln rMSSD per day: the normal range as a band, the 7-day baseline as a line, each
+    /// morning's value as a dot.
+    static func readinessChart(_ trend: ReadinessTrend) -> String {
+        let values = trend.days.flatMap { [$0.value, $0.baseline, $0.normalLow, $0.normalHigh].compactMap { $0 } }
+        guard let lowest = values.min(), let highest = values.max() else { return "" }
+        let frame = Frame(
+            seconds: Double(max(1, trend.days.count - 1)), low: ((lowest - 0.05) * 10).rounded(.down) / 10,
+            high: ((highest + 0.05) * 10).rounded(.up) / 10)
+        var svg = open("readiness", "Readiness: ln rMSSD per morning")
+        svg += grid(frame, step: frame.high - frame.low > 1 ? 0.5 : 0.1, unit: "")
+        let width = (chartWidth - left - right) / Double(max(1, trend.days.count - 1))
+        for (index, day) in trend.days.enumerated() {
+            guard let low = day.normalLow, let high = day.normalHigh else { continue }
+            svg += "<rect class=\"normal-range\" x=\"\(n(frame.x(Double(index)) - width / 2))\" y=\"\(n(frame.y(high)))\" "
+                + "width=\"\(n(width))\" height=\"\(n(frame.y(low) - frame.y(high)))\" fill=\"\(normalRangeColour)\"/>\n"
+        }
+        svg += polyline(trend.days.map(\.baseline), frame, colour: readinessColour, name: "baseline")
+        for (index, day) in trend.days.enumerated() {
+            guard let value = day.value else { continue }
+            svg += "<circle class=\"morning\" cx=\"\(n(frame.x(Double(index))))\" cy=\"\(n(frame.y(value)))\" r=\"3.5\" "
+                + "fill=\"\(readinessColour)\"><title>\(day.date): ln rMSSD \(JSONValue.format(value.rounded(toPlaces: 2)))</title></circle>\n"
+        }
+        if let first = trend.days.first?.date, let last = trend.days.last?.date {
+            svg += "<text x=\"\(n(left))\" y=\"\(n(chartHeight - 8))\">\(first)</text>\n"
+            svg += "<text x=\"\(n(chartWidth - right))\" y=\"\(n(chartHeight - 8))\" text-anchor=\"end\">\(last)</text>\n"
+        }
         return svg + "</svg>\n"
     }
 

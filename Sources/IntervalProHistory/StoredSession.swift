@@ -75,6 +75,8 @@ public struct StoredSession: Sendable {
     public var samples: [SessionSample]
     public var entries: [RecordingEntry]
     public var controls: [SessionControl]
+    /// Alpha 1's windows, from the samples' beats (empty when samples were not loaded).
+    public var alphaWindows: [AlphaWindow] = []
 
     public init(
         listing: SessionListing, planText: String, timeline: [TimelineStep], devices: [RecordedDevice],
@@ -90,9 +92,7 @@ public struct StoredSession: Sendable {
         self.controls = controls
     }
 
-    public var cadenceUnits: [String: CadenceUnit] {
-        Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
-    }
+    public var cadenceUnits: [String: CadenceUnit] { devices.cadenceUnits }
 
     /// The session's notifications in the recording format (version 1): replaying them
     /// against the stored plan gives the stored summary, unless the runner paused, skipped
@@ -155,7 +155,8 @@ extension SessionListing {
 
 extension SessionSample {
     /// One sample as JSON (`show --json --samples`): seconds, step index, cadence as sent
-    /// and in spm, heart rate, speed, distance and where cadence stood against the zone.
+    /// and in spm, heart rate, speed, distance, where cadence stood against the zone, and the
+    /// RR intervals of the second (1/1024 s, as the strap sent them).
     public var json: JSONValue {
         .object([
             ("t", .int(second)),
@@ -166,6 +167,23 @@ extension SessionSample {
             ("speed_mps", .nullable(speed?.rounded(toPlaces: 3))),
             ("distance_m", .nullable(distance?.rounded(toPlaces: 2))),
             ("zone", .string(zoneStatus.rawValue)),
+            ("rr", .array(rrIntervals.map { .int(Int($0)) })),
+        ])
+    }
+}
+
+extension AlphaWindow {
+    /// One alpha 1 window as JSON (`show --json --samples`).
+    public var json: JSONValue {
+        .object([
+            ("t", .int(second)),
+            ("step", stepIndex.map { .int($0) } ?? .null),
+            ("status", .string(status.rawValue)),
+            ("beats", .int(beats)),
+            ("artifacts", .int(artifacts)),
+            ("alpha1", .nullable(alpha1)),
+            ("hr_bpm", .nullable(heartRate?.rounded(toPlaces: 1))),
+            ("cadence_spm", .nullable(cadence?.rounded(toPlaces: 1))),
         ])
     }
 }

@@ -1,34 +1,30 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import CXML
+import IntervalProCore
 public import IntervalProFormats
 
-/// Reads XML (.zwo workouts, TCX activities) into `MarkupElement` values with Foundation's
-/// XMLParser (libxml2): namespaces resolved to local names, external entities never loaded.
+/// Reads XML (.zwo workouts, TCX activities) into `MarkupElement` values with libxml2's reader,
+/// opened at run time (see CXML/shim.h): namespace prefixes dropped, namespace declarations
+/// not attributes, nothing fetched from the network, external entities never loaded.
 public enum MarkupReader {
     public static func read(_ bytes: [UInt8]) throws(MarkupError) -> MarkupElement {
-        // XMLParser traps on a name that is not valid UTF-8; every .zwo and TCX is UTF-8.
+        // Two inputs get a plainer word than libxml2's own.
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw MarkupError(line: nil, message: "not UTF-8 text")
         }
-        // ... and crashes on a processing instruction with no data ("<?xml?>", "<?pi?>").
         if let line = emptyProcessingInstructionLine(bytes) {
             throw MarkupError(line: line, message: "a processing instruction with nothing in it (like <?xml?>)")
         }
-        let parser = XMLParser(data: Data(bytes))
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        let builder = TreeBuilder(parser: parser)
-        parser.delegate = builder
-        let parsed = parser.parse()
-        if let failure = builder.failure { throw failure }
-        guard parsed, let root = builder.root else {
-            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "not well-formed"
-            throw MarkupError(line: parser.lineNumber > 0 ? parser.lineNumber : nil, message: reason)
+        guard let api = library else {
+            throw MarkupError(line: nil, message: "libxml2 is not installed (Debian: apt install libxml2)")
         }
-        return root
+        return try TreeBuilder(api: api).build(bytes)
     }
+
+    /// libxml2, opened on the first read; nil when it cannot be.
+    private static let library: intervalpro_xml? = {
+        var api = intervalpro_xml()
+        return intervalpro_xml_open(&api) == 0 ? api : nil
+    }()
 
     /// The line of the first `<?name?>` (only whitespace after the name), if any.
     static func emptyProcessingInstructionLine(_ bytes: [UInt8]) -> Int? {
@@ -53,51 +49,105 @@ public enum MarkupReader {
     /// file from exhausting the stack).
     static let maxDepth = 64
 
-    private final class TreeBuilder: NSObject, XMLParserDelegate {
-        let parser: XMLParser
+    /// One document through the reader: elements as they start and end, text and CDATA into
+    /// the open element, the first error libxml2 reports.
+    private final class TreeBuilder {
+        let api: intervalpro_xml
         var stack: [MarkupElement] = []
         var texts: [String] = []
         var root: MarkupElement?
         var failure: MarkupError?
 
-        init(parser: XMLParser) {
-            self.parser = parser
+        init(api: intervalpro_xml) {
+            self.api = api
         }
 
-        func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-            attributes: [String: String] = [:]
-        ) {
-            guard stack.count < MarkupReader.maxDepth else {
-                failure = MarkupError(line: parser.lineNumber, message: "elements nested more than \(MarkupReader.maxDepth) deep")
-                parser.abortParsing()
-                return
+        func build(_ bytes: [UInt8]) throws(MarkupError) -> MarkupElement {
+            let options = Int32(INTERVALPRO_XML_PARSE_NONET | INTERVALPRO_XML_PARSE_NOWARNING)
+            let created = bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    api.reader_for_memory($0, Int32(buffer.count), nil, "UTF-8", options)
+                }
             }
-            let local = elementName.split(separator: ":").last.map(String.init) ?? elementName
-            var plain: [String: String] = [:]
-            for (key, value) in attributes { plain[key.split(separator: ":").last.map(String.init) ?? key] = value }
-            stack.append(MarkupElement(name: local, attributes: plain, line: parser.lineNumber))
-            texts.append("")
+            guard let reader = created else { throw MarkupError(line: nil, message: "libxml2 could not start reading") }
+            defer { api.free_reader(reader) }
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            api.set_error_handler(reader, { context, message, severity, locator in
+                let builder = Unmanaged<TreeBuilder>.fromOpaque(context!).takeUnretainedValue()
+                guard builder.failure == nil else { return }
+                let text = message.map { String(cString: $0) } ?? "not well-formed"
+                let line = builder.api.locator_line(locator)
+                builder.failure = MarkupError(
+                    line: line > 0 ? Int(line) : nil, message: text.trimmingWhitespace)
+            }, context)
+            // `bytes` stays alive for the whole read: libxml2 reads it in place.
+            try withExtendedLifetime(bytes) { () throws(MarkupError) in
+                while failure == nil, api.read(reader) == 1 {
+                    step(reader)
+                }
+            }
+            if let failure { throw failure }
+            guard let root else { throw MarkupError(line: nil, message: "no element in the document") }
+            return root
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard !texts.isEmpty else { return }
-            texts[texts.count - 1] += string
+        private func step(_ reader: UnsafeMutableRawPointer) {
+            switch api.node_type(reader) {
+            case Int32(INTERVALPRO_XML_ELEMENT):
+                guard stack.count < MarkupReader.maxDepth else {
+                    failure = MarkupError(
+                        line: line(reader), message: "elements nested more than \(MarkupReader.maxDepth) deep")
+                    return
+                }
+                let element = MarkupElement(name: localName(reader), attributes: attributes(reader), line: line(reader) ?? 0)
+                if api.is_empty_element(reader) == 1 {
+                    close(element, text: "")
+                } else {
+                    stack.append(element)
+                    texts.append("")
+                }
+            case Int32(INTERVALPRO_XML_TEXT), Int32(INTERVALPRO_XML_CDATA),
+                Int32(INTERVALPRO_XML_SIGNIFICANT_WHITESPACE):
+                guard !texts.isEmpty, let value = api.const_value(reader) else { return }
+                texts[texts.count - 1] += String(cString: value)
+            case Int32(INTERVALPRO_XML_END_ELEMENT):
+                guard let element = stack.popLast(), let text = texts.popLast() else { return }
+                close(element, text: text)
+            default:
+                break
+            }
         }
 
-        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-            guard !texts.isEmpty else { return }
-            texts[texts.count - 1] += String(decoding: CDATABlock, as: UTF8.self)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            guard var element = stack.popLast(), let text = texts.popLast() else { return }
-            element.text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        private func close(_ element: MarkupElement, text: String) {
+            var element = element
+            element.text = text.trimmingWhitespace
             if stack.isEmpty {
                 root = element
             } else {
                 stack[stack.count - 1].children.append(element)
             }
+        }
+
+        private func localName(_ reader: UnsafeMutableRawPointer) -> String {
+            api.const_local_name(reader).map { String(cString: $0) } ?? ""
+        }
+
+        /// The element's attributes by local name; namespace declarations are not attributes.
+        private func attributes(_ reader: UnsafeMutableRawPointer) -> [String: String] {
+            var attributes: [String: String] = [:]
+            while api.move_to_next_attribute(reader) == 1 {
+                guard api.is_namespace_declaration(reader) != 1 else { continue }
+                attributes[localName(reader)] = api.const_value(reader).map { String(cString: $0) } ?? ""
+            }
+            _ = api.move_to_element(reader)
+            return attributes
+        }
+
+        /// The line libxml2 kept for the node the reader is on (its start tag).
+        private func line(_ reader: UnsafeMutableRawPointer) -> Int? {
+            guard let node = api.current_node(reader) else { return nil }
+            let line = api.node_line(node)
+            return line > 0 ? Int(line) : nil
         }
     }
 }

@@ -14,3 +14,17 @@ public enum WallClock {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }
+
+extension WallClock {
+    /// The local date (YYYY-MM-DD) at a time: the runner's calendar day, in the system's time zone.
+    public static func localDate(unixSeconds: Int64) -> String {
+        var seconds = time_t(unixSeconds)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+    }
+
+    /// Today's local date.
+    public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
+}

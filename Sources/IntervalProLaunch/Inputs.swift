@@ -11,6 +11,8 @@ public enum ExitStatus: Int32, Sendable {
     case software = 70
     case ioError = 74
     case noPermission = 77
+    /// Stopped by Ctrl-C before there was anything to keep (128 + SIGINT, as shells report it).
+    case cancelled = 130
 }
 
 /// An error the user can act on: printed as one line, then exit with its status.

@@ -30,7 +30,7 @@ struct LiveScreen {
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
             let signal = view.hasSignal ? paint("cadence ok", "32") : paint("no signal", "31")
-            lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
+            lines.append("HR \(hr)\(Self.alphaOneText(view.alphaOne))   in zone so far \(pct)   sensor: \(signal)")
         } else {
             lines.append("Finished")
         }
@@ -43,6 +43,18 @@ struct LiveScreen {
         for line in lines { out += "\u{1B}[2K" + line + "\n" }
         drawnLines = lines.count
         return out
+    }
+
+    /// "   alpha 1 0.82", "   alpha 1 settling", "   alpha 1 unreliable (4% artifacts)".
+    static func alphaOneText(_ window: AlphaWindow?) -> String {
+        guard let window else { return "" }
+        switch window.status {
+        case .settling: return "   alpha 1 settling"
+        case .unreliable:
+            let share = Int((100 * window.artifactShare).rounded())
+            return share > 0 ? "   alpha 1 unreliable (\(share)% artifacts)" : "   alpha 1 unreliable (too few beats)"
+        case .scored: return "   alpha 1 " + (window.alpha1.map { JSONValue.format($0.rounded(toPlaces: 2)) } ?? "--")
+        }
     }
 
     private func timeLine(_ step: SessionView.Step) -> String {

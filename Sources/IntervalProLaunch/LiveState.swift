@@ -139,6 +139,19 @@ public final class LiveStateHub: Sendable {
         }
     }
 
+    /// A readiness measurement takes the hub as a session does: no session starts meanwhile,
+    /// its states reach the same readers (`"status": "readiness"`), and `finish` cancels it.
+    public func readinessStarted() { sessionStarted(wake: nil) }
+
+    public func readinessEnded() { sessionEnded() }
+
+    public func publishReadiness(_ members: [(String, JSONValue)]) {
+        publish([("status", .string("readiness"))] + members)
+    }
+
+    /// True when `finish` was sent since the last call (the measurement is to be cancelled).
+    public func takeFinish() -> Bool { takeCommands().contains(.finish) }
+
     /// Publishes a state: `seq` first, then `members`.
     func publish(_ members: [(String, JSONValue)]) {
         state.withLock { state in
@@ -159,10 +172,20 @@ public struct LiveStatePublisher: SessionObserver {
     private var last: SessionView?
     private var lastMusic: String?
     private var notice: String?
+    let alphaOne: AlphaOneAnalysis?
 
-    public init(hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }) {
+    public init(
+        hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }, alphaOne: AlphaOneAnalysis? = nil
+    ) {
         self.hub = hub
         self.nowPlaying = nowPlaying
+        self.alphaOne = alphaOne
+    }
+
+    private func view(_ engine: SessionEngine, at now: SessionTime) -> SessionView {
+        var view = SessionView(engine, at: now)
+        view.alphaOne = alphaOne?.latest
+        return view
     }
 
     public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -171,12 +194,12 @@ public struct LiveStatePublisher: SessionObserver {
         }
         // The finished state, with the summary and the saved id, comes from the launcher.
         guard !engine.isFinished else { return }
-        show(SessionView(engine, at: now), force: false)
+        show(view(engine, at: now), force: false)
     }
 
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
         guard !engine.isFinished else { return }
-        show(SessionView(engine, at: now), force: false)
+        show(view(engine, at: now), force: false)
     }
 
     public mutating func notice(_ text: String) {
@@ -206,6 +229,7 @@ public struct LiveStatePublisher: SessionObserver {
         ]
         members += [
             ("step", .null), ("cadence", .null), ("zone", .null), ("advice", .null), ("heartRate", .null),
+            ("alpha1", .null),
             ("inZonePercent", .nullable(summary.inZonePercent?.rounded(toPlaces: 1))), ("signal", .bool(false)),
             ("notice", .null), ("music", .null), ("summary", summary.json),
             ("sessionId", sessionID.map { .int(Int($0)) } ?? .null),
@@ -213,7 +237,17 @@ public struct LiveStatePublisher: SessionObserver {
         hub.publish(members)
     }
 
-    /// The state's members for a running session (see docs/web-api.md).
+    /// `{"status": "scored", "value": 0.82, "artifactPercent": 1.2}`, or null without beats.
+    static func alphaOneMember(_ window: AlphaWindow?) -> JSONValue {
+        guard let window else { return .null }
+        return .object([
+            ("status", .string(window.status.rawValue)),
+            ("value", .nullable(window.alpha1?.rounded(toPlaces: 2))),
+            ("artifactPercent", .number((100 * window.artifactShare).rounded(toPlaces: 1))),
+        ])
+    }
+
+    /// The state's members for a running session (see docs/reference/web-api.md, "State").
     static func members(_ view: SessionView, notice: String?, music: String?) -> [(String, JSONValue)] {
         let step: JSONValue = view.step.map { step in
             let end: String =
@@ -256,6 +290,7 @@ public struct LiveStatePublisher: SessionObserver {
             ("zone", zone),
             ("advice", .object([("kind", .string(kind)), ("text", .string(view.feedback.description))])),
             ("heartRate", view.heartRate.map { .int($0) } ?? .null),
+            ("alpha1", alphaOneMember(view.alphaOne)),
             ("inZonePercent", .nullable(view.inZonePercent?.rounded(toPlaces: 1))),
             ("signal", .bool(view.hasSignal)),
             ("notice", notice.map { .string($0) } ?? .null),

@@ -1,5 +1,6 @@
 import IntervalProCore
 import IntervalProDBus
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,8 @@ public struct MusicRequest: Sendable {
 /// and so does each cue `LiveAudio` sends, on the link's clock.
 struct MusicCompanion: SessionObserver {
     let link: MusicLink
-    let cueSent: (Duration, Duration) -> Void
+    let cueSent: (SessionTime, Duration) -> Void
+    let origin: SessionOrigin
 
     /// Nil, said only with -v, when there is no session bus to find players on.
     static func start(_ request: MusicRequest) -> MusicCompanion? {
@@ -36,11 +38,12 @@ struct MusicCompanion: SessionObserver {
         do {
             let connection = try MusicLink.sessionBus(address: Terminal.environment("DBUS_SESSION_BUS_ADDRESS"))
             let link = try MusicLink(settings: request.settings, connection: connection, clock: now, trace: trace)
-            let cueSent: (Duration, Duration) -> Void = { startsIn, lasts in
-                let start = now() + startsIn
+            let origin = SessionOrigin(clock: now)
+            let cueSent: (SessionTime, Duration) -> Void = { soundsAt, lasts in
+                let start = origin.clockTime(of: soundsAt)
                 link.cue(start: start, end: start + lasts)
             }
-            return MusicCompanion(link: link, cueSent: cueSent)
+            return MusicCompanion(link: link, cueSent: cueSent, origin: origin)
         } catch {
             trace?("music: \(error); the music is left alone")
             return nil
@@ -48,6 +51,7 @@ struct MusicCompanion: SessionObserver {
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+        origin.note(now)
         for action in actions {
             switch action {
             case .applied(.pause): link.sessionPaused()
@@ -55,6 +59,29 @@ struct MusicCompanion: SessionObserver {
             default: break
             }
         }
+    }
+
+    mutating func refresh(_ engine: SessionEngine, at now: SessionTime) { origin.note(now) }
+}
+
+/// Where session time 0 was on the music link's clock: taken the first time the session
+/// tells the time, before the audio companion hears it (the launcher lists music first), so
+/// that a cue's time does not move with how long the audio then spent synthesising it.
+final class SessionOrigin: Sendable {
+    private let clock: @Sendable () -> Duration
+    private let zero = Mutex<Duration?>(nil)
+
+    init(clock: @escaping @Sendable () -> Duration) { self.clock = clock }
+
+    func note(_ now: SessionTime) {
+        zero.withLock { zero in
+            if zero == nil { zero = clock() - .microseconds(now.microseconds) }
+        }
+    }
+
+    /// Before the session has told the time (it always has by then), session time 0 is taken as now.
+    func clockTime(of time: SessionTime) -> Duration {
+        (zero.withLock { $0 } ?? clock()) + .microseconds(time.microseconds)
     }
 }
 

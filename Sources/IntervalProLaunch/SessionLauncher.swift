@@ -141,8 +141,7 @@ public enum SessionLauncher {
             realTime.speed = nil
         }
         connection.sensors.feed.begin()
-        let units = Dictionary(
-            connection.devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let units = connection.devices.cadenceUnits
         let sensors = connection.sensors
         let outcome: SessionOutcome
         do {
@@ -193,14 +192,15 @@ public enum SessionLauncher {
         var companions: [any SessionObserver] = []
         let audio = request.audio.liveAudio(plan: plan, realTime: pacing == .realTime(speed: 1))
         defer { audio?.finish() }
-        if let audio { companions.append(audio) }
-        if let probe { companions.append(probe) }
-        // Music is followed when the session runs in real time.
+        // Music is followed when the session runs in real time. It hears the time before the
+        // audio, which may synthesise a cue on hearing it (`SessionOrigin`).
         let music = pacing == .realTime(speed: 1) ? request.music.flatMap { MusicCompanion.start($0) } : nil
         if let music {
             companions.append(music)
             audio?.cueSent = music.cueSent
         }
+        if let audio { companions.append(audio) }
+        if let probe { companions.append(probe) }
         let nowPlaying: @Sendable () -> String? = { [link = music?.link] in link?.nowPlaying }
         let writer = request.store.flatMap { location in
             SessionSaving(location: location, planText: request.planText).start(
@@ -208,9 +208,13 @@ public enum SessionLauncher {
                 realTime: pacing != .virtual)
         }
         if let writer { companions.append(SessionRecorder(writer: writer)) }
-        if let hub { companions.append(LiveStatePublisher(hub: hub, nowPlaying: nowPlaying)) }
-        // The history keeps 1 Hz samples: the engine reports them when the session is saved.
-        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil)
+        // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
+        let alphaOne = AlphaOneAnalysis()
+        if let alphaOne { companions.append(alphaOne) }
+        if let hub { companions.append(LiveStatePublisher(hub: hub, nowPlaying: nowPlaying, alphaOne: alphaOne)) }
+        // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.
+        let engine = SessionEngine(
+            plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil || alphaOne != nil)
 
         let presenter: SessionPresenter
         switch request.presentation {
@@ -221,7 +225,7 @@ public enum SessionLauncher {
             let linesGoToTerminal = json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
             presenter = SessionPresenter(
                 style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
-                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying)
+                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying, alphaOne: alphaOne)
             InterruptSignal.install()
             // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
             if let wakeOnInput {
@@ -239,7 +243,7 @@ public enum SessionLauncher {
         var runner = SessionRunner(
             engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
             clock: ContinuousClock())
-        let summary: SessionSummary
+        var summary: SessionSummary
         do {
             summary = try await runner.run()
         } catch {
@@ -248,6 +252,7 @@ public enum SessionLauncher {
             throw Failure("the session stopped: \(error)", status: .ioError)
         }
         runner.observer.primary.finish()
+        summary.hrv = await alphaOne?.finish().summary
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
         if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }
@@ -269,12 +274,5 @@ public enum SessionLauncher {
         let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
         Terminal.writeStandardError("intervalpro: replaying the bundled recording \(path)\n")
         return path
-    }
-}
-
-extension RecordingHeader {
-    /// The cadence units the recording's header declares, by device id.
-    public var cadenceUnits: [String: CadenceUnit] {
-        Dictionary(devices.compactMap { d in d.cadenceUnit.map { (d.id, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 }

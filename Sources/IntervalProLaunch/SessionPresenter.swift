@@ -24,12 +24,15 @@ struct SessionPresenter: SessionObserver {
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
+    /// Alpha 1's latest window, shown beside heart rate.
+    let alphaOne: AlphaOneAnalysis?
 
     init(
         style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?,
-        nowPlaying: @escaping @Sendable () -> String? = { nil }
+        nowPlaying: @escaping @Sendable () -> String? = { nil }, alphaOne: AlphaOneAnalysis? = nil
     ) {
         self.nowPlaying = nowPlaying
+        self.alphaOne = alphaOne
         self.style = style
         self.colour = colour
         self.recorder = recorder
@@ -67,7 +70,13 @@ struct SessionPresenter: SessionObserver {
     }
 
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        if case .screen = style { Terminal.writeStandardOutput(screen.draw(SessionView(engine, at: now), music: nowPlaying())) }
+        if case .screen = style { Terminal.writeStandardOutput(screen.draw(view(engine, at: now), music: nowPlaying())) }
+    }
+
+    private func view(_ engine: SessionEngine, at now: SessionTime) -> SessionView {
+        var view = SessionView(engine, at: now)
+        view.alphaOne = alphaOne?.latest
+        return view
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -87,7 +96,7 @@ struct SessionPresenter: SessionObserver {
                 default: break
                 }
             }
-            if redraw { Terminal.writeStandardOutput(screen.draw(SessionView(engine, at: now), music: nowPlaying())) }
+            if redraw { Terminal.writeStandardOutput(screen.draw(view(engine, at: now), music: nowPlaying())) }
         case .log(let toStandardError):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }

@@ -92,6 +92,10 @@ public final class CurlTransport: @unchecked Sendable {
             let encoded = QueryItem.encode(items)
             setLong(&api, handle, CURLOPT_POSTFIELDSIZE, encoded.utf8.count)
             setPointer(&api, handle, CURLOPT_COPYPOSTFIELDS, strings.keep(encoded))
+        case .json(let document):
+            headerList = api.slist_append(headerList, "Content-Type: application/json")
+            setLong(&api, handle, CURLOPT_POSTFIELDSIZE, document.utf8.count)
+            setPointer(&api, handle, CURLOPT_COPYPOSTFIELDS, strings.keep(document))
         case .multipart(let parts):
             mime = api.mime_init(handle)
             for part in parts {
@@ -105,6 +109,8 @@ public final class CurlTransport: @unchecked Sendable {
             }
             setPointer(&api, handle, CURLOPT_MIMEPOST, UnsafeRawPointer(mime))
         }
+        // A body makes libcurl POST; another method with one is named outright.
+        if request.method == .put { setPointer(&api, handle, CURLOPT_CUSTOMREQUEST, strings.keep("PUT")) }
         setPointer(&api, handle, CURLOPT_HTTPHEADER, UnsafeRawPointer(headerList))
         _ = intervalpro_curl_set_callback(&api, handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
             let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()

@@ -70,9 +70,6 @@ public final class ServiceContext: @unchecked Sendable {
 
     /// Today's date where the runner is (YYYY-MM-DD): the calendar is in local dates.
     public static func localDate(secondsSince1970 now: Double) -> String {
-        var time = time_t(now)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+        WallClock.localDate(unixSeconds: Int64(now))
     }
 }

@@ -31,7 +31,10 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// The model: cadence follows the step's target with a lag (time constant `lagSeconds`),
 /// wanders with noise and a personal bias, and now and then drifts out of the zone for a
 /// while; speed follows cadence × stride length; heart rate rises in work and falls in
-/// rest. Steps without a target are run at an easy cadence.
+/// rest. Steps without a target are run at an easy cadence. The strap sends every beat's RR
+/// interval; beat-to-beat variation is correlated at easy effort and loses its correlation
+/// as heart rate rises (an AR(1) process whose coefficient falls from 0.95 at 125 bpm to 0 at
+/// 170), so alpha 1 falls through 0.75 and 0.5 as a real runner's does.
 public struct SimulatedRunner: SessionSource {
     public struct Configuration: Sendable {
         public var seed: UInt64 = 1
@@ -88,10 +91,15 @@ public struct SimulatedRunner: SessionSource {
     private var driftOffset = 0.0
     private var driftEnds = SessionTime.zero
     private var wasDroppedOut = false
+    /// Beats draw from their own generator, so the other figures stay as they were.
+    private var beatRandom: SplitMix64
+    private var lastBeat = 0.0
+    private var beatDeviation = 0.0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         random = SplitMix64(seed: configuration.seed)
+        beatRandom = SplitMix64(seed: configuration.seed ^ 0x5EED_BEA7)
         bias = random.gaussian() * 1.5
     }
 
@@ -183,12 +191,28 @@ public struct SimulatedRunner: SessionSource {
 
     private mutating func emitHeartRate(at time: SessionTime) {
         let bpm = UInt16(max(40, min(220, heartRate.rounded())))
-        let rr = UInt16((60.0 / Double(bpm) * 1024).rounded())
-        let measurement = HeartRateMeasurement(heartRate: bpm, sensorContact: .detected, rrIntervals: [rr])
+        let measurement = HeartRateMeasurement(
+            heartRate: bpm, sensorContact: .detected, rrIntervals: RRIntervals(beats(until: time.seconds)))
         pending.append(
             .notification(
                 RawNotification(
                     time: time, device: Self.heartRateDevice.id, characteristic: .heartRateMeasurement,
                     bytes: measurement.encoded())))
+    }
+
+    /// The RR intervals (1/1024 s) of the beats since the last notification.
+    private mutating func beats(until time: Double) -> [UInt16] {
+        var intervals: [UInt16] = []
+        let correlation = min(0.95, max(0, (170 - heartRate) / 45))
+        let spread = 0.02 * (1 - correlation * correlation).squareRoot()
+        while true {
+            let deviation = correlation * beatDeviation + spread * beatRandom.gaussian()
+            let interval = 60 / max(40, heartRate) * (1 + deviation)
+            guard lastBeat + interval <= time else { break }
+            beatDeviation = deviation
+            lastBeat += interval
+            intervals.append(UInt16((interval * 1024).rounded()))
+        }
+        return intervals
     }
 }

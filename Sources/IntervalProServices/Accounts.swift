@@ -6,11 +6,14 @@ public struct IntervalsICUAccount: Sendable, Equatable {
     public var apiKey: String
     /// The athlete's name as intervals.icu gave it when the account was added.
     public var name: String?
+    /// Every readiness measurement goes to the day's wellness, as with `readiness --upload`.
+    public var readinessToWellness: Bool
 
-    public init(athleteID: String, apiKey: String, name: String? = nil) {
+    public init(athleteID: String, apiKey: String, name: String? = nil, readinessToWellness: Bool = false) {
         self.athleteID = athleteID
         self.apiKey = apiKey
         self.name = name
+        self.readinessToWellness = readinessToWellness
     }
 }
 
@@ -84,6 +87,7 @@ public struct Accounts: Sendable, Equatable {
         if let icu = intervalsICU {
             var fields: [(String, JSONValue)] = [("athlete_id", .string(icu.athleteID)), ("api_key", .string(icu.apiKey))]
             if let name = icu.name { fields.append(("name", .string(name))) }
+            if icu.readinessToWellness { fields.append(("readiness_to_wellness", .bool(true))) }
             members.append((Service.intervalsICU.rawValue, .object(fields)))
         }
         if let strava {
@@ -112,9 +116,16 @@ public struct Accounts: Sendable, Equatable {
         var result = Accounts()
         if let icu = accounts[Service.intervalsICU.rawValue] {
             let path = "$.accounts[\"intervals.icu\"]"
+            var toWellness = false
+            if let flag = icu["readiness_to_wellness"] {
+                guard case .bool(let value) = flag.kind else {
+                    throw AccountsProblem(path: path + ".readiness_to_wellness", message: "expected true or false")
+                }
+                toWellness = value
+            }
             result.intervalsICU = IntervalsICUAccount(
                 athleteID: try string(icu, "athlete_id", path), apiKey: try string(icu, "api_key", path),
-                name: icu["name"]?.stringValue)
+                name: icu["name"]?.stringValue, readinessToWellness: toWellness)
         }
         if let strava = accounts[Service.strava.rawValue] {
             let path = "$.accounts.strava"

@@ -2,7 +2,7 @@
 /// transport (libcurl) does the rest, including basic auth and multipart encoding.
 public struct HTTPRequest: Sendable, Equatable {
     public enum Method: String, Sendable {
-        case get = "GET", post = "POST"
+        case get = "GET", post = "POST", put = "PUT"
     }
 
     public enum Credential: Sendable, Equatable {
@@ -16,6 +16,8 @@ public struct HTTPRequest: Sendable, Equatable {
         case form([QueryItem])
         /// multipart/form-data.
         case multipart([FormPart])
+        /// application/json: the document's text.
+        case json(String)
     }
 
     public var method: Method

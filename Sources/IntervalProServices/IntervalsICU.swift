@@ -45,6 +45,23 @@ public struct IntervalsICU: Sendable {
 
     public func activityURL(_ id: String) -> String { "\(baseURL)/activities/\(id)" }
 
+    /// One day's wellness record (YYYY-MM-DD): what a watch, a ring or the athlete entered.
+    public func wellness(on date: String) -> HTTPRequest {
+        let path = "\(athletePath)/wellness/\(QueryItem.percentEncoded(date))"
+        return HTTPRequest(.get, baseURL + path, credential: credential, summary: "GET \(path)")
+    }
+
+    /// Writes a morning measurement into the day's wellness: `hrv` is rMSSD in ms (what
+    /// intervals.icu's HRV chart reads), `restingHR` the measurement's mean heart rate. A PUT
+    /// changes only the fields it names, so what a watch wrote there stays.
+    public func updateWellness(on date: String, rmssd: Double, restingHeartRate: Int) -> HTTPRequest {
+        let path = "\(athletePath)/wellness/\(QueryItem.percentEncoded(date))"
+        let body = JSONValue.object([
+            ("id", .string(date)), ("hrv", .number((rmssd * 10).rounded() / 10)), ("restingHR", .int(restingHeartRate)),
+        ])
+        return HTTPRequest(.put, baseURL + path, credential: credential, body: .json(body.serialized()), summary: "PUT \(path)")
+    }
+
     // MARK: Answers
 
     public static func athleteName(_ response: HTTPResponse) -> String? {
@@ -75,12 +92,54 @@ public struct IntervalsICU: Sendable {
         return workout
     }
 
+    public static func wellness(_ response: HTTPResponse) throws(ServiceFailure) -> Wellness {
+        guard let root = try? JSONParser.parse(response.body), case .object = root.kind else {
+            throw ServiceFailure(.intervalsICU, .unavailable, "the wellness answer is not a record")
+        }
+        return Wellness(record: root)
+    }
+
     static func idText(_ node: JSONNode?) -> String? {
         guard let node else { return nil }
         if let text = node.stringValue { return text }
         if case .number(let value, true) = node.kind { return String(Int64(value)) }
         return nil
     }
+}
+
+/// A day's wellness record on intervals.icu, as far as readiness shows it; each field nil
+/// when the day has none.
+public struct Wellness: Sendable, Equatable {
+    /// rMSSD in ms, as intervals.icu keeps it (from a watch, a ring, an app, or IntervalPro).
+    public var hrv: Double?
+    public var hrvSDNN: Double?
+    public var restingHR: Double?
+    public var sleepSeconds: Double?
+    public var sleepScore: Double?
+    /// A device's own readiness score (0 to 100).
+    public var readiness: Double?
+
+    public init(
+        hrv: Double? = nil, hrvSDNN: Double? = nil, restingHR: Double? = nil, sleepSeconds: Double? = nil,
+        sleepScore: Double? = nil, readiness: Double? = nil
+    ) {
+        self.hrv = hrv
+        self.hrvSDNN = hrvSDNN
+        self.restingHR = restingHR
+        self.sleepSeconds = sleepSeconds
+        self.sleepScore = sleepScore
+        self.readiness = readiness
+    }
+
+    init(record: JSONNode) {
+        // intervals.icu sends null or leaves out what a day lacks.
+        func field(_ name: String) -> Double? { record[name]?.numberValue }
+        self.init(
+            hrv: field("hrv"), hrvSDNN: field("hrvSDNN"), restingHR: field("restingHR"), sleepSeconds: field("sleepSecs"),
+            sleepScore: field("sleepScore"), readiness: field("readiness"))
+    }
+
+    public var isEmpty: Bool { self == Wellness() }
 }
 
 /// A workout on the intervals.icu calendar.

@@ -159,6 +159,8 @@ struct SampleRow: Codable, FetchableRecord, PersistableRecord {
     var speedMps: Double?
     var distanceM: Double?
     var zoneStatus: String
+    /// uint16 little-endian, 1/1024 s (v5-sample-rr); nil when no beat came.
+    var rr: Data?
 
     /// Read by column position: many thousands of rows per session, so no keyed decoding.
     init(row: Row) throws {
@@ -171,6 +173,7 @@ struct SampleRow: Codable, FetchableRecord, PersistableRecord {
         speedMps = row[6]
         distanceM = row[7]
         zoneStatus = row[8]
+        rr = row[9]
     }
 
     init(sessionId: Int64, _ sample: SessionSample) {
@@ -183,12 +186,18 @@ struct SampleRow: Codable, FetchableRecord, PersistableRecord {
         speedMps = sample.speed
         distanceM = sample.distance
         zoneStatus = sample.zoneStatus.rawValue
+        rr = sample.rrIntervals.isEmpty ? nil : Data(sample.rrIntervals.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
     }
 
     var sample: SessionSample {
         SessionSample(
             second: second, stepIndex: stepIndex, rawCadence: rawCadence, cadence: cadenceSpm, heartRate: heartRateBpm,
-            speed: speedMps, distance: distanceM, zoneStatus: ZoneStatus(rawValue: zoneStatus) ?? .noSignal)
+            speed: speedMps, distance: distanceM, zoneStatus: ZoneStatus(rawValue: zoneStatus) ?? .noSignal,
+            rrIntervals: rr.map { bytes in
+                stride(from: 0, to: bytes.count - 1, by: 2).map {
+                    UInt16(bytes[bytes.startIndex + $0]) | UInt16(bytes[bytes.startIndex + $0 + 1]) << 8
+                }
+            } ?? [])
     }
 }
 

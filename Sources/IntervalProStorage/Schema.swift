@@ -10,6 +10,9 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-sessions", migrate: version1)
         migrator.registerMigration("v2-uploads", migrate: version2)
+        migrator.registerMigration("v3-readiness", migrate: version3)
+        migrator.registerMigration("v4-readiness-uploads", migrate: version4)
+        migrator.registerMigration("v5-sample-rr", migrate: version5)
         return migrator
     }
 
@@ -128,5 +131,60 @@ enum Schema {
                 ) WITHOUT ROWID;
                 CREATE INDEX upload_by_status ON upload (status);
                 """)
+    }
+
+    /// Morning readiness measurements: the figures as shown, and the RR intervals as the strap
+    /// sent them (1/1024 s, one JSON array per stretch of skin contact), so that a later
+    /// method can recompute them. `local_date` is the runner's day when it was taken: the
+    /// baseline counts days, and the time zone may change later.
+    private static func version3(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE readiness (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    taken_at TEXT NOT NULL,
+                    local_date TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    device TEXT,
+                    duration_s REAL NOT NULL,
+                    method TEXT NOT NULL,
+                    beats_received INTEGER NOT NULL,
+                    artifacts_corrected INTEGER NOT NULL,
+                    beats INTEGER NOT NULL,
+                    mean_rr_ms REAL NOT NULL,
+                    mean_hr_bpm REAL NOT NULL,
+                    rmssd_ms REAL NOT NULL,
+                    ln_rmssd REAL NOT NULL,
+                    sdnn_ms REAL NOT NULL,
+                    rr_segments TEXT NOT NULL
+                );
+                CREATE INDEX readiness_by_date ON readiness (local_date, taken_at);
+                """)
+    }
+
+    /// Where each readiness measurement went (intervals.icu's wellness), as `upload` keeps it
+    /// for sessions: a row `pending` before the first attempt, so a failure or a cut-off run
+    /// leaves it to `upload --pending`.
+    private static func version4(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE readiness_upload (
+                    readiness_id INTEGER NOT NULL REFERENCES readiness (id) ON DELETE CASCADE,
+                    service TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending', 'done', 'rejected')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    updated_at TEXT NOT NULL,
+                    PRIMARY KEY (readiness_id, service)
+                ) WITHOUT ROWID;
+                CREATE INDEX readiness_upload_by_status ON readiness_upload (status);
+                """)
+    }
+
+    /// The RR intervals the heart-rate device sent in each second, as it sent them: uint16
+    /// little-endian in 1/1024 s, oldest first; NULL when none came. Alpha 1 and the FIT
+    /// export's `hrv` messages are computed from them.
+    private static func version5(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE sample ADD COLUMN rr BLOB")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 public import IntervalProCore
 public import IntervalProHistory
+import IntervalProHRV
 
 /// A store operation that failed, said in the runner's words.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -316,10 +317,16 @@ public final class SessionStore: Sendable {
             summary = SessionSummary(
                 plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)
         }
-        return StoredSession(
+        let loadedSamples = samples.map(\.sample)
+        // Alpha 1 from the beats kept with the samples, as the tracker computed it live.
+        let alphaOne = AlphaOneTracker.analyse(loadedSamples)
+        summary?.hrv = alphaOne.summary
+        var session = StoredSession(
             listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device),
-            summary: summary, samples: samples.map(\.sample), entries: notifications.map(\.entry),
+            summary: summary, samples: loadedSamples, entries: notifications.map(\.entry),
             controls: controls.compactMap(\.control))
+        session.alphaWindows = alphaOne.windows
+        return session
     }
 
     /// Deletes a session and all it holds. Returns false when there was none.

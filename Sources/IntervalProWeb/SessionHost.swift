@@ -1,4 +1,6 @@
 import IntervalProCore
+import IntervalProHRV
+import IntervalProStorage
 public import IntervalProLaunch
 import IntervalProIO
 import IntervalProRuntime
@@ -95,8 +97,71 @@ public final class SessionHost: Sendable {
                 Terminal.writeStandardError("intervalpro: error: \(error)\n")
             }
             self?.running.withLock { $0 = Running() }
+            IdleMemory.releaseWhenIdle(hub)
         }
         running.withLock { if $0.busy { $0.task = task } }
+    }
+
+    /// Starts a readiness measurement on the live strap in the background (`duration`
+    /// minutes scored); its progress and result reach the hub as `"status": "readiness"`
+    /// states, and it is saved as `readiness` saves one.
+    public func startReadiness(duration: Double) throws(StartError) {
+        guard let defaults else { throw .notHere }
+        let hub = self.hub
+        let accepted = running.withLock { running in
+            guard !running.busy, !hub.isRunning else { return false }
+            running.busy = true
+            return true
+        }
+        guard accepted else { throw .busy }
+        hub.readinessStarted()
+        hub.publishReadiness([("phase", .string("connecting"))])
+        let task = Task { [weak self] in
+            let settings = ReadinessMeasurement.Settings(duration: .seconds(duration * 60))
+            do {
+                let outcome = try await ReadinessRun.live(
+                    defaults.sensors, settings: settings, interruptible: false, stop: { hub.takeFinish() },
+                    status: { status in hub.publishReadiness(Self.progress(status)) })
+                if let outcome {
+                    let scored = try ReadinessRun.score(
+                        outcome, source: .live, localDate: WallClock.localDateToday(), takenAt: WallClock.iso8601Now(),
+                        save: defaults.store, store: defaults.store)
+                    var result = ReadinessJSON.measurement(scored.record)
+                    result.append(("assessment", ReadinessJSON.assessment(scored.assessment)))
+                    hub.publishReadiness([("phase", .string("done")), ("result", .object(result))])
+                    Terminal.writeStandardError("intervalpro: readiness measured, saved as measurement \(scored.record.id ?? 0)\n")
+                } else {
+                    hub.publishReadiness([("phase", .string("cancelled"))])
+                }
+            } catch let failure as Failure {
+                hub.publishReadiness([("phase", .string("failed")), ("error", .string(failure.message))])
+                Terminal.writeStandardError("intervalpro: readiness: \(failure.message)\n")
+            } catch {
+                hub.publishReadiness([("phase", .string("failed")), ("error", .string("\(error)"))])
+            }
+            hub.readinessEnded()
+            self?.running.withLock { $0 = Running() }
+            IdleMemory.releaseWhenIdle(hub)
+        }
+        running.withLock { if $0.busy { $0.task = task } }
+    }
+
+    static func progress(_ status: ReadinessRun.Status) -> [(String, JSONValue)] {
+        let p = status.progress
+        let phase: String =
+            switch p.phase {
+            case .waiting: "waiting"
+            case .settling: "settling"
+            case .measuring: "measuring"
+            case .noContact: "noContact"
+            case .noSignal: "noSignal"
+            case .complete: "complete"
+            }
+        return [
+            ("phase", .string(phase)), ("timeLeft", .number(p.timeLeft.seconds.rounded())),
+            ("heartRate", p.heartRate.map { .int(Int($0)) } ?? .null), ("beats", .int(p.beats)),
+            ("artifacts", .int(status.artifactsSoFar)), ("device", status.device.map { .string($0.label) } ?? .null),
+        ]
     }
 
     /// Finishes the running session, if any, and waits until it is saved.

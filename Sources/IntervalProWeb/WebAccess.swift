@@ -38,7 +38,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Who may do what: the rules of docs/web-api.md, "Access", on a request's plain facts.
+/// Who may do what: the rules of docs/reference/web-api.md, "Access", on a request's plain facts.
 ///
 /// Loopback servers trust the machine but check `Host`, so a page elsewhere cannot reach
 /// them through DNS rebinding. Other servers need the token on every request. Requests that

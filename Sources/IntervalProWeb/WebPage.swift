@@ -44,6 +44,11 @@ enum WebPage {
   table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid #333; text-align: left; }
   a { color: #8ab4f8; }
   #error { color: var(--bad); }
+  #readiness-card { background: var(--card); border-radius: 12px; padding: 12px 14px; margin-top: 12px; }
+  #readiness-figures, #measure-figures { font-size: 1.5rem; font-weight: 700; margin: 4px 0; }
+  #measure-left { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0; }
+  #measure-error { color: var(--bad); }
+  #readiness-verdict.below, #readiness-verdict.drop { color: var(--warn); } #readiness-verdict.within, #readiness-verdict.above { color: var(--ok); }
 </style>
 </head>
 <body>
@@ -59,6 +64,7 @@ enum WebPage {
     <div id="advice">&nbsp;</div>
     <div class="facts">
       <div><span class="label">HR</span><b id="heart-rate">--</b></div>
+      <div id="alpha1-fact" class="hidden"><span class="label">alpha 1</span><b id="alpha1">--</b></div>
       <div><span class="label">in zone</span><b id="in-zone">--</b></div>
       <div><span class="label">sensor</span><b id="signal">--</b></div>
     </div>
@@ -77,6 +83,13 @@ enum WebPage {
     </div>
   </section>
   <section id="view-start" class="hidden">
+    <div id="readiness-card">
+      <div class="row"><span class="label">Readiness</span><span class="label" id="readiness-when"></span></div>
+      <div id="readiness-figures"></div>
+      <div id="readiness-verdict"></div>
+      <div id="readiness-advice" class="label">No measurement yet: lie still with the strap on for two and a half minutes.</div>
+      <button id="btn-measure" class="secondary" style="width: 100%; margin-top: 10px">Measure now</button>
+    </div>
     <h2>Start a session</h2>
     <label for="plan">Plan</label><select id="plan"></select>
     <label for="source">Source</label>
@@ -85,6 +98,24 @@ enum WebPage {
     <div id="speed-choice" class="hidden"><label for="speed">Speed (1 is real time)</label><input id="speed" type="number" min="1" max="100" value="1"></div>
     <button id="btn-start" style="width: 100%">Start</button>
     <p id="error"></p>
+  </section>
+  <section id="view-readiness" class="hidden">
+    <h2>Readiness</h2>
+    <div class="label" id="measure-phase">Connecting to the strap…</div>
+    <div id="measure-left"></div>
+    <div class="facts" id="measure-facts">
+      <div><span class="label">HR</span><b id="measure-hr">--</b></div>
+      <div><span class="label">beats</span><b id="measure-beats">--</b></div>
+      <div><span class="label">artifacts</span><b id="measure-artifacts">--</b></div>
+    </div>
+    <div id="measure-result" class="hidden">
+      <div id="measure-figures"></div>
+      <div id="measure-verdict"></div>
+      <div id="measure-advice" class="label"></div>
+    </div>
+    <p id="measure-error"></p>
+    <button id="btn-measure-cancel" class="danger" style="width: 100%">Cancel</button>
+    <button id="btn-measure-done" class="hidden" style="width: 100%">Done</button>
   </section>
   <section id="view-history" class="hidden">
     <h2>History</h2>
@@ -105,13 +136,14 @@ function clock(seconds) {
 }
 
 function show(view) {
-  for (const name of ["live", "start", "history"]) $("view-" + name).classList.toggle("hidden", name !== view);
+  for (const name of ["live", "start", "history", "readiness"]) $("view-" + name).classList.toggle("hidden", name !== view);
 }
 
 function render(s) {
   state = s;
   if (location.pathname === "/history") return;
-  if (s.status === "idle" || (s.status === "finished" && choosing)) { showStart(); return; }
+  if (s.status === "idle" || ((s.status === "finished" || s.status === "readiness") && choosing)) { showStart(); return; }
+  if (s.status === "readiness") { renderMeasurement(s); return; }
   show("live");
   $("plan-name").textContent = s.plan || "";
   $("session-time").dataset.seconds = s.sessionTime;
@@ -153,6 +185,10 @@ function render(s) {
   advice.textContent = s.advice.text;
   advice.className = s.advice.kind;
   $("heart-rate").textContent = s.heartRate == null ? "--" : String(s.heartRate);
+  // DFA alpha 1 beside heart rate, once the strap has sent beats.
+  const alpha = s.alpha1;
+  $("alpha1-fact").classList.toggle("hidden", !alpha);
+  if (alpha) $("alpha1").textContent = alpha.status === "scored" ? alpha.value.toFixed(2) : alpha.status;
   $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
   $("signal").textContent = s.signal ? "ok" : "none";
   const zone = s.zone;
@@ -181,9 +217,59 @@ $("btn-next").onclick = () => command("next");
 $("btn-finish").onclick = () => command("finish");
 $("summary-new").onclick = (e) => { e.preventDefault(); choosing = true; showStart(); };
 
+// Today's readiness (`intervalpro readiness` each morning): figures, verdict and advice, or
+// when it was last measured; hidden until there is a measurement.
+async function showReadiness() {
+  let answer;
+  try { answer = await fetch("/api/readiness").then((r) => r.json()); } catch (e) { return; }
+  const r = answer.readiness;
+  if (!r) return;
+  const a = r.assessment;
+  $("readiness-when").textContent = r.measured_today ? "today" : "last measured " + r.date;
+  $("readiness-figures").textContent = "rMSSD " + r.rmssd_ms.toFixed(1) + " ms · ln " + r.ln_rmssd.toFixed(2) + " · HR " + Math.round(r.mean_hr_bpm);
+  const verdict = $("readiness-verdict");
+  verdict.textContent = a.summary + (a.baseline_ln_rmssd == null ? "" : " (baseline " + a.baseline_ln_rmssd.toFixed(2) + ", normal " + a.normal_low.toFixed(2) + "–" + a.normal_high.toFixed(2) + ")");
+  verdict.className = a.drop_today ? "drop" : a.verdict;
+  $("readiness-advice").textContent = r.measured_today ? a.advice : "measure this morning with `intervalpro readiness`";
+}
+
+// A measurement from the phone: the strap's progress while it runs, then the figures.
+const phases = { connecting: "Connecting to the strap…", waiting: "Waiting for the strap's first values…",
+  settling: "Settling, not scored yet: lie still", measuring: "Measuring: lie still, breathe calmly",
+  noContact: "No skin contact: wet the strap and put it on (paused)", noSignal: "No signal from the strap (paused)",
+  complete: "Complete", done: "Done", cancelled: "Cancelled: nothing was saved", failed: "Not measured" };
+function renderMeasurement(s) {
+  show("readiness");
+  const over = ["done", "cancelled", "failed"].includes(s.phase);
+  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (s.device ? " · " + s.device : "");
+  $("measure-left").textContent = s.timeLeft == null || over ? "" : clock(s.timeLeft);
+  $("measure-hr").textContent = s.heartRate == null ? "--" : String(s.heartRate);
+  $("measure-beats").textContent = s.beats == null ? "--" : String(s.beats);
+  $("measure-artifacts").textContent = s.artifacts == null ? "--" : String(s.artifacts);
+  $("measure-error").textContent = s.error || "";
+  $("measure-facts").classList.toggle("hidden", over);
+  $("btn-measure-cancel").classList.toggle("hidden", over);
+  $("btn-measure-done").classList.toggle("hidden", !over);
+  const r = s.result;
+  $("measure-result").classList.toggle("hidden", !r);
+  if (r) {
+    $("measure-figures").textContent = "rMSSD " + r.rmssd_ms.toFixed(1) + " ms · ln " + r.ln_rmssd.toFixed(2) + " · HR " + Math.round(r.mean_hr_bpm);
+    $("measure-verdict").textContent = r.assessment.summary;
+    $("measure-advice").textContent = r.assessment.advice;
+  }
+}
+$("btn-measure").onclick = async () => {
+  const { ok, answer } = await post("/api/readiness", {});
+  $("error").textContent = ok ? "" : answer.error || "could not start a measurement";
+  if (ok) { choosing = false; renderMeasurement({ phase: "connecting" }); }
+};
+$("btn-measure-cancel").onclick = () => command("finish");
+$("btn-measure-done").onclick = () => { choosing = true; showStart(); };
+
 let loadedChoices = false;
 async function showStart() {
   show("start");
+  showReadiness();
   if (loadedChoices) return;
   loadedChoices = true;
   const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);

@@ -6,6 +6,9 @@ public import IntervalProLaunch
 import IntervalProStorage
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
+import HummingbirdCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +16,7 @@ import ServiceLifecycle
 import UnixSignals
 import IntervalProIO
 
-/// The page, its JSON API and its WebSocket (docs/web-api.md), on Hummingbird.
+/// The page, its JSON API and its WebSocket (docs/reference/web-api.md), on Hummingbird.
 public struct WebServer: Sendable {
     public let address: ListenAddress
     public let host: SessionHost
@@ -34,21 +37,41 @@ public struct WebServer: Sendable {
 
     /// Serves until cancelled, or with `stopOnSignals` until SIGTERM or SIGINT; `listening`
     /// is called once the socket is bound.
+    ///
+    /// The server is put together here rather than by Hummingbird's `Application`, whose run
+    /// also starts a task that formats the Date header once a second: an idle `serve` on a Pi
+    /// woke some six times a second for it, all day. The header is written per response instead.
     public func run(stopOnSignals: Bool, listening: @escaping @Sendable () -> Void) async throws {
         var logger = Logger(label: "intervalpro.web")
         // Its messages are for its developers; failures to serve reach the user as errors.
         logger.logLevel = .critical
         let router = makeRouter()
-        let app = Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
-            onServerRunning: { _ in listening() }, logger: logger)
+        let responder = router.buildResponder()
         do {
-            if stopOnSignals {
-                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-            } else {
-                try await app.run()
-            }
+            let server = try HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router).buildServer(
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
+                responder: { [logger] request, writer, channel in
+                    let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: logger))
+                    var response: Response
+                    do {
+                        response = try await responder.respond(to: request, context: context)
+                    } catch let error as HTTPParserError {
+                        throw error
+                    } catch {
+                        response = Response(status: .internalServerError)
+                    }
+                    response.headers[.date] = HTTPDate.now
+                    try await writer.write(response: response.head, body: response.body)
+                },
+                onServerRunning: { _ in
+                    listening()
+                    IdleMemory.releaseWhenIdle(host.hub)
+                })
+            let services = ServiceGroup(
+                configuration: .init(
+                    services: [server], gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [], logger: logger))
+            try await services.run()
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
             throw Failure("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", status: .unavailable)
@@ -69,7 +92,8 @@ public struct WebServer: Sendable {
             guard let session = try? store.open(readingOnly: true).session(id: id, loading: .samples),
                 session.summary != nil
             else { return Self.error(.notFound, "no finished session \(id)") }
-            return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session))
+            let readiness = ReadinessToday.trend(store, before: session.listing.startedAt)
+            return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session, readiness: readiness))
         }
         router.get("/api/state") { _, _ in Self.json(.ok, hub.current) }
         router.post("/api/command") { request, _ -> Response in
@@ -106,6 +130,36 @@ public struct WebServer: Sendable {
             } catch let failure as Failure {
                 return Self.error(.internalServerError, failure.message)
             }
+        }
+        router.post("/api/readiness") { request, _ -> Response in
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            var minutes = 2.0
+            if let node = body["duration"] {
+                guard let value = node.numberValue, (1...5).contains(value) else {
+                    return Self.error(.badRequest, "'duration' must be a number of minutes from 1 to 5")
+                }
+                minutes = value
+            }
+            do throws(SessionHost.StartError) {
+                try host.startReadiness(duration: minutes)
+            } catch {
+                switch error {
+                case .notHere:
+                    return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` measures")
+                case .busy: return Self.error(.conflict, "a session or a measurement is running: finish it first")
+                case .unreadable(let message): return Self.error(.unprocessableContent, message)
+                }
+            }
+            return Self.json(.accepted, #"{"started":true}"#)
+        }
+        router.get("/api/readiness") { _, _ -> Response in
+            let today = WallClock.localDateToday()
+            let readiness = ReadinessToday.read(store, today: today).map(ReadinessJSON.today) ?? .null
+            return Self.json(.ok, JSONValue.object([("date", .string(today)), ("readiness", readiness)]).serialized(pretty: false))
         }
         router.ws("/api/live") { inbound, outbound, _ in
             // Until the page goes away: its frames are read (and dropped) so a close is seen.
@@ -171,14 +225,9 @@ public struct WebServer: Sendable {
         let list: [JSONValue] = catalogue.plans().compactMap { entry in
             guard let plan = try? loadPlan(entry.path) else { return nil }
             let timeline = plan.timeline()
-            var seconds = 0.0
-            var timed = true
-            for step in timeline {
-                if case .time(let length) = step.end { seconds += length.seconds } else { timed = false }
-            }
             return .object([
                 ("id", .string(entry.id)), ("name", .string(plan.name)), ("folder", .string(entry.folder)),
-                ("steps", .int(timeline.count)), ("duration", timed ? .number(seconds) : .null),
+                ("steps", .int(timeline.count)), ("duration", timeline.duration.map { .number($0.seconds) } ?? .null),
             ])
         }
         return JSONValue.object([("plans", .array(list))]).serialized(pretty: false)

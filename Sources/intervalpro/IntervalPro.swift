@@ -16,7 +16,7 @@ struct IntervalPro: AsyncParsableCommand {
             RunCommand.self, ReplayCommand.self, ScanCommand.self, RecordCommand.self, DoctorCommand.self,
             RenderAudioCommand.self, HistoryCommand.self, ShowCommand.self, TrendsCommand.self, ExportCommand.self,
             ReportCommand.self, DeleteCommand.self, PlanCommand.self, DecodeCommand.self, ServeCommand.self,
-            AccountCommand.self, TodayCommand.self, UploadCommand.self,
+            AccountCommand.self, TodayCommand.self, UploadCommand.self, ReadinessCommand.self,
         ]
     )
 }

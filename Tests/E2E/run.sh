@@ -5,7 +5,7 @@
 # Prints one line per scenario and the suite's wall time; exits 1 if any scenario failed.
 # Results (outputs, recordings, logs of the guest and of the virtual devices) go to
 #   ${INTERVALPRO_E2E_RESULTS:-.build/e2e}/<date-time>/, with a `latest` link beside them.
-# See README.md, "The real-stack test".
+# See docs/dev/real-stack-test.md.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 project="$(cd "$here/../.." && pwd)"
@@ -29,8 +29,11 @@ cd "$project"
 if [ -n "${INTERVALPRO_E2E_BINARY:-}" ]; then
     binary=$(realpath "$INTERVALPRO_E2E_BINARY")
 else
-    swift build -c release --product intervalpro
-    binary="$project/.build/release/intervalpro"
+    # The flags the package is built with (the Makefile exports them), so the suite tests the
+    # binary that ships.
+    read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+    swift build "${flags[@]}" --product intervalpro
+    binary="$(swift build "${flags[@]}" --show-bin-path)/intervalpro"
 fi
 [ -x "$binary" ] || { echo "run.sh: no binary at $binary" >&2; exit 66; }
 

@@ -4,7 +4,8 @@
 Runs the built `intervalpro` on bundled and simulated sessions (saved into a scratch
 data directory), exports each as FIT, TCX and jsonl, and checks:
   - FIT: Garmin's FIT SDK for Python (garmin-fit-sdk) decodes it with no errors and a
-    valid CRC; records, laps, session and developer fields equal the stored session;
+    valid CRC; records, laps, session and developer fields equal the stored session; its hrv
+    messages give back every RR interval (to the millisecond), and the file replays with them;
   - TCX: tcxreader reads every trackpoint and lap; lxml sees the TCX v2 structure in
     schema order, per-foot RunCadence and the ActivityExtension v2 lap figures;
   - jsonl: replayed against the stored plan, it gives the stored summary.
@@ -12,6 +13,7 @@ data directory), exports each as FIT, TCX and jsonl, and checks:
 Usage: check_exports.py PATH/TO/intervalpro
 """
 import json
+import math
 import os
 import sys
 import tempfile
@@ -115,6 +117,20 @@ def check_fit(path, stored, name):
     names = {d["field_definition_number"]: d["field_name"] for d in messages["field_description_mesgs"]}
     check(names == {0: "target_cadence", 1: "in_cadence_zone"}, f"{name}: developer fields {names}")
 
+    # Beat to beat: the hrv messages give back every RR interval the strap sent, in order, to the
+    # millisecond FIT keeps (the strap's 1/1024 s rounded, halves up: 576 units are 563 ms).
+    sent = [math.floor(u * 1000 / 1024 + 0.5) / 1000 for s in samples for u in s["rr"]]
+    decoded = []
+    for message in messages.get("hrv_mesgs", []):
+        times = message.get("time")
+        times = times if isinstance(times, list) else [times]
+        decoded += [t for t in times if t is not None]
+    check(len(decoded) == len(sent) and all(abs(a - b) < 1e-9 for a, b in zip(decoded, sent)),
+          f"{name}: the FIT SDK reads {len(decoded)} RR intervals from the hrv messages, the session has {len(sent)}"
+          + (f" (first difference at {next(i for i, (a, b) in enumerate(zip(decoded, sent)) if abs(a - b) >= 1e-9)})"
+             if any(abs(a - b) >= 1e-9 for a, b in zip(decoded, sent)) else ""))
+    check(not sent or len(messages.get("hrv_mesgs", [])) >= len(sent) / 5, f"{name}: hrv messages hold more than five times")
+
 
 def check_tcx(path, stored, name):
     exercise = TCXReader().read(path, only_gps=False)
@@ -176,7 +192,7 @@ def main():
             summary = json.loads(run(binary, env, *arguments, "--fast", "--json"))
             stored = json.loads(run(binary, env, "show", "last", "--json", "--samples"))
             stored_summary = {k: v for k, v in stored.items()
-                              if k not in ("session_id", "started_at", "status", "devices", "samples")}
+                              if k not in ("session_id", "started_at", "status", "devices", "samples", "alpha1_windows")}
             check(stored_summary == summary, f"{name}: stored summary equals the run's summary")
             fit, tcx, jsonl, plan = (os.path.join(scratch, f"{name}.{ext}") for ext in ("fit", "tcx", "jsonl", "json"))
             run(binary, env, "export", "last", "--format", "fit", "-o", fit)
@@ -189,6 +205,15 @@ def main():
                                       "--no-save"))
             expected = dict(summary, source="replay")
             check(replayed == expected, f"{name}: the jsonl export replays to the stored summary")
+            # The FIT export replays with its beats: every one, alpha 1 within what milliseconds change.
+            from_fit = json.loads(run(binary, env, "replay", fit, "--plan", plan_path, "--fast", "--json", "--no-save"))
+            if summary.get("hrv"):
+                check(from_fit.get("hrv") and from_fit["hrv"]["beats"] == summary["hrv"]["beats"],
+                      f"{name}: the FIT export replays with {from_fit.get('hrv')} beats, the session had {summary['hrv']['beats']}")
+                for got, want in zip(from_fit["steps"], summary["steps"]):
+                    if want.get("alpha1") is not None:
+                        check(got.get("alpha1") is not None and abs(got["alpha1"] - want["alpha1"]) <= 0.03,
+                              f"{name}: step {want['index'] + 1} alpha 1 {got.get('alpha1')} from the FIT export, {want['alpha1']} stored")
     return tally.report()
 
 

@@ -250,6 +250,23 @@ def icu_checks(s):
           "/_control/state lists the activities with paired_event_id, external_id, uploads, sha256",
           str(activities))
 
+    # Wellness: a day's record, a PUT that changes only what it names (-1 clears), the watch's seed.
+    path = f"/api/v1/athlete/{ATHLETE}/wellness/2026-03-01"
+    empty = s.request("GET", path, headers=ICU)
+    check(empty.status == 200 and empty.json == {"id": "2026-03-01"}, "a day without wellness: its id alone", repr(empty))
+    s.control("wellness", {"date": "2026-03-01", "record": {"hrv": 55.0, "sleepSecs": 27000}})
+    json_headers = dict(ICU, **{"Content-Type": "application/json"})
+    put = s.request("PUT", path, json.dumps({"id": "2026-03-01", "hrv": 61.2, "restingHR": 48}).encode(), json_headers)
+    check(put.status == 200 and put.json == {"id": "2026-03-01", "hrv": 61.2, "sleepSecs": 27000, "restingHR": 48},
+          "PUT wellness changes only the fields it sends", repr(put))
+    cleared = s.request("PUT", path, json.dumps({"sleepSecs": -1}).encode(), json_headers)
+    check(cleared.status == 200 and "sleepSecs" not in cleared.json, "-1 clears a field", repr(cleared))
+    check(s.request("PUT", path, json.dumps({"hrv": "high"}).encode(), json_headers).status == 422,
+          "a field that is not a number: 422")
+    check(s.request("DELETE", path, headers=ICU).status == 405, "wellness takes GET and PUT only")
+    check(s.control("state").json["icu_wellness"] == {"2026-03-01": {"hrv": 61.2, "restingHR": 48}},
+          "/_control/state lists the wellness records")
+
 
 def authorize(s, state="xyz", scope="activity:write", client_id=CLIENT_ID, response_type="code"):
     query = urllib.parse.urlencode({"client_id": client_id, "redirect_uri": REDIRECT,

@@ -352,6 +352,8 @@ class State:
         self.icu_key = args.icu_key
         self.icu_events = events
         self.icu_activities = []
+        # Wellness records by date, as a watch, a ring or a PUT left them.
+        self.icu_wellness = {}
         self.icu_by_sha = {}
         # Strava
         self.client_id = args.strava_client_id
@@ -466,6 +468,7 @@ class State:
                 "activities": {str(k): v for k, v in self.activities.items()},
                 "refreshes": self.refreshes,
                 "icu_activities": self.icu_activities,
+                "icu_wellness": self.icu_wellness,
                 "deny": self.deny,
                 "strava_access_tokens": len(self.access_tokens),
                 "strava_refresh_tokens": len(self.refresh_tokens),
@@ -479,6 +482,8 @@ ICU_ROUTES = [
     (re.compile(r"^/api/v1/athlete/([^/]+)/events$"), "GET", "icu_events"),
     (re.compile(r"^/api/v1/athlete/([^/]+)/events/([^/]+)$"), "GET", "icu_event"),
     (re.compile(r"^/api/v1/athlete/([^/]+)/activities$"), "POST", "icu_upload"),
+    (re.compile(r"^/api/v1/athlete/([^/]+)/wellness/([^/]+)$"), "GET", "icu_wellness"),
+    (re.compile(r"^/api/v1/athlete/([^/]+)/wellness/([^/]+)$"), "PUT", "icu_wellness_update"),
 ]
 
 
@@ -500,12 +505,13 @@ def icu_authorized(state, request):
 def icu(state, request):
     if not icu_authorized(state, request):
         return icu_error(401, "Unauthorized", {"WWW-Authenticate": 'Basic realm="intervals.icu"'})
+    allowed = [method for pattern, method, _ in ICU_ROUTES if pattern.match(request.path)]
+    if allowed and request.method not in allowed:
+        return icu_error(405, "Method Not Allowed", {"Allow": ", ".join(allowed)})
     for pattern, method, name in ICU_ROUTES:
         found = pattern.match(request.path)
-        if not found:
+        if not found or request.method != method:
             continue
-        if request.method != method:
-            return icu_error(405, "Method Not Allowed", {"Allow": method})
         athlete = urllib.parse.unquote(found.group(1))
         # "0" is the key's own athlete, as the API documents.
         if athlete not in (state.icu_athlete, "0"):
@@ -581,8 +587,47 @@ def icu_upload(state, request):
     return Reply(201, answer)
 
 
+# The wellness fields a record may hold (numbers; a few of intervals.icu's, those readiness uses and more).
+WELLNESS_FIELDS = {"hrv", "hrvSDNN", "restingHR", "sleepSecs", "sleepScore", "sleepQuality", "avgSleepingHR",
+                   "readiness", "weight", "spO2", "respiration", "soreness", "fatigue", "stress", "mood", "motivation"}
+
+
+def icu_wellness(state, request, date):
+    """A day's record: {"id": date} and the fields the day has (a day with none is that alone)."""
+    if parse_day(date) != date:
+        return icu_error(400, f"Invalid date {date}")
+    with state.lock:
+        return Reply(200, {"id": date, **state.icu_wellness.get(date, {})})
+
+
+def icu_wellness_update(state, request, date):
+    """As the API documents a PUT: only the fields sent change; -1 clears a number."""
+    if parse_day(date) != date:
+        return icu_error(400, f"Invalid date {date}")
+    body = read_json(request)
+    if not isinstance(body, dict):
+        return icu_error(422, "expected a JSON object")
+    if body.get("id", date) != date:
+        return icu_error(422, f"id {body.get('id')} is not {date}")
+    unknown = [k for k in body if k != "id" and k not in WELLNESS_FIELDS]
+    if unknown:
+        return icu_error(422, f"unknown field {unknown[0]}")
+    if any(not isinstance(body[k], (int, float)) or isinstance(body[k], bool) for k in body if k != "id"):
+        return icu_error(422, "wellness fields are numbers")
+    with state.lock:
+        record = state.icu_wellness.setdefault(date, {})
+        for key, value in body.items():
+            if key == "id":
+                continue
+            if value == -1:
+                record.pop(key, None)
+            else:
+                record[key] = value
+        return Reply(200, {"id": date, **record})
+
+
 ICU_HANDLERS = {"icu_athlete": icu_athlete, "icu_events": icu_events, "icu_event": icu_event,
-                "icu_upload": icu_upload}
+                "icu_upload": icu_upload, "icu_wellness": icu_wellness, "icu_wellness_update": icu_wellness_update}
 
 
 # ---------------------------------------------------------------------------- Strava
@@ -781,7 +826,7 @@ def read_json(request):
 
 def control(state, request):
     routes = {"/_control/fault": "POST", "/_control/deny": "POST", "/_control/revoke": "POST",
-              "/_control/clear": "POST", "/_control/state": "GET"}
+              "/_control/clear": "POST", "/_control/state": "GET", "/_control/wellness": "POST"}
     if request.path not in routes:
         return Reply(404, {"message": f"no control {request.path}"})
     if request.method != routes[request.path]:
@@ -802,6 +847,14 @@ def control(state, request):
             cleared = len(state.faults)
             state.faults.clear()
         return Reply(200, {"cleared": cleared})
+    if request.path == "/_control/wellness":
+        # What a watch or ring synced for a day: {"date": "YYYY-MM-DD", "record": {...}}.
+        if not isinstance(body, dict) or parse_day(str(body.get("date"))) != body.get("date") \
+                or not isinstance(body.get("record"), dict):
+            return Reply(400, {"message": 'expected {"date": "YYYY-MM-DD", "record": {...}}'})
+        with state.lock:
+            state.icu_wellness[body["date"]] = dict(body["record"])
+        return Reply(200, {"date": body["date"], "record": body["record"]})
     if request.path == "/_control/deny":
         if not isinstance(body, dict) or not isinstance(body.get("deny"), bool):
             return Reply(400, {"message": 'expected {"deny": true|false}'})
@@ -1020,6 +1073,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "headers": headers,
             "body_size": len(request.body) if request else None,
             "form": request.form if media == "application/x-www-form-urlencoded" else None,
+            "json": request.body.decode("utf-8", "replace") if request and media == "application/json" else None,
             "parts": None if request is None or request.parts is None else [
                 dict({"name": p.name, "filename": p.filename, "content_type": p.content_type,
                       "size": len(p.data), "sha256": hashlib.sha256(p.data).hexdigest()},

@@ -36,7 +36,13 @@ import Testing
         rig.added(footpod, at: 1.2)
         #expect(rig.tick(at: 5.9).connects.isEmpty, "the remembered device has 5 s to appear")
         let replaced = rig.tick(at: 6)
-        #expect(Set(replaced.connects) == [.connect(device: watchPath), .connect(device: footpodPath)])
+        // Both chosen; one connection at a time, the footpod's once the watch's is up.
+        #expect(Set(rig.machine.chosenDevices.map(\.address)) == [Fixture.forerunner, Fixture.unknownSensor])
+        #expect(replaced.connects == [.connect(device: watchPath)])
+        #expect(
+            rig.deviceChanged(Fixture.forerunner, ["Connected": .boolean(true)], at: 6.5).connects == [
+                .connect(device: footpodPath)
+            ])
         #expect(
             replaced.statuses.contains(
                 .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro)))

@@ -117,9 +117,11 @@ final class RunningCommand: @unchecked Sendable {
     let stdout: Collected
     let stderr: Collected
 
+    /// - Parameter watchdog: seconds after which a process still running is killed, so that a
+    ///   hung binary fails its test instead of hanging the suite.
     init(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
-        stdout stdoutHandle: FileHandle? = nil
+        stdout stdoutHandle: FileHandle? = nil, watchdog: Double = 120
     ) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
@@ -144,7 +146,7 @@ final class RunningCommand: @unchecked Sendable {
         if stdoutHandle != nil { try? outPipe.fileHandleForWriting.close() }
         // A watchdog, so that a hung binary fails the test instead of hanging the suite.
         let process = self.process
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + watchdog) {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
     }
@@ -171,9 +173,9 @@ func intervalpro(
 }
 
 func intervalpro(
-    arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:]
+    arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:], watchdog: Double = 120
 ) throws -> CommandResult {
-    try RunningCommand(arguments, in: directory, environment: environment).finish()
+    try RunningCommand(arguments, in: directory, environment: environment, watchdog: watchdog).finish()
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.

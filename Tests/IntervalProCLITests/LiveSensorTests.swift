@@ -132,6 +132,14 @@ import Testing
         let replayed = try #require(jsonObject(replay.stdoutData))
         let replayedSteps = try #require(replayed["steps"] as? [[String: Any]])
         #expect(NSArray(array: steps).isEqual(to: replayedSteps))
+        // The strap's RR intervals went through the live session's beat-to-beat analysis too.
+        let liveBeats = try #require(liveSummary["hrv"] as? [String: Any])
+        // One beat a second for 6 s; a loaded machine subscribes a second or two late.
+        #expect(number(liveBeats["beats"]) ?? 0 >= 3)
+        let replayedBeats = try #require(replayed["hrv"] as? [String: Any])
+        for key in ["beats", "artifacts", "scored_windows", "artifact_pct"] {
+            #expect(number(liveBeats[key]) == number(replayedBeats[key]), "\(key)")
+        }
     }
 
     @Test("heart rate from a watch and cadence from a footpod, two devices at once")
@@ -148,6 +156,26 @@ import Testing
         let header = try #require(jsonObject(String(try String(contentsOfFile: out, encoding: .utf8).prefix { $0 != "\n" })))
         let devices = try #require(header["devices"] as? [[String: Any]])
         #expect(Set(devices.compactMap { $0["id"] as? String }) == ["F0:F1:F2:F3:F4:F5", "D4:D5:D6:D7:D8:D9"])
+    }
+
+    @Test("a footpod slower to resolve than the watch by more than the grace is still waited for")
+    func slowSecondDevice() throws {
+        // The footpod's services take 7 s, the watch's 0.2 s: beyond the 5 s given a device
+        // that is not on its way up, within the 20 s scan timeout.
+        let fake = try FakeBlueZ(
+            json: #"{"adapters": [{"name": "hci0"}], "devices": ["#
+                + #"{"address": "F0:F1:F2:F3:F4:F5", "name": "Forerunner 265", "services": ["180d"], "#
+                + #""resolve_delay": 0.2, "notifications": [[0.0, "2a37", "168c9a01"]], "loop": true}, "#
+                + #"{"address": "D4:D5:D6:D7:D8:D9", "name": "Stryd", "services": ["1814"], "appears_after": 0.5, "#
+                + #""resolve_delay": 7, "notifications": [[0.0, "2a53", "05d002aa6200"]], "loop": true}]}"#)
+        let dir = try ScratchDirectory()
+        let out = dir.path("slow.jsonl")
+        let result = try intervalpro("record", out, "--duration", "2", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let header = try #require(jsonObject(String(try String(contentsOfFile: out, encoding: .utf8).prefix { $0 != "\n" })))
+        let devices = try #require(header["devices"] as? [[String: Any]])
+        #expect(Set(devices.compactMap { $0["id"] as? String }) == ["F0:F1:F2:F3:F4:F5", "D4:D5:D6:D7:D8:D9"])
+        #expect(try notifications(in: out).contains { $0.char == "2a53" })
     }
 
     @Test("a dropout shows as events, the link comes back, and nothing received is lost")

@@ -1,3 +1,4 @@
+import AllocationCounter
 import Testing
 @testable import IntervalProCore
 
@@ -52,7 +53,7 @@ struct HeartRateMeasurementTests {
                 #expect(m.heartRate == heartRate, "flags \(flags)")
                 #expect(m.sensorContact == Self.expectedContact(flags: flags), "flags \(flags)")
                 #expect(m.energyExpendedKJ == (hasEnergy ? 0xBEEF : nil), "flags \(flags)")
-                #expect(m.rrIntervals == variant.wire, "flags \(flags), trailing \(trailing)")
+                #expect(Array(m.rrIntervals) == variant.wire, "flags \(flags), trailing \(trailing)")
                 #expect(m.rrIntervalsMs == variant.ms, "flags \(flags)")
             }
         }
@@ -126,6 +127,28 @@ struct HeartRateMeasurementTests {
                 .encoded() == [0x1F, 0x2C, 0x01, 0x05, 0x00, 0x00, 0x04])
     }
 
+    /// The intervals are read where they arrived: a value with nine of them costs the parser
+    /// no allocation more than the same value without them (a debug build allocates for
+    /// other reasons, so the two are compared rather than counted).
+    @Test func rrIntervalsAreReadInPlace() throws {
+        let withoutRR: [UInt8] = [0x06, 100]
+        let withRR: [UInt8] = [0x16, 100] + Array(repeating: [0x00, 0x04], count: 9).joined()
+        func allocations(_ value: [UInt8]) throws -> Int {
+            let before = intervalpro_allocations_on_this_thread()
+            let m = try HeartRateMeasurement.parse(value)
+            let after = intervalpro_allocations_on_this_thread()
+            #expect(m.heartRate == 100)
+            return after - before
+        }
+        _ = try allocations(withRR)  // first use of anything lazily set up
+        #expect(try allocations(withRR) == allocations(withoutRR))
+        let m = try HeartRateMeasurement.parse(withRR)
+        #expect(Array(m.rrIntervals) == Array(repeating: 1024, count: 9))
+        #expect(m.rrIntervals == RRIntervals(Array(repeating: 1024, count: 9)))
+        #expect(m.rrIntervals.hashValue == RRIntervals(Array(repeating: 1024, count: 9)).hashValue)
+        #expect(m.rrIntervals != [1024])
+    }
+
     @Test func encodeParseRoundTrips() throws {
         let contacts: [HeartRateMeasurement.SensorContact] = [.unsupported, .notDetected, .detected]
         var count = 0
@@ -134,7 +157,7 @@ struct HeartRateMeasurementTests {
                 for energy: UInt16? in [nil, 0, 1, 0x1234, 65535] {
                     for rr: [UInt16] in [[], [0], [1024], [1, 2, 3, 65535], Array(repeating: 700, count: 9)] {
                         let m = HeartRateMeasurement(
-                            heartRate: heartRate, sensorContact: contact, energyExpendedKJ: energy, rrIntervals: rr)
+                            heartRate: heartRate, sensorContact: contact, energyExpendedKJ: energy, rrIntervals: RRIntervals(rr))
                         #expect(try HeartRateMeasurement.parse(m.encoded()) == m)
                         count += 1
                     }

@@ -143,6 +143,52 @@ struct RecordingParserTests {
         #expect(error.description == "rides/run.jsonl:\(line): \(message)")
     }
 
+    /// The canonical line is read by a scanner of its own (RecordingLineScanner); every other
+    /// shape of the same content goes through the JSON reader, and both must agree.
+    @Test("the line IntervalPro writes and other shapes of it read the same", arguments: [
+        #"{"t" : 12.25, "dev":"pod", "char":"2a53", "hex":"04a802ae"}"#,
+        #"{"dev":"pod","t":12.25,"char":"2a53","hex":"04a802ae"}"#,
+        #"{"t":1.225e1,"dev":"pod","char":"2a53","hex":"04a802ae"}"#,
+        #"{"t":12.250000,"dev":"p\u006fd","char":"2a53","hex":"04A802AE"}"#,
+        #"{"t":12.25,"dev":"pod","char":"2a53","hex":"0x04a802ae"}"#,
+        #"{"t":12.25,"dev":"pod","char":"2a53","hex":"04:a8:02:ae","rssi":-60}"#,
+    ])
+    func canonicalAndOtherShapesAgree(other: String) throws {
+        let canonical = #"{"t":12.250,"dev":"pod","char":"2a53","hex":"04a802ae"}"#
+        let expected = RecordingEntry.notification(
+            RawNotification(time: SessionTime(microseconds: 12_250_000), device: "pod", characteristicID: "2a53", bytes: [0x04, 0xA8, 0x02, 0xAE]))
+        #expect(try parse(header + "\n" + canonical).entries == [expected])
+        #expect(try parse(header + "\n" + other).entries == [expected])
+    }
+
+    /// The scanner reads a time's digits itself; it must give the Double that strtod (the JSON
+    /// reader's conversion) gives for every decimal, the long ones too.
+    @Test func canonicalTimesAreTheDoublesStrtodGives() throws {
+        var generator = SystemRandomNumberGenerator()
+        var times = ["0", "0.0", "0.001", "12.250", "9999999.999999", "0.1234567890123", "1.0000000000000001",
+                     "123456789012.345678", "5.00000000000000000001", "0.30000000000000004"]
+        for _ in 0..<5_000 {
+            let whole = UInt64.random(in: 0...9_999_999, using: &generator)
+            let digits = Int.random(in: 1...12, using: &generator)
+            let fraction = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            times.append("\(whole).\(fraction)")
+        }
+        var scanner = RecordingLineScanner()
+        for t in times {
+            let line = #"{"t":"# + t + #","dev":"pod","char":"2a53","hex":"00"}"#
+            let notification = scanner.notification(ArraySlice(line.utf8))
+            let scanned = try #require(notification, "t = \(t)")
+            #expect(scanned.seconds == Double(t), "t = \(t)")
+        }
+    }
+
+    @Test func canonicalLinesStillRefuseWhatTheFormatRefuses() {
+        #expect(recordingError(header + "\n" + #"{"t":10000000.5,"dev":"pod","char":"2a53","hex":"00"}"#)?.message
+            == #""t" must be a number of seconds, 0 or more"#)
+        #expect(recordingError(header + "\n" + #"{"t":01.5,"dev":"pod","char":"2a53","hex":"00"}"#) != nil)
+        #expect(recordingError(header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"00"} x"#) != nil)
+    }
+
     @Test func equalTimesAreAllowed() throws {
         let text = header + "\n" + #"{"t":1,"dev":"pod","event":"a"}"# + "\n" + #"{"t":1.0,"dev":"pod","event":"b"}"#
         #expect(try parse(text).entries.count == 2)
@@ -235,5 +281,15 @@ struct RecordingWriterTests {
         #expect(throws: RecordingError.self) {
             try RecordingParser.read(Array("{\"intervalpro_recording\": 1}\n{\"t\": 10000000.5, \"dev\": \"p\", \"event\": \"x\"}".utf8), file: "f")
         }
+    }
+
+    @Test("the header's cadence units by device: only devices that declare one, the first where an id repeats")
+    func cadenceUnitsByDevice() {
+        let header = RecordingHeader(startedAt: nil, devices: [
+            RecordedDevice(id: "A", cadenceUnit: .strides), RecordedDevice(id: "B"),
+            RecordedDevice(id: "A", cadenceUnit: .steps), RecordedDevice(id: "C", cadenceUnit: .auto),
+        ])
+        #expect(header.cadenceUnits == ["A": .strides, "C": .auto])
+        #expect(header.devices.cadenceUnits == header.cadenceUnits)
     }
 }

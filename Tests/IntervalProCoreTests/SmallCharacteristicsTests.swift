@@ -120,6 +120,8 @@ struct GATTCharacteristicTests {
         "0000zz37-0000-1000-8000-00805f9b34fb",
         "0000180d-0000-1000-8000-00805f9b34fb",
         "00002a37-0000-1000-8000-00805f9b34fb0",
+        "00002a37-0000-1000-8000\r00805f9b34fb",  // a control character is no hyphen in any case
+        "2a3\u{00E9}", "\u{FF12}a37",  // letters outside ASCII
         "heart_rate",
     ])
     func rejects(identifier: String) {

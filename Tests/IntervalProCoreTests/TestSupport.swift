@@ -79,11 +79,11 @@ enum Fixture {
     /// A Heart Rate Measurement notification, encoded with the real encoder.
     static func hr(
         _ seconds: Double, bpm: UInt16, contact: HeartRateMeasurement.SensorContact = .detected,
-        device: String = strap
+        device: String = strap, rr: [UInt16] = []
     ) -> RawNotification {
         RawNotification(
             time: at(seconds), device: device, characteristic: .heartRateMeasurement,
-            bytes: HeartRateMeasurement(heartRate: bpm, sensorContact: contact).encoded())
+            bytes: HeartRateMeasurement(heartRate: bpm, sensorContact: contact, rrIntervals: RRIntervals(rr)).encoded())
     }
 
     static func timed(_ index: Int, _ seconds: Double, kind: StepKind = .work, zone: CadenceZone? = nil)
@@ -137,9 +137,9 @@ struct EngineHarness {
     @discardableResult
     mutating func hr(
         _ seconds: Double, _ bpm: UInt16, contact: HeartRateMeasurement.SensorContact = .detected,
-        device: String = Fixture.strap
+        device: String = Fixture.strap, rr: [UInt16] = []
     ) -> [SessionEngine.Action] {
-        send(.notification(Fixture.hr(seconds, bpm: bpm, contact: contact, device: device)), at: seconds)
+        send(.notification(Fixture.hr(seconds, bpm: bpm, contact: contact, device: device, rr: rr)), at: seconds)
     }
 
     @discardableResult

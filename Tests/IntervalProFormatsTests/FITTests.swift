@@ -151,4 +151,39 @@ struct FITTests {
         #expect(hr.heartRate == 151)
         #expect(activity.recording.entries[2].time == .seconds(1))
     }
+
+    /// A watch's `hrv` messages: five times to a message in milliseconds, invalid padding,
+    /// no timestamp; their beats go with the record before them and replay as RR intervals.
+    @Test func hrvMessagesReplayAsRRIntervals() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        func hrv(_ times: [Int?]) -> FITMessage {
+            FITMessage(78, [FITField(0, .uint16, .integers(times.map { $0.map(UInt64.init) }))])
+        }
+        writer.write(hrv([400, nil, nil, nil, nil]))  // before any record: the first record's
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(start)), FITField(3, .uint8, .int(150))]))
+        writer.write(hrv([401, 402, 403, 404, 405]))
+        writer.write(hrv([406, 407, 408, 409, 410]))
+        writer.write(hrv([411, nil, nil, nil, nil]))
+        // A record without heart rate: its beats give one.
+        writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + 1))]))
+        writer.write(hrv([500, 500, nil, nil, nil]))
+        let records = try FITFileReader.read(writer.fileBytes())
+        #expect(records[1].integers(0) == [400, nil, nil, nil, nil])
+
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        let beats = activity.recording.entries.compactMap { entry -> (SessionTime, UInt16, [UInt16])? in
+            guard case .notification(let n) = entry, n.characteristic == .heartRateMeasurement,
+                let hr = try? HeartRateMeasurement.parse(n.bytes)
+            else { return nil }
+            return (n.time, hr.heartRate, Array(hr.rrIntervals))
+        }
+        // Milliseconds back to the strap's 1/1024 s; more than nine take a second measurement.
+        let units = { (ms: [Int]) in ms.map { UInt16((Double($0) * 1.024).rounded()) } }
+        #expect(beats.count == 3)
+        #expect(beats[0].0 == .zero && beats[0].1 == 150 && beats[0].2 == units([400] + Array(401...408)))
+        #expect(beats[1].0 == .zero && beats[1].1 == 150 && beats[1].2 == units([409, 410, 411]))
+        #expect(beats[2].0 == .seconds(1) && beats[2].1 == 120 && beats[2].2 == units([500, 500]))
+    }
 }

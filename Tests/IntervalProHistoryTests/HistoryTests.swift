@@ -1,6 +1,7 @@
 import IntervalProCore
 import IntervalProFIT
 @testable import IntervalProHistory
+import IntervalProHRV
 import Testing
 
 extension String {
@@ -231,6 +232,21 @@ struct HistoryTextTests {
             entries: driven.entries, controls: driven.controls)
     }
 
+    @Test("FIT: each second's beats follow its record in hrv messages, five milliseconds to a message")
+    func fitHRVMessages() throws {
+        var session = Self.storedSession()
+        let beats: [[UInt16]] = [[410, 420], [], [430, 440, 450, 460, 470, 480, 490]]
+        for (index, intervals) in beats.enumerated() { session.samples[index].rrIntervals = intervals }
+        let records = try FITFileReader.read(FITActivity.encode(session))
+        let hrv = records.filter { $0.global == 78 }
+        #expect(hrv.map { $0.integers(0) } == [[400, 410, nil, nil, nil], [420, 430, 439, 449, 459], [469, 479, nil, nil, nil]])
+        // Placed after the record of their second: no timestamp of their own.
+        let order = records.filter { [20, 78].contains($0.global) }.prefix(6).map(\.global)
+        #expect(order == [20, 78, 20, 20, 78, 78])
+        #expect(hrv.allSatisfy { !$0.has(253) })
+        #expect(FITActivity.milliseconds(rr: 1024) == 1000 && FITActivity.milliseconds(rr: 1) == 1)
+    }
+
     @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
     func tcx() {
         let xml = TCXActivity.document(Self.storedSession())
@@ -250,5 +266,47 @@ struct HistoryTextTests {
         #expect(!html.contains("<script"))
         #expect(html.occurrences(of: "class=\"zone\"") == 2, "two steps with a zone")
         #expect(html.contains("class=\"cadence\""))
+        #expect(!html.contains("Readiness before this run"), "no readiness without measurements")
+    }
+
+    @Test("with scored alpha 1 windows, the report charts them under the cadence, with both thresholds")
+    func reportWithAlphaOne() {
+        var session = Self.storedSession()
+        func window(_ second: Int, _ alpha: Double?, _ status: AlphaWindow.Status = .scored) -> AlphaWindow {
+            AlphaWindow(
+                second: second, stepIndex: 0, status: status, beats: 300, artifacts: 0, alpha1: alpha, heartRate: 150,
+                cadence: 170)
+        }
+        // Two runs of windows, split by an unreliable one; a settling one never drawn.
+        session.alphaWindows = [
+            window(5, nil, .settling), window(10, 1.1), window(15, 0.9), window(20, nil, .unreliable), window(25, 0.6),
+        ]
+        let html = HTMLReport.page(session)
+        #expect(html.occurrences(of: "<svg") == 4)
+        let cadence = html.firstRange(of: "id=\"cadence\"")?.lowerBound
+        let alpha = html.firstRange(of: "id=\"alpha1\"")?.lowerBound
+        let heart = html.firstRange(of: "id=\"heart-rate\"")?.lowerBound
+        #expect(cadence! < alpha! && alpha! < heart!, "under the cadence chart")
+        #expect(html.occurrences(of: "class=\"threshold\"") == 2)
+        let path = html.split(separator: "class=\"alpha1\" d=\"")[1].prefix { $0 != "\"" }
+        #expect(path.filter { $0 == "M" }.count == 2 && path.filter { $0 == "L" }.count == 1)
+        #expect(!HTMLReport.page(Self.storedSession()).contains("id=\"alpha1\""), "no chart without scored windows")
+    }
+
+    @Test("with readiness measured, the report charts each morning, the baseline and the normal range")
+    func reportWithReadiness() {
+        // Nine mornings of ten: from the 7th day on a normal range, from the 3rd a baseline.
+        let measurements = (1...10).filter { $0 != 5 }.map {
+            ReadinessBaseline.Measurement(date: "2026-03-\($0 < 10 ? "0" : "")\($0)", lnRMSSD: 4 + Double($0 % 3) / 10)
+        }
+        let trend = ReadinessTrend(measurements, days: 12, endingOn: "2026-03-12")
+        let html = HTMLReport.page(Self.storedSession(), readiness: trend)
+        #expect(html.occurrences(of: "<svg") == 4)
+        #expect(html.contains("Readiness before this run"))
+        #expect(html.occurrences(of: "class=\"morning\"") == 9)
+        #expect(html.occurrences(of: "class=\"normal-range\"") == trend.days.filter { $0.normalLow != nil }.count)
+        #expect(trend.days.filter { $0.normalLow != nil }.count > 0)
+        #expect(html.contains("class=\"baseline\""))
+        #expect(!html.contains("<script"))
     }
 }

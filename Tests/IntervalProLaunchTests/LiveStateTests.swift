@@ -11,10 +11,20 @@ let ladder = """
     ]}
     """
 
-func request(speed: Double? = nil, fast: Bool = false) throws -> SessionRequest {
-    let plan = try PlanDecoder.decode(Array(ladder.utf8), file: "two.json")
+/// The same steps, short enough that every state of a fast run fits a reader's backlog
+/// (alpha 1 adds a state every 5 s once two minutes have passed).
+let shortLadder = """
+    {"name": "Two steps", "steps": [
+      {"kind": "warmup", "duration": 40, "cadence": 160},
+      {"kind": "work", "duration": 60, "cadence": 172},
+      {"kind": "cooldown", "duration": 40, "cadence": 158}
+    ]}
+    """
+
+func request(speed: Double? = nil, fast: Bool = false, planText: String = ladder) throws -> SessionRequest {
+    let plan = try PlanDecoder.decode(Array(planText.utf8), file: "two.json")
     var request = SessionRequest(
-        plan: plan, planText: ladder, planFile: "two.json", source: .simulate(.covering(plan.timeline())))
+        plan: plan, planText: planText, planFile: "two.json", source: .simulate(.covering(plan.timeline())))
     request.speed = speed
     request.fast = fast
     request.audio = AudioChoice(mode: .off, noVoice: true)
@@ -37,7 +47,7 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
         let hub = LiveStateHub()
         let stream = hub.subscribe()
-        let outcome = try await SessionLauncher.run(try request(fast: true), hub: hub)
+        let outcome = try await SessionLauncher.run(try request(fast: true, planText: shortLadder), hub: hub)
         hub.stop()
         var texts: [String] = []
         for await text in stream { texts.append(text) }
@@ -56,7 +66,7 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
             guard let number = state["step"]?["number"]?.numberValue, firstLeft[number] == nil else { continue }
             firstLeft[number] = state["step"]?["timeLeft"]?.numberValue
         }
-        #expect(firstLeft == [1: 60, 2: 120, 3: 60])
+        #expect(firstLeft == [1: 40, 2: 60, 3: 40])
         let last = try #require(all.last)
         #expect(last["status"]?.stringValue == "finished")
         #expect(last["sessionTime"]?.numberValue == outcome.summary.duration.seconds)

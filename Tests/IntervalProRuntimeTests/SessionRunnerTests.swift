@@ -145,16 +145,23 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         let entries = try await simulatedEntries(try plan(shortPlan))
         var rsc = 0
         var hr = 0
+        var beats = 0.0
+        var lastHeartRate = SessionTime.zero
         for case .notification(let n) in entries {
             let reading = try SensorReading.decode(try #require(n.characteristic), n.bytes)
             switch reading {
             case .rsc: rsc += 1
             case .heartRate(let m):
                 hr += 1
-                #expect(m.rrIntervals.count == 1)
+                lastHeartRate = n.time
+                // Every beat since the last notification: none to four at these heart rates.
+                #expect(m.rrIntervals.count <= 4)
+                beats += m.rrIntervals.reduce(0.0) { $0 + Double($1) / 1024 }
             default: Issue.record("unexpected reading \(reading)")
             }
         }
+        // The beats fill the time the strap sent them over, to within one beat.
+        #expect(abs(beats - lastHeartRate.seconds) < 1.5, "\(beats) s of beats by \(lastHeartRate.seconds) s")
         // 150 s of timed steps plus 5 simulated minutes of open cooldown: RSC at 2 Hz, HR at 1 Hz.
         #expect(rsc == 900)
         #expect(hr == 450)

@@ -94,6 +94,10 @@ struct RetryAndAccountsTests {
             #expect(!shown.contains(secret))
         }
         #expect(shown.contains("valid for 10 min"))
+        var sending = accounts
+        sending.intervalsICU?.readinessToWellness = true
+        #expect(try Accounts.decode(Array(sending.encoded().utf8)) == sending)
+        #expect(!accounts.encoded().contains("readiness_to_wellness"), "written only when on")
     }
 
     @Test("a malformed accounts.json names the JSON path and what is wrong")
@@ -108,6 +112,13 @@ struct RetryAndAccountsTests {
         }
         #expect(throws: AccountsProblem(path: "$.accounts[\"intervals.icu\"].api_key", message: "expected a non-empty string")) {
             try Accounts.decode(Array(#"{"accounts": {"intervals.icu": {"athlete_id": "i1"}}}"#.utf8))
+        }
+        #expect(
+            throws: AccountsProblem(
+                path: "$.accounts[\"intervals.icu\"].readiness_to_wellness", message: "expected true or false")
+        ) {
+            try Accounts.decode(
+                Array(#"{"accounts": {"intervals.icu": {"athlete_id": "i1", "api_key": "k", "readiness_to_wellness": 1}}}"#.utf8))
         }
         #expect(throws: AccountsProblem(path: "$.accounts.strava.expires_at", message: "expected a number")) {
             try Accounts.decode(Array(#"{"accounts": {"strava": {"client_id": "1"}}}"#.utf8))

@@ -1,4 +1,4 @@
-import IntervalProWeb
+@testable import IntervalProWeb
 import Testing
 
 let token = "0123456789abcdef0123456789abcdef"
@@ -83,5 +83,14 @@ func facts(
         }
         #expect(access.decide(facts(path: "/api/state", cookie: token, host: host, origin: "http://evil.example")) == .allow,
             "reading is not a change; the token still guards it")
+    }
+}
+
+@Suite struct HTTPDateTests {
+    @Test func formatsIMFFixdate() {
+        // RFC 9110's own example.
+        #expect(HTTPDate.format(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(secondsSince1970: 1_795_581_817) == "Wed, 25 Nov 2026 04:43:37 GMT")
     }
 }

@@ -7,7 +7,7 @@ session holds, then renders it in headless Chromium and checks the screenshot sh
 zone bands, the cadence and heart-rate traces and the step bars in their colours.
 
 Usage: check_report.py PATH/TO/intervalpro [SCREENSHOT.png]
-  With SCREENSHOT, the rendered page is also written there (for the README).
+  With SCREENSHOT, the rendered page is also written there (for docs/history.md).
 """
 import json
 import os

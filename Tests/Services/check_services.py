@@ -571,8 +571,12 @@ def group_icu(g):
     listed = s.run("today", "--json")
     expected = {"date": day(0), "runs": [{"id": "101", "reference": "icu:101", "date": day(0),
                                           "name": "Cadence ladder", "type": "Run", "steps": 6,
-                                          "duration_s": 300, "problem": None}]}
-    g.check(listed.returncode == 0 and listed.json() == expected, "today --json: the run, its steps and duration",
+                                          "duration_s": 300, "problem": None}],
+                "readiness": None, "intervals_icu_wellness": {"hrv_ms": None, "hrv_sdnn_ms": None,
+                                                              "resting_hr_bpm": None, "sleep_s": None,
+                                                              "sleep_score": None, "readiness": None}}
+    g.check(listed.returncode == 0 and listed.json() == expected,
+            "today --json: the run, its steps and duration (no readiness measured yet)",
             f"{listed.json()} != {expected}")
     calendar = [r for r in s.requests("GET", f"/api/v1/athlete/{ATHLETE}/events") if r["status"] == 200]
     g.check(calendar and calendar[-1]["query"] == {"oldest": day(0), "newest": day(0), "category": "WORKOUT"},
@@ -1166,6 +1170,77 @@ def group_unreachable(g):
     expect(g, today, 69, "today with the service unreachable: exit 69")
 
 
+def group_wellness(g):
+    """Readiness and intervals.icu's wellness: read before writing, written with --upload (a
+    partial update that keeps what a watch put there), queued on 5xx, sent by --pending."""
+    sys.path.insert(0, os.path.join(ROOT, "Tests", "Readiness"))
+    from make_recordings import make_recording  # noqa: E402 - beside the readiness check
+    s = Scenario(g, "wellness")
+    recording = make_recording(seed=1, minutes=1).write(os.path.join(s.dir, "morning.jsonl"))
+    day = TODAY.isoformat()
+    wellness_path = f"/api/v1/athlete/{ATHLETE}/wellness/{day}"
+
+    no_account = s.run("readiness", "--replay", recording, "--duration", "1", "--upload")
+    expect(g, no_account, 77, "readiness --upload without an intervals.icu account: 77, before measuring")
+    history = s.run("readiness", "history", "--json").json()
+    g.check(history == [], "... and nothing was saved", str(history))
+
+    add_icu(g, s)
+    watch = {"hrv": 58.0, "restingHR": 47, "sleepSecs": 25920, "sleepScore": 81, "readiness": 74}
+    s.control("wellness", {"date": day, "record": watch})
+    measured = s.run("readiness", "--replay", recording, "--duration", "1", "--json", "--upload")
+    expect(g, measured, 0, "readiness --upload with an account: 0")
+    m = measured.json() or {}
+    shown = m.get("intervals_icu_wellness") or {}
+    g.check(shown.get("hrv_ms") == 58.0 and shown.get("resting_hr_bpm") == 47 and shown.get("sleep_s") == 25920
+            and shown.get("readiness") == 74, "the day's wellness as the watch left it, read before writing", str(shown))
+    puts = s.requests("PUT", wellness_path)
+    body = json.loads(puts[0].get("json") or "{}") if puts else {}
+    g.check(bool(puts) and puts[0]["headers"].get("content-type") == "application/json"
+            and puts[0]["headers"].get("authorization") == f"Basic {ICU_BASIC}",
+            "the PUT is JSON with intervals.icu's Basic auth", str(puts[:1]))
+    g.check(len(puts) == 1 and body.get("hrv") == round(m.get("rmssd_ms", 0), 1)
+            and body.get("restingHR") == round(m.get("mean_hr_bpm", 0)) and body.get("id") == day
+            and set(body) == {"id", "hrv", "restingHR"},
+            "one PUT with hrv = rMSSD (0.1 ms) and restingHR = the mean heart rate, nothing else", str(body))
+    stored = s.state().get("icu_wellness", {}).get(day, {})
+    g.check(stored.get("hrv") == body.get("hrv") and stored.get("sleepSecs") == 25920 and stored.get("readiness") == 74,
+            "intervals.icu keeps the watch's sleep and readiness beside the written hrv", str(stored))
+    g.check("written" in measured.stderr, "the write is said on stderr", measured.stderr[-300:])
+
+    today = s.run("today")
+    expect(g, today, 0, "today shows today's readiness and the day's wellness, each labelled",
+           stdout_has=["Readiness today: rMSSD", "intervals.icu wellness (a watch, ring or app): HRV "])
+    text = s.run("readiness", "--replay", recording, "--duration", "1", "--no-save")
+    expect(g, text, 0, "readiness with an account and no --upload reads the wellness only",
+           stdout_has=["intervals.icu wellness", "sleep 7 h 12 min", "readiness 74"])
+    g.check(len(s.requests("PUT", wellness_path)) == 1, "... and writes nothing")
+
+    s.fault(match=f"PUT {wellness_path}", status=503, times=-1)
+    failed = s.run("readiness", "--replay", recording, "--duration", "1", "--upload", "--date", day)
+    expect(g, failed, 69, "a failing wellness write: 69, queued", stderr_has=["--pending"])
+    saved = s.run("readiness", "history", "--json").json() or []
+    g.check(len(saved) == 2, "the measurement is saved whatever the write did", str(len(saved)))
+    s.clear()
+    pending = s.run("upload", "--pending", "--json")
+    sent = (pending.json() or {}).get("wellness") or [{}]
+    g.check(pending.returncode == 0 and len(sent) == 1 and sent[0].get("status") == "done"
+            and sent[0].get("readiness") == (saved[-1].get("id") if saved else None),
+            "upload --pending writes the queued measurement", pending.describe())
+    again = s.run("upload", "--pending")
+    expect(g, again, 0, "nothing is left queued", stdout_has=["No uploads queued."])
+
+    # The account's setting sends every measurement without --upload.
+    expect(g, s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY,
+                    "--readiness-to-wellness"), 0, "account add intervals.icu --readiness-to-wellness")
+    g.check(((s.accounts() or {}).get("accounts", {}).get("intervals.icu") or {}).get("readiness_to_wellness") is True,
+            "accounts.json keeps the setting", str(s.accounts()))
+    before = len(s.requests("PUT", wellness_path))
+    every = s.run("readiness", "--replay", recording, "--duration", "1")
+    expect(g, every, 0, "readiness with the setting: 0")
+    g.check(len(s.requests("PUT", wellness_path)) == before + 1, "... and the measurement is written without --upload")
+
+
 GROUPS = [
     ("intervals.icu: account, today, run today / icu:ID, upload", group_icu),
     ("the calendar's edge cases and a bad accounts.json", group_calendar),
@@ -1174,6 +1249,7 @@ GROUPS = [
     ("the queue: 503, kill -9 mid-upload, run --upload", group_queue),
     ("retries: 5xx, 429 Retry-After, a dropped connection, a slow server", group_retries),
     ("unreachable services and doctor", group_unreachable),
+    ("readiness and intervals.icu's wellness: read, written, queued", group_wellness),
 ]
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The web page and its API (README, "The web page"), against the built binary.
+"""The web page and its API (docs/web-page.md, docs/reference/web-api.md), against the built binary.
 
 1. `run --web` on loopback, in headless Chromium at phone size: the live view shows what
    /api/state says; Pause, Resume, Next and Finish work from the page; the summary appears.
@@ -48,7 +48,7 @@ PHONE = (412, 915)
 # Waiting is bounded but generous: a loaded two-core machine is slow, not wrong.
 START_TIMEOUT = 30
 WAIT = 20
-STATE_IDS = ["step-title", "step-number", "time-left", "cadence", "advice", "heart-rate", "in-zone", "session-time"]
+STATE_IDS = ["step-title", "step-number", "time-left", "cadence", "advice", "heart-rate", "alpha1", "in-zone", "session-time"]
 BUTTON_IDS = ["btn-pause", "btn-next", "btn-finish"]
 USER_PLAN = {
     "name": "Web check plan",
@@ -194,7 +194,7 @@ def advancing(port, before, headers=None):
 
 
 # Hummingbird's WebSocket layer answers every refused upgrade with 400, no body and the
-# connection closed (README, "Access"): what matters is that nothing is upgraded or said.
+# connection closed (docs/reference/web-api.md, "Access"): what matters is that nothing is upgraded or said.
 REFUSED_UPGRADE = 400
 
 
@@ -321,6 +321,8 @@ const ids = arguments[0], out = {};
 for (const id of ids) { const e = document.getElementById(id); out[id] = e ? e.textContent.trim() : null; }
 const clock = document.getElementById('session-time');
 out['data-seconds'] = clock ? clock.getAttribute('data-seconds') : null;
+const alpha = document.getElementById('alpha1-fact');
+out['alpha1-shown'] = alpha ? !alpha.classList.contains('hidden') : null;
 const pause = document.getElementById('btn-pause');
 out['btn-pause'] = pause ? pause.textContent.trim() : null;
 return out;
@@ -398,6 +400,19 @@ def disagreements(dom, states, strict):
         shown = number_in(dom["heart-rate"])
         return shown is not None and abs(shown - s["heartRate"]) <= (0 if strict else 3)
     either("heart-rate", heart_rate)
+
+    def alpha1(s):
+        # Alpha 1 beside heart rate once the strap sent beats: its value, or why there is none.
+        a = s.get("alpha1")
+        if a is None:
+            return dom["alpha1-shown"] is False
+        if not dom["alpha1-shown"]:
+            return False
+        if a["status"] != "scored":
+            return dom["alpha1"] == a["status"]
+        shown = number_in(dom["alpha1"])
+        return shown is not None and abs(shown - a["value"]) <= (0.005 if strict else 0.3)
+    either("alpha1", alpha1)
 
     def in_zone(s):
         if s.get("inZonePercent") is None:
@@ -782,6 +797,84 @@ def start_page(binary, scratch):
 
 # ---------------------------------------------------------------- 3. access rules
 
+def resting_recording(path, seconds=160):
+    """A strap at rest: 1 Hz values carrying the beats of each second, a 10 s breathing cycle."""
+    cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+    lines = [json.dumps({"intervalpro_recording": 1, "started_at": "2026-11-25T06:30:00Z",
+                         "devices": [{"id": "A0:9E:1A:12:34:56", "name": "Polar H10"}]}, separators=(",", ":"))]
+    beat_time, beat = 0, 0
+    for second in range(1, seconds + 1):
+        value = bytes([0x16, 60])
+        while beat_time + cycle[beat % len(cycle)] <= second * 1000:
+            interval = cycle[beat % len(cycle)]
+            beat_time += interval
+            beat += 1
+            value += round(interval * 1.024).to_bytes(2, "little")
+        lines.append(f'{{"t":{second}.000,"dev":"A0:9E:1A:12:34:56","char":"2a37","hex":"{value.hex()}"}}')
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def readiness_card(binary, scratch):
+    """The start page's readiness card: no measurement yet and a Measure button; after
+    `readiness`, today's figures, verdict and advice as /api/readiness and the command's own
+    --json give them. (Measuring from the page is checked against the fake org.bluez in the
+    Swift CLI tests.)"""
+    folder = os.path.join(scratch, "readiness")
+    os.makedirs(folder)
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    driver = None
+    try:
+        server.start()
+        empty = get_json(port, "/api/readiness")
+        check(empty.get("readiness", "missing") is None and re.fullmatch(r"\d{4}-\d\d-\d\d", str(empty.get("date"))),
+              f"/api/readiness with no measurement: readiness null and today's date: {empty}")
+        driver = browser(folder)
+        driver.get(f"http://127.0.0.1:{port}/")
+        shown = wait_until(lambda: driver.execute_script(
+            "if (document.getElementById('view-start').classList.contains('hidden')) return null;"
+            "const t = (id) => document.getElementById(id).textContent.trim();"
+            "return {figures: t('readiness-figures'), advice: t('readiness-advice'), button: t('btn-measure')};"))
+        check(shown is not None and shown["figures"] == "" and shown["advice"].startswith("No measurement yet")
+              and shown["button"] == "Measure now",
+              f"with no measurement the card says so and offers to measure: {shown}")
+
+        recording = os.path.join(folder, "morning.jsonl")
+        resting_recording(recording)
+        measured = subprocess.run([binary, "readiness", "--replay", recording, "--json"], cwd=ROOT, env=server.env,
+                                  capture_output=True, text=True, timeout=60)
+        check(measured.returncode == 0, f"readiness --replay saves a measurement: {measured.returncode} {measured.stderr}")
+        mine = json.loads(measured.stdout) if measured.returncode == 0 else {}
+        today = get_json(port, "/api/readiness").get("readiness") or {}
+        check(today.get("measured_today") is True and today.get("rmssd_ms") == mine.get("rmssd_ms")
+              and today.get("id") == mine.get("id"),
+              f"/api/readiness gives the measurement just taken: {today.get('rmssd_ms')} vs {mine.get('rmssd_ms')}")
+        assessment = today.get("assessment") or {}
+        check(assessment.get("verdict") == "building" and assessment.get("days_measured") == 1,
+              f"one measurement: the baseline is building (1 of 7): {assessment}")
+
+        driver.get(f"http://127.0.0.1:{port}/")
+        read_card = ("const c = document.getElementById('readiness-card'); if (c.classList.contains('hidden')) return null;"
+                     "const t = (id) => document.getElementById(id).textContent.trim();"
+                     "return {when: t('readiness-when'), figures: t('readiness-figures'), verdict: t('readiness-verdict'),"
+                     " advice: t('readiness-advice')};")
+        # The card shows before /api/readiness has answered: wait for its figures, and say what
+        # it showed if they never came.
+        card = wait_until(lambda: (lambda c: c if c and c["figures"] else None)(driver.execute_script(read_card))) \
+            or driver.execute_script(read_card)
+        expected = f"rMSSD {mine.get('rmssd_ms', 0):.1f} ms"
+        check(card is not None and card["when"] == "today" and card["figures"].startswith(expected)
+              and card["verdict"].startswith(assessment.get("summary", "?"))
+              and card["advice"] == assessment.get("advice"),
+              f"the card shows today's figures ({expected}), the verdict and the advice: {card}")
+        check(fits_phone(driver), "the start page with the card still fits the phone's width")
+    finally:
+        if driver:
+            driver.quit()
+        server.stop()
+
+
 def loopback_rules(port, plan_id):
     """On a loopback server: foreign Host headers and origins are refused; bad POSTs are
     refused while the session keeps running."""
@@ -1062,6 +1155,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         for name, part in [("the live page (run --web)", lambda: live_page(binary, scratch, screenshot_copy)),
                            ("the start page and history (serve)", lambda: start_page(binary, scratch)),
+                           ("the readiness card (serve)", lambda: readiness_card(binary, scratch)),
                            ("the access rules (serve on 0.0.0.0)", lambda: access(binary, scratch)),
                            ("20 WebSocket clients", lambda: many_clients(binary, scratch))]:
             try:

@@ -44,6 +44,9 @@ extension AccountCommand {
         @Option(help: "intervals.icu: the API key (read from standard input when left out).")
         var apiKey: String?
 
+        @Flag(help: "intervals.icu: send every readiness measurement to the day's wellness (as readiness --upload).")
+        var readinessToWellness = false
+
         @Option(help: "Strava: the API application's client id.")
         var clientId: String?
 
@@ -72,7 +75,9 @@ extension AccountCommand {
                 guard clientId?.isEmpty == false, clientSecret?.isEmpty == false else {
                     throw ValidationError("strava needs --client-id and --client-secret (from https://www.strava.com/settings/api)")
                 }
-                if athlete != nil || apiKey != nil { throw ValidationError("--athlete and --api-key are for intervals.icu") }
+                if athlete != nil || apiKey != nil || readinessToWellness {
+                    throw ValidationError("--athlete, --api-key and --readiness-to-wellness are for intervals.icu")
+                }
                 guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
                 guard wait > 0 else { throw ValidationError("--wait must be positive") }
             }
@@ -93,7 +98,7 @@ extension AccountCommand {
             guard let key = apiKey ?? Self.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
                 throw Failure("no API key given (--api-key, or on standard input)", status: .usage)
             }
-            var account = IntervalsICUAccount(athleteID: athlete ?? "", apiKey: key)
+            var account = IntervalsICUAccount(athleteID: athlete ?? "", apiKey: key, readinessToWellness: readinessToWellness)
             let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
             let response = try await serviceCall { () throws(ServiceFailure) in
                 try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")

@@ -31,7 +31,8 @@ struct ReportCommand: AsyncParsableCommand {
                 throw Failure("session \(session.listing.id) is still running; report on it when it ends", status: .unavailable)
             }
             do {
-                try FileIO.write(Array(HTMLReport.page(session).utf8), to: output)
+                let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
+                try FileIO.write(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
             } catch let error as FileError {
                 throw Failure(error)
             }

@@ -105,6 +105,14 @@ struct RunCommand: AsyncParsableCommand {
                 } else {
                     try loadPlanKeepingText(self.plan)
                 }
+            // A hard session is where today's readiness matters: said before it starts (stderr,
+            // so that --json keeps stdout to the summary).
+            if plan.timeline().contains(where: { $0.kind == .work }),
+                let readiness = ReadinessToday.read(save.store.location, today: WallClock.localDateToday()),
+                readiness.measuredToday
+            {
+                Terminal.writeStandardError("intervalpro: \(readiness.line)\n")
+            }
             var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
             request.take(options, audio: audio, save: save)
             request.music = music.request(verbose: sensors.verbose)

@@ -50,7 +50,8 @@ struct ScanCommand: AsyncParsableCommand {
                 if clock.now < bluezCheck { wake = min(wake, bluezCheck) }
                 await sensors.waitForChange(timeout: clock.now.duration(to: wake))
                 machine = await sensors.machine()
-                if clock.now >= bluezCheck, machine.adapterProblem != nil { break }
+                // A problem only once the bus has answered: a slow machine is not a missing bluetoothd.
+                if clock.now >= bluezCheck, !machine.isAskingForBluez, machine.adapterProblem != nil { break }
                 if showProgress {
                     let left = Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up))
                     Terminal.writeStandardError("\rscanning… \(machine.candidates.count) found, \(left) s left ")

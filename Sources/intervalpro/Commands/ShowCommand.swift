@@ -21,7 +21,7 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Flag(help: "With --json, add the 1 Hz samples (cadence, heart rate, speed, distance, zone).")
+    @Flag(help: "With --json, add the 1 Hz samples (cadence, heart rate, speed, distance, zone, RR intervals) and alpha 1's windows.")
     var samples = false
 
     @OptionGroup var store: StoreOptions
@@ -29,7 +29,8 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let sessionStore = try store.open(readingOnly: true)
-            let session = try session.resolve(in: sessionStore, loading: json && samples ? .samples : [])
+            // Samples hold the beats alpha 1 is computed from.
+            let session = try session.resolve(in: sessionStore, loading: .samples)
             let uploads = try storeCall { () throws(StoreError) in try sessionStore.uploads(session: session.listing.id) }
             if json {
                 var value = session.json
@@ -37,7 +38,11 @@ struct ShowCommand: AsyncParsableCommand {
                     value = .object(members + [("uploads", .array(uploads.map(Self.json)))])
                 }
                 if samples, case .object(let members) = value {
-                    value = .object(members + [("samples", .array(session.samples.map(\.json)))])
+                    value = .object(
+                        members + [
+                            ("samples", .array(session.samples.map(\.json))),
+                            ("alpha1_windows", .array(session.alphaWindows.map(\.json))),
+                        ])
                 }
                 print(value.serialized(pretty: true))
                 return

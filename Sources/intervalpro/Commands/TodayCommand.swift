@@ -34,6 +34,9 @@ struct TodayCommand: AsyncParsableCommand {
             let context = try options.context()
             let day = date ?? ServiceContext.localDate(secondsSince1970: context.now())
             let runs = try await PlannedRuns.runs(on: day, context: context)
+            let readiness = ReadinessToday.read(StoreLocation(), today: day)
+            // The day's wellness as a watch, ring or app gave it to intervals.icu, beside the strap's.
+            let wellness = await ReadinessReport.wellness(on: day, context: context)
             let rows = runs.map { workout -> (workout: PlannedWorkout, plan: Plan?, problem: String?) in
                 do throws(ImportProblem) {
                     return (workout, try workout.plan().plan, nil)
@@ -51,14 +54,21 @@ struct TodayCommand: AsyncParsableCommand {
                     if let plan = row.plan {
                         let steps = plan.timeline()
                         members.append(("steps", .number(Double(steps.count))))
-                        members.append(("duration_s", Self.duration(steps).map { .number($0) } ?? .null))
+                        members.append(("duration_s", steps.duration.map { .number($0.seconds) } ?? .null))
                     }
                     members.append(("problem", row.problem.map(JSONValue.string) ?? .null))
                     return JSONValue.object(members)
                 }
-                print(JSONValue.object([("date", .string(day)), ("runs", .array(list))]).serialized(pretty: true))
+                let readinessJSON = readiness.map(ReadinessJSON.today) ?? .null
+                print(
+                    JSONValue.object([
+                        ("date", .string(day)), ("runs", .array(list)), ("readiness", readinessJSON),
+                        ("intervals_icu_wellness", ReadinessReport.json(wellness)),
+                    ]).serialized(pretty: true))
                 return
             }
+            if let readiness { print(readiness.line) }
+            if let other = ReadinessReport.text(wellness) { print("intervals.icu wellness (a watch, ring or app): \(other)") }
             guard !rows.isEmpty else {
                 print("No run planned in intervals.icu for \(day).")
                 return
@@ -69,7 +79,7 @@ struct TodayCommand: AsyncParsableCommand {
                 if let plan = row.plan {
                     let steps = plan.timeline()
                     line += "  (\(steps.count) step\(steps.count == 1 ? "" : "s")"
-                    if let seconds = Self.duration(steps) { line += ", \(formatClock(seconds))" }
+                    if let length = steps.duration { line += ", \(formatClock(length.seconds))" }
                     line += ")"
                 }
                 print(line)
@@ -82,15 +92,5 @@ struct TodayCommand: AsyncParsableCommand {
                 print("Run one with: intervalpro run icu:ID")
             }
         }
-    }
-
-    /// The plan's length when every step is timed.
-    static func duration(_ steps: [TimelineStep]) -> Double? {
-        var total = 0.0
-        for step in steps {
-            guard case .time(let length) = step.end else { return nil }
-            total += length.seconds
-        }
-        return total
     }
 }

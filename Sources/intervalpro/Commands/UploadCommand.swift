@@ -68,9 +68,13 @@ struct UploadCommand: AsyncParsableCommand {
             let sessionStore = try store.open()
             let uploader = Uploader(store: sessionStore, context: context)
             let results: [Uploader.Result]
+            var wellness: [WellnessWriter.Result] = []
             if pending {
                 results = try await asyncStoreCall { () async throws(StoreError) in try await uploader.uploadPending() }
-                if results.isEmpty, !json { print("No uploads queued.") }
+                // Readiness measurements queued for intervals.icu's wellness go with them.
+                let writer = WellnessWriter(store: sessionStore, context: context)
+                wellness = try await asyncStoreCall { () async throws(StoreError) in try await writer.sendPending() }
+                if results.isEmpty, wellness.isEmpty, !json { print("No uploads queued.") }
             } else {
                 let id = try session!.resolve(in: sessionStore, loading: []).listing.id
                 let services = try Self.services(to!, accounts: context.accounts)
@@ -78,7 +82,7 @@ struct UploadCommand: AsyncParsableCommand {
                     try await uploader.upload(session: id, to: services, force: force)
                 }
             }
-            try Self.report(results, json: json)
+            try Self.report(results, wellness: wellness, json: json)
         }
     }
 
@@ -98,7 +102,9 @@ struct UploadCommand: AsyncParsableCommand {
 
     /// One line per upload on stdout (or JSON), the reason for each failure on stderr; the
     /// exit status is the most telling failure's.
-    static func report(_ results: [Uploader.Result], json: Bool, linesToStandardError: Bool = false) throws {
+    static func report(
+        _ results: [Uploader.Result], wellness: [WellnessWriter.Result] = [], json: Bool, linesToStandardError: Bool = false
+    ) throws {
         func print(_ line: String) {
             if linesToStandardError { Terminal.writeStandardError("intervalpro: \(line)\n") } else { Swift.print(line) }
         }
@@ -146,7 +152,31 @@ struct UploadCommand: AsyncParsableCommand {
                     ("error", record.lastError.map(JSONValue.string) ?? .null),
                 ]))
         }
-        if json { Swift.print(JSONValue.object([("uploads", .array(lines))]).serialized(pretty: true)) }
+        var wellnessLines: [JSONValue] = []
+        for result in wellness {
+            let record = result.record
+            let subject = "readiness \(record.readinessID) (\(result.localDate)) → \(record.service) wellness"
+            if let serviceFailure = result.failure {
+                var failure = Failure(serviceFailure)
+                failure.message = "\(subject): \(serviceFailure.message)"
+                if record.status == .pending { failure.message += " (queued: `intervalpro upload --pending` retries)" }
+                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+                worst = worse(worst, failure)
+            } else if !json {
+                print("\(subject): written")
+            }
+            wellnessLines.append(
+                .object([
+                    ("readiness", .int(Int(record.readinessID))), ("date", .string(result.localDate)),
+                    ("service", .string(record.service)), ("status", .string(record.status.rawValue)),
+                    ("error", record.lastError.map(JSONValue.string) ?? .null),
+                ]))
+        }
+        if json {
+            var members: [(String, JSONValue)] = [("uploads", .array(lines))]
+            if !wellness.isEmpty { members.append(("wellness", .array(wellnessLines))) }
+            Swift.print(JSONValue.object(members).serialized(pretty: true))
+        }
         if let worst { throw ExitCode(worst.status.rawValue) }
     }
 

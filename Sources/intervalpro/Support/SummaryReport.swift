@@ -17,7 +17,7 @@ enum SummaryReport {
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
                 formatClock(r.noSignal.seconds), figure(r.averageCadence), figure(r.averageHeartRate),
                 r.maxHeartRate.map(String.init) ?? "-",
-            ]
+            ] + (summary.hrv.map { [figure($0.stepAlpha1[r.step.index], 2)] } ?? [])
         }
         var lines = [
             "",
@@ -25,15 +25,41 @@ enum SummaryReport {
                 + (summary.completed ? "" : " (finished early)")),
             "",
         ]
+        // The alpha 1 column only when the heart-rate device sent RR intervals.
+        let header = ["#", "step", "time", "zone", "in zone", "below", "above", "no signal", "spm", "HR", "max HR"]
         lines += TextTable.render(
-            header: ["#", "step", "time", "zone", "in zone", "below", "above", "no signal", "spm", "HR", "max HR"],
-            rows: rows, rightAligned: [0, 2, 4, 5, 6, 7, 8, 9, 10])
+            header: header + (summary.hrv == nil ? [] : ["alpha 1"]), rows: rows,
+            rightAligned: [0, 2, 4, 5, 6, 7, 8, 9, 10, 11])
         lines.append("")
         var totals = "In zone: \(figure(summary.inZonePercent, 1))%"
         totals += "   avg cadence \(figure(summary.averageCadence)) spm (work \(figure(summary.averageWorkCadence)))"
         totals += "   avg HR \(figure(summary.averageHeartRate))"
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
         lines.append(bold(totals))
+        if let hrv = summary.hrv { lines.append(beatsLine(hrv)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// "Beats 5,402, 0.4% corrected; alpha 1 crossed 0.75 at 24:10 (HR 152, 168 spm), 0.5 not."
+    static func beatsLine(_ hrv: SessionHRV) -> String {
+        let share = JSONValue.format((100 * hrv.artifactShare).rounded(toPlaces: 1))
+        var line = "Beats \(hrv.beats), \(share)% corrected"
+        if !hrv.isTrusted {
+            line += " (too many to trust alpha 1: wet the strap's electrodes before the run)"
+        }
+        guard hrv.scoredWindows > 0 else { return line + "; no two-minute window to score alpha 1 in." }
+        let crossed = SessionHRV.thresholds.map { threshold -> String in
+            guard let crossing = hrv.crossings.first(where: { $0.threshold == threshold }) else {
+                return "\(JSONValue.format(threshold)) not crossed"
+            }
+            let window = crossing.window
+            var at = "\(JSONValue.format(threshold)) at \(formatClock(Double(window.second)))"
+            let detail = [
+                window.heartRate.map { "HR \(Int($0.rounded()))" }, window.cadence.map { "\(Int($0.rounded())) spm" },
+            ].compactMap { $0 }
+            if !detail.isEmpty { at += " (" + detail.joined(separator: ", ") + ")" }
+            return at
+        }
+        return line + "; alpha 1 crossed " + crossed.joined(separator: ", ") + "."
     }
 }

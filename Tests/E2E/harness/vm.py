@@ -41,8 +41,12 @@ class GuestVM:
             raise GuestError(f"no kernel in {self.cache}/kernel: run Tests/E2E/setup.sh")
         return images[0], images[0].name.removeprefix("vmlinuz-")
 
-    async def boot(self, timeout: float = 120) -> float:
-        """Starts QEMU and waits until bluetoothd has hci0 powered. Returns the wall time."""
+    async def boot(self, timeout: float = 600) -> float:
+        """Starts QEMU and waits until bluetoothd has hci0 powered. Returns the wall time.
+
+        Under TCG a boot takes 15-20 s alone on the 2-core reference machine and 44 s beside
+        two busy cores; it took 313-340 s while QEMU ran niced beside un-niced suites, which is
+        why it is not niced. The limit leaves room for a host slower still."""
         started = time.monotonic()
         vmlinuz, version = self.kernel()
         initrd = self.cache / "build" / f"initramfs-{version}.cpio.gz"
@@ -55,10 +59,12 @@ class GuestVM:
             f"e2e.kernel={self.cache / 'kernel'}", f"e2e.run={self.run_dir}",
         ])
         # /dev/kvm here can only run specially built guest kernels, so this is TCG. A modest
-        # code cache keeps QEMU near 0.4 GB. nice: the machine is shared with compilers.
+        # code cache keeps QEMU near 0.4 GB. Not niced: the VM's scenarios are the longest step
+        # of `make test`, and a starved guest misses Bluetooth timings (a connection or a
+        # service discovery late by seconds) that a runner's machine never would.
         accel = os.environ.get("INTERVALPRO_E2E_ACCEL", "tcg,thread=multi,tb-size=128")
         arguments = [
-            "nice", "-n", "10", "qemu-system-x86_64",
+            "qemu-system-x86_64",
             "-nodefaults", "-no-user-config", "-machine", "pc", "-accel", accel, "-cpu", "max",
             "-smp", "2", "-m", "1024", "-display", "none", "-no-reboot",
             "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",

@@ -1,0 +1,127 @@
+public import IntervalProCore
+
+/// DFA alpha 1 through a session, from its 1 Hz samples' RR intervals (docs/hrv-during-the-run.md).
+///
+/// Every 5 s of session time it takes the beats of the last 120 s, corrects their artifacts
+/// (Lipponen & Tarvainen, as readiness does) and computes alpha 1 of the corrected intervals
+/// (`DetrendedFluctuation`). The window, step and thresholds follow FatMaxxer's and Rogers et
+/// al.'s use: a window with 3 % corrected beats or more, fewer than 64 beats, or beats covering
+/// less than three quarters of its time is unreliable and not scored. Pure: the same samples
+/// give the same windows, live or replayed.
+public struct AlphaOneTracker: Sendable {
+    public static let windowSeconds = 120
+    public static let everySeconds = 5
+    public static let minimumBeats = 64
+    public static let minimumCoverage = 0.75
+
+    private struct Second {
+        var second: Int
+        var beats: Int
+        var cadence: Int?
+    }
+
+    /// The seconds kept, oldest first, and from which of them the current window starts.
+    private var seconds: [Second] = []
+    private var windowStart = 0
+    /// The beats of `seconds` in milliseconds, in one buffer (a window is a slice of it, not
+    /// 120 small arrays joined anew every 5 s), and the window's first.
+    private var intervals: [Double] = []
+    private var windowFirstBeat = 0
+
+    public init() {}
+
+    /// Takes in the next sample; a window every `everySeconds`, when any beat arrived in the
+    /// last `windowSeconds`.
+    public mutating func add(_ sample: SessionSample) -> AlphaWindow? {
+        seconds.append(Second(second: sample.second, beats: sample.rrIntervals.count, cadence: sample.cadence))
+        for interval in sample.rrIntervals { intervals.append(Double(interval) * 1000 / 1024) }
+        while windowStart < seconds.count, seconds[windowStart].second <= sample.second - Self.windowSeconds {
+            windowFirstBeat += seconds[windowStart].beats
+            windowStart += 1
+        }
+        // Drops what left the window once it is a window's worth, so the buffers stay small.
+        if windowStart > Self.windowSeconds {
+            seconds.removeFirst(windowStart)
+            intervals.removeFirst(windowFirstBeat)
+            windowStart = 0
+            windowFirstBeat = 0
+        }
+        guard sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
+        return evaluate(endingAt: sample.second, stepIndex: sample.stepIndex)
+    }
+
+    private func evaluate(endingAt second: Int, stepIndex: Int?) -> AlphaWindow? {
+        let beats = intervals.count - windowFirstBeat
+        guard beats > 0 else { return nil }
+        var cadenceSum = 0
+        var cadenceCount = 0
+        for index in windowStart..<seconds.count {
+            guard let cadence = seconds[index].cadence else { continue }
+            cadenceSum += cadence
+            cadenceCount += 1
+        }
+        let cadence = cadenceCount == 0 ? nil : Double(cadenceSum) / Double(cadenceCount)
+        guard second >= Self.windowSeconds else {
+            return AlphaWindow(
+                second: second, stepIndex: stepIndex, status: .settling, beats: beats, artifacts: 0,
+                alpha1: nil, heartRate: nil, cadence: cadence)
+        }
+        let window = Array(intervals[windowFirstBeat...])
+        let corrected = ArtifactCorrection.correct(window)
+        let meanInterval = corrected.intervals.reduce(0, +) / Double(max(1, corrected.intervals.count))
+        let coverage = window.reduce(0, +) / Double(Self.windowSeconds * 1000)
+        var result = AlphaWindow(
+            second: second, stepIndex: stepIndex, status: .unreliable, beats: beats,
+            artifacts: corrected.corrected, alpha1: nil, heartRate: meanInterval > 0 ? 60_000 / meanInterval : nil,
+            cadence: cadence)
+        guard beats >= Self.minimumBeats, coverage >= Self.minimumCoverage,
+            result.artifactShare < SessionHRV.trustedArtifactShare,
+            let alpha1 = DetrendedFluctuation.alpha1(corrected.intervals)
+        else { return result }
+        result.status = .scored
+        result.alpha1 = alpha1
+        return result
+    }
+
+    /// The session's figures from its windows and all its beats (1/1024 s, in order): each
+    /// step's mean alpha 1 over its scored windows; the first scored window below each
+    /// threshold after one at or above it; and the artifacts of the whole session's beats,
+    /// corrected in one series.
+    public static func summary(windows: [AlphaWindow], beats: [UInt16]) -> SessionHRV? {
+        guard !beats.isEmpty else { return nil }
+        let intervals = beats.map { Double($0) * 1000 / 1024 }
+        let scored = windows.filter { $0.status == .scored && $0.alpha1 != nil }
+        var byStep: [Int: [Double]] = [:]
+        for window in scored {
+            guard let step = window.stepIndex, let alpha1 = window.alpha1 else { continue }
+            byStep[step, default: []].append(alpha1)
+        }
+        var crossings: [AlphaCrossing] = []
+        for threshold in SessionHRV.thresholds {
+            var wasAbove = false
+            for window in scored {
+                guard let alpha1 = window.alpha1 else { continue }
+                if alpha1 >= threshold {
+                    wasAbove = true
+                } else if wasAbove {
+                    crossings.append(AlphaCrossing(threshold: threshold, window: window))
+                    break
+                }
+            }
+        }
+        return SessionHRV(
+            beats: intervals.count, artifacts: ArtifactCorrection.correct(intervals).corrected,
+            stepAlpha1: byStep.mapValues { $0.reduce(0, +) / Double($0.count) }, crossings: crossings,
+            scoredWindows: scored.count)
+    }
+}
+
+extension AlphaOneTracker {
+    /// Every window of a session and its figures, from its samples in order (a stored
+    /// session, or a test): what the live tracker computed as the session ran.
+    public static func analyse(_ samples: [SessionSample]) -> (windows: [AlphaWindow], summary: SessionHRV?) {
+        var tracker = AlphaOneTracker()
+        let windows = samples.compactMap { tracker.add($0) }
+        return (windows, summary(windows: windows, beats: samples.flatMap(\.rrIntervals)))
+    }
+}

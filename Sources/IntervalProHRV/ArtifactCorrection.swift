@@ -1,0 +1,313 @@
+/// Artifact correction of RR intervals by Lipponen & Tarvainen (2019), "A robust algorithm for
+/// heart rate variability time series artefact correction using novel beat classification",
+/// J Med Eng Technol 43(3):173-181, doi:10.1080/03091902.2019.1640306: the method behind
+/// Kubios HRV's automatic correction.
+///
+/// Each beat is classified from two normalised series: dRR, the change from the previous
+/// interval, and mRR, the deviation from the median of the 11 intervals around it (negative
+/// deviations doubled). Each is divided by a time-varying threshold, 5.2 times the quartile
+/// deviation of its absolute values over the 91 beats around it. A large dRR followed by one
+/// of the opposite sign is an ectopic beat; a long interval that halves to the local median is a
+/// missed beat; a short one that adds up with the next to the median is an extra beat; any
+/// other large deviation is a long or short beat.
+///
+/// Corrections follow NeuroKit2's `signal_fixpeaks(method="Kubios")` (0.2.13), which the tests
+/// hold this implementation to: an extra beat is removed, a missed beat is put back halfway,
+/// an ectopic or long/short beat is moved halfway between its neighbours; detection and
+/// correction repeat while the number of artifacts found keeps falling. The first two and the
+/// last beat are never moved.
+public enum ArtifactCorrection {
+    /// What one pass found, by the index of the beat (the interval ending at it).
+    public struct Artifacts: Equatable, Sendable {
+        public var ectopic: [Int] = []
+        public var missed: [Int] = []
+        public var extra: [Int] = []
+        public var longShort: [Int] = []
+
+        public init(ectopic: [Int] = [], missed: [Int] = [], extra: [Int] = [], longShort: [Int] = []) {
+            self.ectopic = ectopic
+            self.missed = missed
+            self.extra = extra
+            self.longShort = longShort
+        }
+
+        public var count: Int { ectopic.count + missed.count + extra.count + longShort.count }
+    }
+
+    /// The corrected intervals and how many beats were corrected on the way.
+    public struct Result: Equatable, Sendable {
+        /// Milliseconds, in order.
+        public var intervals: [Double]
+        /// Every artifact corrected, over all passes.
+        public var corrected: Int
+        /// The passes' findings, in order (empty when the series was clean).
+        public var passes: [Artifacts]
+    }
+
+    // The constants of the paper (and of NeuroKit2's port).
+    static let alpha = 5.2
+    static let thresholdWindow = 91
+    static let medianWindow = 11
+    static let c1 = 0.13
+    static let c2 = 0.17
+
+    /// Corrects `intervals` (milliseconds, in order, all positive).
+    public static func correct(_ intervals: [Double]) -> Result {
+        var beats = beatTimes(intervals)
+        var found = detect(beats)
+        guard found.count > 0 else { return Result(intervals: intervals, corrected: 0, passes: []) }
+        var passes = [found]
+        beats = apply(found, to: beats)
+        while true {
+            let again = detect(beats)
+            // Stops once a pass finds no fewer than the last: that one is not applied.
+            guard again.count < found.count, again.count > 0 else { break }
+            found = again
+            passes.append(found)
+            beats = apply(found, to: beats)
+        }
+        return Result(intervals: differences(beats), corrected: passes.reduce(0) { $0 + $1.count }, passes: passes)
+    }
+
+    /// The beat times the intervals imply, the first at 0.
+    static func beatTimes(_ intervals: [Double]) -> [Double] {
+        var times = [0.0]
+        times.reserveCapacity(intervals.count + 1)
+        var now = 0.0
+        for interval in intervals {
+            now += interval
+            times.append(now)
+        }
+        return times
+    }
+
+    static func differences(_ beats: [Double]) -> [Double] {
+        zip(beats.dropFirst(), beats).map { $0 - $1 }
+    }
+
+    /// Finds the artifacts among `beats` (times in milliseconds).
+    public static func detect(_ beats: [Double]) -> Artifacts {
+        let n = beats.count
+        guard n > 2 else { return Artifacts() }
+        // The interval ending at each beat; the first has none, so it takes the mean of the others.
+        var rr = [Double](repeating: 0, count: n)
+        for k in 1..<n { rr[k] = beats[k] - beats[k - 1] }
+        rr[0] = mean(rr[1...])
+        var drr = [Double](repeating: 0, count: n)
+        for k in 1..<n { drr[k] = rr[k] - rr[k - 1] }
+        drr[0] = mean(drr[1...])
+
+        let th1 = threshold(drr)
+        let drrn = zip(drr, th1).map { $1 == 0 ? Double.nan : $0 / $1 }
+        let medrr = rollingMedian(rr, window: medianWindow)
+        let mrr = zip(rr, medrr).map { value, median in
+            let deviation = value - median
+            return deviation < 0 ? deviation * 2 : deviation
+        }
+        let th2 = threshold(mrr)
+        let mrrn = zip(mrr, th2).map { $1 == 0 ? Double.nan : $0 / $1 }
+
+        // Mirrored at both ends without repeating the edge (numpy's "reflect"), two deep.
+        func padded(_ k: Int) -> Double {
+            var index = k
+            if index < 0 { index = -index }
+            if index >= n { index = 2 * (n - 1) - index }
+            return drrn[max(0, min(n - 1, index))]
+        }
+        let s12 = (0..<n).map { k -> Double in
+            if drrn[k] > 0 { return nanMax(padded(k - 1), padded(k + 1)) }
+            if drrn[k] < 0 { return nanMin(padded(k - 1), padded(k + 1)) }
+            return 0
+        }
+        let s22 = (0..<n).map { k -> Double in
+            if drrn[k] >= 0 { return nanMin(padded(k + 1), padded(k + 2)) }
+            if drrn[k] < 0 { return nanMax(padded(k + 1), padded(k + 2)) }
+            return 0
+        }
+
+        var found = Artifacts()
+        var i = 0
+        // The last two beats have too little after them to be classified.
+        while i < n - 2 {
+            // Written as the paper's flow chart reads (and NeuroKit2 codes it), so that a NaN
+            // (a window of identical intervals has no spread) behaves the same.
+            if abs(drrn[i]) <= 1 {
+                i += 1
+                continue
+            }
+            let ectopicUp = drrn[i] > 1 && s12[i] < -c1 * drrn[i] - c2
+            let ectopicDown = drrn[i] < -1 && s12[i] > -c1 * drrn[i] + c2
+            if ectopicUp || ectopicDown {
+                found.ectopic.append(i)
+                i += 1
+                continue
+            }
+            if !(abs(drrn[i]) > 1 || abs(mrrn[i]) > 3) {
+                i += 1
+                continue
+            }
+            var candidates = [i]
+            if abs(drrn[i + 1]) < abs(drrn[i + 2]) { candidates.append(i + 1) }
+            for j in candidates {
+                defer { i += 1 }
+                let long = drrn[j] > 1 && s22[j] < -1
+                let farFromMedian = abs(mrrn[j]) > 3
+                let short = drrn[j] < -1 && s22[j] > 1
+                guard long || farFromMedian || short else { continue }
+                let halvesToMedian = abs(rr[j] / 2 - medrr[j]) < th2[j]
+                let addsUpToMedian = abs(rr[j] + rr[j + 1] - medrr[j]) < th2[j]
+                if short && addsUpToMedian {
+                    found.extra.append(j)
+                } else if long && halvesToMedian {
+                    found.missed.append(j)
+                } else {
+                    found.longShort.append(j)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Applies one pass's corrections: extra beats removed, missed ones put back, misplaced
+    /// ones moved, keeping the other lists' indices pointing at the same beats.
+    static func apply(_ artifacts: Artifacts, to beats: [Double]) -> [Double] {
+        var beats = beats
+        var missed = artifacts.missed
+        var ectopic = artifacts.ectopic
+        var longShort = artifacts.longShort
+        if !artifacts.extra.isEmpty {
+            let removed = Set(artifacts.extra)
+            beats = beats.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+            missed = shifted(missed, past: artifacts.extra, by: -1)
+            ectopic = shifted(ectopic, past: artifacts.extra, by: -1)
+            longShort = shifted(longShort, past: artifacts.extra, by: -1)
+        }
+        if !missed.isEmpty {
+            let valid = missed.filter { $0 > 1 && $0 < beats.count }
+            // Inserted from the last, so the earlier positions stay as computed.
+            let added = valid.map { (at: $0, time: beats[$0 - 1] + (beats[$0] - beats[$0 - 1]) / 2) }
+            for insertion in added.reversed() { beats.insert(insertion.time, at: insertion.at) }
+            ectopic = shifted(ectopic, past: missed, by: 1)
+            longShort = shifted(longShort, past: missed, by: 1)
+        }
+        beats = movedHalfway(ectopic, in: beats)
+        beats = movedHalfway(longShort, in: beats)
+        return beats
+    }
+
+    /// Each listed beat moved halfway between its neighbours (all computed before any moves).
+    private static func movedHalfway(_ indices: [Int], in beats: [Double]) -> [Double] {
+        let valid = indices.filter { $0 > 1 && $0 < beats.count - 1 }
+        guard !valid.isEmpty else { return beats }
+        let moved = valid.map { beats[$0 - 1] + (beats[$0 + 1] - beats[$0 - 1]) / 2 }
+        let removed = Set(valid)
+        var result = beats.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        result.append(contentsOf: moved)
+        result.sort()
+        return result
+    }
+
+    /// Every index after one of `sources` moved by `step` per such source, without duplicates.
+    private static func shifted(_ indices: [Int], past sources: [Int], by step: Int) -> [Int] {
+        guard !indices.isEmpty else { return indices }
+        var result = indices
+        for source in sources { result = result.map { $0 > source ? $0 + step : $0 } }
+        return Array(Set(result)).sorted()
+    }
+
+    /// 5.2 × the quartile deviation of |values| over the 91 values around each one.
+    private static func threshold(_ values: [Double]) -> [Double] {
+        slidingWindows(values.map(abs), width: thresholdWindow) { window in
+            alpha * (quantile(window, 0.75) - quantile(window, 0.25)) / 2
+        }
+    }
+
+    private static func rollingMedian(_ values: [Double], window: Int) -> [Double] {
+        slidingWindows(values, width: window) { quantile($0, 0.5) }
+    }
+
+    /// `figure` of the sorted values within `width / 2` of each index (fewer at the ends). The
+    /// window is kept sorted as it slides instead of sorted anew at each index: alpha 1
+    /// corrects every two-minute window of a run this way. Where one value leaves as another
+    /// enters, only the values between the two places move, by one.
+    static func slidingWindows(
+        _ values: [Double], width: Int, _ figure: (UnsafeBufferPointer<Double>) -> Double
+    ) -> [Double] {
+        let half = width / 2
+        let n = values.count
+        var result = [Double](repeating: 0, count: n)
+        guard n > 0 else { return result }
+        var window = [Double](repeating: 0, count: min(n, 2 * half + 1))
+        var count = min(n, half)
+        for k in 0..<count { window[k] = values[k] }
+        window[0..<count].sort()
+        window.withUnsafeMutableBufferPointer { sorted in
+            for k in 0..<n {
+                let entering = k + half < n ? values[k + half] : nil
+                let leaving = k - half - 1 >= 0 ? values[k - half - 1] : nil
+                switch (entering, leaving) {
+                case (let entering?, let leaving?):
+                    let from = insertionIndex(of: leaving, in: sorted, count: count)
+                    var to = insertionIndex(of: entering, in: sorted, count: count)
+                    if to > from {
+                        // The values between move down into the leaving one's place.
+                        to -= 1
+                        for i in from..<to { sorted[i] = sorted[i + 1] }
+                    } else {
+                        var i = from
+                        while i > to {
+                            sorted[i] = sorted[i - 1]
+                            i -= 1
+                        }
+                    }
+                    sorted[to] = entering
+                case (let entering?, nil):
+                    let to = insertionIndex(of: entering, in: sorted, count: count)
+                    var i = count
+                    while i > to {
+                        sorted[i] = sorted[i - 1]
+                        i -= 1
+                    }
+                    sorted[to] = entering
+                    count += 1
+                case (nil, let leaving?):
+                    let from = insertionIndex(of: leaving, in: sorted, count: count)
+                    for i in from..<(count - 1) { sorted[i] = sorted[i + 1] }
+                    count -= 1
+                case (nil, nil):
+                    break
+                }
+                result[k] = figure(UnsafeBufferPointer(rebasing: sorted[0..<count]))
+            }
+        }
+        return result
+    }
+
+    /// The first index whose value is not less than `value` (where it is, when present).
+    private static func insertionIndex(of value: Double, in sorted: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The q-quantile of sorted values, interpolating linearly between ranks (numpy's and
+    /// pandas' default).
+    static func quantile<Values: RandomAccessCollection<Double>>(_ sorted: Values, _ q: Double) -> Double
+    where Values.Index == Int {
+        let position = q * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down))
+        let upper = min(lower + 1, sorted.count - 1)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+    }
+
+    private static func mean(_ values: ArraySlice<Double>) -> Double {
+        values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+    }
+
+    private static func nanMax(_ a: Double, _ b: Double) -> Double { a.isNaN || b.isNaN ? .nan : Swift.max(a, b) }
+    private static func nanMin(_ a: Double, _ b: Double) -> Double { a.isNaN || b.isNaN ? .nan : Swift.min(a, b) }
+}

@@ -1,0 +1,225 @@
+import IntervalProCore
+
+/// The runner's own baseline and today's verdict, from their stored measurements only
+/// (different straps and positions give different rMSSD, so no population norm is used).
+///
+/// The method HRV4Training publishes (Altini, "The importance of normal values", 2022) and the
+/// HRV-guided training studies use (Plews et al. 2013, IJSPP 8(6):688; Vesterinen et al. 2016,
+/// MSSE 48(7):1347; Javaloyes et al. 2019, IJSPP 14(1):23):
+/// - the daily value is ln rMSSD, the last measurement of the day;
+/// - the **baseline** is the mean of the daily values of the last 7 days;
+/// - the **normal range** is the mean of the daily values of the last 60 days ± 0.5 × their
+///   standard deviation (the smallest worthwhile change);
+/// - the baseline below the range calls for an easier day, above it is reported as such;
+/// - a week with fewer than 3 measurements gives no verdict (Plews et al. 2014, IJSPP 9(5):783:
+///   at least 3 valid days a week);
+/// - until 7 days are measured the baseline is still being built.
+///
+/// A one-day drop is IntervalPro's own rule, since no published threshold was found: today's
+/// value more than one standard deviation (twice the smallest worthwhile change) below the
+/// 60-day mean.
+public enum ReadinessBaseline {
+    public static let baselineDays = 7
+    public static let normalRangeDays = 60
+    public static let daysToBuild = 7
+    public static let weeklyMinimum = 3
+    /// The half-width of the normal range, in standard deviations.
+    public static let rangeWidth = 0.5
+    /// How far below the 60-day mean today's value must fall to count as a drop, in standard deviations.
+    public static let dropDepth = 1.0
+
+    /// One stored measurement: its local date ("2026-11-25") and ln rMSSD.
+    public struct Measurement: Equatable, Sendable {
+        public var date: String
+        public var lnRMSSD: Double
+
+        public init(date: String, lnRMSSD: Double) {
+            self.date = date
+            self.lnRMSSD = lnRMSSD
+        }
+    }
+
+    /// `measurements` in the order they were taken; `today` a local date.
+    public static func assess(_ measurements: [Measurement], today: String) -> ReadinessAssessment {
+        guard let todayNumber = dayNumber(today) else {
+            return ReadinessAssessment(verdict: .building, daysMeasured: 0, daysThisWeek: 0)
+        }
+        var daily: [Int64: Double] = [:]
+        for measurement in measurements {
+            guard let day = dayNumber(measurement.date), day <= todayNumber, day > todayNumber - Int64(normalRangeDays)
+            else { continue }
+            daily[day] = measurement.lnRMSSD  // the last of the day
+        }
+        // In day order, so that the same measurements always give the same sums to the last bit.
+        let days = daily.sorted { $0.key < $1.key }
+        let week = days.filter { $0.key > todayNumber - Int64(baselineDays) }.map(\.value)
+        var assessment = ReadinessAssessment(
+            verdict: .building, daysMeasured: daily.count, daysThisWeek: week.count, today: daily[todayNumber])
+        guard daily.count >= daysToBuild else { return assessment }
+        let values = days.map(\.value)
+        let mean = values.reduce(0, +) / Double(values.count)
+        let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)).squareRoot()
+        assessment.normalMean = mean
+        assessment.normalLow = mean - rangeWidth * sd
+        assessment.normalHigh = mean + rangeWidth * sd
+        if let value = assessment.today { assessment.dropToday = value < mean - dropDepth * sd }
+        guard week.count >= weeklyMinimum else {
+            assessment.verdict = .fewThisWeek
+            return assessment
+        }
+        let baseline = week.reduce(0, +) / Double(week.count)
+        assessment.baseline = baseline
+        assessment.verdict =
+            baseline < mean - rangeWidth * sd ? .below : baseline > mean + rangeWidth * sd ? .above : .within
+        return assessment
+    }
+
+    /// The first local date the assessment of `today` reads: 59 days before it.
+    public static func windowStart(today: String) -> String? {
+        guard let day = dayNumber(today) else { return nil }
+        return String(UTCTimestamp.text(unixSeconds: (day - Int64(normalRangeDays - 1)) * 86_400).prefix(10))
+    }
+
+    /// Days since 1970 of "YYYY-MM-DD"; nil for anything else.
+    public static func dayNumber(_ date: String) -> Int64? {
+        let parts = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        return UTCTimestamp.daysSinceEpoch(year: year, month: month, day: day)
+    }
+}
+
+/// Where the runner stands today.
+public struct ReadinessAssessment: Equatable, Sendable {
+    public enum Verdict: String, Sendable {
+        /// Fewer than 7 days measured.
+        case building
+        /// Fewer than 3 measurements in the last 7 days.
+        case fewThisWeek = "few_this_week"
+        case within
+        case below
+        case above
+    }
+
+    public var verdict: Verdict
+    /// Days with a measurement in the last 60.
+    public var daysMeasured: Int
+    /// Days with a measurement in the last 7.
+    public var daysThisWeek: Int
+    /// Today's ln rMSSD, when measured today.
+    public var today: Double?
+    /// The 7-day mean of ln rMSSD.
+    public var baseline: Double?
+    public var normalMean: Double?
+    public var normalLow: Double?
+    public var normalHigh: Double?
+    /// Today's value fell well below the 60-day mean.
+    public var dropToday = false
+
+    public init(verdict: Verdict, daysMeasured: Int, daysThisWeek: Int, today: Double? = nil) {
+        self.verdict = verdict
+        self.daysMeasured = daysMeasured
+        self.daysThisWeek = daysThisWeek
+        self.today = today
+    }
+
+    /// Whether today's hard session should be eased.
+    public var suggestsEasing: Bool { verdict == .below || dropToday }
+
+    /// One line on the verdict.
+    public var summary: String {
+        switch verdict {
+        case .building:
+            "building your baseline (\(daysMeasured) of \(ReadinessBaseline.daysToBuild) days)"
+        case .fewThisWeek:
+            "too few measurements this week for a verdict (\(daysThisWeek) of \(ReadinessBaseline.weeklyMinimum) in the last 7 days)"
+        case .within: "within your normal range"
+        case .below: "below your normal range"
+        case .above: "above your normal range"
+        }
+    }
+
+    /// What to make of it for today's run.
+    public var advice: String {
+        if dropToday && verdict != .below {
+            return "today's value dropped well below your usual: run the easier version of today's session, or rest"
+        }
+        switch verdict {
+        case .building, .fewThisWeek:
+            return "no advice yet: measure each morning, and run by feel meanwhile"
+        case .within:
+            return "run today's session as planned"
+        case .below:
+            return "run the easier version of today's session, or rest"
+        case .above:
+            return "usually a sign of good recovery; if you feel run down or unwell, keep today easy"
+        }
+    }
+}
+
+/// Day by day over a span: each day's value, its 7-day baseline and the normal range as
+/// `ReadinessBaseline.assess` judges them on that day, for the charts of `trends` and the report.
+public struct ReadinessTrend: Equatable, Sendable {
+    public struct Day: Equatable, Sendable {
+        public var date: String
+        /// The day's ln rMSSD (the last measurement of the day), when measured.
+        public var value: Double?
+        public var baseline: Double?
+        public var normalLow: Double?
+        public var normalHigh: Double?
+    }
+
+    public var days: [Day]
+
+    /// The `count` days ending with `last` (a local date), from `measurements` in the order taken.
+    public init(_ measurements: [ReadinessBaseline.Measurement], days count: Int, endingOn last: String) {
+        guard let lastDay = ReadinessBaseline.dayNumber(last), count > 0 else {
+            days = []
+            return
+        }
+        days = (0..<Int64(count)).reversed().map { back in
+            let date = String(UTCTimestamp.text(unixSeconds: (lastDay - back) * 86_400).prefix(10))
+            let assessment = ReadinessBaseline.assess(measurements, today: date)
+            return Day(
+                date: date, value: assessment.today, baseline: assessment.baseline, normalLow: assessment.normalLow,
+                normalHigh: assessment.normalHigh)
+        }
+    }
+
+    public var isEmpty: Bool { days.allSatisfy { $0.value == nil } }
+
+    /// The terminal chart: a column per day, the normal range shaded (░), the 7-day baseline
+    /// (─) and the day's value (●), ln rMSSD on the axis.
+    public func chart(height: Int = 8) -> [String] {
+        let values = days.flatMap { [$0.value, $0.baseline, $0.normalLow, $0.normalHigh].compactMap { $0 } }
+        guard let lowest = values.min(), let highest = values.max() else { return ["No readiness measurements."] }
+        let low = ((lowest - 0.05) * 10).rounded(.down) / 10
+        let high = max(low + 0.4, ((highest + 0.05) * 10).rounded(.up) / 10)
+        func row(_ value: Double) -> Int { min(height, max(1, Int(((value - low) / (high - low) * Double(height - 1)).rounded()) + 1)) }
+        func label(_ value: Double) -> String {
+            let hundredths = Int((value * 100).rounded())
+            return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+        }
+        var lines: [String] = []
+        for level in stride(from: height, through: 1, by: -1) {
+            let axis = level == height ? label(high) : level == 1 ? label(low) : "    "
+            let cells = days.map { day -> String in
+                if let value = day.value, row(value) == level { return "●" }
+                if let baseline = day.baseline, row(baseline) == level { return "─" }
+                if let lowBand = day.normalLow, let highBand = day.normalHigh, row(lowBand) <= level, level <= row(highBand) {
+                    return "░"
+                }
+                return " "
+            }
+            lines.append("\(axis) │" + cells.joined())
+        }
+        lines.append("     └" + String(repeating: "─", count: days.count))
+        if let first = days.first?.date, let last = days.last?.date {
+            let gap = max(1, days.count - 10)
+            lines.append("      " + first.dropFirst(5) + String(repeating: " ", count: gap) + last.dropFirst(5))
+        }
+        return lines
+    }
+}

@@ -1,0 +1,218 @@
+public import IntervalProCore
+
+/// A morning readiness measurement: a chest strap's RR intervals over a few minutes of lying
+/// still, turned into rMSSD and the figures around it.
+///
+/// An I/O-free state machine: it is handed each Heart Rate Measurement with its arrival time
+/// and the clock's ticks, and says where the measurement stands. Time counts only while the
+/// strap reports skin contact (or cannot tell) and values keep arriving: a "no contact" value
+/// or a silence longer than `staleAfter` pauses the count, and no successive difference is
+/// taken across such a pause. The first `settle` seconds are not scored.
+public struct ReadinessMeasurement: Sendable {
+    public struct Settings: Equatable, Sendable {
+        /// Scored time, after settling.
+        public var duration: SessionTime
+        public var settle = SessionTime.seconds(30)
+        /// A silence this long is a loss of signal (the live session's staleness window).
+        public var staleAfter = SessionTime.seconds(3)
+        /// A strap that has sent this many values with contact and not one RR interval sends none.
+        public var valuesBeforeNoRR = 10
+        /// The largest share of corrected beats a measurement may have and still be scored:
+        /// hrv-analysis's rule (Aura Healthcare), under which a sample with more than 4 %
+        /// outliers is invalid.
+        public var maximumArtifactShare = 0.04
+        /// Fewer scored beats than this say nothing about variability.
+        public var minimumBeats = 30
+
+        public init(duration: SessionTime) {
+            self.duration = duration
+        }
+
+        public var total: SessionTime { settle + duration }
+    }
+
+    public enum Phase: Equatable, Sendable {
+        /// Nothing received yet.
+        case waiting
+        case settling
+        case measuring
+        /// The strap says it has no skin contact: the count waits.
+        case noContact
+        /// Values stopped arriving: the count waits.
+        case noSignal
+        case complete
+    }
+
+    /// What the screen shows while measuring.
+    public struct Progress: Equatable, Sendable {
+        public var phase: Phase
+        /// Time with contact still to go, settling included.
+        public var timeLeft: SessionTime
+        public var heartRate: UInt16?
+        /// RR intervals scored so far.
+        public var beats: Int
+        /// True once the strap has shown it sends no RR intervals.
+        public var sendsNoRR: Bool
+    }
+
+    public let settings: Settings
+    public private(set) var contactTime = SessionTime.zero
+    public private(set) var heartRate: UInt16?
+    /// Scored RR intervals as the strap sent them (1/1024 s), one list per stretch of contact.
+    public private(set) var segments: [[UInt16]] = []
+    private var lastEvent: SessionTime?
+    private var lastValue: SessionTime?
+    private var inContact = false
+    private var segmentOpen = false
+    private var valuesWithContact = 0
+    private var intervalsReceived = 0
+
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    public var isComplete: Bool { contactTime >= settings.total }
+    public var sendsNoRR: Bool { intervalsReceived == 0 && valuesWithContact >= settings.valuesBeforeNoRR }
+    public var beats: Int { segments.reduce(0) { $0 + $1.count } }
+
+    public var phase: Phase {
+        if isComplete { return .complete }
+        guard lastValue != nil else { return .waiting }
+        if !inContact { return .noContact }
+        if !signalFresh { return .noSignal }
+        return contactTime < settings.settle ? .settling : .measuring
+    }
+
+    public var progress: Progress {
+        Progress(
+            phase: phase, timeLeft: max(.zero, settings.total - contactTime), heartRate: heartRate, beats: beats,
+            sendsNoRR: sendsNoRR)
+    }
+
+    private var now: SessionTime { lastEvent ?? .zero }
+    private var signalFresh: Bool { lastValue.map { now - $0 <= settings.staleAfter } ?? false }
+
+    /// The clock moved on with nothing received.
+    public mutating func advance(to time: SessionTime) {
+        accrue(until: time)
+        if !signalFresh { segmentOpen = false }
+    }
+
+    public mutating func receive(_ measurement: HeartRateMeasurement, at time: SessionTime) {
+        let wasComplete = isComplete
+        let silenceBefore = lastValue.map { time - $0 > settings.staleAfter } ?? true
+        accrue(until: time)
+        lastValue = time
+        heartRate = measurement.heartRate
+        inContact = measurement.sensorContact != .notDetected
+        guard inContact else {
+            segmentOpen = false
+            return
+        }
+        valuesWithContact += 1
+        intervalsReceived += measurement.rrIntervals.count
+        guard !wasComplete else { return }
+        // A silence lost beats: what follows starts a new stretch.
+        if silenceBefore { segmentOpen = false }
+        guard contactTime > settings.settle, !measurement.rrIntervals.isEmpty else { return }
+        if !segmentOpen {
+            segments.append([])
+            segmentOpen = true
+        }
+        segments[segments.count - 1].append(contentsOf: measurement.rrIntervals)
+    }
+
+    /// Adds the time since the last event to the count if contact held and values were
+    /// arriving, up to the silence that counts as a loss.
+    private mutating func accrue(until time: SessionTime) {
+        defer { lastEvent = max(lastEvent ?? time, time) }
+        guard let since = lastEvent, inContact, let lastValue, time > since else { return }
+        let countedUntil = min(time, lastValue + settings.staleAfter)
+        guard countedUntil > since else { return }
+        contactTime = min(settings.total, contactTime + (countedUntil - since))
+    }
+
+    /// The figures, once complete; or why the measurement cannot be scored.
+    public func result() -> Result<ReadinessFigures, ReadinessRefusal> {
+        if sendsNoRR || intervalsReceived == 0 { return .failure(.noRRIntervals) }
+        let received = beats
+        guard received >= settings.minimumBeats else {
+            return .failure(.tooFewBeats(beats: received, needed: settings.minimumBeats))
+        }
+        var corrected: [[Double]] = []
+        var artifacts = 0
+        for segment in segments {
+            let milliseconds = RRIntervals(segment).milliseconds
+            let correction = ArtifactCorrection.correct(milliseconds)
+            corrected.append(correction.intervals)
+            artifacts += correction.corrected
+        }
+        let share = Double(artifacts) / Double(received)
+        guard share <= settings.maximumArtifactShare else {
+            return .failure(.tooManyArtifacts(corrected: artifacts, beats: received, limit: settings.maximumArtifactShare))
+        }
+        guard let figures = TimeDomainHRV(segments: corrected) else {
+            return .failure(.tooFewBeats(beats: received, needed: settings.minimumBeats))
+        }
+        return .success(
+            ReadinessFigures(
+                scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: received,
+                correctedIntervals: corrected))
+    }
+
+    /// Corrected beats so far, for the screen (a detection pass over what is scored).
+    public func artifactsSoFar() -> Int {
+        segments.reduce(0) { count, segment in
+            count + ArtifactCorrection.correct(RRIntervals(segment).milliseconds).corrected
+        }
+    }
+}
+
+/// A scored measurement's figures.
+public struct ReadinessFigures: Equatable, Sendable {
+    public var scoredDuration: SessionTime
+    public var hrv: TimeDomainHRV
+    public var artifactsCorrected: Int
+    /// RR intervals received in the scored time, before correction.
+    public var beatsReceived: Int
+    /// The intervals the figures were computed from (ms, one list per stretch of contact);
+    /// empty for a measurement read back from the store, which keeps the intervals as sent.
+    public var correctedIntervals: [[Double]]
+
+    public init(
+        scoredDuration: SessionTime, hrv: TimeDomainHRV, artifactsCorrected: Int, beatsReceived: Int,
+        correctedIntervals: [[Double]] = []
+    ) {
+        self.scoredDuration = scoredDuration
+        self.hrv = hrv
+        self.artifactsCorrected = artifactsCorrected
+        self.beatsReceived = beatsReceived
+        self.correctedIntervals = correctedIntervals
+    }
+
+    public var artifactShare: Double { beatsReceived == 0 ? 0 : Double(artifactsCorrected) / Double(beatsReceived) }
+}
+
+/// Why a measurement is not scored.
+public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The strap sends heart rate without RR intervals.
+    case noRRIntervals
+    case tooFewBeats(beats: Int, needed: Int)
+    case tooManyArtifacts(corrected: Int, beats: Int, limit: Double)
+
+    public var description: String {
+        switch self {
+        case .noRRIntervals:
+            "the strap sends heart rate but no RR intervals, which the measurement needs"
+        case .tooFewBeats(let beats, let needed):
+            "only \(beats) beats were scored (at least \(needed) are needed): keep the strap on and lie still for the whole measurement"
+        case .tooManyArtifacts(let corrected, let beats, let limit):
+            "\(corrected) of \(beats) beats needed correcting (\(percent(Double(corrected) / Double(beats)))), more than the \(percent(limit)) a reliable measurement allows: wet the strap's electrodes, lie still and breathe calmly, then measure again"
+        }
+    }
+
+    private func percent(_ share: Double) -> String {
+        let tenths = (share * 1000).rounded()
+        return "\(Int(tenths) / 10).\(Int(tenths) % 10) %"
+    }
+}

@@ -1,0 +1,177 @@
+public import IntervalProCore
+public import IntervalProHRV
+public import IntervalProStorage
+import IntervalProBlueZ
+import IntervalProEventLoop
+import IntervalProIO
+import IntervalProRuntime
+
+/// A readiness measurement run to its end, from a recording on virtual time or from live
+/// sensors: the policy `readiness` and (later) the web page share. The figures come from
+/// `ReadinessMeasurement`; this only feeds it heart-rate values and the clock.
+public enum ReadinessRun {
+    /// A finished measurement, scored or not, with the strap it came from.
+    public struct Outcome: Sendable {
+        public var measurement: ReadinessMeasurement
+        public var device: RecordedDevice?
+    }
+
+    /// What a live measurement shows while it runs, once a second.
+    public struct Status: Sendable {
+        public var progress: ReadinessMeasurement.Progress
+        public var artifactsSoFar: Int
+        public var device: RecordedDevice?
+    }
+
+    /// Feeds a recording's Heart Rate Measurements from `device` (an id or a name; by default
+    /// the first device that sent any) into a measurement, in virtual time.
+    public static func replay(_ path: String, device wanted: String?, settings: ReadinessMeasurement.Settings) throws
+        -> Outcome
+    {
+        let recording = try loadRecording(path)
+        let devices = recording.header.devices
+        var chosen: String?
+        if let wanted {
+            chosen = devices.first { $0.id == wanted || $0.name == wanted }?.id ?? wanted
+        }
+        var measurement = ReadinessMeasurement(settings: settings)
+        var values = 0
+        for case .notification(let notification) in recording.entries
+        where notification.characteristic == .heartRateMeasurement {
+            if chosen == nil { chosen = notification.device }
+            guard notification.device == chosen else { continue }
+            // A value that does not decode is left out, as a live session leaves it out.
+            guard let value = try? HeartRateMeasurement.parse(notification.bytes) else { continue }
+            values += 1
+            measurement.receive(value, at: notification.time)
+            if measurement.isComplete || measurement.sendsNoRR { break }
+        }
+        let device = devices.first { $0.id == chosen } ?? chosen.map { RecordedDevice(id: $0, name: nil) }
+        guard values > 0, let device else {
+            let whose = wanted.map { " from '\($0)'" } ?? ""
+            throw Failure("\(path): no heart-rate values (0x2A37)\(whose) in the recording", status: .dataError)
+        }
+        if !measurement.isComplete && !measurement.sendsNoRR {
+            throw Failure(
+                "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))",
+                status: .dataError)
+        }
+        return Outcome(measurement: measurement, device: device)
+    }
+
+    /// Measures from the live heart-rate strap until the measurement is complete, the strap
+    /// shows it sends no RR intervals, Ctrl-C (with `interruptible`) or `stop` says so (nil:
+    /// nothing to keep). `stop` is asked at least once a second.
+    public static func live(
+        _ request: SensorRequest, settings: ReadinessMeasurement.Settings, interruptible: Bool = true,
+        stop: @escaping @Sendable () -> Bool = { false }, status: @escaping @Sendable (Status) -> Void
+    ) async throws -> Outcome? {
+        // From the start: Ctrl-C while the strap is found and connected cancels too, once
+        // connecting settles, instead of killing the process. (A server keeps its own handling.)
+        if interruptible { InterruptSignal.install() }
+        let connection: LiveSensorConnection
+        do {
+            // Values are read together once a second, each with its arrival time: nothing here
+            // needs them sooner, and it saves a wake-up per value.
+            connection = try await LiveSensorConnection.connect(request, cadenceUnit: nil, coalescing: .seconds(1))
+        } catch let unavailable as LiveSensorConnection.Unavailable {
+            throw Failure("\(unavailable)", status: .unavailable)
+        }
+        let sensors = connection.sensors
+        if interruptible, let interrupt = InterruptSignal.descriptor {
+            sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain)
+        }
+        let feed = sensors.feed
+        feed.begin()
+        let box = MeasurementBox(measurement: ReadinessMeasurement(settings: settings))
+        let devices = connection.devices
+        try await sensors.run {
+            var timeout: Duration? = .zero
+            while true {
+                await sensors.arrivals.wait(timeout: timeout)
+                if (interruptible && InterruptSignal.take()) || stop() {
+                    box.interrupted = true
+                    break
+                }
+                let poll = feed.poll()
+                for notice in poll.notices { Terminal.writeStandardError("\r\u{1B}[Kintervalpro: \(notice)\n") }
+                for case .notification(let notification) in poll.entries
+                where notification.characteristic == .heartRateMeasurement {
+                    if box.device == nil { box.device = notification.device }
+                    guard notification.device == box.device,
+                        let value = try? HeartRateMeasurement.parse(notification.bytes)
+                    else { continue }
+                    box.measurement.receive(value, at: notification.time)
+                }
+                box.measurement.advance(to: poll.now)
+                let device = devices.first { $0.id == box.device }
+                status(Status(progress: box.measurement.progress, artifactsSoFar: box.measurement.artifactsSoFar(), device: device))
+                if box.measurement.isComplete || box.measurement.sendsNoRR { break }
+                // The screen's clock: the next whole second.
+                let next = SessionTime.seconds((poll.now.seconds + 1).rounded(.down))
+                timeout = .microseconds(max(0, (next - poll.now).microseconds))
+            }
+        }
+        await sensors.stop()
+        guard !box.interrupted else { return nil }
+        return Outcome(measurement: box.measurement, device: devices.first { $0.id == box.device })
+    }
+
+    /// A scored measurement, as saved (unless not), and judged against the runner's others.
+    public struct Scored: Sendable {
+        public var record: ReadinessRecord
+        public var assessment: ReadinessAssessment
+    }
+
+    /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
+    /// the measurements in `store`; a refusal is a `Failure` that says so (nothing saved).
+    public static func score(
+        _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, save: StoreLocation?,
+        store: StoreLocation
+    ) throws -> Scored {
+        let deviceLabel = outcome.device?.label ?? "the strap"
+        let figures: ReadinessFigures
+        switch outcome.measurement.result() {
+        case .success(let scored): figures = scored
+        case .failure(.noRRIntervals):
+            throw Failure(
+                "\(deviceLabel) sends heart rate but no RR intervals, which the measurement needs; nothing was saved",
+                status: .unavailable)
+        case .failure(let refusal):
+            throw Failure("measurement refused: \(refusal); nothing was saved", status: .dataError)
+        }
+        var record = ReadinessRecord(
+            takenAt: takenAt, localDate: localDate, source: source, device: outcome.device?.id, figures: figures,
+            rrSegments: outcome.measurement.segments)
+        let since = ReadinessBaseline.windowStart(today: localDate) ?? localDate
+        let earlier: [ReadinessRecord]
+        if let save {
+            let opened = try save.open()
+            record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
+            earlier = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
+                .filter { $0.id != record.id }
+        } else {
+            earlier = ReadinessToday.stored(in: store, since: since)
+        }
+        let assessment = ReadinessBaseline.assess(
+            (earlier + [record]).map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) },
+            today: localDate)
+        return Scored(record: record, assessment: assessment)
+    }
+
+    /// The loop's state, kept on the sensors' thread.
+    private final class MeasurementBox: @unchecked Sendable {
+        var measurement: ReadinessMeasurement
+        var device: String?
+        var interrupted = false
+
+        init(measurement: ReadinessMeasurement) {
+            self.measurement = measurement
+        }
+    }
+}
+
+extension RecordedDevice {
+    /// "Polar H10 (A0:9E:1A:12:34:56)", or the id alone.
+    public var label: String { name.map { "\($0) (\(id))" } ?? id }
+}

@@ -1,0 +1,59 @@
+public import IntervalProHRV
+public import IntervalProStorage
+import IntervalProCore
+import IntervalProIO
+
+/// Today's readiness for the commands that start or list today's run (`run`, `today`) and, later,
+/// the web page: the latest measurement, the verdict of the day and its advice.
+public struct ReadinessToday: Sendable {
+    /// The latest measurement in the 60-day window.
+    public var latest: ReadinessRecord
+    /// Judged as of today.
+    public var assessment: ReadinessAssessment
+    public var today: String
+
+    public var measuredToday: Bool { latest.localDate == today }
+
+    /// Nil when no store exists yet or it holds no measurement in the last 60 days. Reading the
+    /// store never stops a run: a store that cannot be read gives nil.
+    public static func read(_ location: StoreLocation, today: String) -> ReadinessToday? {
+        guard let since = ReadinessBaseline.windowStart(today: today) else { return nil }
+        let records = stored(in: location, since: since).filter { $0.localDate <= today }
+        guard let latest = records.last else { return nil }
+        let assessment = ReadinessBaseline.assess(
+            records.map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }, today: today)
+        return ReadinessToday(latest: latest, assessment: assessment, today: today)
+    }
+
+    /// The stored measurements since a local date, when a store exists and can be read (else
+    /// none): a measurement or a run is judged against them, never stopped for the store's sake.
+    public static func stored(in location: StoreLocation, since date: String) -> [ReadinessRecord] {
+        guard let path = try? location.databasePath(), BundledFiles.exists(path),
+            let store = try? SessionStore(readingOnly: path)
+        else { return [] }
+        return (try? store.readinessRecords(since: date)) ?? []
+    }
+
+    /// The readiness chart's `days` up to the local date of `startedAt` (a session's UTC
+    /// start), judged day by day from the store; nil when none of them was measured.
+    public static func trend(_ location: StoreLocation, before startedAt: String, days: Int = 42) -> ReadinessTrend? {
+        guard let seconds = UTCTimestamp.unixSeconds(startedAt) else { return nil }
+        let last = WallClock.localDate(unixSeconds: seconds)
+        guard let lastDay = ReadinessBaseline.dayNumber(last) else { return nil }
+        let first = String(UTCTimestamp.text(unixSeconds: (lastDay - Int64(days + ReadinessBaseline.normalRangeDays)) * 86_400).prefix(10))
+        let measurements = stored(in: location, since: first).filter { $0.localDate <= last }
+            .map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }
+        let trend = ReadinessTrend(measurements, days: days, endingOn: last)
+        return trend.isEmpty ? nil : trend
+    }
+
+    /// One line: today's figures, the verdict and the advice; or when it was last measured.
+    public var line: String {
+        let hrv = latest.figures.hrv
+        let figures = "rMSSD \(JSONValue.format(hrv.rmssd.rounded(toPlaces: 1))) ms (ln \(JSONValue.format(hrv.lnRMSSD.rounded(toPlaces: 2))))"
+        guard measuredToday else {
+            return "Readiness: last measured \(latest.localDate), \(figures); measure this morning with `intervalpro readiness`"
+        }
+        return "Readiness today: \(figures), \(assessment.summary): \(assessment.advice)"
+    }
+}

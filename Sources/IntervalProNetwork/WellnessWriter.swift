@@ -1,0 +1,76 @@
+import IntervalProHRV
+import IntervalProIO
+public import IntervalProServices
+public import IntervalProStorage
+
+/// Writes readiness measurements into intervals.icu's wellness (rMSSD as `hrv`, the mean heart
+/// rate as `restingHR`) and reads a day's wellness back. Each write is queued in the store
+/// before it is sent, as session uploads are, so one that fails stays for `upload --pending`.
+public struct WellnessWriter: Sendable {
+    public let store: SessionStore
+    public let context: ServiceContext
+
+    public init(store: SessionStore, context: ServiceContext) {
+        self.store = store
+        self.context = context
+    }
+
+    /// What became of one measurement's write.
+    public struct Result: Sendable {
+        public var record: ReadinessUploadRecord
+        public var localDate: String
+        /// Nil when it was written.
+        public var failure: ServiceFailure?
+    }
+
+    /// Queues the measurement, then writes it.
+    public func send(readiness id: Int64) async throws(StoreError) -> Result {
+        let service = Service.intervalsICU.rawValue
+        var record =
+            try store.readinessUpload(readiness: id, service: service)
+            ?? ReadinessUploadRecord(readinessID: id, service: service, status: .pending, updatedAt: "")
+        record.status = .pending
+        record.attempts += 1
+        record.updatedAt = WallClock.iso8601Now()
+        try store.saveReadinessUpload(record)
+        guard let measurement = try store.readiness(id: id) else {
+            record.status = .rejected
+            record.lastError = "no readiness measurement \(id) in \(store.path)"
+            try store.saveReadinessUpload(record)
+            return Result(
+                record: record, localDate: "", failure: ServiceFailure(.intervalsICU, .notFound, record.lastError ?? ""))
+        }
+        let failure: ServiceFailure?
+        do throws(ServiceFailure) {
+            let api = try context.intervalsICU()
+            let hrv = measurement.figures.hrv
+            _ = try await context.caller(.intervalsICU).success(
+                api.updateWellness(
+                    on: measurement.localDate, rmssd: hrv.rmssd, restingHeartRate: Int(hrv.meanHeartRate.rounded())),
+                doing: "writing the readiness of \(measurement.localDate) to the wellness")
+            failure = nil
+        } catch {
+            failure = error
+        }
+        record.status = failure == nil ? .done : failure?.kind == .rejected ? .rejected : .pending
+        record.lastError = failure?.message
+        record.updatedAt = WallClock.iso8601Now()
+        try store.saveReadinessUpload(record)
+        return Result(record: record, localDate: measurement.localDate, failure: failure)
+    }
+
+    /// Every queued measurement, oldest first.
+    public func sendPending() async throws(StoreError) -> [Result] {
+        var results: [Result] = []
+        for record in try store.pendingReadinessUploads() { results.append(try await send(readiness: record.readinessID)) }
+        return results
+    }
+
+    /// A day's wellness as intervals.icu has it.
+    public static func read(on date: String, context: ServiceContext) async throws(ServiceFailure) -> Wellness {
+        let api = try context.intervalsICU()
+        let response = try await context.caller(.intervalsICU).success(
+            api.wellness(on: date), doing: "reading the wellness of \(date)")
+        return try IntervalsICU.wellness(response)
+    }
+}

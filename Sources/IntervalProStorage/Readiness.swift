@@ -1,0 +1,234 @@
+public import IntervalProCore
+public import IntervalProHRV
+import GRDB
+
+/// A stored readiness measurement.
+public struct ReadinessRecord: Sendable, Equatable {
+    /// How it was measured: live sensors or a recording.
+    public enum Source: String, Sendable {
+        case live
+        case replay
+    }
+
+    public var id: Int64?
+    /// ISO 8601 UTC, when the measurement ended.
+    public var takenAt: String
+    /// The runner's local date then ("2026-11-25").
+    public var localDate: String
+    public var source: Source
+    public var device: String?
+    /// Names the artifact correction the figures were computed with.
+    public var method: String
+    public var figures: ReadinessFigures
+    /// The scored RR intervals as the strap sent them, in 1/1024 s, one list per stretch of contact.
+    public var rrSegments: [[UInt16]]
+
+    /// The artifact correction `IntervalProHRV` implements.
+    public static let currentMethod = "lipponen-tarvainen-2019"
+
+    public init(
+        id: Int64? = nil, takenAt: String, localDate: String, source: Source, device: String?,
+        method: String = ReadinessRecord.currentMethod, figures: ReadinessFigures, rrSegments: [[UInt16]]
+    ) {
+        self.id = id
+        self.takenAt = takenAt
+        self.localDate = localDate
+        self.source = source
+        self.device = device
+        self.method = method
+        self.figures = figures
+        self.rrSegments = rrSegments
+    }
+}
+
+struct ReadinessRow: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "readiness"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    var id: Int64?
+    var takenAt: String
+    var localDate: String
+    var source: String
+    var device: String?
+    var durationS: Double
+    var method: String
+    var beatsReceived: Int
+    var artifactsCorrected: Int
+    var beats: Int
+    var meanRrMs: Double
+    var meanHrBpm: Double
+    var rmssdMs: Double
+    var lnRmssd: Double
+    var sdnnMs: Double
+    var rrSegments: String
+
+    init(_ record: ReadinessRecord) {
+        id = record.id
+        takenAt = record.takenAt
+        localDate = record.localDate
+        source = record.source.rawValue
+        device = record.device
+        durationS = record.figures.scoredDuration.seconds
+        method = record.method
+        beatsReceived = record.figures.beatsReceived
+        artifactsCorrected = record.figures.artifactsCorrected
+        let hrv = record.figures.hrv
+        beats = hrv.beats
+        meanRrMs = hrv.meanInterval
+        meanHrBpm = hrv.meanHeartRate
+        rmssdMs = hrv.rmssd
+        lnRmssd = hrv.lnRMSSD
+        sdnnMs = hrv.sdnn
+        rrSegments = JSONValue.array(record.rrSegments.map { .array($0.map { .int(Int($0)) }) }).serialized()
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    var record: ReadinessRecord {
+        let hrv = TimeDomainHRV(
+            beats: beats, meanInterval: meanRrMs, meanHeartRate: meanHrBpm, rmssd: rmssdMs, lnRMSSD: lnRmssd, sdnn: sdnnMs)
+        return ReadinessRecord(
+            id: id, takenAt: takenAt, localDate: localDate, source: ReadinessRecord.Source(rawValue: source) ?? .live,
+            device: device, method: method,
+            figures: ReadinessFigures(
+                scoredDuration: .seconds(durationS), hrv: hrv, artifactsCorrected: artifactsCorrected,
+                beatsReceived: beatsReceived),
+            rrSegments: Self.segments(rrSegments))
+    }
+
+    /// The stored arrays; a damaged text reads as no intervals rather than failing the listing.
+    private static func segments(_ text: String) -> [[UInt16]] {
+        let node: JSONNode
+        do {
+            node = try JSONParser.parse(text)
+        } catch {
+            return []
+        }
+        var segments: [[UInt16]] = []
+        if case .array(let lists) = node.kind {
+            for list in lists {
+                var segment: [UInt16] = []
+                if case .array(let values) = list.kind {
+                    for value in values {
+                        if let number = value.numberValue, let interval = UInt16(exactly: number) { segment.append(interval) }
+                    }
+                }
+                segments.append(segment)
+            }
+        }
+        return segments
+    }
+}
+
+extension SessionStore {
+    /// Saves a measurement and returns its id.
+    @discardableResult
+    public func saveReadiness(_ record: ReadinessRecord) throws(StoreError) -> Int64 {
+        try write { db in
+            var row = ReadinessRow(record)
+            try row.insert(db)
+            return row.id ?? db.lastInsertedRowID
+        }
+    }
+
+    /// Measurements in the order they were taken; with `limit`, the latest that many.
+    public func readinessRecords(limit: Int? = nil) throws(StoreError) -> [ReadinessRecord] {
+        try read { db in
+            var request = ReadinessRow.order(Column("local_date").desc, Column("taken_at").desc, Column("id").desc)
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db).reversed().map(\.record)
+        }
+    }
+
+    /// Measurements taken on or after a local date, in the order they were taken.
+    public func readinessRecords(since localDate: String) throws(StoreError) -> [ReadinessRecord] {
+        try read { db in
+            try ReadinessRow.filter(Column("local_date") >= localDate)
+                .order(Column("local_date"), Column("taken_at"), Column("id")).fetchAll(db).map(\.record)
+        }
+    }
+}
+
+/// Where a readiness measurement's upload to one service stands (intervals.icu's wellness).
+public struct ReadinessUploadRecord: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        /// Not sent yet, or the last attempt failed in a way worth retrying.
+        case pending
+        case done
+        /// The service refused it: retrying will not help.
+        case rejected
+    }
+
+    public var readinessID: Int64
+    public var service: String
+    public var status: Status
+    public var attempts: Int
+    public var lastError: String?
+    /// ISO 8601 UTC.
+    public var updatedAt: String
+
+    public init(
+        readinessID: Int64, service: String, status: Status, attempts: Int = 0, lastError: String? = nil, updatedAt: String
+    ) {
+        self.readinessID = readinessID
+        self.service = service
+        self.status = status
+        self.attempts = attempts
+        self.lastError = lastError
+        self.updatedAt = updatedAt
+    }
+}
+
+struct ReadinessUploadRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "readiness_upload"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    var readinessId: Int64
+    var service: String
+    var status: String
+    var attempts: Int
+    var lastError: String?
+    var updatedAt: String
+
+    init(_ record: ReadinessUploadRecord) {
+        readinessId = record.readinessID
+        service = record.service
+        status = record.status.rawValue
+        attempts = record.attempts
+        lastError = record.lastError
+        updatedAt = record.updatedAt
+    }
+
+    var record: ReadinessUploadRecord {
+        ReadinessUploadRecord(
+            readinessID: readinessId, service: service, status: ReadinessUploadRecord.Status(rawValue: status) ?? .pending,
+            attempts: attempts, lastError: lastError, updatedAt: updatedAt)
+    }
+}
+
+extension SessionStore {
+    public func readiness(id: Int64) throws(StoreError) -> ReadinessRecord? {
+        try read { db in try ReadinessRow.fetchOne(db, key: id)?.record }
+    }
+
+    /// Writes (or replaces) a measurement's upload row for one service.
+    public func saveReadinessUpload(_ record: ReadinessUploadRecord) throws(StoreError) {
+        try write { db in try ReadinessUploadRow(record).save(db) }
+    }
+
+    public func readinessUpload(readiness id: Int64, service: String) throws(StoreError) -> ReadinessUploadRecord? {
+        try read { db in try ReadinessUploadRow.fetchOne(db, key: ["readiness_id": id, "service": service])?.record }
+    }
+
+    /// The queue: measurements not yet sent, oldest first.
+    public func pendingReadinessUploads() throws(StoreError) -> [ReadinessUploadRecord] {
+        try read { db in
+            try ReadinessUploadRow.filter(Column("status") == "pending").order(Column("readiness_id"), Column("service"))
+                .fetchAll(db).map(\.record)
+        }
+    }
+}

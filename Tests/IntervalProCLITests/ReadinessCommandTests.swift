@@ -1,0 +1,242 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import IntervalProTestSupport
+import Synchronization
+import Testing
+
+/// `readiness`: live through a private bus and the fake org.bluez, and from recordings; every
+/// run with its own XDG folders.
+@Suite struct ReadinessCommandTests {
+    func environment(_ dir: ScratchDirectory, bus: String? = nil) -> [String: String?] {
+        var environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        if let bus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus }
+        return environment
+    }
+
+    /// A recording of a strap at rest: values at 1 Hz carrying the beats of each second, the
+    /// RR intervals repeating `cycle` (milliseconds), skin contact lost in `noContact` seconds.
+    func recording(
+        _ dir: ScratchDirectory, seconds: Int, cycle: [Double] = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995],
+        noContact: Range<Int> = 0..<0, withRR: Bool = true
+    ) throws -> String {
+        var lines = [#"{"intervalpro_recording":1,"started_at":"2026-11-25T06:30:00Z","devices":[{"id":"A0:9E:1A:12:34:56","name":"Polar H10"}]}"#]
+        var beatTime = 0.0
+        var beat = 0
+        for second in 1...seconds {
+            var bytes: [UInt8]
+            if noContact.contains(second) {
+                bytes = [0x04, 62]
+            } else {
+                bytes = [withRR ? 0x16 : 0x06, 60]
+            }
+            while beatTime + cycle[beat % cycle.count] <= Double(second) * 1000 {
+                let interval = cycle[beat % cycle.count]
+                beatTime += interval
+                beat += 1
+                if withRR, !noContact.contains(second) {
+                    let wire = UInt16((interval * 1.024).rounded())
+                    bytes += [UInt8(wire & 0xFF), UInt8(wire >> 8)]
+                }
+            }
+            let hex = bytes.map { String(format: "%02x", $0) }.joined()
+            lines.append(#"{"t":\#(second).000,"dev":"A0:9E:1A:12:34:56","char":"2a37","hex":"\#(hex)"}"#)
+        }
+        return try dir.write("morning.jsonl", lines.joined(separator: "\n") + "\n")
+    }
+
+    @Test("a recorded morning: the figures, saved with its RR intervals, listed by readiness history")
+    func fromARecording() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 160)
+        let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The cycle's successive differences, worked out by hand: rMSSD = √530 = 23.02 ms.
+        let rmssd = try #require(number(json["rmssd_ms"]))
+        #expect(abs(rmssd - 23.02) < 0.3)
+        #expect(json["artifacts_corrected"] as? Int == 0)
+        #expect((118...121).contains(json["beats"] as? Int ?? 0))
+        #expect((json["assessment"] as? [String: Any])?["verdict"] as? String == "building")
+        #expect(json["id"] as? Int == 1)
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
+        #expect(listed.count == 1)
+        #expect(number(listed.first?["rmssd_ms"]) == rmssd)
+    }
+
+    @Test("run says today's readiness before a plan with work steps, on stderr; not before a measurement exists")
+    func runSaysTodaysReadiness() throws {
+        let dir = try ScratchDirectory()
+        let runArguments = [
+            "run", "Plans/first-cadence-session.json", "--replay", "Recordings/first-cadence-session.jsonl", "--fast",
+            "--json", "--no-save",
+        ]
+        let before = try intervalpro(arguments: runArguments, environment: environment(dir))
+        #expect(before.status == 0, "stderr: \(before.stderr)")
+        #expect(!before.stderr.contains("Readiness"))
+        let measured = try intervalpro("readiness", "--replay", try recording(dir, seconds: 160), environment: environment(dir))
+        #expect(measured.status == 0, "stderr: \(measured.stderr)")
+        let after = try intervalpro(arguments: runArguments, environment: environment(dir))
+        #expect(after.status == 0)
+        #expect(after.stderr.contains("Readiness today: rMSSD 22.9 ms (ln 3.13)"))
+        #expect(after.stderr.contains("building your baseline (1 of 7 days)"))
+        #expect(jsonObject(after.stdoutData) != nil, "stdout stays the summary alone")
+    }
+
+    @Test("trends charts readiness: --json gives each measured day's ln rMSSD as measured")
+    func trendsShowReadiness() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 160)
+        let today = try intervalpro("readiness", "--replay", path, "--json", environment: environment(dir))
+        #expect(today.status == 0, "stderr: \(today.stderr)")
+        let measured = try #require(jsonObject(today.stdoutData))
+        let trends = try intervalpro("trends", "--json", environment: environment(dir))
+        #expect(trends.status == 0, "stderr: \(trends.stderr)")
+        let days = try #require(jsonObject(trends.stdoutData)?["readiness"] as? [[String: Any]])
+        #expect(days.count == 1)
+        #expect(days.first?["date"] as? String == measured["date"] as? String)
+        #expect(number(days.first?["ln_rmssd"]) == number(measured["ln_rmssd"]))
+        let text = try intervalpro("trends", environment: environment(dir))
+        #expect(text.stdout.contains("Readiness: ln rMSSD each morning"))
+    }
+
+    @Test("a 10 s contact loss makes the measurement 10 s longer and splits it in two")
+    func contactLoss() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 110, noContact: 50..<60)
+        let result = try intervalpro(
+            "readiness", "--replay", path, "--duration", "1", "--json", "--no-save", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        #expect((json["rr_segments"] as? [[Int]])?.count == 2)
+        #expect(json["id"] is NSNull)
+        let short = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 95, noContact: 50..<60), "--duration", "1", "--no-save",
+            environment: environment(dir))
+        #expect(short.status == 65)
+        #expect(short.stderr.contains("the measurement needs 1:30"))
+    }
+
+    @Test("refusals: too many artifacts (65), no RR intervals (69), nothing saved")
+    func refusals() throws {
+        let dir = try ScratchDirectory()
+        // Every eighth interval doubled, as if a beat were missed: about 12 % to correct.
+        var cycle = [1000.0, 1030, 1055, 1045, 1015, 985, 960, 950]
+        cycle[7] = 1900
+        let noisy = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: cycle), environment: environment(dir))
+        #expect(noisy.status == 65)
+        #expect(noisy.stderr.contains("needed correcting"))
+        #expect(noisy.stderr.contains("wet the strap"))
+        let noRR = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 60, withRR: false), environment: environment(dir))
+        #expect(noRR.status == 69)
+        #expect(noRR.stderr.contains("Polar H10 (A0:9E:1A:12:34:56) sends heart rate but no RR intervals"))
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let usage = try intervalpro("readiness", "--duration", "9", environment: environment(dir))
+        #expect(usage.status == 64)
+    }
+
+    @Test("live, through the fake org.bluez: a one-minute measurement from a resting strap")
+    func live() throws {
+        let fake = try FakeBlueZ(scenario: "readiness-strap")
+        let dir = try ScratchDirectory()
+        let result = try intervalpro(
+            arguments: ["readiness", "--duration", "1", "--hr", "Polar H10 12345678", "--json"],
+            environment: environment(dir, bus: fake.bus.address), watchdog: 300)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        #expect(json["source"] as? String == "live")
+        #expect(json["device"] as? String == "A0:9E:1A:12:34:56")
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 1)
+        #expect((57...62).contains(json["beats"] as? Int ?? 0))
+    }
+
+    @Test("live: Ctrl-C mid-measurement cancels it, 130, nothing saved")
+    func liveInterrupted() throws {
+        let fake = try FakeBlueZ(scenario: "readiness-strap")
+        let dir = try ScratchDirectory()
+        let command = try RunningCommand(
+            ["readiness", "--duration", "1", "-v"], environment: environment(dir, bus: fake.bus.address))
+        // -v logs the subscription; a few values later the measurement is under way.
+        let subscribed = command.stderr.wait(upTo: 20) { $0.contains("Notify") }
+        #expect(subscribed, "stderr: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+        usleep(3_000_000)
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.status == 130, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("measurement cancelled; nothing was saved"))
+        #expect(!looksLikeACrash(result.stderr))
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+
+    @Test("from the phone: serve measures on POST /api/readiness, its progress and result in the state, saved")
+    func fromThePage() throws {
+        let fake = try FakeBlueZ(scenario: "readiness-strap")
+        let dir = try ScratchDirectory()
+        let port = try freePort()
+        // A minute and a half of measuring, in a suite that runs beside it on two cores.
+        let command = try RunningCommand(
+            ["serve", "--listen", "127.0.0.1:\(port)", "--hr", "Polar H10 12345678"] + servingAsUs,
+            environment: environment(dir, bus: fake.bus.address), watchdog: 400)
+        defer {
+            command.interrupt()
+            _ = command.finish()
+        }
+        #expect(command.stderr.wait(upTo: 30) { $0.contains("web page at http://127.0.0.1:\(port)/") })
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        // Blocking requests: an await here could wait on a cooperative pool that the suite's
+        // other tests keep busy, while the server's watchdog runs.
+        func exchange(_ path: String, post body: String? = nil) -> (status: Int, data: Data) {
+            var request = URLRequest(url: base.appendingPathComponent(path))
+            if let body {
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = Data(body.utf8)
+            }
+            let done = DispatchSemaphore(value: 0)
+            let answer = Mutex<(Int, Data)>((0, Data()))
+            URLSession.shared.dataTask(with: request) { data, response, _ in
+                answer.withLock { $0 = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()) }
+                done.signal()
+            }.resume()
+            done.wait()
+            return answer.withLock { (status: $0.0, data: $0.1) }
+        }
+        #expect(exchange("api/readiness", post: #"{"duration": 9}"#).status == 400)
+        #expect(exchange("api/readiness", post: #"{"duration": 1}"#).status == 202)
+        #expect(exchange("api/readiness", post: #"{"duration": 1}"#).status == 409, "one measurement at a time")
+        #expect(exchange("api/sessions", post: #"{"plan": "x", "source": "simulate"}"#).status != 201)
+        var phases: Set<String> = []
+        var state: [String: Any] = [:]
+        for _ in 0..<400 {
+            state = jsonObject(exchange("api/state").data) ?? [:]
+            if let phase = state["phase"] as? String { phases.insert(phase) }
+            if ["done", "failed", "cancelled"].contains(state["phase"] as? String ?? "") { break }
+            usleep(500_000)
+        }
+        #expect(state["status"] as? String == "readiness")
+        #expect(state["phase"] as? String == "done", "\(state)")
+        #expect(phases.isSuperset(of: ["settling", "measuring"]), "\(phases)")
+        let result = try #require(state["result"] as? [String: Any])
+        #expect(abs((number(result["rmssd_ms"]) ?? 0) - 23.02) < 1)
+        #expect(result["source"] as? String == "live")
+        #expect((result["assessment"] as? [String: Any])?["verdict"] as? String == "building")
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
+        #expect(listed.count == 1 && listed.first?["id"] as? Int == result["id"] as? Int)
+    }
+
+    @Test("live: a strap that sends no RR intervals is named within seconds (69)")
+    func liveWithoutRR() throws {
+        let fake = try FakeBlueZ(scenario: "strap-without-rr")
+        let dir = try ScratchDirectory()
+        let result = try intervalpro(arguments: ["readiness"], environment: environment(dir, bus: fake.bus.address))
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("Old strap (A0:9E:1A:65:43:21) sends heart rate but no RR intervals"))
+    }
+}

@@ -1,0 +1,126 @@
+import IntervalProCore
+import Testing
+@testable import IntervalProHRV
+
+/// Alpha 1 through a session, fed 1 Hz samples the way the engine reports them.
+@Suite("Alpha 1 through a session")
+struct AlphaOneTrackerTests {
+    /// Samples carrying `intervals` (milliseconds) in the seconds their beats end in.
+    static func samples(_ intervals: [Double], cadence: Int = 170, step: (Int) -> Int = { _ in 0 }) -> [SessionSample] {
+        var bySecond: [[UInt16]] = []
+        var elapsed = 0.0
+        for interval in intervals {
+            elapsed += interval
+            let second = Int((elapsed / 1000).rounded(.up))
+            while bySecond.count <= second { bySecond.append([]) }
+            bySecond[second].append(UInt16((interval * 1.024).rounded()))
+        }
+        return bySecond.indices.map { second in
+            SessionSample(
+                second: second, stepIndex: step(second), rawCadence: cadence, cadence: cadence, heartRate: 150,
+                speed: nil, distance: nil, zoneStatus: .noZone, rrIntervals: bySecond[second])
+        }
+    }
+
+    static func windows(_ samples: [SessionSample]) -> [AlphaWindow] {
+        var tracker = AlphaOneTracker()
+        return samples.compactMap { tracker.add($0) }
+    }
+
+    // Uniform variation: Gaussian tails put a few per cent of white-noise beats past the
+    // artifact thresholds, which real beats do not do.
+
+    /// Uncorrelated beats around 400 ms (150 bpm): alpha 1 near 0.5.
+    static func uncorrelated(_ count: Int, seed: UInt64 = 7) -> [Double] {
+        var noise = DetrendedFluctuationTests.Noise(state: seed)
+        return (0..<count).map { _ in 400 + 10 * (noise.uniform() - 0.5) }
+    }
+
+    /// Beats whose variation wanders (a random walk held near 430 ms): alpha 1 well above 1.
+    static func correlated(_ count: Int, seed: UInt64 = 8) -> [Double] {
+        var noise = DetrendedFluctuationTests.Noise(state: seed)
+        var level = 0.0
+        return (0..<count).map { _ in
+            level = 0.97 * level + 2 * (noise.uniform() - 0.5)
+            return 430 + level
+        }
+    }
+
+    @Test func settlingThenAWindowEveryFiveSeconds() throws {
+        let windows = Self.windows(Self.samples(Self.uncorrelated(600)))  // 240 s
+        #expect(windows.map(\.second) == Array(stride(from: 5, through: 240, by: 5)))
+        #expect(windows.filter { $0.second < 120 }.allSatisfy { $0.status == .settling && $0.alpha1 == nil })
+        let scored = windows.filter { $0.second >= 120 }
+        #expect(scored.allSatisfy { $0.status == .scored })
+        let first = try #require(scored.first)
+        // 120 s of 400 ms beats, and the heart rate they imply.
+        #expect(abs(first.beats - 300) <= 1)
+        #expect(abs((first.heartRate ?? 0) - 150) < 1)
+        #expect(first.cadence == 170)
+        for window in scored { #expect(abs((window.alpha1 ?? 0) - 0.5) < 0.25, "alpha \(window.alpha1 ?? .nan)") }
+    }
+
+    @Test func aWindowWithTooManyArtifactsIsNotScored() throws {
+        var intervals = Self.uncorrelated(600)
+        // A dry strap: every 20th beat missed (5 %), the two intervals sent as one.
+        var i = 10
+        while i + 1 < intervals.count {
+            intervals[i] += intervals[i + 1]
+            intervals.remove(at: i + 1)
+            i += 19
+        }
+        let windows = Self.windows(Self.samples(intervals)).filter { $0.status != .settling }
+        #expect(!windows.isEmpty)
+        for window in windows {
+            #expect(window.status == .unreliable && window.alpha1 == nil)
+            #expect(window.artifactShare >= 0.03, "share \(window.artifactShare)")
+        }
+    }
+
+    @Test func noBeatsNoWindows() {
+        let silent = (0...200).map {
+            SessionSample(
+                second: $0, stepIndex: 0, rawCadence: nil, cadence: nil, heartRate: 150, speed: nil, distance: nil,
+                zoneStatus: .noZone)
+        }
+        #expect(Self.windows(silent).isEmpty)
+        #expect(AlphaOneTracker.analyse(silent).summary == nil)
+    }
+
+    @Test func aGapInTheBeatsMakesTheWindowUnreliable() {
+        // 60 s of beats, then a strap that sends heart rate without RR for the next minute.
+        var samples = Self.samples(Self.uncorrelated(600))
+        for i in samples.indices where (60..<120).contains(samples[i].second) { samples[i].rrIntervals = [] }
+        let windows = Self.windows(samples)
+        // Windows holding the silent minute cover too little of their time to be scored.
+        #expect(windows.first { $0.second == 120 }?.status == .unreliable)
+        #expect(windows.first { $0.second == 175 }?.status == .unreliable)
+        #expect(windows.first { $0.second == 240 }?.status == .scored)
+    }
+
+    @Test func stepMeansAndTheThresholdsCrossed() throws {
+        // Easy first (alpha high), then hard (alpha near 0.5): step 0 for 240 s, step 1 after.
+        let easy = Self.correlated(560)
+        let hard = Self.uncorrelated(900)
+        let samples = Self.samples(easy + hard, step: { $0 < 240 ? 0 : 1 })
+        let (windows, analysed) = AlphaOneTracker.analyse(samples)
+        let summary = try #require(analysed)
+        let easyMean = try #require(summary.stepAlpha1[0])
+        let hardMean = try #require(summary.stepAlpha1[1])
+        #expect(easyMean > 1.0, "easy \(easyMean)")
+        #expect(hardMean < 0.8, "hard \(hardMean)")
+        #expect(summary.beats == easy.count + hard.count)
+        // A few beats where the level jumps 30 ms from one step to the next, no more.
+        #expect(summary.artifacts < summary.beats / 100, "\(summary.artifacts) artifacts")
+        #expect(summary.isTrusted)
+        let aerobic = try #require(summary.crossings.first { $0.threshold == 0.75 })
+        #expect(aerobic.window.second > 240)
+        #expect((aerobic.window.alpha1 ?? 1) < 0.75)
+        // Every earlier scored window was at or above the threshold.
+        #expect(
+            windows.filter { $0.status == .scored && $0.second < aerobic.window.second }.allSatisfy {
+                ($0.alpha1 ?? 0) >= 0.75
+            })
+        #expect(summary.scoredWindows == windows.filter { $0.status == .scored }.count)
+    }
+}

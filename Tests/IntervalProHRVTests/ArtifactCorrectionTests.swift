@@ -1,0 +1,130 @@
+import Testing
+@testable import IntervalProHRV
+
+/// A resting series: a breathing rhythm of 5 s on 1000 ms, with a little deterministic jitter.
+func restingIntervals(count: Int, mean: Double = 1000, swing: Double = 40) -> [Double] {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    return (0..<count).map { k in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let jitter = Double(state >> 40) / Double(1 << 24) * 10 - 5
+        let phase = Double(k) / 5 * 2 * Double.pi
+        return mean + swing * sine(phase) + jitter
+    }
+}
+
+/// sin(x) by its series on [-π, π]: enough for test data, no libm needed.
+func sine(_ x: Double) -> Double {
+    var x = x.truncatingRemainder(dividingBy: 2 * Double.pi)
+    if x > Double.pi { x -= 2 * Double.pi }
+    var term = x
+    var sum = x
+    for n in stride(from: 3, to: 40, by: 2) {
+        term *= -x * x / Double((n - 1) * n)
+        sum += term
+    }
+    return sum
+}
+
+/// Artifacts are named by beat: beat k ends interval k − 1 (the first beat starts the series).
+@Suite("Artifact correction (Lipponen & Tarvainen 2019)")
+struct ArtifactCorrectionTests {
+    @Test func aCleanSeriesIsLeftAlone() {
+        let intervals = restingIntervals(count: 150)
+        let result = ArtifactCorrection.correct(intervals)
+        #expect(result.corrected == 0)
+        #expect(result.intervals == intervals)
+    }
+
+    @Test func identicalIntervalsHaveNoSpreadAndNothingToCorrect() {
+        let result = ArtifactCorrection.correct(Array(repeating: 1000, count: 100))
+        #expect(result.corrected == 0)
+        #expect(result.intervals.count == 100)
+    }
+
+    @Test func aMissedBeatIsPutBack() throws {
+        var intervals = restingIntervals(count: 120)
+        let merged = intervals[60] + intervals[61]
+        intervals.replaceSubrange(60...61, with: [merged])
+        let result = ArtifactCorrection.correct(intervals)
+        let first = try #require(result.passes.first)
+        #expect(first.missed == [61])
+        #expect(result.intervals.count == 120)
+        #expect(abs(result.intervals[60] - merged / 2) < 0.001)
+        #expect(abs(result.intervals.reduce(0, +) - intervals.reduce(0, +)) < 0.001, "no time is lost or added")
+    }
+
+    @Test func anExtraBeatIsRemoved() throws {
+        let clean = restingIntervals(count: 120)
+        var intervals = clean
+        intervals.replaceSubrange(70...70, with: [clean[70] * 0.35, clean[70] * 0.65])
+        let result = ArtifactCorrection.correct(intervals)
+        let first = try #require(result.passes.first)
+        #expect(first.extra == [71])
+        #expect(result.intervals.count == 120)
+        #expect(abs(result.intervals.reduce(0, +) - intervals.reduce(0, +)) < 0.001, "no time is lost or added")
+        // The interval after the split is also out of line (long/short), so it is evened out
+        // with the restored one, as NeuroKit2 does.
+        for k in 68...72 { #expect(abs(result.intervals[k] - clean[k]) < 30, "interval \(k)") }
+    }
+
+    @Test func anEctopicBeatIsMovedBackIntoLine() throws {
+        let clean = restingIntervals(count: 120)
+        var intervals = clean
+        // A premature beat (beat 51): a short interval, then the compensatory pause.
+        let pair = intervals[50] + intervals[51]
+        intervals[50] = pair * 0.35
+        intervals[51] = pair * 0.65
+        let result = ArtifactCorrection.correct(intervals)
+        let first = try #require(result.passes.first)
+        // The pause that follows it has the ectopic pattern; the short interval is long/short.
+        #expect(first.ectopic == [52])
+        #expect(first.longShort == [51])
+        #expect(result.intervals.count == 120)
+        #expect(abs(result.intervals.reduce(0, +) - intervals.reduce(0, +)) < 0.001, "beats moved, none added")
+        for k in 48...53 { #expect(abs(result.intervals[k] - clean[k]) < 100, "interval \(k)") }
+    }
+
+    @Test func aLongBeatWithoutCompensationIsLongShort() throws {
+        var intervals = restingIntervals(count: 120)
+        intervals[80] *= 1.45
+        let result = ArtifactCorrection.correct(intervals)
+        let first = try #require(result.passes.first)
+        #expect(first.longShort.contains(80) || first.longShort.contains(81))
+        #expect(first.count >= 1)
+        #expect(result.corrected >= 1)
+        #expect(result.intervals.allSatisfy { $0 < 1300 })
+    }
+
+    @Test func quantilesInterpolateBetweenRanksAsNumpyDoes() {
+        #expect(ArtifactCorrection.quantile([1, 2, 3, 4], 0.25) == 1.75)
+        #expect(ArtifactCorrection.quantile([1, 2, 3, 4], 0.75) == 3.25)
+        #expect(ArtifactCorrection.quantile([5], 0.5) == 5)
+        #expect(ArtifactCorrection.quantile([1, 3], 0.5) == 2)
+    }
+
+    @Test("the sliding window gives what sorting each window anew gives, ties and ends included")
+    func slidingWindowsMatchSortingEachWindow() {
+        // Rounded to a few values so that the window holds many ties.
+        let series = restingIntervals(count: 230).map { ($0 / 20).rounded() * 20 }
+        for count in [0, 1, 2, 5, 11, 12, 46, 91, 92, 230] {
+            let values = Array(series.prefix(count))
+            for width in [1, 3, 11, 91] {
+                let half = width / 2
+                let expected = values.indices.map { k in
+                    let window = values[max(0, k - half)...min(values.count - 1, k + half)].sorted()
+                    return ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
+                }
+                let slid = ArtifactCorrection.slidingWindows(values, width: width) { window in
+                    ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
+                }
+                #expect(slid == expected, "\(count) values, width \(width)")
+            }
+        }
+    }
+
+    @Test func tooShortASeriesIsReturnedAsItIs() {
+        #expect(ArtifactCorrection.correct([]).intervals == [])
+        #expect(ArtifactCorrection.correct([900]).intervals == [900])
+        #expect(ArtifactCorrection.correct([900, 1800]).corrected == 0)
+    }
+}

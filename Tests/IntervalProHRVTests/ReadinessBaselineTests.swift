@@ -1,0 +1,102 @@
+import Testing
+@testable import IntervalProHRV
+
+@Suite("Readiness baseline and verdict")
+struct ReadinessBaselineTests {
+    /// "2026-11-01" plus `offset` days (November then December).
+    static func date(_ offset: Int) -> String {
+        let day = offset + 1
+        return day <= 30 ? "2026-11-\(day < 10 ? "0" : "")\(day)" : "2026-12-\(day - 30 < 10 ? "0" : "")\(day - 30)"
+    }
+
+    static func month(_ values: [Double]) -> [ReadinessBaseline.Measurement] {
+        values.enumerated().map { ReadinessBaseline.Measurement(date: date($0.offset), lnRMSSD: $0.element) }
+    }
+
+    @Test func buildsUntilSevenDays() {
+        let six = Self.month([4.0, 4.1, 4.2, 4.0, 4.1, 4.2])
+        let assessment = ReadinessBaseline.assess(six, today: Self.date(5))
+        #expect(assessment.verdict == .building)
+        #expect(assessment.summary == "building your baseline (6 of 7 days)")
+        #expect(assessment.baseline == nil)
+        #expect(ReadinessBaseline.assess(Self.month([4.0, 4.1, 4.2, 4.0, 4.1, 4.2, 4.1]), today: Self.date(6)).verdict == .within)
+    }
+
+    @Test func aMonthWorkedOutByHand() throws {
+        // 30 days alternating 4.0 and 4.2 (mean 4.1, sample SD 0.10169), the last week at 3.9.
+        var values = (0..<23).map { $0 % 2 == 0 ? 4.0 : 4.2 }
+        values += Array(repeating: 3.9, count: 7)
+        let assessment = ReadinessBaseline.assess(Self.month(values), today: Self.date(29))
+        let mean = values.reduce(0, +) / 30
+        let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / 29).squareRoot()
+        #expect(assessment.verdict == .below)
+        #expect(abs(try #require(assessment.baseline) - 3.9) < 1e-12)
+        #expect(abs(try #require(assessment.normalLow) - (mean - 0.5 * sd)) < 1e-12)
+        #expect(abs(try #require(assessment.normalHigh) - (mean + 0.5 * sd)) < 1e-12)
+        #expect(assessment.daysMeasured == 30)
+        #expect(assessment.daysThisWeek == 7)
+        #expect(assessment.suggestsEasing)
+        #expect(assessment.advice.contains("easier version"))
+    }
+
+    @Test func theLastMeasurementOfADayCounts() {
+        var measurements = Self.month(Array(repeating: 4.1, count: 10))
+        measurements.append(.init(date: Self.date(9), lnRMSSD: 4.5))
+        let assessment = ReadinessBaseline.assess(measurements, today: Self.date(9))
+        #expect(assessment.today == 4.5)
+        #expect(assessment.daysMeasured == 10)
+    }
+
+    @Test func aboveAndWithin() {
+        let steady = (0..<20).map { $0 % 2 == 0 ? 4.0 : 4.2 }
+        #expect(ReadinessBaseline.assess(Self.month(steady), today: Self.date(19)).verdict == .within)
+        let rising = steady + Array(repeating: 4.4, count: 7)
+        #expect(ReadinessBaseline.assess(Self.month(rising), today: Self.date(26)).verdict == .above)
+    }
+
+    @Test func fewerThanThreeThisWeekGivesNoVerdict() {
+        // Ten days measured, then a gap: only two of the last seven days.
+        var measurements = Self.month(Array(repeating: 4.1, count: 10))
+        measurements.append(.init(date: Self.date(14), lnRMSSD: 4.0))
+        measurements.append(.init(date: Self.date(16), lnRMSSD: 4.2))
+        let assessment = ReadinessBaseline.assess(measurements, today: Self.date(16))
+        #expect(assessment.verdict == .fewThisWeek)
+        #expect(assessment.daysThisWeek == 2)
+    }
+
+    @Test func aOneDayDropIsFlaggedWhileTheWeekIsStillWithin() {
+        let values = (0..<29).map { $0 % 2 == 0 ? 4.0 : 4.2 } + [3.7]
+        let assessment = ReadinessBaseline.assess(Self.month(values), today: Self.date(29))
+        #expect(assessment.dropToday)
+        #expect(assessment.verdict == .within)
+        #expect(assessment.suggestsEasing)
+        #expect(assessment.advice.contains("dropped"))
+    }
+
+    @Test func measurementsOlderThanSixtyDaysAndFutureOnesAreLeftOut() throws {
+        let old = ReadinessBaseline.Measurement(date: "2026-08-01", lnRMSSD: 9)
+        let future = ReadinessBaseline.Measurement(date: "2027-01-01", lnRMSSD: 9)
+        let assessment = ReadinessBaseline.assess([old, future] + Self.month(Array(repeating: 4.1, count: 8)), today: Self.date(7))
+        #expect(assessment.daysMeasured == 8)
+        #expect(abs(try #require(assessment.normalMean) - 4.1) < 1e-12)
+    }
+
+    @Test func theTrendJudgesEachDayAsThatDaysAssessment() throws {
+        var values = (0..<23).map { $0 % 2 == 0 ? 4.0 : 4.2 }
+        values += Array(repeating: 3.9, count: 7)
+        let measurements = Self.month(values).filter { $0.date != Self.date(12) }
+        let trend = ReadinessTrend(measurements, days: 20, endingOn: Self.date(29))
+        #expect(trend.days.count == 20)
+        #expect(trend.days.first?.date == Self.date(10))
+        #expect(trend.days.last?.date == Self.date(29))
+        #expect(trend.days.first { $0.date == Self.date(12) }?.value == nil, "a day not measured has no value")
+        for day in trend.days {
+            let assessment = ReadinessBaseline.assess(measurements, today: day.date)
+            #expect(day.baseline == assessment.baseline && day.normalLow == assessment.normalLow, "\(day.date)")
+        }
+        let chart = trend.chart(height: 6)
+        #expect(chart.count == 8)
+        #expect(chart.joined().contains("●") && chart.joined().contains("─") && chart.joined().contains("░"))
+        #expect(ReadinessTrend([], days: 5, endingOn: Self.date(3)).isEmpty)
+    }
+}

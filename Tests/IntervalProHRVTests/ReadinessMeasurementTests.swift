@@ -1,0 +1,149 @@
+import IntervalProCore
+import Testing
+@testable import IntervalProHRV
+
+/// A strap at one value a second, each carrying the beats of that second.
+struct Strap {
+    var intervals: [Double]
+    var contact: HeartRateMeasurement.SensorContact = .detected
+    private var next = 0
+    private var elapsed = 0.0
+
+    init(intervals: [Double]) { self.intervals = intervals }
+
+    /// The value sent at the end of second `second` (beats that ended within it).
+    mutating func value(endingAt second: Int) -> HeartRateMeasurement {
+        var sent: [UInt16] = []
+        while next < intervals.count, elapsed + intervals[next] <= Double(second) * 1000 {
+            elapsed += intervals[next]
+            sent.append(UInt16((intervals[next] * 1.024).rounded()))
+            next += 1
+        }
+        return HeartRateMeasurement(heartRate: 60, sensorContact: contact, rrIntervals: RRIntervals(sent))
+    }
+}
+
+@Suite("Readiness measurement")
+struct ReadinessMeasurementTests {
+    static func settings(minutes: Int = 2) -> ReadinessMeasurement.Settings {
+        ReadinessMeasurement.Settings(duration: .seconds(minutes * 60))
+    }
+
+    @Test func settlesThirtySecondsThenScoresTheDuration() throws {
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        var strap = Strap(intervals: restingIntervals(count: 400))
+        #expect(measurement.phase == .waiting)
+        var phases: [Int: ReadinessMeasurement.Phase] = [:]
+        for second in 1...200 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+            phases[second] = measurement.phase
+        }
+        #expect(phases[10] == .settling)
+        #expect(phases[31] == .measuring)
+        // Counted from the first value, at 1 s: 150 s of contact end at 151 s.
+        #expect(phases[150] == .measuring)
+        #expect(phases[151] == .complete)
+        #expect(phases[152] == nil, "no value is taken once complete")
+        #expect(measurement.progress.timeLeft == .zero)
+        // Beats after the first 30 s of contact: about 120 at 1000 ms.
+        #expect((118...122).contains(measurement.beats))
+        let figures = try measurement.result().get()
+        #expect(figures.artifactsCorrected == 0)
+        #expect(figures.hrv.meanHeartRate > 59 && figures.hrv.meanHeartRate < 61)
+        #expect(figures.hrv.rmssd > 10)
+    }
+
+    @Test func noContactPausesTheCountAndStartsANewStretch() throws {
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        var strap = Strap(intervals: restingIntervals(count: 400))
+        var second = 0
+        while !measurement.isComplete && second < 300 {
+            second += 1
+            strap.contact = (50..<60).contains(second) ? .notDetected : .detected
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+            if second == 55 {
+                #expect(measurement.phase == .noContact)
+                #expect(measurement.progress.timeLeft == .seconds(41))
+            }
+        }
+        // 90 s of contact from the first value at 1 s, 10 s of it lost: complete at 101 s, not 91.
+        #expect(second == 101)
+        #expect(measurement.segments.count == 2)
+        #expect(try measurement.result().get().hrv.beats == measurement.beats)
+    }
+
+    @Test func silencePausesTheCountAfterTheStalenessWindow() {
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        var strap = Strap(intervals: restingIntervals(count: 400))
+        for second in 1...40 { measurement.receive(strap.value(endingAt: second), at: .seconds(second)) }
+        let counted = measurement.contactTime
+        measurement.advance(to: .seconds(50))
+        #expect(measurement.phase == .noSignal)
+        #expect(measurement.contactTime == counted + .seconds(3))
+        measurement.advance(to: .seconds(60))
+        #expect(measurement.contactTime == counted + .seconds(3))
+        measurement.receive(strap.value(endingAt: 61), at: .seconds(61))
+        #expect(measurement.phase == .measuring)
+        measurement.receive(strap.value(endingAt: 62), at: .seconds(62))
+        #expect(measurement.segments.count == 2, "the values after the silence start a new stretch")
+    }
+
+    @Test func aStrapWithoutRRIsFoundOutWithinTenValues() {
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        for second in 1...9 {
+            measurement.receive(HeartRateMeasurement(heartRate: 58, sensorContact: .detected), at: .seconds(second))
+        }
+        #expect(!measurement.progress.sendsNoRR)
+        measurement.receive(HeartRateMeasurement(heartRate: 58, sensorContact: .detected), at: .seconds(10))
+        #expect(measurement.progress.sendsNoRR)
+        #expect(measurement.result() == .failure(.noRRIntervals))
+    }
+
+    @Test func valuesWithNoneAndWithNineIntervalsCountEveryInterval() {
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        for second in 1...31 { measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected), at: .seconds(second)) }
+        measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: RRIntervals(Array(repeating: 1024, count: 9))), at: .seconds(32))
+        measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected), at: .seconds(33))
+        measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .unsupported, rrIntervals: [1000, 1030]), at: .seconds(34))
+        #expect(measurement.beats == 11)
+        #expect(measurement.segments == [Array(repeating: 1024, count: 9) + [1000, 1030]])
+    }
+
+    @Test func tooManyArtifactsRefuseTheMeasurement() throws {
+        var intervals = restingIntervals(count: 400)
+        // Every 12th beat of the scored part missed: about 8 %.
+        for k in stride(from: 300, through: 40, by: -12) {
+            intervals.replaceSubrange(k...k + 1, with: [intervals[k] + intervals[k + 1]])
+        }
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        var strap = Strap(intervals: intervals)
+        for second in 1...200 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+        }
+        guard case .failure(.tooManyArtifacts(let corrected, let beats, let limit)) = measurement.result() else {
+            Issue.record("expected a refusal, got \(measurement.result())")
+            return
+        }
+        #expect(Double(corrected) / Double(beats) > limit)
+        #expect(measurement.artifactsSoFar() == corrected)
+    }
+
+    @Test func aFewArtifactsAreCorrectedAndScored() throws {
+        var intervals = restingIntervals(count: 400)
+        intervals.replaceSubrange(100...101, with: [intervals[100] + intervals[101]])
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        var strap = Strap(intervals: intervals)
+        for second in 1...200 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+        }
+        let figures = try measurement.result().get()
+        #expect(figures.artifactsCorrected == 1)
+        #expect(figures.hrv.beats == figures.beatsReceived + 1, "the missed beat is put back")
+    }
+
+    @Test func refusalsSayWhatToDo() {
+        #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("7.5 %"))
+        #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("wet the strap"))
+        #expect(ReadinessRefusal.noRRIntervals.description.contains("no RR intervals"))
+    }
+}

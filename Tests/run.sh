@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# make test: every suite, each configuration built once, independent suites side by side.
+#
+# The release build (the one the package ships) serves the Python suites, the package test and
+# the real-stack test; the debug build serves `swift test` and the man pages. On two cores the
+# builds run one after the other while the suites that mostly wait (the VM's scenarios, the
+# browser, debootstrap) run beside them:
+#
+#   release build ──┬─ e2e (VM, ~7 min) ───────────────────────────────┐
+#   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
+#                      debug build ── man ─┬─ swift test ──────────────┤
+#                                          └─ deb, package test ───────┘
+#
+# Each step writes its own log in .build/test-logs/; a step's log is printed when it fails.
+# The last lines are a table of the steps with their minutes, and the tests counted from
+# each suite's own closing line. Exit 1 if any step failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+: "${RELEASE_FLAGS:?Tests/run.sh takes the release flags from the Makefile: run make test}"
+read -ra release_flags <<< "$RELEASE_FLAGS"
+swift=${SWIFT:-swift}
+python=${TEST_PYTHON:-.build/test-venv/bin/python3}
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+logs=.build/test-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+begun=$SECONDS
+
+# step NAME COMMAND...: runs COMMAND with its output in $logs/NAME.log and notes when it
+# started and ended and how it exited in $logs/NAME.step.
+step() {
+    local name=$1 started=$((SECONDS - begun)) status=0
+    shift
+    echo "  start  $name"
+    "$@" > "$logs/$name.log" 2>&1 || status=$?
+    echo "$name $started $((SECONDS - begun)) $status" > "$logs/$name.step"
+    local verdict=ok
+    [ "$status" = 0 ] || verdict="FAILED (exit $status)"
+    printf '  done   %-16s %s after %s\n' "$name" "$verdict" "$(minutes $((SECONDS - begun - started)))"
+    [ "$status" = 0 ] || { echo "----- $logs/$name.log (last 80 lines)"; tail -n 80 "$logs/$name.log"; echo "-----"; }
+    return "$status"
+}
+minutes() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+# A chain of steps in the background stops at its first failure; its steps log as above.
+python_suites() {
+    step docs /usr/bin/python3 Tests/Docs/check_links.py &&
+        step imports /usr/bin/python3 Tests/Package/check_imports.py --swift "$swift" &&
+        step schema "$python" Tests/Schema/check_schema.py &&
+        step fake-bluez /usr/bin/python3 Tests/FakeBlueZ/smoke_test.py &&
+        step fake-mpris /usr/bin/python3 Tests/FakeMPRIS/smoke_test.py &&
+        step fake-services /usr/bin/python3 Tests/FakeServices/smoke_test.py &&
+        step exports "$python" Tests/Exports/check_exports.py "$release" &&
+        step formats "$python" Tests/Formats/check_formats.py "$release" &&
+        step services "$python" Tests/Services/check_services.py "$release" &&
+        step readiness "$python" Tests/Readiness/check_readiness.py "$release" &&
+        step alpha1 "$python" Tests/Readiness/check_alpha1.py "$release" &&
+        step report "$python" Tests/Report/check_report.py "$release" &&
+        step web "$python" Tests/Web/check_web.py "$release"
+}
+package_tests() {
+    step deb packaging/build-deb.sh "$release" && step package $sudo packaging/test-package.sh
+}
+
+pids=()
+# The real-stack test's packages, kernel and venv download while the release build compiles.
+step e2e-setup Tests/E2E/setup.sh &
+setup_pid=$!
+step release-build "$swift" build "${release_flags[@]}" --product intervalpro
+release_built=$?
+release="$("$swift" build "${release_flags[@]}" --show-bin-path)/intervalpro"
+wait "$setup_pid"
+setup_done=$?
+if [ "$release_built" = 0 ]; then
+    [ "$setup_done" = 0 ] && { INTERVALPRO_E2E_BINARY=$release step e2e Tests/E2E/run.sh & pids+=($!); }
+    python_suites & pids+=($!)
+fi
+# The debug build yields the processor to what runs beside it (the VM booting, the browser).
+if step debug-build nice -n 10 "$swift" build --build-tests; then
+    # The pages are generated from the argument definitions of the debug build, before
+    # `swift test` holds the build folder.
+    if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
+        package_tests & pids+=($!)
+    fi
+    step swift-test "$swift" test --skip-build
+fi
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+# The table: every step that was to run, with its minutes, and what its suite counted.
+expected="release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
+          alpha1 report web debug-build man deb package swift-test"
+passed=0 failed=0 broken=0
+echo
+printf '%-16s %7s %7s  %s\n' step start minutes result
+for name in $expected; do
+    if [ ! -f "$logs/$name.step" ]; then
+        printf '%-16s %7s %7s  %s\n' "$name" - - "not run (an earlier step failed)"
+        broken=$((broken + 1))
+        continue
+    fi
+    read -r _ started ended status < "$logs/$name.step"
+    result=ok
+    [ "$status" = 0 ] || { result="FAILED (exit $status)"; broken=$((broken + 1)); }
+    counts=$(Tests/count.sh "$logs/$name.log")
+    if [ -n "$counts" ]; then
+        read -r p f <<< "$counts"
+        passed=$((passed + p)) failed=$((failed + f))
+        result="$result, $p passed, $f failed"
+    fi
+    printf '%-16s %7s %7s  %s\n' "$name" "$(minutes "$started")" "$(minutes $((ended - started)))" "$result"
+done
+echo "make test: $(minutes $((SECONDS - begun))) in all; logs in $logs/"
+[ "$broken" = 0 ] || echo "make test: $broken steps failed or did not run"
+echo "tests: $passed passed, $((failed + broken)) failed"
+[ "$broken" = 0 ] && [ "$failed" = 0 ]
