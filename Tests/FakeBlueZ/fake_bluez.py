@@ -1103,6 +1103,9 @@ class App:
         self.exit_status = 0
 
     def start(self, ready_file):
+        # Before the ready file: a SIGTERM sent as soon as it appears must still exit 0.
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal)
         self.world = World(self)
         if ready_file:
             with open(ready_file, "w", encoding="utf-8") as handle:
@@ -1147,8 +1150,6 @@ class App:
         self.loop.quit()
 
     def run(self):
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal)
         self.loop.run()
         if self.world is not None:
             self.world.alive = False

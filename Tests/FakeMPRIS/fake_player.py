@@ -464,6 +464,9 @@ class App:
         self.player = None
 
     def start(self):
+        # Before the ready file: a SIGTERM sent as soon as it appears must still exit 0.
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal)
         self.conn = dbus.bus.BusConnection(self.args.bus)
         self.conn.set_exit_on_disconnect(False)
         self.conn.add_message_filter(self.log_call)
@@ -508,8 +511,6 @@ class App:
         self.loop.quit()
 
     def run(self):
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, self.on_signal)
         self.loop.run()
         self.conn.close()
         self.log.handle.close()
