@@ -84,7 +84,7 @@ if step debug-build nice -n 10 "$swift" build --build-tests; then
     if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
         package_tests & pids+=($!)
     fi
-    step swift-test "$swift" test --skip-build
+    step swift-test env SWIFT="$swift" Tests/swift-test.sh
 fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 

@@ -98,7 +98,17 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         finish.httpMethod = "POST"
         finish.setValue("application/json", forHTTPHeaderField: "Content-Type")
         finish.httpBody = Data(#"{"command": "finish"}"#.utf8)
-        let (answer, response) = try await URLSession.shared.data(for: finish)
+        let answered: (Data, URLResponse)
+        do {
+            answered = try await URLSession.shared.data(for: finish)
+        } catch {
+            // Say what became of the command: a refused connection alone does not tell.
+            command.interrupt()
+            let result = command.finish()
+            Issue.record("POST /api/command: \(error); the command exited \(result.status): \(result.stderr)")
+            return
+        }
+        let (answer, response) = answered
         #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: answer, as: UTF8.self))")
 
         let result = command.finish()
