@@ -58,7 +58,9 @@ let package = Package(
         // text, Zwift .zwo, FIT workouts (both ways), FIT and TCX activities. Pure: XML
         // arrives as elements read by IntervalProIO.
         .target(
-            name: "IntervalProFormats", dependencies: ["IntervalProCore", "IntervalProFIT"], swiftSettings: strictSettings),
+            name: "IntervalProFormats",
+            dependencies: ["IntervalProCore", "IntervalProFIT", .product(name: "RealModule", package: "swift-numerics")],
+            swiftSettings: strictSettings),
         // Headers of our own only: libxml2 is opened at run time (see shim.h).
         .systemLibrary(name: "CXML"),
         // Files and the terminal: recording files, plan files, XML, tty raw mode, screen.

@@ -33,6 +33,15 @@ public enum ActivityFormat: String, Sendable {
     case recording = "IntervalPro recording"
     case fit = "FIT activity"
     case tcx = "TCX activity"
+    case gpx = "GPX activity"
+}
+
+/// How a file's bytes are to be read, from its first bytes.
+public enum ActivityEncoding: Sendable {
+    case recording
+    case fit
+    /// XML: a TCX or a GPX activity, told apart by the root element (`ActivityImport.readXML`).
+    case markup
 }
 
 /// A run a watch recorded, read as an IntervalPro recording, so that it replays, scores and
@@ -44,15 +53,26 @@ public struct ImportedActivity: Sendable {
     public var warnings: [ImportProblem]
 }
 
-/// Reads FIT and TCX activities. Garmin counts running cadence per foot (FIT `cadence` +
-/// `fractional_cadence`, TCX `RunCadence`): doubled here to steps per minute.
+/// Reads FIT, TCX and GPX activities. Garmin counts running cadence per foot (FIT `cadence` +
+/// `fractional_cadence`, TCX `RunCadence`, GPX `gpxtpx:cad`): doubled here to steps per minute.
 public enum ActivityImport {
     /// The one device of an imported activity.
     public static let deviceID = "watch"
 
-    public static func format(of bytes: [UInt8]) -> ActivityFormat {
+    public static func encoding(of bytes: [UInt8]) -> ActivityEncoding {
         if FITFileReader.looksLikeFIT(bytes) { return .fit }
-        return WorkoutImport.firstSignificantByte(bytes) == UInt8(ascii: "<") ? .tcx : .recording
+        return WorkoutImport.firstSignificantByte(bytes) == UInt8(ascii: "<") ? .markup : .recording
+    }
+
+    /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.
+    public static func readXML(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
+        if root.name.caseInsensitiveEquals("gpx") { return try readGPX(root, file: file) }
+        guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
+            throw ImportProblem(
+                file: file, place: "\(root.line)",
+                message: "an XML file whose root is <\(root.name)>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")
+        }
+        return try readTCX(root, file: file)
     }
 
     // MARK: - FIT
@@ -150,26 +170,36 @@ public enum ActivityImport {
         return try self.activity(points, format: .tcx, file: file, warnings: warnings)
     }
 
-    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
-        /// A value in the range a watch could have recorded.
-        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
-            guard let element else { return nil }
-            guard let value = Double(element.text), value.isFinite, value >= 0 else {
-                throw ImportProblem(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
-            }
-            guard value <= limit else {
-                throw ImportProblem(
-                    file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
-            }
-            return value
+    /// An element's number, in the range a watch could have recorded (0 up to `limit`).
+    static func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportProblem) -> Double? {
+        guard let element else { return nil }
+        guard let value = Double(element.text), value.isFinite, value >= 0 else {
+            throw ImportProblem(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
         }
-        guard let timeElement = element.child("Time") else {
-            throw ImportProblem(file: file, place: "\(element.line)", message: "a Trackpoint without a <Time>")
+        guard value <= limit else {
+            throw ImportProblem(
+                file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
+        }
+        return value
+    }
+
+    /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
+    static func time(of element: MarkupElement, tag: String, file: String) throws(ImportProblem) -> Int64 {
+        guard let timeElement = element.child(tag) else {
+            throw ImportProblem(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")
         }
         guard let time = ISO8601.microseconds(timeElement.text) else {
-            throw ImportProblem(file: file, place: "\(timeElement.line)", message: "<Time> \"\(timeElement.text)\" is not an ISO 8601 time")
+            throw ImportProblem(
+                file: file, place: "\(timeElement.line)", message: "<\(timeElement.name)> \"\(timeElement.text)\" is not an ISO 8601 time")
         }
-        var point = ActivityPoint(time: time)
+        return time
+    }
+
+    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
+        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
+            try ActivityImport.number(element, upTo: limit, file: file)
+        }
+        var point = ActivityPoint(time: try time(of: element, tag: "Time", file: file))
         point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }
         point.distance = try number(element.child("DistanceMeters"), upTo: 10_000_000)
         let tpx = element.descendant("Extensions", "TPX")
@@ -187,7 +217,12 @@ public enum ActivityImport {
         _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportProblem]
     ) throws(ImportProblem) -> ImportedActivity {
         guard let start = points.map(\.time).min() else {
-            throw ImportProblem(file: file, message: "no \(format == .fit ? "record messages" : "Trackpoints"): the activity holds no samples")
+            let samples = switch format {
+                case .fit: "record messages"
+                case .gpx: "track points (<trkpt>)"
+                case .tcx, .recording: "Trackpoints"
+            }
+            throw ImportProblem(file: file, message: "no \(samples): the activity holds no samples")
         }
         var warnings = warnings
         if !points.contains(where: { $0.cadence != nil }) {

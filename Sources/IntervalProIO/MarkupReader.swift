@@ -2,7 +2,7 @@ import CXML
 import IntervalProCore
 public import IntervalProFormats
 
-/// Reads XML (.zwo workouts, TCX activities) into `MarkupElement` values with libxml2's reader,
+/// Reads XML (.zwo workouts, TCX and GPX activities) into `MarkupElement` values with libxml2's reader,
 /// opened at run time (see CXML/shim.h): namespace prefixes dropped, namespace declarations
 /// not attributes, nothing fetched from the network, external entities never loaded.
 public enum MarkupReader {

@@ -69,12 +69,12 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 
-/// Reads a recording, or a FIT or TCX activity as one (by content); warnings go to stderr.
+/// Reads a recording, or a FIT, TCX or GPX activity as one (by content); warnings go to stderr.
 public func loadRecording(_ path: String) throws -> ParsedRecording {
     let bytes = try readInput(path)
     do {
         let activity: ImportedActivity
-        switch ActivityImport.format(of: bytes) {
+        switch ActivityImport.encoding(of: bytes) {
         case .recording:
             do {
                 return try RecordingParser.read(bytes, file: path)
@@ -83,14 +83,14 @@ public func loadRecording(_ path: String) throws -> ParsedRecording {
             }
         case .fit:
             activity = try ActivityImport.readFIT(bytes, file: path)
-        case .tcx:
+        case .markup:
             let root: MarkupElement
             do {
                 root = try MarkupReader.read(bytes)
             } catch {
                 throw ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
             }
-            activity = try ActivityImport.readTCX(root, file: path)
+            activity = try ActivityImport.readXML(root, file: path)
         }
         for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
         return activity.recording

@@ -15,7 +15,7 @@ public struct SessionRequest: Sendable {
         /// a fallback a cadence sensor is required, heart rate alone is not enough.
         case live(SensorRequest, fallback: Fallback?)
         case simulate(SimulatedRunner.Configuration)
-        /// A recording file, or a FIT or TCX activity.
+        /// A recording file, or a FIT, TCX or GPX activity.
         case replay(path: String)
     }
 

@@ -34,6 +34,9 @@ from fit_tool.profile.profile_type import FileType, Intensity, Manufacturer, Spo
 from garmin_fit_sdk import Decoder, Stream
 from jsonschema import Draft202012Validator
 from lxml import etree
+from xml.etree import ElementTree
+import gpxpy
+import gpxpy.gpx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
 from checks import ROOT, Tally, run  # noqa: E402
@@ -279,6 +282,36 @@ def write_tcx_activity(path, rows):
     etree.ElementTree(root).write(path, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
+# Metres in a degree of latitude on the sphere of the mean earth radius (IUGG, 6,371,008.8 m):
+# the GPX track runs north along a meridian at the samples' speed.
+METRES_PER_DEGREE = 6_371_008.8 * math.pi / 180
+
+
+def write_gpx_activity(path, rows):
+    """The samples as gpxpy writes a GPX 1.1 track, heart rate and per-foot cadence in Garmin's
+    TrackPointExtension v1 (as Strava's export does), positions and no speed."""
+    tpx = "http://www.garmin.com/xmlschemas/TrackPointExtension/v1"
+    gpx = gpxpy.gpx.GPX()
+    gpx.creator = "gpxpy"
+    gpx.nsmap["gpxtpx"] = tpx
+    track = gpxpy.gpx.GPXTrack(name="Morning Run")
+    track.type = "running"
+    segment = gpxpy.gpx.GPXTrackSegment()
+    track.segments.append(segment)
+    gpx.tracks.append(track)
+    for second, whole, fraction, heart_rate, speed, distance in rows:
+        point = gpxpy.gpx.GPXTrackPoint(
+            latitude=47.0 + (distance - rows[0][5]) / METRES_PER_DEGREE, longitude=8.0,
+            time=datetime.fromtimestamp(START.timestamp() + second, tz=timezone.utc))
+        extension = ElementTree.Element(f"{{{tpx}}}TrackPointExtension")
+        ElementTree.SubElement(extension, f"{{{tpx}}}hr").text = str(heart_rate)
+        ElementTree.SubElement(extension, f"{{{tpx}}}cad").text = str(whole)
+        point.extensions.append(extension)
+        segment.points.append(point)
+    with open(path, "w") as out:
+        out.write(gpx.to_xml(version="1.1"))
+
+
 def write_recording(path, rows, fractional=True):
     """The same samples as IntervalPro recording format v1: RSC (steps) and HR notifications."""
     lines = [json.dumps({"intervalpro_recording": 1, "started_at": START.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -318,6 +351,29 @@ def check_activities(binary, env, scratch):
     check(len(expected) == 8, f"{len(expected)} steps scored")
     check(scored(binary, env, fit, plan) == expected, "the fit-tool FIT activity scores differently from the same samples as a recording")
     check(scored(binary, env, tcx, plan) == scored(binary, env, jsonl_whole, plan), "the TCX activity scores differently from the same samples as a recording")
+    gpx = os.path.join(scratch, "gpxpy-activity.gpx")
+    write_gpx_activity(gpx, rows)
+    check(scored(binary, env, gpx, plan) == scored(binary, env, jsonl_whole, plan), "the gpxpy GPX activity scores differently from the same samples as a recording")
+    # Its distances are the haversine sums of the points: each step's as the same samples'
+    # (whose distances start at the first sample's), to RSC's 0.1 m and the file's digits.
+    def step_distances(source):
+        summary = json.loads(run(binary, env, "replay", source, "--plan", plan, "--fast", "--json", "--no-save"))
+        return [step["distance_m"] or 0 for step in summary["steps"]]
+    track, samples_walked = step_distances(gpx), step_distances(jsonl_whole)
+    check(len(track) == len(samples_walked) and all(abs(a - b) <= 0.5 for a, b in zip(track, samples_walked))
+          and sum(track) > 1000, f"the GPX track's step distances {track} against the samples' {samples_walked}")
+    with open(gpx, "rb") as source:
+        gpx_bytes = source.read()
+    for name, content, expected in [
+        ("route.gpx", b'<gpx version="1.1">\n<rte><rtept lat="1" lon="2"/></rte></gpx>', "route.gpx:1: no <trk>"),
+        ("cut.gpx", gpx_bytes[: len(gpx_bytes) // 2], "cut.gpx:"),
+    ]:
+        path = os.path.join(scratch, name)
+        with open(path, "wb") as out:
+            out.write(content)
+        result = subprocess.run([binary, "replay", path, "--fast", "--no-save"], env=env, capture_output=True, text=True)
+        check(result.returncode == 65 and expected in result.stderr.replace(scratch + "/", "")
+              and "Fatal error" not in result.stderr, f"{name}: exit {result.returncode}, stderr {result.stderr!r}")
 
     stats = json.loads(run(binary, env, "replay", fit, "--json"))
     check(json.dumps(stats).find('"watch"') >= 0, "replay statistics name the activity's device")

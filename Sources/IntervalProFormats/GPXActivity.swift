@@ -1,0 +1,108 @@
+import RealModule
+
+/// GPX 1.0 and 1.1 tracks (topografix.com/GPX), as Strava, Garmin Connect and most apps
+/// export a run: `<trk><trkseg><trkpt lat lon><time>` with heart rate and cadence in an
+/// extension. Names are read without their namespace prefix, so Garmin's TrackPointExtension
+/// v1 and v2 (`gpxtpx:hr`, `gpxtpx:cad`, v2's `gpxtpx:speed`) and the un-namespaced
+/// `heartrate`/`cadence` (and `hr`/`cad`) that other exporters write read alike. GPX 1.0's
+/// own `<speed>` child of a point is read too.
+extension ActivityImport {
+    public static func readGPX(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
+        let tracks = root.children.filter { $0.name.caseInsensitiveEquals("trk") }
+        guard let track = tracks.first else {
+            throw ImportProblem(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
+        }
+        var warnings: [ImportProblem] = []
+        if tracks.count > 1 {
+            warnings.append(ImportProblem(file: file, place: "\(tracks[1].line)", message: "only the first of \(tracks.count) tracks is read"))
+        }
+        // Strava writes "running", Garmin "running", some apps "Run" or "trail_running".
+        if let type = track.child("type"), !type.text.lowercased().contains("run") {
+            warnings.append(ImportProblem(file: file, place: "\(type.line)", message: "<type> \"\(type.text)\", not a run: its cadence is doubled as a run's"))
+        }
+        var points: [ActivityPoint] = []
+        var path = GreatCircleDistance()
+        for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
+            for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
+                var point = try trackPoint(element, file: file)
+                if let position = try position(of: element, file: file) {
+                    point.distance = path.add(position)
+                    if point.speed == nil, let previous = points.last, let before = previous.distance, point.time > previous.time {
+                        point.speed = (path.total - before) / (Double(point.time - previous.time) / 1_000_000)
+                    }
+                }
+                points.append(point)
+            }
+        }
+        return try activity(points, format: .gpx, file: file, warnings: warnings)
+    }
+
+    private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
+        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
+            try ActivityImport.number(element, upTo: limit, file: file)
+        }
+        var point = ActivityPoint(time: try time(of: element, tag: "time", file: file))
+        // The extension's children, wherever the exporter put them: inside a
+        // TrackPointExtension, or straight under <extensions>.
+        var fields: [MarkupElement] = []
+        for extensions in element.children where extensions.name.caseInsensitiveEquals("extensions") {
+            for child in extensions.children {
+                fields.append(child)
+                fields += child.children
+            }
+        }
+        func field(_ names: String...) -> MarkupElement? {
+            fields.first { field in names.contains { field.name.caseInsensitiveEquals($0) } }
+        }
+        point.heartRate = try number(field("hr", "heartrate"), upTo: 255).map { Int($0.rounded()) }
+        // Per foot, as Garmin's watches count a run's cadence (TrackPointExtension's `cad`).
+        point.cadence = try number(field("cad", "cadence"), upTo: 255).map { 2 * $0 }
+        point.speed = try number(field("speed") ?? element.child("speed"), upTo: 100)
+        return point
+    }
+
+    /// `lat` and `lon` in degrees, when the point has them.
+    private static func position(of element: MarkupElement, file: String) throws(ImportProblem) -> GreatCircleDistance.Position? {
+        guard let latText = element.attribute("lat"), let lonText = element.attribute("lon") else { return nil }
+        guard let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat), (-180...180).contains(lon) else {
+            throw ImportProblem(
+                file: file, place: "\(element.line)", message: "<trkpt lat=\"\(latText)\" lon=\"\(lonText)\">: not a latitude and longitude in degrees")
+        }
+        return .init(latitude: lat, longitude: lon)
+    }
+}
+
+/// The distance along a path of points on the earth: the haversine formula on a sphere of
+/// the mean earth radius (IUGG, 6,371,008.8 m), as GPS watches and Strava sum a track. Within
+/// 0.5 % of the ellipsoid's distance, well inside a GPS track's own error.
+struct GreatCircleDistance {
+    struct Position {
+        var latitude: Double
+        var longitude: Double
+    }
+
+    static let earthRadius = 6_371_008.8
+
+    private(set) var total = 0.0
+    private var last: Position?
+
+    /// Adds the leg from the last point to `position`; the metres from the first point.
+    mutating func add(_ position: Position) -> Double {
+        if let last { total += Self.metres(from: last, to: position) }
+        last = position
+        return total
+    }
+
+    static func metres(from a: Position, to b: Position) -> Double {
+        let radian = Double.pi / 180
+        let dLat = (b.latitude - a.latitude) * radian
+        let dLon = (b.longitude - a.longitude) * radian
+        let h = sinSquared(dLat / 2) + .cos(a.latitude * radian) * .cos(b.latitude * radian) * sinSquared(dLon / 2)
+        return 2 * earthRadius * .asin(min(1, h.squareRoot()))
+    }
+
+    private static func sinSquared(_ x: Double) -> Double {
+        let s = Double.sin(x)
+        return s * s
+    }
+}

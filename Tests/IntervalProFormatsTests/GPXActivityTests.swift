@@ -1,0 +1,115 @@
+import IntervalProCore
+import IntervalProFormats
+import IntervalProIO
+import Testing
+
+struct GPXActivityTests {
+    /// Reads `gpx` through libxml2 as `replay` does.
+    func read(_ gpx: String, file: String = "run.gpx") throws -> ImportedActivity {
+        try ActivityImport.readXML(try MarkupReader.read(Array(gpx.utf8)), file: file)
+    }
+
+    /// The notifications an activity became, decoded, with their seconds.
+    func readings(_ activity: ImportedActivity) throws -> [(seconds: Double, reading: SensorReading)] {
+        try activity.recording.entries.compactMap { entry in
+            guard case .notification(let notification) = entry, let characteristic = notification.characteristic else { return nil }
+            return (notification.time.seconds, try SensorReading.decode(characteristic, notification.bytes))
+        }
+    }
+
+    @Test func stravaFormWithGarminsTrackPointExtension() throws {
+        // 0.001° of latitude apart on a meridian: 111.195 m on the mean-radius sphere.
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx creator="StravaGPX" version="1.1" xmlns="http://www.topografix.com/GPX/1/1"
+                xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+              <metadata><time>2026-03-01T07:30:00Z</time></metadata>
+              <trk><name>Morning Run</name><type>running</type><trkseg>
+                <trkpt lat="47.000000" lon="8.000000"><ele>410.2</ele><time>2026-03-01T08:30:00.500+01:00</time>
+                  <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr><gpxtpx:cad>86</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions>
+                </trkpt>
+                <trkpt lat="47.001000" lon="8.000000"><time>2026-03-01T07:30:40.500Z</time>
+                  <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>150</gpxtpx:hr><gpxtpx:cad>88</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions>
+                </trkpt>
+              </trkseg></trk>
+            </gpx>
+            """
+        let activity = try read(gpx)
+        #expect(activity.format == .gpx)
+        #expect(activity.points == 2)
+        #expect(activity.warnings.isEmpty)
+        #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        let decoded = try readings(activity)
+        #expect(decoded.map(\.seconds) == [0, 0, 40, 40])
+        guard case .rsc(let first) = decoded[0].reading, case .heartRate(let firstBeat) = decoded[1].reading,
+            case .rsc(let second) = decoded[2].reading, case .heartRate(let secondBeat) = decoded[3].reading
+        else {
+            Issue.record("expected RSC then heart rate at each point: \(decoded)")
+            return
+        }
+        // Per foot in the file, both feet in the session.
+        #expect(first.cadence == 172 && second.cadence == 176)
+        #expect(firstBeat.heartRate == 140 && secondBeat.heartRate == 150)
+        // Distance by the haversine formula, to RSC's 0.1 m; speed from it over the 40 s.
+        let metres = 6_371_008.8 * Double.pi / 180 * 0.001
+        #expect(first.totalDistanceM == 0)
+        #expect(abs((second.totalDistanceM ?? 0) - metres) <= 0.05, "\(second.totalDistanceM ?? 0) m against \(metres)")
+        #expect(abs(second.speedMps - metres / 40) <= 1.0 / 256, "\(second.speedMps) m/s")
+    }
+
+    @Test func otherExportersExtensionsAndGPX10Speed() throws {
+        let gpx = """
+            <gpx version="1.0"><trk><trkseg>
+              <trkpt lat="0" lon="0"><time>2026-03-01T07:30:00Z</time><speed>3.5</speed>
+                <extensions><heartrate>131</heartrate><cadence>84.5</cadence></extensions></trkpt>
+              <trkpt lat="0" lon="0"><time>2026-03-01T07:30:01Z</time></trkpt>
+            </trkseg><trkseg>
+              <trkpt><time>2026-03-01T07:31:00Z</time><extensions><ns3:TrackPointExtension xmlns:ns3="x"><ns3:cad>90</ns3:cad></ns3:TrackPointExtension></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let activity = try read(gpx)
+        #expect(activity.points == 3)
+        let decoded = try readings(activity)
+        guard case .rsc(let first) = decoded[0].reading, case .heartRate(let beat) = decoded[1].reading else {
+            Issue.record("expected RSC then heart rate: \(decoded)")
+            return
+        }
+        #expect(first.cadence == 169 && abs(first.speedMps - 3.5) < 1.0 / 256)
+        #expect(beat.heartRate == 131)
+        // The second point has neither cadence nor heart rate: no notification. Segments join.
+        #expect(decoded.map(\.seconds) == [0, 0, 60])
+        guard case .rsc(let last) = decoded[2].reading else {
+            Issue.record("expected the last segment's cadence")
+            return
+        }
+        #expect(last.cadence == 180)
+    }
+
+    @Test func aRideIsReadAsARunWithAWarning() throws {
+        let gpx = """
+            <gpx version="1.1"><trk><type>cycling</type><trkseg><trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time>
+            <extensions><cad>80</cad></extensions></trkpt></trkseg></trk><trk><trkseg/></trk></gpx>
+            """
+        let activity = try read(gpx, file: "ride.gpx")
+        #expect(activity.warnings.map(\.description) == [
+            "ride.gpx:2: only the first of 2 tracks is read",
+            "ride.gpx:1: <type> \"cycling\", not a run: its cadence is doubled as a run's",
+        ])
+    }
+
+    @Test func refusalsNameTheFileTheLineAndWhy() throws {
+        let cases: [(String, ImportProblem)] = [
+            ("<kml/>", ImportProblem(file: "x.gpx", place: "1", message: "an XML file whose root is <kml>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")),
+            ("<gpx>\n<wpt lat=\"1\" lon=\"2\"/></gpx>", ImportProblem(file: "x.gpx", place: "1", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")),
+            ("<gpx><trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>", ImportProblem(file: "x.gpx", place: "2", message: "a <trkpt> without a <time>")),
+            ("<gpx><trk><trkseg>\n<trkpt lat=\"91\" lon=\"2\"><time>2026-03-01T07:30:00Z</time></trkpt></trkseg></trk></gpx>",
+             ImportProblem(file: "x.gpx", place: "2", message: "<trkpt lat=\"91\" lon=\"2\">: not a latitude and longitude in degrees")),
+            ("<gpx><trk><trkseg><trkpt><time>2026-03-01T07:30:00Z</time><extensions>\n<hr>-3</hr></extensions></trkpt></trkseg></trk></gpx>",
+             ImportProblem(file: "x.gpx", place: "2", message: "<hr> holds \"-3\", not a number")),
+            ("<gpx><trk><trkseg></trkseg></trk></gpx>", ImportProblem(file: "x.gpx", message: "no track points (<trkpt>): the activity holds no samples")),
+        ]
+        for (gpx, problem) in cases {
+            #expect(throws: problem, "\(gpx)") { try read(gpx, file: "x.gpx") }
+        }
+    }
+}
