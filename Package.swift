@@ -63,11 +63,13 @@ let package = Package(
             swiftSettings: strictSettings),
         // Headers of our own only: libxml2 is opened at run time (see shim.h).
         .systemLibrary(name: "CXML"),
+        // zlib's header; the library is opened at run time (see shim.h).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Files and the terminal: recording files, plan files, XML, tty raw mode, screen.
         .target(
             name: "IntervalProIO",
             dependencies: [
-                "IntervalProCore", "IntervalProFormats", "CXML",
+                "IntervalProCore", "IntervalProFormats", "CXML", "CZlib",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strictSettings

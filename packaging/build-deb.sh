@@ -50,9 +50,10 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" 2>/d
 depends="$depends, libespeak-ng1"
 # So does talking to intervals.icu and Strava (Sources/CCurl/shim.h): either build of libcurl.
 depends="$depends, libcurl4 | libcurl3-gnutls"
-# And reading .zwo workouts and TCX activities (Sources/CXML/shim.h), playing sound
-# (Sources/CALSA/shim.h) and talking to bluetoothd and music players (Sources/CDBus/shim.h).
-depends="$depends, libxml2, libasound2, libdbus-1-3"
+# And reading .zwo workouts and TCX and GPX activities (Sources/CXML/shim.h), compressed ones
+# (Sources/CZlib/shim.h), playing sound (Sources/CALSA/shim.h) and talking to bluetoothd and
+# music players (Sources/CDBus/shim.h).
+depends="$depends, libxml2, zlib1g, libasound2, libdbus-1-3"
 
 install -d "$root/DEBIAN"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"

@@ -65,6 +65,8 @@ check "talking to a service opens libcurl at run time (a closed port: 69, the co
     'HOME=/tmp INTERVALPRO_INTERVALS_ICU_URL=http://127.0.0.1:9 intervalpro account add intervals.icu --athlete i1 --api-key k 2>/tmp/curl.err; [ $? = 69 ] && grep -q "connect" /tmp/curl.err && ! grep -q libcurl /tmp/curl.err'
 check "plan check of a Zwift workout opens libxml2 at run time" inside sh -c \
     'printf "<workout_file><name>Z</name><workout><SteadyState Duration=\"60\" Cadence=\"85\"/></workout></workout_file>\n" >/tmp/z.zwo && intervalpro plan check /tmp/z.zwo | grep -q "1:00"'
+check "replay of a gzipped recording opens zlib at run time" inside sh -c \
+    'gzip -c /usr/share/intervalpro/Recordings/cadence-ladder.jsonl >/tmp/ladder.jsonl.gz && intervalpro replay --fast --json --no-save /tmp/ladder.jsonl.gz | grep -q "\"duration_s\""'
 check "man -w intervalpro finds the page" inside sh -c 'man -w intervalpro | grep -q "/usr/share/man/man1/intervalpro.1.gz"'
 check "man -w intervalpro.record finds a subcommand's page" inside sh -c 'man -w intervalpro.record | grep -q intervalpro.record.1.gz'
 check "bash completes 'intervalpro re<TAB>' to readiness, record, render-audio, replay, report" inside bash -c '

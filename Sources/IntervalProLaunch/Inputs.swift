@@ -69,9 +69,25 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 
-/// Reads a recording, or a FIT, TCX or GPX activity as one (by content); warnings go to stderr.
+/// Reads a recording, or a FIT, TCX or GPX activity as one (by content), gzipped or not;
+/// warnings go to stderr.
 public func loadRecording(_ path: String) throws -> ParsedRecording {
-    let bytes = try readInput(path)
+    var bytes = try readInput(path)
+    // Errors in what a gzip file holds name it "PATH (inflated)": their lines and bytes are
+    // the inflated content's.
+    var file = path
+    if Gzip.isGzip(bytes) {
+        do {
+            bytes = try Gzip.inflate(bytes)
+        } catch {
+            throw Failure("\(path): a gzip file that cannot be inflated: \(error.message)", status: .dataError)
+        }
+        file = "\(path) (inflated)"
+    }
+    return try readRecording(bytes, file: file)
+}
+
+private func readRecording(_ bytes: [UInt8], file path: String) throws -> ParsedRecording {
     do {
         let activity: ImportedActivity
         switch ActivityImport.encoding(of: bytes) {

@@ -16,6 +16,7 @@
 Every command runs with scratch XDG folders. Usage: check_formats.py PATH/TO/intervalpro
 """
 import glob
+import gzip
 import json
 import math
 import os
@@ -362,11 +363,20 @@ def check_activities(binary, env, scratch):
     track, samples_walked = step_distances(gpx), step_distances(jsonl_whole)
     check(len(track) == len(samples_walked) and all(abs(a - b) <= 0.5 for a, b in zip(track, samples_walked))
           and sum(track) > 1000, f"the GPX track's step distances {track} against the samples' {samples_walked}")
+    # Compressed as a Strava bulk export keeps them, by the system's gzip: the same scores.
+    for source in (fit, tcx, gpx):
+        subprocess.run(["gzip", "-k", "-f", source], check=True)
+        check(scored(binary, env, source + ".gz", plan) == scored(binary, env, source, plan),
+              f"{os.path.basename(source)}.gz scores differently from {os.path.basename(source)}")
+    with open(fit + ".gz", "rb") as source:
+        fit_gz = source.read()
     with open(gpx, "rb") as source:
         gpx_bytes = source.read()
     for name, content, expected in [
         ("route.gpx", b'<gpx version="1.1">\n<rte><rtept lat="1" lon="2"/></rte></gpx>', "route.gpx:1: no <trk>"),
         ("cut.gpx", gpx_bytes[: len(gpx_bytes) // 2], "cut.gpx:"),
+        ("cut.fit.gz", fit_gz[: len(fit_gz) // 2], "cut.fit.gz: a gzip file that cannot be inflated: the file ends inside its compressed data"),
+        ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated):1: invalid JSON"),
     ]:
         path = os.path.join(scratch, name)
         with open(path, "wb") as out:
