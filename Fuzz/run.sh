@@ -77,13 +77,14 @@ sources() {
     [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
 }
 
-# Copies of the format sources without imports of the modules they are compiled into.
+# Copies of the format sources without imports of the modules they are compiled into, nor
+# of swift-numerics' RealModule (FormatSupport/RealFunctions.swift stands in for what they use).
 stage_format_sources() {
     local stage="$OUT/src"
     rm -rf "$stage"
     mkdir -p "$stage"
     for f in "${FORMAT_SOURCES[@]}"; do
-        sed -E '/^(public |internal |@testable )?import IntervalPro(Core|FIT|Formats)$/d' "$f" >"$stage/$(basename "$f")"
+        sed -E '/^(public |internal |@testable )?import (IntervalPro(Core|FIT|Formats)|RealModule)$/d' "$f" >"$stage/$(basename "$f")"
     done
 }
 

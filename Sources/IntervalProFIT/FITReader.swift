@@ -108,17 +108,38 @@ public enum FITFileReader {
     }
 
     public static func read(_ bytes: [UInt8]) throws(FITReadError) -> [FITRecord] {
-        var records: [FITRecord] = []
+        let salvage = try readSalvaging(bytes)
+        if let damage = salvage.damage { throw damage }
+        return salvage.records
+    }
+
+    /// What a damaged file still holds: the messages before the damage, and the damage.
+    public struct Salvage: Sendable {
+        public var records: [FITRecord]
+        /// What was wrong, where; nil for an intact file.
+        public var damage: FITReadError?
+        /// The bytes read: every message before this offset is in `records`.
+        public var readUpTo: Int
+    }
+
+    /// Reads as `read` does, except that damage a watch leaves when its battery dies or its
+    /// file is cut off (a CRC that does not match, a data size that runs past the end of the
+    /// file, a message cut short, bytes that are no message) ends the reading instead of
+    /// refusing the file: the messages before it are kept. Only a file that does not start
+    /// as FIT is refused.
+    public static func readSalvaging(_ bytes: [UInt8]) throws(FITReadError) -> Salvage {
+        var salvage = Salvage(records: [], damage: nil, readUpTo: 0)
         var position = 0
         repeat {
-            position = try readFile(bytes, at: position, into: &records)
-        } while position < bytes.count && bytes.count - position >= 12
+            position = try readFile(bytes, at: position, into: &salvage)
+        } while salvage.damage == nil && position < bytes.count && bytes.count - position >= 12
             && looksLikeFIT(Array(bytes[position..<(position + 12)]))
-        return records
+        return salvage
     }
 
     /// Reads one FIT file (of a chain) starting at `start`; returns where the next begins.
-    private static func readFile(_ bytes: [UInt8], at start: Int, into records: inout [FITRecord]) throws(FITReadError) -> Int {
+    /// Damage after a readable header is noted in `salvage.damage` and ends the reading.
+    private static func readFile(_ bytes: [UInt8], at start: Int, into salvage: inout Salvage) throws(FITReadError) -> Int {
         func fail(_ offset: Int, _ message: String) -> FITReadError { FITReadError(offset: offset, message: message) }
         guard bytes.count - start >= 12 else { throw fail(start, "too short for a FIT header (\(bytes.count - start) bytes)") }
         let headerSize = Int(bytes[start])
@@ -131,25 +152,51 @@ public enum FITFileReader {
         let dataSize = Int(bytes[start + 4]) | Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]) << 16
             | Int(bytes[start + 7]) << 24
         let dataStart = start + headerSize
-        let dataEnd = dataStart + dataSize
-        guard dataEnd + 2 <= bytes.count else {
-            throw fail(start + 4, "the header announces \(dataSize) bytes of messages, but the file ends first (truncated?)")
-        }
+        var dataEnd = dataStart + dataSize
+        // The first damage found; the messages are still read up to where they stop making sense.
+        var damage: FITReadError?
         if headerSize == 14 {
             let stored = UInt16(bytes[start + 12]) | UInt16(bytes[start + 13]) << 8
             if stored != 0 && stored != FITChecksum.crc(Array(bytes[start..<(start + 12)])) {
-                throw fail(start + 12, "header CRC does not match: the file is damaged")
+                damage = fail(start + 12, "header CRC does not match: the file is damaged")
             }
         }
-        let storedCRC = UInt16(bytes[dataEnd]) | UInt16(bytes[dataEnd + 1]) << 8
-        if storedCRC != FITChecksum.crc(Array(bytes[start..<dataEnd])) {
-            throw fail(dataEnd, "file CRC does not match: the file is damaged")
+        if dataSize == 0 && bytes.count - dataStart > 2 {
+            // Some watches write the size when they close the file: one that never closed says 0.
+            damage = damage ?? fail(start + 4, "the header's data size is 0: the file was never closed")
+            dataEnd = bytes.count
+        } else if dataEnd + 2 > bytes.count {
+            // A watch that stopped before finishing the file: what it wrote runs to the end.
+            damage = damage ?? fail(start + 4, "the header announces \(dataSize) bytes of messages, but the file ends first (truncated?)")
+            dataEnd = bytes.count
+        } else {
+            let storedCRC = UInt16(bytes[dataEnd]) | UInt16(bytes[dataEnd + 1]) << 8
+            if storedCRC != FITChecksum.crc(Array(bytes[start..<dataEnd])) {
+                damage = damage ?? fail(dataEnd, "file CRC does not match: the file is damaged")
+            }
         }
+        defer { if salvage.damage == nil { salvage.damage = damage } }
+        do throws(FITReadError) {
+            try readMessages(bytes, from: dataStart, to: dataEnd, into: &salvage)
+        } catch {
+            salvage.damage = damage ?? error
+            return dataEnd
+        }
+        salvage.readUpTo = dataEnd
+        return damage == nil ? dataEnd + 2 : dataEnd
+    }
 
+    /// The messages between `dataStart` and `dataEnd`, appended as they are read, so that
+    /// those before an error are kept; `readUpTo` follows the last whole message.
+    private static func readMessages(
+        _ bytes: [UInt8], from dataStart: Int, to dataEnd: Int, into salvage: inout Salvage
+    ) throws(FITReadError) {
+        func fail(_ offset: Int, _ message: String) -> FITReadError { FITReadError(offset: offset, message: message) }
         var definitions: [UInt8: Definition] = [:]
         var lastTimestamp: UInt32?
         var p = dataStart
         while p < dataEnd {
+            salvage.readUpTo = p
             let headerOffset = p
             let header = bytes[p]
             p += 1
@@ -200,7 +247,7 @@ public enum FITFileReader {
                 q += field.size
             }
             p += size
-            var record = FITRecord(global: definition.global, index: records.count, offset: headerOffset, fields: fields)
+            var record = FITRecord(global: definition.global, index: salvage.records.count, offset: headerOffset, fields: fields)
             if compressed {
                 // The header holds the low 5 bits of the time; the rest comes from the last full timestamp.
                 let offset = UInt32(header & 0x1F)
@@ -215,8 +262,7 @@ public enum FITFileReader {
             } else if let time = record.integer(timestampField) {
                 lastTimestamp = UInt32(truncatingIfNeeded: time)
             }
-            records.append(record)
+            salvage.records.append(record)
         }
-        return dataEnd + 2
     }
 }

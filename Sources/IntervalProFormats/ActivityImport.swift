@@ -86,13 +86,20 @@ public enum ActivityImport {
         static let enhancedSpeed: UInt8 = 73  // 1/1000 m/s
     }
 
-    public static func readFIT(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedActivity {
-        let records: [FITRecord]
+    /// A FIT activity. A damaged file (a watch whose battery died, a file cut off) is read up
+    /// to the damage with a warning that says what was wrong and how much was read, unless
+    /// `strict`, which refuses it as a whole.
+    public static func readFIT(_ bytes: [UInt8], file: String, strict: Bool = false) throws(ImportProblem) -> ImportedActivity {
+        let salvage: FITFileReader.Salvage
         do {
-            records = try FITFileReader.read(bytes)
+            salvage = try FITFileReader.readSalvaging(bytes)
         } catch {
             throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
         }
+        if let damage = salvage.damage, strict || salvage.records.isEmpty {
+            throw ImportProblem(file: file, place: "byte \(damage.offset)", message: damage.message)
+        }
+        let records = salvage.records
         if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }),
             fileID.integer(0) == FITWorkout.fileTypeWorkout
         {
@@ -113,7 +120,7 @@ public enum ActivityImport {
         var beatsBeforeFirstRecord: [UInt16] = []
         for record in records where record.global == FITMessageNumber.record || record.global == FITMessageNumber.hrv {
             if record.global == FITMessageNumber.hrv {
-                let beats = record.integers(0).compactMap { $0 }.map { UInt16(clamping: Int((Double($0) * 1.024).rounded())) }
+                let beats = record.integers(0).compactMap { $0 }.map { rounded(Double($0) * 1.024) as UInt16 }
                 if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
                 continue
             }
@@ -136,6 +143,14 @@ public enum ActivityImport {
         }
         if untimed > 0 {
             warnings.append(ImportProblem(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
+        }
+        if let damage = salvage.damage {
+            let span = points.isEmpty ? "" : ", " + formatClock(Double(points.map(\.time).max()! - points.map(\.time).min()!) / 1_000_000)
+            warnings.append(
+                ImportProblem(
+                    file: file, place: "byte \(damage.offset)",
+                    message: "\(damage.message); read what comes before it: \(salvage.readUpTo) of \(bytes.count) bytes, "
+                        + "\(points.count) record\(points.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
         }
         return try activity(points, format: .fit, file: file, warnings: warnings)
     }
@@ -246,16 +261,16 @@ public enum ActivityImport {
             let time = SessionTime(microseconds: point.time - start)
             if let cadence = point.cadence {
                 let measurement = RSCMeasurement(
-                    speedRaw: UInt16(clamping: Int(((point.speed ?? 0) * 256).rounded())),
-                    cadence: UInt8(clamping: Int(cadence.rounded())),
-                    totalDistanceRaw: point.distance.map { UInt32(clamping: Int(($0 * 10).rounded())) },
+                    speedRaw: rounded((point.speed ?? 0) * 256),
+                    cadence: rounded(cadence),
+                    totalDistanceRaw: point.distance.map { rounded($0 * 10) },
                     running: cadence > 0)
                 entries.append(
                     .notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: measurement.encoded())))
             }
             // Beats without a heart rate beside them give theirs.
-            let beatsRate = point.rrIntervals.isEmpty
-                ? nil : Int((61_440 * Double(point.rrIntervals.count) / Double(point.rrIntervals.reduce(0) { $0 + Int($1) })).rounded())
+            let beatsTotal = point.rrIntervals.reduce(0) { $0 + Int($1) }
+            let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(point.rrIntervals.count) / Double(beatsTotal))
             if let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate {
                 // As a strap sends them: nine RR intervals at most to a notification.
                 var chunks = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
@@ -281,4 +296,14 @@ public enum ActivityImport {
     }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+
+    /// `value` rounded to the nearest `T`, held to `T`'s range (NaN as 0): a file's numbers,
+    /// however large, never trap the conversion.
+    static func rounded<T: FixedWidthInteger>(_ value: Double) -> T {
+        guard !value.isNaN else { return 0 }
+        let nearest = value.rounded()
+        if nearest <= Double(T.min) { return .min }
+        if nearest >= Double(T.max) { return .max }
+        return T(nearest)
+    }
 }

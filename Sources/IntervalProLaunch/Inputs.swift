@@ -70,8 +70,8 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 }
 
 /// Reads a recording, or a FIT, TCX or GPX activity as one (by content), gzipped or not;
-/// warnings go to stderr.
-public func loadRecording(_ path: String) throws -> ParsedRecording {
+/// warnings go to stderr. A damaged FIT activity is read up to the damage unless `strict`.
+public func loadRecording(_ path: String, strict: Bool = false) throws -> ParsedRecording {
     var bytes = try readInput(path)
     // Errors in what a gzip file holds name it "PATH (inflated)": their lines and bytes are
     // the inflated content's.
@@ -84,10 +84,10 @@ public func loadRecording(_ path: String) throws -> ParsedRecording {
         }
         file = "\(path) (inflated)"
     }
-    return try readRecording(bytes, file: file)
+    return try readRecording(bytes, file: file, strict: strict)
 }
 
-private func readRecording(_ bytes: [UInt8], file path: String) throws -> ParsedRecording {
+private func readRecording(_ bytes: [UInt8], file path: String, strict: Bool) throws -> ParsedRecording {
     do {
         let activity: ImportedActivity
         switch ActivityImport.encoding(of: bytes) {
@@ -98,7 +98,7 @@ private func readRecording(_ bytes: [UInt8], file path: String) throws -> Parsed
                 throw Failure(error.description, status: .dataError)
             }
         case .fit:
-            activity = try ActivityImport.readFIT(bytes, file: path)
+            activity = try ActivityImport.readFIT(bytes, file: path, strict: strict)
         case .markup:
             let root: MarkupElement
             do {

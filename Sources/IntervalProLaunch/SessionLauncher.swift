@@ -15,8 +15,9 @@ public struct SessionRequest: Sendable {
         /// a fallback a cadence sensor is required, heart rate alone is not enough.
         case live(SensorRequest, fallback: Fallback?)
         case simulate(SimulatedRunner.Configuration)
-        /// A recording file, or a FIT, TCX or GPX activity.
-        case replay(path: String)
+        /// A recording file, or a FIT, TCX or GPX activity; `strict` refuses a damaged FIT
+        /// file instead of reading it up to the damage.
+        case replay(path: String, strict: Bool = false)
     }
 
     /// What runs when no live sensor is found.
@@ -88,8 +89,8 @@ public enum SessionLauncher {
         switch request.source {
         case .simulate(let configuration):
             return try await runSimulated(request, configuration, hub: hub)
-        case .replay(let path):
-            return try await runReplay(request, path: path, hub: hub)
+        case .replay(let path, let strict):
+            return try await runReplay(request, path: path, strict: strict, hub: hub)
         case .live(let sensors, let fallback):
             do {
                 return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
@@ -116,10 +117,10 @@ public enum SessionLauncher {
         try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], hub: hub)
     }
 
-    private static func runReplay(_ request: SessionRequest, path: String, hub: LiveStateHub?) async throws
-        -> SessionOutcome
+    private static func runReplay(_ request: SessionRequest, path: String, strict: Bool = false, hub: LiveStateHub?)
+        async throws -> SessionOutcome
     {
-        let recording = try loadRecording(path)
+        let recording = try loadRecording(path, strict: strict)
         return try await runSession(
             request, source: ReplaySource(header: recording.header, entries: recording.entries),
             cadenceUnits: recording.header.cadenceUnits, hub: hub)

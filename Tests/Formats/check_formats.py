@@ -403,6 +403,34 @@ def check_activities(binary, env, scratch):
     check(stored["source"] == "replay" and stored["plan"] == "activity-plan", f"stored session {stored.get('source')} {stored.get('plan')}")
 
 
+def check_damaged_activities(binary, env, scratch):
+    """A watch whose battery died: the fit-tool activity cut short at several places and with a
+    wrong CRC is read up to the damage, as many records as Garmin's FIT SDK reads from the
+    same bytes, with a warning; --strict refuses it (65)."""
+    whole_path = os.path.join(scratch, "whole-activity.fit")
+    write_fit_activity(whole_path, samples()[:600])
+    with open(whole_path, "rb") as source:
+        whole = source.read()
+    wrong_crc = bytearray(whole)
+    wrong_crc[-1] ^= 0xFF
+    cases = [(f"cut-{n}.fit", whole[: len(whole) * n // 10 + 3]) for n in (1, 5, 9)] + [("wrong-crc.fit", bytes(wrong_crc))]
+    for name, content in cases:
+        path = os.path.join(scratch, name)
+        with open(path, "wb") as out:
+            out.write(content)
+        messages, errors = Decoder(Stream.from_byte_array(bytearray(content))).read()
+        garmin = len(messages.get("record_mesgs", []))
+        result = subprocess.run([binary, "replay", path, "--json"], env=env, capture_output=True, text=True)
+        ours = json.loads(result.stdout)["devices"][0]["notifications"]["2a53"] if result.returncode == 0 else None
+        check(result.returncode == 0 and ours == garmin and garmin > 0 and errors,
+              f"{name}: {ours} records read (exit {result.returncode}), Garmin's FIT SDK {garmin} ({errors[:1]})")
+        check("read what comes before it" in result.stderr and f"{garmin} records" in result.stderr
+              and "--strict refuses the file" in result.stderr, f"{name}: the warning says what was read: {result.stderr!r}")
+        strict = subprocess.run([binary, "replay", path, "--strict"], env=env, capture_output=True, text=True)
+        check(strict.returncode == 65 and ("is damaged" in strict.stderr or "truncated?" in strict.stderr),
+              f"{name} --strict: exit {strict.returncode}, {strict.stderr!r}")
+
+
 def check_errors(binary, env, scratch):
     cases = {
         "broken.txt": ("Warmup\n- 10m 170rpm\n- Hard stuff 180rpm\n", "broken.txt:3: no duration or distance"),
@@ -434,6 +462,7 @@ def main():
         check_imported_plans_match_the_schema(binary, env, scratch)
         check_plan_export(binary, env, scratch)
         check_activities(binary, env, scratch)
+        check_damaged_activities(binary, env, scratch)
         check_errors(binary, env, scratch)
     return tally.report()
 

@@ -20,6 +20,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))
     var plan: String?
 
+    @Flag(help: "Refuse a damaged FIT activity instead of reading it up to the damage.")
+    var strict = false
+
     @OptionGroup var options: PacingOptions
 
     @OptionGroup(title: "Metronome and voice (with --plan)") var audio: AudioOptions
@@ -36,14 +39,14 @@ struct ReplayCommand: AsyncParsableCommand {
             if let plan {
                 let (plan, planText) = try loadPlanKeepingText(plan)
                 var request = SessionRequest(
-                    plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording))
+                    plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording, strict: strict))
                 request.take(options, audio: audio, save: save)
                 request.music = music.request(verbose: verbose)
                 let outcome = try await SessionLauncher.run(request)
                 try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
                 return
             }
-            let recording = try loadRecording(recording)
+            let recording = try loadRecording(recording, strict: strict)
             var units = recording.header.cadenceUnits
             if let override = options.cadenceUnit?.unit {
                 for device in recording.header.devices { units[device.id] = override }

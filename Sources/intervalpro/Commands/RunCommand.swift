@@ -36,6 +36,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"), completion: .recordingFiles)
     var replay: String?
 
+    @Flag(help: "With --replay: refuse a damaged FIT activity instead of reading it up to the damage.")
+    var strict = false
+
     @Flag(help: "Simulate a runner (HR strap and footpod) instead of live sensors.")
     var simulate = false
 
@@ -144,7 +147,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     private func source(for plan: Plan) -> SessionRequest.Source {
-        if let replay { return .replay(path: replay) }
+        if let replay { return .replay(path: replay, strict: strict) }
         guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed
