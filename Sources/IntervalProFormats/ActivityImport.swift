@@ -124,7 +124,8 @@ public enum ActivityImport {
                 if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
                 continue
             }
-            guard let timestamp = record.integer(FITFileReader.timestampField) else {
+            // FIT times are uint32 seconds: a field of another size holding more is no time.
+            guard let timestamp = record.integer(FITFileReader.timestampField), (0...Int64(UInt32.max)).contains(timestamp) else {
                 untimed += 1
                 continue
             }

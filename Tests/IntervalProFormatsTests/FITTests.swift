@@ -263,12 +263,16 @@ struct FITSalvageTests {
 /// records must not trap the conversions to a notification's fields.
 struct FITOutlandishValuesTests {
     @Test func hugeCadenceAndBeatsOfZeroReadWithoutTrapping() throws {
-        // Local 0: record with an 8-byte cadence (base type uint64, 0x8F) and timestamp.
+        // Local 0: record with a timestamp and an 8-byte cadence (base type uint64, 0x8F).
         var body: [UInt8] = [0x40, 0, 0, 20, 0, 2, 253, 4, 0x86, 4, 8, 0x8F]
-        body += [0, 0, 0, 0x40] + [UInt8](repeating: 0x7F, count: 8)
+        body += [0x00, 0, 0, 0, 0x40] + [UInt8](repeating: 0x7F, count: 8)
         // Local 1: an hrv message whose beat is 0 ms, after the record.
-        body += [0x41, 0, 0, 78, 0, 1, 0, 2, 0x84, 0x01, 0, 0]
+        body += [0x41, 0, 0, 78, 0, 1, 0, 2, 0x84] + [0x01, 0, 0]
+        // Local 2: a record whose timestamp is 8 bytes (uint64) and more than any uint32.
+        body += [0x42, 0, 0, 20, 0, 1, 253, 8, 0x8F] + [0x02] + [UInt8](repeating: 0x7F, count: 8)
         let activity = try ActivityImport.readFIT(FITTests.file(body), file: "odd.fit")
+        #expect(activity.points == 1)
+        #expect(activity.warnings.map(\.message) == ["1 record message without a timestamp left out"])
         guard case .notification(let first) = activity.recording.entries.first,
             case .rsc(let rsc) = try SensorReading.decode(.rscMeasurement, first.bytes)
         else {
