@@ -1,7 +1,7 @@
 import CZlib
 
-/// A gzip file (RFC 1952) inflated with zlib, opened at run time (see CZlib/shim.h): how
-/// Strava's bulk export keeps each activity (`.fit.gz`, `.gpx.gz`, `.tcx.gz`).
+/// A gzip file (RFC 1952) inflated with zlib: how Strava's bulk export keeps each activity
+/// (`.fit.gz`, `.gpx.gz`, `.tcx.gz`).
 public enum Gzip {
     /// Why a gzip file could not be inflated, in words for the runner.
     public struct Failure: Error, Equatable, Sendable {
@@ -13,29 +13,45 @@ public enum Gzip {
         bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
     }
 
-    /// More than any activity: a file that inflates past it is refused, not read into memory.
-    public static let largestContent = 512 << 20
-
     /// The bytes the file holds, every member in turn as `gunzip` gives them.
     public static func inflate(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
+        do {
+            // 16 + 15: a gzip wrapper around a window of up to 32 KiB.
+            return try Zlib.inflate(bytes, windowBits: 16 + MAX_WBITS, untilEnd: true)
+        } catch {
+            throw Failure(message: error.message)
+        }
+    }
+}
+
+/// zlib, opened at run time (see CZlib/shim.h), for gzip files and zip entries.
+enum Zlib {
+    struct Failure: Error {
+        var message: String
+    }
+
+    /// More than any activity: data that inflates past it is refused, not read into memory.
+    static let largestContent = 512 << 20
+
+    /// `input` inflated. `windowBits` chooses the wrapper (zlib's inflateInit2); with
+    /// `untilEnd`, streams that follow one another (gzip members) are inflated in turn.
+    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(Failure) -> [UInt8] {
         guard var api = library else {
             throw Failure(message: "zlib is not installed (Debian: apt install zlib1g)")
         }
         var stream = z_stream()
-        // 16 + 15: a gzip wrapper around a window of up to 32 KiB.
-        guard intervalpro_inflate_init2(&api, &stream, 16 + MAX_WBITS) == Z_OK else {
+        guard intervalpro_inflate_init2(&api, &stream, windowBits) == Z_OK else {
             throw Failure(message: "zlib could not start inflating")
         }
         defer { _ = api.inflate_end(&stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        var status = Z_OK
-        try bytes.withUnsafeBufferPointer { (input) throws(Failure) in
+        try input.withUnsafeBufferPointer { (input) throws(Failure) in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
             while true {
                 let before = stream.total_out
-                status = chunk.withUnsafeMutableBufferPointer { buffer in
+                let status = chunk.withUnsafeMutableBufferPointer { buffer in
                     stream.next_out = buffer.baseAddress
                     stream.avail_out = uInt(buffer.count)
                     return api.inflate(&stream, Z_NO_FLUSH)
@@ -46,10 +62,8 @@ public enum Gzip {
                 }
                 switch status {
                 case Z_STREAM_END:
-                    // Another member follows (`cat a.gz b.gz`), or the file ends.
-                    guard stream.avail_in > 0, isGzip(Array(UnsafeBufferPointer(start: stream.next_in, count: min(2, Int(stream.avail_in))))) else {
-                        return
-                    }
+                    // Another gzip member follows (`cat a.gz b.gz`), or the data ends.
+                    guard untilEnd, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B else { return }
                     _ = api.inflate_reset(&stream)
                 case Z_OK:
                     continue
@@ -64,7 +78,18 @@ public enum Gzip {
         return output
     }
 
-    /// zlib, opened on the first inflate; nil when it cannot be.
+    static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(Failure) -> [UInt8] {
+        try inflate(input[...], windowBits: windowBits, untilEnd: untilEnd)
+    }
+
+    /// The CRC-32 that zip keeps of an entry's content (no more than `largestContent`).
+    static func crc32(_ bytes: [UInt8]) throws(Failure) -> UInt32 {
+        guard let api = library else { throw Failure(message: "zlib is not installed (Debian: apt install zlib1g)") }
+        let crc = bytes.withUnsafeBufferPointer { api.crc32(0, $0.baseAddress, uInt($0.count)) }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    /// zlib, opened on first use; nil when it cannot be.
     private static let library: intervalpro_zlib? = {
         var api = intervalpro_zlib()
         return intervalpro_zlib_open(&api) == 0 ? api : nil

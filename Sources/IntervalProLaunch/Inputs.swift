@@ -69,22 +69,59 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 
-/// Reads a recording, or a FIT, TCX or GPX activity as one (by content), gzipped or not;
-/// warnings go to stderr. A damaged FIT activity is read up to the damage unless `strict`.
+/// Reads a recording, or a FIT, TCX or GPX activity as one (by content): as it is, gzipped, or
+/// the one such file in a zip archive. Warnings go to stderr. A damaged FIT activity is read
+/// up to the damage unless `strict`.
 public func loadRecording(_ path: String, strict: Bool = false) throws -> ParsedRecording {
-    var bytes = try readInput(path)
-    // Errors in what a gzip file holds name it "PATH (inflated)": their lines and bytes are
-    // the inflated content's.
-    var file = path
+    let (bytes, file) = try unpacked(try readInput(path), path: path)
+    return try readRecording(bytes, file: file, strict: strict)
+}
+
+/// What a packed file holds, and the name its errors give it: "PATH (inflated)" for a gzip
+/// file's content, "PATH (ENTRY)" for a zip entry, whose lines and bytes they count.
+private func unpacked(_ bytes: [UInt8], path: String) throws -> (bytes: [UInt8], file: String) {
     if Gzip.isGzip(bytes) {
         do {
-            bytes = try Gzip.inflate(bytes)
+            return (try Gzip.inflate(bytes), "\(path) (inflated)")
         } catch {
             throw Failure("\(path): a gzip file that cannot be inflated: \(error.message)", status: .dataError)
         }
-        file = "\(path) (inflated)"
     }
-    return try readRecording(bytes, file: file, strict: strict)
+    guard Zip.isZip(bytes) else { return (bytes, path) }
+    let files: [Zip.Entry]
+    var activities: [(bytes: [UInt8], file: String)] = []
+    do {
+        files = try Zip.entries(bytes).filter { !$0.isFolderOrMacResource }
+        for entry in files {
+            var content = try Zip.contents(of: entry, in: bytes)
+            var file = "\(path) (\(entry.name))"
+            if Gzip.isGzip(content), let inflated = try? Gzip.inflate(content) {
+                content = inflated
+                file = "\(path) (\(entry.name), inflated)"
+            }
+            if holdsActivityOrRecording(content) { activities.append((content, file)) }
+        }
+    } catch {
+        throw Failure("\(path): a zip file that cannot be read: \(error.message)", status: .dataError)
+    }
+    guard activities.count == 1 else {
+        let names = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
+        throw Failure(
+            activities.isEmpty
+                ? "\(path): a zip file with no activity or recording in it (\(files.count) file\(files.count == 1 ? "" : "s"): \(names))"
+                : "\(path): a zip file with \(activities.count) activities (\(names)): unzip it and replay one",
+            status: .dataError)
+    }
+    return activities[0]
+}
+
+/// Whether `bytes` look like something `readRecording` reads: a FIT file, XML, or a
+/// recording's header line.
+private func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
+    switch ActivityImport.encoding(of: bytes) {
+    case .fit, .markup: true
+    case .recording: String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
+    }
 }
 
 private func readRecording(_ bytes: [UInt8], file path: String, strict: Bool) throws -> ParsedRecording {

@@ -368,8 +368,22 @@ def check_activities(binary, env, scratch):
         subprocess.run(["gzip", "-k", "-f", source], check=True)
         check(scored(binary, env, source + ".gz", plan) == scored(binary, env, source, plan),
               f"{os.path.basename(source)}.gz scores differently from {os.path.basename(source)}")
+    # Zipped by the system's zip, as Garmin Connect's "Export Original" hands one out (beside a
+    # file that is no activity), stored or deflated: the same scores.
+    readme = os.path.join(scratch, "README.txt")
+    with open(readme, "w") as out:
+        out.write("Exported activity\n")
+    for source, options in ((fit, []), (tcx, ["-0"]), (gpx + ".gz", [])):
+        packed = os.path.join(scratch, os.path.basename(source) + ".zip")
+        subprocess.run(["zip", "-q", "-j", *options, packed, source, readme], check=True)
+        check(scored(binary, env, packed, plan) == scored(binary, env, source, plan),
+              f"{os.path.basename(packed)} scores differently from {os.path.basename(source)}")
+    two = os.path.join(scratch, "two.zip")
+    subprocess.run(["zip", "-q", "-j", two, fit, gpx], check=True)
     with open(fit + ".gz", "rb") as source:
         fit_gz = source.read()
+    with open(two, "rb") as source:
+        two_zip = source.read()
     with open(gpx, "rb") as source:
         gpx_bytes = source.read()
     for name, content, expected in [
@@ -377,6 +391,8 @@ def check_activities(binary, env, scratch):
         ("cut.gpx", gpx_bytes[: len(gpx_bytes) // 2], "cut.gpx:"),
         ("cut.fit.gz", fit_gz[: len(fit_gz) // 2], "cut.fit.gz: a gzip file that cannot be inflated: the file ends inside its compressed data"),
         ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated):1: invalid JSON"),
+        ("two.zip", two_zip, "two.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
+        ("cut.zip", two_zip[:-30], "cut.zip: a zip file that cannot be read: no zip directory at its end"),
     ]:
         path = os.path.join(scratch, name)
         with open(path, "wb") as out:

@@ -13,7 +13,7 @@ struct ReplayCommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help: "The recording (JSON Lines, recording format version 1), or a FIT, TCX or GPX activity a watch recorded.",
+        help: "The recording (JSON Lines, recording format version 1), or a FIT, TCX or GPX activity a watch recorded; gzipped, or alone in a zip archive.",
         completion: .recordingFiles)
     var recording: String
 

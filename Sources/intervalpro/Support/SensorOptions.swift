@@ -50,7 +50,7 @@ extension CompletionKind {
     /// Files `run`, `plan` and `render-audio` read as plans.
     static var planFiles: CompletionKind { .file(extensions: ["json", "txt", "zwo", "fit"]) }
     /// Files `replay` and `--replay` read.
-    static var recordingFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx"]) }
+    static var recordingFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx", "gz", "zip"]) }
     /// The addresses of the sensors remembered from earlier sessions (scanning would take seconds).
     static var rememberedSensors: CompletionKind {
         .custom { _, _, _ in

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import IntervalProIO
+
+/// Archives made by the system's zip, as Garmin Connect's export hands one out.
+@Suite("Zip.entries and Zip.contents")
+struct ZipTests {
+    /// `files` (name → bytes) zipped by /usr/bin/zip with `options`, in a folder `folder/`.
+    func zipped(_ files: [(String, [UInt8])], _ options: [String] = []) throws -> [UInt8] {
+        let scratch = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.file("folder"), withIntermediateDirectories: true)
+        for (name, bytes) in files { try scratch.write("folder/" + name, bytes) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.arguments = ["-q", "-r"] + options + ["out.zip", "folder"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: scratch.file("out.zip"))))
+    }
+
+    let activity: [UInt8] = Array((0..<50_000).map { "\($0 % 97) steps\n" }.joined().utf8)
+
+    @Test func storedAndDeflatedEntriesComeBackByteForByte() throws {
+        for options in [[], ["-0"], ["-9"]] {
+            let archive = try zipped([("run.fit", activity), ("README.txt", Array("hello\n".utf8))], options)
+            #expect(Zip.isZip(archive))
+            let entries = try Zip.entries(archive)
+            #expect(Set(entries.map(\.name)) == ["folder/", "folder/run.fit", "folder/README.txt"], "\(options)")
+            #expect(entries.filter { !$0.isFolderOrMacResource }.count == 2)
+            let run = try #require(entries.first { $0.name == "folder/run.fit" })
+            #expect(run.method == (options == ["-0"] ? 0 : 8))
+            #expect(try Zip.contents(of: run, in: archive) == activity)
+        }
+    }
+
+    @Test func damageIsFoundAndSaid() throws {
+        let archive = try zipped([("run.fit", activity)])
+        let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
+        var flipped = archive
+        // A byte of the stored CRC-32 in the local header is not read; one of the data is.
+        flipped[run.localHeaderOffset + 30 + "folder/run.fit".utf8.count + 100] ^= 0xFF
+        #expect(throws: Zip.Failure.self) { try Zip.contents(of: run, in: flipped) }
+        #expect(throws: Zip.Failure(message: "no zip directory at its end: the file was cut short, or is no zip file")) {
+            try Zip.entries(Array(archive.dropLast(10)))
+        }
+        #expect(throws: Zip.Failure(message: "folder/run.fit: its data runs past the end of the file: the file was cut short")) {
+            try Zip.contents(of: run, in: Array(archive.prefix(run.localHeaderOffset + 200)))
+        }
+    }
+
+    @Test func encryptedEntriesAreRefusedInSoManyWords() throws {
+        let archive = try zipped([("run.fit", activity)], ["-P", "secret"])
+        let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
+        #expect(throws: Zip.Failure(message: "folder/run.fit: encrypted, which is not read")) { try Zip.contents(of: run, in: archive) }
+    }
+}
