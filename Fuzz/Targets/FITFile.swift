@@ -25,7 +25,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let imported = try? FITWorkout.read(bytes, file: "fuzz.fit") { checkImportedPlan(imported.plan) }
     if let activity = try? ActivityImport.readFIT(bytes, file: "fuzz.fit") { checkActivityRecording(activity.recording) }
-    if let activity = try? ActivityImport.readFIT(bytes, file: "fuzz.fit", strict: true) {
+    if let activity = try? ActivityImport.readFIT(bytes, file: "fuzz.fit", choice: ActivityChoice(strict: true, anySport: true)) {
         precondition(salvage.damage == nil)
         checkActivityRecording(activity.recording)
     }

@@ -65,14 +65,14 @@ public enum ActivityImport {
     }
 
     /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.
-    public static func readXML(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
-        if root.name.caseInsensitiveEquals("gpx") { return try readGPX(root, file: file) }
+    public static func readXML(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+        if root.name.caseInsensitiveEquals("gpx") { return try readGPX(root, file: file, choice: choice) }
         guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
             throw ImportProblem(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")
         }
-        return try readTCX(root, file: file)
+        return try readTCX(root, file: file, choice: choice)
     }
 
     // MARK: - FIT
@@ -88,8 +88,10 @@ public enum ActivityImport {
 
     /// A FIT activity. A damaged file (a watch whose battery died, a file cut off) is read up
     /// to the damage with a warning that says what was wrong and how much was read, unless
-    /// `strict`, which refuses it as a whole.
-    public static func readFIT(_ bytes: [UInt8], file: String, strict: Bool = false) throws(ImportProblem) -> ImportedActivity {
+    /// `choice.strict`, which refuses it as a whole. Each session message is a leg (a
+    /// triathlon's swim, ride and run), its records those from its start to the next's.
+    public static func readFIT(_ bytes: [UInt8], file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+        let strict = choice.strict
         let salvage: FITFileReader.Salvage
         do {
             salvage = try FITFileReader.readSalvaging(bytes)
@@ -107,12 +109,6 @@ public enum ActivityImport {
                 file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`")
         }
         var warnings: [ImportProblem] = []
-        // The sport is field 5 of a session message, field 0 of a sport message.
-        let sport = records.first { $0.global == FITMessageNumber.session }?.integer(5)
-            ?? records.first { $0.global == FITMessageNumber.sport }?.integer(0)
-        if let sport, sport != FITWorkout.sportRunning {
-            warnings.append(ImportProblem(file: file, message: "the activity's sport is \(sport), not running (1): its cadence is doubled as a run's"))
-        }
         var points: [ActivityPoint] = []
         var untimed = 0
         // `hrv` messages have no timestamp: their beats go with the record before them (the
@@ -153,37 +149,62 @@ public enum ActivityImport {
                     message: "\(damage.message); read what comes before it: \(salvage.readUpTo) of \(bytes.count) bytes, "
                         + "\(points.count) record\(points.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
         }
-        return try activity(points, format: .fit, file: file, warnings: warnings)
+        let (leg, choosing) = try choose(fitLegs(records, points), choice, file: file)
+        return try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
+    }
+
+    /// The session messages as legs (start_time field 2, sport field 5), in time order; a file
+    /// without sessions is one leg of its sport message's sport (field 0), if any.
+    private static func fitLegs(_ records: [FITRecord], _ points: [ActivityPoint]) -> [ActivityLeg] {
+        func leg(_ sport: Int64?, place: String?) -> ActivityLeg {
+            ActivityLeg(sport: sport.map(fitSportName), isRun: sport.map { $0 == 0 || $0 == FITWorkout.sportRunning } ?? true, points: [], place: place)
+        }
+        let sessions = records.enumerated().filter { $0.element.global == FITMessageNumber.session }
+            .map { (start: $0.element.integer(2).map { ($0 + FITTime.epochOffset) * 1_000_000 }, sport: $0.element.integer(5)) }
+            .sorted { ($0.start ?? .min) < ($1.start ?? .min) }
+        guard !sessions.isEmpty else {
+            var only = leg(records.first { $0.global == FITMessageNumber.sport }?.integer(0), place: nil)
+            only.points = points
+            return [only]
+        }
+        var legs = sessions.enumerated().map { leg($0.element.sport, place: "session \($0.offset + 1)") }
+        for point in points {
+            // The last leg begun by the point's time; before the first, the first.
+            let index = sessions.lastIndex { ($0.start ?? .min) <= point.time } ?? 0
+            legs[index].points.append(point)
+        }
+        return legs
     }
 
     // MARK: - TCX
 
-    public static func readTCX(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
+    /// Each `<Activity>` is a leg, its `Sport` "Running" (or "Other", or none) a run.
+    public static func readTCX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
         guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
             throw ImportProblem(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, not a TCX activity (<TrainingCenterDatabase>)")
         }
         let activities = root.child("Activities")?.children.filter { $0.name.caseInsensitiveEquals("Activity") } ?? []
-        guard let activity = activities.first else {
+        guard !activities.isEmpty else {
             throw ImportProblem(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
         }
-        var warnings: [ImportProblem] = []
-        if activities.count > 1 {
-            warnings.append(ImportProblem(file: file, place: "\(activities[1].line)", message: "only the first of \(activities.count) activities is read"))
-        }
-        if let sport = activity.attribute("Sport"), !sport.caseInsensitiveEquals("Running") {
-            warnings.append(ImportProblem(file: file, place: "\(activity.line)", message: "Sport=\"\(sport)\", not Running: its cadence is doubled as a run's"))
-        }
-        var points: [ActivityPoint] = []
-        for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
-            for track in lap.children where track.name.caseInsensitiveEquals("Track") {
-                for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
-                    points.append(try self.trackpoint(trackpoint, file: file))
+        var legs: [ActivityLeg] = []
+        for activity in activities {
+            let sport = activity.attribute("Sport")
+            var points: [ActivityPoint] = []
+            for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
+                for track in lap.children where track.name.caseInsensitiveEquals("Track") {
+                    for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
+                        points.append(try self.trackpoint(trackpoint, file: file))
+                    }
                 }
             }
+            let isRun = sport.map { $0.caseInsensitiveEquals("Running") || $0.caseInsensitiveEquals("Other") } ?? true
+            legs.append(ActivityLeg(sport: sport, isRun: isRun, points: points, place: "\(activity.line)"))
         }
-        return try self.activity(points, format: .tcx, file: file, warnings: warnings)
+        let (leg, warnings) = try choose(legs, choice, file: file)
+        return try self.activity(leg.points, format: .tcx, file: file, warnings: warnings)
     }
 
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).

@@ -7,34 +7,34 @@ import RealModule
 /// `heartrate`/`cadence` (and `hr`/`cad`) that other exporters write read alike. GPX 1.0's
 /// own `<speed>` child of a point is read too.
 extension ActivityImport {
-    public static func readGPX(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedActivity {
+    /// Each `<trk>` is a leg, a run when its `<type>` says so ("running", "Run",
+    /// "trail_running") or says nothing.
+    public static func readGPX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
         let tracks = root.children.filter { $0.name.caseInsensitiveEquals("trk") }
-        guard let track = tracks.first else {
+        guard !tracks.isEmpty else {
             throw ImportProblem(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
         }
-        var warnings: [ImportProblem] = []
-        if tracks.count > 1 {
-            warnings.append(ImportProblem(file: file, place: "\(tracks[1].line)", message: "only the first of \(tracks.count) tracks is read"))
-        }
-        // Strava writes "running", Garmin "running", some apps "Run" or "trail_running".
-        if let type = track.child("type"), !type.text.lowercased().contains("run") {
-            warnings.append(ImportProblem(file: file, place: "\(type.line)", message: "<type> \"\(type.text)\", not a run: its cadence is doubled as a run's"))
-        }
-        var points: [ActivityPoint] = []
-        var path = GreatCircleDistance()
-        for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
-            for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
-                var point = try trackPoint(element, file: file)
-                if let position = try position(of: element, file: file) {
-                    point.distance = path.add(position)
-                    if point.speed == nil, let previous = points.last, let before = previous.distance, point.time > previous.time {
-                        point.speed = (path.total - before) / (Double(point.time - previous.time) / 1_000_000)
+        var legs: [ActivityLeg] = []
+        for track in tracks {
+            var points: [ActivityPoint] = []
+            var path = GreatCircleDistance()
+            for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
+                for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
+                    var point = try trackPoint(element, file: file)
+                    if let position = try position(of: element, file: file) {
+                        point.distance = path.add(position)
+                        if point.speed == nil, let previous = points.last, let before = previous.distance, point.time > previous.time {
+                            point.speed = (path.total - before) / (Double(point.time - previous.time) / 1_000_000)
+                        }
                     }
+                    points.append(point)
                 }
-                points.append(point)
             }
+            let type = track.child("type")?.text
+            legs.append(ActivityLeg(sport: type, isRun: type.map { $0.lowercased().contains("run") } ?? true, points: points, place: "\(track.line)"))
         }
-        return try activity(points, format: .gpx, file: file, warnings: warnings)
+        let (leg, warnings) = try choose(legs, choice, file: file)
+        return try activity(leg.points, format: .gpx, file: file, warnings: warnings)
     }
 
     private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {

@@ -70,11 +70,11 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 }
 
 /// Reads a recording, or a FIT, TCX or GPX activity as one (by content): as it is, gzipped, or
-/// the one such file in a zip archive. Warnings go to stderr. A damaged FIT activity is read
-/// up to the damage unless `strict`.
-public func loadRecording(_ path: String, strict: Bool = false) throws -> ParsedRecording {
+/// the one such file in a zip archive. Warnings go to stderr. `choice` says how to read an
+/// activity: a damaged FIT file, a leg of a multisport one, a sport that is not running.
+public func loadRecording(_ path: String, choice: ActivityChoice = .init()) throws -> ParsedRecording {
     let (bytes, file) = try unpacked(try readInput(path), path: path)
-    return try readRecording(bytes, file: file, strict: strict)
+    return try readRecording(bytes, file: file, choice: choice)
 }
 
 /// What a packed file holds, and the name its errors give it: "PATH (inflated)" for a gzip
@@ -124,7 +124,7 @@ private func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
     }
 }
 
-private func readRecording(_ bytes: [UInt8], file path: String, strict: Bool) throws -> ParsedRecording {
+private func readRecording(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ParsedRecording {
     do {
         let activity: ImportedActivity
         switch ActivityImport.encoding(of: bytes) {
@@ -135,7 +135,7 @@ private func readRecording(_ bytes: [UInt8], file path: String, strict: Bool) th
                 throw Failure(error.description, status: .dataError)
             }
         case .fit:
-            activity = try ActivityImport.readFIT(bytes, file: path, strict: strict)
+            activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
         case .markup:
             let root: MarkupElement
             do {
@@ -143,7 +143,7 @@ private func readRecording(_ bytes: [UInt8], file path: String, strict: Bool) th
             } catch {
                 throw ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
             }
-            activity = try ActivityImport.readXML(root, file: path)
+            activity = try ActivityImport.readXML(root, file: path, choice: choice)
         }
         for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
         return activity.recording

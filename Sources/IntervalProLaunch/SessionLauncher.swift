@@ -4,6 +4,7 @@ import IntervalProAudio
 import IntervalProEventLoop
 import IntervalProIO
 import IntervalProMPRIS
+public import IntervalProFormats
 public import IntervalProRuntime
 import IntervalProStorage
 
@@ -15,9 +16,8 @@ public struct SessionRequest: Sendable {
         /// a fallback a cadence sensor is required, heart rate alone is not enough.
         case live(SensorRequest, fallback: Fallback?)
         case simulate(SimulatedRunner.Configuration)
-        /// A recording file, or a FIT, TCX or GPX activity; `strict` refuses a damaged FIT
-        /// file instead of reading it up to the damage.
-        case replay(path: String, strict: Bool = false)
+        /// A recording file, or a FIT, TCX or GPX activity, read as `choice` says.
+        case replay(path: String, choice: ActivityChoice = .init())
     }
 
     /// What runs when no live sensor is found.
@@ -89,8 +89,8 @@ public enum SessionLauncher {
         switch request.source {
         case .simulate(let configuration):
             return try await runSimulated(request, configuration, hub: hub)
-        case .replay(let path, let strict):
-            return try await runReplay(request, path: path, strict: strict, hub: hub)
+        case .replay(let path, let choice):
+            return try await runReplay(request, path: path, choice: choice, hub: hub)
         case .live(let sensors, let fallback):
             do {
                 return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
@@ -117,10 +117,10 @@ public enum SessionLauncher {
         try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], hub: hub)
     }
 
-    private static func runReplay(_ request: SessionRequest, path: String, strict: Bool = false, hub: LiveStateHub?)
-        async throws -> SessionOutcome
-    {
-        let recording = try loadRecording(path, strict: strict)
+    private static func runReplay(
+        _ request: SessionRequest, path: String, choice: ActivityChoice = .init(), hub: LiveStateHub?
+    ) async throws -> SessionOutcome {
+        let recording = try loadRecording(path, choice: choice)
         return try await runSession(
             request, source: ReplaySource(header: recording.header, entries: recording.entries),
             cadenceUnits: recording.header.cadenceUnits, hub: hub)

@@ -419,6 +419,43 @@ def check_activities(binary, env, scratch):
     check(stored["source"] == "replay" and stored["plan"] == "activity-plan", f"stored session {stored.get('source')} {stored.get('plan')}")
 
 
+def check_multisport(binary, env, scratch):
+    """A brick as fit-tool writes it: a cycling session, then a running one. The run is
+    scored (as its samples alone, as a recording, score); the ride is refused (65) unless
+    --sport any is given."""
+    rows = samples()[:600]
+    base = round(START.timestamp() * 1000)
+    messages = [file_id(FileType.ACTIVITY)]
+    for leg, sport, leg_rows in ((0, Sport.CYCLING, rows[:300]), (1, Sport.RUNNING, rows[300:])):
+        for second, whole, fraction, heart_rate, speed, distance in leg_rows:
+            record = RecordMessage()
+            record.timestamp = base + second * 1000
+            record.cadence = whole
+            record.fractional_cadence = fraction / 128
+            record.heart_rate = heart_rate
+            messages.append(record)
+        session = SessionMessage()
+        session.timestamp = base + leg_rows[-1][0] * 1000
+        session.start_time = base + leg_rows[0][0] * 1000
+        session.sport = sport
+        messages.append(session)
+    brick = os.path.join(scratch, "brick.fit")
+    fit_file(messages).to_file(brick)
+    run_part = os.path.join(scratch, "run-part.jsonl")
+    write_recording(run_part, [(s - 300, *rest) for s, *rest in rows[300:]])
+    plan = os.path.join(scratch, "brick-plan.txt")
+    with open(plan, "w") as out:
+        out.write("- 2m 170rpm\n- 3m 180rpm\n")
+    result = subprocess.run([binary, "replay", brick, "--plan", plan, "--fast", "--json", "--no-save"], env=env, capture_output=True, text=True)
+    check(result.returncode == 0 and [{k: step.get(k) for k in SCORED} for step in json.loads(result.stdout)["steps"]] == scored(binary, env, run_part, plan),
+          f"the brick's run leg scores as its samples do: exit {result.returncode}")
+    check("leg 2 (running, from 5:00) is read" in result.stderr, f"the warning says which leg: {result.stderr!r}")
+    refused = subprocess.run([binary, "replay", brick, "--leg", "1", "--no-save"], env=env, capture_output=True, text=True)
+    check(refused.returncode == 65 and "leg 1 (cycling, from 0:00) is not a run" in refused.stderr, f"--leg 1: {refused.returncode} {refused.stderr!r}")
+    ride = subprocess.run([binary, "replay", brick, "--leg", "1", "--sport", "any", "--json"], env=env, capture_output=True, text=True)
+    check(ride.returncode == 0 and json.loads(ride.stdout)["duration_s"] == 299, f"--leg 1 --sport any: {ride.returncode} {ride.stdout[:200]!r}")
+
+
 def check_damaged_activities(binary, env, scratch):
     """A watch whose battery died: the fit-tool activity cut short at several places and with a
     wrong CRC is read up to the damage, as many records as Garmin's FIT SDK reads from the
@@ -479,6 +516,7 @@ def main():
         check_plan_export(binary, env, scratch)
         check_activities(binary, env, scratch)
         check_damaged_activities(binary, env, scratch)
+        check_multisport(binary, env, scratch)
         check_errors(binary, env, scratch)
     return tally.report()
 

@@ -232,7 +232,7 @@ struct FITSalvageTests {
         #expect(warning.hasPrefix("battery.fit: byte 4: the header announces"), "\(warning)")
         #expect(warning.hasSuffix("of \(cut.count) bytes, \(records) records, \(formatClock(Double(records - 1))) (--strict refuses the file)"), "\(warning)")
         #expect(throws: ImportProblem(file: "battery.fit", place: "byte 4", message: "the header announces \(whole.count - 16) bytes of messages, but the file ends first (truncated?)")) {
-            try ActivityImport.readFIT(cut, file: "battery.fit", strict: true)
+            try ActivityImport.readFIT(cut, file: "battery.fit", choice: ActivityChoice(strict: true))
         }
     }
 
@@ -280,5 +280,56 @@ struct FITOutlandishValuesTests {
             return
         }
         #expect(rsc.cadence == 255)
+    }
+}
+
+/// A triathlon as a watch writes it: a session message per leg, each with its sport and
+/// start time. By default the run is read; the others only when asked for.
+struct FITMultisportTests {
+    /// Swim 0-9 s, ride 10-19 s, run 20-29 s: records at 45, 80 and 88 per foot.
+    static func triathlon() -> [UInt8] {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        for (leg, (sport, perFoot)) in [(5, 45), (2, 80), (1, 88)].enumerated() {
+            for second in 0..<10 {
+                writer.write(
+                    FITMessage(20, [FITField(253, .uint32, .int(start + leg * 10 + second)), FITField(4, .uint8, .int(perFoot))]))
+            }
+            writer.write(
+                FITMessage(
+                    18,
+                    [
+                        FITField(253, .uint32, .int(start + leg * 10 + 9)), FITField(2, .uint32, .int(start + leg * 10)),
+                        FITField(5, .enumeration, .int(sport)),
+                    ]))
+        }
+        return writer.fileBytes()
+    }
+
+    func cadences(_ activity: ImportedActivity) -> Set<UInt8> {
+        Set(activity.recording.entries.compactMap { entry in
+            guard case .notification(let n) = entry, n.characteristic == .rscMeasurement else { return nil }
+            return (try? RSCMeasurement.parse(n.bytes))?.cadence
+        })
+    }
+
+    @Test func theRunLegIsReadAndTheWarningSaysSo() throws {
+        let run = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit")
+        #expect(run.points == 10 && cadences(run) == [176])
+        #expect(run.recording.header.startedAt == "2026-03-01T07:30:20Z")
+        #expect(run.warnings.map(\.description) == [
+            "tri.fit: a multisport activity of 3 legs (1 swimming, 2 cycling, 3 running): leg 3 (running, from 0:20) is read; --leg N reads another"
+        ])
+    }
+
+    @Test func anotherLegOnlyWithAnySport() throws {
+        #expect(throws: ImportProblem(file: "tri.fit", place: "session 2", message: "leg 2 (cycling, from 0:10) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+            try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2))
+        }
+        let ride = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2, anySport: true))
+        #expect(ride.points == 10 && cadences(ride) == [160])
+        let first = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(anySport: true))
+        #expect(cadences(first) == [90], "with any sport, the first leg")
     }
 }

@@ -85,16 +85,39 @@ struct GPXActivityTests {
         #expect(last.cadence == 180)
     }
 
-    @Test func aRideIsReadAsARunWithAWarning() throws {
+    @Test func aRideIsRefusedUnlessAnySportIsAsked() throws {
         let gpx = """
             <gpx version="1.1"><trk><type>cycling</type><trkseg><trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time>
-            <extensions><cad>80</cad></extensions></trkpt></trkseg></trk><trk><trkseg/></trk></gpx>
+            <extensions><cad>80</cad></extensions></trkpt></trkseg></trk></gpx>
             """
-        let activity = try read(gpx, file: "ride.gpx")
-        #expect(activity.warnings.map(\.description) == [
-            "ride.gpx:2: only the first of 2 tracks is read",
-            "ride.gpx:1: <type> \"cycling\", not a run: its cadence is doubled as a run's",
+        #expect(throws: ImportProblem(file: "ride.gpx", place: "1", message: "a cycling activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+            try read(gpx, file: "ride.gpx")
+        }
+        let ride = try ActivityImport.readXML(try MarkupReader.read(Array(gpx.utf8)), file: "ride.gpx", choice: ActivityChoice(anySport: true))
+        #expect(ride.points == 1)
+        #expect(ride.warnings.map(\.description) == ["ride.gpx:1: cycling, not a run: its cadence is doubled as a run's"])
+    }
+
+    @Test func aBrickSaysWhichTrackItReadAndLegPicksAnother() throws {
+        let gpx = """
+            <gpx version="1.1">
+            <trk><type>cycling</type><trkseg><trkpt><time>2026-03-01T07:30:00Z</time><extensions><cad>80</cad></extensions></trkpt></trkseg></trk>
+            <trk><type>running</type><trkseg><trkpt><time>2026-03-01T08:30:00Z</time><extensions><cad>88</cad></extensions></trkpt></trkseg></trk>
+            </gpx>
+            """
+        let run = try read(gpx, file: "brick.gpx")
+        #expect(run.recording.header.startedAt == "2026-03-01T08:30:00Z")
+        #expect(run.warnings.map(\.description) == [
+            "brick.gpx: a multisport activity of 2 legs (1 cycling, 2 running): leg 2 (running, from 1:00:00) is read; --leg N reads another"
         ])
+        let root = try MarkupReader.read(Array(gpx.utf8))
+        #expect(throws: ImportProblem(file: "brick.gpx", place: "2", message: "leg 1 (cycling, from 0:00) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+            try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1))
+        }
+        #expect(try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1, anySport: true)).recording.header.startedAt == "2026-03-01T07:30:00Z")
+        #expect(throws: ImportProblem(file: "brick.gpx", message: "--leg 3: the activity has 2 legs")) {
+            try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 3))
+        }
     }
 
     @Test func refusalsNameTheFileTheLineAndWhy() throws {

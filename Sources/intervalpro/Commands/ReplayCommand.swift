@@ -20,8 +20,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))
     var plan: String?
 
-    @Flag(help: "Refuse a damaged FIT activity instead of reading it up to the damage.")
-    var strict = false
+    @OptionGroup(title: "Activity files") var activity: ActivityOptions
 
     @OptionGroup var options: PacingOptions
 
@@ -39,14 +38,14 @@ struct ReplayCommand: AsyncParsableCommand {
             if let plan {
                 let (plan, planText) = try loadPlanKeepingText(plan)
                 var request = SessionRequest(
-                    plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording, strict: strict))
+                    plan: plan, planText: planText, planFile: self.plan ?? "", source: .replay(path: recording, choice: activity.choice))
                 request.take(options, audio: audio, save: save)
                 request.music = music.request(verbose: verbose)
                 let outcome = try await SessionLauncher.run(request)
                 try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
                 return
             }
-            let recording = try loadRecording(recording, strict: strict)
+            let recording = try loadRecording(recording, choice: activity.choice)
             var units = recording.header.cadenceUnits
             if let override = options.cadenceUnit?.unit {
                 for device in recording.header.devices { units[device.id] = override }

@@ -36,8 +36,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Replay this recording instead of live sensors.", valueName: "file"), completion: .recordingFiles)
     var replay: String?
 
-    @Flag(help: "With --replay: refuse a damaged FIT activity instead of reading it up to the damage.")
-    var strict = false
+    @OptionGroup(title: "Activity files (with --replay)") var activity: ActivityOptions
 
     @Flag(help: "Simulate a runner (HR strap and footpod) instead of live sensors.")
     var simulate = false
@@ -147,7 +146,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     private func source(for plan: Plan) -> SessionRequest.Source {
-        if let replay { return .replay(path: replay, strict: strict) }
+        if let replay { return .replay(path: replay, choice: activity.choice) }
         guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed

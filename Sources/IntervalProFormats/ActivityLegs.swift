@@ -1,0 +1,93 @@
+public import IntervalProCore
+
+/// How to read an activity file, as `replay` and `run --replay` are asked.
+public struct ActivityChoice: Sendable, Equatable {
+    /// Refuse a damaged FIT file as a whole instead of reading it up to the damage.
+    public var strict: Bool
+    /// The leg to read, 1-based among all the file's legs; nil: the first run.
+    public var leg: Int?
+    /// Read a leg that is not a run too (`--sport any`): its cadence is doubled as a run's.
+    public var anySport: Bool
+
+    public init(strict: Bool = false, leg: Int? = nil, anySport: Bool = false) {
+        self.strict = strict
+        self.leg = leg
+        self.anySport = anySport
+    }
+}
+
+/// One sport's part of an activity: a triathlon's swim, ride or run (FIT sessions, TCX
+/// activities, GPX tracks). A file of one sport is one leg.
+struct ActivityLeg {
+    /// The sport as the file names it; nil when it does not say.
+    var sport: String?
+    /// A run, or a file that does not say (FIT's "generic", TCX's "Other", no GPX `type`):
+    /// read by default. Anything else is read only with `--sport any`.
+    var isRun: Bool
+    var points: [ActivityPoint]
+    /// Where the leg is in the file ("session 2", a line).
+    var place: String?
+}
+
+extension ActivityImport {
+    /// The leg to score, by `choice`, and a warning that says which when there is a choice.
+    static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportProblem) -> (ActivityLeg, [ImportProblem]) {
+        guard !legs.isEmpty else { return (ActivityLeg(sport: nil, isRun: true, points: [], place: nil), []) }
+        let start = legs.flatMap(\.points).map(\.time).min() ?? 0
+        func named(_ leg: ActivityLeg) -> String { leg.sport ?? "sport not given" }
+        func described(_ number: Int) -> String {
+            let leg = legs[number - 1]
+            let from = leg.points.map(\.time).min().map { ", from " + formatClock(Double($0 - start) / 1_000_000) } ?? ""
+            return "leg \(number) (\(named(leg))\(from))"
+        }
+        let number: Int
+        if let asked = choice.leg {
+            guard (1...legs.count).contains(asked) else {
+                throw ImportProblem(file: file, message: "--leg \(asked): the activity has \(legs.count) leg\(legs.count == 1 ? "" : "s")")
+            }
+            number = asked
+        } else if let first = legs.firstIndex(where: { ($0.isRun || choice.anySport) && !$0.points.isEmpty }) {
+            number = first + 1
+        } else if legs.allSatisfy({ $0.points.isEmpty }) {
+            number = 1  // no samples anywhere: said as such
+        } else {
+            let sports = Set(legs.filter { !$0.points.isEmpty }.map(named)).sorted().joined(separator: ", ")
+            throw ImportProblem(
+                file: file, place: legs[0].place,
+                message: "a \(sports) activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's")
+        }
+        let leg = legs[number - 1]
+        guard leg.isRun || choice.anySport else {
+            throw ImportProblem(
+                file: file, place: leg.place,
+                message: "\(described(number)) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")
+        }
+        var warnings: [ImportProblem] = []
+        if legs.count > 1 {
+            let all = legs.indices.map { "\($0 + 1) \(named(legs[$0]))" }.joined(separator: ", ")
+            warnings.append(
+                ImportProblem(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another"))
+        }
+        if !leg.isRun {
+            warnings.append(ImportProblem(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
+        }
+        return (leg, warnings)
+    }
+
+    /// FIT's sport enumeration (the FIT profile's `sport` type), for the names in messages.
+    static func fitSportName(_ sport: Int64) -> String {
+        switch sport {
+        case 0: "generic"
+        case 1: "running"
+        case 2: "cycling"
+        case 3: "transition"
+        case 4: "fitness equipment"
+        case 5: "swimming"
+        case 10: "training"
+        case 11: "walking"
+        case 15: "rowing"
+        case 17: "hiking"
+        default: "sport \(sport)"
+        }
+    }
+}
