@@ -120,12 +120,11 @@ public enum ActivityImport {
                 if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
                 continue
             }
-            // FIT times are uint32 seconds: a field of another size holding more is no time.
-            guard let timestamp = record.integer(FITFileReader.timestampField), (0...Int64(UInt32.max)).contains(timestamp) else {
+            guard let time = microseconds(fitTime: record.integer(FITFileReader.timestampField)) else {
                 untimed += 1
                 continue
             }
-            var point = ActivityPoint(time: (timestamp + FITTime.epochOffset) * 1_000_000)
+            var point = ActivityPoint(time: time)
             if let whole = record.integer(RecordField.cadence) {
                 let fraction = Double(record.integer(RecordField.fractionalCadence) ?? 0) / 128
                 point.cadence = 2 * (Double(whole) + fraction)
@@ -153,6 +152,13 @@ public enum ActivityImport {
         return try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
     }
 
+    /// A FIT time (uint32 seconds since 1989-12-31) as microseconds since 1970; nil for a
+    /// field of another size holding more, which is no time.
+    private static func microseconds(fitTime seconds: Int64?) -> Int64? {
+        guard let seconds, (0...Int64(UInt32.max)).contains(seconds) else { return nil }
+        return (seconds + FITTime.epochOffset) * 1_000_000
+    }
+
     /// The session messages as legs (start_time field 2, sport field 5), in time order; a file
     /// without sessions is one leg of its sport message's sport (field 0), if any.
     private static func fitLegs(_ records: [FITRecord], _ points: [ActivityPoint]) -> [ActivityLeg] {
@@ -160,7 +166,7 @@ public enum ActivityImport {
             ActivityLeg(sport: sport.map(fitSportName), isRun: sport.map { $0 == 0 || $0 == FITWorkout.sportRunning } ?? true, points: [], place: place)
         }
         let sessions = records.enumerated().filter { $0.element.global == FITMessageNumber.session }
-            .map { (start: $0.element.integer(2).map { ($0 + FITTime.epochOffset) * 1_000_000 }, sport: $0.element.integer(5)) }
+            .map { (start: microseconds(fitTime: $0.element.integer(2)), sport: $0.element.integer(5)) }
             .sorted { ($0.start ?? .min) < ($1.start ?? .min) }
         guard !sessions.isEmpty else {
             var only = leg(records.first { $0.global == FITMessageNumber.sport }?.integer(0), place: nil)

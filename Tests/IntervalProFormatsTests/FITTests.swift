@@ -270,6 +270,8 @@ struct FITOutlandishValuesTests {
         body += [0x41, 0, 0, 78, 0, 1, 0, 2, 0x84] + [0x01, 0, 0]
         // Local 2: a record whose timestamp is 8 bytes (uint64) and more than any uint32.
         body += [0x42, 0, 0, 20, 0, 1, 253, 8, 0x8F] + [0x02] + [UInt8](repeating: 0x7F, count: 8)
+        // Local 3: a session whose start_time is 8 bytes and more than any uint32.
+        body += [0x43, 0, 0, 18, 0, 1, 2, 8, 0x8F] + [0x03] + [UInt8](repeating: 0x7F, count: 8)
         let activity = try ActivityImport.readFIT(FITTests.file(body), file: "odd.fit")
         #expect(activity.points == 1)
         #expect(activity.warnings.map(\.message) == ["1 record message without a timestamp left out"])
