@@ -241,23 +241,26 @@ def constant_samples(per_foot, seconds):
     return [(s, per_foot, 0, 140, 3.0, round(3.0 * (s + 1), 2)) for s in range(seconds)]
 
 
-def write_fit_activity(path, rows):
+def write_fit_activity(path, rows, legs=None):
+    """The samples as fit-tool writes an activity: a session message after each leg's records,
+    legs as [(sport, rows)] (one running leg of all the rows unless given)."""
     messages = [file_id(FileType.ACTIVITY)]
     base = round(START.timestamp() * 1000)
-    for second, whole, fraction, heart_rate, speed, distance in rows:
-        record = RecordMessage()
-        record.timestamp = base + second * 1000
-        record.cadence = whole
-        record.fractional_cadence = fraction / 128
-        record.heart_rate = heart_rate
-        record.speed = speed
-        record.distance = distance
-        messages.append(record)
-    session = SessionMessage()
-    session.timestamp = base + rows[-1][0] * 1000
-    session.start_time = base
-    session.sport = Sport.RUNNING
-    messages.append(session)
+    for sport, leg_rows in legs or [(Sport.RUNNING, rows)]:
+        for second, whole, fraction, heart_rate, speed, distance in leg_rows:
+            record = RecordMessage()
+            record.timestamp = base + second * 1000
+            record.cadence = whole
+            record.fractional_cadence = fraction / 128
+            record.heart_rate = heart_rate
+            record.speed = speed
+            record.distance = distance
+            messages.append(record)
+        session = SessionMessage()
+        session.timestamp = base + leg_rows[-1][0] * 1000
+        session.start_time = base + leg_rows[0][0] * 1000
+        session.sport = sport
+        messages.append(session)
     fit_file(messages).to_file(path)
 
 
@@ -424,23 +427,8 @@ def check_multisport(binary, env, scratch):
     scored (as its samples alone, as a recording, score); the ride is refused (65) unless
     --sport any is given."""
     rows = samples()[:600]
-    base = round(START.timestamp() * 1000)
-    messages = [file_id(FileType.ACTIVITY)]
-    for leg, sport, leg_rows in ((0, Sport.CYCLING, rows[:300]), (1, Sport.RUNNING, rows[300:])):
-        for second, whole, fraction, heart_rate, speed, distance in leg_rows:
-            record = RecordMessage()
-            record.timestamp = base + second * 1000
-            record.cadence = whole
-            record.fractional_cadence = fraction / 128
-            record.heart_rate = heart_rate
-            messages.append(record)
-        session = SessionMessage()
-        session.timestamp = base + leg_rows[-1][0] * 1000
-        session.start_time = base + leg_rows[0][0] * 1000
-        session.sport = sport
-        messages.append(session)
     brick = os.path.join(scratch, "brick.fit")
-    fit_file(messages).to_file(brick)
+    write_fit_activity(brick, rows, legs=[(Sport.CYCLING, rows[:300]), (Sport.RUNNING, rows[300:])])
     run_part = os.path.join(scratch, "run-part.jsonl")
     write_recording(run_part, [(s - 300, *rest) for s, *rest in rows[300:]])
     plan = os.path.join(scratch, "brick-plan.txt")
