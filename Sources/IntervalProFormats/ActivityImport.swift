@@ -91,14 +91,13 @@ public enum ActivityImport {
     /// `choice.strict`, which refuses it as a whole. Each session message is a leg (a
     /// triathlon's swim, ride and run), its records those from its start to the next's.
     public static func readFIT(_ bytes: [UInt8], file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
-        let strict = choice.strict
         let salvage: FITFileReader.Salvage
         do {
             salvage = try FITFileReader.readSalvaging(bytes)
         } catch {
             throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
         }
-        if let damage = salvage.damage, strict || salvage.records.isEmpty {
+        if let damage = salvage.damage, choice.strict || salvage.records.isEmpty {
             throw ImportProblem(file: file, place: "byte \(damage.offset)", message: damage.message)
         }
         let records = salvage.records
