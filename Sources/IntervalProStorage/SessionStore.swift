@@ -212,6 +212,11 @@ public final class SessionStore: Sendable {
     /// Closes the sessions left `running` by a process that is gone: each is scored from
     /// its stored notifications up to the last second saved and marked `interrupted`.
     /// Returns their listings.
+    /// Whether any session is still marked running (being recorded, or cut off by a crash).
+    public func hasRunningSessions() throws(StoreError) -> Bool {
+        try read { db in try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchCount(db) > 0 }
+    }
+
     public func closeInterruptedSessions(isRunning: (String) -> Bool) throws(StoreError) -> [SessionListing] {
         let running = try read { db in
             try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchAll(db)
