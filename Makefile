@@ -125,7 +125,7 @@ test-package: deb
 ## FIT SDK), the account, calendar and upload commands against the stand-in, the HTML report and the
 ## web page in headless Chromium, the .deb on a fresh Debian root (root or sudo) and the real-stack
 ## test in a QEMU VM. One release build serves the Python suites, the package and the VM; one debug
-## build serves swift test; suites that do not share state run side by side (about 11 minutes)
+## build serves swift test; suites that do not share state run side by side (about 13 minutes)
 test: deps-test
 	SWIFT=$(SWIFT) TEST_PYTHON=$(TEST_PYTHON) Tests/run.sh
 
