@@ -7,6 +7,16 @@ public import IntervalProFormats
 /// not attributes, nothing fetched from the network, external entities never loaded.
 public enum MarkupReader {
     public static func read(_ bytes: [UInt8]) throws(MarkupError) -> MarkupElement {
+        let salvage = try readSalvaging(bytes)
+        if let damage = salvage.damage { throw damage }
+        return salvage.root
+    }
+
+    /// Reads as `read` does, except that a document cut off or damaged part way (a watch's
+    /// file never finished) gives what comes before the damage: the elements still open
+    /// are closed where they stop, and one that holds no whole element yet (the point that
+    /// was being written) is left out. Throws only when there is no element to give.
+    public static func readSalvaging(_ bytes: [UInt8]) throws(MarkupError) -> (root: MarkupElement, damage: MarkupError?) {
         // Two inputs get a plainer word than libxml2's own.
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw MarkupError(line: nil, message: "not UTF-8 text")
@@ -62,7 +72,7 @@ public enum MarkupReader {
             self.api = api
         }
 
-        func build(_ bytes: [UInt8]) throws(MarkupError) -> MarkupElement {
+        func build(_ bytes: [UInt8]) throws(MarkupError) -> (root: MarkupElement, damage: MarkupError?) {
             let options = Int32(INTERVALPRO_XML_PARSE_NONET | INTERVALPRO_XML_PARSE_NOWARNING)
             let created = bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -86,9 +96,16 @@ public enum MarkupReader {
                     step(reader)
                 }
             }
-            if let failure { throw failure }
+            if let failure {
+                // Innermost first: an element with a whole child is closed into its parent.
+                while let element = stack.popLast(), let text = texts.popLast() {
+                    if !element.children.isEmpty { close(element, text: text) }
+                }
+                guard let root else { throw failure }
+                return (root, failure)
+            }
             guard let root else { throw MarkupError(line: nil, message: "no element in the document") }
-            return root
+            return (root, nil)
         }
 
         private func step(_ reader: UnsafeMutableRawPointer) {

@@ -126,7 +126,7 @@ private func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
 
 private func readRecording(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ParsedRecording {
     do {
-        let activity: ImportedActivity
+        var activity: ImportedActivity
         switch ActivityImport.encoding(of: bytes) {
         case .recording:
             do {
@@ -137,13 +137,29 @@ private func readRecording(_ bytes: [UInt8], file path: String, choice: Activity
         case .fit:
             activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
         case .markup:
-            let root: MarkupElement
-            do {
-                root = try MarkupReader.read(bytes)
-            } catch {
-                throw ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+            func invalid(_ error: MarkupError) -> ImportProblem {
+                ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
             }
-            activity = try ActivityImport.readXML(root, file: path, choice: choice)
+            // A TCX or GPX file cut off part way is read up to the damage, as a FIT file is.
+            let read: (root: MarkupElement, damage: MarkupError?)
+            do {
+                read = choice.strict ? (try MarkupReader.read(bytes), nil) : try MarkupReader.readSalvaging(bytes)
+            } catch {
+                throw invalid(error)
+            }
+            do {
+                activity = try ActivityImport.readXML(read.root, file: path, choice: choice)
+            } catch {
+                // Nothing usable before the damage: the damage is what to say.
+                throw read.damage.map(invalid) ?? error
+            }
+            if let damage = read.damage {
+                activity.warnings.append(
+                    ImportProblem(
+                        file: path, place: damage.line.map { "\($0)" },
+                        message: "invalid XML: \(damage.message); read what comes before it: "
+                            + "\(activity.points) point\(activity.points == 1 ? "" : "s") (--strict refuses the file)"))
+            }
         }
         for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
         return activity.recording

@@ -135,4 +135,27 @@ struct GPXActivityTests {
             #expect(throws: problem, "\(gpx)") { try read(gpx, file: "x.gpx") }
         }
     }
+
+    @Test func aFileCutAnywhereGivesTheWholePointsBeforeTheCut() throws {
+        let gpx = Array("""
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time><extensions><cad>80</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:01Z</time><extensions><cad>81</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:02Z</time><extensions><cad>82</cad></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8)
+        let times = ["2026-03-01T07:30:00Z", "2026-03-01T07:30:01Z", "2026-03-01T07:30:02Z"]
+        var salvaged = 0
+        for length in 1..<gpx.count {
+            let cut = Array(gpx.prefix(length))
+            #expect(throws: MarkupError.self) { try MarkupReader.read(cut) }
+            guard let (root, damage) = try? MarkupReader.readSalvaging(cut) else { continue }
+            #expect(damage != nil)
+            let points = root.descendant("trk", "trkseg")?.children.filter { $0.name == "trkpt" } ?? []
+            // Only points whose time is whole, in order from the first.
+            #expect(points.compactMap { $0.child("time")?.text } == Array(times.prefix(points.count)), "cut at \(length)")
+            if !points.isEmpty { salvaged += 1 }
+        }
+        #expect(salvaged > gpx.count / 2)
+    }
 }
