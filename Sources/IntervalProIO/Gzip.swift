@@ -15,12 +15,25 @@ public enum Gzip {
 
     /// The bytes the file holds, every member in turn as `gunzip` gives them.
     public static func inflate(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
+        let salvage = try inflateSalvaging(bytes)
+        if let damage = salvage.damage { throw damage }
+        return salvage.content
+    }
+
+    /// As `inflate`, except that a file cut short or damaged part way (a copy that stopped)
+    /// gives what it inflated before the damage, with the damage; throws only when nothing
+    /// could be inflated.
+    public static func inflateSalvaging(_ bytes: [UInt8]) throws(Failure) -> (content: [UInt8], damage: Failure?) {
+        let inflated: (content: [UInt8], damage: Zlib.Failure?)
         do {
             // 16 + 15: a gzip wrapper around a window of up to 32 KiB.
-            return try Zlib.inflate(bytes, windowBits: 16 + MAX_WBITS, untilEnd: true)
+            inflated = try Zlib.inflate(bytes, windowBits: 16 + MAX_WBITS, untilEnd: true)
         } catch {
             throw Failure(message: error.message)
         }
+        let damage = inflated.damage.map { Failure(message: $0.message) }
+        if let damage, inflated.content.isEmpty { throw damage }
+        return (inflated.content, damage)
     }
 }
 
@@ -33,9 +46,12 @@ enum Zlib {
     /// More than any activity: data that inflates past it is refused, not read into memory.
     static let largestContent = 512 << 20
 
-    /// `input` inflated. `windowBits` chooses the wrapper (zlib's inflateInit2); with
-    /// `untilEnd`, streams that follow one another (gzip members) are inflated in turn.
-    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(Failure) -> [UInt8] {
+    /// `input` inflated, up to the damage if there is any (and then the damage). `windowBits`
+    /// chooses the wrapper (zlib's inflateInit2); with `untilEnd`, streams that follow one
+    /// another (gzip members) are inflated in turn. Throws when zlib cannot be had.
+    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(Failure)
+        -> (content: [UInt8], damage: Failure?)
+    {
         guard var api = library else {
             throw Failure(message: "zlib is not installed (Debian: apt install zlib1g)")
         }
@@ -46,7 +62,7 @@ enum Zlib {
         defer { _ = api.inflate_end(&stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        try input.withUnsafeBufferPointer { (input) throws(Failure) in
+        let damage = input.withUnsafeBufferPointer { (input) -> Failure? in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
             while true {
@@ -58,27 +74,27 @@ enum Zlib {
                 }
                 output += chunk[0..<Int(stream.total_out - before)]
                 guard output.count <= largestContent else {
-                    throw Failure(message: "it inflates to more than \(largestContent >> 20) MiB: not an activity")
+                    return Failure(message: "it inflates to more than \(largestContent >> 20) MiB: not an activity")
                 }
                 switch status {
                 case Z_STREAM_END:
                     // Another gzip member follows (`cat a.gz b.gz`), or the data ends.
-                    guard untilEnd, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B else { return }
+                    guard untilEnd, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B else { return nil }
                     _ = api.inflate_reset(&stream)
                 case Z_OK:
                     continue
                 case Z_BUF_ERROR where stream.avail_in == 0:
-                    throw Failure(message: "the file ends inside its compressed data (\(output.count) bytes inflated): it was cut short")
+                    return Failure(message: "the file ends inside its compressed data (\(output.count) bytes inflated): it was cut short")
                 default:
                     let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                    throw Failure(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
+                    return Failure(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
                 }
             }
         }
-        return output
+        return (output, damage)
     }
 
-    static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(Failure) -> [UInt8] {
+    static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(Failure) -> (content: [UInt8], damage: Failure?) {
         try inflate(input[...], windowBits: windowBits, untilEnd: untilEnd)
     }
 

@@ -95,12 +95,15 @@ public enum Zip {
         case 0:
             content = Array(data)
         case 8:
+            let inflated: (content: [UInt8], damage: Zlib.Failure?)
             do {
                 // Negative window bits: raw deflate, no zlib or gzip wrapper.
-                content = try Zlib.inflate(data, windowBits: -MAX_WBITS, untilEnd: false)
+                inflated = try Zlib.inflate(data, windowBits: -MAX_WBITS, untilEnd: false)
             } catch {
                 throw damaged(error.message)
             }
+            if let damage = inflated.damage { throw damaged(damage.message) }
+            content = inflated.content
         default:
             throw damaged("compressed with method \(entry.method), which is not read (only stored and deflated)")
         }

@@ -73,19 +73,36 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 /// the one such file in a zip archive. Warnings go to stderr. `choice` says how to read an
 /// activity: a damaged FIT file, a leg of a multisport one, a sport that is not running.
 public func loadRecording(_ path: String, choice: ActivityChoice = .init()) throws -> ParsedRecording {
-    let (bytes, file) = try unpacked(try readInput(path), path: path)
+    let (bytes, file) = try unpacked(try readInput(path), path: path, choice: choice)
     return try readRecording(bytes, file: file, choice: choice)
 }
 
 /// What a packed file holds, and the name its errors give it: "PATH (inflated)" for a gzip
 /// file's content, "PATH (ENTRY)" for a zip entry, whose lines and bytes they count.
-private func unpacked(_ bytes: [UInt8], path: String) throws -> (bytes: [UInt8], file: String) {
+private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) throws -> (bytes: [UInt8], file: String) {
     if Gzip.isGzip(bytes) {
+        // A copy cut short keeps what it holds before the cut, unless --strict: a recording
+        // reads to its last whole line, a FIT file to its last whole message.
+        let salvage: (content: [UInt8], damage: Gzip.Failure?)
         do {
-            return (try Gzip.inflate(bytes), "\(path) (inflated)")
+            salvage = try Gzip.inflateSalvaging(bytes)
         } catch {
             throw Failure("\(path): a gzip file that cannot be inflated: \(error.message)", status: .dataError)
         }
+        var content = salvage.content
+        if let damage = salvage.damage {
+            guard !choice.strict else {
+                throw Failure("\(path): a gzip file that cannot be inflated: \(damage.message)", status: .dataError)
+            }
+            // A recording's line cut in two is no line: it ends at its last whole one.
+            if ActivityImport.encoding(of: content) == .recording, let newline = content.lastIndex(of: 0x0A) {
+                content.removeSubrange((newline + 1)...)
+            }
+            Terminal.writeStandardError(
+                "intervalpro: warning: \(path): a gzip file that cannot be inflated whole: \(damage.message); "
+                    + "reading the \(content.count) bytes before it (--strict refuses the file)\n")
+        }
+        return (content, "\(path) (inflated)")
     }
     guard Zip.isZip(bytes) else { return (bytes, path) }
     let files: [Zip.Entry]

@@ -24,6 +24,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import zlib
 from datetime import datetime, timezone
 
 from fit_tool.fit_file_builder import FitFileBuilder
@@ -392,7 +393,6 @@ def check_activities(binary, env, scratch):
         gpx_bytes = source.read()
     for name, content, expected in [
         ("route.gpx", b'<gpx version="1.1">\n<rte><rtept lat="1" lon="2"/></rte></gpx>', "route.gpx:1: no <trk>"),
-        ("cut.fit.gz", fit_gz[: len(fit_gz) // 2], "cut.fit.gz: a gzip file that cannot be inflated: the file ends inside its compressed data"),
         ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated):1: invalid JSON"),
         ("two.zip", two_zip, "two.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
         ("cut.zip", two_zip[:-30], "cut.zip: a zip file that cannot be read: no zip directory at its end"),
@@ -403,6 +403,31 @@ def check_activities(binary, env, scratch):
         result = subprocess.run([binary, "replay", path, "--fast", "--no-save"], env=env, capture_output=True, text=True)
         check(result.returncode == 65 and expected in result.stderr.replace(scratch + "/", "")
               and "Fatal error" not in result.stderr, f"{name}: exit {result.returncode}, stderr {result.stderr!r}")
+    # A gzipped activity cut short: what it inflates to before the cut is read, a FIT file up
+    # to its last whole record, with both warnings; --strict refuses it.
+    cut_gz = os.path.join(scratch, "cut.fit.gz")
+    with open(cut_gz, "wb") as out:
+        out.write(fit_gz[: len(fit_gz) // 2])
+    partial = subprocess.run([binary, "replay", cut_gz, "--json"], env=env, capture_output=True, text=True)
+    records = json.loads(partial.stdout)["devices"][0]["notifications"]["2a53"] if partial.returncode == 0 else 0
+    check(partial.returncode == 0 and 0 < records < len(rows) and "cannot be inflated whole: the file ends inside" in partial.stderr
+          and f"{records} records" in partial.stderr, f"cut.fit.gz: exit {partial.returncode}, {records} records: {partial.stderr!r}")
+    strict = subprocess.run([binary, "replay", cut_gz, "--strict"], env=env, capture_output=True, text=True)
+    check(strict.returncode == 65 and "cut.fit.gz: a gzip file that cannot be inflated: the file ends inside" in strict.stderr,
+          f"cut.fit.gz --strict: exit {strict.returncode}, {strict.stderr!r}")
+    # A gzipped recording cut short: its whole lines before the cut, as many as Python's zlib
+    # inflates from the same bytes.
+    with open(jsonl, "rb") as source:
+        recording_gz = gzip.compress(source.read())
+    cut_recording = os.path.join(scratch, "cut.jsonl.gz")
+    with open(cut_recording, "wb") as out:
+        out.write(recording_gz[: len(recording_gz) // 2])
+    inflated = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(recording_gz[: len(recording_gz) // 2])
+    whole_lines = inflated.count(b"\n") - 1  # less the header
+    partial = subprocess.run([binary, "replay", cut_recording, "--json"], env=env, capture_output=True, text=True)
+    notifications = sum(json.loads(partial.stdout)["devices"][0]["notifications"].values()) if partial.returncode == 0 else 0
+    check(partial.returncode == 0 and notifications == whole_lines > 0,
+          f"cut.jsonl.gz: exit {partial.returncode}, {notifications} notifications read, {whole_lines} whole lines: {partial.stderr[-200:]!r}")
 
     stats = json.loads(run(binary, env, "replay", fit, "--json"))
     check(json.dumps(stats).find('"watch"') >= 0, "replay statistics name the activity's device")

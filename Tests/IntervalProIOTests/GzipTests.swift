@@ -53,4 +53,13 @@ struct GzipTests {
             try Gzip.inflate(damaged)
         }
     }
+
+    @Test func aCutFileGivesWhatCameBeforeTheCut() throws {
+        let packed = try gzipped(recording)
+        let salvage = try Gzip.inflateSalvaging(Array(packed[0..<(packed.count * 2 / 3)]))
+        #expect(salvage.damage?.message.hasPrefix("the file ends inside its compressed data") == true)
+        #expect(salvage.content.count > recording.count / 3)
+        #expect(salvage.content == Array(recording.prefix(salvage.content.count)))
+        #expect(throws: Gzip.Failure.self) { try Gzip.inflateSalvaging(Array(packed.prefix(12))) }
+    }
 }
