@@ -51,6 +51,24 @@ public struct ImportedActivity: Sendable {
     public var format: ActivityFormat
     public var points: Int
     public var warnings: [ImportProblem]
+    /// What recorded it, as the file says: a FIT file's manufacturer, product and serial number
+    /// ("fit 1/3121/3987654321"), a TCX `<Creator>`'s name and unit id, a GPX `creator`. With
+    /// the start time, it tells one activity from another (`history import` skips duplicates).
+    public var creator: String?
+    /// The activity's own name (a GPX track's `<name>`, "Morning Run"), when it has one.
+    public var name: String?
+
+    public init(
+        recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportProblem], creator: String? = nil,
+        name: String? = nil
+    ) {
+        self.recording = recording
+        self.format = format
+        self.points = points
+        self.warnings = warnings
+        self.creator = creator
+        self.name = name
+    }
 }
 
 /// Reads FIT, TCX and GPX activities. Garmin counts running cadence per foot (FIT `cadence` +
@@ -101,11 +119,15 @@ public enum ActivityImport {
             throw ImportProblem(file: file, place: "byte \(damage.offset)", message: damage.message)
         }
         let records = salvage.records
-        if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }),
-            fileID.integer(0) == FITWorkout.fileTypeWorkout
-        {
-            throw ImportProblem(
-                file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`")
+        // file_id's type (field 0): 4 is an activity. A watch's other files (workouts,
+        // settings, daily monitoring, courses) hold no run, whatever records they carry.
+        if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(0), type != fitFileTypeActivity {
+            guard type != FITWorkout.fileTypeWorkout else {
+                throw ImportProblem(
+                    file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`",
+                    kind: .notAnActivity)
+            }
+            throw ImportProblem(file: file, message: "a FIT \(fitFileTypeName(type)) file, not an activity", kind: .notAnActivity)
         }
         var warnings: [ImportProblem] = []
         var points: [ActivityPoint] = []
@@ -148,7 +170,36 @@ public enum ActivityImport {
                         + "\(points.count) record\(points.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
         }
         let (leg, choosing) = try choose(fitLegs(records, points), choice, file: file)
-        return try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
+        var activity = try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
+        // file_id: manufacturer (1), product (2), serial_number (3).
+        if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }) {
+            let parts = [1, 2, 3].map { fileID.integer($0).map(String.init) ?? "-" }
+            if parts.contains(where: { $0 != "-" }) { activity.creator = "fit " + parts.joined(separator: "/") }
+        }
+        return activity
+    }
+
+    static let fitFileTypeActivity: Int64 = 4
+
+    /// The FIT profile's `file` type names of the files a watch or an export holds.
+    static func fitFileTypeName(_ type: Int64) -> String {
+        switch type {
+        case 1: "device"
+        case 2: "settings"
+        case 3: "sport"
+        case 6: "course"
+        case 7: "schedules"
+        case 9: "weight"
+        case 10: "totals"
+        case 11: "goals"
+        case 14: "blood pressure"
+        case 15, 32: "monitoring"
+        case 20: "activity summary"
+        case 28: "daily monitoring"
+        case 34: "segment"
+        case 35: "segment list"
+        default: "type \(type)"
+        }
     }
 
     /// A FIT time (uint32 seconds since 1989-12-31) as microseconds since 1970; nil for a
@@ -209,7 +260,12 @@ public enum ActivityImport {
             legs.append(ActivityLeg(sport: sport, isRun: isRun, points: points, place: "\(activity.line)"))
         }
         let (leg, warnings) = try choose(legs, choice, file: file)
-        return try self.activity(leg.points, format: .tcx, file: file, warnings: warnings)
+        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: warnings)
+        if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
+            let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
+            if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
+        }
+        return activity
     }
 
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).

@@ -54,13 +54,15 @@ extension ActivityImport {
             let sports = Set(legs.filter { !$0.points.isEmpty }.map(named)).sorted().joined(separator: ", ")
             throw ImportProblem(
                 file: file, place: legs[0].place,
-                message: "a \(sports) activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's")
+                message: "a \(sports) activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's",
+                kind: .notARun(sport: sports))
         }
         let leg = legs[number - 1]
         guard leg.isRun || choice.anySport else {
             throw ImportProblem(
                 file: file, place: leg.place,
-                message: "\(described(number)) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")
+                message: "\(described(number)) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's",
+                kind: .notARun(sport: named(leg)))
         }
         var warnings: [ImportProblem] = []
         if legs.count > 1 {

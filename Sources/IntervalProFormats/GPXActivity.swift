@@ -1,3 +1,4 @@
+import IntervalProCore
 import RealModule
 
 /// GPX 1.0 and 1.1 tracks (topografix.com/GPX), as Strava, Garmin Connect and most apps
@@ -31,10 +32,21 @@ extension ActivityImport {
                 }
             }
             let type = track.child("type")?.text
-            legs.append(ActivityLeg(sport: type, isRun: type.map { $0.lowercased().contains("run") } ?? true, points: points, place: "\(track.line)"))
+            legs.append(ActivityLeg(sport: type, isRun: type.map(isRunType) ?? true, points: points, place: "\(track.line)"))
         }
         let (leg, warnings) = try choose(legs, choice, file: file)
-        return try activity(leg.points, format: .gpx, file: file, warnings: warnings)
+        var activity = try activity(leg.points, format: .gpx, file: file, warnings: warnings)
+        if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
+        activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
+        return activity
+    }
+
+    /// A track `<type>` that says run: a word with "run" in it ("running", "Run",
+    /// "trail_running"), or Strava's number for a run, 9 (its GPX export numbers activity
+    /// types: 1 is a ride, 9 a run, as Strava's own files show).
+    static func isRunType(_ type: String) -> Bool {
+        let trimmed = type.trimmingWhitespace
+        return trimmed == "9" || trimmed.lowercased().contains("run")
     }
 
     private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {

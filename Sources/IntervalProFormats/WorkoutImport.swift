@@ -16,11 +16,24 @@ public struct ImportProblem: Error, Equatable, Sendable, CustomStringConvertible
     /// "12" (a line), "12:5" (line and column), "message 7 (workout_step)"; nil for the whole file.
     public var place: String?
     public var message: String
+    /// What kind of refusal it is: an import counts a file that is no run, or no activity,
+    /// as left out, and only the others as unreadable.
+    public var kind: Kind
 
-    public init(file: String, place: String? = nil, message: String) {
+    public enum Kind: Equatable, Sendable {
+        /// The file is damaged or not what it says.
+        case invalid
+        /// A readable activity of another sport ("cycling").
+        case notARun(sport: String)
+        /// A readable file that holds no activity (a FIT workout, settings or monitoring file).
+        case notAnActivity
+    }
+
+    public init(file: String, place: String? = nil, message: String, kind: Kind = .invalid) {
         self.file = file
         self.place = place
         self.message = message
+        self.kind = kind
     }
 
     public var description: String {

@@ -152,6 +152,22 @@ struct FITTests {
         #expect(activity.recording.entries[2].time == .seconds(1))
     }
 
+    @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
+        func file(type: Int) -> [UInt8] {
+            var writer = FITFileWriter()
+            writer.write(
+                FITMessage(
+                    0, [FITField(0, .enumeration, .int(type)), FITField(1, .uint16, .int(1)), FITField(2, .uint16, .int(3121)),
+                        FITField(3, .uint32, .int(3_900_000_001))]))
+            writer.write(FITMessage(20, [FITField(253, .uint32, .int(1_000_000_000)), FITField(4, .uint8, .int(85))]))
+            return writer.fileBytes()
+        }
+        #expect(try ActivityImport.readFIT(file(type: 4), file: "run.fit").creator == "fit 1/3121/3900000001")
+        #expect(throws: ImportProblem(file: "daily.fit", message: "a FIT monitoring file, not an activity", kind: .notAnActivity)) {
+            try ActivityImport.readFIT(file(type: 32), file: "daily.fit")
+        }
+    }
+
     /// A watch's `hrv` messages: five times to a message in milliseconds, invalid padding,
     /// no timestamp; their beats go with the record before them and replay as RR intervals.
     @Test func hrvMessagesReplayAsRRIntervals() throws {
@@ -326,7 +342,7 @@ struct FITMultisportTests {
     }
 
     @Test func anotherLegOnlyWithAnySport() throws {
-        #expect(throws: ImportProblem(file: "tri.fit", place: "session 2", message: "leg 2 (cycling, from 0:10) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+        #expect(throws: ImportProblem(file: "tri.fit", place: "session 2", message: "leg 2 (cycling, from 0:10) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2))
         }
         let ride = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2, anySport: true))

@@ -9,6 +9,25 @@ struct GPXActivityTests {
         try ActivityImport.readXML(try MarkupReader.read(Array(gpx.utf8)), file: file)
     }
 
+    @Test func stravaTypeNumbersTheCreatorAndTheName() throws {
+        func gpx(_ type: String) -> String {
+            """
+            <gpx creator="StravaGPX iPhone" version="1.1"><trk><name>Morning Run</name><type>\(type)</type><trkseg>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time><extensions><cad>85</cad></extensions></trkpt></trkseg></trk></gpx>
+            """
+        }
+        // Strava numbers its types in a GPX export: 9 is a run, 1 a ride.
+        let run = try read(gpx("9"))
+        #expect(run.creator == "gpx StravaGPX iPhone")
+        #expect(run.name == "Morning Run")
+        #expect(throws: ImportProblem.self) { try read(gpx("1")) }
+        do {
+            _ = try read(gpx("1"))
+        } catch let problem as ImportProblem {
+            #expect(problem.kind == .notARun(sport: "1"))
+        }
+    }
+
     /// The notifications an activity became, decoded, with their seconds.
     func readings(_ activity: ImportedActivity) throws -> [(seconds: Double, reading: SensorReading)] {
         try activity.recording.entries.compactMap { entry in
@@ -90,7 +109,7 @@ struct GPXActivityTests {
             <gpx version="1.1"><trk><type>cycling</type><trkseg><trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time>
             <extensions><cad>80</cad></extensions></trkpt></trkseg></trk></gpx>
             """
-        #expect(throws: ImportProblem(file: "ride.gpx", place: "1", message: "a cycling activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+        #expect(throws: ImportProblem(file: "ride.gpx", place: "1", message: "a cycling activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try read(gpx, file: "ride.gpx")
         }
         let ride = try ActivityImport.readXML(try MarkupReader.read(Array(gpx.utf8)), file: "ride.gpx", choice: ActivityChoice(anySport: true))
@@ -111,7 +130,7 @@ struct GPXActivityTests {
             "brick.gpx: a multisport activity of 2 legs (1 cycling, 2 running): leg 2 (running, from 1:00:00) is read; --leg N reads another"
         ])
         let root = try MarkupReader.read(Array(gpx.utf8))
-        #expect(throws: ImportProblem(file: "brick.gpx", place: "2", message: "leg 1 (cycling, from 0:00) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's")) {
+        #expect(throws: ImportProblem(file: "brick.gpx", place: "2", message: "leg 1 (cycling, from 0:00) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1))
         }
         #expect(try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1, anySport: true)).recording.header.startedAt == "2026-03-01T07:30:00Z")
