@@ -1,6 +1,12 @@
 extension StringProtocol {
     /// The text without the white space (Unicode's) at either end.
     public var trimmingWhitespace: String {
+        // Most text read (XML values, numbers) has none to trim: ASCII other than space and
+        // controls at both ends, told from the bytes without decoding.
+        let whole = String(self)
+        if let first = whole.utf8.first, let last = whole.utf8.last, (0x21..<0x80).contains(first), (0x21..<0x80).contains(last) {
+            return whole
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
