@@ -116,7 +116,7 @@ let package = Package(
             name: "IntervalProStorage",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProHRV",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -178,13 +178,13 @@ public final class SessionStore: Sendable {
     public func save(_ batch: StoreBatch, session id: Int64) throws(StoreError) {
         try write { db in
             for (offset, entry) in batch.entries.enumerated() {
-                try NotificationRow(sessionId: id, seq: batch.firstEntrySequence + offset, entry).insert(db)
+                try NotificationRow(sessionId: id, seq: batch.firstEntrySequence + offset, entry).insertFast(db)
             }
             for (offset, control) in batch.controls.enumerated() {
                 try ControlRow(sessionId: id, seq: batch.firstControlSequence + offset, control).insert(db)
             }
             for sample in batch.samples {
-                try SampleRow(sessionId: id, sample).insert(db)
+                try SampleRow(sessionId: id, sample).insertFast(db)
             }
         }
     }
