@@ -1,5 +1,7 @@
 public enum SessionSourceKind: String, Sendable {
     case replay, simulation, live
+    /// A run a watch recorded, brought into the history by `history import`.
+    case imported
 }
 
 /// Why a step ended.

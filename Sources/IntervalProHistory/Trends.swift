@@ -115,24 +115,46 @@ public struct Trends: Sendable {
     }
 
     /// The terminal chart: in-zone % as bars and work cadence as points, one column per
-    /// session (the newest `width` sessions), oldest on the left.
+    /// session, oldest on the left; when there are more sessions than `width` columns (a year
+    /// of runs), one column per week (its sessions' means), an empty one for a week without.
     public func chart(width: Int = 60, height: Int = 8) -> [String] {
-        let shown = Array(points.suffix(max(1, width)))
-        guard !shown.isEmpty else { return ["No finished sessions in the last \(weeks) weeks."] }
-        var lines = ["In zone % per session"]
-        lines += TextChart.columns(
-            shown.map(\.inZonePercent), low: 0, high: 100, height: height, style: .bars, label: { "\(Int($0))" })
-        lines.append(TextChart.axis(shown.map(\.startedAt), indent: 5))
+        guard !points.isEmpty else { return ["No finished sessions in the last \(weeks) weeks."] }
+        let columns = max(1, width)
+        let perWeek = points.count > columns
+        let shown: [(date: String, inZone: Double?, cadence: Double?)]
+        if perWeek {
+            var byMonday: [String: Week] = [:]
+            for week in weekly { byMonday[week.monday] = week }
+            let last = Self.monday(of: UTCTimestamp.unixSeconds(points.last!.startedAt) ?? 0)
+            let first = Self.monday(of: UTCTimestamp.unixSeconds(points.first!.startedAt) ?? 0)
+            let count = min(columns, Int((last - first) / (7 * 86_400)) + 1)
+            shown = (0..<count).reversed().map { back in
+                let monday = String(UTCTimestamp.text(unixSeconds: last - Int64(back) * 7 * 86_400).prefix(10))
+                return (monday, byMonday[monday]?.inZonePercent, byMonday[monday]?.averageWorkCadence)
+            }
+        } else {
+            shown = points.map { ($0.startedAt, $0.inZonePercent, $0.averageWorkCadence) }
+        }
+        let unit = perWeek ? "week (mean of its sessions)" : "session"
+        var lines: [String] = []
+        if shown.contains(where: { $0.inZone != nil }) {
+            lines.append("In zone % per \(unit)")
+            lines += TextChart.columns(
+                shown.map(\.inZone), low: 0, high: 100, height: height, style: .bars, label: { "\(Int($0))" })
+            lines.append(TextChart.axis(shown.map(\.date), indent: 5))
+        } else {
+            lines.append("In zone %: no session with a cadence zone (imported runs have none)")
+        }
         lines.append("")
-        let cadences = shown.compactMap(\.averageWorkCadence)
-        lines.append("Average work cadence per session (spm)")
+        let cadences = shown.compactMap(\.cadence)
+        lines.append("Average work cadence per \(unit) (spm)")
         if let low = cadences.min(), let high = cadences.max() {
             let floor = (low - 2).rounded(.down)
             let ceiling = max(floor + 4, (high + 2).rounded(.up))
             lines += TextChart.columns(
-                shown.map(\.averageWorkCadence), low: floor, high: ceiling, height: height, style: .points,
+                shown.map(\.cadence), low: floor, high: ceiling, height: height, style: .points,
                 label: { "\(Int($0.rounded()))" })
-            lines.append(TextChart.axis(shown.map(\.startedAt), indent: 5))
+            lines.append(TextChart.axis(shown.map(\.date), indent: 5))
         } else {
             lines.append("  no work steps with cadence yet")
         }

@@ -47,6 +47,57 @@ public enum FileIO {
             bytes.append(contentsOf: chunk[0..<count])
         }
     }
+
+    /// The first `count` bytes of a file (fewer when it is shorter): enough to tell what it is.
+    public static func readPrefix(_ path: String, count: Int) throws(FileError) -> [UInt8] {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw FileError(path: path, operation: .open, errno: error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }
+        var bytes = [UInt8](repeating: 0, count: count)
+        do {
+            let read = try bytes.withUnsafeMutableBytes { try fd.read(into: $0) }
+            bytes.removeSubrange(read...)
+        } catch {
+            throw FileError(path: path, operation: .read, errno: error as? Errno ?? .ioError)
+        }
+        return bytes
+    }
+
+    /// Whether `path` is a folder (following a symbolic link to it).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The regular files under `folder` at any depth, sorted by path. Symbolic links to
+    /// folders are not followed (a link to a parent would loop); links to files are kept.
+    public static func files(under folder: String) throws(FileError) -> [String] {
+        guard let directory = opendir(folder) else {
+            throw FileError(path: folder, operation: .open, errno: Errno(rawValue: errno))
+        }
+        defer { closedir(directory) }
+        var files: [String] = []
+        var folders: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != ".", name != ".." else { continue }
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: folders.append(path)
+            case S_IFREG: files.append(path)
+            case S_IFLNK: if !isDirectory(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { files.append(path) }
+            default: break
+            }
+        }
+        for path in folders { files += try Self.files(under: path) }
+        return files.sorted()
+    }
 }
 
 /// Writes a recording line by line as notifications arrive. Each line reaches the

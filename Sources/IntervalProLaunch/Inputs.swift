@@ -132,9 +132,9 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
     return activities[0]
 }
 
-/// Whether `bytes` look like something `readRecording` reads: a FIT file, XML, or a
-/// recording's header line.
-private func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
+/// Whether `bytes` look like something `readActivity` reads: a FIT file, XML, or a
+/// recording's header line; anything else is another kind of file.
+func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
     switch ActivityImport.encoding(of: bytes) {
     case .fit, .markup: true
     case .recording: String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
@@ -143,46 +143,52 @@ private func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
 
 private func readRecording(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ParsedRecording {
     do {
-        var activity: ImportedActivity
-        switch ActivityImport.encoding(of: bytes) {
-        case .recording:
-            do {
-                return try RecordingParser.read(bytes, file: path)
-            } catch {
-                throw Failure(error.description, status: .dataError)
-            }
-        case .fit:
-            activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
-        case .markup:
-            func invalid(_ error: MarkupError) -> ImportProblem {
-                ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
-            }
-            // A TCX or GPX file cut off part way is read up to the damage, as a FIT file is.
-            let read: (root: MarkupElement, damage: MarkupError?)
-            do {
-                read = choice.strict ? (try MarkupReader.read(bytes), nil) : try MarkupReader.readSalvaging(bytes)
-            } catch {
-                throw invalid(error)
-            }
-            do {
-                activity = try ActivityImport.readXML(read.root, file: path, choice: choice)
-            } catch {
-                // Nothing usable before the damage: the damage is what to say.
-                throw read.damage.map(invalid) ?? error
-            }
-            if let damage = read.damage {
-                activity.warnings.append(
-                    ImportProblem(
-                        file: path, place: damage.line.map { "\($0)" },
-                        message: "invalid XML: \(damage.message); read what comes before it: "
-                            + "\(activity.points) point\(activity.points == 1 ? "" : "s") (--strict refuses the file)"))
-            }
-        }
+        let activity = try readActivity(bytes, file: path, choice: choice)
         for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
         return activity.recording
     } catch let problem as ImportProblem {
         throw Failure(problem.description, status: .dataError)
+    } catch let error as RecordingError {
+        throw Failure(error.description, status: .dataError)
     }
+}
+
+/// A recording, or a FIT, TCX or GPX activity read as one (by content), with what was said
+/// about it. Throws `ImportProblem` or `RecordingError`.
+func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
+    var activity: ImportedActivity
+    switch ActivityImport.encoding(of: bytes) {
+    case .recording:
+        let recording = try RecordingParser.read(bytes, file: path)
+        return ImportedActivity(recording: recording, format: .recording, points: recording.entries.count, warnings: [])
+    case .fit:
+        activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
+    case .markup:
+        func invalid(_ error: MarkupError) -> ImportProblem {
+            ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+        }
+        // A TCX or GPX file cut off part way is read up to the damage, as a FIT file is.
+        let read: (root: MarkupElement, damage: MarkupError?)
+        do {
+            read = choice.strict ? (try MarkupReader.read(bytes), nil) : try MarkupReader.readSalvaging(bytes)
+        } catch {
+            throw invalid(error)
+        }
+        do {
+            activity = try ActivityImport.readXML(read.root, file: path, choice: choice)
+        } catch {
+            // Nothing usable before the damage: the damage is what to say.
+            throw read.damage.map(invalid) ?? error
+        }
+        if let damage = read.damage {
+            activity.warnings.append(
+                ImportProblem(
+                    file: path, place: damage.line.map { "\($0)" },
+                    message: "invalid XML: \(damage.message); read what comes before it: "
+                        + "\(activity.points) point\(activity.points == 1 ? "" : "s") (--strict refuses the file)"))
+        }
+    }
+    return activity
 }
 
 /// How plans are shown in one line: a step's end and a cadence zone.

@@ -13,6 +13,7 @@ enum Schema {
         migrator.registerMigration("v3-readiness", migrate: version3)
         migrator.registerMigration("v4-readiness-uploads", migrate: version4)
         migrator.registerMigration("v5-sample-rr", migrate: version5)
+        migrator.registerMigration("v6-imported-activities", migrate: version6)
         return migrator
     }
 
@@ -186,5 +187,22 @@ enum Schema {
     /// export's `hrv` messages are computed from them.
     private static func version5(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE sample ADD COLUMN rr BLOB")
+    }
+
+    /// Where each imported run came from (`history import`): the watch's start time and what
+    /// recorded it, one row per pair, so that importing the same activity again adds nothing;
+    /// and the file it was read from. Deleting the session deletes its row, so that a deleted
+    /// run can be imported again.
+    private static func version6(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE imported_activity (
+                    session_id INTEGER PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
+                    started_at TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    file TEXT NOT NULL,
+                    UNIQUE (started_at, device)
+                );
+                """)
     }
 }

@@ -252,10 +252,11 @@ public final class SessionStore: Sendable {
 
     // MARK: - Reading
 
-    /// The newest sessions first.
+    /// The newest sessions first, by start time: an imported run sits among the sessions of
+    /// its day, not where it was imported.
     public func listings(limit: Int? = nil) throws(StoreError) -> [SessionListing] {
         try read { db in
-            var request = SessionRow.order(Column("id").desc)
+            var request = SessionRow.order(Column("started_at").desc, Column("id").desc)
             if let limit { request = request.limit(limit) }
             return try request.fetchAll(db).map(\.listing)
         }
@@ -264,7 +265,8 @@ public final class SessionStore: Sendable {
     /// Sessions started at or after `startedAt` (ISO 8601 UTC), oldest first.
     public func listings(since startedAt: String) throws(StoreError) -> [SessionListing] {
         try read { db in
-            try SessionRow.filter(Column("started_at") >= startedAt).order(Column("id")).fetchAll(db).map(\.listing)
+            try SessionRow.filter(Column("started_at") >= startedAt).order(Column("started_at"), Column("id")).fetchAll(db)
+                .map(\.listing)
         }
     }
 
@@ -272,8 +274,9 @@ public final class SessionStore: Sendable {
         try read { db in try SessionRow.fetchOne(db, key: id)?.listing }
     }
 
+    /// The session started last (the last saved among those started in the same second).
     public func lastSessionID() throws(StoreError) -> Int64? {
-        try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM session") }
+        try read { db in try Int64.fetchOne(db, sql: "SELECT id FROM session ORDER BY started_at DESC, id DESC LIMIT 1") }
     }
 
     /// What to load of a session beside its summary: samples and notifications are many

@@ -11,7 +11,9 @@
   - FIT activities written by fit-tool and TCX activities in Garmin's form (lxml): replayed
     against a plan they score exactly as the same samples written as an IntervalPro recording
     (per-foot cadence doubled, fractional cadence kept); a run held at one cadence is 100 % in
-    a zone around it and 0 % in one above.
+    a zone around it and 0 % in one above;
+  - `history import` of a folder of such files, gzipped and zipped by the system tools: the runs
+    stored once, others left out, figures held to Garmin's FIT SDK's reading of the FIT file.
 
 Every command runs with scratch XDG folders. Usage: check_formats.py PATH/TO/intervalpro
 """
@@ -527,6 +529,79 @@ def check_damaged_activities(binary, env, scratch):
               f"{name} --strict: exit {strict.returncode}, {strict.stderr!r}")
 
 
+def with_start(moment, write, *arguments):
+    """Writes with one of the writers above as if the run had started at `moment`."""
+    global START
+    saved, START = START, moment
+    try:
+        write(*arguments)
+    finally:
+        START = saved
+
+
+def check_history_import(binary, env, scratch):
+    """`history import` of a folder as a runner holds one: a FIT file from fit-tool gzipped by
+    gzip(1), a GPX from gpxpy, a TCX gzipped, a ride, a CSV, and a Garmin-style zip holding a zip
+    that holds a FIT file (zip(1)). Figures are held to Garmin's FIT SDK's reading of the FIT."""
+    folder = os.path.join(scratch, "export")
+    activities = os.path.join(folder, "activities")
+    os.makedirs(activities)
+    day = 86_400
+    def at(days_back):
+        return datetime.fromtimestamp(START.timestamp() - days_back * day, tz=timezone.utc)
+    rows = samples()
+    with_start(at(0), write_fit_activity, os.path.join(activities, "1001.fit"), rows)
+    subprocess.run(["gzip", os.path.join(activities, "1001.fit")], check=True)
+    with_start(at(2), write_gpx_activity, os.path.join(activities, "1002.gpx"), constant_samples(86, 600))
+    with_start(at(4), write_tcx_activity, os.path.join(activities, "1003.tcx"), constant_samples(84, 600))
+    subprocess.run(["gzip", os.path.join(activities, "1003.tcx")], check=True)
+    with_start(at(6), write_fit_activity, os.path.join(activities, "1004.fit"), constant_samples(45, 300),
+               [(Sport.CYCLING, constant_samples(45, 300))])
+    with open(os.path.join(folder, "activities.csv"), "w") as out:
+        out.write("Activity ID,Activity Date,Activity Name\n1001,2026-03-01,Morning Run\n")
+    garmin = os.path.join(scratch, "garmin")
+    os.makedirs(garmin)
+    with_start(at(8), write_fit_activity, os.path.join(garmin, "run.fit"), constant_samples(88, 300))
+    subprocess.run(["zip", "-q", "UploadedFiles_0-_Part1.zip", "run.fit"], cwd=garmin, check=True)
+    subprocess.run(["zip", "-q", os.path.join(folder, "garmin-export.zip"), "UploadedFiles_0-_Part1.zip"], cwd=garmin, check=True)
+
+    db = os.path.join(scratch, "import.sqlite")
+    report = json.loads(run(binary, env, "history", "import", folder, "--json", "--db", db))
+    check(len(report["imported"]) == 4, f"history import: 4 runs imported: {report}")
+    check([s["reason"] for s in report["not_runs"]] == ["cycling"], f"history import: the ride left out: {report['not_runs']}")
+    check(report["other_files"] == 1 and report["unreadable"] == [], f"history import: the CSV left out, nothing unreadable: {report}")
+
+    sessions = json.loads(run(binary, env, "history", "--json", "--limit", "100", "--db", db))["sessions"]
+    check([s["started_at"] for s in sessions] == [at(d).strftime("%Y-%m-%dT%H:%M:%SZ") for d in (0, 2, 4, 8)],
+          f"history import: listed by the watch's start: {[s['started_at'] for s in sessions]}")
+    check(all(s["source"] == "imported" and s["status"] == "finished" for s in sessions), "history import: source imported")
+    check([s["avg_cadence_spm"] for s in sessions[1:]] == [172, 168, 176], f"history import: cadence doubled per foot: {sessions}")
+
+    # The FIT file's figures as Garmin's SDK reads it: each reading holds until the next, so the
+    # last record (at the end) weighs nothing.
+    with gzip.open(os.path.join(activities, "1001.fit.gz")) as source:
+        messages, errors = Decoder(Stream.from_byte_array(bytearray(source.read()))).read()
+    check(errors == [], f"history import: the SDK reads the FIT file: {errors}")
+    records = messages["record_mesgs"][:-1]
+    heart_rate = sum(r["heart_rate"] for r in records) / len(records)
+    cadence = sum(math.floor(2 * (r["cadence"] + r.get("fractional_cadence", 0)) + 0.5) for r in records) / len(records)
+    first = sessions[0]
+    check(abs(first["avg_hr_bpm"] - heart_rate) <= 0.05, f"history import: heart rate {first['avg_hr_bpm']} vs the SDK's {heart_rate:.2f}")
+    check(abs(first["avg_cadence_spm"] - cadence) <= 0.05, f"history import: cadence {first['avg_cadence_spm']} vs the SDK's {cadence:.2f}")
+    check(first["duration_s"] == len(records), f"history import: duration {first['duration_s']} s, {len(records)} records")
+    check(abs(first["distance_m"] - (messages["record_mesgs"][-1]["distance"] - messages["record_mesgs"][0]["distance"])) <= 0.15,
+          f"history import: distance {first['distance_m']}")
+
+    again = json.loads(run(binary, env, "history", "import", folder, "--json", "--db", db))
+    check(again["imported"] == [] and len(again["duplicates"]) == 4, f"history import: a second import adds nothing: {again}")
+    trends = json.loads(run(binary, env, "trends", "--weeks", "520", "--json", "--db", db))
+    check(len(trends["sessions"]) == 4 and all(s["avg_work_cadence_spm"] for s in trends["sessions"]),
+          f"history import: trends draws the imported runs: {trends['sessions']}")
+    run(binary, env, "delete", str(sessions[0]["session_id"]), "--db", db)
+    third = json.loads(run(binary, env, "history", "import", folder, "--json", "--db", db))
+    check(len(third["imported"]) == 1, f"history import: a deleted run comes back: {third}")
+
+
 def check_errors(binary, env, scratch):
     cases = {
         "broken.txt": ("Warmup\n- 10m 170rpm\n- Hard stuff 180rpm\n", "broken.txt:3: no duration or distance"),
@@ -561,6 +636,7 @@ def main():
         check_damaged_activities(binary, env, scratch)
         check_multisport(binary, env, scratch)
         check_cut_xml_activities(binary, env, scratch)
+        check_history_import(binary, env, scratch)
         check_errors(binary, env, scratch)
     return tally.report()
 

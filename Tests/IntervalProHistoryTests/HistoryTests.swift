@@ -216,6 +216,34 @@ struct HistoryTextTests {
         #expect(chart.last == "Work cadence trend: +2 spm per week")
     }
 
+    @Test("trends of a year: more sessions than columns chart one column per week, empty weeks empty")
+    func trendsOfAYear() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
+        // Three runs a week for a year, none in the ten weeks before the last two, no zones (imported).
+        var listings: [SessionListing] = []
+        let monday = try #require(UTCTimestamp.unixSeconds("2026-11-23T07:00:00Z"))
+        for week in 0..<52 where !(2..<12).contains(week) {
+            for day in 0..<3 {
+                let start = monday - Int64(week * 7 - day) * 86_400
+                listings.append(listing(Int64(listings.count + 1), UTCTimestamp.text(unixSeconds: start), inZone: nil, cadence: 160 + Double(week % 5)))
+            }
+        }
+        let trends = Trends(listings: listings, weeks: 52, now: now)
+        #expect(trends.points.count > 60)
+        let chart = trends.chart(width: 60, height: 4)
+        #expect(chart.contains("Average work cadence per week (mean of its sessions) (spm)"))
+        #expect(chart.contains("In zone %: no session with a cadence zone (imported runs have none)"))
+        // One column per week from the first to the last: 52 Mondays, ten of them empty.
+        let axisRow = try #require(chart.first { $0.contains("└") })
+        let columns = axisRow.split(separator: "└")[1].count
+        #expect(columns == 52, "\(axisRow)")
+        let rows = chart.filter { $0.contains("│") }
+        let filled = (0..<columns).filter { column in
+            rows.contains { row in Array(row.split(separator: "│", maxSplits: 1)[1])[column] == "●" }
+        }
+        #expect(filled.count == columns - 10, "\(chart.joined(separator: "\n"))")
+    }
+
     @Test("text charts scale values to rows")
     func textChart() {
         let lines = TextChart.columns([0, 50, 100, nil], low: 0, high: 100, height: 2, style: .bars, label: { "\(Int($0))" })

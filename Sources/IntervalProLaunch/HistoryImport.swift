@@ -1,0 +1,253 @@
+public import IntervalProStorage
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import IntervalProCore
+import IntervalProFormats
+import IntervalProHistory
+import IntervalProIO
+
+/// `history import`: the runs a runner already has, as stored sessions. A path is an activity
+/// file, a folder (at any depth), or a zip archive: a Strava bulk export (`activities/*.fit.gz`,
+/// `.gpx`, `.tcx.gz`), Garmin Connect's export (zips of `.fit` files inside a zip), or any
+/// mix. Every running activity becomes a session of its own (`ImportedRun`); one already
+/// imported (same start and device) is skipped, so importing again adds nothing.
+public enum HistoryImport {
+    /// A file that was not imported, and why.
+    public struct Skipped: Sendable {
+        public var file: String
+        public var reason: String
+    }
+
+    public struct Report: Sendable {
+        /// The new sessions' ids, in the order the files were read.
+        public var imported: [Int64] = []
+        /// Imported before (or twice in this import).
+        public var duplicates: [Skipped] = []
+        /// Activities of another sport: their sport.
+        public var notRuns: [Skipped] = []
+        /// Activity files that could not be read: what is wrong.
+        public var unreadable: [Skipped] = []
+        /// Files that hold no activity (photos, CSV, a watch's monitoring or settings files).
+        public var otherFiles = 0
+        /// What was said about files that were imported (a damaged file read up to the damage,
+        /// a multisport file's leg).
+        public var warnings: [String] = []
+        /// Files looked at, the parts of archives counted.
+        public var filesRead = 0
+
+        mutating func merge(_ other: Report) {
+            imported += other.imported
+            duplicates += other.duplicates
+            notRuns += other.notRuns
+            unreadable += other.unreadable
+            otherFiles += other.otherFiles
+            warnings += other.warnings
+            filesRead += other.filesRead
+        }
+
+        /// In the order of files and sessions, however the workers finished.
+        mutating func sort() {
+            imported.sort()
+            for list in [\Report.duplicates, \.notRuns, \.unreadable] { self[keyPath: list].sort { $0.file < $1.file } }
+            warnings.sort()
+        }
+    }
+
+    /// A file to look at: a path, or a part of an archive already in memory.
+    struct Candidate: Sendable {
+        var name: String
+        var load: @Sendable () throws -> [UInt8]
+    }
+
+    /// Imports what `path` holds into `store`. `progress` is told files done and files in all
+    /// as each thousandth of them is done, and at the end.
+    ///
+    /// Files are read and scored on every core at once, each worker storing its own runs: the
+    /// store takes one write at a time, so one worker reads while another writes.
+    public static func run(
+        _ path: String, into store: SessionStore, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws -> Report {
+        let candidates = try files(in: path)
+        let state = Mutex((report: Report(), next: 0, done: 0, told: -1))
+        let workers = max(1, min(candidates.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index = state.withLock { state in
+                    defer { state.next += 1 }
+                    return state.next
+                }
+                guard index < candidates.count else { return }
+                var found = Report()
+                take(candidates[index], into: store, report: &found)
+                state.withLock { state in
+                    state.report.merge(found)
+                    state.done += 1
+                    let thousandths = state.done * 1000 / candidates.count
+                    if thousandths != state.told {
+                        state.told = thousandths
+                        progress(state.done, candidates.count)
+                    }
+                }
+            }
+        }
+        var report = state.withLock { $0.report }
+        report.sort()
+        return report
+    }
+
+    /// The files `path` holds: itself, the files of a folder at any depth, and the parts of
+    /// each zip archive among them (of a zip inside one too, by its name; one told only by
+    /// its content is opened where it is read).
+    static func files(in path: String) throws -> [Candidate] {
+        guard FileIO.isDirectory(path) else {
+            // The one path asked for must exist: its absence is the command's failure.
+            return try parts(of: Candidate(name: path, load: { try readInput(path) }), isZip: Zip.isZip(try readPrefix(path)))
+        }
+        let paths: [String]
+        do {
+            paths = try FileIO.files(under: path)
+        } catch {
+            throw Failure(error)
+        }
+        var candidates: [Candidate] = []
+        for file in paths {
+            let candidate = Candidate(name: file, load: { try readInput(file) })
+            candidates += (try? parts(of: candidate, isZip: Zip.isZip(try readPrefix(file)))) ?? [candidate]
+        }
+        return candidates
+    }
+
+    private static func readPrefix(_ path: String) throws -> [UInt8] {
+        do {
+            return try FileIO.readPrefix(path, count: 4)
+        } catch {
+            throw Failure(error)
+        }
+    }
+
+    /// A zip archive's parts (a part named `.zip` opened in turn), or the candidate itself.
+    /// An archive that cannot be read is left to be read, and said, as a file.
+    private static func parts(of candidate: Candidate, isZip: Bool) throws -> [Candidate] {
+        guard isZip, let bytes = try? candidate.load(), let entries = try? Zip.entries(bytes) else { return [candidate] }
+        var parts: [Candidate] = []
+        for entry in entries where !entry.isFolderOrMacResource {
+            let part = Candidate(name: "\(candidate.name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) })
+            let nested = entry.name.lowercased().hasSuffix(".zip")
+            parts += nested ? (try? self.parts(of: part, isZip: true)) ?? [part] : [part]
+        }
+        return parts
+    }
+
+    /// Reads a candidate (an archive told only by its content, part by part) and stores its runs.
+    private static func take(_ candidate: Candidate, into store: SessionStore, report: inout Report) {
+        let bytes: [UInt8]
+        do {
+            bytes = try candidate.load()
+        } catch let failure as Failure {
+            report.unreadable.append(Skipped(file: candidate.name, reason: failure.message))
+            return
+        } catch let error as Zip.Failure {
+            report.unreadable.append(Skipped(file: candidate.name, reason: "a zip entry that cannot be read: \(error.message)"))
+            return
+        } catch {
+            report.unreadable.append(Skipped(file: candidate.name, reason: "\(error)"))
+            return
+        }
+        if Zip.isZip(bytes) {
+            do {
+                for entry in try Zip.entries(bytes) where !entry.isFolderOrMacResource {
+                    take(
+                        Candidate(name: "\(candidate.name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) }),
+                        into: store, report: &report)
+                }
+            } catch {
+                report.unreadable.append(Skipped(file: candidate.name, reason: "a zip file that cannot be read: \(error.message)"))
+            }
+            return
+        }
+        report.filesRead += 1
+        add(bytes, file: candidate.name, to: store, report: &report)
+    }
+
+    /// Reads one file and stores it if it is a run not imported before.
+    private static func add(_ bytes: [UInt8], file: String, to store: SessionStore, report: inout Report) {
+        var content = bytes
+        var name = file
+        if Gzip.isGzip(bytes) {
+            do {
+                let salvage = try Gzip.inflateSalvaging(bytes)
+                content = salvage.content
+                name = "\(file) (inflated)"
+                if let damage = salvage.damage {
+                    report.warnings.append("\(file): a gzip file that cannot be inflated whole: \(damage.message); read the \(content.count) bytes before it")
+                }
+            } catch {
+                report.unreadable.append(Skipped(file: file, reason: "a gzip file that cannot be inflated: \(error.message)"))
+                return
+            }
+        }
+        guard holdsActivityOrRecording(content) else {
+            report.otherFiles += 1
+            return
+        }
+        let activity: ImportedActivity
+        do {
+            activity = try readActivity(content, file: name, choice: ActivityChoice())
+        } catch let problem as ImportProblem {
+            switch problem.kind {
+            case .notARun(let sport): report.notRuns.append(Skipped(file: file, reason: sport))
+            case .notAnActivity: report.otherFiles += 1
+            case .invalid: report.unreadable.append(Skipped(file: file, reason: problem.message))
+            }
+            return
+        } catch {
+            report.unreadable.append(Skipped(file: file, reason: "\(error)"))
+            return
+        }
+        let header = activity.recording.header
+        guard let startedAt = header.startedAt else {
+            report.unreadable.append(Skipped(file: file, reason: "no start time: the recording's header has no started_at"))
+            return
+        }
+        let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
+        do {
+            if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
+                report.duplicates.append(Skipped(file: file, reason: "imported before as session \(existing)"))
+                return
+            }
+            let planText = ImportedRun.planText(name: activity.name)
+            let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
+            let run = ImportedRun(
+                planName: plan.name, timeline: plan.timeline(), cadenceUnits: header.cadenceUnits,
+                entries: activity.recording.entries)
+            guard
+                let id = try store.saveImported(
+                    run, origin: origin, planName: plan.name, planText: planText, devices: header.devices,
+                    entries: activity.recording.entries)
+            else {
+                report.duplicates.append(Skipped(file: file, reason: "the same activity as another file of this import"))
+                return
+            }
+            report.imported.append(id)
+            report.warnings += activity.warnings.map(\.description)
+        } catch let error as StoreError {
+            report.unreadable.append(Skipped(file: file, reason: error.description))
+        } catch {
+            report.unreadable.append(Skipped(file: file, reason: "\(error)"))
+        }
+    }
+
+    /// What recorded the activity, as the key of duplicates: the file's own word, or its format.
+    static func device(of activity: ImportedActivity) -> String {
+        if let creator = activity.creator { return creator }
+        switch activity.format {
+        case .fit: return "fit"
+        case .tcx: return "tcx"
+        case .gpx: return "gpx"
+        case .recording: return "recording " + activity.recording.header.devices.map(\.id).joined(separator: ",")
+        }
+    }
+}

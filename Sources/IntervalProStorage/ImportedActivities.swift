@@ -1,0 +1,74 @@
+import GRDB
+public import IntervalProCore
+public import IntervalProHistory
+
+/// Where an imported run came from: the key that tells it from every other (the watch's start
+/// time and what recorded it) and the file it was read from.
+public struct ActivityOrigin: Equatable, Sendable {
+    /// UTC, "2026-03-01T07:30:00Z": the watch's start, to the second.
+    public var startedAt: String
+    /// What recorded it (`ImportedActivity.creator`), or the file's format when it does not say.
+    public var device: String
+    public var file: String
+
+    public init(startedAt: String, device: String, file: String) {
+        self.startedAt = startedAt
+        self.device = device
+        self.file = file
+    }
+}
+
+extension SessionStore {
+    /// The session an activity with this start and device was imported as, if one was.
+    public func importedSession(startedAt: String, device: String) throws(StoreError) -> Int64? {
+        try read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT session_id FROM imported_activity WHERE started_at = ? AND device = ?",
+                arguments: [startedAt, device])
+        }
+    }
+
+    /// Stores an imported run as a finished session, in one transaction: its row (source
+    /// `imported`, the watch's start time), devices, notifications, the source's end, samples
+    /// and scored step, and where it came from. Returns the new session's id, or nil when an
+    /// activity with the same start and device is already there (nothing is written).
+    public func saveImported(
+        _ run: ImportedRun, origin: ActivityOrigin, planName: String, planText: String, devices: [RecordedDevice],
+        entries: [RecordingEntry]
+    ) throws(StoreError) -> Int64? {
+        try write { db in
+            let taken = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM imported_activity WHERE started_at = ? AND device = ?",
+                arguments: [origin.startedAt, origin.device])
+            guard taken != true else { return nil }
+            var row = SessionRow(
+                id: nil, startedAt: origin.startedAt, planName: planName, planJson: planText,
+                source: SessionSourceKind.imported.rawValue, status: SessionStatus.finished.rawValue, owner: nil,
+                lastTimeUs: run.summary.duration.microseconds)
+            var listing = row.listing
+            listing.take(run.summary)
+            row.take(listing)
+            try row.insert(db)
+            let id = row.id!
+            for (position, device) in devices.enumerated() {
+                try DeviceRow(sessionId: id, position: position, device).insert(db)
+            }
+            for (seq, entry) in entries.enumerated() {
+                try NotificationRow(sessionId: id, seq: seq, entry).insertFast(db)
+            }
+            for (seq, control) in run.controls.enumerated() {
+                try ControlRow(sessionId: id, seq: seq, control).insert(db)
+            }
+            for sample in run.samples {
+                try SampleRow(sessionId: id, sample).insertFast(db)
+            }
+            for result in run.summary.steps {
+                try StepResultRow(sessionId: id, result).insert(db)
+            }
+            try db.execute(
+                sql: "INSERT INTO imported_activity (session_id, started_at, device, file) VALUES (?, ?, ?, ?)",
+                arguments: [id, origin.startedAt, origin.device, origin.file])
+            return id
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+/// A GPX run as Strava exports one (Garmin's TrackPointExtension, cadence per foot, Strava's
+/// type number 9), `seconds` long from `start`.
+private func gpxRun(start: Date, seconds: Int, perFoot: Int, type: String = "9", name: String = "Morning Run") -> String {
+    let format = ISO8601DateFormatter()
+    let points = (0..<seconds).map { second in
+        """
+        <trkpt lat="\(52 + Double(second) * 0.00003)" lon="4.3"><time>\(format.string(from: start + Double(second)))</time>\
+        <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>\(140 + second % 5)</gpxtpx:hr>\
+        <gpxtpx:cad>\(perFoot)</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions></trkpt>
+        """
+    }
+    return """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx creator="StravaGPX" version="1.1" xmlns="http://www.topografix.com/GPX/1/1" \
+        xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+        <trk><name>\(name)</name><type>\(type)</type><trkseg>
+        \(points.joined(separator: "\n"))
+        </trkseg></trk></gpx>
+
+        """
+}
+
+/// A TCX run as Garmin Connect exports one, from a Forerunner.
+private func tcxRun(start: Date, seconds: Int, perFoot: Int) -> String {
+    let format = ISO8601DateFormatter()
+    let points = (0..<seconds).map { second in
+        """
+        <Trackpoint><Time>\(format.string(from: start + Double(second)))</Time>\
+        <DistanceMeters>\(Double(second) * 3)</DistanceMeters><HeartRateBpm><Value>150</Value></HeartRateBpm>\
+        <Extensions><TPX xmlns="http://www.garmin.com/xmlschemas/ActivityExtension/v2"><RunCadence>\(perFoot)</RunCadence></TPX>\
+        </Extensions></Trackpoint>
+        """
+    }
+    return """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
+        <Activities><Activity Sport="Running"><Id>\(format.string(from: start))</Id><Lap><Track>
+        \(points.joined(separator: "\n"))
+        </Track></Lap><Creator><Name>Forerunner 255</Name><UnitId>3900000001</UnitId></Creator></Activity></Activities>
+        </TrainingCenterDatabase>
+
+        """
+}
+
+/// Runs a system tool (gzip, zip) in `directory`; records its failure.
+private func tool(_ path: String, _ arguments: [String], in directory: URL) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(path) \(arguments)")
+}
+
+@Suite("history import: a folder of exports into the history")
+struct HistoryImportTests {
+    /// 2026-03-02 06:30 UTC, and a run a week for `weeks` weeks back from it.
+    static let lastRun = Date(timeIntervalSince1970: 1_772_433_000)
+
+    @Test("a folder of mixed exports imports once: gzip and zip made by the system tools, other sports and files left out")
+    func aFolderImportsOnce() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.url.appendingPathComponent("exports", isDirectory: true)
+        let activities = folder.appendingPathComponent("activities", isDirectory: true)
+        try FileManager.default.createDirectory(at: activities, withIntermediateDirectories: true)
+        func write(_ name: String, _ text: String, in directory: URL) throws {
+            try Data(text.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        let week = 7.0 * 86_400
+        try write("1.gpx", gpxRun(start: Self.lastRun, seconds: 120, perFoot: 85), in: activities)
+        try write("2.tcx", tcxRun(start: Self.lastRun - week, seconds: 90, perFoot: 82), in: activities)
+        try tool("/bin/gzip", ["2.tcx"], in: activities)  // 2.tcx.gz, as Strava's bulk export keeps them
+        try write("3.gpx", gpxRun(start: Self.lastRun - 2 * week, seconds: 60, perFoot: 80), in: activities)
+        try write("ride.gpx", gpxRun(start: Self.lastRun - 3 * week, seconds: 60, perFoot: 45, type: "1", name: "Evening Ride"), in: activities)
+        try write("activities.csv", "Activity ID,Activity Date\n1,2026-03-02\n", in: folder)
+        // A Garmin Connect export: a zip holding the run.
+        let garmin = store.directory.url.appendingPathComponent("garmin", isDirectory: true)
+        try FileManager.default.createDirectory(at: garmin, withIntermediateDirectories: true)
+        try write("4.tcx", tcxRun(start: Self.lastRun - 4 * week, seconds: 60, perFoot: 84), in: garmin)
+        try tool("/usr/bin/zip", ["-q", folder.appendingPathComponent("garmin-export.zip").path, "4.tcx"], in: garmin)
+        // The same run twice: a copy under another name is a duplicate.
+        try write("copy-of-1.gpx", gpxRun(start: Self.lastRun, seconds: 120, perFoot: 85), in: folder)
+
+        let first = try store.run("history", "import", folder.path, "--json")
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        let report = try #require(jsonObject(first.stdoutData), "stdout: \(first.stdout)")
+        #expect((report["imported"] as? [Int])?.count == 4, "\(report)")
+        #expect((report["duplicates"] as? [[String: Any]])?.count == 1, "\(report)")
+        #expect((report["not_runs"] as? [[String: Any]])?.first?["reason"] as? String == "1", "\(report)")
+        #expect(report["other_files"] as? Int == 1, "\(report)")
+        #expect((report["unreadable"] as? [Any])?.isEmpty == true, "\(report)")
+
+        let sessions = try store.sessions()
+        #expect(sessions.count == 4)
+        #expect(sessions.allSatisfy { $0["source"] as? String == "imported" })
+        // Newest first by the watch's start time, whatever order they were imported in.
+        #expect(sessions.map { $0["started_at"] as? String } == [
+            "2026-03-02T06:30:00Z", "2026-02-23T06:30:00Z", "2026-02-16T06:30:00Z", "2026-02-02T06:30:00Z",
+        ])
+        #expect(sessions.first?["plan"] as? String == "Morning Run")
+        #expect(sessions.map { number($0["avg_work_cadence_spm"]) } == [170, 164, 160, 168])
+
+        // A second import adds nothing, and says so.
+        let again = try store.run("history", "import", folder.path)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.stdout.contains("Imported 0 runs"), "\(again.stdout)")
+        #expect(again.stdout.contains("Skipped 5 runs imported before"), "\(again.stdout)")
+        #expect(try store.sessions().count == 4)
+
+        // trends draws the imported weeks.
+        let trends = try store.run("trends", "--weeks", "520", "--json")
+        let points = try #require(jsonObject(trends.stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(points.count == 4)
+    }
+
+    @Test("an imported run is the session a replay of the file against an open plan scores")
+    func anImportedRunScoresAsItsReplay() throws {
+        let store = try ScratchStore()
+        let file = try store.directory.write("run.gpx", gpxRun(start: Self.lastRun, seconds: 300, perFoot: 86))
+        let imported = try store.run("history", "import", file)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let shown = try store.run("show", "1", "--json")
+        let stored = try #require(jsonObject(shown.stdoutData), "stdout: \(shown.stdout)")
+        #expect(stored["source"] as? String == "imported")
+
+        let plan = try store.directory.write(
+            "open.json", #"{"name": "Morning Run", "steps": [{"kind": "work", "duration": "open", "label": "Imported run"}]}"#)
+        let replay = try intervalpro("replay", file, "--plan", plan, "--fast", "--json", "--no-save")
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        let replayed = try #require(jsonObject(replay.stdoutData))
+        #expect(canonical(stored["totals"] as Any) == canonical(replayed["totals"] as Any))
+        #expect(number(stored["duration_s"]) == number(replayed["duration_s"]))
+        #expect(number((stored["totals"] as? [String: Any])?["avg_cadence_spm"]) == 172)
+    }
+
+    @Test("nothing readable: exit 65 naming the file and what is wrong; a missing path: 66")
+    func unreadableFilesAreNamed() throws {
+        let store = try ScratchStore()
+        let broken = try store.directory.write("broken.gpx", "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>yesterday</time></trkpt></trkseg></trk></gpx>")
+        let result = try store.run("history", "import", broken)
+        #expect(result.status == 65, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stdout.contains("broken.gpx"), "\(result.stdout)")
+        #expect(result.stdout.contains("not an ISO 8601 time"), "\(result.stdout)")
+        #expect(!looksLikeACrash(result.stderr))
+
+        let missing = try store.run("history", "import", store.directory.path("nowhere"))
+        #expect(missing.status == 66, "stderr: \(missing.stderr)")
+        #expect(missing.stderr.contains("nowhere"))
+    }
+}
