@@ -3,8 +3,9 @@ import CZlib
 /// The files of a zip archive (PKWARE's APPNOTE.TXT), as Garmin Connect's "Export Original"
 /// hands out an activity: found through the central directory at the end, stored or deflated
 /// (inflated by the zlib that gzip files use, opened at run time), each checked against its
-/// CRC-32. Encrypted entries and ZIP64 archives (over 4 GiB or 65,535 files) are refused
-/// with those words.
+/// CRC-32. ZIP64 archives (over 4 GiB or 65,535 files, as a large Strava bulk export is, or
+/// written so by `zip -fz`) are read through their ZIP64 end record and each entry's ZIP64
+/// extra field (APPNOTE 4.3.14-4.3.15, 4.5.3). Encrypted entries are refused with that word.
 public enum Zip {
     public struct Failure: Error, Equatable, Sendable {
         public var message: String
@@ -41,33 +42,56 @@ public enum Zip {
         else {
             throw Failure(message: "no zip directory at its end: the file was cut short, or is no zip file")
         }
-        let count = Int(reader.u16(end + 10))
-        let directorySize = Int(reader.u32(end + 12))
-        let directoryOffset = Int(reader.u32(end + 16))
+        var count = Int(reader.u16(end + 10))
+        var directorySize = Int(reader.u32(end + 12))
+        var directoryOffset = Int(reader.u32(end + 16))
+        // The directory ends where the records after it begin: the ZIP64 end record, if any.
+        var directoryEnd = end
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            throw Failure(message: "a ZIP64 archive (over 4 GiB or 65,535 files), which is not read: unpack it first")
+            // The ZIP64 end locator, 20 bytes just before the end record, says where the
+            // ZIP64 end record is; that record holds the counts in 64 bits.
+            let locator = end - 20
+            guard locator >= 0, reader.u32(locator) == 0x0706_4B50, let record = reader.int64(locator + 8),
+                record + 56 <= locator, reader.u32(record) == 0x0606_4B50,
+                let total = reader.int64(record + 32), let size = reader.int64(record + 40), let offset = reader.int64(record + 48)
+            else {
+                throw Failure(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")
+            }
+            (count, directorySize, directoryOffset, directoryEnd) = (total, size, offset, record)
         }
-        guard directoryOffset + directorySize <= end else {
+        guard directoryOffset <= directoryEnd, directorySize <= directoryEnd - directoryOffset else {
             throw Failure(message: "its directory points past the end of the file: the file is damaged")
         }
         var entries: [Entry] = []
         var p = directoryOffset
         for index in 0..<count {
-            guard p + 46 <= end, reader.u32(p) == 0x0201_4B50 else {
-                throw Failure(message: "entry \(index + 1) of its directory is damaged (at byte \(p))")
-            }
+            func damaged() -> Failure { Failure(message: "entry \(index + 1) of its directory is damaged (at byte \(p))") }
+            guard p + 46 <= directoryEnd, reader.u32(p) == 0x0201_4B50 else { throw damaged() }
             let nameLength = Int(reader.u16(p + 28))
             let extraLength = Int(reader.u16(p + 30))
             let commentLength = Int(reader.u16(p + 32))
-            guard p + 46 + nameLength <= end else {
-                throw Failure(message: "entry \(index + 1) of its directory is damaged (at byte \(p))")
+            guard p + 46 + nameLength + extraLength <= directoryEnd else { throw damaged() }
+            var entry = Entry(
+                name: String(decoding: bytes[(p + 46)..<(p + 46 + nameLength)], as: UTF8.self),
+                method: reader.u16(p + 10), flags: reader.u16(p + 8), crc32: reader.u32(p + 16),
+                compressedSize: Int(reader.u32(p + 20)), size: Int(reader.u32(p + 24)),
+                localHeaderOffset: Int(reader.u32(p + 42)))
+            // A size or offset of 0xFFFFFFFF is in the ZIP64 extra field (id 1), in this order,
+            // holding only those that are.
+            let sentinel = 0xFFFF_FFFF
+            if entry.size == sentinel || entry.compressedSize == sentinel || entry.localHeaderOffset == sentinel {
+                guard var field = reader.extraField(id: 1, in: (p + 46 + nameLength)..<(p + 46 + nameLength + extraLength)) else {
+                    throw damaged()
+                }
+                for keyPath in [\Entry.size, \Entry.compressedSize, \Entry.localHeaderOffset] where entry[keyPath: keyPath] == sentinel {
+                    // Only the uncompressed size may be larger than the archive.
+                    guard field.count >= 8, let value = reader.int64(field.lowerBound), keyPath == \Entry.size || value <= bytes.count
+                    else { throw damaged() }
+                    entry[keyPath: keyPath] = value
+                    field = (field.lowerBound + 8)..<field.upperBound
+                }
             }
-            entries.append(
-                Entry(
-                    name: String(decoding: bytes[(p + 46)..<(p + 46 + nameLength)], as: UTF8.self),
-                    method: reader.u16(p + 10), flags: reader.u16(p + 8), crc32: reader.u32(p + 16),
-                    compressedSize: Int(reader.u32(p + 20)), size: Int(reader.u32(p + 24)),
-                    localHeaderOffset: Int(reader.u32(p + 42))))
+            entries.append(entry)
             p += 46 + nameLength + extraLength + commentLength
         }
         return entries
@@ -122,5 +146,23 @@ public enum Zip {
         init(_ bytes: [UInt8]) { self.bytes = bytes }
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
+        /// A 64-bit field as an Int; nil when it lies outside the bytes or does not fit.
+        func int64(_ at: Int) -> Int? {
+            guard at >= 0, at + 8 <= bytes.count else { return nil }
+            let value = UInt64(u32(at)) | UInt64(u32(at + 4)) << 32
+            return value <= UInt64(Int.max) ? Int(value) : nil
+        }
+
+        /// The data of the extra field `id` among the extra fields in `range`.
+        func extraField(id: UInt16, in range: Range<Int>) -> Range<Int>? {
+            var p = range.lowerBound
+            while p + 4 <= range.upperBound {
+                let size = Int(u16(p + 2))
+                guard p + 4 + size <= range.upperBound else { return nil }
+                if u16(p) == id { return (p + 4)..<(p + 4 + size) }
+                p += 4 + size
+            }
+            return nil
+        }
     }
 }

@@ -56,4 +56,49 @@ struct ZipTests {
         let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
         #expect(throws: Zip.Failure(message: "folder/run.fit: encrypted, which is not read")) { try Zip.contents(of: run, in: archive) }
     }
+
+    /// `zip -fz` writes ZIP64 (end record, extra fields) however small the archive.
+    @Test func zip64ArchivesFromZipReadByteForByte() throws {
+        for options in [["-fz"], ["-fz", "-0"]] {
+            let archive = try zipped([("run.fit", activity), ("README.txt", Array("hello\n".utf8))], options)
+            let entries = try Zip.entries(archive)
+            let run = try #require(entries.first { $0.name == "folder/run.fit" }, "\(options)")
+            #expect(run.size == activity.count)
+            #expect(try Zip.contents(of: run, in: archive) == activity)
+            // Without its ZIP64 end record the archive says it is damaged, never crashes.
+            let record = try #require(Self.lastIndex(of: [0x50, 0x4B, 6, 6], in: archive))
+            var broken = archive
+            broken[record] = 0
+            #expect(throws: Zip.Failure(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")) {
+                try Zip.entries(broken)
+            }
+        }
+    }
+
+    /// Over 65,535 files, as Python's zipfile writes them: the count is in the ZIP64 end record.
+    @Test func moreThan65535FilesAreCountedFromTheZIP64Record() throws {
+        let scratch = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                for i in range(65_600): z.writestr(f"a/{i}.txt", str(i))
+            """,
+            scratch.file("many.zip"),
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let archive = Array(try Data(contentsOf: URL(fileURLWithPath: scratch.file("many.zip"))))
+        let entries = try Zip.entries(archive)
+        #expect(entries.count == 65_600)
+        #expect(try Zip.contents(of: entries[65_599], in: archive) == Array("65599".utf8))
+    }
+
+    static func lastIndex(of pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        stride(from: bytes.count - pattern.count, through: 0, by: -1).first { Array(bytes[$0..<($0 + pattern.count)]) == pattern }
+    }
 }
