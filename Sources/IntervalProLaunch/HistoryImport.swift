@@ -22,7 +22,7 @@ public enum HistoryImport {
     }
 
     public struct Report: Sendable {
-        /// The new sessions' ids, in the order the files were read.
+        /// The new sessions' ids, in order.
         public var imported: [Int64] = []
         /// Imported before (or twice in this import).
         public var duplicates: [Skipped] = []

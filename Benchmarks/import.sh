@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `history import` of a year of runs (not a test): 1,000 activities of 45 minutes (a third FIT,
+# a third gzipped TCX, a third GPX; Benchmarks/make_activities.py), imported into an empty
+# store, then again (every one a duplicate); whole process, wall time and peak RSS. Beside it,
+# the Python libraries a runner would otherwise use reading the same files (reading only).
+# Usage: Benchmarks/import.sh [COUNT]   (or `make bench-import`). Prints figures; asserts nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+swift build "${flags[@]}" --product intervalpro 2>&1 | tail -1
+bin=$(swift build "${flags[@]}" --show-bin-path)/intervalpro
+python=${TEST_PYTHON:-python3}
+count=${1:-1000}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
+
+python3 Benchmarks/make_activities.py "$count" "$work/runs" 45
+du -sh "$work/runs" | awk -v n="$count" '{print "  " n " activities of 45 minutes, " $1 " on disk"}'
+measure() {
+    /usr/bin/time -f "  %e s wall, %U s user + %S s system, peak RSS %M kB" "$bin" history import "$work/runs" --db "$work/h.sqlite" \
+        | head -2 | sed 's/^/  /'
+}
+echo "history import, into an empty store:"
+measure 2>&1
+ls -la "$work/h.sqlite" | awk '{printf "  database: %.0f MB\n", $5 / 1048576}'
+echo "history import again (each one imported before):"
+measure 2>&1
+if "$python" -c "import gpxpy, garmin_fit_sdk, tcxreader" 2>/dev/null; then
+    echo "the same files read by Garmin's FIT SDK, gpxpy and tcxreader in Python (reading only):"
+    "$python" Benchmarks/import_reference.py "$work/runs"
+else
+    echo "(the Python comparison needs the test venv: make deps-test)"
+fi
