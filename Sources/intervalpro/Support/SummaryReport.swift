@@ -31,7 +31,8 @@ enum SummaryReport {
             header: header + (summary.hrv == nil ? [] : ["alpha 1"]), rows: rows,
             rightAligned: [0, 2, 4, 5, 6, 7, 8, 9, 10, 11])
         lines.append("")
-        var totals = "In zone: \(figure(summary.inZonePercent, 1))%"
+        // A plan without zones (an imported run) has no in-zone figure: a dash, not "-%".
+        var totals = "In zone: \(summary.inZonePercent.map { figure($0, 1) + "%" } ?? "-")"
         totals += "   avg cadence \(figure(summary.averageCadence)) spm (work \(figure(summary.averageWorkCadence)))"
         totals += "   avg HR \(figure(summary.averageHeartRate))"
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
