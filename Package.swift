@@ -50,6 +50,9 @@ let package = Package(
         ),
         // Metronome and voice-cue logic: beat grid, click synthesis, mixer, cue scheduling. Pure.
         .target(name: "IntervalProSound", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // ANT+ over a USB stick, as pure logic: the serial messages, the stick's state machine,
+        // the heart-rate and foot-pod profiles. No I/O, no C.
+        .target(name: "IntervalProANT", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // The FIT binary format, read and written: bytes and messages only. Pure.
@@ -176,7 +179,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
                 "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
-                "IntervalProServices", "IntervalProNetwork", "IntervalProHRV",
+                "IntervalProServices", "IntervalProNetwork", "IntervalProHRV", "IntervalProANT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -202,6 +205,7 @@ let package = Package(
         .testTarget(
             name: "IntervalProCoreTests", dependencies: ["IntervalProCore", "AllocationCounter"], swiftSettings: strictSettings
         ),
+        .testTarget(name: "IntervalProANTTests", dependencies: ["IntervalProANT", "IntervalProCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProHRVTests",
             dependencies: ["IntervalProHRV", "IntervalProCore", .product(name: "RealModule", package: "swift-numerics")],

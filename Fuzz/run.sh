@@ -20,11 +20,13 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
 
-ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile)
+ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream)
 JSON_TARGETS=" PlanFile RecordingFile "
 # The workout and activity readers: built with IntervalProFIT, IntervalProFormats and the XML
 # reader as well (their imports of each other removed, as they become one module).
 FORMAT_TARGETS=" WorkoutText FITFile MarkupFile "
+# The ANT stick's messages and profiles: built with IntervalProANT as well.
+ANT_TARGETS=" ANTStream "
 
 usage() {
     echo "usage: Fuzz/run.sh [RUNS] [TARGET...]" >&2
@@ -70,20 +72,23 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-symbolize=1:detect_leaks=1}"
 
 # The sources a target is built from besides its own file and Fuzz/Support.
 FORMAT_SOURCES=(Sources/IntervalProFIT/*.swift Sources/IntervalProFormats/*.swift Sources/IntervalProIO/MarkupReader.swift)
+ANT_SOURCES=(Sources/IntervalProANT/*.swift)
 # What only the format targets share (it needs the format sources).
 FORMAT_SUPPORT=(Fuzz/FormatSupport/*.swift)
 sources() {
     printf '%s\n' Sources/IntervalProCore/*.swift
     [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
+    [[ "$ANT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${ANT_SOURCES[@]}"
+    return 0
 }
 
-# Copies of the format sources without imports of the modules they are compiled into, nor
+# Copies of the format (or ANT) sources without imports of the modules they are compiled into, nor
 # of swift-numerics' RealModule (FormatSupport/RealFunctions.swift stands in for what they use).
-stage_format_sources() {
+stage_sources() {
     local stage="$OUT/src"
     rm -rf "$stage"
     mkdir -p "$stage"
-    for f in "${FORMAT_SOURCES[@]}"; do
+    for f in "$@"; do
         sed -E '/^(public |internal |@testable )?import (IntervalPro(Core|FIT|Formats)|RealModule)$/d' "$f" >"$stage/$(basename "$f")"
     done
 }
@@ -117,9 +122,12 @@ build() {
     mkdir -p "$work"
     local extra=()
     if [[ "$FORMAT_TARGETS" == *" $target "* ]]; then
-        stage_format_sources
+        stage_sources "${FORMAT_SOURCES[@]}"
         # MarkupReader opens libxml2 through Sources/CXML's module.
         extra=("$ROOT/$OUT"/src/*.swift "${FORMAT_SUPPORT[@]/#/$ROOT/}" -I "$ROOT/Sources/CXML")
+    elif [[ "$ANT_TARGETS" == *" $target "* ]]; then
+        stage_sources "${ANT_SOURCES[@]}"
+        extra=("$ROOT/$OUT"/src/*.swift)
     fi
     if ! (cd "$work" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "$ROOT"/Sources/IntervalProCore/*.swift "${extra[@]}" \
         "$ROOT"/Fuzz/Support/*.swift "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then

@@ -25,6 +25,22 @@ struct DecodeCommandTests {
         #expect(!result.stdout.dropLast().contains("\n"), "one line of JSON")
     }
 
+    @Test("ANT+ pages: a heart-rate page 4 with its RR interval, a foot pod's cadence in steps, a short page refused")
+    func antPages() throws {
+        let heart = try intervalpro("decode", "ant-hr", "84ff00100014093d", "--json")
+        #expect(heart.status == 0, "stderr: \(heart.stderr)")
+        let page = try #require(jsonObject(heart.stdout))
+        #expect(page["heart_rate_bpm"] as? Int == 61)
+        #expect(number(page["rr_interval_ms"]) == 1000)
+        let pod = try intervalpro("decode", "ant-sdm", "02ffff558320ff11", "--json")
+        #expect(number(try #require(jsonObject(pod.stdout))["cadence_spm"]) == 171)
+        let text = try intervalpro("decode", "ant-sdm", "02ffff558320ff11")
+        #expect(text.stdout.contains("ANT+ stride-based speed and distance page"))
+        let short = try intervalpro("decode", "ant-hr", "0400")
+        #expect(short.status == 65)
+        #expect(short.stderr.contains("an ANT+ data page is 8 bytes, not 2"))
+    }
+
     @Test("hex in pieces and in one piece mean the same")
     func hexPieces() throws {
         let pieces = try intervalpro("decode", "2a53", "04", "a8", "02", "ae", "--json")

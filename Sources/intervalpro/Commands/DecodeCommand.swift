@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProANT
 import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
@@ -9,12 +10,16 @@ struct DecodeCommand: AsyncParsableCommand {
         abstract: "Print what a raw GATT value means.",
         discussion: """
             CHAR is 2a37 (Heart Rate Measurement), 2a53 (RSC Measurement), 2a54 (RSC Feature), \
-            2a38 (Body Sensor Location) or 2a19 (Battery Level), or the full 128-bit UUID. \
+            2a38 (Body Sensor Location) or 2a19 (Battery Level), or the full 128-bit UUID; or an \
+            ANT+ data page: ant-hr (heart rate, 8 bytes) or ant-sdm (foot pod, 8 bytes). \
             HEX is the value, e.g. `intervalpro decode 2a53 04a802ae` or `... 04 a8 02 ae`.
             """
     )
 
-    @Argument(help: "The characteristic: 2a37, 2a53, 2a54, 2a38, 2a19 or a 128-bit UUID.")
+    /// The ANT+ profiles `decode` reads, by the name given for CHAR.
+    static let antProfiles = ["ant-hr", "ant-sdm"]
+
+    @Argument(help: "The characteristic: 2a37, 2a53, 2a54, 2a38, 2a19 or a 128-bit UUID; or ant-hr, ant-sdm.")
     var characteristic: String
 
     @Argument(help: "The value in hex, in one or several pieces.")
@@ -24,8 +29,8 @@ struct DecodeCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard GATTCharacteristic(identifier: characteristic) != nil else {
-            throw ValidationError("unknown characteristic '\(characteristic)': use 2a37, 2a53, 2a54, 2a38 or 2a19")
+        guard GATTCharacteristic(identifier: characteristic) != nil || Self.antProfiles.contains(characteristic.lowercased()) else {
+            throw ValidationError("unknown characteristic '\(characteristic)': use 2a37, 2a53, 2a54, 2a38 or 2a19, or ant-hr or ant-sdm")
         }
         guard Hex.decode(hex.joined()) != nil else {
             throw ValidationError("'\(hex.joined(separator: " "))' is not hex: give pairs of digits like 04a802ae")
@@ -34,8 +39,9 @@ struct DecodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let characteristic = GATTCharacteristic(identifier: characteristic)!
             let bytes = Hex.decode(hex.joined())!
+            if Self.antProfiles.contains(characteristic.lowercased()) { return try decodeANT(bytes) }
+            let characteristic = GATTCharacteristic(identifier: characteristic)!
             let reading: SensorReading
             do {
                 reading = try SensorReading.decode(characteristic, bytes)
@@ -48,6 +54,24 @@ struct DecodeCommand: AsyncParsableCommand {
                 print(characteristic)
                 for line in Self.describe(reading.json) { print("  " + line) }
             }
+        }
+    }
+
+    /// An ANT+ heart-rate or foot-pod data page.
+    private func decodeANT(_ bytes: [UInt8]) throws {
+        let heartRate = characteristic.lowercased() == "ant-hr"
+        let value: JSONValue
+        do {
+            value = heartRate ? try ANTPlusHeartRatePage.parse(bytes).json : try ANTPlusStrideSpeedPage.parse(bytes).json
+        } catch {
+            throw Failure(
+                "an ANT+ data page is 8 bytes, not \(bytes.count) (value \(Hex.encode(bytes)))", status: .dataError)
+        }
+        if json {
+            print(value.serialized())
+        } else {
+            print(heartRate ? "ANT+ heart rate page" : "ANT+ stride-based speed and distance page")
+            for line in Self.describe(value) { print("  " + line) }
         }
     }
 

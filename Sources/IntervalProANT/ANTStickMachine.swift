@@ -1,0 +1,246 @@
+public import IntervalProCore
+
+/// Which ANT device a channel hears: its number, type and transmission type (the channel id).
+public struct ANTDeviceID: Hashable, Sendable, CustomStringConvertible {
+    public var number: UInt16
+    public var type: UInt8
+    public var transmissionType: UInt8
+
+    public init(number: UInt16, type: UInt8, transmissionType: UInt8) {
+        self.number = number
+        self.type = type
+        self.transmissionType = transmissionType
+    }
+
+    /// "ant:12345", as sensors are named on the command line and in recordings.
+    public var description: String { "ant:\(number)" }
+}
+
+/// A receiving channel to open: what it searches for, on what period and frequency.
+public struct ANTChannelPlan: Equatable, Sendable {
+    /// ANT+ device type: 120 heart rate, 124 stride-based speed and distance.
+    public var deviceType: UInt8
+    /// 0: any device of the type (a wildcard search).
+    public var deviceNumber: UInt16
+    /// 0: any.
+    public var transmissionType: UInt8
+    /// Message period in 1/32768 s (8070 for a heart-rate monitor, 8134 for a foot pod).
+    public var period: UInt16
+    /// RF channel: 2400 + this MHz (57 for ANT+).
+    public var frequency: UInt8
+
+    public init(deviceType: UInt8, deviceNumber: UInt16 = 0, transmissionType: UInt8 = 0, period: UInt16, frequency: UInt8 = 57) {
+        self.deviceType = deviceType
+        self.deviceNumber = deviceNumber
+        self.transmissionType = transmissionType
+        self.period = period
+        self.frequency = frequency
+    }
+
+    /// An ANT+ heart-rate monitor (device profile: Heart Rate, 4 Hz).
+    public static func heartRate(deviceNumber: UInt16 = 0) -> ANTChannelPlan {
+        ANTChannelPlan(deviceType: 120, deviceNumber: deviceNumber, period: 8070)
+    }
+
+    /// An ANT+ foot pod (device profile: Stride Based Speed and Distance, 4 Hz).
+    public static func strideSpeed(deviceNumber: UInt16 = 0) -> ANTChannelPlan {
+        ANTChannelPlan(deviceType: 124, deviceNumber: deviceNumber, period: 8134)
+    }
+}
+
+/// The ANT stick as an I/O-free state machine: it resets the stick, asks for the channel id
+/// with every data message, sets the network key, opens one receiving channel per plan, and
+/// then reports each data page with the device that sent it. A channel that loses its device
+/// searches again; one whose search times out is opened again, so a device that comes back is
+/// heard again without anyone asking. The caller sends what `.send` says, delivers what the
+/// stick answers, and ticks at `nextDeadline`: an answer that does not come in time fails.
+public struct ANTStickMachine: Sendable {
+    public enum Event: Equatable, Sendable {
+        case start
+        case received(ANTMessage)
+        case tick
+    }
+
+    public enum ChannelState: Equatable, Sendable {
+        case configuring
+        case searching
+        case tracking(ANTDeviceID)
+    }
+
+    public enum Action: Equatable, Sendable {
+        case send(ANTMessage)
+        /// Eight bytes of a data page from a channel's device (nil until the stick names it).
+        case page(channel: Int, device: ANTDeviceID?, bytes: [UInt8])
+        case channelState(channel: Int, ChannelState)
+        /// The stick refused a command or did not answer: the session goes on without it.
+        case failed(String)
+    }
+
+    /// How long the stick has to answer a command; a reset takes longer.
+    static let answerTime = SessionTime.seconds(1)
+    static let resetTime = SessionTime.seconds(2)
+    /// A search's length, in the 2.5 s units of the search-timeout message: 30 s, then the
+    /// channel closes and is opened again.
+    static let searchTimeoutUnits: UInt8 = 12
+
+    public let channels: [ANTChannelPlan]
+    public private(set) var states: [ChannelState]
+    public private(set) var nextDeadline: SessionTime?
+    /// False when the stick refused to add the channel id to data messages: it is asked for
+    /// once per device found instead.
+    public private(set) var extendedData = true
+    private let networkKey: [UInt8]
+    private let networkNumber: UInt8
+    private var queue: [ANTMessage] = []
+    private var awaiting: ANTMessage?
+    private var failed = false
+
+    public init(networkKey: [UInt8], channels: [ANTChannelPlan], networkNumber: UInt8 = 0) {
+        precondition(networkKey.count == 8, "an ANT network key is 8 bytes")
+        precondition(channels.count <= 8, "ANT sticks have 8 channels")
+        self.networkKey = networkKey
+        self.networkNumber = networkNumber
+        self.channels = channels
+        states = Array(repeating: .configuring, count: channels.count)
+    }
+
+    public mutating func handle(_ event: Event, now: SessionTime) -> [Action] {
+        guard !failed else { return [] }
+        var actions: [Action] = []
+        switch event {
+        case .start:
+            queue = [ANTMessage(.resetSystem, [0])]
+            sendNext(now: now, into: &actions)
+        case .tick:
+            if let deadline = nextDeadline, now >= deadline, let awaiting {
+                fail("the ANT stick did not answer '\(awaiting.id)' in time", into: &actions)
+            }
+        case .received(let message):
+            receive(message, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    private mutating func receive(_ message: ANTMessage, now: SessionTime, into actions: inout [Action]) {
+        switch message.id {
+        case .startup:
+            guard awaiting?.id == .resetSystem else { return }
+            awaiting = nil
+            queue = configuration()
+            sendNext(now: now, into: &actions)
+        case .channelEvent:
+            guard let event = ANTChannelEvent(message.payload) else { return }
+            switch event {
+            case .response(let channel, let id, let code):
+                guard let awaiting, awaiting.id == id, awaiting.payload.first == channel || !Self.isChannelCommand(id) else { return }
+                self.awaiting = nil
+                if code != ANTChannelEvent.responseNoError {
+                    if id == .libConfig {
+                        extendedData = false  // older sticks: ask for each device's id instead
+                    } else if id != .request {  // a refused request leaves the device unnamed
+                        return fail("the ANT stick refused '\(id)' (code 0x\(String(code, radix: 16)))", into: &actions)
+                    }
+                }
+                if id == .openChannel, Int(channel) < states.count { setState(Int(channel), .searching, into: &actions) }
+                sendNext(now: now, into: &actions)
+            case .radio(let channel, let radio):
+                let index = Int(channel)
+                guard index < states.count else { return }
+                switch radio {
+                case .lostGoingToSearch: setState(index, .searching, into: &actions)
+                case .channelClosed:
+                    // The search timed out (or the stick closed it): search again.
+                    setState(index, .searching, into: &actions)
+                    queue.append(ANTMessage(.openChannel, [channel]))
+                    if awaiting == nil { sendNext(now: now, into: &actions) }
+                default: break
+                }
+            }
+        case .broadcastData, .acknowledgedData:
+            guard message.payload.count >= 9 else { return }
+            let index = Int(message.payload[0])
+            guard index < states.count else { return }
+            let bytes = Array(message.payload[1...8])
+            var device: ANTDeviceID?
+            // Extended data: a flag byte, 0x80 when the channel id follows.
+            if message.payload.count >= 14, message.payload[9] & 0x80 != 0 {
+                let p = message.payload
+                device = ANTDeviceID(number: UInt16(p[10]) | UInt16(p[11]) << 8, type: p[12], transmissionType: p[13])
+            } else if case .tracking(let known) = states[index] {
+                device = known
+            } else if !extendedData, !queue.contains(where: { $0.id == .request && $0.payload.first == UInt8(index) }),
+                awaiting?.id != .request
+            {
+                queue.append(ANTMessage(.request, [UInt8(index), ANTMessageID.channelID.rawValue]))
+                if awaiting == nil { sendNext(now: now, into: &actions) }
+            }
+            if let device, states[index] != .tracking(device) { setState(index, .tracking(device), into: &actions) }
+            actions.append(.page(channel: index, device: device, bytes: bytes))
+        case .channelID:
+            // The answer to a request for a channel's id.
+            guard message.payload.count >= 5, awaiting?.id == .request else { return }
+            awaiting = nil
+            let p = message.payload
+            let index = Int(p[0])
+            let number = UInt16(p[1]) | UInt16(p[2]) << 8
+            if index < states.count, number != 0 {
+                setState(index, .tracking(ANTDeviceID(number: number, type: p[3], transmissionType: p[4])), into: &actions)
+            }
+            sendNext(now: now, into: &actions)
+        case .serialError:
+            fail("the ANT stick reported a serial error: its messages are out of step", into: &actions)
+        default:
+            break
+        }
+    }
+
+    /// What configures the stick after its reset: extended data, the network key, and each
+    /// channel assigned as a receiver, given its id, period, frequency and search length, opened.
+    private func configuration() -> [ANTMessage] {
+        var messages = [ANTMessage(.libConfig, [0, 0x80]), ANTMessage(.networkKey, [networkNumber] + networkKey)]
+        for (index, plan) in channels.enumerated() {
+            let channel = UInt8(index)
+            messages += [
+                ANTMessage(.assignChannel, [channel, 0x00, networkNumber]),  // 0x00: bidirectional receive
+                ANTMessage(
+                    .channelID,
+                    [channel, UInt8(plan.deviceNumber & 0xFF), UInt8(plan.deviceNumber >> 8), plan.deviceType, plan.transmissionType]),
+                ANTMessage(.channelPeriod, [channel, UInt8(plan.period & 0xFF), UInt8(plan.period >> 8)]),
+                ANTMessage(.radioFrequency, [channel, plan.frequency]),
+                ANTMessage(.searchTimeout, [channel, Self.searchTimeoutUnits]),
+                ANTMessage(.openChannel, [channel]),
+            ]
+        }
+        return messages
+    }
+
+    /// Commands whose answer names the channel in its first byte.
+    private static func isChannelCommand(_ id: ANTMessageID) -> Bool {
+        [.assignChannel, .channelID, .channelPeriod, .radioFrequency, .searchTimeout, .openChannel, .closeChannel].contains(id)
+    }
+
+    private mutating func sendNext(now: SessionTime, into actions: inout [Action]) {
+        guard awaiting == nil, !queue.isEmpty else {
+            if awaiting == nil { nextDeadline = nil }
+            return
+        }
+        let message = queue.removeFirst()
+        awaiting = message
+        nextDeadline = now + (message.id == .resetSystem ? Self.resetTime : Self.answerTime)
+        actions.append(.send(message))
+    }
+
+    private mutating func setState(_ index: Int, _ state: ChannelState, into actions: inout [Action]) {
+        guard states[index] != state else { return }
+        states[index] = state
+        actions.append(.channelState(channel: index, state))
+    }
+
+    private mutating func fail(_ reason: String, into actions: inout [Action]) {
+        failed = true
+        awaiting = nil
+        queue = []
+        nextDeadline = nil
+        actions.append(.failed(reason))
+    }
+}
