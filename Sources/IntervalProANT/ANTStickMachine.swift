@@ -244,3 +244,12 @@ public struct ANTStickMachine: Sendable {
         actions.append(.failed(reason))
     }
 }
+
+extension ANTDeviceID {
+    /// A data page as a session records it: from device "ant:NUMBER", characteristic
+    /// "ant-hr" or "ant-sdm" by the device's type; nil for a type no profile here reads.
+    public func notification(_ page: [UInt8], at time: SessionTime) -> RawNotification? {
+        guard let profile = ANTPlusProfile(deviceType: type) else { return nil }
+        return RawNotification(time: time, device: description, characteristicID: profile.rawValue, bytes: page)
+    }
+}

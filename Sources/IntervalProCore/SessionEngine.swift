@@ -35,7 +35,7 @@ public struct SessionEngine: Sendable {
         case applied(Control)
         case deviceEvent(device: String, name: String)
         /// A notification whose value did not decode; the session goes on without it.
-        case rejectedNotification(device: String, error: GATTParseError)
+        case rejectedNotification(device: String, error: NotificationParseError)
         /// The state at a whole second of session time, reported once that second has
         /// passed (before what happens after it): the 1 Hz samples the history keeps.
         /// Only with `reportsSamples`.
@@ -76,6 +76,8 @@ public struct SessionEngine: Sendable {
     public private(set) var nextSampleSecond = 0
     /// The last RSC cadence each device sent, as sent (steps or strides), for samples.
     private var rawCadenceByDevice: [String: Int] = [:]
+    /// Reads GATT values and ANT+ pages (whose readings depend on the pages before them).
+    private var decoder = NotificationDecoder()
     /// RR intervals of the heart-rate device since the last sample (only with `reportsSamples`).
     private var beatsSinceSample: [UInt16] = []
 
@@ -306,10 +308,10 @@ public struct SessionEngine: Sendable {
     // MARK: - Readings
 
     private mutating func ingest(_ notification: RawNotification, at now: SessionTime, into actions: inout [Action]) {
-        guard let characteristic = notification.characteristic else { return }
         let reading: SensorReading
         do {
-            reading = try SensorReading.decode(characteristic, notification.bytes)
+            guard let decoded = try decoder.decode(notification) else { return }
+            reading = decoded
         } catch {
             actions.append(.rejectedNotification(device: notification.device, error: error))
             return

@@ -26,6 +26,7 @@ public struct StreamStatistics: Sendable {
     public init(header: RecordingHeader, entries: [RecordingEntry], units: [String: CadenceUnit], outOfOrderLines: Int = 0) {
         self.outOfOrderLines = outOfOrderLines
         var stream = CadenceStream(units: units)
+        var decoder = NotificationDecoder()
         var index: [String: Int] = [:]
         func slot(_ id: String) -> Int {
             if let i = index[id] { return i }
@@ -46,8 +47,11 @@ public struct StreamStatistics: Sendable {
                 devices[i].events[name, default: 0] += 1
             case .notification(let n):
                 devices[i].notifications[n.characteristicID, default: 0] += 1
-                guard let characteristic = n.characteristic else { continue }
-                guard let reading = try? SensorReading.decode(characteristic, n.bytes) else {
+                let reading: SensorReading
+                do {
+                    guard let decoded = try decoder.decode(n) else { continue }
+                    reading = decoded
+                } catch {
                     devices[i].rejected += 1
                     continue
                 }

@@ -106,8 +106,8 @@ struct SessionPresenter: SessionObserver {
         }
     }
 
-    private mutating func warnRejected(_ device: String, _ error: GATTParseError) {
-        let key = "\(device) \(error.characteristic.shortID)"
+    private mutating func warnRejected(_ device: String, _ error: NotificationParseError) {
+        let key = "\(device) \(error.characteristicID)"
         guard rejectedWarnings.insert(key).inserted else { return }
         screen.warning = "\(device): \(error)"
     }
@@ -141,7 +141,7 @@ struct SessionPresenter: SessionObserver {
         case .applied: return nil
         case .deviceEvent(let device, let name): return "\(device) \(name)"
         case .rejectedNotification(let device, let error):
-            let key = "\(device) \(error.characteristic.shortID)"
+            let key = "\(device) \(error.characteristicID)"
             guard rejectedWarnings.insert(key).inserted else { return nil }
             return "warning: ignored a bad value from \(device): \(error)"
         case .sessionFinished, .sample: return nil

@@ -287,7 +287,7 @@ struct SessionEngineClockTests {
         let bad = RawNotification(time: at(1), device: "pod", characteristic: .rscMeasurement, bytes: [0x00, 0x01])
         #expect(
             h.send(.notification(bad), at: 1)
-                == [.rejectedNotification(device: "pod", error: GATTParseError(.rscMeasurement, .truncated(needed: 4, got: 2)))])
+                == [.rejectedNotification(device: "pod", error: .gatt(GATTParseError(.rscMeasurement, .truncated(needed: 4, got: 2))))])
         let unknown = RawNotification(time: at(2), device: "pod", characteristicID: "2a5b", bytes: [0x01])
         #expect(h.send(.notification(unknown), at: 2) == [])
         #expect(h.engine.stream.cadence == nil)

@@ -1,5 +1,3 @@
-public import IntervalProCore
-
 // The JSON `intervalpro decode --json` prints for ANT+ pages: keys carry their units, as they
 // do for GATT values.
 

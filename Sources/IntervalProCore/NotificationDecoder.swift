@@ -1,0 +1,116 @@
+/// The ANT+ profiles whose data pages a recording holds, by the name its `char` gives them
+/// (the same names `intervalpro decode` takes). Readers of version 1 recordings that do not
+/// know them skip their lines, as they skip any characteristic they do not know.
+public enum ANTPlusProfile: String, Sendable, CaseIterable {
+    /// ANT+ Heart Rate (device type 120).
+    case heartRate = "ant-hr"
+    /// ANT+ Stride Based Speed and Distance (device type 124).
+    case strideSpeed = "ant-sdm"
+
+    public init?(identifier: String) {
+        self.init(rawValue: identifier.lowercased())
+    }
+
+    public init?(deviceType: UInt8) {
+        switch deviceType {
+        case ANTPlusHeartRatePage.deviceType: self = .heartRate
+        case ANTPlusStrideSpeedPage.deviceType: self = .strideSpeed
+        default: return nil
+        }
+    }
+}
+
+/// A notification whose value could not be read: said once, and skipped.
+public enum NotificationParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    case gatt(GATTParseError)
+    /// An ANT+ data page that is not eight bytes.
+    case antPage(ANTPlusProfile, length: Int)
+
+    /// The characteristic as a recording names it ("2a53", "ant-sdm").
+    public var characteristicID: String {
+        switch self {
+        case .gatt(let error): error.characteristic.shortID
+        case .antPage(let profile, _): profile.rawValue
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .gatt(let error): error.description
+        case .antPage(let profile, let length): "\(profile.rawValue): an ANT+ data page is 8 bytes, not \(length)"
+        }
+    }
+}
+
+/// What each notification of a session means, as a `SensorReading`: a GATT value by its
+/// parser, an ANT+ data page through the state its device's earlier pages left (a heart-rate
+/// monitor's last beat, a foot pod's distance so far). The engine and the stream statistics
+/// each read a session's notifications through one, in order, so a replay gives the same
+/// readings as the live session did.
+///
+/// ANT+ pages become the GATT readings they carry: a heart-rate page the Heart Rate
+/// Measurement with the RR interval its beat completes; a foot pod's page 2 an RSC
+/// Measurement in steps per minute (its cadence is in strides per minute, one stride two
+/// footfalls: doubled here, so the device is read in steps), with its speed and the distance
+/// its page 1s added up. Pages that carry no reading of their own (page 1, common pages) give
+/// none.
+public struct NotificationDecoder: Sendable {
+    private var beats: [String: ANTPlusBeatTracker] = [:]
+    private var distances: [String: PodDistance] = [:]
+
+    public init() {}
+
+    /// The reading `notification` carries; nil for a characteristic or page that carries none.
+    public mutating func decode(_ notification: RawNotification) throws(NotificationParseError) -> SensorReading? {
+        if let characteristic = notification.characteristic {
+            do {
+                return try SensorReading.decode(characteristic, notification.bytes)
+            } catch {
+                throw .gatt(error)
+            }
+        }
+        guard let profile = ANTPlusProfile(identifier: notification.characteristicID) else { return nil }
+        let device = notification.device
+        do {
+            switch profile {
+            case .heartRate:
+                let page = try ANTPlusHeartRatePage.parse(notification.bytes)
+                let intervals = beats[device, default: ANTPlusBeatTracker()].add(page)
+                return .heartRate(
+                    HeartRateMeasurement(heartRate: UInt16(page.heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals(intervals)))
+            case .strideSpeed:
+                let page = try ANTPlusStrideSpeedPage.parse(notification.bytes)
+                switch page {
+                case .distance(_, let metres, _, _):
+                    distances[device, default: PodDistance()].add(metres)
+                    return nil
+                case .cadence(let strides, let speed, let status):
+                    let steps = (strides * 2).rounded()
+                    return .rsc(
+                        RSCMeasurement(
+                            speedRaw: UInt16(clamping: Int((speed * 256).rounded())), cadence: UInt8(clamping: Int(steps)),
+                            totalDistanceRaw: distances[device]?.decimetres, running: !status.inactive && steps > 0))
+                case .common, .other:
+                    return nil
+                }
+            }
+        } catch {
+            throw .antPage(profile, length: notification.bytes.count)
+        }
+    }
+
+    /// A foot pod's distance: page 1 counts metres (1/16) rolling over at 256; the sum of the
+    /// steps between pages, from the first page on.
+    struct PodDistance: Sendable {
+        private var last: Double?
+        private var total = 0.0
+
+        mutating func add(_ metres: Double) {
+            if let last { total += (metres - last + 256).truncatingRemainder(dividingBy: 256) }
+            last = metres
+        }
+
+        /// In RSC's unit, 1/10 m.
+        var decimetres: UInt32 { UInt32(clamping: Int((total * 10).rounded())) }
+    }
+}

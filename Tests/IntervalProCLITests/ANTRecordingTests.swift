@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// A recording of an ANT+ foot pod (page 1 and page 2 in turn, 4 Hz, 85.5 strides a minute)
+/// and an ANT+ strap (4 Hz pages, a beat every 820/1024 s: 75 bpm), as a session records them.
+func antRecording(seconds: Int, withBadPage: Bool = false) -> String {
+    var lines = [
+        #"{"intervalpro_recording": 1, "started_at": "2026-03-01T07:30:00Z", "devices": [{"id": "ant:4321", "name": "Foot pod", "cadence_unit": "steps"}, {"id": "ant:12345", "name": "HRM-Run"}]}"#
+    ]
+    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    var distance = 0.0
+    for tick in 0..<(seconds * 4) {
+        let t = Double(tick) / 4
+        distance += 3.0 / 4
+        let metres = distance.truncatingRemainder(dividingBy: 256)
+        let sdm: [UInt8] =
+            tick % 2 == 0
+            ? [1, 0, UInt8(tick / 4 % 256), UInt8(metres), UInt8(Int(metres * 16) % 16) << 4 | 3, 0, UInt8(tick / 2 % 256), 0]
+            : [2, 0xFF, 0xFF, 85, 0x83, 0, 0xFF, 0x01]
+        lines.append(#"{"t": \#(String(format: "%.3f", t)), "dev": "ant:4321", "char": "ant-sdm", "hex": "\#(hex(sdm))"}"#)
+        let beats = Int(t * 1024) / 820
+        let beatTime = UInt16(truncatingIfNeeded: beats * 820)
+        let hr: [UInt8] = [0, 0, 0, 0, UInt8(beatTime & 0xFF), UInt8(beatTime >> 8), UInt8(truncatingIfNeeded: beats), 75]
+        lines.append(#"{"t": \#(String(format: "%.3f", t + 0.01)), "dev": "ant:12345", "char": "ant-hr", "hex": "\#(hex(hr))"}"#)
+        if withBadPage, tick == 8 {
+            lines.append(#"{"t": \#(String(format: "%.3f", t + 0.02)), "dev": "ant:4321", "char": "ant-sdm", "hex": "0200"}"#)
+        }
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+@Suite("recordings of ANT+ sensors")
+struct ANTRecordingTests {
+    @Test("a foot pod's strides score as steps, the strap's beat times give heart rate and RR intervals")
+    func antRecordingScores() throws {
+        let scratch = try ScratchDirectory()
+        let recording = try scratch.write("ant.jsonl", antRecording(seconds: 120, withBadPage: true))
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Two minutes", "steps": [{"kind": "work", "duration": "2:00", "cadence": 170}]}"#)
+        let result = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let summary = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        let totals = try #require(summary["totals"] as? [String: Any])
+        #expect(number(totals["avg_cadence_spm"]) == 171)
+        #expect(try #require(number(totals["in_zone_pct"])) > 99)
+        #expect(number(totals["avg_hr_bpm"]) == 75)
+        let hrv = try #require(summary["hrv"] as? [String: Any], "\(summary)")
+        // A beat every 820/1024 s for two minutes: 149 intervals after the first beat.
+        #expect((148...150).contains(hrv["beats"] as? Int ?? 0), "\(hrv)")
+        // The one bad page is said once and skipped; the file is not refused.
+        #expect(result.stderr.contains("ant-sdm: an ANT+ data page is 8 bytes, not 2"), "\(result.stderr)")
+
+        let statistics = try intervalpro("replay", recording, "--json")
+        #expect(statistics.status == 0, "stderr: \(statistics.stderr)")
+        #expect(statistics.stdout.contains("ant-sdm"), "\(statistics.stdout)")
+    }
+}
