@@ -53,6 +53,11 @@ let package = Package(
         // ANT+ over a USB stick, as pure logic: the serial messages, the stick's state machine,
         // the heart-rate and foot-pod profiles. No I/O, no C.
         .target(name: "IntervalProANT", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
+        // An ANT stick on a file descriptor, driven on the event loop into the live feed.
+        .target(
+            name: "IntervalProANTLink",
+            dependencies: ["IntervalProANT", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime"],
+            swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
         // The FIT binary format, read and written: bytes and messages only. Pure.
@@ -205,7 +210,10 @@ let package = Package(
         .testTarget(
             name: "IntervalProCoreTests", dependencies: ["IntervalProCore", "AllocationCounter"], swiftSettings: strictSettings
         ),
-        .testTarget(name: "IntervalProANTTests", dependencies: ["IntervalProANT", "IntervalProCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProANTTests",
+            dependencies: ["IntervalProANT", "IntervalProANTLink", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProHRVTests",
             dependencies: ["IntervalProHRV", "IntervalProCore", .product(name: "RealModule", package: "swift-numerics")],

@@ -1,0 +1,144 @@
+import Foundation
+import IntervalProANT
+import IntervalProANTLink
+import IntervalProCore
+import IntervalProEventLoop
+import IntervalProRuntime
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fake ANT stick on the other end of a socketpair: it answers each command as the ANT
+/// Message Protocol says a stick does, and once every channel is open broadcasts `pages`
+/// (channel, page, sender's id) with the extended channel id.
+final class FakeStick: @unchecked Sendable {
+    let descriptor: Int32
+    let answers: Bool
+    let pages: [(UInt8, [UInt8], ANTDeviceID)]
+    private(set) var received: [ANTMessage] = []
+    private var thread: Thread?
+
+    init(descriptor: Int32, answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)]) {
+        self.descriptor = descriptor
+        self.answers = answers
+        self.pages = pages
+    }
+
+    func start(channels: Int) {
+        let thread = Thread { [self] in serve(channels: channels) }
+        self.thread = thread
+        thread.start()
+    }
+
+    private func send(_ message: ANTMessage) {
+        let bytes = message.framed
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    private func serve(channels: Int) {
+        var deframer = ANTDeframer()
+        var opened = 0
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while opened < channels {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            for message in deframer.append(buffer[..<count]) {
+                received.append(message)
+                guard answers else { continue }
+                if message.id == .resetSystem {
+                    send(ANTMessage(.startup, [0x20]))
+                } else {
+                    send(ANTMessage(.channelEvent, [message.payload[0], message.id.rawValue, 0]))
+                }
+                if message.id == .openChannel { opened += 1 }
+            }
+        }
+        // A message at a time, split across writes the way USB packets may split them.
+        for (channel, page, device) in pages {
+            let framed = ANTMessage(
+                .broadcastData,
+                [channel] + page + [0x80, UInt8(device.number & 0xFF), UInt8(device.number >> 8), device.type, device.transmissionType]
+            ).framed
+            _ = framed.prefix(5).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            usleep(2_000)
+            _ = framed.dropFirst(5).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+}
+
+@Suite("an ANT stick on a socketpair, on the real event loop")
+struct ANTStickLinkTests {
+    struct Rig {
+        let loop: EventLoop
+        let feed: LiveFeed
+        let link: ANTStickLink
+        let stick: FakeStick
+        let descriptors: [Int32]
+
+        init(answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)]) throws {
+            var pair: [Int32] = [0, 0]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw POSIXError(.EIO) }
+            descriptors = pair
+            loop = try EventLoop(name: "ant-test")
+            let start = ContinuousClock.now
+            let clock: @Sendable () -> Duration = { ContinuousClock.now - start }
+            feed = LiveFeed(clock: clock)
+            link = ANTStickLink(
+                loop: loop, descriptor: pair[0], name: "/dev/ttyUSB0", networkKey: [1, 2, 3, 4, 5, 6, 7, 8],
+                channels: [.strideSpeed(), .heartRate()], feed: feed, arrivals: LoopCondition(loop: loop), clock: clock)
+            stick = FakeStick(descriptor: pair[1], answers: answers, pages: pages)
+            stick.start(channels: 2)
+            link.start()
+        }
+
+        /// What the feed holds once `enough` says so, or after `seconds`.
+        func collect(upTo seconds: Double, until enough: ([RecordingEntry], [String]) -> Bool) -> ([RecordingEntry], [String]) {
+            var entries: [RecordingEntry] = []
+            var notices: [String] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline, !enough(entries, notices) {
+                let poll = feed.poll()
+                entries += poll.entries
+                notices += poll.notices
+                usleep(5_000)
+            }
+            return (entries, notices)
+        }
+
+        func close() {
+            link.stop()
+            loop.shutdown()
+            for descriptor in descriptors { Glibc.close(descriptor) }
+        }
+    }
+
+    @Test("the stick is configured, and each page reaches the feed as its device's notification, byte for byte")
+    func pagesReachTheFeed() throws {
+        let pod = ANTDeviceID(number: 4321, type: 124, transmissionType: 5)
+        let strap = ANTDeviceID(number: 12345, type: 120, transmissionType: 1)
+        let podPage: [UInt8] = [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11]
+        let strapPage: [UInt8] = [0x04, 0, 0, 0x10, 0x00, 0x14, 9, 61]
+        let rig = try Rig(pages: (0..<3).flatMap { _ in [(UInt8(0), podPage, pod), (UInt8(1), strapPage, strap)] })
+        defer { rig.close() }
+        let (entries, notices) = rig.collect(upTo: 10) { entries, _ in entries.count >= 6 }
+        let notifications = entries.compactMap { entry -> RawNotification? in
+            if case .notification(let n) = entry { n } else { nil }
+        }
+        #expect(notifications.count == 6, "\(entries) \(notices)")
+        #expect(notifications.filter { $0.device == "ant:4321" }.allSatisfy { $0.characteristicID == "ant-sdm" && $0.bytes == podPage })
+        #expect(notifications.filter { $0.device == "ant:12345" }.allSatisfy { $0.characteristicID == "ant-hr" && $0.bytes == strapPage })
+        #expect(notices.contains("ant:4321: receiving (ANT+ device type 124)"), "\(notices)")
+        #expect(rig.stick.received.map(\.id).prefix(3) == [.resetSystem, .libConfig, .networkKey])
+        #expect(rig.stick.received.filter { $0.id == .openChannel }.count == 2)
+    }
+
+    @Test("a stick that does not answer its reset is said to, by name")
+    func silentStick() throws {
+        let rig = try Rig(answers: false, pages: [])
+        defer { rig.close() }
+        let (_, notices) = rig.collect(upTo: 10) { _, notices in !notices.isEmpty }
+        #expect(notices == ["/dev/ttyUSB0: the ANT stick did not answer 'reset system' in time"])
+    }
+}
