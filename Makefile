@@ -98,6 +98,7 @@ install:
 	$(RELEASE_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_intervalpro
 	$(RELEASE_BIN) --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/intervalpro.fish
 	install -Dm644 udev/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules
+	install -Dm644 udev/70-intervalpro-ant.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules
 	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	install -Dm644 systemd/intervalpro.service $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 
@@ -105,7 +106,7 @@ install:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/intervalpro $(DESTDIR)$(MANDIR)/intervalpro.1 $(DESTDIR)$(MANDIR)/intervalpro.*.1
 	rm -f $(DESTDIR)$(BASHDIR)/intervalpro $(DESTDIR)$(ZSHDIR)/_intervalpro $(DESTDIR)$(FISHDIR)/intervalpro.fish
-	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
+	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	rm -f $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 	rm -rf $(DESTDIR)$(DATADIR)
 

@@ -135,7 +135,7 @@ let package = Package(
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV",
+                "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV", "IntervalProANT", "IntervalProANTLink",
             ],
             swiftSettings: strictSettings
         ),

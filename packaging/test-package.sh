@@ -75,8 +75,8 @@ check "bash completes 'intervalpro re<TAB>' to readiness, record, render-audio, 
     COMP_LINE="intervalpro re"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(intervalpro re); COMP_CWORD=1
     _intervalpro intervalpro re intervalpro
     [ "$(printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " ")" = "readiness record render-audio replay report " ]'
-check "the udev rule and the D-Bus policy are where the system reads them" inside sh -c \
-    '[ -f /usr/lib/udev/rules.d/70-intervalpro-rfkill.rules ] && [ -f /usr/share/dbus-1/system.d/intervalpro-bluez.conf ]'
+check "the udev rules and the D-Bus policy are where the system reads them" inside sh -c \
+    '[ -f /usr/lib/udev/rules.d/70-intervalpro-rfkill.rules ] && [ -f /usr/lib/udev/rules.d/70-intervalpro-ant.rules ] && [ -f /usr/share/dbus-1/system.d/intervalpro-bluez.conf ]'
 check "the systemd user unit is where every user's systemd reads it, and runs a command the binary has" inside sh -c \
     'grep -qx "ExecStart=intervalpro serve --listen 0.0.0.0:8417" /usr/lib/systemd/user/intervalpro.service && intervalpro serve --help | grep -q -- --listen'
 

@@ -253,3 +253,11 @@ extension ANTDeviceID {
         return RawNotification(time: time, device: description, characteristicID: profile.rawValue, bytes: page)
     }
 }
+
+/// The ANT+ network: the key every ANT+ device listens on. The ANT+ network key is given to
+/// ANT+ adopters by Garmin's thisisant.com; openant and GoldenCheetah ship it in their source,
+/// and so does IntervalPro, here. A key in `$XDG_CONFIG_HOME/intervalpro/ant-network-key`
+/// (16 hex digits) takes its place.
+public enum ANTPlusNetwork {
+    public static let key: [UInt8] = [0xB9, 0xA5, 0x21, 0xFB, 0xBD, 0x72, 0xC3, 0x45]
+}

@@ -189,8 +189,13 @@ public struct LiveSource: SessionSource {
     public let devices: [RecordedDevice]
 
     public init(sensors: LiveSensors, devices: [RecordedDevice]) {
-        feed = sensors.feed
-        arrivals = sensors.arrivals
+        self.init(feed: sensors.feed, arrivals: sensors.arrivals, devices: devices)
+    }
+
+    /// Any feed raised on `arrivals`: an ANT stick's as well as BlueZ's.
+    public init(feed: LiveFeed, arrivals: LoopCondition, devices: [RecordedDevice]) {
+        self.feed = feed
+        self.arrivals = arrivals
         self.devices = devices
     }
 

@@ -14,6 +14,7 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var errno: Errno
 
     public var isNotFound: Bool { errno == .noSuchFileOrDirectory }
+    public var isPermissionDenied: Bool { errno == .permissionDenied }
 
     public var description: String {
         "cannot \(operation.rawValue) '\(path)': \(errno.description.capitalisedFirst)"

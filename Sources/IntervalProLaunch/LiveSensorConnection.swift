@@ -15,6 +15,13 @@ public struct SensorRequest: Sendable {
     public var notify: SensorLinkMachine.NotifyMethod
     /// Log every BlueZ call, reply and signal to stderr.
     public var verbose: Bool
+    /// The ANT stick's serial device (nil: the first one found), for devices named `ant:NUMBER`.
+    public var antStick: String?
+
+    /// A device is named `ant:NUMBER`: the session reads an ANT stick.
+    public var usesANT: Bool {
+        [heartRate, cadence].contains { ANTSensors.deviceNumber($0) != nil }
+    }
 
     public init(
         adapter: String? = nil, heartRate: String? = nil, cadence: String? = nil, scanTimeout: Double = 20,
@@ -48,6 +55,11 @@ public struct LiveSensorConnection: Sendable {
         _ options: SensorRequest, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
         coalescing: Duration = .zero
     ) async throws -> LiveSensorConnection {
+        guard !options.usesANT else {
+            throw Failure(
+                "`record` reads Bluetooth sensors only for now; `run PLAN --cadence ant:NUMBER --record FILE` records an ANT+ session",
+                status: .usage)
+        }
         let memoryPath = SensorMemory.defaultPath
         var memory = SensorMemory()
         if let memoryPath {

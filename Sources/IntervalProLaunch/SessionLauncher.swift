@@ -93,6 +93,9 @@ public enum SessionLauncher {
             return try await runReplay(request, path: path, choice: choice, hub: hub)
         case .live(let sensors, let fallback):
             do {
+                if sensors.usesANT {
+                    return try await runANT(request, sensors, requireCadence: fallback == nil, hub: hub)
+                }
                 return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 switch fallback {
@@ -160,6 +163,48 @@ public enum SessionLauncher {
         }
         await connection.sensors.stop()
         return outcome
+    }
+
+    /// A session on ANT+ sensors through a stick (`--hr ant:N`, `--cadence ant:N`); throws
+    /// `Unavailable` before anything started when there is no stick, or no device on it.
+    private static func runANT(
+        _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
+    ) async throws -> SessionOutcome {
+        let heartRate = ANTSensors.deviceNumber(sensorRequest.heartRate)
+        let cadence = ANTSensors.deviceNumber(sensorRequest.cadence)
+        // Both roles on the stick, or the one asked for: a Bluetooth device beside it is not read yet.
+        if (sensorRequest.heartRate != nil && heartRate == nil) || (sensorRequest.cadence != nil && cadence == nil) {
+            throw Failure(
+                "an ANT+ device and a Bluetooth one in one session are not supported yet: give both as ant:NUMBER", status: .usage)
+        }
+        for case .some(nil) in [heartRate, cadence] {
+            throw Failure("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", status: .usage)
+        }
+        let sensors: ANTSensors
+        do {
+            sensors = try ANTSensors(path: sensorRequest.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil)
+        } catch {
+            throw LiveSensorConnection.Unavailable(description: error.description)
+        }
+        let devices = await sensors.connect(timeout: .seconds(sensorRequest.scanTimeout))
+        if devices.isEmpty || (requireCadence && cadence != nil && !devices.contains { $0.cadenceUnit != nil }) {
+            sensors.stop()
+            throw LiveSensorConnection.Unavailable(
+                description: "no ANT+ \(devices.isEmpty ? "device" : "foot pod") heard on \(sensors.path) within \(Int(sensorRequest.scanTimeout)) s")
+        }
+        for device in devices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
+        var realTime = request
+        realTime.fast = false
+        realTime.speed = nil
+        sensors.feed.begin()
+        defer { sensors.stop() }
+        return try await sensors.run {
+            try await runSession(
+                realTime, source: LiveSource(feed: sensors.feed, arrivals: sensors.arrivals, devices: devices),
+                cadenceUnits: devices.cadenceUnits, probe: LatencyProbe(feed: sensors.feed), hub: hub,
+                wake: { [arrivals = sensors.arrivals] in arrivals.raiseSoon() },
+                wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
+        }
     }
 
     /// Wires a plan, a source and the request into a running session.

@@ -9,13 +9,20 @@ struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
     var adapter: String?
 
-    @Option(help: ArgumentHelp("Heart-rate device: an address or a name.", valueName: "device"), completion: .rememberedSensors)
+    @Option(
+        help: ArgumentHelp("Heart-rate device: an address or a name, or ant:NUMBER for an ANT+ strap (ant:0, any).", valueName: "device"),
+        completion: .rememberedSensors)
     var hr: String?
 
     @Option(
-        help: ArgumentHelp("Cadence device (footpod, HRM-Pro, Stryd): an address or a name.", valueName: "device"),
+        help: ArgumentHelp(
+            "Cadence device (footpod, HRM-Pro, Stryd): an address or a name, or ant:NUMBER for an ANT+ foot pod (ant:0, any).",
+            valueName: "device"),
         completion: .rememberedSensors)
     var cadence: String?
+
+    @Option(help: ArgumentHelp("The ANT stick's serial device (default: the first ANT stick found).", valueName: "path"))
+    var antStick: String?
 
     @Option(help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
     var scanTimeout: Double = 20
@@ -31,9 +38,11 @@ struct SensorOptions: ParsableArguments {
 
     /// The same choices as plain values, for the launcher.
     var request: SensorRequest {
-        SensorRequest(
+        var request = SensorRequest(
             adapter: adapter, heartRate: hr, cadence: cadence, scanTimeout: scanTimeout, notify: notify.method,
             verbose: verbose)
+        request.antStick = antStick
+        return request
     }
 
     func validate() throws {

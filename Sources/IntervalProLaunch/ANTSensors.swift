@@ -1,0 +1,122 @@
+public import IntervalProANT
+import IntervalProANTLink
+public import IntervalProCore
+public import IntervalProEventLoop
+import IntervalProIO
+public import IntervalProRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// ANT+ sensors through a stick, for one session: the stick's serial device opened raw, an
+/// event loop of its own, a channel per role asked for (`ant:NUMBER`, 0 for any), and the
+/// live feed its pages reach. A session runs on the same loop (`run`), as on BlueZ's.
+public final class ANTSensors: @unchecked Sendable {
+    public let loop: EventLoop
+    public let feed: LiveFeed
+    public let arrivals: LoopCondition
+    public let path: String
+    private let link: ANTStickLink
+    private let descriptor: Int32
+    /// The roles' plans, in channel order.
+    public let plans: [ANTChannelPlan]
+
+    /// Why the stick cannot be used: the session falls back (or exits 69) with this said.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A choice on the command line, `ant:NUMBER`: the device number (0: any); nil for
+    /// anything else (a Bluetooth device).
+    public static func deviceNumber(_ choice: String?) -> UInt16?? {
+        guard let choice, choice.lowercased().hasPrefix("ant:") else { return nil }
+        return .some(UInt16(choice.dropFirst(4)))
+    }
+
+    /// Opens the stick at `path` (nil: the first ANT stick the kernel made a serial device of).
+    public init(path: String?, heartRate: UInt16?, cadence: UInt16?) throws(Unavailable) {
+        guard let path = path ?? SerialPort.antSticks().first else {
+            throw Unavailable(
+                description: "no ANT stick found (an ANTUSB2 shows as /dev/ttyUSBn once plugged in; --ant-stick PATH names one)")
+        }
+        let descriptor: Int32
+        do {
+            descriptor = try SerialPort.openRaw(path)
+        } catch {
+            throw Unavailable(
+                description: "\(error)" + (error.isPermissionDenied ? " (the udev rule in udev/ gives access; see docs/live-sensors.md)" : ""))
+        }
+        do {
+            loop = try EventLoop(name: "intervalpro-ant")
+        } catch {
+            close(descriptor)
+            throw Unavailable(description: "\(error)")
+        }
+        self.path = path
+        self.descriptor = descriptor
+        var plans: [ANTChannelPlan] = []
+        if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
+        if let heartRate { plans.append(.heartRate(deviceNumber: heartRate)) }
+        self.plans = plans
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let now: @Sendable () -> Duration = { origin.duration(to: clock.now) }
+        feed = LiveFeed(clock: now)
+        arrivals = LoopCondition(loop: loop)
+        link = ANTStickLink(
+            loop: loop, descriptor: descriptor, name: path, networkKey: Self.networkKey(), channels: plans, feed: feed,
+            arrivals: arrivals, clock: now)
+    }
+
+    deinit {
+        loop.shutdown()
+        close(descriptor)
+    }
+
+    /// The key in the configuration folder, else the ANT+ network's.
+    static func networkKey() -> [UInt8] {
+        guard let folder = Terminal.environment("XDG_CONFIG_HOME") ?? Terminal.environment("HOME").map({ $0 + "/.config" }),
+            let text = try? FileIO.readAll(folder + "/intervalpro/ant-network-key"),
+            let key = Hex.decode(String(decoding: text, as: UTF8.self).trimmingWhitespace), key.count == 8
+        else { return ANTPlusNetwork.key }
+        return key
+    }
+
+    /// Starts the stick and waits until a device is heard on every channel, or `timeout`;
+    /// returns the devices heard as a recording lists them (a foot pod's cadence in steps).
+    public func connect(timeout: Duration) async -> [RecordedDevice] {
+        link.start()
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var heard: [ANTDeviceID] = []
+        while clock.now < deadline {
+            heard = await loop.submit { [link] in link.devices }
+            if heard.count >= plans.count { break }
+            await arrivals.wait(timeout: .milliseconds(250))
+            for notice in feed.poll().notices { Terminal.writeStandardError("intervalpro: \(notice)\n") }
+        }
+        return heard.map { device in
+            let pod = device.type == ANTPlusStrideSpeedPage.deviceType
+            return RecordedDevice(
+                id: device.description, name: pod ? "ANT+ foot pod" : "ANT+ heart rate", cadenceUnit: pod ? .steps : nil)
+        }
+    }
+
+    /// Runs `body` on the stick's loop.
+    public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(loop) { try await body() }
+    }
+
+    /// Wakes whoever waits on `arrivals` when `descriptor` is readable (keys, Ctrl-C).
+    public func wakeOnInput(_ descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
+        let (loop, arrivals) = (self.loop, self.arrivals)
+        loop.execute {
+            _ = loop.watch(descriptor, .readable) { _ in
+                drain?()
+                arrivals.raise()
+            }
+        }
+    }
+
+    public func stop() { link.stop() }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fake ANT stick behind a pseudo-terminal: `intervalpro` opens the terminal's path as it
+/// opens `/dev/ttyUSB0`; this answers every command as the ANT Message Protocol says a stick
+/// does and, once the channels are open, broadcasts a foot pod's page 2 (85.5 strides/min) on
+/// channel 0 and a strap's page (a beat a second, 61 bpm) on channel 1, four times a second.
+final class PseudoTerminalStick: @unchecked Sendable {
+    let master: Int32
+    let path: String
+    private let stopped = NSLock()
+    private var isStopped = false
+
+    init() throws {
+        // posix_openpt, unlockpt and ptsname by hand: Glibc's module leaves them out. The ioctl
+        // numbers are Linux's generic ones (asm-generic/ioctls.h).
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            throw POSIXError(.ENODEV)
+        }
+        path = "/dev/pts/\(number)"
+        Thread { [self] in serve() }.start()
+    }
+
+    func stop() {
+        stopped.withLock { isStopped = true }
+    }
+
+    private var running: Bool { stopped.withLock { !isStopped } }
+
+    private func send(_ id: UInt8, _ payload: [UInt8]) {
+        var bytes = [0xA4, UInt8(payload.count), id] + payload
+        bytes.append(bytes.reduce(0, ^))
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    private func serve() {
+        var buffer: [UInt8] = []
+        var opened = 0
+        while running, opened < 2 {
+            var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 256)
+            let count = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            guard count > 0 else { continue }
+            buffer += chunk[..<count]
+            // Whole messages: A4, length, id, payload, checksum.
+            while buffer.count >= 4, buffer[0] == 0xA4, buffer.count >= Int(buffer[1]) + 4 {
+                let length = Int(buffer[1])
+                let id = buffer[2]
+                let payload = Array(buffer[3..<(3 + length)])
+                buffer.removeFirst(length + 4)
+                if id == 0x4A {
+                    send(0x6F, [0x20])
+                } else {
+                    send(0x40, [payload.first ?? 0, id, 0])
+                }
+                if id == 0x4B { opened += 1 }
+            }
+            if let first = buffer.first, first != 0xA4 { buffer.removeFirst() }
+        }
+        var tick = 0
+        while running {
+            let beats = tick / 4
+            let time = UInt16(truncatingIfNeeded: beats * 1024)
+            send(0x4E, [0, 0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11, 0x80, 0xE1, 0x10, 124, 5])
+            send(0x4E, [1, 0x00, 0, 0, 0, UInt8(time & 0xFF), UInt8(time >> 8), UInt8(truncatingIfNeeded: beats), 61, 0x80, 0x39, 0x30, 120, 1])
+            tick += 1
+            usleep(250_000)
+        }
+    }
+
+    deinit { close(master) }
+}
+
+@Suite("a session on ANT+ sensors through a stick (a pseudo-terminal stands in for /dev/ttyUSB0)")
+struct ANTSessionTests {
+    @Test("run --cadence ant:0 --hr ant:0 scores the foot pod's cadence in steps; its recording replays to the same summary")
+    func sessionOnAStick() throws {
+        let stick = try PseudoTerminalStick()
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 6, "cadence": 170}]}"#)
+        let recording = scratch.path("ant.jsonl")
+        let run = try intervalpro(
+            arguments: [
+                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--json", "--no-save",
+                "--record", recording, "--metronome", "off", "--no-voice",
+            ],
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("ant:4321"), "\(run.stderr)")
+        let summary = try #require(jsonObject(run.stdoutData), "stdout: \(run.stdout) stderr: \(run.stderr)")
+        let totals = try #require(summary["totals"] as? [String: Any])
+        #expect(number(totals["avg_cadence_spm"]) == 171)
+        #expect(number(totals["avg_hr_bpm"]) == 61)
+        #expect(try #require(number(totals["in_zone_pct"])) > 80)
+
+        let lines = try nonBlankLines(recording)
+        #expect(lines.contains { $0.contains(#""char":"ant-sdm""#) && $0.contains(#""dev":"ant:4321""#) }, "\(lines.prefix(3))")
+        let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save")
+        let replayed = try #require(jsonObject(replay.stdoutData), "stderr: \(replay.stderr)")
+        #expect(canonical(replayed["totals"] as Any) == canonical(summary["totals"] as Any))
+    }
+
+    @Test("no stick where named: said, and the session falls back as it does without Bluetooth sensors")
+    func noStick() throws {
+        let scratch = try ScratchDirectory()
+        let result = try intervalpro(
+            arguments: ["run", "Plans/first-cadence-session.json", "--cadence", "ant:0", "--ant-stick", scratch.path("nothing"),
+                        "--require-sensor"],
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("nothing"), "\(result.stderr)")
+    }
+}
