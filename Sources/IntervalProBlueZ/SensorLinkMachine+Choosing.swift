@@ -74,9 +74,9 @@ extension SensorLinkMachine {
         }
     }
 
-    /// Roles no device has been chosen for yet.
+    /// Roles asked for that no device has been chosen for yet.
     var openRoles: [Role] {
-        Role.allCases.filter { role in !links.contains { $0.roles.contains(role) } }
+        Role.allCases.filter { role in configuration.roles.contains(role) && !links.contains { $0.roles.contains(role) } }
     }
 
     mutating func chooseAdapter(into actions: inout [Action]) -> Bool {

@@ -26,6 +26,8 @@ public struct SensorLinkMachine: Sendable {
         public var rememberedWait = SessionTime.seconds(5)
         public var retryDelays: [SessionTime] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
         public var notify = NotifyMethod.auto
+        /// The roles to find devices for: both, unless another source (an ANT stick) serves one.
+        public var roles: Set<Role> = Set(Role.allCases)
 
         public init(adapter: String? = nil, heartRate: DeviceChoice? = nil, cadence: DeviceChoice? = nil) {
             self.adapter = adapter

@@ -1,5 +1,6 @@
 public import IntervalProANT
 import IntervalProANTLink
+public import IntervalProBlueZ
 public import IntervalProCore
 public import IntervalProEventLoop
 import IntervalProIO
@@ -20,6 +21,8 @@ public final class ANTSensors: @unchecked Sendable {
     private let descriptor: Int32
     /// The roles' plans, in channel order.
     public let plans: [ANTChannelPlan]
+    /// False when the loop is Bluetooth's, shared: its owner shuts it down.
+    private let ownsLoop: Bool
 
     /// Why the stick cannot be used: the session falls back (or exits 69) with this said.
     public struct Unavailable: Error, CustomStringConvertible {
@@ -34,7 +37,9 @@ public final class ANTSensors: @unchecked Sendable {
     }
 
     /// Opens the stick at `path` (nil: the first ANT stick the kernel made a serial device of).
-    public init(path: String?, heartRate: UInt16?, cadence: UInt16?) throws(Unavailable) {
+    /// With `sharing`, its pages reach the Bluetooth sensors' feed, on their loop: heart rate
+    /// from a watch and cadence from an ANT+ foot pod in one session.
+    public init(path: String?, heartRate: UInt16?, cadence: UInt16?, sharing bluetooth: LiveSensors? = nil) throws(Unavailable) {
         guard let path = path ?? SerialPort.antSticks().first else {
             throw Unavailable(
                 description: "no ANT stick found (an ANTUSB2 shows as /dev/ttyUSBn once plugged in; --ant-stick PATH names one)")
@@ -46,12 +51,17 @@ public final class ANTSensors: @unchecked Sendable {
             throw Unavailable(
                 description: "\(error)" + (error.isPermissionDenied ? " (the udev rule in udev/ gives access; see docs/live-sensors.md)" : ""))
         }
-        do {
-            loop = try EventLoop(name: "intervalpro-ant")
-        } catch {
-            close(descriptor)
-            throw Unavailable(description: "\(error)")
+        if let bluetooth {
+            loop = bluetooth.loop
+        } else {
+            do {
+                loop = try EventLoop(name: "intervalpro-ant")
+            } catch {
+                close(descriptor)
+                throw Unavailable(description: "\(error)")
+            }
         }
+        ownsLoop = bluetooth == nil
         self.path = path
         self.descriptor = descriptor
         var plans: [ANTChannelPlan] = []
@@ -61,15 +71,15 @@ public final class ANTSensors: @unchecked Sendable {
         let clock = ContinuousClock()
         let origin = clock.now
         let now: @Sendable () -> Duration = { origin.duration(to: clock.now) }
-        feed = LiveFeed(clock: now)
-        arrivals = LoopCondition(loop: loop)
+        feed = bluetooth?.feed ?? LiveFeed(clock: now)
+        arrivals = bluetooth?.arrivals ?? LoopCondition(loop: loop)
         link = ANTStickLink(
             loop: loop, descriptor: descriptor, name: path, networkKey: Self.networkKey(), channels: plans, feed: feed,
             arrivals: arrivals, clock: now)
     }
 
     deinit {
-        loop.shutdown()
+        if ownsLoop { loop.shutdown() }
         close(descriptor)
     }
 

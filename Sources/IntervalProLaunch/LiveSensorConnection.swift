@@ -19,8 +19,14 @@ public struct SensorRequest: Sendable {
     public var antStick: String?
 
     /// A device is named `ant:NUMBER`: the session reads an ANT stick.
-    public var usesANT: Bool {
-        [heartRate, cadence].contains { ANTSensors.deviceNumber($0) != nil }
+    public var usesANT: Bool { !antRoles.isEmpty }
+
+    /// The roles named `ant:NUMBER`.
+    public var antRoles: Set<SensorLinkMachine.Role> {
+        var roles: Set<SensorLinkMachine.Role> = []
+        if ANTSensors.deviceNumber(heartRate) != nil { roles.insert(.heartRate) }
+        if ANTSensors.deviceNumber(cadence) != nil { roles.insert(.cadence) }
+        return roles
     }
 
     public init(
@@ -53,13 +59,15 @@ public struct LiveSensorConnection: Sendable {
     ///     their arrival times (a session takes each at once).
     public static func connect(
         _ options: SensorRequest, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
-        coalescing: Duration = .zero
+        coalescing: Duration = .zero, allowANT: Bool = false
     ) async throws -> LiveSensorConnection {
-        guard !options.usesANT else {
+        guard allowANT || !options.usesANT else {
             throw Failure(
-                "`record` reads Bluetooth sensors only for now; `run PLAN --cadence ant:NUMBER --record FILE` records an ANT+ session",
+                "this command reads Bluetooth sensors only for now; `run PLAN --cadence ant:NUMBER --record FILE` records an ANT+ session",
                 status: .usage)
         }
+        // Roles an ANT stick serves are not looked for on Bluetooth.
+        let antRoles = options.antRoles
         let memoryPath = SensorMemory.defaultPath
         var memory = SensorMemory()
         if let memoryPath {
@@ -72,11 +80,14 @@ public struct LiveSensorConnection: Sendable {
         // A device named on the command line is required; a remembered one only preferred.
         var configuration = SensorLinkMachine.Configuration(
             adapter: options.adapter,
-            heartRate: options.heartRate.map { DeviceChoice($0) }
-                ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
-            cadence: options.cadence.map { DeviceChoice($0) }
-                ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
+            heartRate: antRoles.contains(.heartRate)
+                ? nil
+                : options.heartRate.map { DeviceChoice($0) } ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
+            cadence: antRoles.contains(.cadence)
+                ? nil
+                : options.cadence.map { DeviceChoice($0) } ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
         configuration.notify = options.notify
+        configuration.roles.subtract(antRoles)
         let clock = ContinuousClock()
         let origin = clock.now
         let sensors: LiveSensors
@@ -114,7 +125,7 @@ public struct LiveSensorConnection: Sendable {
                 throw Unavailable(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
             }
             // Said once: the session goes on with what there is.
-            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !quiet {
+            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !antRoles.contains(role) && !quiet {
                 let other = role == .cadence ? "heart rate" : "cadence"
                 Terminal.writeStandardError("intervalpro: no \(role.rawValue) sensor found; going on with \(other) only\n")
             }

@@ -94,7 +94,7 @@ public enum SessionLauncher {
         case .live(let sensors, let fallback):
             do {
                 if sensors.usesANT {
-                    return try await runANT(request, sensors, requireCadence: fallback == nil, hub: hub)
+                    return try await runWithANT(request, sensors, requireCadence: fallback == nil, hub: hub)
                 }
                 return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
             } catch let unavailable as LiveSensorConnection.Unavailable {
@@ -165,46 +165,68 @@ public enum SessionLauncher {
         return outcome
     }
 
-    /// A session on ANT+ sensors through a stick (`--hr ant:N`, `--cadence ant:N`); throws
-    /// `Unavailable` before anything started when there is no stick, or no device on it.
-    private static func runANT(
+    /// A session with ANT+ sensors through a stick (`--hr ant:N`, `--cadence ant:N`), and
+    /// Bluetooth for a role not named so: their values reach one feed, on one loop. A role
+    /// not named at all is looked for on Bluetooth, and done without when Bluetooth cannot be
+    /// used. Throws `Unavailable` before anything started when there is no stick, or no device.
+    private static func runWithANT(
         _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
     ) async throws -> SessionOutcome {
         let heartRate = ANTSensors.deviceNumber(sensorRequest.heartRate)
         let cadence = ANTSensors.deviceNumber(sensorRequest.cadence)
-        // Both roles on the stick, or the one asked for: a Bluetooth device beside it is not read yet.
-        if (sensorRequest.heartRate != nil && heartRate == nil) || (sensorRequest.cadence != nil && cadence == nil) {
-            throw Failure(
-                "an ANT+ device and a Bluetooth one in one session are not supported yet: give both as ant:NUMBER", status: .usage)
-        }
         for case .some(nil) in [heartRate, cadence] {
             throw Failure("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", status: .usage)
         }
-        let sensors: ANTSensors
+        var bluetooth: LiveSensorConnection?
+        if sensorRequest.antRoles.count < SensorLinkMachine.Role.allCases.count {
+            do {
+                bluetooth = try await LiveSensorConnection.connect(
+                    sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence && cadence == nil,
+                    allowANT: true)
+            } catch let unavailable as LiveSensorConnection.Unavailable {
+                // A Bluetooth device named on the command line is required; an unnamed role is not.
+                let named = heartRate == nil ? sensorRequest.heartRate : sensorRequest.cadence
+                if named != nil { throw unavailable }
+                Terminal.writeStandardError("intervalpro: \(unavailable); going on with the ANT+ sensors only\n")
+            }
+        }
+        let ant: ANTSensors
         do {
-            sensors = try ANTSensors(path: sensorRequest.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil)
+            ant = try ANTSensors(
+                path: sensorRequest.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil, sharing: bluetooth?.sensors)
         } catch {
+            await bluetooth?.sensors.stop()
             throw LiveSensorConnection.Unavailable(description: error.description)
         }
-        let devices = await sensors.connect(timeout: .seconds(sensorRequest.scanTimeout))
-        if devices.isEmpty || (requireCadence && cadence != nil && !devices.contains { $0.cadenceUnit != nil }) {
-            sensors.stop()
+        let antDevices = await ant.connect(timeout: .seconds(sensorRequest.scanTimeout))
+        if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
+            ant.stop()
+            await bluetooth?.sensors.stop()
             throw LiveSensorConnection.Unavailable(
-                description: "no ANT+ \(devices.isEmpty ? "device" : "foot pod") heard on \(sensors.path) within \(Int(sensorRequest.scanTimeout)) s")
+                description: "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(sensorRequest.scanTimeout)) s")
         }
-        for device in devices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
+        for device in antDevices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
+        let devices = (bluetooth?.devices ?? []) + antDevices
         var realTime = request
         realTime.fast = false
         realTime.speed = nil
-        sensors.feed.begin()
-        defer { sensors.stop() }
-        return try await sensors.run {
-            try await runSession(
-                realTime, source: LiveSource(feed: sensors.feed, arrivals: sensors.arrivals, devices: devices),
-                cadenceUnits: devices.cadenceUnits, probe: LatencyProbe(feed: sensors.feed), hub: hub,
-                wake: { [arrivals = sensors.arrivals] in arrivals.raiseSoon() },
-                wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
+        ant.feed.begin()
+        defer { ant.stop() }
+        let outcome: SessionOutcome
+        do {
+            outcome = try await ant.run {
+                try await runSession(
+                    realTime, source: LiveSource(feed: ant.feed, arrivals: ant.arrivals, devices: devices),
+                    cadenceUnits: devices.cadenceUnits, probe: LatencyProbe(feed: ant.feed), hub: hub,
+                    wake: { [arrivals = ant.arrivals] in arrivals.raiseSoon() },
+                    wakeOnInput: { descriptor, drain in ant.wakeOnInput(descriptor, drain: drain) })
+            }
+        } catch {
+            await bluetooth?.sensors.stop()
+            throw error
         }
+        await bluetooth?.sensors.stop()
+        return outcome
     }
 
     /// Wires a plan, a source and the request into a running session.

@@ -1,4 +1,5 @@
 import Foundation
+import IntervalProTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +16,11 @@ final class PseudoTerminalStick: @unchecked Sendable {
     private let stopped = NSLock()
     private var isStopped = false
 
-    init() throws {
+    /// How many channels the session opens before the pages start.
+    let channels: Int
+
+    init(channels: Int = 2) throws {
+        self.channels = channels
         // posix_openpt, unlockpt and ptsname by hand: Glibc's module leaves them out. The ioctl
         // numbers are Linux's generic ones (asm-generic/ioctls.h).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -43,7 +48,7 @@ final class PseudoTerminalStick: @unchecked Sendable {
     private func serve() {
         var buffer: [UInt8] = []
         var opened = 0
-        while running, opened < 2 {
+        while running, opened < channels {
             var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 256)
@@ -119,5 +124,34 @@ struct ANTSessionTests {
             environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
         #expect(result.status == 69, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("nothing"), "\(result.stderr)")
+    }
+
+    @Test("heart rate from a Bluetooth strap and cadence from an ANT+ foot pod in one session, though a Bluetooth pod is in range")
+    func bluetoothAndANTTogether() throws {
+        let fake = try FakeBlueZ(scenario: "hr-only-strap-and-footpod")
+        let stick = try PseudoTerminalStick(channels: 1)
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Mixed", "steps": [{"kind": "work", "duration": 6, "cadence": 170}]}"#)
+        let recording = scratch.path("mixed.jsonl")
+        let run = try intervalpro(
+            arguments: [
+                "run", plan, "--hr", "C8:3A:35:11:22:33", "--cadence", "ant:0", "--ant-stick", stick.path, "--require-sensor",
+                "--json", "--no-save", "--record", recording, "--metronome", "off", "--no-voice",
+            ],
+            environment: [
+                "DBUS_SYSTEM_BUS_ADDRESS": fake.bus.address, "XDG_CONFIG_HOME": scratch.path("config"),
+                "XDG_DATA_HOME": scratch.path("data"),
+            ])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let summary = try #require(jsonObject(run.stdoutData), "stdout: \(run.stdout) stderr: \(run.stderr)")
+        let totals = try #require(summary["totals"] as? [String: Any])
+        // The ANT+ pod's 171 spm, not the Bluetooth Stryd's 170; the Bluetooth strap's 140 bpm.
+        #expect(number(totals["avg_cadence_spm"]) == 171)
+        #expect(number(totals["avg_hr_bpm"]) == 140)
+        let lines = try nonBlankLines(recording)
+        #expect(lines.contains { $0.contains(#""char":"2a37""#) } && lines.contains { $0.contains(#""char":"ant-sdm""#) })
+        #expect(!lines.contains { $0.contains(#""char":"2a53""#) }, "the Bluetooth pod is not read")
     }
 }
