@@ -34,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -221,6 +221,12 @@ bench-history:
 ## again (all duplicates), beside Python's FIT SDK, gpxpy and tcxreader reading the same files
 bench-import: deps-test
 	TEST_PYTHON=$(TEST_PYTHON) Benchmarks/import.sh
+
+## bench-ant: ANT+ through a stick (a fake one on a pseudo-terminal), side by side with openant:
+## CPU per message, wake-ups and peak RSS (about 3 minutes)
+bench-ant: deps-test release
+	$(TEST_PYTHON) Benchmarks/ant.py $(RELEASE_BIN) $(TEST_PYTHON) 50
+	$(TEST_PYTHON) Benchmarks/ant.py $(RELEASE_BIN) $(TEST_PYTHON) 4
 
 ## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
 ## notification (AcquireNotify, StartNotify, bleak), a 60 s run's CPU, RSS, wake-ups and latency
