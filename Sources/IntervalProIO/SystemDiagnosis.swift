@@ -14,7 +14,22 @@ public enum SystemDiagnosis {
     }
 
     public static func run(sysfs: String = "/sys", dev: String = "/dev") -> [Finding] {
-        rfkill(sysfs: sysfs) + [bluetoothGroup(), sound(dev: dev)]
+        rfkill(sysfs: sysfs) + [bluetoothGroup(), sound(dev: dev), antStick(sysfs: sysfs, dev: dev)]
+    }
+
+    /// An ANT USB stick for ANT+ sensors: the serial device the kernel made of it, and whether
+    /// this account may open it. Having none is fine: only ANT+ sensors need one.
+    static func antStick(sysfs: String, dev: String) -> Finding {
+        let sticks = SerialPort.antSticks(sysfs: sysfs + "/class/tty").map { dev + "/" + $0.dropFirst("/dev/".count) }
+        guard let stick = sticks.first else {
+            return Finding(check: "ant stick", ok: true, detail: "none plugged in (only ANT+ sensors need one)")
+        }
+        guard access(stick, R_OK | W_OK) == 0 else {
+            return Finding(
+                check: "ant stick", ok: false, detail: "\(stick) is not readable and writable by this account",
+                fix: "sudo cp udev/70-intervalpro-ant.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger")
+        }
+        return Finding(check: "ant stick", ok: true, detail: "\(stick), readable and writable")
     }
 
     /// /sys/class/rfkill/*: a soft or hard block keeps the adapter off whatever BlueZ does.

@@ -25,7 +25,7 @@ struct DoctorCommand: AsyncParsableCommand {
         findings.append(musicFinding())
         findings += await accountFindings()
         // A missing sound card, music player or account does not stop a session: reported, not failed.
-        let advisory = Set(["sound", "music", "accounts"] + Service.allCases.map(\.rawValue))
+        let advisory = Set(["sound", "music", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
         let blocking = findings.filter { !$0.ok && !advisory.contains($0.check) }
         if json {
             let list = findings.map { finding in
