@@ -14,10 +14,15 @@ import Glibc
 ///
 /// The descriptor is the stick's serial device (Linux's `usb_serial_simple` driver makes an
 /// ANTUSB2 stick `/dev/ttyUSBn`) or, in tests, one end of a socketpair a fake stick serves.
-/// Everything runs on the loop's thread: `start` and `stop` hop onto it.
+/// The link owns it and closes it. A stick pulled out (the descriptor ends) is looked for again
+/// once a second through `reopen`, and set up afresh when it is back, without the session
+/// stopping. Everything runs on the loop's thread: `start` and `stop` hop onto it.
 public final class ANTStickLink: @unchecked Sendable {
     public let loop: EventLoop
-    private let descriptor: Int32
+    private var descriptor: Int32
+    private let reopen: (@Sendable () -> Int32?)?
+    private let networkKey: [UInt8]
+    private let channels: [ANTChannelPlan]
     private let name: String
     private let feed: LiveFeed
     private let arrivals: LoopCondition
@@ -32,13 +37,17 @@ public final class ANTStickLink: @unchecked Sendable {
 
     /// - Parameters:
     ///   - name: the stick as the user named it (its path), for notices.
+    ///   - reopen: opens the stick again after it was pulled out; nil when it is there yet.
     ///   - clock: monotonic time (injected), for the machine's deadlines.
     public init(
         loop: EventLoop, descriptor: Int32, name: String, networkKey: [UInt8], channels: [ANTChannelPlan], feed: LiveFeed,
-        arrivals: LoopCondition, clock: @escaping @Sendable () -> Duration
+        arrivals: LoopCondition, clock: @escaping @Sendable () -> Duration, reopen: (@Sendable () -> Int32?)? = nil
     ) {
         self.loop = loop
         self.descriptor = descriptor
+        self.reopen = reopen
+        self.networkKey = networkKey
+        self.channels = channels
         self.name = name
         self.feed = feed
         self.arrivals = arrivals
@@ -56,10 +65,17 @@ public final class ANTStickLink: @unchecked Sendable {
         }
     }
 
-    /// Stops reading the stick; the descriptor is the caller's to close.
+    /// Stops reading the stick and closes it.
     public func stop() {
-        loop.execute { [self] in halt() }
+        loop.execute { [self] in
+            halt()
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+            stopped = true
+        }
     }
+
+    private var stopped = false
 
     private func halt() {
         if let watch { loop.unwatch(watch) }
@@ -72,10 +88,7 @@ public final class ANTStickLink: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 512)
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         guard count > 0 else {
-            if count == 0 || (errno != EAGAIN && errno != EINTR) {
-                halt()
-                notice("\(name): the ANT stick is gone")
-            }
+            if count == 0 || (errno != EAGAIN && errno != EINTR) { gone() }
             return
         }
         for message in deframer.append(buffer[..<count]) {
@@ -112,6 +125,29 @@ public final class ANTStickLink: @unchecked Sendable {
         }
         if fed { arrivals.raise() }
         reschedule()
+    }
+
+    /// The stick was pulled out: close it and, when it can be opened again, look for it once a
+    /// second; back, it is reset and its channels opened as at the start.
+    private func gone() {
+        halt()
+        close(descriptor)
+        descriptor = -1
+        guard let reopen else { return notice("\(name): the ANT stick is gone") }
+        notice("\(name): the ANT stick is gone; waiting for it to come back")
+        func retry() {
+            _ = loop.schedule(after: .seconds(1)) { [self] in
+                guard !stopped else { return }
+                guard let opened = reopen() else { return retry() }
+                descriptor = opened
+                deframer = ANTDeframer()
+                machine = ANTStickMachine(networkKey: networkKey, channels: channels)
+                notice("\(name): the ANT stick is back")
+                watch = loop.watch(descriptor, [.readable]) { [self] events in readable(events) }
+                perform(machine.handle(.start, now: now))
+            }
+        }
+        retry()
     }
 
     /// A timer at the machine's next deadline, so a missing answer is noticed.

@@ -18,7 +18,6 @@ public final class ANTSensors: @unchecked Sendable {
     public let arrivals: LoopCondition
     public let path: String
     private let link: ANTStickLink
-    private let descriptor: Int32
     /// The roles' plans, in channel order.
     public let plans: [ANTChannelPlan]
     /// False when the loop is Bluetooth's, shared: its owner shuts it down.
@@ -63,7 +62,6 @@ public final class ANTSensors: @unchecked Sendable {
         }
         ownsLoop = bluetooth == nil
         self.path = path
-        self.descriptor = descriptor
         var plans: [ANTChannelPlan] = []
         if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
         if let heartRate { plans.append(.heartRate(deviceNumber: heartRate)) }
@@ -75,12 +73,12 @@ public final class ANTSensors: @unchecked Sendable {
         arrivals = bluetooth?.arrivals ?? LoopCondition(loop: loop)
         link = ANTStickLink(
             loop: loop, descriptor: descriptor, name: path, networkKey: Self.networkKey(), channels: plans, feed: feed,
-            arrivals: arrivals, clock: now)
+            arrivals: arrivals, clock: now, reopen: { try? SerialPort.openRaw(path) })
     }
 
     deinit {
+        // The link closes the stick (`stop`).
         if ownsLoop { loop.shutdown() }
-        close(descriptor)
     }
 
     /// The key in the configuration folder, else the ANT+ network's.
@@ -103,7 +101,8 @@ public final class ANTSensors: @unchecked Sendable {
             heard = await loop.submit { [link] in link.devices }
             if heard.count >= plans.count { break }
             await arrivals.wait(timeout: .milliseconds(250))
-            for notice in feed.poll().notices { Terminal.writeStandardError("intervalpro: \(notice)\n") }
+            // Notices only: the pages that arrive meanwhile are the session's first.
+            for notice in feed.takeNotices() { Terminal.writeStandardError("intervalpro: \(notice)\n") }
         }
         return heard.map { device in
             let pod = device.type == ANTPlusStrideSpeedPage.deviceType

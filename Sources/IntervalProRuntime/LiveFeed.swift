@@ -73,6 +73,14 @@ public final class LiveFeed: Sendable {
         state.withLock { $0.notices.append(text) }
     }
 
+    /// The notices so far, taken; the entries stay for the session (while sensors connect).
+    public func takeNotices() -> [String] {
+        state.withLock { state in
+            defer { state.notices.removeAll() }
+            return state.notices
+        }
+    }
+
     public func poll() -> LivePoll {
         state.withLock { state in
             let now = state.origin.map { Self.sessionTime(clock() - $0) } ?? .zero

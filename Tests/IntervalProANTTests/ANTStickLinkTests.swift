@@ -110,7 +110,7 @@ struct ANTStickLinkTests {
         func close() {
             link.stop()
             loop.shutdown()
-            for descriptor in descriptors { Glibc.close(descriptor) }
+            Glibc.close(descriptors[1])  // the link closes its own end
         }
     }
 

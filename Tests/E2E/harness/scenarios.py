@@ -457,6 +457,134 @@ async def require_sensor_without_one(ctx: Context) -> None:
     check("hci7" in missing.stderr, f"the error does not name the adapter: {missing.stderr.strip()[-300:]!r}")
 
 
+# ---- ANT+ through a virtual stick -------------------------------------------------------
+
+async def ant_stick(ctx: Context, timeline: str) -> tuple[str, str]:
+    """Starts the virtual ANT stick (harness/ant_gadget.py) in the guest; returns its serial
+    device and the log of the pages it sends."""
+    log = ctx.path("stick.jsonl")
+    gadget = E2E_DIR / "harness" / "ant_gadget.py"
+    started = await ctx.guest(f"setsid python3 {gadget} {shlex.quote(log)} {timeline} </dev/null "
+                              f">{shlex.quote(ctx.path('gadget.err'))} 2>&1 &", timeout=10)
+    check(started.status == 0, f"the virtual stick did not start: {started.stderr.strip()[-300:]}")
+    for _ in range(600):
+        text = Path(log).read_text() if Path(log).exists() else ""
+        if text.startswith("READY"):
+            tty = text.split()[1]
+            check(tty.startswith("/dev/ttyUSB"), f"the kernel made no serial device of the stick: {text.splitlines()[0]}")
+            return tty, log
+        await asyncio.sleep(0.1)
+    raise Failed(f"the virtual stick was not ready in 60 s: {Path(ctx.path('gadget.err')).read_text()[-500:] if Path(ctx.path('gadget.err')).exists() else ''}")
+
+
+async def remove_ant_stick(ctx: Context) -> None:
+    await ctx.guest("pkill -f ant_gadget.py; sleep 0.5; echo '' > /sys/kernel/config/usb_gadget/ant/UDC 2>/dev/null; true",
+                    timeout=20)
+
+
+def stick_pages(log: str, device: str) -> list[str]:
+    pages = [json.loads(line) for line in Path(log).read_text().splitlines()[1:] if line.startswith("{")]
+    return [p["hex"] for p in pages if p.get("device") == device]
+
+
+def recorded_pages(entries: list[dict], device: str, char: str) -> list[str]:
+    return [e["hex"].lower() for e in entries if e.get("dev") == device and e.get("char") == char]
+
+
+async def ant_footpod_silent_and_back(ctx: Context) -> None:
+    """A session on an ANT+ foot pod and strap through the virtual stick, the pod silent for
+    10 s in the middle: no signal, then back by itself; the recording holds every page the
+    devices sent, byte for byte, and replays to the session's figures."""
+    await ctx.air.clear()
+    tty, log = await ant_stick(ctx, "pod=4321,hr=12345,silent=15-25")
+    try:
+        plan = ctx.path("plan.json")
+        Path(plan).write_text(json.dumps({"name": "ANT e2e", "steps": [{"kind": "work", "duration": 40, "cadence": 170}]}))
+        out = ctx.path("recording.jsonl")
+        # The stick found as a runner's is: by its vendor id in sysfs.
+        outcome = await ctx.client_run(["run", plan, "--cadence", "ant:0", "--hr", "ant:0",
+                                        "--require-sensor", "--json", "--record", out, "--scan-timeout", "20",
+                                        "--metronome", "off", "--no-voice"], timeout=120)
+        (ctx.folder / "summary.json").write_text(outcome.stdout)
+        summary = summary_of(outcome, "run --json on ANT+")
+    finally:
+        await remove_ant_stick(ctx)
+    step = summary["steps"][0]
+    check(step["avg_cadence_spm"] == 171, f"average cadence {step['avg_cadence_spm']}, the pod sends 85.5 strides/min")
+    check(5 <= step["no_signal_s"] <= 11,
+          f"{step['no_signal_s']} s without signal; the pod was silent for 10 s (no signal after 3 s)")
+    check(summary["totals"]["avg_hr_bpm"] == 61, f"heart rate {summary['totals']['avg_hr_bpm']}, the strap sends 61")
+    header, entries = read_recording(out)
+    devices = {d.get("id"): d for d in header.get("devices", [])}
+    check(devices.get("ant:4321", {}).get("cadence_unit") == "steps", f"the header's devices: {header.get('devices')}")
+    for device, char in (("ant:4321", "ant-sdm"), ("ant:12345", "ant-hr")):
+        got, sent = recorded_pages(entries, device, char), stick_pages(log, device)
+        check(len(got) >= 80, f"only {len(got)} {char} pages recorded from {device}")
+        check(got == sent[:len(got)], f"{device}: the recording's pages are not the bytes the stick sent, in order")
+    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321"]
+    check(any(b - a >= 9 for a, b in zip(pod_times, pod_times[1:])), "no 10 s gap in the pod's pages while it was silent")
+    await scores_as_replay(ctx, summary, out, plan)
+
+
+async def ant_footpod_with_bluetooth_strap(ctx: Context) -> None:
+    """Heart rate from a Bluetooth watch and cadence from an ANT+ foot pod in one session."""
+    timeline = write_timeline(ctx, "watch.txt", run_timeline(80, steady_cadence, cadence=False))
+    log_bt = await ctx.devices(watch(timeline, services=("hr",)))
+    tty, log = await ant_stick(ctx, "pod=4321,hr=12345")
+    try:
+        plan = str(E2E_DIR / "plans" / "e2e-steady.json")
+        out = ctx.path("recording.jsonl")
+        outcome = await ctx.client_run(["run", plan, "--hr", "Forerunner 265", "--cadence", "ant:0", "--ant-stick", tty,
+                                        "--require-sensor", "--json", "--record", out, "--scan-timeout", "20",
+                                        "--metronome", "off", "--no-voice"], timeout=150)
+        (ctx.folder / "summary.json").write_text(outcome.stdout)
+        summary = summary_of(outcome, "run --json on Bluetooth and ANT+")
+    finally:
+        await remove_ant_stick(ctx)
+    _, entries = read_recording(out)
+    check(recorded(entries, WATCH) and all(c == "2a37" for c, _ in recorded(entries, WATCH)),
+          "no heart rate recorded from the Bluetooth watch")
+    got, sent = recorded_pages(entries, "ant:4321", "ant-sdm"), stick_pages(log, "ant:4321")
+    check(got and got == sent[:len(got)], "the ANT+ pod's pages are not recorded as sent")
+    same_bytes(recorded(entries, WATCH), log_bt.sent(WATCH), "the watch's 2a37", prefix=True)
+    check(summary["totals"]["avg_cadence_spm"] == 171, f"cadence {summary['totals']['avg_cadence_spm']}: not the ANT+ pod's")
+
+
+async def ant_stick_pulled_out_and_back(ctx: Context) -> None:
+    """The stick unbound from the controller mid-session (as pulling it out does) and bound
+    again 6 s later: the session goes on, the stick is opened and set up again by itself."""
+    await ctx.air.clear()
+    tty, log = await ant_stick(ctx, "pod=4321,hr=12345,replug=12-18")
+    try:
+        plan = ctx.path("plan.json")
+        Path(plan).write_text(json.dumps({"name": "ANT replug", "steps": [{"kind": "work", "duration": 40, "cadence": 170}]}))
+        out = ctx.path("recording.jsonl")
+        outcome = await ctx.client_run(["run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", tty,
+                                        "--require-sensor", "--json", "--record", out, "--scan-timeout", "20",
+                                        "--metronome", "off", "--no-voice"], timeout=120)
+        (ctx.folder / "summary.json").write_text(outcome.stdout)
+        summary = summary_of(outcome, "run --json with the stick pulled out")
+    finally:
+        await remove_ant_stick(ctx)
+    check("gone" in outcome.stderr and "back" in outcome.stderr,
+          f"stderr does not say the stick went and came back: {outcome.stderr.strip()[-500:]!r}")
+    _, entries = read_recording(out)
+    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321"]
+    gap = max((b - a for a, b in zip(pod_times, pod_times[1:])), default=0)
+    check(5 <= gap <= 15, f"the longest gap in the pod's pages is {gap:.1f} s; the stick was out for 6 s")
+    check(len([t for t in pod_times if t > pod_times[0] + 25]) >= 20, "too few pages after the stick came back")
+    step = summary["steps"][0]
+    check(step["avg_cadence_spm"] == 171 and step["no_signal_s"] >= 3, f"step figures {step}")
+    await scores_as_replay(ctx, summary, out, plan)
+
+
+async def ant_no_stick(ctx: Context) -> None:
+    outcome = await ctx.client_run(["run", str(E2E_DIR / "plans" / "e2e-steady.json"), "--cadence", "ant:0",
+                                    "--require-sensor", "--json"], timeout=60)
+    check(outcome.status == EX_UNAVAILABLE, f"run --cadence ant:0 without a stick exited {outcome.status}, not 69")
+    check("no ANT stick found" in outcome.stderr, f"stderr does not say so: {outcome.stderr.strip()[-300:]!r}")
+
+
 Scenario = Callable[[Context], Awaitable[None]]
 SCENARIOS: list[tuple[str, Scenario]] = [
     ("scan", scan_lists_fitness_devices_only),
@@ -468,4 +596,8 @@ SCENARIOS: list[tuple[str, Scenario]] = [
     ("link-drop", link_drop_and_return),
     ("bluetoothd-restart", bluetoothd_killed_and_restarted),
     ("no-sensor", require_sensor_without_one),
+    ("ant-footpod", ant_footpod_silent_and_back),
+    ("ant-with-bluetooth", ant_footpod_with_bluetooth_strap),
+    ("ant-replug", ant_stick_pulled_out_and_back),
+    ("ant-no-stick", ant_no_stick),
 ]
