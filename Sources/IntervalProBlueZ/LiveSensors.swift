@@ -166,13 +166,7 @@ public final class LiveSensors: Sendable {
     /// Wakes whoever waits on `arrivals` when `descriptor` is readable: the terminal (keys),
     /// the interrupt pipe. `drain` empties it (the keys are left for their reader).
     public func wakeOnInput(_ descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
-        let (loop, arrivals) = (self.loop, self.arrivals)
-        loop.execute {
-            _ = loop.watch(descriptor, .readable) { _ in
-                drain?()
-                arrivals.raise()
-            }
-        }
+        arrivals.raise(whenReadable: descriptor, drain: drain)
     }
 
     /// Runs `body` (a session, a recording) on the loop's thread, so that what wakes it and

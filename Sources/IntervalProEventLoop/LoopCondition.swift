@@ -39,6 +39,17 @@ public final class LoopCondition: @unchecked Sendable {
         }
     }
 
+    /// Raises the condition whenever `descriptor` is readable (from any thread): the terminal's
+    /// keys, the interrupt pipe. `drain` empties it (keys are left for their reader).
+    public func raise(whenReadable descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
+        loop.execute { [self] in
+            _ = loop.watch(descriptor, .readable) { [self] _ in
+                drain?()
+                raise()
+            }
+        }
+    }
+
     private func register(_ continuation: CheckedContinuation<Bool, Never>, timeout: Duration?) {
         precondition(waiter == nil, "one waiter at a time")
         if raised {

@@ -28,12 +28,7 @@ extension String {
 public enum FileIO {
     /// Reads a whole file; plans and recordings are small enough to hold in memory.
     public static func readAll(_ path: String) throws(FileError) -> [UInt8] {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly)
-        } catch {
-            throw FileError(path: path, operation: .open, errno: error as? Errno ?? .ioError)
-        }
+        let fd = try openForReading(path)
         defer { try? fd.close() }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -51,12 +46,7 @@ public enum FileIO {
 
     /// The first `count` bytes of a file (fewer when it is shorter): enough to tell what it is.
     public static func readPrefix(_ path: String, count: Int) throws(FileError) -> [UInt8] {
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly)
-        } catch {
-            throw FileError(path: path, operation: .open, errno: error as? Errno ?? .ioError)
-        }
+        let fd = try openForReading(path)
         defer { try? fd.close() }
         var bytes = [UInt8](repeating: 0, count: count)
         do {
@@ -66,6 +56,14 @@ public enum FileIO {
             throw FileError(path: path, operation: .read, errno: error as? Errno ?? .ioError)
         }
         return bytes
+    }
+
+    private static func openForReading(_ path: String) throws(FileError) -> FileDescriptor {
+        do {
+            return try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw FileError(path: path, operation: .open, errno: error as? Errno ?? .ioError)
+        }
     }
 
     /// Whether `path` is a folder (following a symbolic link to it).

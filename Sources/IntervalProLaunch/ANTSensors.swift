@@ -118,13 +118,7 @@ public final class ANTSensors: @unchecked Sendable {
 
     /// Wakes whoever waits on `arrivals` when `descriptor` is readable (keys, Ctrl-C).
     public func wakeOnInput(_ descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
-        let (loop, arrivals) = (self.loop, self.arrivals)
-        loop.execute {
-            _ = loop.watch(descriptor, .readable) { _ in
-                drain?()
-                arrivals.raise()
-            }
-        }
+        arrivals.raise(whenReadable: descriptor, drain: drain)
     }
 
     public func stop() { link.stop() }
