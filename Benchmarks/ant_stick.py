@@ -19,13 +19,8 @@ import sys
 import time
 import tty
 
-
-def framed(message_id, payload):
-    data = bytes([0xA4, len(payload), message_id]) + bytes(payload)
-    checksum = 0
-    for byte in data:
-        checksum ^= byte
-    return data + bytes([checksum])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests/E2E/harness"))
+from ant_protocol import StickState, framed, split  # noqa: E402
 
 
 def main():
@@ -34,33 +29,11 @@ def main():
     tty.setraw(slave)
     print(os.ttyname(slave), flush=True)
     buffer = b""
-    opened = 0
-    extended = False
+    stick = StickState()
     sent = 0
 
     def send(message_id, payload):
         os.write(master, framed(message_id, payload))
-
-    def serve(message_id, payload):
-        nonlocal opened, extended
-        if message_id == 0x4A:
-            send(0x6F, [0x20])
-        elif message_id == 0x4D:  # request
-            wanted = payload[1]
-            if wanted == 0x54:
-                send(0x54, [8, 3, 0, 0, 0, 0])
-            elif wanted == 0x61:
-                send(0x61, [1, 2, 3, 4])
-            elif wanted == 0x3E:
-                send(0x3E, list(b"AJK3.10\0"))
-            elif wanted == 0x51:
-                send(0x51, [payload[0], 0xE1, 0x10, 124, 5])
-        else:
-            if message_id == 0x6E:
-                extended = bool(payload[1] & 0x80)
-            send(0x40, [payload[0] if payload else 0, message_id, 0])
-            if message_id == 0x4B:
-                opened += 1
 
     def stop(signum, frame):
         print(f"sent {sent}", file=sys.stderr, flush=True)
@@ -79,16 +52,13 @@ def main():
             return False  # the client closed the terminal
         if not data:
             return False
-        buffer += data
-        while len(buffer) >= 4 and buffer[0] == 0xA4 and len(buffer) >= buffer[1] + 4:
-            length = buffer[1]
-            serve(buffer[2], list(buffer[3 : 3 + length]))
-            buffer = buffer[length + 4 :]
-        while buffer and buffer[0] != 0xA4:
-            buffer = buffer[1:]
+        messages, buffer = split(buffer + data)
+        for message_id, payload in messages:
+            for reply in stick.answer(message_id, payload):
+                send(*reply)
         return True
 
-    while opened < channels:
+    while stick.opened < channels:
         if not readable(None):
             print(f"sent 0", file=sys.stderr)
             return
@@ -103,7 +73,7 @@ def main():
                  (1, [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61], [0x39, 0x30, 120, 1])]
         for channel, page, device in pages[:channels]:
             try:
-                send(0x4E, [channel] + page + ([0x80] + device if extended else []))
+                send(0x4E, [channel] + page + ([0x80] + device if stick.extended else []))
                 sent += 1
             except OSError:
                 alive = False

@@ -25,6 +25,8 @@ import sys
 import threading
 import time
 
+from ant_protocol import StickState, framed, split
+
 GADGET = "/sys/kernel/config/usb_gadget/ant"
 FFS = "/dev/ffs-ant"
 
@@ -78,14 +80,6 @@ def descriptors():
     return head + body, strings
 
 
-def framed(message_id, payload):
-    data = bytes([0xA4, len(payload), message_id]) + bytes(payload)
-    checksum = 0
-    for byte in data:
-        checksum ^= byte
-    return data + bytes([checksum])
-
-
 def main():
     log_path, timeline = sys.argv[1], sys.argv[2]
     plan = dict(item.split("=") for item in timeline.split(","))
@@ -124,7 +118,7 @@ def main():
     log.write(f"READY {tty}\n")
 
     lock = threading.Lock()
-    state = {"opened": 0, "extended": False, "channels": 0}
+    stick = StickState(pod)
 
     def send(message_id, payload):
         with lock:
@@ -134,45 +128,22 @@ def main():
             except OSError:
                 return False  # unplugged: the host is not there to read it
 
-    def serve(message_id, payload):
-        if message_id == 0x4A:
-            state.update(opened=0, channels=0)
-            send(0x6F, [0x20])
-        elif message_id == 0x4D:
-            if payload[1] == 0x54:
-                send(0x54, [8, 3, 0, 0, 0, 0])
-            elif payload[1] == 0x51:
-                send(0x51, [payload[0], pod & 0xFF, pod >> 8, 124, 5])
-        else:
-            if message_id == 0x6E:
-                state["extended"] = bool(payload[1] & 0x80)
-            if message_id == 0x42:
-                state["channels"] += 1
-            send(0x40, [payload[0] if payload else 0, message_id, 0])
-            if message_id == 0x4B:
-                state["opened"] += 1
-
     def commands():
         buffer = b""
         while True:
             try:
-                buffer += os.read(sink, 512)
+                data = os.read(sink, 512)
             except OSError:
                 buffer = b""  # unplugged: wait to be plugged in again
                 time.sleep(0.1)
                 continue
-            while len(buffer) >= 4 and buffer[0] == 0xA4 and len(buffer) >= buffer[1] + 4:
-                length = buffer[1]
-                serve(buffer[2], list(buffer[3:3 + length]))
-                buffer = buffer[length + 4:]
-            while buffer and buffer[0] != 0xA4:
-                buffer = buffer[1:]
+            messages, buffer = split(buffer + data)
+            for message_id, payload in messages:
+                for reply in stick.answer(message_id, payload):
+                    send(*reply)
 
     threading.Thread(target=commands, daemon=True).start()
-    def configured():
-        return state["channels"] and state["opened"] >= state["channels"]
-
-    while not configured():
+    while not stick.configured:
         time.sleep(0.05)
     start = time.monotonic()
     tick = 0
@@ -184,18 +155,18 @@ def main():
             unplugged = True
             log.write(json.dumps({"t": round(now, 3), "event": "unplugged"}) + "\n")
         elif replug and unplugged and now >= replug[1]:
-            state.update(opened=0, channels=0)
+            stick.channels = stick.opened = 0
             write(f"{GADGET}/UDC", udc)
             unplugged = False
             replug = None
             log.write(json.dumps({"t": round(now, 3), "event": "plugged in"}) + "\n")
-        if configured() and not unplugged and not (silent and silent[0] <= now < silent[1]):
+        if stick.configured and not unplugged and not (silent and silent[0] <= now < silent[1]):
             beats = tick // 4
             beat_time = (beats * 1024) & 0xFFFF
             pages = [(0, [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11], pod, 124, 5),
                      (1, [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61], strap, 120, 1)]
-            for channel, page, number, kind, transmission in pages[:state["channels"]]:
-                extension = [0x80, number & 0xFF, number >> 8, kind, transmission] if state["extended"] else []
+            for channel, page, number, kind, transmission in pages[:stick.channels]:
+                extension = [0x80, number & 0xFF, number >> 8, kind, transmission] if stick.extended else []
                 if send(0x4E, [channel] + page + extension):
                     log.write(json.dumps({"t": round(now, 3), "channel": channel, "device": f"ant:{number}",
                                           "hex": bytes(page).hex()}) + "\n")
