@@ -53,10 +53,14 @@ let package = Package(
         // ANT+ over a USB stick, as pure logic: the serial messages, the stick's state machine,
         // the heart-rate and foot-pod profiles. No I/O, no C.
         .target(name: "IntervalProANT", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
-        // An ANT stick on a file descriptor, driven on the event loop into the live feed.
+        // Headers only: libusb-1.0 is opened at run time (see shim.h).
+        .systemLibrary(name: "CLibUSB", providers: [.apt(["libusb-1.0-0-dev"])]),
+        // USB devices through libusb: a context's devices, bulk transfers completed on the event loop.
+        .target(name: "IntervalProUSB", dependencies: ["CLibUSB"], swiftSettings: strictSettings),
+        // An ANT stick through libusb or a serial device, driven on the event loop into the live feed.
         .target(
             name: "IntervalProANTLink",
-            dependencies: ["IntervalProANT", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime"],
+            dependencies: ["IntervalProANT", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime", "IntervalProUSB"],
             swiftSettings: strictSettings),
         // Drives the engine from a source and a clock; replay and simulator sources.
         .target(name: "IntervalProRuntime", dependencies: ["IntervalProCore"], swiftSettings: strictSettings),
@@ -136,6 +140,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV", "IntervalProANT", "IntervalProANTLink",
+                "IntervalProUSB",
             ],
             swiftSettings: strictSettings
         ),
@@ -212,7 +217,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntervalProANTTests",
-            dependencies: ["IntervalProANT", "IntervalProANTLink", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime"],
+            dependencies: [
+                "IntervalProANT", "IntervalProANTLink", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime",
+                "IntervalProUSB",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProHRVTests",

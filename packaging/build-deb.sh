@@ -52,8 +52,8 @@ depends="$depends, libespeak-ng1"
 depends="$depends, libcurl4 | libcurl3-gnutls"
 # And reading .zwo workouts and TCX and GPX activities (Sources/CXML/shim.h), compressed ones
 # (Sources/CZlib/shim.h), playing sound (Sources/CALSA/shim.h) and talking to bluetoothd and
-# music players (Sources/CDBus/shim.h).
-depends="$depends, libxml2, zlib1g, libasound2, libdbus-1-3"
+# music players (Sources/CDBus/shim.h), and ANT sticks (Sources/CLibUSB/shim.h).
+depends="$depends, libxml2, zlib1g, libasound2, libdbus-1-3, libusb-1.0-0"
 
 install -d "$root/DEBIAN"
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"

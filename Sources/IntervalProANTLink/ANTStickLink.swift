@@ -6,21 +6,21 @@ public import IntervalProRuntime
 import Glibc
 #endif
 
-/// An ANT stick on a file descriptor, driven on an event loop: its serial messages are read
-/// when the descriptor is readable (never polled on a timer), deframed and handed to
+/// An ANT stick through a port, driven on an event loop: its serial messages are read when the
+/// port's descriptors are ready (never polled on a timer), deframed and handed to
 /// `ANTStickMachine`; what the machine says to send is written back, each data page reaches the
 /// live feed as a notification of its device ("ant:NUMBER", "ant-hr" or "ant-sdm"), and what
 /// the runner should know (a device found, lost, the stick failing) as a notice.
 ///
-/// The descriptor is the stick's serial device (Linux's `usb_serial_simple` driver makes an
-/// ANTUSB2 stick `/dev/ttyUSBn`) or, in tests, one end of a socketpair a fake stick serves.
-/// The link owns it and closes it. A stick pulled out (the descriptor ends) is looked for again
-/// once a second through `reopen`, and set up afresh when it is back, without the session
-/// stopping. Everything runs on the loop's thread: `start` and `stop` hop onto it.
+/// The port is libusb's (`USBStickPort`) or a serial device's (`SerialStickPort`; in tests one
+/// end of a socketpair a fake stick serves). The link owns it and closes it. A stick pulled out
+/// (the port ends) is looked for again once a second through `reopen`, and set up afresh when
+/// it is back, without the session stopping. Everything runs on the loop's thread: `start` and
+/// `stop` hop onto it.
 public final class ANTStickLink: @unchecked Sendable {
     public let loop: EventLoop
-    private var descriptor: Int32
-    private let reopen: (@Sendable () -> Int32?)?
+    private var port: (any ANTStickPort)?
+    private let reopen: (@Sendable () -> (any ANTStickPort)?)?
     private let networkKey: [UInt8]
     private let channels: [ANTChannelPlan]
     private let name: String
@@ -30,21 +30,22 @@ public final class ANTStickLink: @unchecked Sendable {
     // Loop-thread state.
     private var machine: ANTStickMachine
     private var deframer = ANTDeframer()
-    private var watch: EventLoop.WatchID?
+    private var watches: [EventLoop.WatchID] = []
     private var timer: EventLoop.TimerID?
     /// The devices heard, in the order first heard.
     public private(set) var devices: [ANTDeviceID] = []
 
     /// - Parameters:
-    ///   - name: the stick as the user named it (its path), for notices.
+    ///   - name: the stick as the runner knows it (its path, or its USB address), for notices.
     ///   - reopen: opens the stick again after it was pulled out; nil when it is there yet.
     ///   - clock: monotonic time (injected), for the machine's deadlines.
     public init(
-        loop: EventLoop, descriptor: Int32, name: String, networkKey: [UInt8], channels: [ANTChannelPlan], feed: LiveFeed,
-        arrivals: LoopCondition, clock: @escaping @Sendable () -> Duration, reopen: (@Sendable () -> Int32?)? = nil
+        loop: EventLoop, port: any ANTStickPort, name: String, networkKey: [UInt8], channels: [ANTChannelPlan],
+        feed: LiveFeed, arrivals: LoopCondition, clock: @escaping @Sendable () -> Duration,
+        reopen: (@Sendable () -> (any ANTStickPort)?)? = nil
     ) {
         self.loop = loop
-        self.descriptor = descriptor
+        self.port = port
         self.reopen = reopen
         self.networkKey = networkKey
         self.channels = channels
@@ -60,7 +61,7 @@ public final class ANTStickLink: @unchecked Sendable {
     /// Resets the stick and opens its channels (on the loop).
     public func start() {
         loop.execute { [self] in
-            watch = loop.watch(descriptor, [.readable]) { [self] events in readable(events) }
+            watchPort()
             perform(machine.handle(.start, now: now))
         }
     }
@@ -69,8 +70,8 @@ public final class ANTStickLink: @unchecked Sendable {
     public func stop() {
         loop.execute { [self] in
             halt()
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
+            port?.close()
+            port = nil
             stopped = true
         }
     }
@@ -78,20 +79,24 @@ public final class ANTStickLink: @unchecked Sendable {
     private var stopped = false
 
     private func halt() {
-        if let watch { loop.unwatch(watch) }
+        for watch in watches { loop.unwatch(watch) }
         if let timer { loop.cancel(timer) }
-        watch = nil
+        watches = []
         timer = nil
     }
 
-    private func readable(_ events: EventLoop.Events) {
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else {
-            if count == 0 || (errno != EAGAIN && errno != EINTR) { gone() }
-            return
+    private func watchPort() {
+        guard let port else { return }
+        watches = port.descriptors.map { descriptor, events in
+            loop.watch(descriptor, EventLoop.Events(rawValue: events)) { [self] _ in ready() }
         }
-        for message in deframer.append(buffer[..<count]) {
+    }
+
+    private func ready() {
+        guard let port else { return }
+        guard let bytes = port.receive() else { return gone() }
+        guard !bytes.isEmpty else { return }
+        for message in deframer.append(bytes[...]) {
             perform(machine.handle(.received(message), now: now))
         }
     }
@@ -101,9 +106,7 @@ public final class ANTStickLink: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let message):
-                let bytes = message.framed
-                let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                if written != bytes.count { notice("\(name): cannot write to the ANT stick (\(String(cString: strerror(errno))))") }
+                if let problem = port?.send(message.framed) { notice("\(name): cannot write to the ANT stick (\(problem))") }
             case .page(_, let device, let bytes):
                 guard let device else { continue }
                 if !devices.contains(device) { devices.append(device) }
@@ -131,19 +134,19 @@ public final class ANTStickLink: @unchecked Sendable {
     /// second; back, it is reset and its channels opened as at the start.
     private func gone() {
         halt()
-        close(descriptor)
-        descriptor = -1
+        port?.close()
+        port = nil
         guard let reopen else { return notice("\(name): the ANT stick is gone") }
         notice("\(name): the ANT stick is gone; waiting for it to come back")
         func retry() {
             _ = loop.schedule(after: .seconds(1)) { [self] in
                 guard !stopped else { return }
                 guard let opened = reopen() else { return retry() }
-                descriptor = opened
+                port = opened
                 deframer = ANTDeframer()
                 machine = ANTStickMachine(networkKey: networkKey, channels: channels)
                 notice("\(name): the ANT stick is back")
-                watch = loop.watch(descriptor, [.readable]) { [self] events in readable(events) }
+                watchPort()
                 perform(machine.handle(.start, now: now))
             }
         }

@@ -17,11 +17,13 @@ public enum SystemDiagnosis {
         rfkill(sysfs: sysfs) + [bluetoothGroup(), sound(dev: dev), antStick(sysfs: sysfs, dev: dev)]
     }
 
-    /// An ANT USB stick for ANT+ sensors: the serial device the kernel made of it, and whether
-    /// this account may open it. Having none is fine: only ANT+ sensors need one.
+    /// An ANT USB stick for ANT+ sensors: its USB device node (what libusb opens) or the serial
+    /// device the kernel made of an older stick, and whether this account may open it. Having
+    /// none is fine: only ANT+ sensors need one.
     static func antStick(sysfs: String, dev: String) -> Finding {
-        let sticks = SerialPort.antSticks(sysfs: sysfs + "/class/tty").map { dev + "/" + $0.dropFirst("/dev/".count) }
-        guard let stick = sticks.first else {
+        let usb = USBDeviceNodes.antSticks(sysfs: sysfs + "/bus/usb/devices")
+        let serial = SerialPort.antSticks(sysfs: sysfs + "/class/tty")
+        guard let stick = (usb + serial).first.map({ dev + "/" + $0.dropFirst("/dev/".count) }) else {
             return Finding(check: "ant stick", ok: true, detail: "none plugged in (only ANT+ sensors need one)")
         }
         guard access(stick, R_OK | W_OK) == 0 else {

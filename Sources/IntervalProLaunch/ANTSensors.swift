@@ -4,6 +4,7 @@ public import IntervalProBlueZ
 public import IntervalProCore
 public import IntervalProEventLoop
 import IntervalProIO
+import IntervalProUSB
 public import IntervalProRuntime
 #if canImport(Glibc)
 import Glibc
@@ -35,33 +36,25 @@ public final class ANTSensors: @unchecked Sendable {
         return .some(UInt16(choice.dropFirst(4)))
     }
 
-    /// Opens the stick at `path` (nil: the first ANT stick the kernel made a serial device of).
-    /// With `sharing`, its pages reach the Bluetooth sensors' feed, on their loop: heart rate
-    /// from a watch and cadence from an ANT+ foot pod in one session.
+    /// Opens the stick: `path` names a serial one (`/dev/ttyUSBn`) or a USB device node
+    /// (`/dev/bus/usb/BBB/DDD`); nil takes the first ANT USB stick through libusb, else the first
+    /// serial device the kernel made of one. With `sharing`, its pages reach the Bluetooth
+    /// sensors' feed, on their loop: heart rate from a watch and cadence from an ANT+ foot pod in
+    /// one session.
     public init(path: String?, heartRate: UInt16?, cadence: UInt16?, sharing bluetooth: LiveSensors? = nil) throws(Unavailable) {
-        guard let path = path ?? SerialPort.antSticks().first else {
-            throw Unavailable(
-                description: "no ANT stick found (an ANTUSB2 shows as /dev/ttyUSBn once plugged in; --ant-stick PATH names one)")
-        }
-        let descriptor: Int32
-        do {
-            descriptor = try SerialPort.openRaw(path)
-        } catch {
-            throw Unavailable(
-                description: "\(error)" + (error.isPermissionDenied ? " (the udev rule in udev/ gives access; see docs/live-sensors.md)" : ""))
-        }
+        let (port, name, reopen) = try Self.openStick(path)
         if let bluetooth {
             loop = bluetooth.loop
         } else {
             do {
                 loop = try EventLoop(name: "intervalpro-ant")
             } catch {
-                close(descriptor)
+                port.close()
                 throw Unavailable(description: "\(error)")
             }
         }
         ownsLoop = bluetooth == nil
-        self.path = path
+        self.path = name
         var plans: [ANTChannelPlan] = []
         if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
         if let heartRate { plans.append(.heartRate(deviceNumber: heartRate)) }
@@ -72,8 +65,41 @@ public final class ANTSensors: @unchecked Sendable {
         feed = bluetooth?.feed ?? LiveFeed(clock: now)
         arrivals = bluetooth?.arrivals ?? LoopCondition(loop: loop)
         link = ANTStickLink(
-            loop: loop, descriptor: descriptor, name: path, networkKey: Self.networkKey(), channels: plans, feed: feed,
-            arrivals: arrivals, clock: now, reopen: { try? SerialPort.openRaw(path) })
+            loop: loop, port: port, name: name, networkKey: Self.networkKey(), channels: plans, feed: feed,
+            arrivals: arrivals, clock: now, reopen: reopen)
+    }
+
+    /// The stick's port, its name for the runner, and how to open it again after it was pulled out.
+    private static func openStick(_ path: String?) throws(Unavailable)
+        -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?)
+    {
+        let permission = " (the udev rule in udev/ gives access; see docs/live-sensors.md)"
+        func serial(_ path: String) throws(Unavailable) -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?) {
+            do {
+                let port = SerialStickPort(descriptor: try SerialPort.openRaw(path))
+                return (port, path, { (try? SerialPort.openRaw(path)).map(SerialStickPort.init) })
+            } catch {
+                throw Unavailable(description: "\(error)" + (error.isPermissionDenied ? permission : ""))
+            }
+        }
+        // Plugged in again, a USB stick has a new address: any stick will do.
+        let anyUSBStick: @Sendable () -> (any ANTStickPort)? = { try? USBStickPort() }
+        if let path, !path.hasPrefix("/dev/bus/usb/") { return try serial(path) }
+        do {
+            let port = try USBStickPort(node: path)
+            return (port, path ?? port.address.node, anyUSBStick)
+        } catch {
+            if error.isPermissionDenied || error.isBusy || path != nil {
+                throw Unavailable(description: "ANT stick \(path ?? ""): \(error)" + (error.isPermissionDenied ? permission : ""))
+            }
+            // No USB2 stick (or no libusb): a serial one the kernel made, such as the first ANTUSB.
+            guard let serialPath = SerialPort.antSticks().first else {
+                throw Unavailable(
+                    description: "no ANT stick found (plug in an ANTUSB2 or ANTUSB-m; --ant-stick PATH names a serial one)"
+                        + (error.code == 0 ? "; \(error)" : ""))
+            }
+            return try serial(serialPath)
+        }
     }
 
     deinit {

@@ -4,6 +4,7 @@ import IntervalProANTLink
 import IntervalProCore
 import IntervalProEventLoop
 import IntervalProRuntime
+import IntervalProUSB
 import Testing
 
 #if canImport(Glibc)
@@ -86,7 +87,7 @@ struct ANTStickLinkTests {
             let clock: @Sendable () -> Duration = { ContinuousClock.now - start }
             feed = LiveFeed(clock: clock)
             link = ANTStickLink(
-                loop: loop, descriptor: pair[0], name: "/dev/ttyUSB0", networkKey: [1, 2, 3, 4, 5, 6, 7, 8],
+                loop: loop, port: SerialStickPort(descriptor: pair[0]), name: "/dev/ttyUSB0", networkKey: [1, 2, 3, 4, 5, 6, 7, 8],
                 channels: [.strideSpeed(), .heartRate()], feed: feed, arrivals: LoopCondition(loop: loop), clock: clock)
             stick = FakeStick(descriptor: pair[1], answers: answers, pages: pages)
             stick.start(channels: 2)
@@ -140,5 +141,20 @@ struct ANTStickLinkTests {
         defer { rig.close() }
         let (_, notices) = rig.collect(upTo: 10) { _, notices in !notices.isEmpty }
         #expect(notices == ["/dev/ttyUSB0: the ANT stick did not answer 'reset system' in time"])
+    }
+}
+
+@Suite("an ANT stick through libusb")
+struct USBStickPortTests {
+    @Test("with no ANT stick on the buses, opening one says so")
+    func noStick() {
+        // This machine has no ANT stick; the real one is opened in the VM suite (make e2e).
+        do {
+            _ = try USBStickPort()
+            Issue.record("an ANT stick was opened on a machine that has none")
+        } catch {
+            #expect(error.isGone, "\(error)")
+            #expect(error.description == "finding an ANT USB stick: no such device")
+        }
     }
 }

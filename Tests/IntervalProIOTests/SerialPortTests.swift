@@ -21,7 +21,7 @@ struct SerialPortTests {
         return scratch.file("sys")
     }
 
-    @Test("the ANT stick is found by Dynastream's vendor id; doctor names it, and says none is fine")
+    @Test("the ANT stick is found by Dynastream's vendor id, on the bus and as a serial device; doctor names it, and says none is fine")
     func findingTheStick() throws {
         let scratch = try TemporaryDirectory()
         let sys = try sysfs(in: scratch)
@@ -30,6 +30,16 @@ struct SerialPortTests {
         try scratch.write("dev/ttyUSB0", [])
         let found = SystemDiagnosis.antStick(sysfs: sys, dev: scratch.file("dev"))
         #expect(found.ok && found.detail == scratch.file("dev/ttyUSB0") + ", readable and writable")
+        // The stick on the USB bus (what libusb opens) comes first: a serial device is for older sticks.
+        let usbDevice = scratch.file("sys/devices/usb1/1-1")
+        for (file, value) in [("idProduct", "1008"), ("busnum", "1"), ("devnum", "12")] {
+            try scratch.write("sys/devices/usb1/1-1/\(file)", Array("\(value)\n".utf8))
+        }
+        try FileManager.default.createDirectory(atPath: scratch.file("sys/bus/usb/devices"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("sys/bus/usb/devices/1-1"), withDestinationPath: usbDevice)
+        #expect(USBDeviceNodes.antSticks(sysfs: sys + "/bus/usb/devices") == ["/dev/bus/usb/001/012"])
+        let unreadable = SystemDiagnosis.antStick(sysfs: sys, dev: scratch.file("dev"))
+        #expect(!unreadable.ok && unreadable.detail.hasPrefix(scratch.file("dev/bus/usb/001/012")) && unreadable.fix != nil)
         let none = SystemDiagnosis.antStick(sysfs: scratch.file("nothing"), dev: scratch.file("dev"))
         #expect(none.ok && none.detail.hasPrefix("none plugged in"))
     }

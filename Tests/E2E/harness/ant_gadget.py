@@ -3,7 +3,8 @@
 (0fcf:1008) on dummy_hcd's virtual controller, whose two bulk endpoints this program serves
 through FunctionFS, speaking the ANT serial protocol. The guest's own USB stack enumerates
 it and Linux's usb_serial_simple driver makes it /dev/ttyUSBn, exactly as it does a real
-stick; IntervalPro reads it from there.
+stick. IntervalPro opens it through libusb (detaching that driver) or, named with
+--ant-stick, reads the serial device.
 
 Usage (as root in the guest): ant_gadget.py LOG TIMELINE
 

@@ -501,7 +501,7 @@ async def ant_footpod_silent_and_back(ctx: Context) -> None:
         plan = ctx.path("plan.json")
         Path(plan).write_text(json.dumps({"name": "ANT e2e", "steps": [{"kind": "work", "duration": 40, "cadence": 170}]}))
         out = ctx.path("recording.jsonl")
-        # The stick found as a runner's is: by its vendor id in sysfs.
+        # The stick found as a runner's is: through libusb, the kernel's serial driver detached.
         outcome = await ctx.client_run(["run", plan, "--cadence", "ant:0", "--hr", "ant:0",
                                         "--require-sensor", "--json", "--record", out, "--scan-timeout", "20",
                                         "--metronome", "off", "--no-voice"], timeout=120)
@@ -527,7 +527,8 @@ async def ant_footpod_silent_and_back(ctx: Context) -> None:
 
 
 async def ant_footpod_with_bluetooth_strap(ctx: Context) -> None:
-    """Heart rate from a Bluetooth watch and cadence from an ANT+ foot pod in one session."""
+    """Heart rate from a Bluetooth watch and cadence from an ANT+ foot pod in one session; the
+    stick read through the serial device the kernel made of it (`--ant-stick /dev/ttyUSBn`)."""
     timeline = write_timeline(ctx, "watch.txt", run_timeline(80, steady_cadence, cadence=False))
     log_bt = await ctx.devices(watch(timeline, services=("hr",)))
     tty, log = await ant_stick(ctx, "pod=4321,hr=12345")
@@ -559,7 +560,8 @@ async def ant_stick_pulled_out_and_back(ctx: Context) -> None:
         plan = ctx.path("plan.json")
         Path(plan).write_text(json.dumps({"name": "ANT replug", "steps": [{"kind": "work", "duration": 40, "cadence": 170}]}))
         out = ctx.path("recording.jsonl")
-        outcome = await ctx.client_run(["run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", tty,
+        # Through libusb: back on the bus, the stick has a new address.
+        outcome = await ctx.client_run(["run", plan, "--cadence", "ant:0", "--hr", "ant:0",
                                         "--require-sensor", "--json", "--record", out, "--scan-timeout", "20",
                                         "--metronome", "off", "--no-voice"], timeout=120)
         (ctx.folder / "summary.json").write_text(outcome.stdout)
