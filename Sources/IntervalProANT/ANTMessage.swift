@@ -19,6 +19,8 @@ public struct ANTMessageID: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let acknowledgedData = ANTMessageID(rawValue: 0x4F)
     public static let channelID = ANTMessageID(rawValue: 0x51)
     public static let capabilities = ANTMessageID(rawValue: 0x54)
+    /// Continuous scanning: channel 0 hears every device on its frequency, sender named in each message.
+    public static let openRxScanMode = ANTMessageID(rawValue: 0x5B)
     /// Library configuration: 0x80 adds the sender's channel id to every data message.
     public static let libConfig = ANTMessageID(rawValue: 0x6E)
     /// Sent by the stick once it has reset.
@@ -41,6 +43,7 @@ public struct ANTMessageID: RawRepresentable, Hashable, Sendable, CustomStringCo
         case .acknowledgedData: "acknowledged data"
         case .channelID: "channel id"
         case .capabilities: "capabilities"
+        case .openRxScanMode: "open rx scan mode"
         case .libConfig: "lib config"
         case .startup: "startup"
         case .serialError: "serial error"

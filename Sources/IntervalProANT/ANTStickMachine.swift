@@ -49,8 +49,9 @@ public struct ANTChannelPlan: Equatable, Sendable {
 }
 
 /// The ANT stick as an I/O-free state machine: it resets the stick, asks for the channel id
-/// with every data message, sets the network key, opens one receiving channel per plan, and
-/// then reports each data page with the device that sent it. A channel that loses its device
+/// with every data message, sets the network key, opens one receiving channel per plan (or,
+/// scanning, channel 0 in continuous scanning mode, which hears every device on the ANT+
+/// frequency), and then reports each data page with the device that sent it. A channel that loses its device
 /// searches again; one whose search times out is opened again, so a device that comes back is
 /// heard again without anyone asking. The caller sends what `.send` says, delivers what the
 /// stick answers, and ticks at `nextDeadline`: an answer that does not come in time fails.
@@ -84,6 +85,8 @@ public struct ANTStickMachine: Sendable {
     static let searchTimeoutUnits: UInt8 = 12
 
     public let channels: [ANTChannelPlan]
+    /// Continuous scanning instead of channels: every device heard is reported, none tracked.
+    public let scanning: Bool
     public private(set) var states: [ChannelState]
     public private(set) var nextDeadline: SessionTime?
     /// False when the stick refused to add the channel id to data messages: it is asked for
@@ -101,7 +104,18 @@ public struct ANTStickMachine: Sendable {
         self.networkKey = networkKey
         self.networkNumber = networkNumber
         self.channels = channels
+        scanning = false
         states = Array(repeating: .configuring, count: channels.count)
+    }
+
+    /// A machine that scans: every ANT+ device in range, with its channel id (`scan`).
+    public init(scanningWith networkKey: [UInt8], networkNumber: UInt8 = 0) {
+        precondition(networkKey.count == 8, "an ANT network key is 8 bytes")
+        self.networkKey = networkKey
+        self.networkNumber = networkNumber
+        channels = []
+        scanning = true
+        states = []
     }
 
     public mutating func handle(_ event: Event, now: SessionTime) -> [Action] {
@@ -137,6 +151,8 @@ public struct ANTStickMachine: Sendable {
                 if code != ANTChannelEvent.responseNoError {
                     if id == .libConfig {
                         extendedData = false  // older sticks: ask for each device's id instead
+                    } else if id == .openRxScanMode {
+                        return fail("this ANT stick cannot scan (it has no continuous scanning mode)", into: &actions)
                     } else if id != .request {  // a refused request leaves the device unnamed
                         return fail("the ANT stick refused '\(id)' (code 0x\(String(code, radix: 16)))", into: &actions)
                     }
@@ -158,6 +174,12 @@ public struct ANTStickMachine: Sendable {
             }
         case .broadcastData, .acknowledgedData:
             guard message.payload.count >= 9 else { return }
+            if scanning {
+                let p = message.payload
+                guard p.count >= 14, p[9] & 0x80 != 0 else { return }
+                let device = ANTDeviceID(number: UInt16(p[10]) | UInt16(p[11]) << 8, type: p[12], transmissionType: p[13])
+                return actions.append(.page(channel: 0, device: device, bytes: Array(p[1...8])))
+            }
             let index = Int(message.payload[0])
             guard index < states.count else { return }
             let bytes = Array(message.payload[1...8])
@@ -198,6 +220,17 @@ public struct ANTStickMachine: Sendable {
     /// channel assigned as a receiver, given its id, period, frequency and search length, opened.
     private func configuration() -> [ANTMessage] {
         var messages = [ANTMessage(.libConfig, [0, 0x80]), ANTMessage(.networkKey, [networkNumber] + networkKey)]
+        if scanning {
+            // Channel 0 as a wildcard receiver on the ANT+ frequency, then scanning mode (the
+            // ANT Message Protocol, 5.3 "Continuous Scanning Mode"): the channel id comes with
+            // every message, whatever the lib config says.
+            return messages + [
+                ANTMessage(.assignChannel, [0, 0x00, networkNumber]),
+                ANTMessage(.channelID, [0, 0, 0, 0, 0]),
+                ANTMessage(.radioFrequency, [0, 57]),
+                ANTMessage(.openRxScanMode, [0]),
+            ]
+        }
         for (index, plan) in channels.enumerated() {
             let channel = UInt8(index)
             messages += [
@@ -216,7 +249,8 @@ public struct ANTStickMachine: Sendable {
 
     /// Commands whose answer names the channel in its first byte.
     private static func isChannelCommand(_ id: ANTMessageID) -> Bool {
-        [.assignChannel, .channelID, .channelPeriod, .radioFrequency, .searchTimeout, .openChannel, .closeChannel].contains(id)
+        [.assignChannel, .channelID, .channelPeriod, .radioFrequency, .searchTimeout, .openChannel, .closeChannel, .openRxScanMode]
+            .contains(id)
     }
 
     private mutating func sendNext(now: SessionTime, into actions: inout [Action]) {

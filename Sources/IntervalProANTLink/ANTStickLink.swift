@@ -22,7 +22,8 @@ public final class ANTStickLink: @unchecked Sendable {
     private var port: (any ANTStickPort)?
     private let reopen: (@Sendable () -> (any ANTStickPort)?)?
     private let networkKey: [UInt8]
-    private let channels: [ANTChannelPlan]
+    private var channels: [ANTChannelPlan]
+    private let scanning: Bool
     private let name: String
     private let feed: LiveFeed
     private let arrivals: LoopCondition
@@ -34,15 +35,18 @@ public final class ANTStickLink: @unchecked Sendable {
     private var timer: EventLoop.TimerID?
     /// The devices heard, in the order first heard.
     public private(set) var devices: [ANTDeviceID] = []
+    /// Scanning, what was heard (the feed is not fed).
+    public private(set) var scan = ANTPlusScan()
 
     /// - Parameters:
     ///   - name: the stick as the runner knows it (its path, or its USB address), for notices.
     ///   - reopen: opens the stick again after it was pulled out; nil when it is there yet.
     ///   - clock: monotonic time (injected), for the machine's deadlines.
+    ///   - scanning: no channels: every device in range is heard (continuous scanning mode).
     public init(
         loop: EventLoop, port: any ANTStickPort, name: String, networkKey: [UInt8], channels: [ANTChannelPlan],
         feed: LiveFeed, arrivals: LoopCondition, clock: @escaping @Sendable () -> Duration,
-        reopen: (@Sendable () -> (any ANTStickPort)?)? = nil
+        reopen: (@Sendable () -> (any ANTStickPort)?)? = nil, scanning: Bool = false
     ) {
         self.loop = loop
         self.port = port
@@ -53,7 +57,12 @@ public final class ANTStickLink: @unchecked Sendable {
         self.feed = feed
         self.arrivals = arrivals
         self.clock = clock
-        machine = ANTStickMachine(networkKey: networkKey, channels: channels)
+        self.scanning = scanning
+        machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
+    }
+
+    private static func machine(networkKey: [UInt8], channels: [ANTChannelPlan], scanning: Bool) -> ANTStickMachine {
+        scanning ? ANTStickMachine(scanningWith: networkKey) : ANTStickMachine(networkKey: networkKey, channels: channels)
     }
 
     private var now: SessionTime { SessionTime(microseconds: Int64(clock() / .microseconds(1))) }
@@ -62,6 +71,17 @@ public final class ANTStickLink: @unchecked Sendable {
     public func start() {
         loop.execute { [self] in
             watchPort()
+            perform(machine.handle(.start, now: now))
+        }
+    }
+
+    /// Sets the stick up afresh with other channels: a remembered device not heard gives way to
+    /// any device of its type.
+    public func replan(_ channels: [ANTChannelPlan]) {
+        loop.execute { [self] in
+            guard port != nil else { return }
+            self.channels = channels
+            machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
             perform(machine.handle(.start, now: now))
         }
     }
@@ -109,6 +129,10 @@ public final class ANTStickLink: @unchecked Sendable {
                 if let problem = port?.send(message.framed) { notice("\(name): cannot write to the ANT stick (\(problem))") }
             case .page(_, let device, let bytes):
                 guard let device else { continue }
+                if scanning {
+                    scan.heard(device, page: bytes)
+                    continue
+                }
                 if !devices.contains(device) { devices.append(device) }
                 feed.push { time in
                     device.notification(bytes, at: time).map(RecordingEntry.notification)
@@ -144,7 +168,7 @@ public final class ANTStickLink: @unchecked Sendable {
                 guard let opened = reopen() else { return retry() }
                 port = opened
                 deframer = ANTDeframer()
-                machine = ANTStickMachine(networkKey: networkKey, channels: channels)
+                machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
                 notice("\(name): the ANT stick is back")
                 watchPort()
                 perform(machine.handle(.start, now: now))

@@ -41,7 +41,16 @@ public final class ANTSensors: @unchecked Sendable {
     /// serial device the kernel made of one. With `sharing`, its pages reach the Bluetooth
     /// sensors' feed, on their loop: heart rate from a watch and cadence from an ANT+ foot pod in
     /// one session.
-    public init(path: String?, heartRate: UInt16?, cadence: UInt16?, sharing bluetooth: LiveSensors? = nil) throws(Unavailable) {
+    public convenience init(path: String?, heartRate: UInt16?, cadence: UInt16?, sharing bluetooth: LiveSensors? = nil)
+        throws(Unavailable)
+    {
+        var plans: [ANTChannelPlan] = []
+        if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
+        if let heartRate { plans.append(.heartRate(deviceNumber: heartRate)) }
+        try self.init(path: path, plans: plans, scanning: false, sharing: bluetooth)
+    }
+
+    private init(path: String?, plans: [ANTChannelPlan], scanning: Bool, sharing bluetooth: LiveSensors?) throws(Unavailable) {
         let (port, name, reopen) = try Self.openStick(path)
         if let bluetooth {
             loop = bluetooth.loop
@@ -55,9 +64,6 @@ public final class ANTSensors: @unchecked Sendable {
         }
         ownsLoop = bluetooth == nil
         self.path = name
-        var plans: [ANTChannelPlan] = []
-        if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
-        if let heartRate { plans.append(.heartRate(deviceNumber: heartRate)) }
         self.plans = plans
         let clock = ContinuousClock()
         let origin = clock.now
@@ -66,7 +72,20 @@ public final class ANTSensors: @unchecked Sendable {
         arrivals = bluetooth?.arrivals ?? LoopCondition(loop: loop)
         link = ANTStickLink(
             loop: loop, port: port, name: name, networkKey: Self.networkKey(), channels: plans, feed: feed,
-            arrivals: arrivals, clock: now, reopen: reopen)
+            arrivals: arrivals, clock: now, reopen: reopen, scanning: scanning)
+    }
+
+    /// Every ANT+ device the stick hears in `duration` (continuous scanning mode), with who
+    /// made it when it said so; and what went wrong with the stick meanwhile, if anything.
+    public static func scan(path: String?, duration: Duration) async throws(Unavailable)
+        -> (sightings: [ANTPlusSighting], problems: [String])
+    {
+        let sensors = try ANTSensors(path: path, plans: [], scanning: true, sharing: nil)
+        sensors.link.start()
+        try? await Task.sleep(for: duration)
+        let sightings = await sensors.loop.submit { [link = sensors.link] in link.scan.sightings }
+        sensors.stop()
+        return (sightings, sensors.feed.takeNotices().filter { !$0.contains("searching") })
     }
 
     /// The stick's port, its name for the runner, and how to open it again after it was pulled out.
@@ -118,17 +137,37 @@ public final class ANTSensors: @unchecked Sendable {
 
     /// Starts the stick and waits until a device is heard on every channel, or `timeout`;
     /// returns the devices heard as a recording lists them (a foot pod's cadence in steps).
-    public func connect(timeout: Duration) async -> [RecordedDevice] {
+    /// A channel for a device of `widening`'s types (remembered, not named) that hears nothing
+    /// in its first 5 s opens again for any device of its type: the remembered one is only preferred.
+    public func connect(timeout: Duration, quiet: Bool = false, widening: Set<UInt8> = []) async -> [RecordedDevice] {
         link.start()
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        var widenAt: ContinuousClock.Instant? = widening.isEmpty ? nil : clock.now + .seconds(5)
         var heard: [ANTDeviceID] = []
         while clock.now < deadline {
             heard = await loop.submit { [link] in link.devices }
             if heard.count >= plans.count { break }
+            if let at = widenAt, clock.now >= at {
+                widenAt = nil
+                let silent = plans.filter { plan in widening.contains(plan.deviceType) && !heard.contains { $0.type == plan.deviceType } }
+                if !silent.isEmpty {
+                    if !quiet {
+                        for plan in silent {
+                            Terminal.writeStandardError(
+                                "intervalpro: the remembered ANT+ device ant:\(plan.deviceNumber) is not heard; taking any of its kind\n")
+                        }
+                    }
+                    link.replan(plans.map { plan in
+                        var plan = plan
+                        if silent.contains(plan) { plan.deviceNumber = 0 }
+                        return plan
+                    })
+                }
+            }
             await arrivals.wait(timeout: .milliseconds(250))
             // Notices only: the pages that arrive meanwhile are the session's first.
-            for notice in feed.takeNotices() { Terminal.writeStandardError("intervalpro: \(notice)\n") }
+            for notice in feed.takeNotices() where !quiet { Terminal.writeStandardError("intervalpro: \(notice)\n") }
         }
         return heard.map { device in
             let pod = device.type == ANTPlusStrideSpeedPage.deviceType

@@ -59,13 +59,8 @@ public struct LiveSensorConnection: Sendable {
     ///     their arrival times (a session takes each at once).
     public static func connect(
         _ options: SensorRequest, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
-        coalescing: Duration = .zero, allowANT: Bool = false
+        coalescing: Duration = .zero
     ) async throws -> LiveSensorConnection {
-        guard allowANT || !options.usesANT else {
-            throw Failure(
-                "this command reads Bluetooth sensors only for now; `run PLAN --cadence ant:NUMBER --record FILE` records an ANT+ session",
-                status: .usage)
-        }
         // Roles an ANT stick serves are not looked for on Bluetooth.
         let antRoles = options.antRoles
         let memoryPath = SensorMemory.defaultPath

@@ -36,12 +36,12 @@ public enum ReadinessRun {
         }
         var measurement = ReadinessMeasurement(settings: settings)
         var values = 0
-        for case .notification(let notification) in recording.entries
-        where notification.characteristic == .heartRateMeasurement {
+        var decoder = NotificationDecoder()
+        for case .notification(let notification) in recording.entries where carriesHeartRate(notification) {
             if chosen == nil { chosen = notification.device }
             guard notification.device == chosen else { continue }
             // A value that does not decode is left out, as a live session leaves it out.
-            guard let value = try? HeartRateMeasurement.parse(notification.bytes) else { continue }
+            guard let value = heartRate(notification, decoder: &decoder) else { continue }
             values += 1
             measurement.receive(value, at: notification.time)
             if measurement.isComplete || measurement.sendsNoRR { break }
@@ -59,6 +59,17 @@ public enum ReadinessRun {
         return Outcome(measurement: measurement, device: device)
     }
 
+    /// A Bluetooth Heart Rate Measurement, or an ANT+ strap's page (its RR interval from the
+    /// beat times before it, through `decoder`).
+    static func carriesHeartRate(_ notification: RawNotification) -> Bool {
+        notification.characteristic == .heartRateMeasurement || notification.characteristicID == ANTPlusProfile.heartRate.rawValue
+    }
+
+    static func heartRate(_ notification: RawNotification, decoder: inout NotificationDecoder) -> HeartRateMeasurement? {
+        guard case .heartRate(let value)? = try? decoder.decode(notification) else { return nil }
+        return value
+    }
+
     /// Measures from the live heart-rate strap until the measurement is complete, the strap
     /// shows it sends no RR intervals, Ctrl-C (with `interruptible`) or `stop` says so (nil:
     /// nothing to keep). `stop` is asked at least once a second.
@@ -69,22 +80,21 @@ public enum ReadinessRun {
         // From the start: Ctrl-C while the strap is found and connected cancels too, once
         // connecting settles, instead of killing the process. (A server keeps its own handling.)
         if interruptible { InterruptSignal.install() }
-        let connection: LiveSensorConnection
+        let sensors: LiveSensorSet
         do {
             // Values are read together once a second, each with its arrival time: nothing here
             // needs them sooner, and it saves a wake-up per value.
-            connection = try await LiveSensorConnection.connect(request, cadenceUnit: nil, coalescing: .seconds(1))
+            sensors = try await LiveSensorSet.connect(request, cadenceUnit: nil, coalescing: .seconds(1))
         } catch let unavailable as LiveSensorConnection.Unavailable {
             throw Failure("\(unavailable)", status: .unavailable)
         }
-        let sensors = connection.sensors
         if interruptible, let interrupt = InterruptSignal.descriptor {
             sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain)
         }
         let feed = sensors.feed
         feed.begin()
         let box = MeasurementBox(measurement: ReadinessMeasurement(settings: settings))
-        let devices = connection.devices
+        let devices = sensors.devices
         try await sensors.run {
             var timeout: Duration? = .zero
             while true {
@@ -95,11 +105,9 @@ public enum ReadinessRun {
                 }
                 let poll = feed.poll()
                 for notice in poll.notices { Terminal.writeStandardError("\r\u{1B}[Kintervalpro: \(notice)\n") }
-                for case .notification(let notification) in poll.entries
-                where notification.characteristic == .heartRateMeasurement {
+                for case .notification(let notification) in poll.entries where carriesHeartRate(notification) {
                     if box.device == nil { box.device = notification.device }
-                    guard notification.device == box.device,
-                        let value = try? HeartRateMeasurement.parse(notification.bytes)
+                    guard notification.device == box.device, let value = heartRate(notification, decoder: &box.decoder)
                     else { continue }
                     box.measurement.receive(value, at: notification.time)
                 }
@@ -163,6 +171,7 @@ public enum ReadinessRun {
     private final class MeasurementBox: @unchecked Sendable {
         var measurement: ReadinessMeasurement
         var device: String?
+        var decoder = NotificationDecoder()
         var interrupted = false
 
         init(measurement: ReadinessMeasurement) {

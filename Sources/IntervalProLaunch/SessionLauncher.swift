@@ -93,9 +93,6 @@ public enum SessionLauncher {
             return try await runReplay(request, path: path, choice: choice, hub: hub)
         case .live(let sensors, let fallback):
             do {
-                if sensors.usesANT {
-                    return try await runWithANT(request, sensors, requireCadence: fallback == nil, hub: hub)
-                }
                 return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 switch fallback {
@@ -129,12 +126,12 @@ public enum SessionLauncher {
             cadenceUnits: recording.header.cadenceUnits, hub: hub)
     }
 
-    /// A session on live sensors; throws `Unavailable` before anything started when there
-    /// is no sensor to use.
+    /// A session on live sensors: Bluetooth, an ANT stick, or both (`LiveSensorSet`). Throws
+    /// `Unavailable` before anything started when there is no sensor to use.
     private static func runLive(
         _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
     ) async throws -> SessionOutcome {
-        let connection = try await LiveSensorConnection.connect(
+        let sensors = try await LiveSensorSet.connect(
             sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence)
         // Live sensors arrive in real time, and so does the metronome.
         var realTime = request
@@ -144,88 +141,22 @@ public enum SessionLauncher {
             realTime.fast = false
             realTime.speed = nil
         }
-        connection.sensors.feed.begin()
-        let units = connection.devices.cadenceUnits
-        let sensors = connection.sensors
+        sensors.feed.begin()
         let outcome: SessionOutcome
         do {
             // The session runs on the sensors' loop: a value reaches the engine in the same wake-up.
             outcome = try await sensors.run {
                 try await runSession(
-                    realTime, source: LiveSource(sensors: sensors, devices: connection.devices), cadenceUnits: units,
-                    probe: LatencyProbe(feed: sensors.feed), hub: hub,
+                    realTime, source: LiveSource(feed: sensors.feed, arrivals: sensors.arrivals, devices: sensors.devices),
+                    cadenceUnits: sensors.devices.cadenceUnits, probe: LatencyProbe(feed: sensors.feed), hub: hub,
                     wake: { [arrivals = sensors.arrivals] in arrivals.raiseSoon() },
                     wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
             }
         } catch {
-            await connection.sensors.stop()
+            await sensors.stop()
             throw error
         }
-        await connection.sensors.stop()
-        return outcome
-    }
-
-    /// A session with ANT+ sensors through a stick (`--hr ant:N`, `--cadence ant:N`), and
-    /// Bluetooth for a role not named so: their values reach one feed, on one loop. A role
-    /// not named at all is looked for on Bluetooth, and done without when Bluetooth cannot be
-    /// used. Throws `Unavailable` before anything started when there is no stick, or no device.
-    private static func runWithANT(
-        _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
-    ) async throws -> SessionOutcome {
-        let heartRate = ANTSensors.deviceNumber(sensorRequest.heartRate)
-        let cadence = ANTSensors.deviceNumber(sensorRequest.cadence)
-        for case .some(nil) in [heartRate, cadence] {
-            throw Failure("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", status: .usage)
-        }
-        var bluetooth: LiveSensorConnection?
-        if sensorRequest.antRoles.count < SensorLinkMachine.Role.allCases.count {
-            do {
-                bluetooth = try await LiveSensorConnection.connect(
-                    sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence && cadence == nil,
-                    allowANT: true)
-            } catch let unavailable as LiveSensorConnection.Unavailable {
-                // A Bluetooth device named on the command line is required; an unnamed role is not.
-                let named = heartRate == nil ? sensorRequest.heartRate : sensorRequest.cadence
-                if named != nil { throw unavailable }
-                Terminal.writeStandardError("intervalpro: \(unavailable); going on with the ANT+ sensors only\n")
-            }
-        }
-        let ant: ANTSensors
-        do {
-            ant = try ANTSensors(
-                path: sensorRequest.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil, sharing: bluetooth?.sensors)
-        } catch {
-            await bluetooth?.sensors.stop()
-            throw LiveSensorConnection.Unavailable(description: error.description)
-        }
-        let antDevices = await ant.connect(timeout: .seconds(sensorRequest.scanTimeout))
-        if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
-            ant.stop()
-            await bluetooth?.sensors.stop()
-            throw LiveSensorConnection.Unavailable(
-                description: "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(sensorRequest.scanTimeout)) s")
-        }
-        for device in antDevices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
-        let devices = (bluetooth?.devices ?? []) + antDevices
-        var realTime = request
-        realTime.fast = false
-        realTime.speed = nil
-        ant.feed.begin()
-        defer { ant.stop() }
-        let outcome: SessionOutcome
-        do {
-            outcome = try await ant.run {
-                try await runSession(
-                    realTime, source: LiveSource(feed: ant.feed, arrivals: ant.arrivals, devices: devices),
-                    cadenceUnits: devices.cadenceUnits, probe: LatencyProbe(feed: ant.feed), hub: hub,
-                    wake: { [arrivals = ant.arrivals] in arrivals.raiseSoon() },
-                    wakeOnInput: { descriptor, drain in ant.wakeOnInput(descriptor, drain: drain) })
-            }
-        } catch {
-            await bluetooth?.sensors.stop()
-            throw error
-        }
-        await bluetooth?.sensors.stop()
+        await sensors.stop()
         return outcome
     }
 

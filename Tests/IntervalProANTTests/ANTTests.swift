@@ -40,8 +40,8 @@ struct ScriptedStick {
     var failures: [String] = []
     var now = SessionTime.zero
 
-    init(channels: [ANTChannelPlan], refuseLibConfig: Bool = false) {
-        machine = ANTStickMachine(networkKey: testKey, channels: channels)
+    init(channels: [ANTChannelPlan], refuseLibConfig: Bool = false, scanning: Bool = false) {
+        machine = scanning ? ANTStickMachine(scanningWith: testKey) : ANTStickMachine(networkKey: testKey, channels: channels)
         take(machine.handle(.start, now: now))
         // The stick answers each command until the last channel is open.
         while let last = sent.last, answer(to: last, refuseLibConfig: refuseLibConfig) {}
@@ -204,5 +204,54 @@ struct ANTPlusPageTests {
             try ANTPlusStrideSpeedPage.parse([81, 0xFF, 0xFF, 7, 0x78, 0x56, 0x34, 0x12])
                 == .common(.product(softwareRevision: 7, serialNumber: 0x1234_5678)))
         #expect(try ANTPlusStrideSpeedPage.parse([3, 0, 0, 0, 0, 0, 0, 0]) == .other(3))
+    }
+}
+
+@Suite("scanning for ANT+ devices")
+struct ANTScanTests {
+    @Test("channel 0 opens in continuous scanning mode; every device heard is reported with its id, none tracked")
+    func scanningMode() {
+        var stick = ScriptedStick(channels: [], scanning: true)
+        #expect(stick.sent.map(\.id) == [.resetSystem, .libConfig, .networkKey, .assignChannel, .channelID, .radioFrequency, .openRxScanMode])
+        #expect(stick.sent[4].payload == [0, 0, 0, 0, 0], "a wildcard channel id: any device, any type")
+        #expect(stick.failures.isEmpty)
+        let pod: [UInt8] = [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11]
+        let strap: [UInt8] = [0x00, 0, 0, 0, 0x00, 0x04, 1, 61]
+        stick.deliver(ANTMessage(.broadcastData, [0] + pod + [0x80, 0xE1, 0x10, 124, 5]))
+        stick.deliver(ANTMessage(.broadcastData, [0] + strap + [0x80, 0x39, 0x30, 120, 1]))
+        stick.deliver(ANTMessage(.broadcastData, [0] + pod))  // no channel id: nobody to name
+        #expect(stick.pages.map(\.1) == [
+            ANTDeviceID(number: 4321, type: 124, transmissionType: 5), ANTDeviceID(number: 12345, type: 120, transmissionType: 1),
+        ])
+        #expect(stick.states.isEmpty)
+    }
+
+    @Test("a stick without scanning mode says so")
+    func refused() {
+        var machine = ANTStickMachine(scanningWith: testKey)
+        _ = machine.handle(.start, now: .zero)
+        _ = machine.handle(.received(ANTMessage(.startup, [0x20])), now: .zero)
+        for id in [ANTMessageID.libConfig, .networkKey, .assignChannel, .channelID, .radioFrequency] {
+            _ = machine.handle(.received(ANTMessage(.channelEvent, [0, id.rawValue, 0])), now: .zero)
+        }
+        let actions = machine.handle(.received(ANTMessage(.channelEvent, [0, ANTMessageID.openRxScanMode.rawValue, 0x28])), now: .zero)
+        #expect(actions == [.failed("this ANT stick cannot scan (it has no continuous scanning mode)")])
+    }
+
+    @Test("sightings: one per device, its profile, and who made it from page 80 or a strap's page 2")
+    func sightings() {
+        var scan = ANTPlusScan()
+        let pod = ANTDeviceID(number: 4321, type: 124, transmissionType: 5)
+        let strap = ANTDeviceID(number: 12345, type: 120, transmissionType: 1)
+        let power = ANTDeviceID(number: 7, type: 11, transmissionType: 5)
+        scan.heard(pod, page: [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11])
+        scan.heard(strap, page: [0x82, 95, 0x34, 0x12, 0, 4, 1, 61])
+        scan.heard(pod, page: [0x50, 0xFF, 0xFF, 1, 1, 0, 0x0B, 0])
+        scan.heard(power, page: [0x10, 0, 0, 0, 0, 0, 0, 0])
+        #expect(scan.sightings.map(\.device) == [pod, strap, power])
+        #expect(scan.sightings.map(\.messages) == [2, 1, 1])
+        #expect(scan.sightings.map(\.manufacturer) == ["Garmin", "Stryd", nil])
+        #expect(scan.sightings[0].model == 11)
+        #expect(scan.sightings.map(\.kind) == ["ANT+ foot pod", "ANT+ heart rate", "ANT+ device type 11"])
     }
 }

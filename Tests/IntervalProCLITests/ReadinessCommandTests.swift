@@ -66,6 +66,36 @@ import Testing
         #expect(number(listed.first?["rmssd_ms"]) == rmssd)
     }
 
+    @Test("a morning from an ANT+ strap: RR intervals from its beat times give the figures a Bluetooth strap's give")
+    func fromAnANTStrap() throws {
+        let dir = try ScratchDirectory()
+        let cycle: [Double] = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        var lines = [#"{"intervalpro_recording":1,"started_at":"2026-11-25T06:30:00Z","devices":[{"id":"ant:12345","name":"ANT+ heart rate"}]}"#]
+        // Four pages a second, each with the last beat's time (1/1024 s, rolling over at 64 s) and count.
+        var beatUnits = 0
+        var beatTime = 0.0
+        var beat = 0
+        for quarter in 1...(160 * 4) {
+            let now = Double(quarter) * 250
+            while beatTime + cycle[beat % cycle.count] <= now {
+                let interval = cycle[beat % cycle.count]
+                beatTime += interval
+                beatUnits += Int((interval * 1.024).rounded())
+                beat += 1
+            }
+            let page: [UInt8] = [0x00, 0, 0, 0, UInt8(beatUnits & 0xFF), UInt8((beatUnits >> 8) & 0xFF), UInt8(beat & 0xFF), 60]
+            let hex = page.map { String(format: "%02x", $0) }.joined()
+            lines.append(#"{"t":\#(String(format: "%.3f", now / 1000)),"dev":"ant:12345","char":"ant-hr","hex":"\#(hex)"}"#)
+        }
+        let path = try dir.write("morning-ant.jsonl", lines.joined(separator: "\n") + "\n")
+        let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The same cycle as `fromARecording`: rMSSD = √530 = 23.02 ms.
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3, "\(json)")
+        #expect(json["artifacts_corrected"] as? Int == 0)
+    }
+
     @Test("run says today's readiness before a plan with work steps, on stderr; not before a measurement exists")
     func runSaysTodaysReadiness() throws {
         let dir = try ScratchDirectory()

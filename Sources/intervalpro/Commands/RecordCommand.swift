@@ -35,25 +35,24 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let connection: LiveSensorConnection
+            let sensors: LiveSensorSet
             do {
                 // Nothing waits on a recording's values in real time: acquired ones are read
                 // once a second, each with its arrival time, which saves a wake-up per value.
-                connection = try await LiveSensorConnection.connect(
-                    sensors.request, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
+                sensors = try await LiveSensorSet.connect(
+                    self.sensors.request, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 throw Failure("\(unavailable)", status: .unavailable)
             }
             let writer: RecordingWriter
             do throws(FileError) {
-                let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: connection.devices)
+                let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: sensors.devices)
                 writer = try RecordingWriter(path: output, headerLine: RecordingLine.header(header))
             } catch {
-                await connection.sensors.stop()
+                await sensors.stop()
                 throw Failure(error)
             }
             InterruptSignal.install()
-            let sensors = connection.sensors
             if let interrupt = InterruptSignal.descriptor { sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain) }
             let feed = sensors.feed
             feed.begin()
@@ -91,7 +90,7 @@ struct RecordCommand: AsyncParsableCommand {
                 }
             }
             if progress { Terminal.writeStandardError("\r\u{1B}[K") }
-            await connection.sensors.stop()
+            await sensors.stop()
             do throws(FileError) { try writer.close() } catch { failure = failure ?? error }
             if let failure { throw Failure(failure) }
             let total = counts.values.reduce(0, +)

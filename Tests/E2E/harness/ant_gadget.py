@@ -164,10 +164,17 @@ def main():
         if stick.configured and not unplugged and not (silent and silent[0] <= now < silent[1]):
             beats = tick // 4
             beat_time = (beats * 1024) & 0xFFFF
-            pages = [(0, [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11], pod, 124, 5),
-                     (1, [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61], strap, 120, 1)]
-            for channel, page, number, kind, transmission in pages[:stick.channels]:
-                extension = [0x80, number & 0xFF, number >> 8, kind, transmission] if stick.extended else []
+            pod_page = [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11]
+            strap_page = [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61]
+            if tick % 65 == 1:  # who made them, as real devices interleave it: Garmin (1)
+                pod_page = [0x50, 0xFF, 0xFF, 1, 1, 0, 0x0B, 0]  # common page 80, model 11
+                strap_page = [0x02, 1, 0x34, 0x12] + strap_page[4:]  # heart rate page 2
+            pages = [(0, pod_page, pod, 124, 5), (1, strap_page, strap, 120, 1)]
+            if stick.scanning:
+                pages = [(0, page, number, kind, transmission) for _, page, number, kind, transmission in pages]
+            for channel, page, number, kind, transmission in pages[:2 if stick.scanning else stick.channels]:
+                extended = stick.extended or stick.scanning
+                extension = [0x80, number & 0xFF, number >> 8, kind, transmission] if extended else []
                 if send(0x4E, [channel] + page + extension):
                     log.write(json.dumps({"t": round(now, 3), "channel": channel, "device": f"ant:{number}",
                                           "hex": bytes(page).hex()}) + "\n")

@@ -27,23 +27,26 @@ def split(buffer):
 
 
 class StickState:
-    """What a stick answers, and what it was asked to set up: channels assigned and opened,
-    and whether the client wants the sender's channel id with every data message."""
+    """What a stick answers, and what it was asked to set up: channels assigned and opened (or
+    continuous scanning mode), and whether the client wants the sender's channel id with every
+    data message."""
 
     def __init__(self, pod=4321):
         self.pod = pod  # the foot pod's device number, for a request of the channel id
         self.channels = 0
         self.opened = 0
         self.extended = False
+        self.scanning = False  # continuous scanning mode: every device on channel 0
 
     @property
     def configured(self):
-        return self.channels > 0 and self.opened >= self.channels
+        return self.scanning or (self.channels > 0 and self.opened >= self.channels)
 
     def answer(self, message_id, payload):
         """The messages (id, payload) the stick sends back for one command."""
         if message_id == 0x4A:  # reset: a startup message once done
             self.channels = self.opened = 0
+            self.scanning = False
             return [(0x6F, [0x20])]
         if message_id == 0x4D:  # a request for a message
             wanted = payload[1]
@@ -59,4 +62,6 @@ class StickState:
             self.channels += 1
         elif message_id == 0x4B:
             self.opened += 1
+        elif message_id == 0x5B:
+            self.scanning = True
         return [(0x40, [payload[0] if payload else 0, message_id, 0])]  # response: no error

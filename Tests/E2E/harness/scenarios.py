@@ -580,6 +580,62 @@ async def ant_stick_pulled_out_and_back(ctx: Context) -> None:
     await scores_as_replay(ctx, summary, out, plan)
 
 
+async def ant_record_and_remembered(ctx: Context) -> None:
+    """`record` on ANT+ keeps every page byte for byte, and remembers the devices; a following
+    `run` naming no sensor reads them from the stick again (a Bluetooth watch in range is not
+    taken instead), the remembered pod's number first."""
+    await ctx.air.clear()
+    await ctx.devices(watch(write_timeline(ctx, "watch.txt", run_timeline(90, steady_cadence))))
+    _, log = await ant_stick(ctx, "pod=4321,hr=12345")
+    try:
+        out = ctx.path("recording.jsonl")
+        recorded_run = await ctx.client_run(["record", out, "--cadence", "ant:0", "--hr", "ant:0", "--duration", "12",
+                                             "--scan-timeout", "20"], timeout=90)
+        check(recorded_run.status == 0, f"record exited {recorded_run.status}: {recorded_run.stderr.strip()[-400:]!r}")
+        plan = ctx.path("plan.json")
+        Path(plan).write_text(json.dumps({"name": "ANT again", "steps": [{"kind": "work", "duration": 15, "cadence": 170}]}))
+        again = ctx.path("again.jsonl")
+        outcome = await ctx.client_run(["run", plan, "--require-sensor", "--json", "--record", again, "--scan-timeout", "20",
+                                        "--metronome", "off", "--no-voice"], timeout=90)
+        summary = summary_of(outcome, "run with the remembered ANT+ devices")
+    finally:
+        await remove_ant_stick(ctx)
+    header, entries = read_recording(out)
+    check({d.get("id") for d in header.get("devices", [])} == {"ant:4321", "ant:12345"}, f"the header's devices: {header}")
+    for device, char in (("ant:4321", "ant-sdm"), ("ant:12345", "ant-hr")):
+        got, sent = recorded_pages(entries, device, char), stick_pages(log, device)
+        check(len(got) >= 30, f"only {len(got)} {char} pages recorded from {device} in 12 s")
+        check(got == sent[:len(got)], f"{device}: record's pages are not the bytes the stick sent, in order")
+    memory = json.loads(Path(ctx.path("config/intervalpro/sensors.json")).read_text())
+    check(memory.get("cadence", {}).get("address") == "ant:4321" and memory.get("heart_rate", {}).get("address") == "ant:12345",
+          f"the remembered sensors: {memory}")
+    again_header, _ = read_recording(again)
+    check({d.get("id") for d in again_header.get("devices", [])} == {"ant:4321", "ant:12345"},
+          f"run without sensor options did not read the remembered ANT+ devices: {again_header.get('devices')}")
+    check(summary["totals"]["avg_cadence_spm"] == 171, f"cadence {summary['totals']['avg_cadence_spm']}: not the ANT+ pod's")
+
+
+async def ant_scan(ctx: Context) -> None:
+    """`scan` lists the ANT+ devices the stick hears beside the Bluetooth ones: each as the
+    ant:NUMBER that --hr and --cadence take, with its profile and who made it."""
+    await ctx.air.clear()
+    await ctx.devices(watch(write_timeline(ctx, "watch.txt", run_timeline(30, steady_cadence)), services=("hr",)))
+    _, log = await ant_stick(ctx, "pod=4321,hr=12345")
+    try:
+        outcome = await ctx.client_run(["scan", "--json", "--timeout", "6"], timeout=60)
+    finally:
+        await remove_ant_stick(ctx)
+    check(outcome.status == 0, f"scan exited {outcome.status}: {outcome.stderr.strip()[-300:]!r}")
+    devices = {d["address"]: d for d in json.loads(outcome.stdout)["devices"]}
+    check(any(d.get("transport") == "bluetooth" for d in devices.values()), f"no Bluetooth device beside the ANT+ ones: {devices}")
+    pod, strap = devices.get("ant:4321"), devices.get("ant:12345")
+    check(pod is not None and strap is not None, f"the ANT+ devices are not listed: {sorted(devices)}")
+    check(pod["services"] == ["ant-sdm"] and pod["ant_device_type"] == 124 and pod["manufacturer"] == "Garmin",
+          f"the foot pod: {pod}")
+    check(strap["services"] == ["ant-hr"] and strap["ant_device_type"] == 120 and strap["manufacturer"] == "Garmin",
+          f"the strap: {strap}")
+
+
 async def ant_no_stick(ctx: Context) -> None:
     outcome = await ctx.client_run(["run", str(E2E_DIR / "plans" / "e2e-steady.json"), "--cadence", "ant:0",
                                     "--require-sensor", "--json"], timeout=60)
@@ -601,5 +657,7 @@ SCENARIOS: list[tuple[str, Scenario]] = [
     ("ant-footpod", ant_footpod_silent_and_back),
     ("ant-with-bluetooth", ant_footpod_with_bluetooth_strap),
     ("ant-replug", ant_stick_pulled_out_and_back),
+    ("ant-scan", ant_scan),
+    ("ant-record", ant_record_and_remembered),
     ("ant-no-stick", ant_no_stick),
 ]

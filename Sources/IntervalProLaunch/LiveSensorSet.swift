@@ -1,0 +1,143 @@
+public import IntervalProBlueZ
+public import IntervalProCore
+public import IntervalProEventLoop
+import IntervalProANT
+import IntervalProIO
+public import IntervalProRuntime
+
+/// The live sensors of one session or recording: Bluetooth, an ANT stick, or both, their values
+/// in one feed on one loop. `run` and `record` connect through it alike.
+public final class LiveSensorSet: Sendable {
+    public let devices: [RecordedDevice]
+    public let feed: LiveFeed
+    public let arrivals: LoopCondition
+    private let bluetooth: LiveSensors?
+    private let ant: ANTSensors?
+
+    private init(devices: [RecordedDevice], bluetooth: LiveSensors?, ant: ANTSensors?) {
+        self.devices = devices
+        self.bluetooth = bluetooth
+        self.ant = ant
+        // Sharing, the stick feeds Bluetooth's feed on Bluetooth's loop.
+        feed = bluetooth?.feed ?? ant!.feed
+        arrivals = bluetooth?.arrivals ?? ant!.arrivals
+    }
+
+    /// Connects what `request` names: `ant:NUMBER` on the stick, anything else on Bluetooth, a
+    /// role not named on Bluetooth (or, when the device remembered for it is an ANT+ one and a
+    /// stick is plugged in, on the stick). Throws `LiveSensorConnection.Unavailable` when there
+    /// is nothing to use, `Failure` (usage) for a malformed `ant:` choice.
+    /// - Parameters:
+    ///   - coalescing: for a recording (see `LiveSensorConnection.connect`).
+    ///   - quiet: nothing said on stderr while connecting.
+    public static func connect(
+        _ request: SensorRequest, cadenceUnit: CadenceUnit?, requireCadence: Bool = false, quiet: Bool = false,
+        coalescing: Duration = .zero
+    ) async throws -> LiveSensorSet {
+        let (request, remembered) = rememberedANT(request)
+        guard request.usesANT else {
+            let connection = try await LiveSensorConnection.connect(
+                request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence, coalescing: coalescing)
+            return LiveSensorSet(devices: connection.devices, bluetooth: connection.sensors, ant: nil)
+        }
+        let heartRate = ANTSensors.deviceNumber(request.heartRate)
+        let cadence = ANTSensors.deviceNumber(request.cadence)
+        for case .some(nil) in [heartRate, cadence] {
+            throw Failure("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", status: .usage)
+        }
+        var bluetooth: LiveSensorConnection?
+        if request.antRoles.count < SensorLinkMachine.Role.allCases.count {
+            do {
+                bluetooth = try await LiveSensorConnection.connect(
+                    request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence && cadence == nil,
+                    coalescing: coalescing)
+            } catch let unavailable as LiveSensorConnection.Unavailable {
+                // A Bluetooth device named on the command line is required; an unnamed role is not.
+                let named = heartRate == nil ? request.heartRate : request.cadence
+                if named != nil { throw unavailable }
+                if !quiet { Terminal.writeStandardError("intervalpro: \(unavailable); going on with the ANT+ sensors only\n") }
+            }
+        }
+        let ant: ANTSensors
+        do {
+            ant = try ANTSensors(
+                path: request.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil, sharing: bluetooth?.sensors)
+        } catch {
+            await bluetooth?.sensors.stop()
+            throw LiveSensorConnection.Unavailable(description: error.description)
+        }
+        let antDevices = await ant.connect(
+            timeout: .seconds(request.scanTimeout), quiet: quiet,
+            widening: Set(remembered.map { $0 == .cadence ? ANTPlusStrideSpeedPage.deviceType : ANTPlusHeartRatePage.deviceType }))
+        if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
+            ant.stop()
+            await bluetooth?.sensors.stop()
+            throw LiveSensorConnection.Unavailable(
+                description:
+                    "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
+        }
+        if !quiet {
+            for device in antDevices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
+        }
+        rememberANT(antDevices)
+        return LiveSensorSet(devices: (bluetooth?.devices ?? []) + antDevices, bluetooth: bluetooth?.sensors, ant: ant)
+    }
+
+    /// A role not named on the command line whose remembered device is an ANT+ one is read from
+    /// the stick, when one is plugged in; without a stick the memory is left aside and Bluetooth
+    /// looks for the role as always (what is there wins over what is remembered).
+    static func rememberedANT(_ request: SensorRequest) -> (SensorRequest, remembered: Set<SensorLinkMachine.Role>) {
+        guard let path = SensorMemory.defaultPath, let memory = try? SensorMemory.load(from: path) else { return (request, []) }
+        let isANT = { (sensor: SensorMemory.Sensor?) in ANTSensors.deviceNumber(sensor?.address) != nil }
+        guard (request.heartRate == nil && isANT(memory.heartRate)) || (request.cadence == nil && isANT(memory.cadence)),
+            request.antStick != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
+        else { return (request, []) }
+        var request = request
+        var remembered: Set<SensorLinkMachine.Role> = []
+        if request.heartRate == nil, isANT(memory.heartRate) {
+            request.heartRate = memory.heartRate?.address
+            remembered.insert(.heartRate)
+        }
+        if request.cadence == nil, isANT(memory.cadence) {
+            request.cadence = memory.cadence?.address
+            remembered.insert(.cadence)
+        }
+        return (request, remembered)
+    }
+
+    /// The ANT+ devices heard, remembered for their roles (beside what Bluetooth remembered).
+    static func rememberANT(_ devices: [RecordedDevice]) {
+        guard let path = SensorMemory.defaultPath else { return }
+        var memory = (try? SensorMemory.load(from: path)) ?? SensorMemory()
+        let before = memory
+        for device in devices {
+            let sensor = SensorMemory.Sensor(address: device.id, name: device.name, cadenceUnit: device.cadenceUnit)
+            if device.cadenceUnit != nil { memory.cadence = sensor } else { memory.heartRate = sensor }
+        }
+        guard memory != before else { return }
+        do {
+            try memory.save(to: path)
+        } catch {
+            Terminal.writeStandardError("intervalpro: warning: could not remember the sensors: \(error)\n")
+        }
+    }
+
+    /// Runs `body` on the sensors' loop.
+    public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if let bluetooth { return try await bluetooth.run(body) }
+        return try await ant!.run(body)
+    }
+
+    /// Wakes whoever waits on `arrivals` when `descriptor` is readable (keys, Ctrl-C).
+    public func wakeOnInput(_ descriptor: Int32, drain: (@Sendable () -> Void)? = nil) {
+        if let bluetooth { bluetooth.wakeOnInput(descriptor, drain: drain) } else { ant?.wakeOnInput(descriptor, drain: drain) }
+    }
+
+    /// Reads Bluetooth values waiting in a coalescing window (a recording's last second).
+    public func readWaitingValues() async { await bluetooth?.readWaitingValues() }
+
+    public func stop() async {
+        ant?.stop()
+        await bluetooth?.stop()
+    }
+}
