@@ -34,7 +34,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -227,6 +227,12 @@ bench-import: deps-test
 bench-ant: deps-test release
 	$(TEST_PYTHON) Benchmarks/ant.py $(RELEASE_BIN) $(TEST_PYTHON) 50
 	$(TEST_PYTHON) Benchmarks/ant.py $(RELEASE_BIN) $(TEST_PYTHON) 4
+
+## bench-ant-usb: ANT+ through libusb on the real-stack suite's virtual USB stick, side by side
+## with openant's USB driver in the same VM: CPU per message, wake-ups, peak RSS (about 4 minutes)
+bench-ant-usb: deps-test release
+	mkdir -p .build/bench-ant-usb && cp $(RELEASE_BIN) .build/bench-ant-usb/intervalpro && strip .build/bench-ant-usb/intervalpro
+	INTERVALPRO_E2E_BINARY=.build/bench-ant-usb/intervalpro Tests/E2E/run.sh ant-usb-bench
 
 ## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
 ## notification (AcquireNotify, StartNotify, bleak), a 60 s run's CPU, RSS, wake-ups and latency

@@ -3,7 +3,7 @@
 and a heart-rate monitor on channel 1, as its own examples open them: what a runner would
 otherwise script. Its serial driver is given the terminal's path. Prints the data pages it got.
 
-Usage: ant_openant.py PATH SECONDS
+Usage: ant_openant.py PATH|usb SECONDS
 """
 import sys
 import threading
@@ -14,9 +14,14 @@ from openant.easy.channel import Channel
 from openant.easy.node import Node
 
 PATH, SECONDS = sys.argv[1], float(sys.argv[2])
-driver.SerialDriver.get_url = classmethod(lambda cls: PATH)
-# The serial driver only: no USB stick is looked for.
-driver.drivers[:] = [driver.SerialDriver]
+if PATH == "usb":
+    # Its USB driver (pyusb on libusb), as a runner with an ANTUSB2 uses it: the real-stack
+    # suite's virtual stick (make bench-ant-usb).
+    driver.drivers[:] = [driver.USB2Driver]
+else:
+    driver.SerialDriver.get_url = classmethod(lambda cls: PATH)
+    # The serial driver only: no USB stick is looked for.
+    driver.drivers[:] = [driver.SerialDriver]
 
 ANTPLUS_NETWORK_KEY = [0xB9, 0xA5, 0x21, 0xFB, 0xBD, 0x72, 0xC3, 0x45]
 received = 0

@@ -8,8 +8,8 @@ stick. IntervalPro opens it through libusb (detaching that driver) or, named wit
 
 Usage (as root in the guest): ant_gadget.py LOG TIMELINE
 
-TIMELINE is "pod=NUMBER,hr=NUMBER,silent=FROM-TO,replug=FROM-TO" (seconds after the channels
-first open; silent and replug optional; replug unbinds the gadget from the controller, as
+TIMELINE is "pod=NUMBER,hr=NUMBER,silent=FROM-TO,replug=FROM-TO,rate=PAGES" (seconds after the
+channels first open; silent, replug and rate optional, rate 4 pages a second by default; replug unbinds the gadget from the controller, as
 pulling the stick out does, and binds it again): what the stick broadcasts once a client has opened its channels, four pages a
 second a device: the foot pod's page 2 (85.5 strides/min) and the strap's page (a beat a
 second, 61 bpm), each with the sender's channel id when the client asked for it. Writes
@@ -87,6 +87,7 @@ def main():
     pod, strap = int(plan["pod"]), int(plan["hr"])
     silent = tuple(float(x) for x in plan["silent"].split("-")) if "silent" in plan else None
     replug = tuple(float(x) for x in plan["replug"].split("-")) if "replug" in plan else None
+    rate = float(plan.get("rate", 4))  # pages a second from each device; a real one sends 4
     log = open(log_path, "a", buffering=1)
 
     gadget()
@@ -162,7 +163,7 @@ def main():
             replug = None
             log.write(json.dumps({"t": round(now, 3), "event": "plugged in"}) + "\n")
         if stick.configured and not unplugged and not (silent and silent[0] <= now < silent[1]):
-            beats = tick // 4
+            beats = int(tick / rate)  # a beat a second
             beat_time = (beats * 1024) & 0xFFFF
             pod_page = [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11]
             strap_page = [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61]
@@ -179,7 +180,7 @@ def main():
                     log.write(json.dumps({"t": round(now, 3), "channel": channel, "device": f"ant:{number}",
                                           "hex": bytes(page).hex()}) + "\n")
         tick += 1
-        time.sleep(max(0.0, start + tick * 0.25 - time.monotonic()))
+        time.sleep(max(0.0, start + tick / rate - time.monotonic()))
 
 
 if __name__ == "__main__":

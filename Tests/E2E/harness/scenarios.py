@@ -463,6 +463,7 @@ async def ant_stick(ctx: Context, timeline: str) -> tuple[str, str]:
     """Starts the virtual ANT stick (harness/ant_gadget.py) in the guest; returns its serial
     device and the log of the pages it sends."""
     log = ctx.path("stick.jsonl")
+    Path(log).unlink(missing_ok=True)  # a stick started before in this scenario left its READY there
     gadget = E2E_DIR / "harness" / "ant_gadget.py"
     started = await ctx.guest(f"setsid python3 {gadget} {shlex.quote(log)} {timeline} </dev/null "
                               f">{shlex.quote(ctx.path('gadget.err'))} 2>&1 &", timeout=10)
@@ -661,3 +662,70 @@ SCENARIOS: list[tuple[str, Scenario]] = [
     ("ant-record", ant_record_and_remembered),
     ("ant-no-stick", ant_no_stick),
 ]
+
+
+# ---- benchmarks: run only when named (make bench-ant-usb) ---------------------------------
+
+async def ant_usb_benchmark(ctx: Context) -> None:
+    """CPU per ANT message through libusb on the virtual stick (and, as "serial", through the
+    kernel's serial driver), against openant's USB driver (pyusb) reading the same stick in
+    the same guest, at 100 and at 8 messages a second (50 and
+    4 pages a second from each of two devices): each reader 10 s and 30 s, the marginal cost
+    between the two; wake-ups (voluntary switches, all threads) per second and peak RSS of the
+    long run. Figures go to stdout and figures.txt; the guest is emulated (TCG), so only ratios
+    mean much."""
+    await ctx.air.clear()
+    python = E2E_DIR.parent.parent / ".build" / "test-venv" / "bin" / "python"
+    check(python.exists(), f"{python} is missing: make deps-test makes it")
+    reader_script = E2E_DIR.parent.parent / "Benchmarks" / "ant_openant.py"
+
+    async def measured(arguments: list[str], timeout: float) -> tuple[float, int, int, float, str]:
+        figures = ctx.path("time.txt")
+        command = " ".join(shlex.quote(a) for a in arguments)
+        outcome = await ctx.guest(f"/usr/bin/time -o {shlex.quote(figures)} -f '%U %S %w %M %e' {command}", timeout)
+        check(outcome.status == 0, f"{arguments[0]} exited {outcome.status}: {outcome.stderr.strip()[-400:]}")
+        user, system, switches, rss, wall = Path(figures).read_text().split()[-5:]
+        return float(user) + float(system), int(switches), int(rss), float(wall), outcome.stdout
+
+    results = {}
+    lines = []
+    readers = (("intervalpro", 50), ("intervalpro", 4), ("serial", 50), ("serial", 4), ("openant", 50), ("openant", 4))
+    for name, rate in readers:
+        runs = []
+        for seconds in (10, 30):
+            tty, _ = await ant_stick(ctx, f"pod=4321,hr=12345,rate={rate}")
+            try:
+                if name in ("intervalpro", "serial"):
+                    plan = ctx.path(f"plan-{seconds}.json")
+                    Path(plan).write_text(json.dumps({"name": "bench", "steps": [{"kind": "work", "duration": seconds, "cadence": 170}]}))
+                    out = ctx.path(f"bench-{seconds}.jsonl")
+                    cpu, switches, rss, wall, _ = await measured(
+                        [str(ctx.binary), "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--no-save", "--json",
+                         "--record", out, "--metronome", "off", "--no-voice"] + (["--ant-stick", tty] if name == "serial" else []),
+                        timeout=seconds + 90)
+                    _, entries = read_recording(out)
+                    received = len([e for e in entries if e.get("char") in ("ant-sdm", "ant-hr")])
+                else:
+                    cpu, switches, rss, wall, stdout = await measured([str(python), str(reader_script), "usb", str(seconds)],
+                                                                      timeout=seconds + 90)
+                    received = int(stdout.split("received ")[-1].split()[0])
+            finally:
+                await remove_ant_stick(ctx)
+            runs.append((cpu, switches, rss, wall, received))
+        (short, long) = runs
+        marginal = (long[0] - short[0]) / max(1, long[4] - short[4])
+        results[(name, rate)] = marginal
+        lines.append(f"{name:12s} {2 * rate:3d} messages/s: {marginal * 1e6:9.1f} µs CPU per message (marginal), {long[0]:.2f} s CPU in {long[3]:.1f} s, "
+                     f"{long[1] / long[3]:.1f} wake-ups/s, peak RSS {long[2] / 1024:.1f} MB, {long[4]} messages received")
+    for rate in (50, 4):
+        lines.append(f"openant / intervalpro at {2 * rate} messages/s: "
+                     f"{results[('openant', rate)] / max(results[('intervalpro', rate)], 1e-9):.1f}x")
+    (ctx.folder / "figures.txt").write_text("\n".join(lines) + "\n")
+    for line in lines:
+        print(f"      {line}", flush=True)
+
+
+BENCHMARKS: list[tuple[str, Scenario]] = [
+    ("ant-usb-bench", ant_usb_benchmark),
+]
+
