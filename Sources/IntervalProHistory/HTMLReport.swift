@@ -45,6 +45,15 @@ public enum HTMLReport {
             .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px;
                         vertical-align: -1px; }
             footer { color: #8a909c; font-size: 0.8em; margin-top: 2em; }
+            :root { color-scheme: light dark; }
+            /* The phone page's dark palette when the reader prefers dark. */
+            @media (prefers-color-scheme: dark) {
+              body { color: #eee; background: #111; }
+              .meta, .figure .label { color: #9aa0a6; }
+              .figure, svg { background: #1d1f21; border-color: #333; }
+              svg text { fill: #c8ccd2; }
+              a { color: #8ab4f8; }
+            }
             </style>
             </head>
             <body>

@@ -25,6 +25,15 @@ extension WallClock {
         return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
     }
 
+    /// The local date and time to the minute ("2026-03-01 08:30"), in the system's time zone.
+    public static func localDateTime(unixSeconds: Int64) -> String {
+        var seconds = time_t(unixSeconds)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return localDate(unixSeconds: unixSeconds) + " \(two(parts.tm_hour)):\(two(parts.tm_min))"
+    }
+
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 }

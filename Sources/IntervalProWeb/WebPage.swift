@@ -2,31 +2,56 @@
 /// session, the start page and the history. It reads `/api/live` and posts commands; the
 /// element ids are what the browser test reads (Tests/Web).
 enum WebPage {
+    /// The web app manifest: the page opens standalone from the home screen.
+    static let manifest = #"""
+{"name":"IntervalPro","short_name":"IntervalPro","start_url":"/","scope":"/","display":"standalone",
+"background_color":"#111111","theme_color":"#111111",
+"icons":[{"src":"/icon.svg","sizes":"any","type":"image/svg+xml","purpose":"any"}]}
+"""#
+
+    /// A metronome's beat over a zone band, on the app's colours.
+    static let icon = #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><rect width="512" height="512" rx="96" fill="#111"/>
+<rect x="64" y="296" width="384" height="72" rx="36" fill="#3ddc84" opacity=".45"/>
+<path d="M256 88 L352 424 H160 Z" fill="none" stroke="#eee" stroke-width="28" stroke-linejoin="round"/>
+<path d="M256 352 L344 152" stroke="#ffb300" stroke-width="28" stroke-linecap="round"/></svg>
+"""#
+
     static let html = #"""
 <!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="theme-color" content="#111111" media="(prefers-color-scheme: dark)">
+<meta name="theme-color" content="#f6f7f9" media="(prefers-color-scheme: light)">
+<link rel="manifest" href="/manifest.webmanifest" crossorigin="use-credentials">
+<link rel="icon" href="/icon.svg" type="image/svg+xml">
 <title>IntervalPro</title>
 <style>
-  :root { color-scheme: dark; --ok: #3ddc84; --warn: #ffb300; --bad: #ff5252; --dim: #9aa0a6; --bg: #111; --card: #1d1f21; }
+  /* One palette, dark or light as the phone prefers (the report uses the same). */
+  :root { color-scheme: dark; --ok: #3ddc84; --warn: #ffb300; --bad: #ff5252; --dim: #9aa0a6; --bg: #111; --card: #1d1f21;
+    --fg: #eee; --head: #000; --track: #333; --scale: #2a2a2a; --line: #444; --link: #8ab4f8; --accent: #2d6cdf; --muted: #444; }
+  @media (prefers-color-scheme: light) {
+    :root { color-scheme: light; --ok: #0a7d3b; --warn: #9a5b00; --bad: #b3261e; --dim: #4f5660; --bg: #f6f7f9; --card: #fff;
+      --fg: #16181b; --head: #e8eaee; --track: #d5d8de; --scale: #e3e6ea; --line: #c4c8cf; --link: #1a56c4; --accent: #1f5fd1; --muted: #5b6270; }
+  }
   * { box-sizing: border-box; }
-  body { margin: 0; font-family: system-ui, sans-serif; background: var(--bg); color: #eee; }
-  header { display: flex; justify-content: space-between; align-items: center; padding: 10px 16px; background: #000; }
-  header a { color: var(--dim); text-decoration: none; margin-left: 14px; font-size: 1.05rem; }
+  body { margin: 0; font-family: system-ui, sans-serif; background: var(--bg); color: var(--fg); }
+  header { display: flex; justify-content: space-between; align-items: center; padding: 0 16px; background: var(--head); }
+  header a { color: var(--dim); text-decoration: none; margin-left: 14px; font-size: 1.05rem; display: inline-block; padding: 12px 4px; min-height: 44px; }
   main { padding: 12px 16px 24px; max-width: 640px; margin: 0 auto; }
   .hidden { display: none !important; }
   .row { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
   #step-title { font-size: 1.8rem; font-weight: 700; }
   #step-number, .label { color: var(--dim); font-size: 1.1rem; }
   #time-left, #step-other { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
-  .bar { height: 14px; background: #333; border-radius: 7px; overflow: hidden; }
+  .bar { height: 14px; background: var(--track); border-radius: 7px; overflow: hidden; }
   #progress { height: 100%; width: 0; background: #4a90e2; }
   #cadence { font-size: 3.6rem; font-weight: 700; font-variant-numeric: tabular-nums; }
-  .scale { position: relative; height: 34px; background: #2a2a2a; border-radius: 6px; margin: 8px 0; }
+  .scale { position: relative; height: 34px; background: var(--scale); border-radius: 6px; margin: 8px 0; }
   #zone-band { position: absolute; top: 0; bottom: 0; background: rgba(61, 220, 132, .35); }
-  #target-mark { position: absolute; top: 0; bottom: 0; width: 3px; background: #fff; }
+  #target-mark { position: absolute; top: 0; bottom: 0; width: 3px; background: var(--fg); }
   #you-mark { position: absolute; top: -5px; width: 18px; height: 44px; margin-left: -9px; border-radius: 9px; background: var(--warn); }
   #advice { font-size: 2rem; font-weight: 700; text-align: center; padding: 10px; border-radius: 10px; background: var(--card); }
   #advice.inZone { color: var(--ok); } #advice.faster, #advice.slower { color: var(--warn); } #advice.noSignal { color: var(--bad); }
@@ -36,13 +61,20 @@ enum WebPage {
   #paused-badge { color: var(--warn); font-weight: 700; }
   #notice { color: var(--warn); min-height: 1.2em; }
   .buttons { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 10px; margin-top: 12px; }
-  button { font-size: 1.3rem; padding: 18px 8px; border: 0; border-radius: 12px; background: #2d6cdf; color: #fff; }
-  button.secondary { background: #444; } button.danger { background: #b3261e; }
-  select, input { width: 100%; font-size: 1.2rem; padding: 12px; margin: 6px 0 14px; background: var(--card); color: #eee; border: 1px solid #444; border-radius: 8px; }
+  button { font-size: 1.3rem; padding: 18px 8px; min-height: 44px; border: 0; border-radius: 12px; background: var(--accent); color: #fff; }
+  button.secondary { background: var(--muted); } button.danger { background: #b3261e; }
+  select, input { width: 100%; font-size: 1.2rem; padding: 12px; min-height: 44px; margin: 6px 0 14px; background: var(--card); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; }
   #summary { background: var(--card); border-radius: 12px; padding: 14px; margin-top: 14px; }
   #summary-in-zone { font-size: 3rem; font-weight: 700; color: var(--ok); }
-  table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid #333; text-align: left; }
-  a { color: #8ab4f8; }
+  table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid var(--track); text-align: left; }
+  a { color: var(--link); }
+  .session { background: var(--card); border-radius: 12px; padding: 10px 12px; margin: 10px 0; }
+  .session .when { font-weight: 700; } .session .plan { font-size: 1.15rem; margin: 2px 0; }
+  .actions { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 8px; margin-top: 8px; align-items: center; }
+  .actions a { display: inline-block; padding: 12px 4px; min-height: 44px; }
+  .actions button { font-size: 1.05rem; padding: 10px 6px; }
+  #trend-chart { background: var(--card); border-radius: 10px; }
+  .trend-bar { fill: var(--ok); opacity: .55; } .trend-dot { fill: var(--link); }
   #error { color: var(--bad); }
   #readiness-card { background: var(--card); border-radius: 12px; padding: 12px 14px; margin-top: 12px; }
   #readiness-figures, #measure-figures { font-size: 1.5rem; font-weight: 700; margin: 4px 0; }
@@ -119,7 +151,14 @@ enum WebPage {
   </section>
   <section id="view-history" class="hidden">
     <h2>History</h2>
-    <table><thead><tr><th>When</th><th>Plan</th><th>In zone</th><th></th></tr></thead><tbody id="history-rows"></tbody></table>
+    <label class="label" for="trend-weeks">Trends: in-zone % (bars) and work cadence (dots), one column a session, over</label>
+    <select id="trend-weeks">
+      <option value="4">4 weeks</option><option value="12" selected>12 weeks</option><option value="26">26 weeks</option><option value="52">52 weeks</option>
+    </select>
+    <svg id="trend-chart" role="img" aria-label="Trends chart" viewBox="0 0 320 140" width="100%" height="140"></svg>
+    <p id="trend-summary" class="label"></p>
+    <p id="history-message" role="status"></p>
+    <div id="history-list"></div>
   </section>
 </main>
 <script>
@@ -303,21 +342,101 @@ $("btn-start").onclick = async () => {
   if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); }
 };
 
+function element(tag, text, className) {
+  const e = document.createElement(tag);
+  if (text != null) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
 async function showHistory() {
   show("history");
+  drawTrends();
   const list = await fetch("/api/sessions").then((r) => r.json());
-  const rows = $("history-rows");
-  rows.textContent = "";
+  const box = $("history-list");
+  box.textContent = "";
+  if (list.sessions.length === 0) box.appendChild(element("p", "No sessions saved yet.", "label"));
   for (const s of list.sessions) {
-    const tr = document.createElement("tr");
-    const cells = [s.startedAt.replace("T", " ").replace("Z", ""), s.plan, s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%"];
-    for (const text of cells) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
-    const td = document.createElement("td");
-    if (s.status !== "running") { const a = document.createElement("a"); a.href = s.report; a.textContent = "Report"; a.className = "report-link"; td.appendChild(a); }
-    tr.appendChild(td);
-    rows.appendChild(tr);
+    // One card a session: when (the Pi's local time), plan, figures, status, uploads, actions.
+    const card = element("div", null, "session");
+    card.id = "session-" + s.id;
+    card.dataset.id = s.id;
+    card.appendChild(element("div", s.localStartedAt, "when"));
+    card.appendChild(element("div", s.plan, "plan"));
+    const facts = [s.duration == null ? "--" : clock(s.duration),
+      s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",
+      s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.status];
+    card.appendChild(element("div", facts.join(" · "), "label facts-line"));
+    const uploaded = s.uploads.filter((u) => u.status === "done");
+    const uploads = element("div", uploaded.length ? "Uploaded to " + uploaded.map((u) => u.service).join(", ") : "Not uploaded", "label uploads");
+    card.appendChild(uploads);
+    const actions = element("div", null, "actions");
+    if (s.status !== "running") {
+      const a = element("a", "Report", "report-link");
+      a.href = s.report;
+      a.setAttribute("aria-label", "Report of " + s.plan + ", " + s.localStartedAt);
+      actions.appendChild(a);
+      const up = element("button", "Upload", "secondary btn-upload");
+      up.setAttribute("aria-label", "Upload " + s.plan + ", " + s.localStartedAt);
+      up.onclick = () => upload(s, uploads);
+      actions.appendChild(up);
+      const del = element("button", "Delete", "danger btn-delete");
+      del.setAttribute("aria-label", "Delete " + s.plan + ", " + s.localStartedAt);
+      del.onclick = () => remove(s, card);
+      actions.appendChild(del);
+    }
+    card.appendChild(actions);
+    box.appendChild(card);
   }
 }
+
+async function upload(s, line) {
+  line.textContent = "Uploading…";
+  const { ok, answer } = await post("/api/sessions/" + s.id + "/upload", { to: "all" });
+  if (!ok) { line.textContent = answer.error || "could not upload"; return; }
+  line.textContent = answer.results.map((r) => r.service + ": " + r.outcome + (r.message ? " (" + r.message + ")" : "")).join("; ");
+}
+
+async function remove(s, card) {
+  if (!confirm("Delete the session of " + s.localStartedAt + " (" + s.plan + ")? This cannot be undone.")) return;
+  const answer = await fetch("/api/sessions/" + s.id, { method: "DELETE" });
+  if (answer.status === 204) { card.remove(); $("history-message").textContent = "Deleted the session of " + s.localStartedAt + "."; drawTrends(); }
+  else $("history-message").textContent = ((await answer.json()).error) || "could not delete";
+}
+
+async function drawTrends() {
+  const weeks = $("trend-weeks").value;
+  const trends = await fetch("/api/trends?weeks=" + weeks).then((r) => r.json());
+  const svg = $("trend-chart");
+  svg.textContent = "";
+  const points = trends.sessions;
+  const ns = "http://www.w3.org/2000/svg";
+  const n = Math.max(1, points.length), width = 320, height = 120, slot = width / n;
+  const cadences = points.map((p) => p.avg_work_cadence_spm).filter((c) => c != null);
+  const low = Math.min(...cadences, 150) - 5, high = Math.max(...cadences, 190) + 5;
+  points.forEach((p, i) => {
+    if (p.in_zone_pct != null) {
+      const bar = document.createElementNS(ns, "rect");
+      const h = height * p.in_zone_pct / 100;
+      bar.setAttribute("x", (i * slot + slot * 0.15).toFixed(1)); bar.setAttribute("width", (slot * 0.7).toFixed(1));
+      bar.setAttribute("y", (height - h).toFixed(1)); bar.setAttribute("height", h.toFixed(1));
+      bar.setAttribute("class", "trend-bar"); bar.dataset.sessionId = p.session_id; bar.dataset.inZone = p.in_zone_pct;
+      svg.appendChild(bar);
+    }
+    if (p.avg_work_cadence_spm != null) {
+      const dot = document.createElementNS(ns, "circle");
+      dot.setAttribute("cx", (i * slot + slot / 2).toFixed(1));
+      dot.setAttribute("cy", (height - height * (p.avg_work_cadence_spm - low) / (high - low)).toFixed(1));
+      dot.setAttribute("r", "3.5"); dot.setAttribute("class", "trend-dot");
+      dot.dataset.sessionId = p.session_id; dot.dataset.cadence = p.avg_work_cadence_spm;
+      svg.appendChild(dot);
+    }
+  });
+  const perWeek = trends.work_cadence_trend_spm_per_week;
+  $("trend-summary").textContent = points.length + " sessions in " + weeks + " weeks" +
+    (perWeek == null ? "" : "; work cadence " + (perWeek >= 0 ? "+" : "") + perWeek.toFixed(1) + " spm a week");
+}
+$("trend-weeks").onchange = drawTrends;
 
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");

@@ -85,6 +85,11 @@ public struct WebServer: Sendable {
 
         router.get("/") { _, _ in Self.page() }
         router.get("/history") { _, _ in Self.page() }
+        // "Add to Home screen": the app full screen, with its icon (both from here, not the network).
+        router.get("/manifest.webmanifest") { _, _ in
+            Self.response(.ok, contentType: "application/manifest+json", WebPage.manifest)
+        }
+        router.get("/icon.svg") { _, _ in Self.response(.ok, contentType: "image/svg+xml", WebPage.icon) }
         router.get("/sessions/:id/report") { _, context -> Response in
             guard let id = context.parameters.get("id", as: Int64.self) else {
                 return Self.error(.notFound, "no such session")
@@ -125,11 +130,49 @@ public struct WebServer: Sendable {
         }
         router.get("/api/sessions") { _, _ -> Response in
             do {
-                let listings = try store.open(readingOnly: true).listings(limit: 200)
-                return Self.json(.ok, Self.history(listings))
+                let opened = try store.open(readingOnly: true)
+                let listings = try opened.listings(limit: 200)
+                var uploads: [Int64: [UploadRecord]] = [:]
+                for listing in listings {
+                    uploads[listing.id] = try storeCall { () throws(StoreError) in try opened.uploads(session: listing.id) }
+                }
+                return Self.json(.ok, Self.history(listings, uploads: uploads))
             } catch let failure as Failure {
                 return Self.error(.internalServerError, failure.message)
             }
+        }
+        router.get("/api/trends") { request, _ -> Response in
+            let weeks = request.uri.queryParameters.get("weeks").map { Int($0) } ?? 12
+            guard let weeks, (1...520).contains(weeks) else { return Self.error(.badRequest, "'weeks' must be from 1 to 520") }
+            do {
+                let opened = try store.open(readingOnly: true)
+                let report = try storeCall { () throws(StoreError) in try TrendsReport(store: opened, weeks: weeks) }
+                return Self.json(.ok, report.json.serialized(pretty: false))
+            } catch let failure as Failure {
+                return Self.error(.internalServerError, failure.message)
+            }
+        }
+        router.delete("/api/sessions/:id") { _, context -> Response in
+            guard let id = context.parameters.get("id", as: Int64.self) else { return Self.error(.notFound, "no such session") }
+            do {
+                let opened = try store.open()
+                let found = try storeCall { () throws(StoreError) in try opened.listing(id: id) }
+                guard let listing = found else { return Self.error(.notFound, "no session \(id)") }
+                guard listing.status != .running else { return Self.error(.conflict, "session \(id) is running: finish it first") }
+                _ = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
+                return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+            } catch let failure as Failure {
+                return Self.error(.internalServerError, failure.message)
+            }
+        }
+        router.post("/api/sessions/:id/upload") { request, context -> Response in
+            guard let id = context.parameters.get("id", as: Int64.self) else { return Self.error(.notFound, "no such session") }
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            return await SessionUpload.respond(id: id, body: body, store: store)
         }
         router.post("/api/readiness") { request, _ -> Response in
             let body: JSONNode
@@ -233,15 +276,27 @@ public struct WebServer: Sendable {
         return JSONValue.object([("plans", .array(list))]).serialized(pretty: false)
     }
 
-    static func history(_ listings: [SessionListing]) -> String {
+    static func history(_ listings: [SessionListing], uploads: [Int64: [UploadRecord]] = [:]) -> String {
         let list: [JSONValue] = listings.map { listing in
             .object([
                 ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
+                ("localStartedAt", .string(UTCTimestamp.unixSeconds(listing.startedAt).map(WallClock.localDateTime) ?? listing.startedAt)),
                 ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
                 ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
                 ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
+                ("averageWorkCadence", .nullable(listing.averageWorkCadence?.rounded(toPlaces: 1))),
                 ("status", .string(listing.status.rawValue)),
                 ("report", .string("/sessions/\(listing.id)/report")),
+                (
+                    "uploads",
+                    .array(
+                        (uploads[listing.id] ?? []).map { record in
+                            .object([
+                                ("service", .string(record.service)), ("status", .string(record.status.rawValue)),
+                                ("url", record.activityURL.map(JSONValue.string) ?? .null),
+                            ])
+                        })
+                ),
             ])
         }
         return JSONValue.object([("sessions", .array(list))]).serialized(pretty: false)
