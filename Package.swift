@@ -140,7 +140,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV", "IntervalProANT", "IntervalProANTLink",
-                "IntervalProUSB",
+                "IntervalProUSB", "IntervalProNetwork", "IntervalProServices",
             ],
             swiftSettings: strictSettings
         ),

@@ -36,6 +36,17 @@ public final class SessionHost: Sendable {
 
     private let running = Mutex(Running())
 
+    /// The page's sensor scan: what it found so far, whether it still runs, what went wrong.
+    public struct ScanState: Sendable {
+        public var scanning = false
+        public var secondsLeft = 0
+        public var sensors: [ScannedSensor] = []
+        public var problems: [String] = []
+    }
+
+    private let scan = Mutex(ScanState())
+    public var scanState: ScanState { scan.withLock { $0 } }
+
     public init(hub: LiveStateHub, defaults: Defaults?) {
         self.hub = hub
         self.defaults = defaults
@@ -142,6 +153,41 @@ public final class SessionHost: Sendable {
             hub.readinessEnded()
             self?.running.withLock { $0 = Running() }
             IdleMemory.releaseWhenIdle(hub)
+        }
+        running.withLock { if $0.busy { $0.task = task } }
+    }
+
+    /// Scans for sensors in the background as `scan` does, Bluetooth and ANT+; never while a
+    /// session or a measurement runs (it would take their radio), and neither starts meanwhile.
+    public func startScan(seconds: Double) throws(StartError) {
+        guard let defaults else { throw .notHere }
+        let hub = self.hub
+        let accepted = running.withLock { running in
+            guard !running.busy, !hub.isRunning else { return false }
+            running.busy = true
+            return true
+        }
+        guard accepted else { throw .busy }
+        scan.withLock { $0 = ScanState(scanning: true, secondsLeft: Int(seconds.rounded(.up))) }
+        let progress: @Sendable ([ScannedSensor], Int) -> Void = { [weak self] found, left in
+            self?.scan.withLock { state in
+                state.sensors = found
+                state.secondsLeft = left
+            }
+        }
+        let task = Task { [weak self] in
+            do {
+                let result = try await SensorScan.run(
+                    adapter: defaults.sensors.adapter, antStick: defaults.sensors.antStick, seconds: seconds, progress: progress)
+                self?.scan.withLock { $0 = ScanState(scanning: false, sensors: result.sensors, problems: result.problems) }
+            } catch {
+                self?.scan.withLock { state in
+                    state.scanning = false
+                    state.secondsLeft = 0
+                    state.problems = ["\(error)"]
+                }
+            }
+            self?.running.withLock { $0 = Running() }
         }
         running.withLock { if $0.busy { $0.task = task } }
     }

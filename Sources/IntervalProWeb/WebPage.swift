@@ -75,6 +75,8 @@ enum WebPage {
   .actions button { font-size: 1.05rem; padding: 10px 6px; }
   #trend-chart { background: var(--card); border-radius: 10px; }
   .trend-bar { fill: var(--ok); opacity: .55; } .trend-dot { fill: var(--link); }
+  .session > button { width: 100%; margin-top: 8px; font-size: 1.05rem; padding: 10px 6px; }
+  .check { padding: 8px 0; border-bottom: 1px solid var(--track); } .check.bad { color: var(--bad); }
   #error { color: var(--bad); }
   #readiness-card { background: var(--card); border-radius: 12px; padding: 12px 14px; margin-top: 12px; }
   #readiness-figures, #measure-figures { font-size: 1.5rem; font-weight: 700; margin: 4px 0; }
@@ -84,7 +86,7 @@ enum WebPage {
 </style>
 </head>
 <body>
-<header><strong>IntervalPro</strong><nav><a href="/" id="nav-live">Session</a><a href="/history" id="nav-history">History</a></nav></header>
+<header><strong>IntervalPro</strong><nav><a href="/" id="nav-live">Session</a><a href="/sensors" id="nav-sensors">Sensors</a><a href="/history" id="nav-history">History</a></nav></header>
 <main>
   <section id="view-live" class="hidden">
     <div class="row"><span id="step-title">&nbsp;</span><span id="step-number"></span></div>
@@ -149,6 +151,20 @@ enum WebPage {
     <button id="btn-measure-cancel" class="danger" style="width: 100%">Cancel</button>
     <button id="btn-measure-done" class="hidden" style="width: 100%">Done</button>
   </section>
+  <section id="view-sensors" class="hidden">
+    <h2>Sensors</h2>
+    <p class="label">What a session started here (or by <code>intervalpro run</code>) looks for first. A remembered sensor
+      is a preference: when it is not there, the best one found is used.</p>
+    <div class="session"><div class="label">Heart rate</div><div id="chosen-heartRate" class="plan">none chosen</div>
+      <button id="forget-heartRate" class="secondary hidden">Forget</button></div>
+    <div class="session"><div class="label">Cadence</div><div id="chosen-cadence" class="plan">none chosen</div>
+      <button id="forget-cadence" class="secondary hidden">Forget</button></div>
+    <button id="btn-scan" style="width: 100%">Scan for sensors</button>
+    <p id="scan-status" class="label" role="status"></p>
+    <div id="scan-list"></div>
+    <h3>Checks</h3>
+    <div id="checks" role="list"><p class="label">Checking…</p></div>
+  </section>
   <section id="view-history" class="hidden">
     <h2>History</h2>
     <label class="label" for="trend-weeks">Trends: in-zone % (bars) and work cadence (dots), one column a session, over</label>
@@ -175,12 +191,12 @@ function clock(seconds) {
 }
 
 function show(view) {
-  for (const name of ["live", "start", "history", "readiness"]) $("view-" + name).classList.toggle("hidden", name !== view);
+  for (const name of ["live", "start", "history", "readiness", "sensors"]) $("view-" + name).classList.toggle("hidden", name !== view);
 }
 
 function render(s) {
   state = s;
-  if (location.pathname === "/history") return;
+  if (location.pathname === "/history" || location.pathname === "/sensors") return;
   if (s.status === "idle" || ((s.status === "finished" || s.status === "readiness") && choosing)) { showStart(); return; }
   if (s.status === "readiness") { renderMeasurement(s); return; }
   show("live");
@@ -438,6 +454,77 @@ async function drawTrends() {
 }
 $("trend-weeks").onchange = drawTrends;
 
+const roles = { heartRate: "heart rate", cadence: "cadence" };
+
+function renderSensors(answer) {
+  for (const role of Object.keys(roles)) {
+    const chosen = answer.remembered[role];
+    $("chosen-" + role).textContent = chosen ? (chosen.name || chosen.address) + " (" + chosen.address + ")" : "none chosen";
+    $("forget-" + role).classList.toggle("hidden", !chosen);
+  }
+  const scan = answer.scan;
+  $("btn-scan").disabled = scan.scanning;
+  $("scan-status").textContent = scan.scanning ? "Scanning… " + scan.devices.length + " found, " + scan.secondsLeft + " s left"
+    : scan.problems.join("; ");
+  const list = $("scan-list");
+  list.textContent = "";
+  for (const d of scan.devices) {
+    const card = element("div", null, "session found-sensor");
+    card.dataset.address = d.address;
+    card.appendChild(element("div", (d.manufacturer ? d.manufacturer + " " : "") + (d.name || "(no name)"), "plan"));
+    const facts = [d.address, d.transport === "ant+" ? "ANT+" : (d.rssi == null ? "" : d.rssi + " dBm"),
+      d.battery_percent == null ? "" : "battery " + d.battery_percent + "%"].filter((x) => x);
+    card.appendChild(element("div", facts.join(" · "), "label"));
+    const actions = element("div", null, "actions");
+    const offers = { heartRate: d.services.includes("180d") || d.services.includes("ant-hr"),
+      cadence: d.services.includes("1814") || d.services.includes("ant-sdm") };
+    for (const role of Object.keys(roles)) {
+      if (!offers[role]) continue;
+      const use = element("button", "Use for " + roles[role], "btn-use-" + role);
+      use.setAttribute("aria-label", "Use " + (d.name || d.address) + " for " + roles[role]);
+      use.onclick = () => choose(role, d.address);
+      actions.appendChild(use);
+    }
+    card.appendChild(actions);
+    list.appendChild(card);
+  }
+  if (scan.scanning) setTimeout(refreshSensors, 1000);
+}
+
+async function refreshSensors() {
+  renderSensors(await fetch("/api/sensors").then((r) => r.json()));
+}
+
+async function choose(role, address) {
+  const answer = await fetch("/api/sensors", { method: "PUT", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ [role]: address }) });
+  const body = await answer.json();
+  if (answer.ok) renderSensors(body); else $("scan-status").textContent = body.error || "could not choose";
+}
+
+$("forget-heartRate").onclick = () => choose("heartRate", null);
+$("forget-cadence").onclick = () => choose("cadence", null);
+$("btn-scan").onclick = async () => {
+  const { ok, answer } = await post("/api/scan", { seconds: 10 });
+  if (!ok) { $("scan-status").textContent = answer.error || "could not scan"; return; }
+  refreshSensors();
+};
+
+async function showSensors() {
+  show("sensors");
+  refreshSensors();
+  const checks = await fetch("/api/checks").then((r) => r.json());
+  const box = $("checks");
+  box.textContent = "";
+  for (const c of checks.checks) {
+    const row = element("div", null, "check " + (c.ok ? "ok" : "bad"));
+    row.setAttribute("role", "listitem");
+    row.appendChild(element("div", (c.ok ? "✓ " : "✗ ") + c.check + ": " + c.detail));
+    if (!c.ok && c.fix) row.appendChild(element("div", "Fix: " + c.fix, "label"));
+    box.appendChild(row);
+  }
+}
+
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
   socket.onmessage = (event) => render(JSON.parse(event.data));
@@ -446,6 +533,7 @@ function connect() {
 
 sourceChanged();
 if (location.pathname === "/history") showHistory();
+if (location.pathname === "/sensors") showSensors();
 connect();
 </script>
 </body>

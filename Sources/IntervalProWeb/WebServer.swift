@@ -85,6 +85,7 @@ public struct WebServer: Sendable {
 
         router.get("/") { _, _ in Self.page() }
         router.get("/history") { _, _ in Self.page() }
+        router.get("/sensors") { _, _ in Self.page() }
         // "Add to Home screen": the app full screen, with its icon (both from here, not the network).
         router.get("/manifest.webmanifest") { _, _ in
             Self.response(.ok, contentType: "application/manifest+json", WebPage.manifest)
@@ -174,6 +175,42 @@ public struct WebServer: Sendable {
             }
             return await SessionUpload.respond(id: id, body: body, store: store)
         }
+        router.get("/api/sensors") { _, _ -> Response in Self.json(.ok, SensorChoice.state(host: host)) }
+        router.put("/api/sensors") { request, _ -> Response in
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            return SensorChoice.choose(body, host: host)
+        }
+        router.post("/api/scan") { request, _ -> Response in
+            let body: JSONNode
+            switch await Self.jsonBody(request) {
+            case .failure(let refusal): return refusal.response
+            case .success(let node): body = node
+            }
+            var seconds = 10.0
+            if let node = body["seconds"] {
+                guard let value = node.numberValue, (1...60).contains(value) else {
+                    return Self.error(.badRequest, "'seconds' must be a number from 1 to 60")
+                }
+                seconds = value
+            }
+            do throws(SessionHost.StartError) {
+                try host.startScan(seconds: seconds)
+            } catch {
+                switch error {
+                case .notHere: return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` scans")
+                case .busy: return Self.error(.conflict, "a session, a measurement or a scan is running: a scan would disturb it")
+                case .unreadable(let message): return Self.error(.unprocessableContent, message)
+                }
+            }
+            return Self.json(.accepted, #"{"scanning":true}"#)
+        }
+        router.get("/api/checks") { _, _ -> Response in
+            Self.json(.ok, Checkup.json(await Checkup.run()).serialized(pretty: false))
+        }
         router.post("/api/readiness") { request, _ -> Response in
             let body: JSONNode
             switch await Self.jsonBody(request) {
@@ -257,7 +294,7 @@ public struct WebServer: Sendable {
             switch error {
             case .notHere:
                 return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` starts sessions")
-            case .busy: return Self.error(.conflict, "a session is running: finish it first")
+            case .busy: return Self.error(.conflict, "a session, a measurement or a scan is running: finish it first")
             case .unreadable(let message): return Self.error(.unprocessableContent, message)
             }
         }

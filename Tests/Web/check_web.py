@@ -855,8 +855,7 @@ def history_page(binary, scratch, screenshot_copy=None):
 
         driver = browser(folder)
         driver.get(f"http://127.0.0.1:{port}/history")
-        cards = wait_until(lambda: driver.find_elements("css selector", ".session") if len(
-            driver.find_elements("css selector", ".session")) == 3 else None)
+        cards = wait_until(lambda: len(driver.find_elements("css selector", ".session")) == 3 or None, timeout=60)
         check(cards is not None, "the history view shows a card per session")
         whens = [e.text for e in driver.find_elements("css selector", ".session .when")]
         check(whens == [s["localStartedAt"] for s in sessions], f"the cards show local times, newest first: {whens}")
@@ -946,6 +945,111 @@ def history_page(binary, scratch, screenshot_copy=None):
             driver.quit()
         server.stop()
         stand_in.terminate()
+
+
+# ---------------------------------------------------------------- 2c. sensors: scan and choose from the phone
+
+FAKE_BLUEZ = os.path.join(ROOT, "Tests", "FakeBlueZ", "fake_bluez.py")
+STRAP, POD = "C8:3A:35:11:22:33", "D4:D5:D6:D7:D8:D9"
+
+
+def fake_bluez(folder):
+    """A private system bus with the fake bluetoothd on it (a strap and a foot pod in range)."""
+    bus = os.path.join(folder, "bus")
+    daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address", f"--address=unix:path={bus}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    address = daemon.stdout.readline().strip()
+    ready = os.path.join(folder, "bluez-ready")
+    fake = subprocess.Popen(["/usr/bin/python3", FAKE_BLUEZ, "--bus", address, "--scenario",
+                             os.path.join(ROOT, "Tests", "FakeBlueZ", "scenarios", "hr-only-strap-and-footpod.json"),
+                             "--call-log", os.path.join(folder, "bluez-calls.jsonl"), "--ready-file", ready])
+    wait_until(lambda: os.path.exists(ready) or None, timeout=30)
+    return address, [fake, daemon]
+
+
+def sensors_page(binary, scratch):
+    folder = tempfile.mkdtemp(prefix="sensors-", dir=scratch)
+    bus, fakes = fake_bluez(folder)
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    server.env.update(DBUS_SYSTEM_BUS_ADDRESS=bus)
+    driver = None
+    memory_path = os.path.join(server.config, "intervalpro", "sensors.json")
+    try:
+        server.start()
+        driver = browser(folder)
+        driver.get(f"http://127.0.0.1:{port}/sensors")
+        checks = wait_until(lambda: driver.find_elements("css selector", "#checks .check") or None, timeout=40)
+        names = [c.text for c in checks or []]
+        check(any(n.startswith("✓ adapter") or "adapter" in n for n in names) and any("bluetoothd" in n for n in names),
+              f"the sensors view shows doctor's checks: {names}")
+        api_checks = get_json(port, "/api/checks")
+        check([c["check"] for c in api_checks["checks"]] == [n.split(": ")[0][2:] for n in names],
+              "the page shows each check /api/checks (doctor --json) gives, in order")
+
+        driver.find_element("id", "btn-scan").click()
+        found = wait_until(lambda: len(driver.find_elements("css selector", ".found-sensor")) == 2 or None, timeout=30)
+        check(found is not None, "a scan from the page lists the strap and the foot pod as found")
+        done = wait_until(lambda: not get_json(port, "/api/sensors")["scan"]["scanning"] or None, timeout=30)
+        check(done is not None, "the scan ends by itself")
+        listed = {d["address"]: d for d in get_json(port, "/api/sensors")["scan"]["devices"]}
+        check(set(listed) == {STRAP, POD} and listed[POD]["battery_percent"] in (None, 75) and listed[STRAP]["rssi"] == -50,
+              f"/api/sensors lists what scan --json lists: {listed}")
+        strap_card = driver.find_element("css selector", f".found-sensor[data-address='{STRAP}']")
+        check(not strap_card.find_elements("css selector", ".btn-use-cadence"), "a heart-rate strap is not offered for cadence")
+        strap_card.find_element("css selector", ".btn-use-heartRate").click()
+        wait_until(lambda: STRAP in driver.find_element("id", "chosen-heartRate").text or None)
+        driver.find_element("css selector", f".found-sensor[data-address='{POD}'] .btn-use-cadence").click()
+        wait_until(lambda: POD in driver.find_element("id", "chosen-cadence").text or None)
+        memory = json.load(open(memory_path)) if os.path.exists(memory_path) else {}
+        check(memory.get("heart_rate", {}).get("address") == STRAP and memory.get("cadence", {}).get("address") == POD,
+              f"the choice is the remembered sensors file `run` reads: {memory}")
+        status, answer, _ = request(port, "PUT", "/api/sensors", body={"cadence": STRAP})
+        check(status == 422, f"choosing the strap for cadence: 422, got {status}")
+
+        # A following `run` on the same machine takes the chosen sensors.
+        plan = os.path.join(folder, "short.json")
+        with open(plan, "w") as out:
+            json.dump({"name": "after the page", "steps": [{"kind": "work", "duration": 4, "cadence": 170}]}, out)
+        ran = subprocess.run([binary, "run", plan, "--json", "--no-save", "--record", os.path.join(folder, "after.jsonl"),
+                              "--metronome", "off", "--no-voice", "--scan-timeout", "15"],
+                             env=server.env, capture_output=True, text=True, timeout=120)
+        header = json.loads(open(os.path.join(folder, "after.jsonl")).readline()) if ran.returncode == 0 else {}
+        check({d.get("id") for d in header.get("devices", [])} == {STRAP, POD},
+              f"a following run connects to the chosen strap and pod: {ran.returncode} {header.get('devices')} {ran.stderr[-300:]}")
+
+        # Forget one from the page.
+        driver.find_element("id", "forget-cadence").click()
+        wait_until(lambda: driver.find_element("id", "chosen-cadence").text == "none chosen" or None)
+        memory = json.load(open(memory_path))
+        check("cadence" not in memory and memory.get("heart_rate", {}).get("address") == STRAP,
+              f"Forget removes the cadence sensor only: {memory}")
+
+        found = axe_violations(driver)
+        check(not found, f"the sensors view: no serious or critical accessibility finding: {found}")
+
+        # No scan while a session runs: the page says why.
+        ladder = next(p["id"] for p in get_json(port, "/api/plans")["plans"] if p["name"] == "Cadence ladder")
+        status, _, _ = post_json(port, "/api/sessions", {"plan": ladder, "source": "simulate", "speed": 1})
+        check(status == 201, f"a simulated session starts: {status}")
+        status, answer, _ = post_json(port, "/api/scan", {"seconds": 3})
+        check(status == 409, f"POST /api/scan during a session: 409, got {status} {answer}")
+        driver.find_element("id", "btn-scan").click()
+        said = wait_until(lambda: "disturb" in driver.find_element("id", "scan-status").text or None)
+        check(said is not None, "the page says a scan would disturb the running session: "
+              + driver.find_element("id", "scan-status").text)
+        post_json(port, "/api/command", {"command": "finish"})
+        wait_state(port, lambda s: s.get("status") == "finished")
+        status, _, _ = request(port, "POST", "/api/scan", body={"seconds": 1}, headers={"Origin": "http://evil.example"})
+        check(status == 403, f"a scan asked by another site's page: 403, got {status}")
+        status, _, _ = request(port, "PUT", "/api/sensors", body={"heartRate": None}, headers={"Origin": "http://evil.example"})
+        check(status == 403, f"a choice sent by another site's page: 403, got {status}")
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.stop()
+        for process in fakes:
+            process.terminate()
 
 
 # ---------------------------------------------------------------- 3. access rules
@@ -1121,9 +1225,11 @@ def access(binary, scratch):
         routes = [("GET", "/"), ("GET", "/history"), ("GET", "/api/state"), ("GET", "/api/plans"),
                   ("GET", "/api/recordings"), ("GET", "/api/sessions"), ("GET", "/sessions/1/report"),
                   ("POST", "/api/command"), ("POST", "/api/sessions"), ("GET", "/api/trends"),
-                  ("DELETE", "/api/sessions/1"), ("POST", "/api/sessions/1/upload"), ("GET", "/manifest.webmanifest")]
+                  ("DELETE", "/api/sessions/1"), ("POST", "/api/sessions/1/upload"), ("GET", "/manifest.webmanifest"),
+                  ("GET", "/sensors"), ("GET", "/api/sensors"), ("PUT", "/api/sensors"), ("POST", "/api/scan"),
+                  ("GET", "/api/checks")]
         bodies = {"/api/command": {"command": "pause"}, "/api/sessions": {"plan": "cadence-ladder", "source": "simulate"},
-                  "/api/sessions/1/upload": {"to": "all"}}
+                  "/api/sessions/1/upload": {"to": "all"}, "/api/sensors": {"heartRate": None}, "/api/scan": {"seconds": 1}}
         for label, headers in [("no token", {}), ("a wrong token", {"Authorization": "Bearer " + "0" * 32}),
                                ("a wrong cookie", {"Cookie": "intervalpro_token=" + "1" * 32}),
                                ("a malformed Authorization", {"Authorization": token})]:
@@ -1310,6 +1416,8 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         for name, part in [("the live page (run --web)", lambda: live_page(binary, scratch, screenshot_copy)),
                            ("the start page and history (serve)", lambda: start_page(binary, scratch)),
+                           ("sensors: scan and choose from the phone (serve, fake org.bluez)",
+                            lambda: sensors_page(binary, scratch)),
                            ("history: local time, trends, upload, delete (serve)",
                             lambda: history_page(binary, scratch, screenshot_copy)),
                            ("the readiness card (serve)", lambda: readiness_card(binary, scratch)),

@@ -1,0 +1,120 @@
+public import IntervalProBlueZ
+public import IntervalProCore
+import IntervalProDBus
+import IntervalProIO
+import IntervalProMPRIS
+import IntervalProNetwork
+import IntervalProServices
+import IntervalProSound
+
+/// What a live session needs, checked: the system bus, bluetoothd, the permission to talk to
+/// it, the adapter and rfkill (those block), and the sound card, music players, ANT stick and
+/// service accounts (advisory): `doctor` prints it, the page's sensors view shows it.
+public enum Checkup {
+    /// Every finding, in the order `doctor` prints them.
+    public static func run() async -> [Diagnosis] {
+        var findings = BlueZDiagnosis.run { try DBusConnection.system() }
+        findings += SystemDiagnosis.run().map { Diagnosis(check: $0.check, ok: $0.ok, detail: $0.detail, fix: $0.fix) }
+        findings.append(musicFinding())
+        findings += await accountFindings()
+        return findings
+    }
+
+    /// A missing sound card, music player, ANT stick or account does not stop a session:
+    /// reported, not failed.
+    public static func blocks(_ finding: Diagnosis) -> Bool {
+        !finding.ok && !advisory.contains(finding.check)
+    }
+
+    static let advisory = Set(["sound", "music", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
+
+    /// `doctor --json`'s object: whether nothing blocks, and each check.
+    public static func json(_ findings: [Diagnosis]) -> JSONValue {
+        let list = findings.map { finding in
+            JSONValue.object([
+                ("check", .string(finding.check)), ("ok", .bool(finding.ok)), ("detail", .string(finding.detail)),
+                ("fix", finding.fix.map(JSONValue.string) ?? .null),
+            ])
+        }
+        return .object([("ok", .bool(!findings.contains(where: blocks))), ("checks", .array(list))])
+    }
+
+    /// The MPRIS players on the session bus, which --music can follow.
+    static func musicFinding() -> Diagnosis {
+        let connection: DBusConnection
+        do {
+            connection = try MusicLink.sessionBus(address: Terminal.environment("DBUS_SESSION_BUS_ADDRESS"))
+        } catch {
+            return Diagnosis(
+                check: "music", ok: false, detail: "\(error)",
+                fix: "run from your desktop session (or a systemd user unit) to duck and pause your music player")
+        }
+        let players = MusicLink.listPlayers(on: connection)
+        guard !players.isEmpty else {
+            return Diagnosis(
+                check: "music", ok: true, detail: "no MPRIS music player running (cues play over nothing to duck)", fix: nil)
+        }
+        let list = players.map { player in
+            var text = "\(player.name) (\(player.status.rawValue.lowercased())"
+            if !player.volumeWritable { text += ", volume fixed" }
+            if let playing = player.nowPlaying { text += ": \(playing)" }
+            return text + ")"
+        }
+        return Diagnosis(check: "music", ok: true, detail: "players: " + list.joined(separator: "; "), fix: nil)
+    }
+
+    /// Each service: whether its account works, asked once with a short time limit.
+    static func accountFindings() async -> [Diagnosis] {
+        let context: ServiceContext
+        do throws(AccountFile.Problem) {
+            guard let file = AccountFile.standard() else {
+                return [Diagnosis(check: "accounts", ok: false, detail: "no configuration folder: set XDG_CONFIG_HOME or HOME", fix: nil)]
+            }
+            var policy = RetryPolicy()
+            policy.maxAttempts = 1
+            context = ServiceContext(file: file, accounts: try file.load(), verbose: false, timeout: 5, policy: policy)
+        } catch {
+            switch error {
+            case .malformed(let path, let problem):
+                return [
+                    Diagnosis(
+                        check: "accounts", ok: false, detail: "\(path): \(problem.path): \(problem.message)", fix: "fix or remove the file")
+                ]
+            case .unreadable(let error):
+                return [Diagnosis(check: "accounts", ok: false, detail: "\(error)", fix: nil)]
+            }
+        }
+        var findings: [Diagnosis] = []
+        for service in Service.allCases {
+            guard context.accounts.services.contains(service) else {
+                findings.append(
+                    Diagnosis(check: service.rawValue, ok: true, detail: "no account (see `intervalpro account add --help`)", fix: nil))
+                continue
+            }
+            do throws(ServiceFailure) {
+                let who: String
+                switch service {
+                case .intervalsICU:
+                    let api = try context.intervalsICU()
+                    let response = try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the key")
+                    who = IntervalsICU.athleteName(response) ?? api.account.athleteID
+                case .strava:
+                    let authorization = StravaAuthorization(context: context)
+                    let strava = authorization.strava
+                    _ = try await authorization.success({ strava.athlete(token: $0) }, doing: "checking the authorization")
+                    who = context.accounts.strava?.athleteName ?? "the athlete"
+                }
+                findings.append(Diagnosis(check: service.rawValue, ok: true, detail: "works (\(who))", fix: nil))
+            } catch {
+                let fix: String? =
+                    switch error.kind {
+                    case .credentials: "add the account again: `intervalpro account add \(service.rawValue) ...`"
+                    case .unavailable: "check the network; uploads wait in the queue meanwhile (`intervalpro upload --pending`)"
+                    case .rejected, .notFound: nil
+                    }
+                findings.append(Diagnosis(check: service.rawValue, ok: false, detail: error.message, fix: fix))
+            }
+        }
+        return findings
+    }
+}

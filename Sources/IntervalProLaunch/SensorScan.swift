@@ -1,0 +1,135 @@
+import IntervalProANT
+public import IntervalProBlueZ
+public import IntervalProCore
+import IntervalProDBus
+import IntervalProIO
+
+/// A sensor found by a scan: a Bluetooth device offering heart rate or running speed and
+/// cadence, or an ANT+ device the stick heard.
+public struct ScannedSensor: Equatable, Sendable {
+    /// What `--hr` and `--cadence` take: a Bluetooth address, or `ant:NUMBER`.
+    public var address: String
+    public var name: String?
+    public var rssi: Int?
+    /// "180d", "1814" (Bluetooth), "ant-hr", "ant-sdm" (ANT+).
+    public var services: [String]
+    public var batteryPercent: Int?
+    public var isANT: Bool
+    public var antDeviceType: Int?
+    public var manufacturer: String?
+
+    public var offersHeartRate: Bool { services.contains("180d") || services.contains("ant-hr") }
+    public var offersCadence: Bool { services.contains("1814") || services.contains("ant-sdm") }
+
+    init(_ device: BlueZObjectTree.Device) {
+        address = device.address
+        name = device.name
+        rssi = device.rssi
+        services = [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService].filter(device.serviceUUIDs.contains).map {
+            String($0, radix: 16)
+        }
+        batteryPercent = device.batteryPercent
+        isANT = false
+    }
+
+    init(_ sighting: ANTPlusSighting) {
+        address = sighting.device.description
+        name = sighting.kind
+        services = sighting.profile.map { [$0.rawValue] } ?? []
+        isANT = true
+        antDeviceType = Int(sighting.device.type)
+        manufacturer = sighting.manufacturer
+    }
+
+    /// As `scan --json` and `GET /api/sensors` list it.
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("address", .string(address)), ("name", name.map(JSONValue.string) ?? .null),
+            ("rssi", rssi.map(JSONValue.int) ?? .null), ("services", .array(services.map(JSONValue.string))),
+            ("battery_percent", batteryPercent.map(JSONValue.int) ?? .null),
+            ("transport", .string(isANT ? "ant+" : "bluetooth")),
+        ]
+        if isANT {
+            members += [
+                ("ant_device_type", antDeviceType.map(JSONValue.int) ?? .null),
+                ("manufacturer", manufacturer.map(JSONValue.string) ?? .null),
+            ]
+        }
+        return .object(members)
+    }
+}
+
+/// Scanning for sensors, as `scan` and the page's sensors view do: Bluetooth through bluetoothd
+/// and, when an ANT stick is plugged in (or named), ANT+ on the stick at the same time.
+public enum SensorScan {
+    public struct Result: Sendable {
+        public var adapter: String?
+        public var sensors: [ScannedSensor]
+        /// What went wrong on the way (no bluetoothd, no adapter, the stick refused), said once
+        /// each; the sensors found elsewhere are still listed.
+        public var problems: [String]
+    }
+
+    /// Why nothing could be scanned at all.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// Scans for `seconds`; `progress` hears the Bluetooth sensors found so far (about once a
+    /// second) and the seconds left. Throws when neither Bluetooth nor an ANT stick could be used.
+    public static func run(
+        adapter: String?, antStick: String?, seconds: Double,
+        progress: @escaping @Sendable (_ found: [ScannedSensor], _ secondsLeft: Int) -> Void = { _, _ in }
+    ) async throws(Failure) -> Result {
+        // The ANT stick scans on its own loop meanwhile, when there is one.
+        let wantsANT = antStick != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
+        let antScan = wantsANT ? Task { () -> Result in await scanANT(antStick, seconds: seconds) } : nil
+        var configuration = SensorLinkMachine.Configuration(adapter: adapter)
+        configuration.scanOnly = true
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let sensors: LiveSensors
+        do {
+            sensors = try LiveSensors(
+                configuration: configuration, connect: { try DBusConnection.system() },
+                clock: { origin.duration(to: clock.now) }, status: { _ in })
+            try sensors.startScan()
+        } catch {
+            guard let ant = await antScan?.value, !ant.sensors.isEmpty else {
+                throw Failure(description: "cannot reach the system bus: \(error)")
+            }
+            return Result(adapter: nil, sensors: ant.sensors, problems: ["cannot reach the system bus (\(error)): ANT+ devices only"] + ant.problems)
+        }
+        let end = clock.now + .seconds(seconds)
+        let bluezCheck = origin + .seconds(3)
+        var machine = await sensors.machine()
+        // Woken by what the machine reports, the bluetoothd check, the progress clock, the end.
+        while clock.now < end {
+            var wake = min(end, clock.now + .seconds(1))
+            if clock.now < bluezCheck { wake = min(wake, bluezCheck) }
+            await sensors.waitForChange(timeout: clock.now.duration(to: wake))
+            machine = await sensors.machine()
+            // A problem only once the bus has answered: a slow machine is not a missing bluetoothd.
+            if clock.now >= bluezCheck, !machine.isAskingForBluez, machine.adapterProblem != nil { break }
+            progress(machine.candidates.map(ScannedSensor.init), Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up)))
+        }
+        let problem = machine.adapterProblem
+        let found = machine.candidates.map(ScannedSensor.init)
+        let adapterName = machine.adapterName
+        await sensors.stop()
+        let ant = await antScan?.value
+        if let problem, ant?.sensors.isEmpty ?? true { throw Failure(description: problem) }
+        return Result(
+            adapter: adapterName, sensors: found + (ant?.sensors ?? []), problems: (problem.map { [$0] } ?? []) + (ant?.problems ?? []))
+    }
+
+    /// The ANT stick's scan; a stick that cannot be used is a problem, not a failure.
+    static func scanANT(_ path: String?, seconds: Double) async -> Result {
+        do {
+            let (sightings, problems) = try await ANTSensors.scan(path: path, duration: .seconds(seconds))
+            return Result(adapter: nil, sensors: sightings.map(ScannedSensor.init), problems: problems)
+        } catch {
+            return Result(adapter: nil, sensors: [], problems: ["ANT stick: \(error)"])
+        }
+    }
+}
