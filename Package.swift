@@ -149,7 +149,7 @@ let package = Package(
             name: "IntervalProWeb",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProLaunch", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProIO", "CLinux", "IntervalProHRV", "IntervalProNetwork", "IntervalProServices",
+                "IntervalProIO", "CLinux", "IntervalProHRV", "IntervalProNetwork", "IntervalProServices", "IntervalProFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

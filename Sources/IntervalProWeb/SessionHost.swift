@@ -1,4 +1,4 @@
-import IntervalProCore
+public import IntervalProCore
 import IntervalProHRV
 import IntervalProStorage
 public import IntervalProLaunch
@@ -64,11 +64,27 @@ public final class SessionHost: Sendable {
         case unreadable(String)
     }
 
-    /// Starts a session in the background; its state reaches the hub.
-    public func start(plan: WebCatalogue.Entry, source: Source, recording: WebCatalogue.Entry?, speed: Double?)
-        throws(StartError)
-    {
-        guard let defaults else { throw .notHere }
+    /// The metronome and voice chosen on the start page for one session, on top of the
+    /// server's own choice (`serve`'s options) and the plan's.
+    public struct SoundChoice: Sendable, Equatable {
+        public var metronome: MetronomeMode?
+        public var volume: Double?
+        public var voice: CueLanguage?
+        public var noVoice = false
+
+        public init(metronome: MetronomeMode? = nil, volume: Double? = nil, voice: CueLanguage? = nil, noVoice: Bool = false) {
+            self.metronome = metronome
+            self.volume = volume
+            self.voice = voice
+            self.noVoice = noVoice
+        }
+    }
+
+    /// Starts a session of a plan file in the background; its state reaches the hub.
+    public func start(
+        plan: WebCatalogue.Entry, source: Source, recording: WebCatalogue.Entry?, speed: Double?, sound: SoundChoice = .init()
+    ) throws(StartError) {
+        guard defaults != nil else { throw .notHere }
         let loaded: (plan: Plan, text: String)
         do {
             loaded = try loadPlanKeepingText(plan.path)
@@ -77,15 +93,32 @@ public final class SessionHost: Sendable {
         } catch {
             throw .unreadable("\(error)")
         }
+        try start(loaded: loaded, planFile: plan.path, source: source, recording: recording, speed: speed, sound: sound)
+    }
+
+    /// Starts a session of a plan already read (a planned run from intervals.icu, named after
+    /// its event); `planFile` finds its bundled recording, if any.
+    public func start(
+        loaded: (plan: Plan, text: String), planFile: String, source: Source, recording: WebCatalogue.Entry?, speed: Double?,
+        sound: SoundChoice = .init()
+    ) throws(StartError) {
+        guard let defaults else { throw .notHere }
         let requestSource: SessionRequest.Source =
             switch source {
             case .live: .live(defaults.sensors, fallback: .simulate)
             case .simulate: .simulate(.covering(loaded.plan.timeline()))
             case .recording: .replay(path: recording?.path ?? "")
             }
-        var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: plan.path, source: requestSource)
+        var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: planFile, source: requestSource)
         request.speed = speed
         request.audio = defaults.audio
+        if let metronome = sound.metronome { request.audio.mode = metronome }
+        if let volume = sound.volume { request.audio.volume = volume }
+        if let voice = sound.voice {
+            request.audio.voice = voice
+            request.audio.noVoice = false
+        }
+        if sound.noVoice { request.audio.noVoice = true }
         request.music = defaults.music
         request.store = defaults.store
         request.presentation = .log

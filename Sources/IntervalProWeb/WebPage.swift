@@ -74,6 +74,8 @@ enum WebPage {
   .actions a { display: inline-block; padding: 12px 4px; min-height: 44px; }
   .actions button { font-size: 1.05rem; padding: 10px 6px; }
   #trend-chart { background: var(--card); border-radius: 10px; }
+  .preview-line { stroke: var(--ok); stroke-width: 4; fill: none; } #preview-chart { background: var(--card); border-radius: 10px; }
+  .today-run { margin: 6px 0; }
   .trend-bar { fill: var(--ok); opacity: .55; } .trend-dot { fill: var(--link); }
   .session > button { width: 100%; margin-top: 8px; font-size: 1.05rem; padding: 10px 6px; }
   .check { padding: 8px 0; border-bottom: 1px solid var(--track); } .check.bad { color: var(--bad); }
@@ -125,7 +127,20 @@ enum WebPage {
       <button id="btn-measure" class="secondary" style="width: 100%; margin-top: 10px">Measure now</button>
     </div>
     <h2>Start a session</h2>
-    <label for="plan">Plan</label><select id="plan"></select>
+    <div id="today" class="hidden"><div class="label">Planned today in intervals.icu</div><div id="today-runs"></div></div>
+    <label for="plan">Plan</label><select id="plan"></select><div id="plan-label-note" class="label"></div>
+    <div id="preview" aria-live="polite">
+      <svg id="preview-chart" role="img" aria-label="Target cadence over the session" viewBox="0 0 320 90" width="100%" height="90"></svg>
+      <div id="preview-total" class="label"></div>
+      <table><thead><tr><th>Step</th><th>Length</th><th>Zone (spm)</th></tr></thead><tbody id="preview-steps"></tbody></table>
+    </div>
+    <label for="metronome">Metronome</label>
+    <select id="metronome"><option value="">As the plan says</option><option value="always">On</option>
+      <option value="off-target">Only when off target</option><option value="off">Off</option></select>
+    <label for="volume">Metronome volume</label><input id="volume" type="range" min="0" max="100" value="80">
+    <label for="voice">Voice cues</label>
+    <select id="voice"><option value="">As the plan says</option><option value="en">English</option>
+      <option value="es">Español</option><option value="off">Off</option></select>
     <label for="source">Source</label>
     <select id="source"><option value="live">Live sensors</option><option value="simulate">Simulated runner</option><option value="recording">A recording</option></select>
     <div id="recording-choice" class="hidden"><label for="recording">Recording</label><select id="recording"></select></div>
@@ -327,6 +342,7 @@ async function showStart() {
   showReadiness();
   if (loadedChoices) return;
   loadedChoices = true;
+  showToday();
   const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);
   for (const p of plans.plans) {
     const o = document.createElement("option");
@@ -340,6 +356,72 @@ async function showStart() {
     o.textContent = r.name;
     $("recording").appendChild(o);
   }
+  planChanged();
+}
+
+// The run planned today, when chosen, instead of the plan list's: {id, name, preview}.
+let planned = null;
+
+async function showToday() {
+  const today = await fetch("/api/today").then((r) => r.json());
+  const box = $("today-runs");
+  box.textContent = "";
+  $("today").classList.toggle("hidden", !today.account || (today.runs.length === 0 && !today.error));
+  if (today.error) box.appendChild(element("p", today.error, "label"));
+  for (const run of today.runs) {
+    const text = "Today: " + run.name + (run.steps == null ? "" : ", " + run.steps + " steps") +
+      (run.duration_s == null ? "" : ", " + clock(run.duration_s));
+    const button = element("button", text, "secondary today-run");
+    button.dataset.id = run.id;
+    button.style.width = "100%";
+    button.disabled = run.preview == null;
+    button.onclick = () => { planned = run; drawPreview(run.preview); $("plan-label-note").textContent = "Chosen: " + run.name + " (intervals.icu)"; };
+    box.appendChild(button);
+    if (run.problem) box.appendChild(element("p", "Cannot run it: " + run.problem, "label"));
+  }
+}
+
+async function planChanged() {
+  planned = null;
+  $("plan-label-note").textContent = "";
+  if (!$("plan").value) return;
+  drawPreview(await fetch("/api/plans/preview?id=" + encodeURIComponent($("plan").value)).then((r) => r.json()));
+}
+$("plan").onchange = planChanged;
+
+function drawPreview(preview) {
+  const rows = $("preview-steps");
+  rows.textContent = "";
+  for (const step of preview.steps) {
+    const tr = element("tr", null, "preview-step");
+    tr.dataset.kind = step.kind;
+    if (typeof step.duration_s === "number") tr.dataset.duration = step.duration_s;
+    if (step.target_spm != null) { tr.dataset.target = step.target_spm; tr.dataset.low = step.low_spm; tr.dataset.high = step.high_spm; }
+    const length = typeof step.duration_s === "number" ? clock(step.duration_s) : step.distance_m != null ? step.distance_m + " m" : "open";
+    const zone = step.target_spm == null ? "--" : step.low_spm + "–" + step.high_spm + " (" + step.target_spm + ")";
+    for (const text of [step.label || step.kind, length, zone]) tr.appendChild(element("td", text));
+    rows.appendChild(tr);
+  }
+  $("preview-total").textContent = preview.steps.length + " steps, " + clock(preview.total_timed_s) + " timed";
+  $("preview-total").dataset.seconds = preview.total_timed_s;
+  // Target cadence over time: one segment a timed step (others a fixed width), 140-200 spm.
+  const svg = $("preview-chart");
+  svg.textContent = "";
+  const widths = preview.steps.map((st) => typeof st.duration_s === "number" ? st.duration_s : 60);
+  const total = widths.reduce((a, b) => a + b, 0) || 1;
+  let x = 0, d = "";
+  preview.steps.forEach((st, i) => {
+    const w = 320 * widths[i] / total;
+    if (st.target_spm != null) {
+      const y = (90 - 90 * (Math.min(200, Math.max(140, st.target_spm)) - 140) / 60).toFixed(1);
+      d += "M" + x.toFixed(1) + " " + y + " H" + (x + w).toFixed(1) + " ";
+    }
+    x += w;
+  });
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", d);
+  path.setAttribute("class", "preview-line");
+  svg.appendChild(path);
 }
 
 function sourceChanged() {
@@ -350,13 +432,18 @@ function sourceChanged() {
 $("source").onchange = sourceChanged;
 $("btn-start").onclick = async () => {
   const source = $("source").value;
-  const body = { plan: $("plan").value, source };
+  const body = planned ? { planned: planned.id, source } : { plan: $("plan").value, source };
+  if ($("metronome").value) body.metronome = $("metronome").value;
+  if ($("volume").dataset.touched) body.volume = Number($("volume").value) / 100;
+  if ($("voice").value) body.voice = $("voice").value;
   if (source === "recording") body.recording = $("recording").value;
   if (source !== "live") body.speed = Number($("speed").value) || 1;
   const { ok, answer } = await post("/api/sessions", body);
   $("error").textContent = ok ? "" : answer.error || "could not start";
   if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); }
 };
+
+$("volume").oninput = () => { $("volume").dataset.touched = "yes"; };
 
 function element(tag, text, className) {
   const e = document.createElement(tag);

@@ -115,6 +115,15 @@ public struct WebServer: Sendable {
             return Self.json(.accepted, JSONValue.object([("accepted", .string(name))]).serialized(pretty: false))
         }
         router.get("/api/plans") { _, _ in Self.json(.ok, Self.plans(catalogue)) }
+        // Plan ids are paths ("examples/cadence-ladder.json"): in the query, not the path.
+        router.get("/api/plans/preview") { request, _ -> Response in
+            guard let id = request.uri.queryParameters.get("id"), let entry = catalogue.plan(id: id) else {
+                return Self.error(.notFound, "no such plan")
+            }
+            guard let plan = try? loadPlan(entry.path) else { return Self.error(.unprocessableContent, "the plan cannot be read") }
+            return Self.json(.ok, PlanPreview.json(plan, plan.timeline()).serialized(pretty: false))
+        }
+        router.get("/api/today") { _, _ -> Response in Self.json(.ok, await TodaysRuns.json()) }
         router.get("/api/recordings") { _, _ -> Response in
             let list = catalogue.recordings().map { entry in
                 JSONValue.object([("id", .string(entry.id)), ("name", .string(BundledFiles.stem(of: entry.path)))])
@@ -127,7 +136,7 @@ public struct WebServer: Sendable {
             case .failure(let refusal): return refusal.response
             case .success(let node): body = node
             }
-            return Self.start(body, host: host, catalogue: catalogue)
+            return await Self.start(body, host: host, catalogue: catalogue)
         }
         router.get("/api/sessions") { _, _ -> Response in
             do {
@@ -262,21 +271,35 @@ public struct WebServer: Sendable {
 
     static let commands: [String: UserCommand] = ["pause": .pause, "resume": .resume, "next": .next, "finish": .finish]
 
-    static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) -> Response {
-        guard let planID = body["plan"]?.stringValue else { return error(.badRequest, "'plan' must be a plan id") }
-        guard let plan = catalogue.plan(id: planID) else { return error(.notFound, "no plan '\(planID)'") }
+    static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) async -> Response {
+        // A plan of the catalogue, or a run planned in intervals.icu (`run icu:ID`).
+        let planID = body["plan"]?.stringValue
+        let plannedID = body["planned"]?.stringValue
+        guard (planID == nil) != (plannedID == nil) else {
+            return error(.badRequest, "'plan' (a plan id) or 'planned' (an intervals.icu event id), one of them")
+        }
+        var entry: WebCatalogue.Entry?
+        if let planID {
+            guard let found = catalogue.plan(id: planID) else { return error(.notFound, "no plan '\(planID)'") }
+            entry = found
+        }
         guard let sourceName = body["source"]?.stringValue, let source = SessionHost.Source(rawValue: sourceName) else {
             return error(.badRequest, "'source' must be live, simulate or recording")
+        }
+        let sound: SessionHost.SoundChoice
+        switch soundChoice(body) {
+        case .failure(let refusal): return refusal.response
+        case .success(let choice): sound = choice
         }
         var recording: WebCatalogue.Entry?
         if let recordingNode = body["recording"] {
             guard source == .recording else { return error(.badRequest, "'recording' goes with source recording") }
             guard let id = recordingNode.stringValue else { return error(.badRequest, "'recording' must be a recording id") }
-            guard let entry = catalogue.recording(id: id) else { return error(.notFound, "no recording '\(id)'") }
-            recording = entry
+            guard let found = catalogue.recording(id: id) else { return error(.notFound, "no recording '\(id)'") }
+            recording = found
         } else if source == .recording {
-            guard let first = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == BundledFiles.stem(of: plan.path) })
-                ?? catalogue.recordings().first
+            let stem = entry.map { BundledFiles.stem(of: $0.path) }
+            guard let first = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) ?? catalogue.recordings().first
             else { return error(.notFound, "no recordings are installed") }
             recording = first
         }
@@ -288,8 +311,20 @@ public struct WebServer: Sendable {
             }
             speed = value
         }
-        do {
-            try host.start(plan: plan, source: source, recording: recording, speed: speed)
+        do throws(SessionHost.StartError) {
+            if let entry {
+                try host.start(plan: entry, source: source, recording: recording, speed: speed, sound: sound)
+            } else {
+                let loaded: (plan: Plan, text: String)
+                do {
+                    loaded = try await TodaysRuns.plan(event: plannedID!)
+                } catch let failure as Failure {
+                    return Self.error(failure.status == .noInput ? .notFound : .badGateway, failure.message)
+                } catch {
+                    return Self.error(.badGateway, "\(error)")
+                }
+                try host.start(loaded: loaded, planFile: "icu-\(plannedID!)", source: source, recording: recording, speed: speed, sound: sound)
+            }
         } catch {
             switch error {
             case .notHere:
@@ -299,6 +334,36 @@ public struct WebServer: Sendable {
             }
         }
         return json(.created, #"{"started":true}"#)
+    }
+
+    /// `metronome` ("always", "off-target", "off"), `volume` (0 to 1) and `voice` ("en", "es",
+    /// "off") of a start request, each optional.
+    static func soundChoice(_ body: JSONNode) -> Result<SessionHost.SoundChoice, Refusal> {
+        var choice = SessionHost.SoundChoice()
+        if let node = body["metronome"] {
+            guard let mode = node.stringValue.flatMap(MetronomeMode.init(rawValue:)) else {
+                return .failure(Refusal(response: error(.badRequest, "'metronome' must be always, off-target or off")))
+            }
+            choice.metronome = mode
+        }
+        if let node = body["volume"] {
+            guard let value = node.numberValue, (0...1).contains(value) else {
+                return .failure(Refusal(response: error(.badRequest, "'volume' must be a number from 0 to 1")))
+            }
+            choice.volume = value
+        }
+        if let node = body["voice"] {
+            switch node.stringValue {
+            case "off": choice.noVoice = true
+            case let name?:
+                guard let language = CueLanguage(rawValue: name) else {
+                    return .failure(Refusal(response: error(.badRequest, "'voice' must be en, es or off")))
+                }
+                choice.voice = language
+            case nil: return .failure(Refusal(response: error(.badRequest, "'voice' must be en, es or off")))
+            }
+        }
+        return .success(choice)
     }
 
     static func plans(_ catalogue: WebCatalogue) -> String {

@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
 from checks import ROOT, Tally  # noqa: E402
@@ -801,6 +802,8 @@ STAND_IN = os.path.join(ROOT, "Tests", "FakeServices", "stand_in.py")
 ATHLETE, ICU_KEY = "i12345", "icu-secret-key"
 # The Pi's time zone in this check: three hours east of UTC, all year (no summer time).
 TZ = "Etc/GMT-3"
+# intervals.icu's text for a run planned today: 6 steps, 5:00.
+PLANNED_TEXT = "Warmup\n- 1m 160-170rpm\n\nMain set 2x\n- 1m 175rpm\n- 30s 165rpm\n\nCooldown\n- 1m 165rpm\n"
 
 
 def axe_violations(driver):
@@ -816,12 +819,95 @@ def color_scheme(driver, scheme):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
 
 
+def preview_rows(driver):
+    return [{"kind": r.get_attribute("data-kind"), "duration": r.get_attribute("data-duration"),
+             "target": r.get_attribute("data-target"), "low": r.get_attribute("data-low"), "high": r.get_attribute("data-high")}
+            for r in driver.find_elements("css selector", "#preview-steps .preview-step")]
+
+
+def as_rows(steps):
+    def text(value):
+        return None if value is None else (str(int(value)) if float(value).is_integer() else str(value))
+    return [{"kind": st["kind"], "duration": text(st["duration_s"]) if isinstance(st.get("duration_s"), (int, float)) else None,
+             "target": text(st["target_spm"]), "low": text(st["low_spm"]), "high": text(st["high_spm"])} for st in steps]
+
+
+def start_page_choices(binary, driver, port, cli, log):
+    """The start page: today's planned run first, a preview of the chosen plan that is `plan
+    check --json`'s, and the metronome and voice chosen for the session."""
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait_until(lambda: driver.find_element("id", "view-start").is_displayed() or None)
+    ladder = os.path.join(ROOT, "Plans", "cadence-ladder.json")
+    checked = json.loads(cli("plan", "check", ladder, "--json").stdout or "{}")
+    plans = get_json(port, "/api/plans")["plans"]
+    ladder_id = next(p["id"] for p in plans if p["name"] == checked.get("plan"))
+    Select = __import__("selenium.webdriver.support.select", fromlist=["Select"]).Select
+    Select(driver.find_element("id", "plan")).select_by_value(ladder_id)
+    rows = wait_until(lambda: preview_rows(driver) if len(preview_rows(driver)) == len(checked["steps"]) else None)
+    check(rows == as_rows(checked["steps"]), f"the preview is plan check --json's steps: {rows} vs {as_rows(checked['steps'])}")
+    check(float(driver.find_element("id", "preview-total").get_attribute("data-seconds") or "nan") == checked["total_timed_s"],
+          "the preview's total is plan check --json's")
+    check(get_json(port, "/api/plans/preview?id=" + urllib.parse.quote(ladder_id)) == checked,
+          "GET /api/plans/preview?id=ID is plan check --json")
+    check(driver.find_element("css selector", "#preview-chart .preview-line").get_attribute("d").count("H") ==
+          len([st for st in checked["steps"] if st["target_spm"] is not None]), "the chart draws each step's target cadence")
+
+    button = wait_until(lambda: driver.find_elements("css selector", ".today-run") or None)
+    text = button[0].text if button else ""
+    check(text == "Today: Cadence builder, 6 steps, 5:00", f"today's planned run comes first: {text!r}")
+    today = get_json(port, "/api/today")
+    listed = json.loads(cli("today", "--json").stdout or "{}")
+    check([(r["id"], r["steps"], r["duration_s"]) for r in today["runs"]] ==
+          [(r["id"], r["steps"], r["duration_s"]) for r in listed.get("runs", [])],
+          f"GET /api/today lists what today --json lists: {today['runs']} vs {listed.get('runs')}")
+    button[0].click()
+    rows = wait_until(lambda: preview_rows(driver) if len(preview_rows(driver)) == 6 else None)
+    check(rows == as_rows(today["runs"][0]["preview"]["steps"]), "choosing today's run previews it")
+
+    # Started as `run icu:101` starts it, with the metronome and voice chosen here.
+    Select(driver.find_element("id", "metronome")).select_by_value("off")
+    Select(driver.find_element("id", "voice")).select_by_value("off")
+    Select(driver.find_element("id", "source")).select_by_value("simulate")
+    speed = driver.find_element("id", "speed")
+    speed.clear()
+    speed.send_keys("100")
+    before = len([l for l in open(log) if "/events/101" in l])
+    click(driver, "btn-start")
+    running = wait_state(port, lambda st: st.get("status") == "running")
+    check(running is not None and running.get("plan") == "Cadence builder",
+          f"today's run starts from the page, named after its event: {running and running.get('plan')}")
+    check(len([l for l in open(log) if "/events/101" in l]) == before + 1, "the event is read from intervals.icu once, as run icu:101 reads it")
+    post_json(port, "/api/command", {"command": "finish"})
+    wait_state(port, lambda st: st.get("status") == "finished")
+    for body, what in [({"plan": ladder_id, "source": "simulate", "metronome": "loud"}, "metronome"),
+                       ({"plan": ladder_id, "source": "simulate", "volume": 2}, "volume"),
+                       ({"plan": ladder_id, "source": "simulate", "voice": "fr"}, "voice"),
+                       ({"plan": ladder_id, "planned": "101", "source": "simulate"}, "plan and planned")]:
+        status, answer, _ = post_json(port, "/api/sessions", body)
+        check(status == 400, f"POST /api/sessions with a bad {what}: 400, got {status} {answer}")
+    status, answer, _ = post_json(port, "/api/sessions", {"planned": "999", "source": "simulate"})
+    check(status == 404, f"POST /api/sessions for an event intervals.icu does not have: 404, got {status} {answer}")
+    driver.get(f"http://127.0.0.1:{port}/")
+    if wait_until(lambda: driver.find_element("id", "summary-new").is_displayed() or None, timeout=5):
+        click(driver, "summary-new")
+    check(wait_until(lambda: driver.find_element("id", "view-start").is_displayed() or None) is not None,
+          "after the session, New session shows the start page again")
+
+
+
 def history_page(binary, scratch, screenshot_copy=None):
     folder = tempfile.mkdtemp(prefix="history-", dir=scratch)
     log = os.path.join(folder, "services.jsonl")
+    # Today's planned run, on the Pi's calendar day (its time zone is TZ).
+    today = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3 * 3600))
+    events = os.path.join(folder, "events.json")
+    with open(events, "w") as out:
+        json.dump([{"id": 101, "start_date_local": f"{today}T00:00:00", "category": "WORKOUT", "name": "Cadence builder",
+                    "type": "Run", "description": PLANNED_TEXT}], out)
     stand_in = subprocess.Popen(
         ["/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable, STAND_IN, "--log", log,
-         "--keep-uploads", os.path.join(folder, "kept")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--keep-uploads", os.path.join(folder, "kept"), "--icu-events", events],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = stand_in.stdout.readline().strip()
     check(line.startswith("listening on 127.0.0.1:"), f"the services stand-in listens: {line!r}")
     base = "http://127.0.0.1:" + line.rsplit(":", 1)[1]
@@ -855,7 +941,7 @@ def history_page(binary, scratch, screenshot_copy=None):
 
         driver = browser(folder)
         driver.get(f"http://127.0.0.1:{port}/history")
-        cards = wait_until(lambda: len(driver.find_elements("css selector", ".session")) == 3 or None, timeout=60)
+        cards = wait_until(lambda: len(driver.find_elements("css selector", "#history-list .session")) == 3 or None, timeout=60)
         check(cards is not None, "the history view shows a card per session")
         whens = [e.text for e in driver.find_elements("css selector", ".session .when")]
         check(whens == [s["localStartedAt"] for s in sessions], f"the cards show local times, newest first: {whens}")
@@ -929,15 +1015,20 @@ def history_page(binary, scratch, screenshot_copy=None):
         for scheme in ("light", "dark"):
             color_scheme(driver, scheme)
             driver.get(f"http://127.0.0.1:{port}/history")
-            wait_until(lambda: len(driver.find_elements("css selector", ".session")) == 2 or None)
+            wait_until(lambda: len(driver.find_elements("css selector", "#history-list .session")) == 2 or None)
             backgrounds[scheme] = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
             found = axe_violations(driver)
             check(not found, f"history, {scheme}: no serious or critical accessibility finding: {found}")
             if screenshot_copy:
                 driver.save_screenshot(os.path.join(os.path.dirname(screenshot_copy), f"web-history-{scheme}.png"))
         check(backgrounds.get("light") != backgrounds.get("dark"), f"the page follows the light or dark preference: {backgrounds}")
-        driver.get(f"http://127.0.0.1:{port}/")
-        wait_until(lambda: driver.find_element("id", "view-start").is_displayed() or None)
+        start_page_choices(binary, driver, port, cli, log)
+        if screenshot_copy:
+            button = driver.find_elements("css selector", ".today-run")
+            if button:
+                button[0].click()
+                time.sleep(0.5)
+            driver.save_screenshot(os.path.join(os.path.dirname(screenshot_copy), "web-start-dark.png"))
         found = axe_violations(driver)
         check(not found, f"the start page: no serious or critical accessibility finding: {found}")
     finally:

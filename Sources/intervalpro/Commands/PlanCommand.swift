@@ -30,7 +30,7 @@ struct PlanCheckCommand: AsyncParsableCommand {
             let plan = try loadPlan(plan)
             let timeline = plan.timeline()
             if json {
-                print(Self.json(plan, timeline).serialized(pretty: true))
+                print(PlanPreview.json(plan, timeline).serialized(pretty: true))
             } else {
                 print(Self.table(plan, timeline))
             }
@@ -57,31 +57,4 @@ struct PlanCheckCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ plan: Plan, _ timeline: [TimelineStep]) -> JSONValue {
-        .object([
-            ("plan", .string(plan.name)),
-            ("total_timed_s", .number(timeline.timedDuration.seconds)),
-            (
-                "steps",
-                .array(
-                    timeline.map { step in
-                        var end: [(String, JSONValue)] = []
-                        switch step.end {
-                        case .time(let length): end = [("duration_s", .number(length.seconds))]
-                        case .distance(let metres): end = [("distance_m", .number(metres))]
-                        case .open: end = [("duration_s", .string("open"))]
-                        }
-                        return .object(
-                            [
-                                ("index", .int(step.index)), ("kind", .string(step.kind.rawValue)),
-                                ("label", step.label.map { .string($0) } ?? .null),
-                                ("repetition", step.repetition.map { .string($0.description) } ?? .null),
-                            ] + end + [
-                                ("target_spm", .nullable(step.zone?.target)), ("low_spm", .nullable(step.zone?.low)),
-                                ("high_spm", .nullable(step.zone?.high)),
-                            ])
-                    })
-            ),
-        ])
-    }
 }

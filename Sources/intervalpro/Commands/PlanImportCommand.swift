@@ -37,7 +37,7 @@ struct PlanImportCommand: AsyncParsableCommand {
             let timeline = imported.plan.timeline()
             let report =
                 json
-                ? PlanCheckCommand.json(imported.plan, timeline).serialized(pretty: true)
+                ? PlanPreview.json(imported.plan, timeline).serialized(pretty: true)
                 : "\(workout): \(imported.format.rawValue)\n" + PlanCheckCommand.table(imported.plan, timeline)
             if target == "-" {
                 print(text, terminator: "")

@@ -1,18 +1,18 @@
-import IntervalProCore
-import IntervalProFormats
+public import IntervalProCore
+public import IntervalProFormats
 import IntervalProIO
-import IntervalProLaunch
-import IntervalProNetwork
-import IntervalProServices
+public import IntervalProNetwork
+public import IntervalProServices
 
-/// Planned workouts from the intervals.icu calendar, for `today` and `run today|icu:ID`.
-enum PlannedRuns {
+/// Planned workouts from the intervals.icu calendar, for `today`, `run today|icu:ID` and the
+/// page's start view.
+public enum PlannedRuns {
     /// What a plan argument names on the calendar, when it names nothing on disk.
-    enum Reference {
+    public enum Reference: Sendable {
         case today
         case event(String)
 
-        init?(_ argument: String) {
+        public init?(_ argument: String) {
             guard !BundledFiles.exists(argument) else { return nil }
             if argument == "today" {
                 self = .today
@@ -25,7 +25,7 @@ enum PlannedRuns {
     }
 
     /// The runs planned on `date`.
-    static func runs(on date: String, context: ServiceContext) async throws -> [PlannedWorkout] {
+    public static func runs(on date: String, context: ServiceContext) async throws -> [PlannedWorkout] {
         try await serviceCall { () throws(ServiceFailure) in
             let api = try context.intervalsICU()
             let response = try await context.caller(.intervalsICU).success(
@@ -35,7 +35,7 @@ enum PlannedRuns {
     }
 
     /// The plan of the referenced workout, and the plan-format text the history keeps.
-    static func plan(_ reference: Reference, context: ServiceContext) async throws -> (plan: Plan, text: String) {
+    public static func plan(_ reference: Reference, context: ServiceContext) async throws -> (plan: Plan, text: String) {
         let workout: PlannedWorkout
         switch reference {
         case .today:

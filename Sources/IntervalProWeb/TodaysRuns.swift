@@ -1,0 +1,64 @@
+import IntervalProCore
+import IntervalProFormats
+import IntervalProIO
+import IntervalProLaunch
+import IntervalProNetwork
+import IntervalProServices
+
+/// Today's planned runs from the intervals.icu calendar for the start page, as `intervalpro
+/// today` lists them, each with its preview; and one of them read as a plan, as `run icu:ID`
+/// reads it (`PlannedRuns`).
+enum TodaysRuns {
+    /// The account's context, or why there is none (no account is no error: nothing planned).
+    static func context() -> ServiceContext? {
+        guard let file = AccountFile.standard(), let accounts = try? file.load(), accounts.services.contains(.intervalsICU)
+        else { return nil }
+        return ServiceContext(file: file, accounts: accounts, verbose: false)
+    }
+
+    /// `GET /api/today`: `{"date", "account", "runs": [{"id", "reference", "name", "steps",
+    /// "duration_s", "preview", "problem"}], "error"}`.
+    static func json() async -> String {
+        guard let context = context() else {
+            return JSONValue.object([("date", .string(WallClock.localDateToday())), ("account", .bool(false)), ("runs", .array([]))])
+                .serialized(pretty: false)
+        }
+        let day = ServiceContext.localDate(secondsSince1970: context.now())
+        let runs: [PlannedWorkout]
+        do {
+            runs = try await PlannedRuns.runs(on: day, context: context)
+        } catch let failure as Failure {
+            return JSONValue.object([
+                ("date", .string(day)), ("account", .bool(true)), ("runs", .array([])), ("error", .string(failure.message)),
+            ]).serialized(pretty: false)
+        } catch {
+            return JSONValue.object([("date", .string(day)), ("account", .bool(true)), ("runs", .array([])), ("error", .string("\(error)"))])
+                .serialized(pretty: false)
+        }
+        let list: [JSONValue] = runs.map { workout in
+            var members: [(String, JSONValue)] = [
+                ("id", .string(workout.id)), ("reference", .string(workout.reference)), ("name", .string(workout.name)),
+            ]
+            do throws(ImportProblem) {
+                let plan = try workout.plan().plan
+                let timeline = plan.timeline()
+                members += [
+                    ("steps", .int(timeline.count)), ("duration_s", timeline.duration.map { .number($0.seconds) } ?? .null),
+                    ("preview", PlanPreview.json(plan, timeline)), ("problem", .null),
+                ]
+            } catch {
+                members += [("steps", .null), ("duration_s", .null), ("preview", .null), ("problem", .string(error.description))]
+            }
+            return .object(members)
+        }
+        return JSONValue.object([("date", .string(day)), ("account", .bool(true)), ("runs", .array(list))]).serialized(pretty: false)
+    }
+
+    /// The planned run `event` as a plan, with the plan-format text the history keeps.
+    static func plan(event: String) async throws -> (plan: Plan, text: String) {
+        guard let context = context() else {
+            throw Failure("no intervals.icu account: `intervalpro account add intervals.icu ...` adds one", status: .noPermission)
+        }
+        return try await PlannedRuns.plan(.event(event), context: context)
+    }
+}
