@@ -496,6 +496,8 @@ def live_page(binary, scratch, screenshot_copy):
               f"a {PHONE[0]} px wide screenshot of the live view")
         if screenshot_copy:
             shutil.copyfile(shot, screenshot_copy)
+        found = axe_violations(driver)
+        check(not found, f"the live view: no serious or critical accessibility finding: {found}")
 
         plans = get_json(port, "/api/plans").get("plans", [])
         plan_id = next((p["id"] for p in plans if p.get("name") == "Cadence ladder"), "cadence-ladder")
