@@ -187,8 +187,8 @@ let package = Package(
             name: "intervalpro",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
-                "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
-                "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR", "IntervalProMPRIS",
+                "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
+                "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
                 "IntervalProServices", "IntervalProNetwork", "IntervalProHRV", "IntervalProANT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -122,17 +122,11 @@ public final class SessionHost: Sendable {
         request.music = defaults.music
         request.store = defaults.store
         request.presentation = .log
-        let hub = self.hub
-        let accepted = running.withLock { running in
-            guard !running.busy, !hub.isRunning else { return false }
-            running.busy = true
-            return true
-        }
-        guard accepted else { throw .busy }
-        let name = loaded.plan.name
-        let task = Task { [weak self] in
+        try claim()
+        let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
+        occupy {
             do {
-                let outcome = try await SessionLauncher.run(request, hub: hub)
+                let outcome = try await SessionLauncher.run(accepted, hub: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
                 Terminal.writeStandardError("intervalpro: session of \(name) finished\(saved)\n")
             } catch let failure as Failure {
@@ -140,10 +134,7 @@ public final class SessionHost: Sendable {
             } catch {
                 Terminal.writeStandardError("intervalpro: error: \(error)\n")
             }
-            self?.running.withLock { $0 = Running() }
-            IdleMemory.releaseWhenIdle(hub)
         }
-        running.withLock { if $0.busy { $0.task = task } }
     }
 
     /// Starts a readiness measurement on the live strap in the background (`duration`
@@ -151,16 +142,11 @@ public final class SessionHost: Sendable {
     /// states, and it is saved as `readiness` saves one.
     public func startReadiness(duration: Double) throws(StartError) {
         guard let defaults else { throw .notHere }
+        try claim()
         let hub = self.hub
-        let accepted = running.withLock { running in
-            guard !running.busy, !hub.isRunning else { return false }
-            running.busy = true
-            return true
-        }
-        guard accepted else { throw .busy }
         hub.readinessStarted()
         hub.publishReadiness([("phase", .string("connecting"))])
-        let task = Task { [weak self] in
+        occupy {
             let settings = ReadinessMeasurement.Settings(duration: .seconds(duration * 60))
             do {
                 let outcome = try await ReadinessRun.live(
@@ -184,23 +170,14 @@ public final class SessionHost: Sendable {
                 hub.publishReadiness([("phase", .string("failed")), ("error", .string("\(error)"))])
             }
             hub.readinessEnded()
-            self?.running.withLock { $0 = Running() }
-            IdleMemory.releaseWhenIdle(hub)
         }
-        running.withLock { if $0.busy { $0.task = task } }
     }
 
     /// Scans for sensors in the background as `scan` does, Bluetooth and ANT+; never while a
     /// session or a measurement runs (it would take their radio), and neither starts meanwhile.
     public func startScan(seconds: Double) throws(StartError) {
         guard let defaults else { throw .notHere }
-        let hub = self.hub
-        let accepted = running.withLock { running in
-            guard !running.busy, !hub.isRunning else { return false }
-            running.busy = true
-            return true
-        }
-        guard accepted else { throw .busy }
+        try claim()
         scan.withLock { $0 = ScanState(scanning: true, secondsLeft: Int(seconds.rounded(.up))) }
         let progress: @Sendable ([ScannedSensor], Int) -> Void = { [weak self] found, left in
             self?.scan.withLock { state in
@@ -208,7 +185,7 @@ public final class SessionHost: Sendable {
                 state.secondsLeft = left
             }
         }
-        let task = Task { [weak self] in
+        occupy { [weak self] in
             do {
                 let result = try await SensorScan.run(
                     adapter: defaults.sensors.adapter, antStick: defaults.sensors.antStick, seconds: seconds, progress: progress)
@@ -220,7 +197,28 @@ public final class SessionHost: Sendable {
                     state.problems = ["\(error)"]
                 }
             }
+        }
+    }
+
+    /// Claims the one slot sessions, measurements and scans share (one radio, one sound
+    /// output); `.busy` when it is taken, or a session started elsewhere runs.
+    private func claim() throws(StartError) {
+        let hub = self.hub
+        let accepted = running.withLock { running in
+            guard !running.busy, !hub.isRunning else { return false }
+            running.busy = true
+            return true
+        }
+        guard accepted else { throw .busy }
+    }
+
+    /// Runs `work` in the background in the claimed slot, and frees the slot when it is done.
+    private func occupy(_ work: @escaping @Sendable () async -> Void) {
+        let hub = self.hub
+        let task = Task { [weak self] in
+            await work()
             self?.running.withLock { $0 = Running() }
+            IdleMemory.releaseWhenIdle(hub)
         }
         running.withLock { if $0.busy { $0.task = task } }
     }

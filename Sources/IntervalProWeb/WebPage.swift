@@ -559,7 +559,9 @@ function renderSensors(answer) {
     const card = element("div", null, "session found-sensor");
     card.dataset.address = d.address;
     card.appendChild(element("div", (d.manufacturer ? d.manufacturer + " " : "") + (d.name || "(no name)"), "plan"));
-    const facts = [d.address, d.transport === "ant+" ? "ANT+" : (d.rssi == null ? "" : d.rssi + " dBm"),
+    const offered = d.services.map((x) => ({ "180d": "heart rate", "1814": "speed and cadence", "ant-hr": "heart rate",
+      "ant-sdm": "foot pod" })[x]).filter((x) => x).join(", ");
+    const facts = [d.address, offered, d.transport === "ant+" ? "ANT+" : (d.rssi == null ? "" : d.rssi + " dBm"),
       d.battery_percent == null ? "" : "battery " + d.battery_percent + "%"].filter((x) => x);
     card.appendChild(element("div", facts.join(" · "), "label"));
     const actions = element("div", null, "actions");
