@@ -271,7 +271,13 @@ let package = Package(
             name: "IntervalProLaunchTests",
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProLaunch"], swiftSettings: strictSettings
         ),
-        .testTarget(name: "IntervalProWebTests", dependencies: ["IntervalProWeb"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntervalProWebTests",
+            dependencies: [
+                "IntervalProWeb", "IntervalProLaunch", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore",
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings

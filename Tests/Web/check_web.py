@@ -1088,6 +1088,8 @@ def sensors_page(binary, scratch):
         listed = {d["address"]: d for d in get_json(port, "/api/sensors")["scan"]["devices"]}
         check(set(listed) == {STRAP, POD} and listed[POD]["battery_percent"] in (None, 75) and listed[STRAP]["rssi"] == -50,
               f"/api/sensors lists what scan --json lists: {listed}")
+        # The page redraws the list each second while it scans: once its Scan button is back, it is still.
+        wait_until(lambda: driver.find_element("id", "btn-scan").is_enabled() or None)
         strap_card = driver.find_element("css selector", f".found-sensor[data-address='{STRAP}']")
         check(not strap_card.find_elements("css selector", ".btn-use-cadence"), "a heart-rate strap is not offered for cadence")
         strap_card.find_element("css selector", ".btn-use-heartRate").click()

@@ -1,0 +1,139 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import IntervalProCore
+import IntervalProLaunch
+import Testing
+
+@testable import IntervalProWeb
+
+/// The routes, in process (Hummingbird's `.router` test mode): validation, refusals and the
+/// access rules, on a store of the test's own. The Chromium suite (Tests/Web) drives the same
+/// routes through a real server and a browser.
+@Suite struct WebRoutesTests {
+    /// A server of the routes on an empty store in a folder of the test's own; `token` makes it
+    /// listen off loopback (every request then needs the token).
+    func application(token: String? = nil) throws -> (some ApplicationProtocol, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-routes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let address = token == nil ? ListenAddress(host: "127.0.0.1", port: 8417) : ListenAddress(host: "0.0.0.0", port: 8417)
+        let server = WebServer(
+            address: address, host: SessionHost(hub: LiveStateHub(), defaults: nil), token: token,
+            store: StoreLocation(path: folder.appendingPathComponent("intervalpro.sqlite").path))
+        return (Application(router: server.makeRouter()), folder)
+    }
+
+    // The router test client asks as "localhost" (a loopback name).
+    static let json: HTTPFields = [.contentType: "application/json"]
+    static let local: HTTPFields = [:]
+
+    @Test("trends: an empty store gives no sessions; weeks out of 1-520 is a 400")
+    func trends() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/trends?weeks=4", method: .get, headers: Self.local) { response in
+                #expect(response.status == .ok)
+                let body = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                #expect((body?["sessions"] as? [Any])?.isEmpty == true)
+                #expect(body?["weeks"] as? Int == 4)
+            }
+            for weeks in ["0", "521", "x"] {
+                try await client.execute(uri: "/api/trends?weeks=\(weeks)", method: .get, headers: Self.local) { response in
+                    #expect(response.status == .badRequest, "weeks=\(weeks)")
+                }
+            }
+        }
+    }
+
+    @Test("sessions: deleting or uploading one that is not there is a 404; a bad upload body a 400")
+    func sessions() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/sessions/7", method: .delete, headers: Self.local) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(
+                uri: "/api/sessions/7/upload", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"to":"garmin"}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+            }
+            try await client.execute(
+                uri: "/api/sessions/7/upload", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"force":"yes"}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test("starting: plan and planned both, or neither, is a 400; so is a bad metronome, volume or voice")
+    func startRefusals() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            for body in [
+                #"{"plan":"a","planned":"1","source":"simulate"}"#, #"{"source":"simulate"}"#,
+            ] {
+                try await client.execute(uri: "/api/sessions", method: .post, headers: Self.json, body: ByteBuffer(string: body)) {
+                    #expect($0.status == .badRequest, "\(body)")
+                }
+            }
+            let choice = WebServer.soundChoice
+            #expect(try choice(JSONParser.parse(Array(#"{"metronome":"off-target","volume":0.5,"voice":"es"}"#.utf8))).get()
+                == SessionHost.SoundChoice(metronome: .offTarget, volume: 0.5, voice: .es))
+            #expect(try choice(JSONParser.parse(Array(#"{"voice":"off"}"#.utf8))).get() == SessionHost.SoundChoice(noVoice: true))
+            for bad in [#"{"metronome":"loud"}"#, #"{"volume":1.5}"#, #"{"voice":"fr"}"#, #"{"voice":3}"#] {
+                let node = try JSONParser.parse(Array(bad.utf8))
+                if case .success = choice(node) { Issue.record("\(bad) was taken") }
+            }
+        }
+    }
+
+    @Test("scan: seconds out of 1-60 is a 400; a server that shows a session run elsewhere scans nothing (409)")
+    func scan() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/scan", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"seconds":0}"#)) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/scan", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"seconds":5}"#)) {
+                #expect($0.status == .conflict)
+            }
+            try await client.execute(uri: "/api/plans/preview?id=nothing.json", method: .get, headers: Self.local) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/manifest.webmanifest", method: .get, headers: Self.local) { response in
+                #expect(response.status == .ok)
+                let manifest = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                #expect(manifest?["display"] as? String == "standalone")
+            }
+        }
+    }
+
+    @Test("off loopback, the new routes want the token; a foreign Origin may not delete, choose or scan")
+    func access() async throws {
+        let token = "0123456789abcdef0123456789abcdef"
+        let (app, folder) = try application(token: token)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            for (uri, method) in [
+                ("/api/trends", HTTPRequest.Method.get), ("/api/sensors", .get), ("/api/checks", .get), ("/api/today", .get),
+                ("/api/sessions/1", .delete), ("/api/scan", .post), ("/api/sensors", .put), ("/api/sessions/1/upload", .post),
+            ] {
+                try await client.execute(uri: uri, method: method, headers: [:]) {
+                    #expect($0.status == .unauthorized, "\(method) \(uri)")
+                }
+            }
+            let foreign: HTTPFields = [
+                .authorization: "Bearer \(token)", .origin: "http://evil.example", .contentType: "application/json",
+            ]
+            for (uri, method) in [("/api/sessions/1", HTTPRequest.Method.delete), ("/api/scan", .post), ("/api/sensors", .put)] {
+                try await client.execute(uri: uri, method: method, headers: foreign, body: ByteBuffer(string: "{}")) {
+                    #expect($0.status == .forbidden, "\(method) \(uri)")
+                }
+            }
+        }
+    }
+}
