@@ -902,9 +902,12 @@ def group_strava(g):
     since = time.monotonic()
     process = start_binary(["upload", str(session), "--to", "strava"], s.env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Killed once Strava took the file and the client kept its upload id (not between the two:
+    # on a loaded host the 201 can be logged well before the client has written the row).
     deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and not [p for p in s.requests("POST", "/api/v3/uploads", since)
-                                                if p["status"] == 201]:
+    while time.monotonic() < deadline and not ([p for p in s.requests("POST", "/api/v3/uploads", since)
+                                                 if p["status"] == 201]
+                                               and s.upload_rows().get((session, "strava")) == "processing"):
         time.sleep(0.05)
     process.kill()
     stdout, stderr = process.communicate()
