@@ -1,0 +1,437 @@
+extension WebPage {
+    /// The page's script: the live view from `/api/live`, the start, sensors, history and
+    /// readiness views from the JSON API.
+    static let script = #"""
+"use strict";
+const $ = (id) => document.getElementById(id);
+let state = { status: "idle" };
+let choosing = false;
+
+function clock(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+  const ss = (r < 10 ? "0" : "") + r;
+  return h > 0 ? h + ":" + (m < 10 ? "0" : "") + m + ":" + ss : m + ":" + ss;
+}
+
+function show(view) {
+  for (const name of ["live", "start", "history", "readiness", "sensors"]) $("view-" + name).classList.toggle("hidden", name !== view);
+}
+
+function render(s) {
+  state = s;
+  if (location.pathname === "/history" || location.pathname === "/sensors") return;
+  if (s.status === "idle" || ((s.status === "finished" || s.status === "readiness") && choosing)) { showStart(); return; }
+  if (s.status === "readiness") { renderMeasurement(s); return; }
+  show("live");
+  $("plan-name").textContent = s.plan || "";
+  $("session-time").dataset.seconds = s.sessionTime;
+  $("session-time").textContent = clock(s.sessionTime);
+  $("paused-badge").classList.toggle("hidden", !s.paused);
+  $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
+  $("notice").textContent = s.notice || "";
+  $("music").classList.toggle("hidden", !s.music);
+  $("music").textContent = s.music ? "♪ " + s.music : "";
+  const finished = s.status === "finished";
+  $("controls").classList.toggle("hidden", finished);
+  $("summary").classList.toggle("hidden", !finished);
+  if (finished) {
+    $("step-title").textContent = "Finished";
+    $("step-number").textContent = "";
+    $("time-left").textContent = "";
+    $("step-other").classList.add("hidden");
+    $("progress").style.width = "100%";
+    const pct = s.summary && s.summary.totals.in_zone_pct;
+    $("summary-in-zone").textContent = pct == null ? "--" : pct.toFixed(1) + "%";
+    $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
+    const t = s.summary ? s.summary.totals : {};
+    $("summary-text").textContent = clock(s.sessionTime) + (t.avg_cadence_spm ? " · avg " + Math.round(t.avg_cadence_spm) + " spm" : "") + (t.avg_hr_bpm ? " · HR " + Math.round(t.avg_hr_bpm) : "");
+    $("summary-report").classList.toggle("hidden", s.sessionId == null);
+    if (s.sessionId != null) $("summary-report").href = "/sessions/" + s.sessionId + "/report";
+    return;
+  }
+  const step = s.step;
+  $("step-title").textContent = step.title;
+  $("step-number").textContent = step.number + " / " + step.count;
+  // time-left holds a countdown only; distance and open steps say what they count.
+  $("time-left").textContent = step.end === "time" ? clock(step.timeLeft) : "";
+  $("time-left").classList.toggle("hidden", step.end !== "time");
+  $("step-other").classList.toggle("hidden", step.end === "time");
+  $("step-other").textContent = step.end === "distance" ? Math.round(step.distanceLeft) + " m left" : step.end === "open" ? clock(step.elapsed) + " so far" : "";
+  $("progress").style.width = step.progress == null ? "0" : (step.progress * 100) + "%";
+  $("cadence").textContent = s.cadence == null ? "--" : String(s.cadence);
+  const advice = $("advice");
+  advice.textContent = s.advice.text;
+  advice.className = s.advice.kind;
+  $("heart-rate").textContent = s.heartRate == null ? "--" : String(s.heartRate);
+  // DFA alpha 1 beside heart rate, once the strap has sent beats.
+  const alpha = s.alpha1;
+  $("alpha1-fact").classList.toggle("hidden", !alpha);
+  if (alpha) $("alpha1").textContent = alpha.status === "scored" ? alpha.value.toFixed(2) : alpha.status;
+  $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
+  $("signal").textContent = s.signal ? "ok" : "none";
+  const zone = s.zone;
+  $("scale").classList.toggle("hidden", !zone);
+  $("zone-text").textContent = zone ? "zone " + zone.low + "–" + zone.high : "free pace";
+  if (zone) {
+    const span = 30, at = (v) => Math.min(100, Math.max(0, (v - (zone.target - span)) / (2 * span) * 100));
+    $("zone-band").style.left = at(zone.low) + "%";
+    $("zone-band").style.width = (at(zone.high) - at(zone.low)) + "%";
+    $("target-mark").style.left = at(zone.target) + "%";
+    $("you-mark").classList.toggle("hidden", s.cadence == null);
+    if (s.cadence != null) $("you-mark").style.left = at(s.cadence) + "%";
+  }
+}
+
+async function post(path, body) {
+  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  let answer = {};
+  try { answer = await response.json(); } catch (e) {}
+  return { ok: response.ok, answer };
+}
+
+function command(name) { post("/api/command", { command: name }); }
+$("btn-pause").onclick = () => command(state.paused ? "resume" : "pause");
+$("btn-next").onclick = () => command("next");
+$("btn-finish").onclick = () => command("finish");
+$("summary-new").onclick = (e) => { e.preventDefault(); choosing = true; showStart(); };
+
+// Today's readiness (`intervalpro readiness` each morning): figures, verdict and advice, or
+// when it was last measured; hidden until there is a measurement.
+async function showReadiness() {
+  let answer;
+  try { answer = await fetch("/api/readiness").then((r) => r.json()); } catch (e) { return; }
+  const r = answer.readiness;
+  if (!r) return;
+  const a = r.assessment;
+  $("readiness-when").textContent = r.measured_today ? "today" : "last measured " + r.date;
+  $("readiness-figures").textContent = "rMSSD " + r.rmssd_ms.toFixed(1) + " ms · ln " + r.ln_rmssd.toFixed(2) + " · HR " + Math.round(r.mean_hr_bpm);
+  const verdict = $("readiness-verdict");
+  verdict.textContent = a.summary + (a.baseline_ln_rmssd == null ? "" : " (baseline " + a.baseline_ln_rmssd.toFixed(2) + ", normal " + a.normal_low.toFixed(2) + "–" + a.normal_high.toFixed(2) + ")");
+  verdict.className = a.drop_today ? "drop" : a.verdict;
+  $("readiness-advice").textContent = r.measured_today ? a.advice : "measure this morning with `intervalpro readiness`";
+}
+
+// A measurement from the phone: the strap's progress while it runs, then the figures.
+const phases = { connecting: "Connecting to the strap…", waiting: "Waiting for the strap's first values…",
+  settling: "Settling, not scored yet: lie still", measuring: "Measuring: lie still, breathe calmly",
+  noContact: "No skin contact: wet the strap and put it on (paused)", noSignal: "No signal from the strap (paused)",
+  complete: "Complete", done: "Done", cancelled: "Cancelled: nothing was saved", failed: "Not measured" };
+function renderMeasurement(s) {
+  show("readiness");
+  const over = ["done", "cancelled", "failed"].includes(s.phase);
+  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (s.device ? " · " + s.device : "");
+  $("measure-left").textContent = s.timeLeft == null || over ? "" : clock(s.timeLeft);
+  $("measure-hr").textContent = s.heartRate == null ? "--" : String(s.heartRate);
+  $("measure-beats").textContent = s.beats == null ? "--" : String(s.beats);
+  $("measure-artifacts").textContent = s.artifacts == null ? "--" : String(s.artifacts);
+  $("measure-error").textContent = s.error || "";
+  $("measure-facts").classList.toggle("hidden", over);
+  $("btn-measure-cancel").classList.toggle("hidden", over);
+  $("btn-measure-done").classList.toggle("hidden", !over);
+  const r = s.result;
+  $("measure-result").classList.toggle("hidden", !r);
+  if (r) {
+    $("measure-figures").textContent = "rMSSD " + r.rmssd_ms.toFixed(1) + " ms · ln " + r.ln_rmssd.toFixed(2) + " · HR " + Math.round(r.mean_hr_bpm);
+    $("measure-verdict").textContent = r.assessment.summary;
+    $("measure-advice").textContent = r.assessment.advice;
+  }
+}
+$("btn-measure").onclick = async () => {
+  const { ok, answer } = await post("/api/readiness", {});
+  $("error").textContent = ok ? "" : answer.error || "could not start a measurement";
+  if (ok) { choosing = false; renderMeasurement({ phase: "connecting" }); }
+};
+$("btn-measure-cancel").onclick = () => command("finish");
+$("btn-measure-done").onclick = () => { choosing = true; showStart(); };
+
+let loadedChoices = false;
+async function showStart() {
+  show("start");
+  showReadiness();
+  if (loadedChoices) return;
+  loadedChoices = true;
+  showToday();
+  const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);
+  for (const p of plans.plans) {
+    const o = document.createElement("option");
+    o.value = p.id;
+    o.textContent = p.name + (p.folder === "mine" ? " (mine)" : "") + (p.duration ? " · " + clock(p.duration) : "");
+    $("plan").appendChild(o);
+  }
+  for (const r of recordings.recordings) {
+    const o = document.createElement("option");
+    o.value = r.id;
+    o.textContent = r.name;
+    $("recording").appendChild(o);
+  }
+  planChanged();
+}
+
+// The run planned today, when chosen, instead of the plan list's: {id, name, preview}.
+let planned = null;
+
+async function showToday() {
+  const today = await fetch("/api/today").then((r) => r.json());
+  const box = $("today-runs");
+  box.textContent = "";
+  $("today").classList.toggle("hidden", !today.account || (today.runs.length === 0 && !today.error));
+  if (today.error) box.appendChild(element("p", today.error, "label"));
+  for (const run of today.runs) {
+    const text = "Today: " + run.name + (run.steps == null ? "" : ", " + run.steps + " steps") +
+      (run.duration_s == null ? "" : ", " + clock(run.duration_s));
+    const button = element("button", text, "secondary today-run");
+    button.dataset.id = run.id;
+    button.style.width = "100%";
+    button.disabled = run.preview == null;
+    button.onclick = () => { planned = run; drawPreview(run.preview); $("plan-label-note").textContent = "Chosen: " + run.name + " (intervals.icu)"; };
+    box.appendChild(button);
+    if (run.problem) box.appendChild(element("p", "Cannot run it: " + run.problem, "label"));
+  }
+}
+
+async function planChanged() {
+  planned = null;
+  $("plan-label-note").textContent = "";
+  if (!$("plan").value) return;
+  drawPreview(await fetch("/api/plans/preview?id=" + encodeURIComponent($("plan").value)).then((r) => r.json()));
+}
+$("plan").onchange = planChanged;
+
+function drawPreview(preview) {
+  const rows = $("preview-steps");
+  rows.textContent = "";
+  for (const step of preview.steps) {
+    const tr = element("tr", null, "preview-step");
+    tr.dataset.kind = step.kind;
+    if (typeof step.duration_s === "number") tr.dataset.duration = step.duration_s;
+    if (step.target_spm != null) { tr.dataset.target = step.target_spm; tr.dataset.low = step.low_spm; tr.dataset.high = step.high_spm; }
+    const length = typeof step.duration_s === "number" ? clock(step.duration_s) : step.distance_m != null ? step.distance_m + " m" : "open";
+    const zone = step.target_spm == null ? "--" : step.low_spm + "–" + step.high_spm + " (" + step.target_spm + ")";
+    for (const text of [step.label || step.kind, length, zone]) tr.appendChild(element("td", text));
+    rows.appendChild(tr);
+  }
+  $("preview-total").textContent = preview.steps.length + " steps, " + clock(preview.total_timed_s) + " timed";
+  $("preview-total").dataset.seconds = preview.total_timed_s;
+  // Target cadence over time: one segment a timed step (others a fixed width), 140-200 spm.
+  const svg = $("preview-chart");
+  svg.textContent = "";
+  const widths = preview.steps.map((st) => typeof st.duration_s === "number" ? st.duration_s : 60);
+  const total = widths.reduce((a, b) => a + b, 0) || 1;
+  let x = 0, d = "";
+  preview.steps.forEach((st, i) => {
+    const w = 320 * widths[i] / total;
+    if (st.target_spm != null) {
+      const y = (90 - 90 * (Math.min(200, Math.max(140, st.target_spm)) - 140) / 60).toFixed(1);
+      d += "M" + x.toFixed(1) + " " + y + " H" + (x + w).toFixed(1) + " ";
+    }
+    x += w;
+  });
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", d);
+  path.setAttribute("class", "preview-line");
+  svg.appendChild(path);
+}
+
+function sourceChanged() {
+  const source = $("source").value;
+  $("recording-choice").classList.toggle("hidden", source !== "recording");
+  $("speed-choice").classList.toggle("hidden", source === "live");
+}
+$("source").onchange = sourceChanged;
+$("btn-start").onclick = async () => {
+  const source = $("source").value;
+  const body = planned ? { planned: planned.id, source } : { plan: $("plan").value, source };
+  if ($("metronome").value) body.metronome = $("metronome").value;
+  if ($("volume").dataset.touched) body.volume = Number($("volume").value) / 100;
+  if ($("voice").value) body.voice = $("voice").value;
+  if (source === "recording") body.recording = $("recording").value;
+  if (source !== "live") body.speed = Number($("speed").value) || 1;
+  const { ok, answer } = await post("/api/sessions", body);
+  $("error").textContent = ok ? "" : answer.error || "could not start";
+  if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); }
+};
+
+$("volume").oninput = () => { $("volume").dataset.touched = "yes"; };
+
+function element(tag, text, className) {
+  const e = document.createElement(tag);
+  if (text != null) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+async function showHistory() {
+  show("history");
+  drawTrends();
+  const list = await fetch("/api/sessions").then((r) => r.json());
+  const box = $("history-list");
+  box.textContent = "";
+  if (list.sessions.length === 0) box.appendChild(element("p", "No sessions saved yet.", "label"));
+  for (const s of list.sessions) {
+    // One card a session: when (the Pi's local time), plan, figures, status, uploads, actions.
+    const card = element("div", null, "session");
+    card.id = "session-" + s.id;
+    card.dataset.id = s.id;
+    card.appendChild(element("div", s.localStartedAt, "when"));
+    card.appendChild(element("div", s.plan, "plan"));
+    const facts = [s.duration == null ? "--" : clock(s.duration),
+      s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",
+      s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.status];
+    card.appendChild(element("div", facts.join(" · "), "label facts-line"));
+    const uploaded = s.uploads.filter((u) => u.status === "done");
+    const uploads = element("div", uploaded.length ? "Uploaded to " + uploaded.map((u) => u.service).join(", ") : "Not uploaded", "label uploads");
+    card.appendChild(uploads);
+    const actions = element("div", null, "actions");
+    if (s.status !== "running") {
+      const a = element("a", "Report", "report-link");
+      a.href = s.report;
+      a.setAttribute("aria-label", "Report of " + s.plan + ", " + s.localStartedAt);
+      actions.appendChild(a);
+      const up = element("button", "Upload", "secondary btn-upload");
+      up.setAttribute("aria-label", "Upload " + s.plan + ", " + s.localStartedAt);
+      up.onclick = () => upload(s, uploads);
+      actions.appendChild(up);
+      const del = element("button", "Delete", "danger btn-delete");
+      del.setAttribute("aria-label", "Delete " + s.plan + ", " + s.localStartedAt);
+      del.onclick = () => remove(s, card);
+      actions.appendChild(del);
+    }
+    card.appendChild(actions);
+    box.appendChild(card);
+  }
+}
+
+async function upload(s, line) {
+  line.textContent = "Uploading…";
+  const { ok, answer } = await post("/api/sessions/" + s.id + "/upload", { to: "all" });
+  if (!ok) { line.textContent = answer.error || "could not upload"; return; }
+  line.textContent = answer.results.map((r) => r.service + ": " + r.outcome + (r.message ? " (" + r.message + ")" : "")).join("; ");
+}
+
+async function remove(s, card) {
+  if (!confirm("Delete the session of " + s.localStartedAt + " (" + s.plan + ")? This cannot be undone.")) return;
+  const answer = await fetch("/api/sessions/" + s.id, { method: "DELETE" });
+  if (answer.status === 204) { card.remove(); $("history-message").textContent = "Deleted the session of " + s.localStartedAt + "."; drawTrends(); }
+  else $("history-message").textContent = ((await answer.json()).error) || "could not delete";
+}
+
+async function drawTrends() {
+  const weeks = $("trend-weeks").value;
+  const trends = await fetch("/api/trends?weeks=" + weeks).then((r) => r.json());
+  const svg = $("trend-chart");
+  svg.textContent = "";
+  const points = trends.sessions;
+  const ns = "http://www.w3.org/2000/svg";
+  const n = Math.max(1, points.length), width = 320, height = 120, slot = width / n;
+  const cadences = points.map((p) => p.avg_work_cadence_spm).filter((c) => c != null);
+  const low = Math.min(...cadences, 150) - 5, high = Math.max(...cadences, 190) + 5;
+  points.forEach((p, i) => {
+    if (p.in_zone_pct != null) {
+      const bar = document.createElementNS(ns, "rect");
+      const h = height * p.in_zone_pct / 100;
+      bar.setAttribute("x", (i * slot + slot * 0.15).toFixed(1)); bar.setAttribute("width", (slot * 0.7).toFixed(1));
+      bar.setAttribute("y", (height - h).toFixed(1)); bar.setAttribute("height", h.toFixed(1));
+      bar.setAttribute("class", "trend-bar"); bar.dataset.sessionId = p.session_id; bar.dataset.inZone = p.in_zone_pct;
+      svg.appendChild(bar);
+    }
+    if (p.avg_work_cadence_spm != null) {
+      const dot = document.createElementNS(ns, "circle");
+      dot.setAttribute("cx", (i * slot + slot / 2).toFixed(1));
+      dot.setAttribute("cy", (height - height * (p.avg_work_cadence_spm - low) / (high - low)).toFixed(1));
+      dot.setAttribute("r", "3.5"); dot.setAttribute("class", "trend-dot");
+      dot.dataset.sessionId = p.session_id; dot.dataset.cadence = p.avg_work_cadence_spm;
+      svg.appendChild(dot);
+    }
+  });
+  const perWeek = trends.work_cadence_trend_spm_per_week;
+  $("trend-summary").textContent = points.length + " sessions in " + weeks + " weeks" +
+    (perWeek == null ? "" : "; work cadence " + (perWeek >= 0 ? "+" : "") + perWeek.toFixed(1) + " spm a week");
+}
+$("trend-weeks").onchange = drawTrends;
+
+const roles = { heartRate: "heart rate", cadence: "cadence" };
+
+function renderSensors(answer) {
+  for (const role of Object.keys(roles)) {
+    const chosen = answer.remembered[role];
+    $("chosen-" + role).textContent = chosen ? (chosen.name || chosen.address) + " (" + chosen.address + ")" : "none chosen";
+    $("forget-" + role).classList.toggle("hidden", !chosen);
+  }
+  const scan = answer.scan;
+  $("btn-scan").disabled = scan.scanning;
+  $("scan-status").textContent = scan.scanning ? "Scanning… " + scan.devices.length + " found, " + scan.secondsLeft + " s left"
+    : scan.problems.join("; ");
+  const list = $("scan-list");
+  list.textContent = "";
+  for (const d of scan.devices) {
+    const card = element("div", null, "session found-sensor");
+    card.dataset.address = d.address;
+    card.appendChild(element("div", (d.manufacturer ? d.manufacturer + " " : "") + (d.name || "(no name)"), "plan"));
+    const offered = d.services.map((x) => ({ "180d": "heart rate", "1814": "speed and cadence", "ant-hr": "heart rate",
+      "ant-sdm": "foot pod" })[x]).filter((x) => x).join(", ");
+    const facts = [d.address, offered, d.transport === "ant+" ? "ANT+" : (d.rssi == null ? "" : d.rssi + " dBm"),
+      d.battery_percent == null ? "" : "battery " + d.battery_percent + "%"].filter((x) => x);
+    card.appendChild(element("div", facts.join(" · "), "label"));
+    const actions = element("div", null, "actions");
+    const offers = { heartRate: d.services.includes("180d") || d.services.includes("ant-hr"),
+      cadence: d.services.includes("1814") || d.services.includes("ant-sdm") };
+    for (const role of Object.keys(roles)) {
+      if (!offers[role]) continue;
+      const use = element("button", "Use for " + roles[role], "btn-use-" + role);
+      use.setAttribute("aria-label", "Use " + (d.name || d.address) + " for " + roles[role]);
+      use.onclick = () => choose(role, d.address);
+      actions.appendChild(use);
+    }
+    card.appendChild(actions);
+    list.appendChild(card);
+  }
+  if (scan.scanning) setTimeout(refreshSensors, 1000);
+}
+
+async function refreshSensors() {
+  renderSensors(await fetch("/api/sensors").then((r) => r.json()));
+}
+
+async function choose(role, address) {
+  const answer = await fetch("/api/sensors", { method: "PUT", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ [role]: address }) });
+  const body = await answer.json();
+  if (answer.ok) renderSensors(body); else $("scan-status").textContent = body.error || "could not choose";
+}
+
+$("forget-heartRate").onclick = () => choose("heartRate", null);
+$("forget-cadence").onclick = () => choose("cadence", null);
+$("btn-scan").onclick = async () => {
+  const { ok, answer } = await post("/api/scan", { seconds: 10 });
+  if (!ok) { $("scan-status").textContent = answer.error || "could not scan"; return; }
+  refreshSensors();
+};
+
+async function showSensors() {
+  show("sensors");
+  refreshSensors();
+  const checks = await fetch("/api/checks").then((r) => r.json());
+  const box = $("checks");
+  box.textContent = "";
+  for (const c of checks.checks) {
+    const row = element("div", null, "check " + (c.ok ? "ok" : "bad"));
+    row.setAttribute("role", "listitem");
+    row.appendChild(element("div", (c.ok ? "✓ " : "✗ ") + c.check + ": " + c.detail));
+    if (!c.ok && c.fix) row.appendChild(element("div", "Fix: " + c.fix, "label"));
+    box.appendChild(row);
+  }
+}
+
+function connect() {
+  const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+  socket.onmessage = (event) => render(JSON.parse(event.data));
+  socket.onclose = () => setTimeout(connect, 1000);
+}
+
+sourceChanged();
+if (location.pathname === "/history") showHistory();
+if (location.pathname === "/sensors") showSensors();
+connect();
+"""#
+}
