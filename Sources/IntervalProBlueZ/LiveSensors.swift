@@ -208,13 +208,15 @@ extension SensorLinkMachine {
         links.filter { $0.phase == .subscribed }.map { ($0.address, $0.name, $0.roles) }
     }
 
-    /// A chosen device is on its way up: waiting its turn to connect, connecting, or
-    /// connected and resolving its services.
+    /// A chosen device is on its way up: waiting its turn to connect, connecting, connected
+    /// and resolving its services, or waiting to retry after its link dropped on the way up
+    /// (a device that has never connected only waits for its retry).
     public var isBringingUpChosenDevice: Bool {
         links.contains { link in
             switch link.phase {
             case .queued, .connecting, .resolving: true
-            case .absent, .subscribed, .retrying: false
+            case .retrying: link.droppedBeforeSubscribing
+            case .absent, .subscribed: false
             }
         }
     }

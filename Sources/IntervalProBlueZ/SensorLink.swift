@@ -36,6 +36,10 @@ extension SensorLinkMachine {
         /// BlueZ said the device was removed but the tree may still list it until
         /// InterfacesRemoved arrives: do not connect to that object again.
         private(set) var objectIsStale = false
+        /// Connected at least once, never yet subscribed: a device whose first link dropped
+        /// while it came up (a busy radio) is present and worth waiting for.
+        private(set) var droppedBeforeSubscribing = false
+        private var everSubscribed = false
 
         init(path: String, address: String, name: String?, roles: Set<Role>) {
             self.path = path
@@ -69,6 +73,8 @@ extension SensorLinkMachine {
         mutating func subscribed() {
             phase = .subscribed
             failures = 0
+            everSubscribed = true
+            droppedBeforeSubscribing = false
         }
 
         /// A measurement is to be subscribed on a link that is up (a role added, a socket
@@ -84,6 +90,7 @@ extension SensorLinkMachine {
             notifying = [:]
             read = []
             failures = 0
+            if !everSubscribed { droppedBeforeSubscribing = true }
             phase = .retrying(at: retryAt)
             return released
         }

@@ -201,6 +201,21 @@ import Testing
         #expect(rig.machine.isBringingUpChosenDevice, "the footpod is connecting again")
     }
 
+    @Test("a second device whose link drops before it subscribes is still on its way up while it waits to retry")
+    func secondDeviceDroppedOnItsWayUp() {
+        var rig = strapAndFootpodFound()
+        rig.tick(at: 3)
+        rig.connectAndResolve(Fixture.hrmPro, at: 3.3)
+        rig.added(Fixture.Char.heartRateMeasurement, at: 4.35)
+        rig.answerEverything(at: 4.4)
+        #expect(rig.machine.subscribedDevices.map(\.address) == [Fixture.hrmPro])
+        rig.deviceChanged(Fixture.forerunner, ["Connected": .boolean(true)], at: 4.5)
+        #expect(rig.machine.isBringingUpChosenDevice, "the footpod resolves its services")
+        rig.deviceChanged(Fixture.forerunner, ["Connected": .boolean(false)], at: 4.8)
+        #expect(rig.machine.subscribedDevices.map(\.address) == [Fixture.hrmPro])
+        #expect(rig.machine.isBringingUpChosenDevice, "the footpod dropped on its way up and will retry")
+    }
+
     @Test("a device queued behind another's connection connects when that one fails too")
     func queuedBehindAFailure() {
         var rig = strapAndFootpodFound()
