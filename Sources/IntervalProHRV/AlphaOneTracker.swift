@@ -27,6 +27,7 @@ public struct AlphaOneTracker: Sendable {
     /// 120 small arrays joined anew every 5 s), and the window's first.
     private var intervals: [Double] = []
     private var windowFirstBeat = 0
+    private var detrending = SmoothnessPriorsFactor(lambda: DetrendedFluctuation.smoothnessLambda)
 
     public init() {}
 
@@ -50,7 +51,7 @@ public struct AlphaOneTracker: Sendable {
         return evaluate(endingAt: sample.second, stepIndex: sample.stepIndex)
     }
 
-    private func evaluate(endingAt second: Int, stepIndex: Int?) -> AlphaWindow? {
+    private mutating func evaluate(endingAt second: Int, stepIndex: Int?) -> AlphaWindow? {
         let beats = intervals.count - windowFirstBeat
         guard beats > 0 else { return nil }
         var cadenceSum = 0
@@ -76,7 +77,7 @@ public struct AlphaOneTracker: Sendable {
             cadence: cadence)
         guard beats >= Self.minimumBeats, coverage >= Self.minimumCoverage,
             result.artifactShare < SessionHRV.trustedArtifactShare,
-            let alpha1 = DetrendedFluctuation.alpha1(corrected.intervals)
+            let alpha1 = DetrendedFluctuation.alpha1(corrected.intervals, detrendingWith: &detrending)
         else { return result }
         result.status = .scored
         result.alpha1 = alpha1

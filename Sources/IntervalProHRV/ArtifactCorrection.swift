@@ -196,14 +196,14 @@ public enum ArtifactCorrection {
     }
 
     /// Each listed beat moved halfway between its neighbours (all computed before any moves).
+    /// In place: a beat halfway between its neighbours stays between them, and two moved
+    /// side by side keep their order, so the series stays sorted as moving and re-sorting
+    /// would leave it.
     private static func movedHalfway(_ indices: [Int], in beats: [Double]) -> [Double] {
-        let valid = indices.filter { $0 > 1 && $0 < beats.count - 1 }
-        guard !valid.isEmpty else { return beats }
-        let moved = valid.map { beats[$0 - 1] + (beats[$0 + 1] - beats[$0 - 1]) / 2 }
-        let removed = Set(valid)
-        var result = beats.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
-        result.append(contentsOf: moved)
-        result.sort()
+        var result = beats
+        for index in indices where index > 1 && index < beats.count - 1 {
+            result[index] = beats[index - 1] + (beats[index + 1] - beats[index - 1]) / 2
+        }
         return result
     }
 

@@ -24,10 +24,16 @@ public enum DetrendedFluctuation {
     /// Alpha 1 of `intervals` (milliseconds, in order), detrended first; nil with fewer than
     /// two boxes of the largest size or a series without variation.
     public static func alpha1(_ intervals: [Double]) -> Double? {
+        var factor = SmoothnessPriorsFactor(lambda: smoothnessLambda)
+        return alpha1(intervals, detrendingWith: &factor)
+    }
+
+    /// Alpha 1 as above, with a factorisation kept from one window to the next.
+    public static func alpha1(_ intervals: [Double], detrendingWith factor: inout SmoothnessPriorsFactor) -> Double? {
         guard intervals.count >= 2 * boxSizes.upperBound, let low = intervals.min(), let high = intervals.max(),
             high - low > 1e-6
         else { return nil }
-        return alpha(of: smoothnessPriorsDetrended(intervals, lambda: smoothnessLambda), boxSizes: boxSizes)
+        return alpha(of: factor.detrended(intervals), boxSizes: boxSizes)
     }
 
     /// The DFA exponent of `series` over `boxSizes`, without detrending the series first.
@@ -93,40 +99,47 @@ public enum DetrendedFluctuation {
     }
 
     /// The series less its smoothness-priors trend: z − (I + λ²D₂ᵀD₂)⁻¹z, with D₂ the
-    /// second-difference matrix. The matrix is symmetric, positive definite and
-    /// pentadiagonal, so an LDLᵀ factorisation solves it in linear time.
+    /// second-difference matrix.
     public static func smoothnessPriorsDetrended(_ series: [Double], lambda: Double) -> [Double] {
+        var factor = SmoothnessPriorsFactor(lambda: lambda)
+        return factor.detrended(series)
+    }
+}
+
+/// The LDLᵀ factorisation of I + λ²D₂ᵀD₂, which the smoothness-priors trend solves. The matrix
+/// is symmetric, positive definite and pentadiagonal, so the factorisation and the solve take
+/// linear time. Its rows are the same for every size but the last two (D₂ᵀD₂'s bands read
+/// 1 5 6 … 6 5 1 and −2 −4 … −4 −2), so one factor kept across alpha 1's windows, which
+/// differ in length by a beat or two, serves them all: only the last two rows are worked out
+/// per series. The figures are the same, bit for bit, as factorising each series anew.
+public struct SmoothnessPriorsFactor: Sendable {
+    public let lambda: Double
+    /// D and the two bands of the unit lower triangular L, for the rows shared by all sizes.
+    private var d: [Double] = []
+    private var l1: [Double] = []
+    private var l2: [Double] = []
+
+    public init(lambda: Double) {
+        self.lambda = lambda
+    }
+
+    /// `series` less its smoothness-priors trend.
+    public mutating func detrended(_ series: [Double]) -> [Double] {
         let n = series.count
         guard n >= 3 else { return series.map { _ in 0 } }
         let weight = lambda * lambda
-        // Bands of D₂ᵀD₂: diagonal 1 5 6 … 6 5 1, first off-diagonal −2 −4 … −4 −2, second 1.
-        var diagonal = [Double](repeating: 6, count: n)
-        diagonal[0] = 1
-        diagonal[n - 1] = 1
-        if n > 3 {
-            diagonal[1] = 5
-            diagonal[n - 2] = 5
-        } else {
-            diagonal[1] = 4
-        }
-        var first = [Double](repeating: -4, count: n - 1)
-        first[0] = -2
-        first[n - 2] = -2
-        // L is unit lower triangular with two bands below the diagonal; D is diagonal.
-        var d = [Double](repeating: 0, count: n)
-        var l1 = [Double](repeating: 0, count: n)
-        var l2 = [Double](repeating: 0, count: n)
-        for i in 0..<n {
-            var di = 1 + weight * diagonal[i]
-            if i >= 1 { di -= l1[i - 1] * l1[i - 1] * d[i - 1] }
-            if i >= 2 { di -= l2[i - 2] * l2[i - 2] * d[i - 2] }
-            d[i] = di
-            if i + 1 < n {
-                var a1 = weight * first[i]
-                if i >= 1 { a1 -= l2[i - 1] * l1[i - 1] * d[i - 1] }
-                l1[i] = a1 / di
+        if d.count < n { extend(to: max(n, 2 * d.count), weight: weight) }
+        // Only D's last two entries and L's last band entry are the size's own (with n = 3 the
+        // matrix is too small to share anything): they stand in for the shared rows' while
+        // this series is solved, and are put back after.
+        let saved = (d[n - 2], l1[n - 2], d[n - 1])
+        if n == 3 {
+            for i in 0..<3 {
+                Self.factorRow(i, count: 3, diagonal: [1, 4, 1][i], first: -2, weight: weight, d: &d, l1: &l1, l2: &l2)
             }
-            if i + 2 < n { l2[i] = weight / di }
+        } else {
+            Self.factorRow(n - 2, count: n, diagonal: 5, first: -2, weight: weight, d: &d, l1: &l1, l2: &l2)
+            Self.factorRow(n - 1, count: n, diagonal: 1, first: -2, weight: weight, d: &d, l1: &l1, l2: &l2)
         }
         var trend = series
         for i in 0..<n {
@@ -138,6 +151,44 @@ public enum DetrendedFluctuation {
             if i + 1 < n { trend[i] -= l1[i] * trend[i + 1] }
             if i + 2 < n { trend[i] -= l2[i] * trend[i + 2] }
         }
-        return zip(series, trend).map { $0 - $1 }
+        if n == 3 {
+            d.removeAll()
+            l1.removeAll()
+            l2.removeAll()
+        } else {
+            (d[n - 2], l1[n - 2], d[n - 1]) = saved
+        }
+        for i in 0..<n { trend[i] = series[i] - trend[i] }
+        return trend
+    }
+
+    /// Factorises the shared rows up to `count`, as rows of a series longer than `count` + 2.
+    private mutating func extend(to count: Int, weight: Double) {
+        let from = d.count
+        d.append(contentsOf: repeatElement(0, count: count - from))
+        l1.append(contentsOf: repeatElement(0, count: count - from))
+        l2.append(contentsOf: repeatElement(0, count: count - from))
+        for i in from..<count {
+            let diagonal: Double = i == 0 ? 1 : (i == 1 ? 5 : 6)
+            let first: Double = i == 0 ? -2 : -4
+            Self.factorRow(i, count: count + 2, diagonal: diagonal, first: first, weight: weight, d: &d, l1: &l1, l2: &l2)
+        }
+    }
+
+    /// One row of the LDLᵀ recursion.
+    private static func factorRow(
+        _ i: Int, count n: Int, diagonal: Double, first: Double, weight: Double,
+        d: inout [Double], l1: inout [Double], l2: inout [Double]
+    ) {
+        var di = 1 + weight * diagonal
+        if i >= 1 { di -= l1[i - 1] * l1[i - 1] * d[i - 1] }
+        if i >= 2 { di -= l2[i - 2] * l2[i - 2] * d[i - 2] }
+        d[i] = di
+        if i + 1 < n {
+            var a1 = weight * first
+            if i >= 1 { a1 -= l2[i - 1] * l1[i - 1] * d[i - 1] }
+            l1[i] = a1 / di
+        }
+        if i + 2 < n { l2[i] = weight / di }
     }
 }
