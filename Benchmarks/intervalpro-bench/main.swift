@@ -91,3 +91,12 @@ for _ in 0..<3 {
 let elapsed = began.duration(to: clock.now)
 let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) * 1e-12) / Double(windows)
 print("alpha 1: \(windows / 3) windows of a 70-minute session (\(scored / 3) scored), \(Int(microseconds.rounded())) µs per window, one core; fingerprint \(String(fingerprint, radix: 16))")
+
+// The session's own figures at its end: every beat corrected in one series.
+let beats = samples.flatMap(\.rrIntervals)
+let summaryStart = clock.now
+var summaryArtifacts = 0
+for _ in 0..<3 { summaryArtifacts = AlphaOneTracker.summary(windows: [], beats: beats)?.artifacts ?? 0 }
+let summaryElapsed = summaryStart.duration(to: clock.now)
+let summaryMilliseconds = (Double(summaryElapsed.components.seconds) * 1e3 + Double(summaryElapsed.components.attoseconds) * 1e-15) / 3
+print("the session's artifacts: \(beats.count) beats corrected in one series (\(summaryArtifacts) artifacts), \((summaryMilliseconds * 10).rounded() / 10) ms")
