@@ -33,7 +33,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
@@ -141,6 +141,7 @@ let package = Package(
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV", "IntervalProANT", "IntervalProANTLink",
                 "IntervalProUSB", "IntervalProNetwork", "IntervalProServices",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -175,7 +176,7 @@ let package = Package(
             name: "IntervalProNetwork",
             dependencies: [
                 "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO", "IntervalProHRV",
-                "CCurl",
+                "CCurl", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -191,6 +192,7 @@ let package = Package(
                 "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
                 "IntervalProServices", "IntervalProNetwork", "IntervalProHRV", "IntervalProANT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

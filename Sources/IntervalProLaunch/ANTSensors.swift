@@ -8,6 +8,7 @@ import IntervalProUSB
 public import IntervalProRuntime
 #if canImport(Glibc)
 import Glibc
+import Logging
 #endif
 
 /// ANT+ sensors through a stick, for one session: the stick's serial device opened raw, an
@@ -154,8 +155,8 @@ public final class ANTSensors: @unchecked Sendable {
                 if !silent.isEmpty {
                     if !quiet {
                         for plan in silent {
-                            Terminal.writeStandardError(
-                                "intervalpro: the remembered ANT+ device ant:\(plan.deviceNumber) is not heard; taking any of its kind\n")
+                            logger.notice(
+                                "the remembered ANT+ device ant:\(plan.deviceNumber) is not heard; taking any of its kind")
                         }
                     }
                     link.replan(plans.map { plan in
@@ -167,7 +168,7 @@ public final class ANTSensors: @unchecked Sendable {
             }
             await arrivals.wait(timeout: .milliseconds(250))
             // Notices only: the pages that arrive meanwhile are the session's first.
-            for notice in feed.takeNotices() where !quiet { Terminal.writeStandardError("intervalpro: \(notice)\n") }
+            for notice in feed.takeNotices() where !quiet { logger.notice("\(notice)") }
         }
         return heard.map { device in
             let pod = device.type == ANTPlusStrideSpeedPage.deviceType

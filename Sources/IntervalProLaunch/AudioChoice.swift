@@ -1,6 +1,7 @@
 public import IntervalProAudio
 public import IntervalProCore
 import IntervalProIO
+import Logging
 
 /// What the user asked of the metronome, the voice and the audio device; nil leaves the
 /// plan's `metronome` object (or the default) as it is.
@@ -102,5 +103,5 @@ public struct AudioChoice: Sendable {
 
 /// A warning on stderr, in the command's voice.
 public func warn(_ message: String) {
-    Terminal.writeStandardError("intervalpro: warning: \(message)\n")
+    logger.warning("\(message)")
 }

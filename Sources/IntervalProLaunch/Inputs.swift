@@ -1,6 +1,7 @@
 public import IntervalProCore
 public import IntervalProFormats
 public import IntervalProIO
+import Logging
 
 /// sysexits(3) codes, the exit statuses scripts can rely on.
 public enum ExitStatus: Int32, Sendable {
@@ -47,7 +48,7 @@ public func importPlan(_ path: String) throws -> ImportedPlan {
     let bytes = try readInput(path)
     do {
         let imported = try WorkoutImport.read(bytes, file: path, xml: MarkupReader.read)
-        for warning in imported.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
+        for warning in imported.warnings { logger.warning("\(warning)") }
         return imported
     } catch {
         throw Failure(error.description, status: .dataError)
@@ -98,9 +99,8 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
             if ActivityImport.encoding(of: content) == .recording, let newline = content.lastIndex(of: 0x0A) {
                 content.removeSubrange((newline + 1)...)
             }
-            Terminal.writeStandardError(
-                "intervalpro: warning: \(path): a gzip file that cannot be inflated whole: \(damage.message); "
-                    + "reading the \(content.count) bytes before it (--strict refuses the file)\n")
+            logger.warning(
+                "\(path): a gzip file that cannot be inflated whole: \(damage.message); reading the \(content.count) bytes before it (--strict refuses the file)")
         }
         return (content, "\(path) (inflated)")
     }
@@ -144,7 +144,7 @@ func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
 private func readRecording(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ParsedRecording {
     do {
         let activity = try readActivity(bytes, file: path, choice: choice)
-        for warning in activity.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
+        for warning in activity.warnings { logger.warning("\(warning)") }
         return activity.recording
     } catch let problem as ImportProblem {
         throw Failure(problem.description, status: .dataError)

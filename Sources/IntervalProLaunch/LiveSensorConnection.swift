@@ -3,6 +3,7 @@ public import IntervalProCore
 import IntervalProDBus
 import IntervalProIO
 import IntervalProRuntime
+import Logging
 
 /// Which adapter and sensors to use, and how: `run`'s, `record`'s and the web page's choice.
 public struct SensorRequest: Sendable {
@@ -69,7 +70,7 @@ public struct LiveSensorConnection: Sendable {
             do {
                 memory = try SensorMemory.load(from: memoryPath)
             } catch {
-                Terminal.writeStandardError("intervalpro: warning: ignoring remembered sensors: \(error)\n")
+                logger.warning("ignoring remembered sensors: \(error)")
             }
         }
         // A device named on the command line is required; a remembered one only preferred.
@@ -92,7 +93,7 @@ public struct LiveSensorConnection: Sendable {
                 trace: options.verbose ? Self.trace(since: origin) : nil, clock: { origin.duration(to: clock.now) },
                 status: { status in
                     guard !quiet, let message = status.message else { return }
-                    Terminal.writeStandardError("intervalpro: \(message)\n")
+                    logger.notice("\(message)")
                 })
         } catch {
             throw Unavailable(description: "\(error)")
@@ -122,7 +123,7 @@ public struct LiveSensorConnection: Sendable {
             // Said once: the session goes on with what there is.
             for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !antRoles.contains(role) && !quiet {
                 let other = role == .cadence ? "heart rate" : "cadence"
-                Terminal.writeStandardError("intervalpro: no \(role.rawValue) sensor found; going on with \(other) only\n")
+                logger.notice("no \(role.rawValue) sensor found; going on with \(other) only")
             }
             let rememberedUnit = memory.cadence?.cadenceUnit
             for i in devices.indices where devices[i].cadenceUnit != nil {
@@ -140,7 +141,7 @@ public struct LiveSensorConnection: Sendable {
             let milliseconds = Int(origin.duration(to: .now) / .milliseconds(1))
             let fraction = String(milliseconds % 1000)
             let stamp = "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-            Terminal.writeStandardError("intervalpro: [\(stamp)] \(line)\n")
+            logger.notice("[\(stamp)] \(line)")
         }
     }
 
@@ -163,7 +164,7 @@ public struct LiveSensorConnection: Sendable {
         do {
             try updated.save(to: path)
         } catch {
-            Terminal.writeStandardError("intervalpro: warning: could not remember the sensors: \(error)\n")
+            logger.warning("could not remember the sensors: \(error)")
         }
     }
 }

@@ -4,6 +4,7 @@ public import IntervalProEventLoop
 import IntervalProANT
 import IntervalProIO
 public import IntervalProRuntime
+import Logging
 
 /// The live sensors of one session or recording: Bluetooth, an ANT stick, or both, their values
 /// in one feed on one loop. `run` and `record` connect through it alike.
@@ -55,7 +56,7 @@ public final class LiveSensorSet: Sendable {
                 // A Bluetooth device named on the command line is required; an unnamed role is not.
                 let named = heartRate == nil ? request.heartRate : request.cadence
                 if named != nil { throw unavailable }
-                if !quiet { Terminal.writeStandardError("intervalpro: \(unavailable); going on with the ANT+ sensors only\n") }
+                if !quiet { logger.notice("\(unavailable); going on with the ANT+ sensors only") }
             }
         }
         let ant: ANTSensors
@@ -77,7 +78,7 @@ public final class LiveSensorSet: Sendable {
                     "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
         }
         if !quiet {
-            for device in antDevices { Terminal.writeStandardError("intervalpro: \(device.name ?? device.id): \(device.id)\n") }
+            for device in antDevices { logger.notice("\(device.name ?? device.id): \(device.id)") }
         }
         rememberANT(antDevices)
         return LiveSensorSet(devices: (bluetooth?.devices ?? []) + antDevices, bluetooth: bluetooth?.sensors, ant: ant)
@@ -118,7 +119,7 @@ public final class LiveSensorSet: Sendable {
         do {
             try memory.save(to: path)
         } catch {
-            Terminal.writeStandardError("intervalpro: warning: could not remember the sensors: \(error)\n")
+            logger.warning("could not remember the sensors: \(error)")
         }
     }
 

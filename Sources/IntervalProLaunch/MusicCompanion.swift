@@ -8,6 +8,7 @@ import IntervalProIO
 import IntervalProMPRIS
 import IntervalProRuntime
 public import IntervalProSound
+import Logging
 
 /// What the user asked of their music player (`--music`, `--duck`, `--music-follow`).
 public struct MusicRequest: Sendable {
@@ -32,7 +33,7 @@ struct MusicCompanion: SessionObserver {
     static func start(_ request: MusicRequest) -> MusicCompanion? {
         var trace: (@Sendable (String) -> Void)?
         if request.verbose {
-            trace = { line in Terminal.writeStandardError("intervalpro: \(line)\n") }
+            trace = { line in logger.notice("\(line)") }
         }
         let now = monotonicNow
         do {

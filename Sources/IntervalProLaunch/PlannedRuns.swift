@@ -3,6 +3,7 @@ public import IntervalProFormats
 import IntervalProIO
 public import IntervalProNetwork
 public import IntervalProServices
+import Logging
 
 /// Planned workouts from the intervals.icu calendar, for `today`, `run today|icu:ID` and the
 /// page's start view.
@@ -63,8 +64,8 @@ public enum PlannedRuns {
         } catch {
             throw Failure(error.description, status: .dataError)
         }
-        for warning in imported.warnings { Terminal.writeStandardError("intervalpro: warning: \(warning)\n") }
-        Terminal.writeStandardError("intervalpro: running \(workout.reference) \"\(workout.name)\" from intervals.icu\n")
+        for warning in imported.warnings { logger.warning("\(warning)") }
+        logger.notice("running \(workout.reference) \"\(workout.name)\" from intervals.icu")
         return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
     }
 }

@@ -5,6 +5,7 @@ import IntervalProBlueZ
 import IntervalProEventLoop
 import IntervalProIO
 import IntervalProRuntime
+import Logging
 
 /// A readiness measurement run to its end, from a recording on virtual time or from live
 /// sensors: the policy `readiness` and (later) the web page share. The figures come from
@@ -104,7 +105,7 @@ public enum ReadinessRun {
                     break
                 }
                 let poll = feed.poll()
-                for notice in poll.notices { Terminal.writeStandardError("\r\u{1B}[Kintervalpro: \(notice)\n") }
+                for notice in poll.notices { logger.notice("\(notice)") }
                 for case .notification(let notification) in poll.entries where carriesHeartRate(notification) {
                     if box.device == nil { box.device = notification.device }
                     guard notification.device == box.device, let value = heartRate(notification, decoder: &box.decoder)

@@ -7,6 +7,7 @@ import IntervalProMPRIS
 public import IntervalProFormats
 public import IntervalProRuntime
 import IntervalProStorage
+import Logging
 
 /// A session to start, as `run` and the web page ask for one: the plan, where values come
 /// from and what to do when live sensors are not there, pacing, sound and saving.
@@ -99,12 +100,12 @@ public enum SessionLauncher {
                 case nil:
                     throw Failure("\(unavailable)", status: .unavailable)
                 case .simulate:
-                    Terminal.writeStandardError("intervalpro: \(unavailable); simulating a runner instead\n")
+                    logger.notice("\(unavailable); simulating a runner instead")
                     var configuration = SimulatedRunner.Configuration.covering(request.plan.timeline())
                     configuration.seed = 1
                     return try await runSimulated(request, configuration, hub: hub)
                 case .recording:
-                    Terminal.writeStandardError("intervalpro: \(unavailable)\n")
+                    logger.notice("\(unavailable)")
                     return try await runReplay(request, path: try bundledRecording(for: request.planFile), hub: hub)
                 }
             }
@@ -136,8 +137,7 @@ public enum SessionLauncher {
         // Live sensors arrive in real time, and so does the metronome.
         var realTime = request
         if request.fast || request.speed.map({ $0 != 1 }) ?? false {
-            Terminal.writeStandardError(
-                "intervalpro: live sensors run in real time; --fast and --speed apply to the fallback only\n")
+            logger.notice("live sensors run in real time; --fast and --speed apply to the fallback only")
             realTime.fast = false
             realTime.speed = nil
         }
@@ -271,7 +271,7 @@ public enum SessionLauncher {
         }
         let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
         let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
-        Terminal.writeStandardError("intervalpro: replaying the bundled recording \(path)\n")
+        logger.notice("replaying the bundled recording \(path)")
         return path
     }
 }

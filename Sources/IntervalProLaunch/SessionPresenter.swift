@@ -1,6 +1,7 @@
 import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime
+import Logging
 
 /// Shows a session as it runs, records what the source delivered, and collects keys.
 ///
@@ -48,7 +49,7 @@ struct SessionPresenter: SessionObserver {
             // The session matters more than the copy: warn once and keep running.
             if !warnedRecorder {
                 warnedRecorder = true
-                Terminal.writeStandardError("intervalpro: warning: \(error); the session goes on without recording\n")
+                logger.warning("\(error); the session goes on without recording")
             }
             self.recorder = nil
         }
@@ -152,7 +153,7 @@ struct SessionPresenter: SessionObserver {
         keyboard?.restore()
         if case .screen = style { Terminal.writeStandardOutput(LiveScreen.showCursor) }
         if let recorder {
-            do { try recorder.close() } catch { Terminal.writeStandardError("intervalpro: warning: \(error)\n") }
+            do { try recorder.close() } catch { logger.warning("\(error)") }
         }
     }
 }

@@ -1,6 +1,7 @@
 import IntervalProCore
 import IntervalProIO
 import IntervalProStorage
+import Logging
 
 /// Saves a session in the history while it runs (see `SessionRecorder`). Failing to save
 /// never stops the session: it is said once on stderr, and the command exits 74 after
@@ -34,6 +35,6 @@ struct SessionSaving {
     static func warn(_ error: StoreError) { warn(error.description) }
 
     static func warn(_ message: String) {
-        Terminal.writeStandardError("intervalpro: warning: cannot save the session: \(message); it goes on unsaved\n")
+        logger.warning("cannot save the session: \(message); it goes on unsaved")
     }
 }

@@ -2,6 +2,7 @@ public import IntervalProStorage
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
+import Logging
 
 /// Where sessions are kept: a database file, or the data directory's.
 public struct StoreLocation: Sendable {
@@ -46,9 +47,8 @@ public struct StoreLocation: Sendable {
             try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
         }
         for listing in closed {
-            Terminal.writeStandardError(
-                "intervalpro: session \(listing.id) (\(listing.planName)) was cut off after "
-                    + "\(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there\n")
+            logger.notice(
+                "session \(listing.id) (\(listing.planName)) was cut off after \(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there")
         }
         return store
     }

@@ -1,6 +1,7 @@
 import Foundation
 public import IntervalProIO
 public import IntervalProServices
+import Logging
 
 /// What every command that talks to a service needs: the accounts, where each service is,
 /// an HTTP transport, and where progress and `-v` logs go.
@@ -39,8 +40,8 @@ public final class ServiceContext: @unchecked Sendable {
             send: { request throws(TransportFailure) in try await transport.get().send(request) },
             now: { [unowned self] in now() },
             pause: { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) },
-            progress: { Terminal.writeStandardError("intervalpro: \($0)\n") },
-            log: { message in if verbose { Terminal.writeStandardError("intervalpro: \(message)\n") } })
+            progress: { logger.notice("\($0)") },
+            log: { message in if verbose { logger.notice("\(message)") } })
         caller.policy = policy
         return caller
     }

@@ -5,6 +5,7 @@ public import IntervalProLaunch
 import IntervalProIO
 import IntervalProRuntime
 import Synchronization
+import Logging
 
 /// The sessions a server runs: at most one at a time, started from the page through the
 /// same launcher `run` uses, with its state published to `hub`.
@@ -128,11 +129,11 @@ public final class SessionHost: Sendable {
             do {
                 let outcome = try await SessionLauncher.run(accepted, hub: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
-                Terminal.writeStandardError("intervalpro: session of \(name) finished\(saved)\n")
+                logger.notice("session of \(name) finished\(saved)")
             } catch let failure as Failure {
-                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+                logger.error("\(failure.message)")
             } catch {
-                Terminal.writeStandardError("intervalpro: error: \(error)\n")
+                logger.error("\(error)")
             }
         }
     }
@@ -159,13 +160,13 @@ public final class SessionHost: Sendable {
                     var result = ReadinessJSON.measurement(scored.record)
                     result.append(("assessment", ReadinessJSON.assessment(scored.assessment)))
                     hub.publishReadiness([("phase", .string("done")), ("result", .object(result))])
-                    Terminal.writeStandardError("intervalpro: readiness measured, saved as measurement \(scored.record.id ?? 0)\n")
+                    logger.notice("readiness measured, saved as measurement \(scored.record.id ?? 0)")
                 } else {
                     hub.publishReadiness([("phase", .string("cancelled"))])
                 }
             } catch let failure as Failure {
                 hub.publishReadiness([("phase", .string("failed")), ("error", .string(failure.message))])
-                Terminal.writeStandardError("intervalpro: readiness: \(failure.message)\n")
+                logger.notice("readiness: \(failure.message)")
             } catch {
                 hub.publishReadiness([("phase", .string("failed")), ("error", .string("\(error)"))])
             }

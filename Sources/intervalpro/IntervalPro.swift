@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntervalProLaunch
+import Logging
 
 @main
 struct IntervalPro: AsyncParsableCommand {
@@ -19,4 +20,10 @@ struct IntervalPro: AsyncParsableCommand {
             AccountCommand.self, TodayCommand.self, UploadCommand.self, ReadinessCommand.self,
         ]
     )
+
+    /// The libraries' warnings and notices go to one sink, which prints them on stderr.
+    static func main() async {
+        LoggingSystem.bootstrap { _ in TerminalLogHandler() }
+        await main(nil)
+    }
 }

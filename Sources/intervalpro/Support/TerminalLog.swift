@@ -1,0 +1,27 @@
+import IntervalProIO
+import Logging
+
+/// The one sink of the libraries' warnings and notices: a line on stderr in the command's
+/// voice ("intervalpro: warning: …", "intervalpro: error: …", "intervalpro: …"). On a
+/// terminal the line is cleared first, so a notice never lands in the middle of a progress
+/// line being redrawn.
+struct TerminalLogHandler: LogHandler {
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let kind =
+            switch event.level {
+            case .error, .critical: "error: "
+            case .warning: "warning: "
+            case .trace, .debug, .info, .notice: ""
+            }
+        let clear = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
+        Terminal.writeStandardError("\(clear)intervalpro: \(kind)\(event.message)\n")
+    }
+}
