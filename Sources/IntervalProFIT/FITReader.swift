@@ -82,9 +82,6 @@ public struct FITReadError: Error, Equatable, Sendable, CustomStringConvertible 
 /// Reads a FIT file into its data messages: normal and compressed-timestamp headers,
 /// either byte order, developer fields (skipped), chained files, header and file CRCs.
 public enum FITFileReader {
-    /// Timestamp field number shared by every message that has one.
-    public static let timestampField: UInt8 = 253
-
     /// Whether `bytes` start like a FIT file (header size 12 or 14, then ".FIT" at byte 8).
     public static func looksLikeFIT(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 12 && (bytes[0] == 12 || bytes[0] == 14) && Array(bytes[8..<12]) == Array(".FIT".utf8)
@@ -257,9 +254,9 @@ public enum FITFileReader {
                 var time = (last & ~0x1F) + offset
                 if offset < last & 0x1F { time &+= 0x20 }
                 lastTimestamp = time
-                record.fields[timestampField] = .init(
+                record.fields[FITFieldNumber.timestamp] = .init(
                     type: 6, bytes: [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: time >> UInt32($0)) })
-            } else if let time = record.integer(timestampField) {
+            } else if let time = record.integer(FITFieldNumber.timestamp) {
                 lastTimestamp = UInt32(truncatingIfNeeded: time)
             }
             salvage.records.append(record)

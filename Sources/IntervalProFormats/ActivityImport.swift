@@ -95,14 +95,7 @@ public enum ActivityImport {
 
     // MARK: - FIT
 
-    enum RecordField {
-        static let heartRate: UInt8 = 3
-        static let cadence: UInt8 = 4
-        static let distance: UInt8 = 5  // 1/100 m
-        static let speed: UInt8 = 6  // 1/1000 m/s
-        static let fractionalCadence: UInt8 = 53  // 1/128
-        static let enhancedSpeed: UInt8 = 73  // 1/1000 m/s
-    }
+    typealias Field = FITFieldNumber
 
     /// A FIT activity. A damaged file (a watch whose battery died, a file cut off) is read up
     /// to the damage with a warning that says what was wrong and how much was read, unless
@@ -121,7 +114,7 @@ public enum ActivityImport {
         let records = salvage.records
         // file_id's type (field 0): 4 is an activity. A watch's other files (workouts,
         // settings, daily monitoring, courses) hold no run, whatever records they carry.
-        if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(0), type != fitFileTypeActivity {
+        if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(Field.FileID.type), type != fitFileTypeActivity {
             guard type != FITWorkout.fileTypeWorkout else {
                 throw ImportProblem(
                     file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`",
@@ -137,24 +130,24 @@ public enum ActivityImport {
         var beatsBeforeFirstRecord: [UInt16] = []
         for record in records where record.global == FITMessageNumber.record || record.global == FITMessageNumber.hrv {
             if record.global == FITMessageNumber.hrv {
-                let beats = record.integers(0).compactMap { $0 }.map { rounded(Double($0) * 1.024) as UInt16 }
+                let beats = record.integers(Field.HRV.time).compactMap { $0 }.map { rounded(Double($0) * 1.024) as UInt16 }
                 if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
                 continue
             }
-            guard let time = microseconds(fitTime: record.integer(FITFileReader.timestampField)) else {
+            guard let time = microseconds(fitTime: record.integer(Field.timestamp)) else {
                 untimed += 1
                 continue
             }
             var point = ActivityPoint(time: time)
-            if let whole = record.integer(RecordField.cadence) {
-                let fraction = Double(record.integer(RecordField.fractionalCadence) ?? 0) / 128
+            if let whole = record.integer(Field.Record.cadence) {
+                let fraction = Double(record.integer(Field.Record.fractionalCadence) ?? 0) / 128
                 point.cadence = 2 * (Double(whole) + fraction)
             }
-            point.heartRate = record.integer(RecordField.heartRate).map { Int($0) }
-            if let speed = record.integer(RecordField.enhancedSpeed) ?? record.integer(RecordField.speed) {
+            point.heartRate = record.integer(Field.Record.heartRate).map { Int($0) }
+            if let speed = record.integer(Field.Record.enhancedSpeed) ?? record.integer(Field.Record.speed) {
                 point.speed = Double(speed) / 1000
             }
-            point.distance = record.integer(RecordField.distance).map { Double($0) / 100 }
+            point.distance = record.integer(Field.Record.distance).map { Double($0) / 100 }
             if points.isEmpty { point.rrIntervals = beatsBeforeFirstRecord }
             points.append(point)
         }
@@ -173,7 +166,7 @@ public enum ActivityImport {
         var activity = try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
         // file_id: manufacturer (1), product (2), serial_number (3).
         if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }) {
-            let parts = [1, 2, 3].map { fileID.integer($0).map(String.init) ?? "-" }
+            let parts = [Field.FileID.manufacturer, Field.FileID.product, Field.FileID.serialNumber].map { fileID.integer($0).map(String.init) ?? "-" }
             if parts.contains(where: { $0 != "-" }) { activity.creator = "fit " + parts.joined(separator: "/") }
         }
         return activity
@@ -216,10 +209,10 @@ public enum ActivityImport {
             ActivityLeg(sport: sport.map(fitSportName), isRun: sport.map { $0 == 0 || $0 == FITWorkout.sportRunning } ?? true, points: [], place: place)
         }
         let sessions = records.enumerated().filter { $0.element.global == FITMessageNumber.session }
-            .map { (start: microseconds(fitTime: $0.element.integer(2)), sport: $0.element.integer(5)) }
+            .map { (start: microseconds(fitTime: $0.element.integer(Field.Session.startTime)), sport: $0.element.integer(Field.Session.sport)) }
             .sorted { ($0.start ?? .min) < ($1.start ?? .min) }
         guard !sessions.isEmpty else {
-            var only = leg(records.first { $0.global == FITMessageNumber.sport }?.integer(0), place: nil)
+            var only = leg(records.first { $0.global == FITMessageNumber.sport }?.integer(Field.Sport.sport), place: nil)
             only.points = points
             return [only]
         }

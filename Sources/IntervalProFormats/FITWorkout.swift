@@ -12,17 +12,8 @@ import IntervalProFIT
 public enum FITWorkout {
     typealias Message = FITMessageNumber
 
-    enum StepField {
-        static let name: UInt8 = 0
-        static let durationType: UInt8 = 1
-        static let durationValue: UInt8 = 2
-        static let targetType: UInt8 = 3
-        static let targetValue: UInt8 = 4
-        static let customLow: UInt8 = 5
-        static let customHigh: UInt8 = 6
-        static let intensity: UInt8 = 7
-        static let messageIndex: UInt8 = 254
-    }
+    typealias Field = FITFieldNumber
+    typealias Step = FITFieldNumber.WorkoutStep
 
     enum Duration {
         static let time: Int64 = 0  // milliseconds
@@ -80,7 +71,7 @@ public enum FITWorkout {
     static func read(_ records: [FITRecord], file: String) throws(ImportProblem) -> ImportedPlan {
         let limits = PlanLimits(file: file)
         var warnings: [ImportProblem] = []
-        if let fileID = records.first(where: { $0.global == Message.fileID }), let type = fileID.integer(0),
+        if let fileID = records.first(where: { $0.global == Message.fileID }), let type = fileID.integer(Field.FileID.type),
             type != fileTypeWorkout
         {
             if type == fileTypeActivity {
@@ -91,15 +82,15 @@ public enum FITWorkout {
             throw ImportProblem(file: file, place: place(fileID, "file_id"), message: "FIT file type \(type), not a workout (5)")
         }
         let workout = records.first { $0.global == Message.workout }
-        let running = workout?.integer(4).map { $0 == sportRunning } ?? true
+        let running = workout?.integer(Field.Workout.sport).map { $0 == sportRunning } ?? true
         let steps = records.filter { $0.global == Message.workoutStep }.enumerated()
-            .map { ($0.element.integer(StepField.messageIndex) ?? Int64($0.offset), $0.element) }
+            .map { ($0.element.integer(Field.messageIndex) ?? Int64($0.offset), $0.element) }
             .sorted { $0.0 < $1.0 }
         guard !steps.isEmpty else { throw ImportProblem(file: file, message: "no workout_step messages: not a FIT workout") }
 
         // Garmin Connect's run workouts may carry cadence per foot; decide once for the file.
         let highs = steps.compactMap { _, record in
-            record.integer(StepField.targetType) == Target.cadence ? record.integer(StepField.customHigh) : nil
+            record.integer(Step.targetType) == Target.cadence ? record.integer(Step.customTargetValueHigh) : nil
         }
         let perFoot = running && !highs.isEmpty && highs.allSatisfy { $0 > 0 && $0 < 120 }
         if perFoot {
@@ -110,13 +101,13 @@ public enum FITWorkout {
         var built: [(first: Int64, node: PlanNode)] = []
         for (index, record) in steps {
             let where_ = place(record, "workout_step")
-            let durationType = record.integer(StepField.durationType) ?? Duration.open
-            let value = record.integer(StepField.durationValue)
+            let durationType = record.integer(Step.durationType) ?? Duration.open
+            let value = record.integer(Step.durationValue)
             if durationType == Duration.repeatUntilStepsComplete {
                 guard let from = value, from <= index else {
                     throw ImportProblem(file: file, place: where_, message: "a repeat step names no earlier step to repeat from")
                 }
-                let count = Int(clamping: record.integer(StepField.targetValue) ?? 1)
+                let count = Int(clamping: record.integer(Step.targetValue) ?? 1)
                 let repeats = try limits.repeatCount(count, at: where_)
                 let span = built.filter { $0.first >= from }
                 guard !span.isEmpty else {
@@ -145,21 +136,21 @@ public enum FITWorkout {
             }
             var cadence: CadenceSpec?
             var tolerance: Double?
-            if record.integer(StepField.targetType) == Target.cadence {
-                let zone = record.integer(StepField.targetValue) ?? 0
-                if zone == 0, let low = record.integer(StepField.customLow), let high = record.integer(StepField.customHigh) {
+            if record.integer(Step.targetType) == Target.cadence {
+                let zone = record.integer(Step.targetValue) ?? 0
+                if zone == 0, let low = record.integer(Step.customTargetValueLow), let high = record.integer(Step.customTargetValueHigh) {
                     let scale = perFoot ? 2.0 : 1.0
                     (cadence, tolerance) = try limits.range(Double(low) * scale, Double(high) * scale, at: where_)
                 } else {
                     warnings.append(ImportProblem(file: file, place: where_, message: "a cadence zone number without custom low/high: no zone"))
                 }
             }
-            let kind = record.integer(StepField.intensity).flatMap(Intensity.init(rawValue:))?.kind ?? .work
-            let label = record.string(StepField.name)
+            let kind = record.integer(Step.intensity).flatMap(Intensity.init(rawValue:))?.kind ?? .work
+            let label = record.string(Step.name)
             let step = PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, tolerance: tolerance, label: label)
             built.append((index, .step(step)))
         }
-        let plan = try limits.plan(name: workout?.string(8) ?? "", nodes: built.map(\.node))
+        let plan = try limits.plan(name: workout?.string(Field.Workout.workoutName) ?? "", nodes: built.map(\.node))
         return ImportedPlan(plan: plan, format: .fitWorkout, warnings: warnings)
     }
 
@@ -186,11 +177,11 @@ public enum FITWorkout {
                             FITMessage(
                                 Message.workoutStep,
                                 [
-                                    FITField(StepField.messageIndex, .uint16, .int(steps.count)),
-                                    FITField(StepField.durationType, .enumeration, .int(Int(Duration.repeatUntilStepsComplete))),
-                                    FITField(StepField.durationValue, .uint32, .int(first)),
-                                    FITField(StepField.targetType, .enumeration, .int(Int(Target.open))),
-                                    FITField(StepField.targetValue, .uint32, .int(count)),
+                                    FITField(Field.messageIndex, .uint16, .int(steps.count)),
+                                    FITField(Step.durationType, .enumeration, .int(Int(Duration.repeatUntilStepsComplete))),
+                                    FITField(Step.durationValue, .uint32, .int(first)),
+                                    FITField(Step.targetType, .enumeration, .int(Int(Target.open))),
+                                    FITField(Step.targetValue, .uint32, .int(count)),
                                 ]))
                     }
                 }
@@ -203,38 +194,38 @@ public enum FITWorkout {
             FITMessage(
                 Message.fileID,
                 [
-                    FITField(0, .enumeration, .int(Int(fileTypeWorkout))),
-                    FITField(1, .uint16, .int(manufacturerDevelopment)),
-                    FITField(2, .uint16, .int(1)),  // product
-                    FITField(4, .uint32, .int(Int(createdUnixSeconds - FITTime.epochOffset))),
+                    FITField(Field.FileID.type, .enumeration, .int(Int(fileTypeWorkout))),
+                    FITField(Field.FileID.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.FileID.product, .uint16, .int(1)),
+                    FITField(Field.FileID.timeCreated, .uint32, .int(Int(createdUnixSeconds - FITTime.epochOffset))),
                 ]))
         writer.write(
             FITMessage(
                 Message.workout,
                 [
-                    FITField(4, .enumeration, .int(Int(sportRunning))),
-                    FITField(6, .uint16, .int(steps.count)),
-                    FITField(8, .string, .string(fitString(plan.name))),
+                    FITField(Field.Workout.sport, .enumeration, .int(Int(sportRunning))),
+                    FITField(Field.Workout.numValidSteps, .uint16, .int(steps.count)),
+                    FITField(Field.Workout.workoutName, .string, .string(fitString(plan.name))),
                 ]))
         for step in steps { writer.write(step) }
         return writer.fileBytes()
     }
 
     private static func message(_ step: PlanStep, tolerance: Double, index: Int) -> FITMessage {
-        var fields = [FITField(StepField.messageIndex, .uint16, .int(index))]
+        var fields = [FITField(Field.messageIndex, .uint16, .int(index))]
         if let label = step.label.map(fitString), !label.isEmpty {
-            fields.append(FITField(StepField.name, .string, .string(label)))
+            fields.append(FITField(Step.name, .string, .string(label)))
         }
         guard case .fixed(let end) = step.end else { preconditionFailure("per-repetition values are fixed before writing") }
         switch end {
         case .time(let length):
-            fields.append(FITField(StepField.durationType, .enumeration, .int(Int(Duration.time))))
-            fields.append(FITField(StepField.durationValue, .uint32, .int(Int((length.seconds * 1000).rounded()))))
+            fields.append(FITField(Step.durationType, .enumeration, .int(Int(Duration.time))))
+            fields.append(FITField(Step.durationValue, .uint32, .int(Int((length.seconds * 1000).rounded()))))
         case .distance(let metres):
-            fields.append(FITField(StepField.durationType, .enumeration, .int(Int(Duration.distance))))
-            fields.append(FITField(StepField.durationValue, .uint32, .int(Int((metres * 100).rounded()))))
+            fields.append(FITField(Step.durationType, .enumeration, .int(Int(Duration.distance))))
+            fields.append(FITField(Step.durationValue, .uint32, .int(Int((metres * 100).rounded()))))
         case .open:
-            fields.append(FITField(StepField.durationType, .enumeration, .int(Int(Duration.open))))
+            fields.append(FITField(Step.durationType, .enumeration, .int(Int(Duration.open))))
         }
         if case .fixed(let spec)? = step.cadence {
             let (low, high): (Double, Double) =
@@ -242,14 +233,14 @@ public enum FITWorkout {
                 case .target(let target): (target - tolerance, target + tolerance)
                 case .range(let low, let high): (low, high)
                 }
-            fields.append(FITField(StepField.targetType, .enumeration, .int(Int(Target.cadence))))
-            fields.append(FITField(StepField.targetValue, .uint32, .int(0)))
-            fields.append(FITField(StepField.customLow, .uint32, .int(Int(low.rounded()))))
-            fields.append(FITField(StepField.customHigh, .uint32, .int(Int(high.rounded()))))
+            fields.append(FITField(Step.targetType, .enumeration, .int(Int(Target.cadence))))
+            fields.append(FITField(Step.targetValue, .uint32, .int(0)))
+            fields.append(FITField(Step.customTargetValueLow, .uint32, .int(Int(low.rounded()))))
+            fields.append(FITField(Step.customTargetValueHigh, .uint32, .int(Int(high.rounded()))))
         } else {
-            fields.append(FITField(StepField.targetType, .enumeration, .int(Int(Target.open))))
+            fields.append(FITField(Step.targetType, .enumeration, .int(Int(Target.open))))
         }
-        fields.append(FITField(StepField.intensity, .enumeration, .int(Int(Intensity(step.kind).rawValue))))
+        fields.append(FITField(Step.intensity, .enumeration, .int(Int(Intensity(step.kind).rawValue))))
         return FITMessage(Message.workoutStep, fields)
     }
 

@@ -12,6 +12,7 @@ import IntervalProFIT
 /// watch writes them: five to a message in milliseconds, the unused places invalid.
 public enum FITActivity {
     typealias Message = FITMessageNumber
+    typealias Field = FITFieldNumber
 
     /// The developer fields, numbered as the field_description messages declare them.
     public enum DeveloperField {
@@ -26,8 +27,8 @@ public enum FITActivity {
 
     static let manufacturerDevelopment = 255
     static let sportRunning = 1
-    static let timestamp: UInt8 = 253
-    static let messageIndex: UInt8 = 254
+    static let timestamp = Field.timestamp
+    static let messageIndex = Field.messageIndex
 
     public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset
@@ -40,21 +41,21 @@ public enum FITActivity {
             FITMessage(
                 Message.fileID,
                 [
-                    FITField(0, .enumeration, .int(4)),  // type: activity
-                    FITField(1, .uint16, .int(manufacturerDevelopment)),
-                    FITField(2, .uint16, .int(1)),  // product
-                    FITField(3, .uint32z, .int(Int(session.listing.id))),  // serial number: the session id
-                    FITField(4, .uint32, time(0)),  // time created
+                    FITField(Field.FileID.type, .enumeration, .int(4)),  // type: activity
+                    FITField(Field.FileID.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.FileID.product, .uint16, .int(1)),
+                    FITField(Field.FileID.serialNumber, .uint32z, .int(Int(session.listing.id))),  // serial number: the session id
+                    FITField(Field.FileID.timeCreated, .uint32, time(0)),
                 ]))
         writer.write(
-            FITMessage(Message.fileCreator, [FITField(0, .uint16, .int(1))]))  // software version
+            FITMessage(Message.fileCreator, [FITField(Field.FileCreator.softwareVersion, .uint16, .int(1))]))
         writer.write(
             FITMessage(
                 Message.developerDataID,
                 [
-                    FITField(1, .byte, .bytes(applicationID)),  // application id
-                    FITField(3, .uint8, .int(0)),  // developer data index
-                    FITField(4, .uint32, .int(1)),  // application version
+                    FITField(Field.DeveloperDataID.applicationID, .byte, .bytes(applicationID)),
+                    FITField(Field.DeveloperDataID.developerDataIndex, .uint8, .int(0)),
+                    FITField(Field.DeveloperDataID.applicationVersion, .uint32, .int(1)),
                 ]))
         for (number, name, type, units) in [
             (DeveloperField.targetCadence, "target_cadence", FITBaseType.uint16, "spm"),
@@ -64,11 +65,11 @@ public enum FITActivity {
                 FITMessage(
                     Message.fieldDescription,
                     [
-                        FITField(0, .uint8, .int(0)),  // developer data index
-                        FITField(1, .uint8, .int(Int(number))),  // field definition number
-                        FITField(2, .uint8, .int(Int(type.rawValue))),  // base type
-                        FITField(3, .string, .string(name)),
-                        FITField(8, .string, .string(units)),
+                        FITField(Field.FieldDescription.developerDataIndex, .uint8, .int(0)),
+                        FITField(Field.FieldDescription.fieldDefinitionNumber, .uint8, .int(Int(number))),
+                        FITField(Field.FieldDescription.fitBaseTypeID, .uint8, .int(Int(type.rawValue))),
+                        FITField(Field.FieldDescription.fieldName, .string, .string(name)),
+                        FITField(Field.FieldDescription.units, .string, .string(units)),
                     ]))
         }
         writer.write(
@@ -76,10 +77,10 @@ public enum FITActivity {
                 Message.deviceInfo,
                 [
                     FITField(timestamp, .uint32, time(0)),
-                    FITField(0, .uint8, .int(0)),  // device index: the creator
-                    FITField(2, .uint16, .int(manufacturerDevelopment)),
-                    FITField(4, .uint16, .int(1)),  // product
-                    FITField(27, .string, .string("IntervalPro")),  // product name
+                    FITField(Field.DeviceInfo.deviceIndex, .uint8, .int(0)),  // device index: the creator
+                    FITField(Field.DeviceInfo.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.DeviceInfo.product, .uint16, .int(1)),
+                    FITField(Field.DeviceInfo.productName, .string, .string("IntervalPro")),
                 ]))
         writer.write(event(at: time(0), type: 0))  // timer start
 
@@ -101,11 +102,11 @@ public enum FITActivity {
                         Message.record,
                         [
                             FITField(timestamp, .uint32, time(sample.second)),
-                            FITField(3, .uint8, .int(sample.heartRate)),
-                            FITField(4, .uint8, .int(cadence?.whole)),
-                            FITField(53, .uint8, .int(cadence?.fraction128)),
-                            FITField(6, .uint16, .int(sample.speed.map { Int(($0 * 1000).rounded()) })),
-                            FITField(5, .uint32, .int(sample.distance.map { Int(($0 * 100).rounded()) })),
+                            FITField(Field.Record.heartRate, .uint8, .int(sample.heartRate)),
+                            FITField(Field.Record.cadence, .uint8, .int(cadence?.whole)),
+                            FITField(Field.Record.fractionalCadence, .uint8, .int(cadence?.fraction128)),
+                            FITField(Field.Record.speed, .uint16, .int(sample.speed.map { Int(($0 * 1000).rounded()) })),
+                            FITField(Field.Record.distance, .uint32, .int(sample.distance.map { Int(($0 * 100).rounded()) })),
                         ],
                         developer: developer))
                 for message in hrvMessages(sample.rrIntervals) { writer.write(message) }
@@ -120,11 +121,11 @@ public enum FITActivity {
                 Message.activity,
                 [
                     FITField(timestamp, .uint32, time(endSecond)),
-                    FITField(0, .uint32, .int(milliseconds(session.summary?.duration))),
-                    FITField(1, .uint16, .int(1)),  // number of sessions
-                    FITField(2, .enumeration, .int(0)),  // manual
-                    FITField(3, .enumeration, .int(26)),  // event: activity
-                    FITField(4, .enumeration, .int(1)),  // event type: stop
+                    FITField(Field.Activity.totalTimerTime, .uint32, .int(milliseconds(session.summary?.duration))),
+                    FITField(Field.Activity.numSessions, .uint16, .int(1)),
+                    FITField(Field.Activity.type, .enumeration, .int(0)),  // manual
+                    FITField(Field.Activity.event, .enumeration, .int(26)),  // event: activity
+                    FITField(Field.Activity.eventType, .enumeration, .int(1)),  // event type: stop
                 ]))
         return writer.fileBytes()
     }
@@ -136,7 +137,7 @@ public enum FITActivity {
             let chunk = intervals[start..<min(intervals.count, start + hrvPerMessage)]
             var times: [UInt64?] = chunk.map { UInt64(milliseconds(rr: $0)) }
             times += Array(repeating: nil, count: hrvPerMessage - times.count)
-            return FITMessage(Message.hrv, [FITField(0, .uint16, .integers(times))])
+            return FITMessage(Message.hrv, [FITField(Field.HRV.time, .uint16, .integers(times))])
         }
     }
 
@@ -170,9 +171,9 @@ public enum FITActivity {
             Message.event,
             [
                 FITField(timestamp, .uint32, time),
-                FITField(0, .enumeration, .int(0)),  // event: timer
-                FITField(1, .enumeration, .int(type)),
-                FITField(4, .uint8, .int(0)),  // event group
+                FITField(Field.Event.event, .enumeration, .int(0)),  // event: timer
+                FITField(Field.Event.eventType, .enumeration, .int(type)),
+                FITField(Field.Event.eventGroup, .uint8, .int(0)),
             ])
     }
 
@@ -199,23 +200,23 @@ public enum FITActivity {
             [
                 FITField(messageIndex, .uint16, .int(index)),
                 FITField(timestamp, .uint32, time(span.endSecond)),
-                FITField(0, .enumeration, .int(9)),  // event: lap
-                FITField(1, .enumeration, .int(1)),  // event type: stop
-                FITField(2, .uint32, time(span.startSecond)),
-                FITField(7, .uint32, .int((span.endSecond - span.startSecond) * 1000)),  // elapsed
-                FITField(8, .uint32, .int(milliseconds(result.duration))),  // timer (pauses excluded)
-                FITField(9, .uint32, .int(result.distance.map { Int(($0 * 100).rounded()) })),
-                FITField(10, .uint32, .int(strides(cadenceSeconds: span.cadenceSeconds))),  // total strides
-                FITField(15, .uint8, .int(result.averageHeartRate.map { Int($0.rounded()) })),
-                FITField(16, .uint8, .int(result.maxHeartRate)),
-                FITField(17, .uint8, .int(average?.whole)),
-                FITField(18, .uint8, .int(maximum?.whole)),
-                FITField(80, .uint8, .int(average?.fraction128)),
-                FITField(81, .uint8, .int(maximum?.fraction128)),
-                FITField(23, .enumeration, .int(intensity)),
-                FITField(24, .enumeration, .int(trigger)),
-                FITField(25, .enumeration, .int(sportRunning)),
-                FITField(71, .uint16, .int(result.step.index)),  // workout step index
+                FITField(Field.Lap.event, .enumeration, .int(9)),  // event: lap
+                FITField(Field.Lap.eventType, .enumeration, .int(1)),  // event type: stop
+                FITField(Field.Lap.startTime, .uint32, time(span.startSecond)),
+                FITField(Field.Lap.totalElapsedTime, .uint32, .int((span.endSecond - span.startSecond) * 1000)),
+                FITField(Field.Lap.totalTimerTime, .uint32, .int(milliseconds(result.duration))),  // timer (pauses excluded)
+                FITField(Field.Lap.totalDistance, .uint32, .int(result.distance.map { Int(($0 * 100).rounded()) })),
+                FITField(Field.Lap.totalCycles, .uint32, .int(strides(cadenceSeconds: span.cadenceSeconds))),
+                FITField(Field.Lap.avgHeartRate, .uint8, .int(result.averageHeartRate.map { Int($0.rounded()) })),
+                FITField(Field.Lap.maxHeartRate, .uint8, .int(result.maxHeartRate)),
+                FITField(Field.Lap.avgCadence, .uint8, .int(average?.whole)),
+                FITField(Field.Lap.maxCadence, .uint8, .int(maximum?.whole)),
+                FITField(Field.Lap.avgFractionalCadence, .uint8, .int(average?.fraction128)),
+                FITField(Field.Lap.maxFractionalCadence, .uint8, .int(maximum?.fraction128)),
+                FITField(Field.Lap.intensity, .enumeration, .int(intensity)),
+                FITField(Field.Lap.lapTrigger, .enumeration, .int(trigger)),
+                FITField(Field.Lap.sport, .enumeration, .int(sportRunning)),
+                FITField(Field.Lap.workoutStepIndex, .uint16, .int(result.step.index)),
             ])
     }
 
@@ -231,24 +232,24 @@ public enum FITActivity {
             [
                 FITField(messageIndex, .uint16, .int(0)),
                 FITField(timestamp, .uint32, time(endSecond)),
-                FITField(0, .enumeration, .int(8)),  // event: session
-                FITField(1, .enumeration, .int(1)),  // event type: stop
-                FITField(2, .uint32, time(0)),
-                FITField(5, .enumeration, .int(sportRunning)),
-                FITField(6, .enumeration, .int(0)),  // sub sport: generic
-                FITField(7, .uint32, .int(endSecond * 1000)),  // elapsed
-                FITField(8, .uint32, .int(milliseconds(summary?.duration))),  // timer
-                FITField(9, .uint32, .int(summary?.distance.map { Int(($0 * 100).rounded()) })),
-                FITField(10, .uint32, .int(strides(cadenceSeconds: cadenceSeconds))),  // total strides
-                FITField(16, .uint8, .int(summary?.averageHeartRate.map { Int($0.rounded()) })),
-                FITField(17, .uint8, .int(summary?.maxHeartRate)),
-                FITField(18, .uint8, .int(average?.whole)),  // avg running cadence
-                FITField(19, .uint8, .int(maximum?.whole)),
-                FITField(92, .uint8, .int(average?.fraction128)),
-                FITField(93, .uint8, .int(maximum?.fraction128)),
-                FITField(25, .uint16, .int(0)),  // first lap index
-                FITField(26, .uint16, .int(spans.count)),  // number of laps
-                FITField(28, .enumeration, .int(0)),  // trigger: activity end
+                FITField(Field.Session.event, .enumeration, .int(8)),  // event: session
+                FITField(Field.Session.eventType, .enumeration, .int(1)),  // event type: stop
+                FITField(Field.Session.startTime, .uint32, time(0)),
+                FITField(Field.Session.sport, .enumeration, .int(sportRunning)),
+                FITField(Field.Session.subSport, .enumeration, .int(0)),  // sub sport: generic
+                FITField(Field.Session.totalElapsedTime, .uint32, .int(endSecond * 1000)),
+                FITField(Field.Session.totalTimerTime, .uint32, .int(milliseconds(summary?.duration))),
+                FITField(Field.Session.totalDistance, .uint32, .int(summary?.distance.map { Int(($0 * 100).rounded()) })),
+                FITField(Field.Session.totalCycles, .uint32, .int(strides(cadenceSeconds: cadenceSeconds))),
+                FITField(Field.Session.avgHeartRate, .uint8, .int(summary?.averageHeartRate.map { Int($0.rounded()) })),
+                FITField(Field.Session.maxHeartRate, .uint8, .int(summary?.maxHeartRate)),
+                FITField(Field.Session.avgCadence, .uint8, .int(average?.whole)),
+                FITField(Field.Session.maxCadence, .uint8, .int(maximum?.whole)),
+                FITField(Field.Session.avgFractionalCadence, .uint8, .int(average?.fraction128)),
+                FITField(Field.Session.maxFractionalCadence, .uint8, .int(maximum?.fraction128)),
+                FITField(Field.Session.firstLapIndex, .uint16, .int(0)),
+                FITField(Field.Session.numLaps, .uint16, .int(spans.count)),
+                FITField(Field.Session.trigger, .enumeration, .int(0)),  // trigger: activity end
             ])
     }
 }
