@@ -270,14 +270,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "IntervalProLaunchTests",
-            dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProLaunch"], swiftSettings: strictSettings
-        ),
-        .testTarget(
             name: "IntervalProWebTests",
             dependencies: [
                 "IntervalProWeb", "IntervalProLaunch", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore", "IntervalProRuntime",
             ],
             swiftSettings: strictSettings),
         .testTarget(

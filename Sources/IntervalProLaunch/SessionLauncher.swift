@@ -81,20 +81,20 @@ public struct SessionOutcome: Sendable {
 
 /// Starts sessions: the launch policy `run` and the web page share. Chooses the source
 /// (live sensors, else the fallback), opens the audio and the store, runs the session to
-/// its summary, and publishes its state to a hub when one is given.
+/// its summary, and tells a follower (the web page) when one is given.
 public enum SessionLauncher {
     /// Runs the session to its end. Throws `Failure` for what the user can act on: no
     /// sensor without a fallback (69), a recording that cannot be read (65, 66), a session
     /// that stopped (74).
-    public static func run(_ request: SessionRequest, hub: LiveStateHub? = nil) async throws -> SessionOutcome {
+    public static func run(_ request: SessionRequest, follower: (any SessionFollower)? = nil) async throws -> SessionOutcome {
         switch request.source {
         case .simulate(let configuration):
-            return try await runSimulated(request, configuration, hub: hub)
+            return try await runSimulated(request, configuration, follower: follower)
         case .replay(let path, let choice):
-            return try await runReplay(request, path: path, choice: choice, hub: hub)
+            return try await runReplay(request, path: path, choice: choice, follower: follower)
         case .live(let sensors, let fallback):
             do {
-                return try await runLive(request, sensors, requireCadence: fallback == nil, hub: hub)
+                return try await runLive(request, sensors, requireCadence: fallback == nil, follower: follower)
             } catch let unavailable as LiveSensorConnection.Unavailable {
                 switch fallback {
                 case nil:
@@ -103,34 +103,34 @@ public enum SessionLauncher {
                     logger.notice("\(unavailable); simulating a runner instead")
                     var configuration = SimulatedRunner.Configuration.covering(request.plan.timeline())
                     configuration.seed = 1
-                    return try await runSimulated(request, configuration, hub: hub)
+                    return try await runSimulated(request, configuration, follower: follower)
                 case .recording:
                     logger.notice("\(unavailable)")
-                    return try await runReplay(request, path: try bundledRecording(for: request.planFile), hub: hub)
+                    return try await runReplay(request, path: try bundledRecording(for: request.planFile), follower: follower)
                 }
             }
         }
     }
 
     private static func runSimulated(
-        _ request: SessionRequest, _ configuration: SimulatedRunner.Configuration, hub: LiveStateHub?
+        _ request: SessionRequest, _ configuration: SimulatedRunner.Configuration, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
-        try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], hub: hub)
+        try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], follower: follower)
     }
 
     private static func runReplay(
-        _ request: SessionRequest, path: String, choice: ActivityChoice = .init(), hub: LiveStateHub?
+        _ request: SessionRequest, path: String, choice: ActivityChoice = .init(), follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
         let recording = try loadRecording(path, choice: choice)
         return try await runSession(
             request, source: ReplaySource(header: recording.header, entries: recording.entries),
-            cadenceUnits: recording.header.cadenceUnits, hub: hub)
+            cadenceUnits: recording.header.cadenceUnits, follower: follower)
     }
 
     /// A session on live sensors: Bluetooth, an ANT stick, or both (`LiveSensorSet`). Throws
     /// `Unavailable` before anything started when there is no sensor to use.
     private static func runLive(
-        _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, hub: LiveStateHub?
+        _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
         let sensors = try await LiveSensorSet.connect(
             sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence)
@@ -148,7 +148,7 @@ public enum SessionLauncher {
             outcome = try await sensors.run {
                 try await runSession(
                     realTime, source: LiveSource(feed: sensors.feed, arrivals: sensors.arrivals, devices: sensors.devices),
-                    cadenceUnits: sensors.devices.cadenceUnits, probe: LatencyProbe(feed: sensors.feed), hub: hub,
+                    cadenceUnits: sensors.devices.cadenceUnits, probe: LatencyProbe(feed: sensors.feed), follower: follower,
                     wake: { [arrivals = sensors.arrivals] in arrivals.raiseSoon() },
                     wakeOnInput: { descriptor, drain in sensors.wakeOnInput(descriptor, drain: drain) })
             }
@@ -163,7 +163,7 @@ public enum SessionLauncher {
     /// Wires a plan, a source and the request into a running session.
     private static func runSession<Source: SessionSource>(
         _ request: SessionRequest, source: Source, cadenceUnits: [String: CadenceUnit], probe: LatencyProbe? = nil,
-        hub: LiveStateHub?, wake: (@Sendable () -> Void)? = nil,
+        follower: (any SessionFollower)?, wake: (@Sendable () -> Void)? = nil,
         wakeOnInput: ((Int32, (@Sendable () -> Void)?) -> Void)? = nil
     ) async throws -> SessionOutcome {
         let plan = request.plan
@@ -210,7 +210,7 @@ public enum SessionLauncher {
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
         let alphaOne = AlphaOneAnalysis()
         if let alphaOne { companions.append(alphaOne) }
-        if let hub { companions.append(LiveStatePublisher(hub: hub, nowPlaying: nowPlaying, alphaOne: alphaOne)) }
+        if let follower { companions.append(follower.companion(nowPlaying: nowPlaying, alphaOne: alphaOne)) }
         // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.
         let engine = SessionEngine(
             plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil || alphaOne != nil)
@@ -237,8 +237,8 @@ public enum SessionLauncher {
                 recorder: recorder, keyboard: nil, nowPlaying: nowPlaying)
         }
 
-        hub?.sessionStarted(wake: wake)
-        defer { hub?.sessionEnded() }
+        follower?.sessionStarted(wake: wake)
+        defer { follower?.sessionEnded() }
         var runner = SessionRunner(
             engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
             clock: ContinuousClock())
@@ -254,7 +254,7 @@ public enum SessionLauncher {
         summary.hrv = await alphaOne?.finish().summary
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
-        if let hub { LiveStatePublisher.finished(summary, at: runner.engine.cursor, sessionID: savedID, to: hub) }
+        follower?.sessionFinished(summary, at: runner.engine.cursor, sessionID: savedID)
         // The summary cue plays out (ducked), then the volume goes back and music this paused
         // plays, before anything is printed.
         audio?.finish()

@@ -127,7 +127,7 @@ public final class SessionHost: Sendable {
         let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
         occupy {
             do {
-                let outcome = try await SessionLauncher.run(accepted, hub: hub)
+                let outcome = try await SessionLauncher.run(accepted, follower: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
                 logger.notice("session of \(name) finished\(saved)")
             } catch let failure as Failure {

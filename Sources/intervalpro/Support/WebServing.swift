@@ -43,7 +43,7 @@ enum WebServing {
             group.addTask {
                 for await _ in listening {}
                 try Task.checkCancellation()
-                return try await SessionLauncher.run(request, hub: hub)
+                return try await SessionLauncher.run(request, follower: hub)
             }
             defer { group.cancelAll() }
             while let result = try await group.next() {

@@ -1,4 +1,5 @@
 public import IntervalProCore
+public import IntervalProLaunch
 public import IntervalProRuntime
 import Synchronization
 
@@ -116,7 +117,7 @@ public final class LiveStateHub: Sendable {
 
     /// A session starts: commands are taken from now on; `wake` rouses a runner that waits
     /// on its source (live sensors) rather than on a timer.
-    func sessionStarted(wake: (@Sendable () -> Void)?) {
+    public func sessionStarted(wake: (@Sendable () -> Void)?) {
         state.withLock { state in
             state.running = true
             state.commands.removeAll()
@@ -124,7 +125,7 @@ public final class LiveStateHub: Sendable {
         }
     }
 
-    func sessionEnded() {
+    public func sessionEnded() {
         state.withLock { state in
             state.running = false
             state.commands.removeAll()
@@ -298,5 +299,16 @@ public struct LiveStatePublisher: SessionObserver {
             ("summary", .null),
             ("sessionId", .null),
         ]
+    }
+}
+
+/// The launcher's sessions reach the page through the hub.
+extension LiveStateHub: SessionFollower {
+    public func companion(nowPlaying: @escaping @Sendable () -> String?, alphaOne: AlphaOneAnalysis?) -> any SessionObserver {
+        LiveStatePublisher(hub: self, nowPlaying: nowPlaying, alphaOne: alphaOne)
+    }
+
+    public func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?) {
+        LiveStatePublisher.finished(summary, at: position, sessionID: sessionID, to: self)
     }
 }

@@ -1,6 +1,7 @@
 import IntervalProCore
 import IntervalProLaunch
 import IntervalProRuntime
+import IntervalProWeb
 import Testing
 
 let ladder = """
@@ -47,7 +48,7 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
         let hub = LiveStateHub()
         let stream = hub.subscribe()
-        let outcome = try await SessionLauncher.run(try request(fast: true, planText: shortLadder), hub: hub)
+        let outcome = try await SessionLauncher.run(try request(fast: true, planText: shortLadder), follower: hub)
         hub.stop()
         var texts: [String] = []
         for await text in stream { texts.append(text) }
@@ -80,7 +81,7 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         let hub = LiveStateHub()
         let stream = hub.subscribe()
         // 240 s of plan at 20x: long enough to act on while it runs.
-        let session = Task { try await SessionLauncher.run(try request(speed: 20), hub: hub) }
+        let session = Task { try await SessionLauncher.run(try request(speed: 20), follower: hub) }
         var sentPause = false
         var pausedAt: Double?
         var sawPausedHold = false

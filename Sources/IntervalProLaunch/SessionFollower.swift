@@ -1,0 +1,17 @@
+public import IntervalProCore
+public import IntervalProRuntime
+
+/// Someone who follows a session from outside its own screen (the web page does): told when
+/// it starts and ends, given a companion of its own beside the screen, and handed the
+/// finished summary. The launcher knows nothing of how the follower shows them.
+public protocol SessionFollower: Sendable {
+    /// A companion of the running session: it sees what the screen sees, and may send
+    /// commands. `nowPlaying` says what the music player plays; `alphaOne`, the latest window.
+    func companion(nowPlaying: @escaping @Sendable () -> String?, alphaOne: AlphaOneAnalysis?) -> any SessionObserver
+    /// The session starts: `wake` rouses a runner that waits on its source rather than on
+    /// a timer, when a command arrives.
+    func sessionStarted(wake: (@Sendable () -> Void)?)
+    func sessionEnded()
+    /// The finished session, at `position` of its plan, and its id when it was saved.
+    func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?)
+}
