@@ -34,8 +34,8 @@ public enum BlueZCall: Hashable, Sendable {
     }
 
     /// The D-Bus message for this call.
-    public func message() throws(DBusFailure) -> DBusMessage {
-        func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws(DBusFailure)
+    public func message() throws(DBusCallError) -> DBusMessage {
+        func call(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = []) throws(DBusCallError)
             -> DBusMessage
         {
             try DBusMessage(methodCallTo: BlueZ.service, path: path, interface: interface, member: member, arguments: arguments)

@@ -37,7 +37,7 @@ public final class BlueZClient: @unchecked Sendable {
     private let now: @Sendable () -> SessionTime
     private let coalescing: Duration
     private let trace: Trace?
-    private let failureBox = Mutex<DBusFailure?>(nil)
+    private let failureBox = Mutex<DBusCallError?>(nil)
 
     // Confined to the loop's thread.
     private var output: Output = { _, _ in }
@@ -111,13 +111,13 @@ public final class BlueZClient: @unchecked Sendable {
     }
 
     /// The bus error that ended the client early, if any.
-    public var failure: DBusFailure? { failureBox.withLock { $0 } }
+    public var failure: DBusCallError? { failureBox.withLock { $0 } }
 
     // MARK: On the loop's thread
 
     private func attach() {
         guard let fd = connection?.fileDescriptor else {
-            end(DBusFailure(.disconnected, "the system bus connection has no socket"))
+            end(DBusCallError(.disconnected, "the system bus connection has no socket"))
             return
         }
         busWatch = loop.watch(fd, .readable) { [self] _ in busReady() }
@@ -128,7 +128,7 @@ public final class BlueZClient: @unchecked Sendable {
 
     private func busReady() {
         guard let connection, connection.readWrite(timeoutMilliseconds: 0), connection.isConnected else {
-            end(DBusFailure(.disconnected, "the system bus connection closed"))
+            end(DBusCallError(.disconnected, "the system bus connection closed"))
             return
         }
         drainMessages()
@@ -158,8 +158,8 @@ public final class BlueZClient: @unchecked Sendable {
         for action in machine.handle(event, now: time) {
             switch action {
             case .call(let id, let call):
-                do throws(DBusFailure) {
-                    guard let connection else { throw DBusFailure(.disconnected, "no bus connection") }
+                do throws(DBusCallError) {
+                    guard let connection else { throw DBusCallError(.disconnected, "no bus connection") }
                     let serial = try connection.send(try call.message())
                     calls[serial] = (id, call, time + Self.callTimeout)
                     trace?("→ \(call.logText)")
@@ -316,7 +316,7 @@ public final class BlueZClient: @unchecked Sendable {
         let time = now()
         for (serial, call) in calls where call.deadline <= time {
             calls[serial] = nil
-            let failure = DBusFailure(.noReply, "no reply from bluetoothd")
+            let failure = DBusCallError(.noReply, "no reply from bluetoothd")
             trace?(Self.logLine(call.call, .failure(failure)))
             deliver(.reply(call.id, .failure(failure)))
         }
@@ -325,7 +325,7 @@ public final class BlueZClient: @unchecked Sendable {
     }
 
     /// The client is done: sockets closed, the bus flushed and let go, waiters resumed.
-    private func end(_ failure: DBusFailure?) {
+    private func end(_ failure: DBusCallError?) {
         guard !finished else { return }
         finished = true
         if let failure { failureBox.withLock { $0 = failure } }
@@ -347,12 +347,12 @@ public final class BlueZClient: @unchecked Sendable {
         stopWaiters = []
     }
 
-    private static func result(of message: DBusMessage) -> Result<[DBusValue], DBusFailure> {
+    private static func result(of message: DBusMessage) -> Result<[DBusValue], DBusCallError> {
         if let failure = message.failure { return .failure(failure) }
-        return Result { () throws(DBusFailure) in try message.arguments() }
+        return Result { () throws(DBusCallError) in try message.arguments() }
     }
 
-    private static func logLine(_ call: BlueZCall, _ result: Result<[DBusValue], DBusFailure>) -> String {
+    private static func logLine(_ call: BlueZCall, _ result: Result<[DBusValue], DBusCallError>) -> String {
         switch result {
         case .success: "← \(call.logText): done"
         case .failure(let failure): "← \(call.logText): \(failure)"

@@ -86,7 +86,7 @@ extension SensorLinkMachine {
     }
 
     mutating func replied(
-        _ what: Pending, _ result: Result<[DBusValue], DBusFailure>, now: SessionTime, into actions: inout [Action]
+        _ what: Pending, _ result: Result<[DBusValue], DBusCallError>, now: SessionTime, into actions: inout [Action]
     ) {
         switch (what, result) {
         case (.nameHasOwner, .success(let values)):
@@ -168,7 +168,7 @@ extension SensorLinkMachine {
         }
     }
 
-    mutating func connectFailed(link i: Int, _ failure: DBusFailure, now: SessionTime, into actions: inout [Action]) {
+    mutating func connectFailed(link i: Int, _ failure: DBusCallError, now: SessionTime, into actions: inout [Action]) {
         if failure.name == .unknownObject || failure.name == .bluezDoesNotExist
             || failure.message.contains(BlueZFailureMessage.deviceRemoved)
         {

@@ -38,7 +38,7 @@ extension SensorLinkMachine {
                 call(.disconnect(device: link.path), as: .disconnect(device: link.path), into: &actions)
                 actions.append(.deviceEvent(device: link.address, name: "disconnected"))
                 connectFailed(
-                    link: i, DBusFailure(.bluezFailed, "services never resolved"), now: now, into: &actions)
+                    link: i, DBusCallError(.bluezFailed, "services never resolved"), now: now, into: &actions)
             }
             return
         }

@@ -25,7 +25,7 @@ extension SensorLinkMachine {
         /// org.bluez got an owner (bluetoothd started) or lost it (stopped).
         case bluezPresent(Bool)
         case tree(BlueZObjectTree.Change)
-        case reply(CallID, Result<[DBusValue], DBusFailure>)
+        case reply(CallID, Result<[DBusValue], DBusCallError>)
         /// Time passed (timers: settle, retries, resolve timeouts).
         case tick
         /// Unsubscribe and disconnect, then report `.stopped`.

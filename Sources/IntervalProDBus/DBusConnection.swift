@@ -22,7 +22,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// The system bus (DBUS_SYSTEM_BUS_ADDRESS when set, else the standard socket), where
     /// bluetoothd lives.
-    public static func system() throws(DBusFailure) -> DBusConnection {
+    public static func system() throws(DBusCallError) -> DBusConnection {
         guard LibDBus.loaded != nil else { throw LibDBus.missing }
         Self.initialiseThreads
         let raw = try withDBusError { error in libdbus.bus_get_private(DBUS_BUS_SYSTEM, &error) }
@@ -30,7 +30,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// The bus at `address` (e.g. `unix:path=/tmp/test/bus`), registered with it.
-    public static func bus(address: String) throws(DBusFailure) -> DBusConnection {
+    public static func bus(address: String) throws(DBusCallError) -> DBusConnection {
         guard LibDBus.loaded != nil else { throw LibDBus.missing }
         Self.initialiseThreads
         let raw = try withDBusError { error in libdbus.connection_open_private(address, &error) }
@@ -55,10 +55,10 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Queues a message and returns its serial, which a reply's `replySerial` names.
     @discardableResult
-    public func send(_ message: DBusMessage) throws(DBusFailure) -> UInt32 {
+    public func send(_ message: DBusMessage) throws(DBusCallError) -> UInt32 {
         var serial: UInt32 = 0
         guard libdbus.connection_send(raw, message.raw, &serial) != 0 else {
-            throw DBusFailure(.noMemory, "could not queue a D-Bus message")
+            throw DBusCallError(.noMemory, "could not queue a D-Bus message")
         }
         return serial
     }
@@ -83,8 +83,8 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Sends a method call and waits for its reply (blocking this thread). An error reply
-    /// is thrown as a `DBusFailure`.
-    public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusFailure) -> DBusMessage {
+    /// is thrown as a `DBusCallError`.
+    public func call(_ message: DBusMessage, timeoutMilliseconds: Int32 = 25_000) throws(DBusCallError) -> DBusMessage {
         let reply = try withDBusError { error in
             libdbus.connection_send_with_reply_and_block(raw, message.raw, timeoutMilliseconds, &error)
         }
@@ -92,7 +92,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Asks the bus to route messages matching `rule` to us (blocks for the bus's answer).
-    public func addMatch(_ rule: String) throws(DBusFailure) {
+    public func addMatch(_ rule: String) throws(DBusCallError) {
         _ = try withDBusError { error -> Bool? in
             libdbus.bus_add_match(raw, rule, &error)
             return true
@@ -100,7 +100,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Asks the bus for `name`; true when we are its primary owner.
-    public func requestName(_ name: String) throws(DBusFailure) -> Bool {
+    public func requestName(_ name: String) throws(DBusCallError) -> Bool {
         let result = try withDBusError { error -> Int32? in
             let code = libdbus.bus_request_name(raw, name, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), &error)
             return code == -1 ? nil : code
@@ -111,7 +111,7 @@ public final class DBusConnection: @unchecked Sendable {
 
 /// Runs a libdbus call that reports failure through a DBusError, mapping it in one place.
 /// `body` returns nil (or a null pointer) on failure.
-func withDBusError<T>(_ body: (inout DBusError) -> T?) throws(DBusFailure) -> T {
+func withDBusError<T>(_ body: (inout DBusError) -> T?) throws(DBusCallError) -> T {
     var error = DBusError()
     libdbus.error_init(&error)
     defer { libdbus.error_free(&error) }
@@ -119,8 +119,8 @@ func withDBusError<T>(_ body: (inout DBusError) -> T?) throws(DBusFailure) -> T 
     if libdbus.error_is_set(&error) != 0 {
         let name = error.name.map { String(cString: $0) } ?? DBusErrorName.failed.rawValue
         let message = error.message.map { String(cString: $0) } ?? ""
-        throw DBusFailure(DBusErrorName(rawValue: name), message)
+        throw DBusCallError(DBusErrorName(rawValue: name), message)
     }
-    guard let result else { throw DBusFailure(.failed, "libdbus call failed") }
+    guard let result else { throw DBusCallError(.failed, "libdbus call failed") }
     return result
 }

@@ -27,14 +27,14 @@ public final class DBusMessage: @unchecked Sendable {
     public convenience init(
         methodCallTo destination: String, path: String, interface: String, member: String,
         arguments: [DBusValue] = []
-    ) throws(DBusFailure) {
+    ) throws(DBusCallError) {
         guard libdbus.validate_bus_name(destination, nil) != 0, libdbus.validate_path(path, nil) != 0,
             libdbus.validate_interface(interface, nil) != 0, libdbus.validate_member(member, nil) != 0
         else {
-            throw DBusFailure(.invalidArgs, "malformed method call \(destination) \(path) \(interface).\(member)")
+            throw DBusCallError(.invalidArgs, "malformed method call \(destination) \(path) \(interface).\(member)")
         }
         guard let raw = libdbus.message_new_method_call(destination, path, interface, member) else {
-            throw DBusFailure(.noMemory, "out of memory")
+            throw DBusCallError(.noMemory, "out of memory")
         }
         self.init(owning: raw)
         try append(arguments)
@@ -42,30 +42,30 @@ public final class DBusMessage: @unchecked Sendable {
 
     /// A signal from `path`.
     public convenience init(signalFrom path: String, interface: String, member: String, arguments: [DBusValue] = [])
-        throws(DBusFailure)
+        throws(DBusCallError)
     {
         guard libdbus.validate_path(path, nil) != 0, libdbus.validate_interface(interface, nil) != 0,
             libdbus.validate_member(member, nil) != 0
-        else { throw DBusFailure(.invalidArgs, "malformed signal \(path) \(interface).\(member)") }
+        else { throw DBusCallError(.invalidArgs, "malformed signal \(path) \(interface).\(member)") }
         guard let raw = libdbus.message_new_signal(path, interface, member) else {
-            throw DBusFailure(.noMemory, "out of memory")
+            throw DBusCallError(.noMemory, "out of memory")
         }
         self.init(owning: raw)
         try append(arguments)
     }
 
     /// The reply to a method call, carrying `arguments`.
-    public convenience init(replyTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusFailure) {
-        guard let raw = libdbus.message_new_method_return(call.raw) else { throw DBusFailure(.noMemory, "out of memory") }
+    public convenience init(replyTo call: DBusMessage, arguments: [DBusValue] = []) throws(DBusCallError) {
+        guard let raw = libdbus.message_new_method_return(call.raw) else { throw DBusCallError(.noMemory, "out of memory") }
         self.init(owning: raw)
         try append(arguments)
     }
 
     /// An error reply to a method call.
-    public convenience init(errorReplyTo call: DBusMessage, _ failure: DBusFailure) throws(DBusFailure) {
+    public convenience init(errorReplyTo call: DBusMessage, _ failure: DBusCallError) throws(DBusCallError) {
         guard libdbus.validate_error_name(failure.name.rawValue, nil) != 0,
             let raw = libdbus.message_new_error(call.raw, failure.name.rawValue, failure.message)
-        else { throw DBusFailure(.invalidArgs, "malformed error name \(failure.name)") }
+        else { throw DBusCallError(.invalidArgs, "malformed error name \(failure.name)") }
         self.init(owning: raw)
     }
 
@@ -89,16 +89,16 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     /// An error reply, as a Swift error; nil for any other message.
-    public var failure: DBusFailure? {
+    public var failure: DBusCallError? {
         guard type == .error, let name = errorName else { return nil }
         let message = (try? arguments().first?.string) ?? nil
-        return DBusFailure(name, message ?? "")
+        return DBusCallError(name, message ?? "")
     }
 
     // MARK: Arguments
 
     /// Every argument of the message, in order.
-    public func arguments() throws(DBusFailure) -> [DBusValue] {
+    public func arguments() throws(DBusCallError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard libdbus.message_iter_init(raw, &iter) != 0 else { return [] }
         var values: [DBusValue] = []
@@ -109,14 +109,14 @@ public final class DBusMessage: @unchecked Sendable {
     }
 
     /// Appends arguments to the message's body.
-    public func append(_ values: [DBusValue]) throws(DBusFailure) {
+    public func append(_ values: [DBusValue]) throws(DBusCallError) {
         guard !values.isEmpty else { return }
         var iter = DBusMessageIter()
         libdbus.message_iter_init_append(raw, &iter)
         for value in values { try Self.write(value, to: &iter) }
     }
 
-    private static func read(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
+    private static func read(_ iter: inout DBusMessageIter) throws(DBusCallError) -> DBusValue {
         let type = DBusTypeCode(rawValue: libdbus.message_iter_get_arg_type(&iter))
         func basic<T>(_ initial: T) -> T {
             var value = initial
@@ -159,11 +159,11 @@ public final class DBusMessage: @unchecked Sendable {
         case .array:
             return try readArray(&iter)
         default:
-            throw DBusFailure(.unexpectedReply, "unsupported D-Bus type '\(Character(Unicode.Scalar(UInt8(truncatingIfNeeded: type.rawValue))))'")
+            throw DBusCallError(.unexpectedReply, "unsupported D-Bus type '\(Character(Unicode.Scalar(UInt8(truncatingIfNeeded: type.rawValue))))'")
         }
     }
 
-    private static func readArray(_ iter: inout DBusMessageIter) throws(DBusFailure) -> DBusValue {
+    private static func readArray(_ iter: inout DBusMessageIter) throws(DBusCallError) -> DBusValue {
         let elementType = DBusTypeCode(rawValue: libdbus.message_iter_get_element_type(&iter))
         let signature = libdbus.message_iter_get_signature(&iter).map { pointer in
             defer { libdbus.free(pointer) }
@@ -204,27 +204,27 @@ public final class DBusMessage: @unchecked Sendable {
         return .array(elementSignature: elementSignature, elements)
     }
 
-    private static func write(_ value: DBusValue, to iter: inout DBusMessageIter) throws(DBusFailure) {
-        func basic<T>(_ type: DBusTypeCode, _ value: T) throws(DBusFailure) {
+    private static func write(_ value: DBusValue, to iter: inout DBusMessageIter) throws(DBusCallError) {
+        func basic<T>(_ type: DBusTypeCode, _ value: T) throws(DBusCallError) {
             var copy = value
             let ok = withUnsafePointer(to: &copy) { libdbus.message_iter_append_basic(&iter, type.rawValue, $0) }
-            guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a \(type) value") }
+            guard ok != 0 else { throw DBusCallError(.noMemory, "could not append a \(type) value") }
         }
-        func text(_ type: DBusTypeCode, _ string: String) throws(DBusFailure) {
+        func text(_ type: DBusTypeCode, _ string: String) throws(DBusCallError) {
             let valid: Bool =
                 switch type {
                 case .objectPath: libdbus.validate_path(string, nil) != 0
                 case .signature: libdbus.signature_validate(string, nil) != 0
                 default: libdbus.validate_utf8(string, nil) != 0
                 }
-            guard valid else { throw DBusFailure(.invalidArgs, "not a valid D-Bus \(type.name): \(string)") }
+            guard valid else { throw DBusCallError(.invalidArgs, "not a valid D-Bus \(type.name): \(string)") }
             let ok = string.withCString { pointer in
                 var p: UnsafePointer<CChar>? = pointer
                 return withUnsafePointer(to: &p) { libdbus.message_iter_append_basic(&iter, type.rawValue, $0) }
             }
-            guard ok != 0 else { throw DBusFailure(.noMemory, "could not append a string") }
+            guard ok != 0 else { throw DBusCallError(.noMemory, "could not append a string") }
         }
-        func container(_ type: DBusTypeCode, _ signature: String?, _ body: (inout DBusMessageIter) throws(DBusFailure) -> Void) throws(DBusFailure) {
+        func container(_ type: DBusTypeCode, _ signature: String?, _ body: (inout DBusMessageIter) throws(DBusCallError) -> Void) throws(DBusCallError) {
             try openContainer(in: &iter, type, signature, body)
         }
 
@@ -244,39 +244,39 @@ public final class DBusMessage: @unchecked Sendable {
         // libdbus sends a duplicate: the caller keeps its own descriptor.
         case .unixFD(let fd): try basic(.unixFD, fd)
         case .bytes(let bytes):
-            try container(.array, "y") { (inner: inout DBusMessageIter) throws(DBusFailure) in
+            try container(.array, "y") { (inner: inout DBusMessageIter) throws(DBusCallError) in
                 let ok = bytes.withUnsafeBytes { buffer in
                     var base = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
                     return withUnsafePointer(to: &base) {
                         libdbus.message_iter_append_fixed_array(&inner, DBusTypeCode.byte.rawValue, $0, Int32(buffer.count))
                     }
                 }
-                guard ok != 0 else { throw DBusFailure(.noMemory, "could not append bytes") }
+                guard ok != 0 else { throw DBusCallError(.noMemory, "could not append bytes") }
             }
         case .array(let elementSignature, let elements):
             try checkSignature(elementSignature)
-            try container(.array, elementSignature) { (inner: inout DBusMessageIter) throws(DBusFailure) in
+            try container(.array, elementSignature) { (inner: inout DBusMessageIter) throws(DBusCallError) in
                 for element in elements {
                     guard element.signature == elementSignature else {
-                        throw DBusFailure(.invalidArgs, "array of \(elementSignature) holds a \(element.signature)")
+                        throw DBusCallError(.invalidArgs, "array of \(elementSignature) holds a \(element.signature)")
                     }
                     try write(element, to: &inner)
                 }
             }
         case .dictionary(let keySignature, let valueSignature, let entries):
             try checkSignature("a{\(keySignature)\(valueSignature)}")
-            try container(.array, "{\(keySignature)\(valueSignature)}") { (inner: inout DBusMessageIter) throws(DBusFailure) in
+            try container(.array, "{\(keySignature)\(valueSignature)}") { (inner: inout DBusMessageIter) throws(DBusCallError) in
                 for entry in entries {
-                    try openContainer(in: &inner, .dictEntry, nil) { (pair: inout DBusMessageIter) throws(DBusFailure) in
+                    try openContainer(in: &inner, .dictEntry, nil) { (pair: inout DBusMessageIter) throws(DBusCallError) in
                         try write(entry.key, to: &pair)
                         try write(entry.value, to: &pair)
                     }
                 }
             }
         case .variant(let inside):
-            try container(.variant, inside.signature) { (inner: inout DBusMessageIter) throws(DBusFailure) in try write(inside, to: &inner) }
+            try container(.variant, inside.signature) { (inner: inout DBusMessageIter) throws(DBusCallError) in try write(inside, to: &inner) }
         case .structure(let fields):
-            try container(.structure, nil) { (inner: inout DBusMessageIter) throws(DBusFailure) in
+            try container(.structure, nil) { (inner: inout DBusMessageIter) throws(DBusCallError) in
                 for field in fields { try write(field, to: &inner) }
             }
         }
@@ -286,13 +286,13 @@ public final class DBusMessage: @unchecked Sendable {
     /// it when `body` throws, as libdbus requires).
     private static func openContainer(
         in parent: inout DBusMessageIter, _ type: DBusTypeCode, _ signature: String?,
-        _ body: (inout DBusMessageIter) throws(DBusFailure) -> Void
-    ) throws(DBusFailure) {
+        _ body: (inout DBusMessageIter) throws(DBusCallError) -> Void
+    ) throws(DBusCallError) {
         var inner = DBusMessageIter()
         let opened =
             if let signature { libdbus.message_iter_open_container(&parent, type.rawValue, signature, &inner) }
             else { libdbus.message_iter_open_container(&parent, type.rawValue, nil, &inner) }
-        guard opened != 0 else { throw DBusFailure(.noMemory, "could not open a container") }
+        guard opened != 0 else { throw DBusCallError(.noMemory, "could not open a container") }
         do {
             try body(&inner)
         } catch {
@@ -300,13 +300,13 @@ public final class DBusMessage: @unchecked Sendable {
             throw error
         }
         guard libdbus.message_iter_close_container(&parent, &inner) != 0 else {
-            throw DBusFailure(.noMemory, "could not close a container")
+            throw DBusCallError(.noMemory, "could not close a container")
         }
     }
 
-    private static func checkSignature(_ signature: String) throws(DBusFailure) {
+    private static func checkSignature(_ signature: String) throws(DBusCallError) {
         guard libdbus.signature_validate_single(signature, nil) != 0 else {
-            throw DBusFailure(.invalidArgs, "not a single complete D-Bus type: \(signature)")
+            throw DBusCallError(.invalidArgs, "not a single complete D-Bus type: \(signature)")
         }
     }
 }

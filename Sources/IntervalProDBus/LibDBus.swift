@@ -8,7 +8,7 @@ enum LibDBus {
     }()
 
     /// What a connection throws when there is no libdbus-1 to open.
-    static let missing = DBusFailure(.failed, "libdbus-1 is not installed (Debian: apt install libdbus-1-3)")
+    static let missing = DBusCallError(.failed, "libdbus-1 is not installed (Debian: apt install libdbus-1-3)")
 }
 
 /// libdbus-1's functions. Every use of D-Bus starts with a connection, which checks

@@ -50,7 +50,7 @@ public struct ImportedActivity: Sendable {
     public var recording: ParsedRecording
     public var format: ActivityFormat
     public var points: Int
-    public var warnings: [ImportProblem]
+    public var warnings: [ImportError]
     /// What recorded it, as the file says: a FIT file's manufacturer, product and serial number
     /// ("fit 1/3121/3987654321"), a TCX `<Creator>`'s name and unit id, a GPX `creator`. With
     /// the start time, it tells one activity from another (`history import` skips duplicates).
@@ -59,7 +59,7 @@ public struct ImportedActivity: Sendable {
     public var name: String?
 
     public init(
-        recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportProblem], creator: String? = nil,
+        recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportError], creator: String? = nil,
         name: String? = nil
     ) {
         self.recording = recording
@@ -83,10 +83,10 @@ public enum ActivityImport {
     }
 
     /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.
-    public static func readXML(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+    public static func readXML(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
         if root.name.caseInsensitiveEquals("gpx") { return try readGPX(root, file: file, choice: choice) }
         guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")
         }
@@ -101,28 +101,28 @@ public enum ActivityImport {
     /// to the damage with a warning that says what was wrong and how much was read, unless
     /// `choice.strict`, which refuses it as a whole. Each session message is a leg (a
     /// triathlon's swim, ride and run), its records those from its start to the next's.
-    public static func readFIT(_ bytes: [UInt8], file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+    public static func readFIT(_ bytes: [UInt8], file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
         let salvage: FITFileReader.Salvage
         do {
             salvage = try FITFileReader.readSalvaging(bytes)
         } catch {
-            throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
+            throw ImportError(file: file, place: "byte \(error.offset)", message: error.message)
         }
         if let damage = salvage.damage, choice.strict || salvage.records.isEmpty {
-            throw ImportProblem(file: file, place: "byte \(damage.offset)", message: damage.message)
+            throw ImportError(file: file, place: "byte \(damage.offset)", message: damage.message)
         }
         let records = salvage.records
         // file_id's type (field 0): 4 is an activity. A watch's other files (workouts,
         // settings, daily monitoring, courses) hold no run, whatever records they carry.
         if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(Field.FileID.type), type != fitFileTypeActivity {
             guard type != FITWorkout.fileTypeWorkout else {
-                throw ImportProblem(
+                throw ImportError(
                     file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`",
                     kind: .notAnActivity)
             }
-            throw ImportProblem(file: file, message: "a FIT \(fitFileTypeName(type)) file, not an activity", kind: .notAnActivity)
+            throw ImportError(file: file, message: "a FIT \(fitFileTypeName(type)) file, not an activity", kind: .notAnActivity)
         }
-        var warnings: [ImportProblem] = []
+        var warnings: [ImportError] = []
         var points: [ActivityPoint] = []
         var untimed = 0
         // `hrv` messages have no timestamp: their beats go with the record before them (the
@@ -152,12 +152,12 @@ public enum ActivityImport {
             points.append(point)
         }
         if untimed > 0 {
-            warnings.append(ImportProblem(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
+            warnings.append(ImportError(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
         }
         if let damage = salvage.damage {
             let span = points.isEmpty ? "" : ", " + formatClock(Double(points.map(\.time).max()! - points.map(\.time).min()!) / 1_000_000)
             warnings.append(
-                ImportProblem(
+                ImportError(
                     file: file, place: "byte \(damage.offset)",
                     message: "\(damage.message); read what comes before it: \(salvage.readUpTo) of \(bytes.count) bytes, "
                         + "\(points.count) record\(points.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
@@ -228,15 +228,15 @@ public enum ActivityImport {
     // MARK: - TCX
 
     /// Each `<Activity>` is a leg, its `Sport` "Running" (or "Other", or none) a run.
-    public static func readTCX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+    public static func readTCX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
         guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, not a TCX activity (<TrainingCenterDatabase>)")
         }
         let activities = root.child("Activities")?.children.filter { $0.name.caseInsensitiveEquals("Activity") } ?? []
         guard !activities.isEmpty else {
-            throw ImportProblem(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
+            throw ImportError(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
         }
         var legs: [ActivityLeg] = []
         for activity in activities {
@@ -262,32 +262,32 @@ public enum ActivityImport {
     }
 
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).
-    static func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportProblem) -> Double? {
+    static func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportError) -> Double? {
         guard let element else { return nil }
         guard let value = Double(element.text), value.isFinite, value >= 0 else {
-            throw ImportProblem(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
+            throw ImportError(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
         }
         guard value <= limit else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
         }
         return value
     }
 
     /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
-    static func time(of element: MarkupElement, tag: String, file: String) throws(ImportProblem) -> Int64 {
+    static func time(of element: MarkupElement, tag: String, file: String) throws(ImportError) -> Int64 {
         guard let timeElement = element.child(tag) else {
-            throw ImportProblem(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")
+            throw ImportError(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")
         }
         guard let time = ISO8601.microseconds(timeElement.text) else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(timeElement.line)", message: "<\(timeElement.name)> \"\(timeElement.text)\" is not an ISO 8601 time")
         }
         return time
     }
 
-    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
-        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
+    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {
+        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
             try ActivityImport.number(element, upTo: limit, file: file)
         }
         var point = ActivityPoint(time: try time(of: element, tag: "Time", file: file))
@@ -305,19 +305,19 @@ public enum ActivityImport {
     // MARK: - As a recording
 
     static func activity(
-        _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportProblem]
-    ) throws(ImportProblem) -> ImportedActivity {
+        _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportError]
+    ) throws(ImportError) -> ImportedActivity {
         guard let start = points.map(\.time).min() else {
             let samples = switch format {
                 case .fit: "record messages"
                 case .gpx: "track points (<trkpt>)"
                 case .tcx, .recording: "Trackpoints"
             }
-            throw ImportProblem(file: file, message: "no \(samples): the activity holds no samples")
+            throw ImportError(file: file, message: "no \(samples): the activity holds no samples")
         }
         var warnings = warnings
         if !points.contains(where: { $0.cadence != nil }) {
-            warnings.append(ImportProblem(file: file, message: "no cadence in any sample: nothing to score"))
+            warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
         }
         let recording = recording(points, start: start, device: RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: .steps))
         return ImportedActivity(recording: recording, format: format, points: points.count, warnings: warnings)

@@ -31,7 +31,7 @@ struct ActivityLeg {
 
 extension ActivityImport {
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
-    static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportProblem) -> (ActivityLeg, [ImportProblem]) {
+    static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
         guard !legs.isEmpty else { return (ActivityLeg(sport: nil, isRun: true, points: [], place: nil), []) }
         let start = legs.flatMap(\.points).map(\.time).min() ?? 0
         func named(_ leg: ActivityLeg) -> String { leg.sport ?? "sport not given" }
@@ -43,7 +43,7 @@ extension ActivityImport {
         let number: Int
         if let asked = choice.leg {
             guard (1...legs.count).contains(asked) else {
-                throw ImportProblem(file: file, message: "--leg \(asked): the activity has \(legs.count) leg\(legs.count == 1 ? "" : "s")")
+                throw ImportError(file: file, message: "--leg \(asked): the activity has \(legs.count) leg\(legs.count == 1 ? "" : "s")")
             }
             number = asked
         } else if let first = legs.firstIndex(where: { ($0.isRun || choice.anySport) && !$0.points.isEmpty }) {
@@ -52,26 +52,26 @@ extension ActivityImport {
             number = 1  // no samples anywhere: said as such
         } else {
             let sports = Set(legs.filter { !$0.points.isEmpty }.map(named)).sorted().joined(separator: ", ")
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: legs[0].place,
                 message: "a \(sports) activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's",
                 kind: .notARun(sport: sports))
         }
         let leg = legs[number - 1]
         guard leg.isRun || choice.anySport else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: leg.place,
                 message: "\(described(number)) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's",
                 kind: .notARun(sport: named(leg)))
         }
-        var warnings: [ImportProblem] = []
+        var warnings: [ImportError] = []
         if legs.count > 1 {
             let all = legs.indices.map { "\($0 + 1) \(named(legs[$0]))" }.joined(separator: ", ")
             warnings.append(
-                ImportProblem(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another"))
+                ImportError(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another"))
         }
         if !leg.isRun {
-            warnings.append(ImportProblem(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
+            warnings.append(ImportError(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
         }
         return (leg, warnings)
     }

@@ -56,37 +56,37 @@ public enum FITWorkout {
 
     // MARK: - Reading
 
-    public static func read(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedPlan {
+    public static func read(_ bytes: [UInt8], file: String) throws(ImportError) -> ImportedPlan {
         let records: [FITRecord]
         do {
             records = try FITFileReader.read(bytes)
         } catch {
-            throw ImportProblem(file: file, place: "byte \(error.offset)", message: error.message)
+            throw ImportError(file: file, place: "byte \(error.offset)", message: error.message)
         }
         return try read(records, file: file)
     }
 
     static func place(_ record: FITRecord, _ name: String) -> String { "message \(record.index) (\(name))" }
 
-    static func read(_ records: [FITRecord], file: String) throws(ImportProblem) -> ImportedPlan {
+    static func read(_ records: [FITRecord], file: String) throws(ImportError) -> ImportedPlan {
         let limits = PlanLimits(file: file)
-        var warnings: [ImportProblem] = []
+        var warnings: [ImportError] = []
         if let fileID = records.first(where: { $0.global == Message.fileID }), let type = fileID.integer(Field.FileID.type),
             type != fileTypeWorkout
         {
             if type == fileTypeActivity {
-                throw ImportProblem(
+                throw ImportError(
                     file: file,
                     message: "a FIT activity (a recorded run), not a workout: score it with `intervalpro replay \(file) --plan PLAN`")
             }
-            throw ImportProblem(file: file, place: place(fileID, "file_id"), message: "FIT file type \(type), not a workout (5)")
+            throw ImportError(file: file, place: place(fileID, "file_id"), message: "FIT file type \(type), not a workout (5)")
         }
         let workout = records.first { $0.global == Message.workout }
         let running = workout?.integer(Field.Workout.sport).map { $0 == sportRunning } ?? true
         let steps = records.filter { $0.global == Message.workoutStep }.enumerated()
             .map { ($0.element.integer(Field.messageIndex) ?? Int64($0.offset), $0.element) }
             .sorted { $0.0 < $1.0 }
-        guard !steps.isEmpty else { throw ImportProblem(file: file, message: "no workout_step messages: not a FIT workout") }
+        guard !steps.isEmpty else { throw ImportError(file: file, message: "no workout_step messages: not a FIT workout") }
 
         // Garmin Connect's run workouts may carry cadence per foot; decide once for the file.
         let highs = steps.compactMap { _, record in
@@ -94,7 +94,7 @@ public enum FITWorkout {
         }
         let perFoot = running && !highs.isEmpty && highs.allSatisfy { $0 > 0 && $0 < 120 }
         if perFoot {
-            warnings.append(ImportProblem(file: file, message: "cadence targets are all below 120: read as per foot and doubled to steps/min"))
+            warnings.append(ImportError(file: file, message: "cadence targets are all below 120: read as per foot and doubled to steps/min"))
         }
 
         /// Each built node with the message_index of its first step, so a repeat finds its span.
@@ -105,13 +105,13 @@ public enum FITWorkout {
             let value = record.integer(Step.durationValue)
             if durationType == Duration.repeatUntilStepsComplete {
                 guard let from = value, from <= index else {
-                    throw ImportProblem(file: file, place: where_, message: "a repeat step names no earlier step to repeat from")
+                    throw ImportError(file: file, place: where_, message: "a repeat step names no earlier step to repeat from")
                 }
                 let count = Int(clamping: record.integer(Step.targetValue) ?? 1)
                 let repeats = try limits.repeatCount(count, at: where_)
                 let span = built.filter { $0.first >= from }
                 guard !span.isEmpty else {
-                    warnings.append(ImportProblem(file: file, place: where_, message: "a repeat of no steps was left out"))
+                    warnings.append(ImportError(file: file, place: where_, message: "a repeat of no steps was left out"))
                     continue
                 }
                 built.removeLast(span.count)
@@ -121,17 +121,17 @@ public enum FITWorkout {
             let end: StepEnd
             switch durationType {
             case Duration.time:
-                guard let value else { throw ImportProblem(file: file, place: where_, message: "a timed step with no duration") }
+                guard let value else { throw ImportError(file: file, place: where_, message: "a timed step with no duration") }
                 end = try limits.duration(Double(value) / 1000, at: where_)
             case Duration.distance:
-                guard let value else { throw ImportProblem(file: file, place: where_, message: "a distance step with no distance") }
+                guard let value else { throw ImportError(file: file, place: where_, message: "a distance step with no distance") }
                 end = try limits.distance(Double(value) / 100, at: where_)
             case Duration.open:
                 end = .open
             case 7...13:
-                throw ImportProblem(file: file, place: where_, message: "a repeat until a time, distance, calorie, heart-rate or power goal (duration type \(durationType)) cannot run here; only counted repeats can")
+                throw ImportError(file: file, place: where_, message: "a repeat until a time, distance, calorie, heart-rate or power goal (duration type \(durationType)) cannot run here; only counted repeats can")
             default:
-                warnings.append(ImportProblem(file: file, place: where_, message: "a step that ends on a heart-rate, power or calorie goal (duration type \(durationType)) is open here: it ends on \"next\""))
+                warnings.append(ImportError(file: file, place: where_, message: "a step that ends on a heart-rate, power or calorie goal (duration type \(durationType)) is open here: it ends on \"next\""))
                 end = .open
             }
             var cadence: CadenceSpec?
@@ -142,7 +142,7 @@ public enum FITWorkout {
                     let scale = perFoot ? 2.0 : 1.0
                     (cadence, tolerance) = try limits.range(Double(low) * scale, Double(high) * scale, at: where_)
                 } else {
-                    warnings.append(ImportProblem(file: file, place: where_, message: "a cadence zone number without custom low/high: no zone"))
+                    warnings.append(ImportError(file: file, place: where_, message: "a cadence zone number without custom low/high: no zone"))
                 }
             }
             let kind = record.integer(Step.intensity).flatMap(Intensity.init(rawValue:))?.kind ?? .work

@@ -10,10 +10,10 @@ import RealModule
 extension ActivityImport {
     /// Each `<trk>` is a leg, a run when its `<type>` says so ("running", "Run",
     /// "trail_running") or says nothing.
-    public static func readGPX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportProblem) -> ImportedActivity {
+    public static func readGPX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
         let tracks = root.children.filter { $0.name.caseInsensitiveEquals("trk") }
         guard !tracks.isEmpty else {
-            throw ImportProblem(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
+            throw ImportError(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
         }
         var legs: [ActivityLeg] = []
         for track in tracks {
@@ -49,8 +49,8 @@ extension ActivityImport {
         return trimmed == "9" || trimmed.lowercased().contains("run")
     }
 
-    private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportProblem) -> ActivityPoint {
-        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportProblem) -> Double? {
+    private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {
+        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
             try ActivityImport.number(element, upTo: limit, file: file)
         }
         var point = ActivityPoint(time: try time(of: element, tag: "time", file: file))
@@ -74,10 +74,10 @@ extension ActivityImport {
     }
 
     /// `lat` and `lon` in degrees, when the point has them.
-    private static func position(of element: MarkupElement, file: String) throws(ImportProblem) -> GreatCircleDistance.Position? {
+    private static func position(of element: MarkupElement, file: String) throws(ImportError) -> GreatCircleDistance.Position? {
         guard let latText = element.attribute("lat"), let lonText = element.attribute("lon") else { return nil }
         guard let lat = Double(latText), let lon = Double(lonText), (-90...90).contains(lat), (-180...180).contains(lon) else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(element.line)", message: "<trkpt lat=\"\(latText)\" lon=\"\(lonText)\">: not a latitude and longitude in degrees")
         }
         return .init(latitude: lat, longitude: lon)

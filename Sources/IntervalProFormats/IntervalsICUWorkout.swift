@@ -16,9 +16,9 @@ public import IntervalProCore
 /// (warmup, cooldown, active, interval, recovery) sets the kind. Pace, heart-rate and power
 /// targets stay in the label and are not scored.
 public enum IntervalsICUWorkout {
-    public static func read(_ bytes: [UInt8], file: String) throws(ImportProblem) -> ImportedPlan {
+    public static func read(_ bytes: [UInt8], file: String) throws(ImportError) -> ImportedPlan {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ImportProblem(file: file, message: "not UTF-8 text (nor a plan, .zwo or FIT file)")
+            throw ImportError(file: file, message: "not UTF-8 text (nor a plan, .zwo or FIT file)")
         }
         var reader = Reader(limits: PlanLimits(file: file))
         var lineNumber = 0
@@ -28,11 +28,11 @@ public enum IntervalsICUWorkout {
         }
         reader.closeSection()
         if reader.nodes.isEmpty {
-            throw ImportProblem(file: file, message: "no steps found: an intervals.icu step is a line like \"- 5m 170rpm\"")
+            throw ImportError(file: file, message: "no steps found: an intervals.icu step is a line like \"- 5m 170rpm\"")
         }
         if !reader.sawCadence {
             reader.warnings.append(
-                ImportProblem(file: file, message: "no step has a cadence target (like 170rpm): the session will have nothing to score"))
+                ImportError(file: file, message: "no step has a cadence target (like 170rpm): the session will have nothing to score"))
         }
         let plan = try reader.limits.plan(name: WorkoutImport.stem(of: file), nodes: reader.nodes)
         return ImportedPlan(plan: plan, format: .intervalsICU, warnings: reader.warnings)
@@ -41,7 +41,7 @@ public enum IntervalsICUWorkout {
     private struct Reader {
         var limits: PlanLimits
         var nodes: [PlanNode] = []
-        var warnings: [ImportProblem] = []
+        var warnings: [ImportError] = []
         var sawCadence = false
         /// The current section's name and repeat count (nil when it does not repeat).
         var section = ""
@@ -49,7 +49,7 @@ public enum IntervalsICUWorkout {
         var repeatLine = 0
         var grouped: [(step: PlanStep, kindDecided: Bool)] = []
 
-        mutating func read(line: String, number: Int) throws(ImportProblem) {
+        mutating func read(line: String, number: Int) throws(ImportError) {
             if line.isEmpty {
                 closeSection()
                 return
@@ -73,7 +73,7 @@ public enum IntervalsICUWorkout {
         mutating func closeSection() {
             if let repeatCount {
                 if grouped.isEmpty {
-                    warnings.append(ImportProblem(file: limits.file, place: "\(repeatLine)", message: "a repeat with no steps under it was left out"))
+                    warnings.append(ImportError(file: limits.file, place: "\(repeatLine)", message: "a repeat with no steps under it was left out"))
                 } else {
                     nodes.append(.group(repeat: repeatCount, nodes: Self.restAfterFirst(grouped)))
                 }
@@ -98,7 +98,7 @@ public enum IntervalsICUWorkout {
         }
 
         /// The step, and whether a word (intensity=, the section, the cue) decided its kind.
-        mutating func step(_ text: String, line: Int) throws(ImportProblem) -> (PlanStep, kindDecided: Bool) {
+        mutating func step(_ text: String, line: Int) throws(ImportError) -> (PlanStep, kindDecided: Bool) {
             let place = "\(line)"
             let words = text.split(separator: " ").map(String.init)
             var cue: [String] = []
@@ -139,14 +139,14 @@ public enum IntervalsICUWorkout {
                     case "rest", "recovery": kind = .rest
                     case "active", "interval": kind = .work
                     default:
-                        warnings.append(ImportProblem(file: limits.file, place: place, message: "'\(word)' is not an intensity this program knows; ignored"))
+                        warnings.append(ImportError(file: limits.file, place: place, message: "'\(word)' is not an intensity this program knows; ignored"))
                     }
                     continue
                 }
                 targets.append(word)
             }
             guard let end else {
-                throw ImportProblem(
+                throw ImportError(
                     file: limits.file, place: place,
                     message: "no duration or distance in \"-\(text)\" (durations: 30s, 10m, 1m30, 5'; distances: 400mtr, 2km, 1mi)")
             }
@@ -220,7 +220,7 @@ public enum IntervalsICUWorkout {
         /// "170rpm", "165-175rpm" (also "spm"): a cadence zone, or nil for any other word.
         static func cadence(
             _ word: String, limits: PlanLimits, at place: String
-        ) throws(ImportProblem) -> (spec: CadenceSpec, tolerance: Double?)? {
+        ) throws(ImportError) -> (spec: CadenceSpec, tolerance: Double?)? {
             guard word.hasSuffix("rpm") || word.hasSuffix("spm") else { return nil }
             let numbers = word.dropLast(3).split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
             switch numbers.count {

@@ -11,7 +11,7 @@ public enum WorkoutFormat: String, Sendable, CaseIterable {
 
 /// Something in a file that was not understood (an error) or was left out (a warning),
 /// and where: "workout.zwo:12: ...", "run.fit: message 7 (workout_step): ...".
-public struct ImportProblem: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var file: String
     /// "12" (a line), "12:5" (line and column), "message 7 (workout_step)"; nil for the whole file.
     public var place: String?
@@ -46,9 +46,9 @@ public struct ImportProblem: Error, Equatable, Sendable, CustomStringConvertible
 public struct ImportedPlan: Sendable {
     public var plan: Plan
     public var format: WorkoutFormat
-    public var warnings: [ImportProblem]
+    public var warnings: [ImportError]
 
-    public init(plan: Plan, format: WorkoutFormat, warnings: [ImportProblem] = []) {
+    public init(plan: Plan, format: WorkoutFormat, warnings: [ImportError] = []) {
         self.plan = plan
         self.format = format
         self.warnings = warnings
@@ -73,13 +73,13 @@ public enum WorkoutImport {
     /// Reads a plan from any format it recognises.
     /// - Parameter file: the path as the user gave it (errors start with it; its name
     ///   names a plan whose file names none).
-    public static func read(_ bytes: [UInt8], file: String, xml: XMLReading) throws(ImportProblem) -> ImportedPlan {
+    public static func read(_ bytes: [UInt8], file: String, xml: XMLReading) throws(ImportError) -> ImportedPlan {
         switch format(of: bytes) {
         case .planJSON:
             do {
                 return ImportedPlan(plan: try PlanDecoder.decode(bytes, file: file), format: .planJSON)
             } catch {
-                throw ImportProblem(file: file, place: error.location?.description, message: error.message)
+                throw ImportError(file: file, place: error.location?.description, message: error.message)
             }
         case .intervalsICU:
             return try IntervalsICUWorkout.read(bytes, file: file)
@@ -88,7 +88,7 @@ public enum WorkoutImport {
             do {
                 root = try xml(bytes)
             } catch {
-                throw ImportProblem(file: file, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+                throw ImportError(file: file, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
             }
             return try ZwiftWorkout.read(root, file: file)
         case .fitWorkout:
@@ -115,26 +115,26 @@ public enum WorkoutImport {
 struct PlanLimits {
     var file: String
 
-    func duration(_ seconds: Double, at place: String?) throws(ImportProblem) -> StepEnd {
+    func duration(_ seconds: Double, at place: String?) throws(ImportError) -> StepEnd {
         // Compared after rounding to the engine's microseconds, as PlanDecoder does.
         guard seconds.isFinite, seconds > 0, seconds <= PlanDecoder.maxStepSeconds, SessionTime.seconds(seconds) > .zero else {
-            throw ImportProblem(file: file, place: place, message: "a step lasts \(JSONValue.format(seconds)) s; a step lasts more than 0 s and at most 24 hours")
+            throw ImportError(file: file, place: place, message: "a step lasts \(JSONValue.format(seconds)) s; a step lasts more than 0 s and at most 24 hours")
         }
         return .time(.seconds(seconds))
     }
 
     /// To the millimetre, as the plan format keeps distances.
-    func distance(_ metres: Double, at place: String?) throws(ImportProblem) -> StepEnd {
+    func distance(_ metres: Double, at place: String?) throws(ImportError) -> StepEnd {
         let metres = metres.rounded(toPlaces: 3)
         guard metres.isFinite, metres > 0, metres <= PlanDecoder.maxDistanceMetres else {
-            throw ImportProblem(file: file, place: place, message: "a step covers \(JSONValue.format(metres)) m; a distance is more than 0 m and at most 1000 km")
+            throw ImportError(file: file, place: place, message: "a step covers \(JSONValue.format(metres)) m; a distance is more than 0 m and at most 1000 km")
         }
         return .distance(metres)
     }
 
-    func cadence(_ value: Double, at place: String?) throws(ImportProblem) -> Double {
+    func cadence(_ value: Double, at place: String?) throws(ImportError) -> Double {
         guard value.isFinite, PlanDecoder.cadenceRange.contains(value) else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: place,
                 message: "cadence \(JSONValue.format(value)) steps/min is outside \(Int(PlanDecoder.cadenceRange.lowerBound))-\(Int(PlanDecoder.cadenceRange.upperBound))")
         }
@@ -144,9 +144,9 @@ struct PlanLimits {
     /// A zone from its bounds. Bounds may reach past the plan format's cadence range as far
     /// as a centre and a tolerance could (a FIT workout written from "60 ± 5" says 55-65):
     /// such a zone is its centre with the step's own tolerance.
-    func range(_ low: Double, _ high: Double, at place: String?) throws(ImportProblem) -> (spec: CadenceSpec, tolerance: Double?) {
+    func range(_ low: Double, _ high: Double, at place: String?) throws(ImportError) -> (spec: CadenceSpec, tolerance: Double?) {
         guard low.isFinite, high.isFinite, low <= high else {
-            throw ImportProblem(file: file, place: place, message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) runs backwards")
+            throw ImportError(file: file, place: place, message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) runs backwards")
         }
         if PlanDecoder.cadenceRange.contains(low) && PlanDecoder.cadenceRange.contains(high) {
             return (.range(low: low, high: high), nil)
@@ -154,26 +154,26 @@ struct PlanLimits {
         let centre = (low + high) / 2
         let halfWidth = (high - low) / 2
         guard PlanDecoder.cadenceRange.contains(centre), PlanDecoder.toleranceRange.contains(halfWidth) else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: place,
                 message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) steps/min is outside \(Int(PlanDecoder.cadenceRange.lowerBound))-\(Int(PlanDecoder.cadenceRange.upperBound))")
         }
         return (.target(centre), halfWidth)
     }
 
-    func repeatCount(_ count: Int, at place: String?) throws(ImportProblem) -> Int {
+    func repeatCount(_ count: Int, at place: String?) throws(ImportError) -> Int {
         guard PlanDecoder.repeatRange.contains(count) else {
-            throw ImportProblem(file: file, place: place, message: "repeat count \(count) is outside 1-100")
+            throw ImportError(file: file, place: place, message: "repeat count \(count) is outside 1-100")
         }
         return count
     }
 
     /// The whole plan: at least one step, at most `PlanDecoder.maxTimelineSteps` unrolled.
-    func plan(name: String, description: String? = nil, nodes: [PlanNode]) throws(ImportProblem) -> Plan {
-        guard !nodes.isEmpty else { throw ImportProblem(file: file, message: "no steps found") }
+    func plan(name: String, description: String? = nil, nodes: [PlanNode]) throws(ImportError) -> Plan {
+        guard !nodes.isEmpty else { throw ImportError(file: file, message: "no steps found") }
         let count = Self.unrolled(nodes)
         guard count <= PlanDecoder.maxTimelineSteps else {
-            throw ImportProblem(file: file, message: "the workout expands to \(count) steps, more than \(PlanDecoder.maxTimelineSteps)")
+            throw ImportError(file: file, message: "the workout expands to \(count) steps, more than \(PlanDecoder.maxTimelineSteps)")
         }
         let trimmed = name.trimmingWhitespace
         return Plan(name: trimmed.isEmpty ? WorkoutImport.stem(of: file) : trimmed, description: description, nodes: nodes)

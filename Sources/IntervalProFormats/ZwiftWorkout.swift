@@ -9,14 +9,14 @@ public import IntervalProCore
 /// labels it; later ones are reported. Power and pace shape the effort in Zwift; only
 /// cadence is scored here.
 public enum ZwiftWorkout {
-    public static func read(_ root: MarkupElement, file: String) throws(ImportProblem) -> ImportedPlan {
+    public static func read(_ root: MarkupElement, file: String) throws(ImportError) -> ImportedPlan {
         guard root.name.caseInsensitiveEquals("workout_file") else {
-            throw ImportProblem(
+            throw ImportError(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, not a Zwift workout (<workout_file>)")
         }
         guard let workout = root.child("workout") else {
-            throw ImportProblem(file: file, place: "\(root.line)", message: "no <workout> element")
+            throw ImportError(file: file, place: "\(root.line)", message: "no <workout> element")
         }
         var reader = Reader(limits: PlanLimits(file: file))
         if let sport = root.child("sportType")?.text, !sport.isEmpty, !sport.caseInsensitiveEquals("run") {
@@ -40,18 +40,18 @@ public enum ZwiftWorkout {
     private struct Reader {
         var limits: PlanLimits
         var distance = false
-        var warnings: [ImportProblem] = []
+        var warnings: [ImportError] = []
         var sawCadence = false
 
         mutating func warn(_ line: Int, _ message: String) {
-            warnings.append(ImportProblem(file: limits.file, place: "\(line)", message: message))
+            warnings.append(ImportError(file: limits.file, place: "\(line)", message: message))
         }
 
-        func fail(_ element: MarkupElement, _ message: String) -> ImportProblem {
-            ImportProblem(file: limits.file, place: "\(element.line)", message: message)
+        func fail(_ element: MarkupElement, _ message: String) -> ImportError {
+            ImportError(file: limits.file, place: "\(element.line)", message: message)
         }
 
-        mutating func node(_ element: MarkupElement) throws(ImportProblem) -> PlanNode? {
+        mutating func node(_ element: MarkupElement) throws(ImportError) -> PlanNode? {
             let name = element.name.lowercased()
             switch name {
             case "warmup", "cooldown", "steadystate", "freeride", "ramp", "solidstate", "maxeffort":
@@ -90,7 +90,7 @@ public enum ZwiftWorkout {
             element.attribute(attribute).flatMap { Double($0.trimmingWhitespace) }
         }
 
-        func end(_ element: MarkupElement, _ attribute: String) throws(ImportProblem) -> StepEnd {
+        func end(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> StepEnd {
             guard let value = duration(element, attribute) else {
                 throw fail(element, "<\(element.name)> needs a numeric \(attribute) attribute (\(distance ? "metres" : "seconds"))")
             }
@@ -98,7 +98,7 @@ public enum ZwiftWorkout {
                 ? try limits.distance(value, at: "\(element.line)") : try limits.duration(value, at: "\(element.line)")
         }
 
-        mutating func cadence(_ element: MarkupElement, _ attribute: String) throws(ImportProblem) -> CadenceSpec? {
+        mutating func cadence(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> CadenceSpec? {
             guard let text = element.attribute(attribute) else { return nil }
             guard let value = Double(text.trimmingWhitespace) else {
                 throw fail(element, "\(attribute)=\"\(text)\" is not a number")

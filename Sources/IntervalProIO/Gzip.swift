@@ -4,7 +4,7 @@ import CZlib
 /// (`.fit.gz`, `.gpx.gz`, `.tcx.gz`).
 public enum Gzip {
     /// Why a gzip file could not be inflated, in words for the runner.
-    public struct Failure: Error, Equatable, Sendable {
+    public struct InflateError: Error, Equatable, Sendable {
         public var message: String
     }
 
@@ -14,7 +14,7 @@ public enum Gzip {
     }
 
     /// The bytes the file holds, every member in turn as `gunzip` gives them.
-    public static func inflate(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
+    public static func inflate(_ bytes: [UInt8]) throws(InflateError) -> [UInt8] {
         let salvage = try inflateSalvaging(bytes)
         if let damage = salvage.damage { throw damage }
         return salvage.content
@@ -23,15 +23,15 @@ public enum Gzip {
     /// As `inflate`, except that a file cut short or damaged part way (a copy that stopped)
     /// gives what it inflated before the damage, with the damage; throws only when nothing
     /// could be inflated.
-    public static func inflateSalvaging(_ bytes: [UInt8]) throws(Failure) -> (content: [UInt8], damage: Failure?) {
-        let inflated: (content: [UInt8], damage: Zlib.Failure?)
+    public static func inflateSalvaging(_ bytes: [UInt8]) throws(InflateError) -> (content: [UInt8], damage: InflateError?) {
+        let inflated: (content: [UInt8], damage: Zlib.InflateError?)
         do {
             // 16 + 15: a gzip wrapper around a window of up to 32 KiB.
             inflated = try Zlib.inflate(bytes, windowBits: 16 + MAX_WBITS, untilEnd: true)
         } catch {
-            throw Failure(message: error.message)
+            throw InflateError(message: error.message)
         }
-        let damage = inflated.damage.map { Failure(message: $0.message) }
+        let damage = inflated.damage.map { InflateError(message: $0.message) }
         if let damage, inflated.content.isEmpty { throw damage }
         return (inflated.content, damage)
     }
@@ -39,7 +39,7 @@ public enum Gzip {
 
 /// zlib, opened at run time (see CZlib/shim.h), for gzip files and zip entries.
 enum Zlib {
-    struct Failure: Error {
+    struct InflateError: Error {
         var message: String
     }
 
@@ -49,20 +49,20 @@ enum Zlib {
     /// `input` inflated, up to the damage if there is any (and then the damage). `windowBits`
     /// chooses the wrapper (zlib's inflateInit2); with `untilEnd`, streams that follow one
     /// another (gzip members) are inflated in turn. Throws when zlib cannot be had.
-    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(Failure)
-        -> (content: [UInt8], damage: Failure?)
+    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(InflateError)
+        -> (content: [UInt8], damage: InflateError?)
     {
         guard var api = library else {
-            throw Failure(message: "zlib is not installed (Debian: apt install zlib1g)")
+            throw InflateError(message: "zlib is not installed (Debian: apt install zlib1g)")
         }
         var stream = z_stream()
         guard intervalpro_inflate_init2(&api, &stream, windowBits) == Z_OK else {
-            throw Failure(message: "zlib could not start inflating")
+            throw InflateError(message: "zlib could not start inflating")
         }
         defer { _ = api.inflate_end(&stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let damage = input.withUnsafeBufferPointer { (input) -> Failure? in
+        let damage = input.withUnsafeBufferPointer { (input) -> InflateError? in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
             while true {
@@ -74,7 +74,7 @@ enum Zlib {
                 }
                 output += chunk[0..<Int(stream.total_out - before)]
                 guard output.count <= largestContent else {
-                    return Failure(message: "it inflates to more than \(largestContent >> 20) MiB: not an activity")
+                    return InflateError(message: "it inflates to more than \(largestContent >> 20) MiB: not an activity")
                 }
                 switch status {
                 case Z_STREAM_END:
@@ -84,23 +84,23 @@ enum Zlib {
                 case Z_OK:
                     continue
                 case Z_BUF_ERROR where stream.avail_in == 0:
-                    return Failure(message: "the file ends inside its compressed data (\(output.count) bytes inflated): it was cut short")
+                    return InflateError(message: "the file ends inside its compressed data (\(output.count) bytes inflated): it was cut short")
                 default:
                     let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                    return Failure(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
+                    return InflateError(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
                 }
             }
         }
         return (output, damage)
     }
 
-    static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(Failure) -> (content: [UInt8], damage: Failure?) {
+    static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(InflateError) -> (content: [UInt8], damage: InflateError?) {
         try inflate(input[...], windowBits: windowBits, untilEnd: untilEnd)
     }
 
     /// The CRC-32 that zip keeps of an entry's content (no more than `largestContent`).
-    static func crc32(_ bytes: [UInt8]) throws(Failure) -> UInt32 {
-        guard let api = library else { throw Failure(message: "zlib is not installed (Debian: apt install zlib1g)") }
+    static func crc32(_ bytes: [UInt8]) throws(InflateError) -> UInt32 {
+        guard let api = library else { throw InflateError(message: "zlib is not installed (Debian: apt install zlib1g)") }
         let crc = bytes.withUnsafeBufferPointer { api.crc32(0, $0.baseAddress, uInt($0.count)) }
         return UInt32(truncatingIfNeeded: crc)
     }

@@ -7,7 +7,7 @@ import CZlib
 /// written so by `zip -fz`) are read through their ZIP64 end record and each entry's ZIP64
 /// extra field (APPNOTE 4.3.14-4.3.15, 4.5.3). Encrypted entries are refused with that word.
 public enum Zip {
-    public struct Failure: Error, Equatable, Sendable {
+    public struct ArchiveError: Error, Equatable, Sendable {
         public var message: String
     }
 
@@ -34,13 +34,13 @@ public enum Zip {
     }
 
     /// The entries the central directory lists, in its order.
-    public static func entries(_ bytes: [UInt8]) throws(Failure) -> [Entry] {
+    public static func entries(_ bytes: [UInt8]) throws(ArchiveError) -> [Entry] {
         let reader = LittleEndian(bytes)
         // The end of central directory record: 22 bytes and a comment of up to 65,535.
         let lowest = max(0, bytes.count - 22 - 0xFFFF)
         guard let end = stride(from: bytes.count - 22, through: lowest, by: -1).first(where: { reader.u32($0) == 0x0605_4B50 })
         else {
-            throw Failure(message: "no zip directory at its end: the file was cut short, or is no zip file")
+            throw ArchiveError(message: "no zip directory at its end: the file was cut short, or is no zip file")
         }
         var count = Int(reader.u16(end + 10))
         var directorySize = Int(reader.u32(end + 12))
@@ -55,17 +55,17 @@ public enum Zip {
                 record + 56 <= locator, reader.u32(record) == 0x0606_4B50,
                 let total = reader.int64(record + 32), let size = reader.int64(record + 40), let offset = reader.int64(record + 48)
             else {
-                throw Failure(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")
+                throw ArchiveError(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")
             }
             (count, directorySize, directoryOffset, directoryEnd) = (total, size, offset, record)
         }
         guard directoryOffset <= directoryEnd, directorySize <= directoryEnd - directoryOffset else {
-            throw Failure(message: "its directory points past the end of the file: the file is damaged")
+            throw ArchiveError(message: "its directory points past the end of the file: the file is damaged")
         }
         var entries: [Entry] = []
         var p = directoryOffset
         for index in 0..<count {
-            func damaged() -> Failure { Failure(message: "entry \(index + 1) of its directory is damaged (at byte \(p))") }
+            func damaged() -> ArchiveError { ArchiveError(message: "entry \(index + 1) of its directory is damaged (at byte \(p))") }
             guard p + 46 <= directoryEnd, reader.u32(p) == 0x0201_4B50 else { throw damaged() }
             let nameLength = Int(reader.u16(p + 28))
             let extraLength = Int(reader.u16(p + 30))
@@ -98,8 +98,8 @@ public enum Zip {
     }
 
     /// An entry's content, checked against its size and CRC-32.
-    public static func contents(of entry: Entry, in bytes: [UInt8]) throws(Failure) -> [UInt8] {
-        func damaged(_ what: String) -> Failure { Failure(message: "\(entry.name): \(what)") }
+    public static func contents(of entry: Entry, in bytes: [UInt8]) throws(ArchiveError) -> [UInt8] {
+        func damaged(_ what: String) -> ArchiveError { ArchiveError(message: "\(entry.name): \(what)") }
         guard entry.flags & 1 == 0 else { throw damaged("encrypted, which is not read") }
         guard entry.size <= Zlib.largestContent else {
             throw damaged("\(entry.size >> 20) MiB, more than any activity")
@@ -119,7 +119,7 @@ public enum Zip {
         case 0:
             content = Array(data)
         case 8:
-            let inflated: (content: [UInt8], damage: Zlib.Failure?)
+            let inflated: (content: [UInt8], damage: Zlib.InflateError?)
             do {
                 // Negative window bits: raw deflate, no zlib or gzip wrapper.
                 inflated = try Zlib.inflate(data, windowBits: -MAX_WBITS, untilEnd: false)

@@ -26,7 +26,7 @@ public final class ANTSensors: @unchecked Sendable {
     private let ownsLoop: Bool
 
     /// Why the stick cannot be used: the session falls back (or exits 69) with this said.
-    public struct Unavailable: Error, CustomStringConvertible {
+    public struct UnavailableError: Error, CustomStringConvertible {
         public var description: String
     }
 
@@ -43,7 +43,7 @@ public final class ANTSensors: @unchecked Sendable {
     /// sensors' feed, on their loop: heart rate from a watch and cadence from an ANT+ foot pod in
     /// one session.
     public convenience init(path: String?, heartRate: UInt16?, cadence: UInt16?, sharing bluetooth: LiveSensors? = nil)
-        throws(Unavailable)
+        throws(UnavailableError)
     {
         var plans: [ANTChannelPlan] = []
         if let cadence { plans.append(.strideSpeed(deviceNumber: cadence)) }
@@ -51,7 +51,7 @@ public final class ANTSensors: @unchecked Sendable {
         try self.init(path: path, plans: plans, scanning: false, sharing: bluetooth)
     }
 
-    private init(path: String?, plans: [ANTChannelPlan], scanning: Bool, sharing bluetooth: LiveSensors?) throws(Unavailable) {
+    private init(path: String?, plans: [ANTChannelPlan], scanning: Bool, sharing bluetooth: LiveSensors?) throws(UnavailableError) {
         let (port, name, reopen) = try Self.openStick(path)
         if let bluetooth {
             loop = bluetooth.loop
@@ -60,7 +60,7 @@ public final class ANTSensors: @unchecked Sendable {
                 loop = try EventLoop(name: "intervalpro-ant")
             } catch {
                 port.close()
-                throw Unavailable(description: "\(error)")
+                throw UnavailableError(description: "\(error)")
             }
         }
         ownsLoop = bluetooth == nil
@@ -78,7 +78,7 @@ public final class ANTSensors: @unchecked Sendable {
 
     /// Every ANT+ device the stick hears in `duration` (continuous scanning mode), with who
     /// made it when it said so; and what went wrong with the stick meanwhile, if anything.
-    public static func scan(path: String?, duration: Duration) async throws(Unavailable)
+    public static func scan(path: String?, duration: Duration) async throws(UnavailableError)
         -> (sightings: [ANTPlusSighting], problems: [String])
     {
         let sensors = try ANTSensors(path: path, plans: [], scanning: true, sharing: nil)
@@ -90,16 +90,16 @@ public final class ANTSensors: @unchecked Sendable {
     }
 
     /// The stick's port, its name for the runner, and how to open it again after it was pulled out.
-    private static func openStick(_ path: String?) throws(Unavailable)
+    private static func openStick(_ path: String?) throws(UnavailableError)
         -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?)
     {
         let permission = " (the udev rule in udev/ gives access; see docs/live-sensors.md)"
-        func serial(_ path: String) throws(Unavailable) -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?) {
+        func serial(_ path: String) throws(UnavailableError) -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?) {
             do {
                 let port = SerialStickPort(descriptor: try SerialPort.openRaw(path))
                 return (port, path, { (try? SerialPort.openRaw(path)).map(SerialStickPort.init) })
             } catch {
-                throw Unavailable(description: "\(error)" + (error.isPermissionDenied ? permission : ""))
+                throw UnavailableError(description: "\(error)" + (error.isPermissionDenied ? permission : ""))
             }
         }
         // Plugged in again, a USB stick has a new address: any stick will do.
@@ -110,11 +110,11 @@ public final class ANTSensors: @unchecked Sendable {
             return (port, path ?? port.address.node, anyUSBStick)
         } catch {
             if error.isPermissionDenied || error.isBusy || path != nil {
-                throw Unavailable(description: "ANT stick \(path ?? ""): \(error)" + (error.isPermissionDenied ? permission : ""))
+                throw UnavailableError(description: "ANT stick \(path ?? ""): \(error)" + (error.isPermissionDenied ? permission : ""))
             }
             // No USB2 stick (or no libusb): a serial one the kernel made, such as the first ANTUSB.
             guard let serialPath = SerialPort.antSticks().first else {
-                throw Unavailable(
+                throw UnavailableError(
                     description: "no ANT stick found (plug in an ANTUSB2 or ANTUSB-m; --ant-stick PATH names a serial one)"
                         + (error.code == 0 ? "; \(error)" : ""))
             }

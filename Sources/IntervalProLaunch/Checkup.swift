@@ -91,7 +91,7 @@ public enum Checkup {
                     Diagnosis(check: service.rawValue, ok: true, detail: "no account (see `intervalpro account add --help`)", fix: nil))
                 continue
             }
-            do throws(ServiceFailure) {
+            do throws(ServiceError) {
                 let who: String
                 switch service {
                 case .intervalsICU:

@@ -110,7 +110,7 @@ public enum HistoryImport {
         do {
             paths = try FileIO.files(under: path)
         } catch {
-            throw Failure(error)
+            throw LaunchError(error)
         }
         var candidates: [Candidate] = []
         for file in paths {
@@ -124,7 +124,7 @@ public enum HistoryImport {
         do {
             return try FileIO.readPrefix(path, count: 4)
         } catch {
-            throw Failure(error)
+            throw LaunchError(error)
         }
     }
 
@@ -146,10 +146,10 @@ public enum HistoryImport {
         let bytes: [UInt8]
         do {
             bytes = try candidate.load()
-        } catch let failure as Failure {
+        } catch let failure as LaunchError {
             report.unreadable.append(Skipped(file: candidate.name, reason: failure.message))
             return
-        } catch let error as Zip.Failure {
+        } catch let error as Zip.ArchiveError {
             report.unreadable.append(Skipped(file: candidate.name, reason: "a zip entry that cannot be read: \(error.message)"))
             return
         } catch {
@@ -196,7 +196,7 @@ public enum HistoryImport {
         let activity: ImportedActivity
         do {
             activity = try readActivity(content, file: name, choice: ActivityChoice())
-        } catch let problem as ImportProblem {
+        } catch let problem as ImportError {
             switch problem.kind {
             case .notARun(let sport): report.notRuns.append(Skipped(file: file, reason: sport))
             case .notAnActivity: report.otherFiles += 1

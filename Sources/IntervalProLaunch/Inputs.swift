@@ -3,41 +3,51 @@ public import IntervalProFormats
 public import IntervalProIO
 import Logging
 
-/// sysexits(3) codes, the exit statuses scripts can rely on.
-public enum ExitStatus: Int32, Sendable {
-    case usage = 64
-    case dataError = 65
-    case noInput = 66
-    case unavailable = 69
-    case software = 70
-    case ioError = 74
-    case noPermission = 77
-    /// Stopped by Ctrl-C before there was anything to keep (128 + SIGINT, as shells report it).
-    case cancelled = 130
-}
+/// An error the user can act on, named by what failed: a line of text and its kind. The
+/// command line turns the kind into an exit status and the web page into an HTTP status,
+/// each in one place; the library knows neither.
+public struct LaunchError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The request itself is wrong: an option, a combination of them.
+        case usage
+        /// A file, a plan or an answer is not what it should be.
+        case invalidData
+        /// A file or a thing asked for is not there.
+        case missingInput
+        /// A device, a service or a directory cannot be used now.
+        case unavailable
+        /// Something that should not happen did.
+        case internalError
+        /// Reading or writing failed.
+        case io
+        /// A service refused the credential, or there is none.
+        case refused
+        /// Stopped by the runner before there was anything to keep.
+        case cancelled
+    }
 
-/// An error the user can act on: printed as one line, then exit with its status.
-public struct Failure: Error {
     public var message: String
-    public var status: ExitStatus
+    public var kind: Kind
 
-    public init(_ message: String, status: ExitStatus) {
+    public init(_ message: String, kind: Kind) {
         self.message = message
-        self.status = status
+        self.kind = kind
     }
 
     public init(_ error: FileError) {
-        // Only a file we were asked to read is "missing input"; an output we cannot create is I/O.
+        // Only a file we were asked to read is missing input; an output we cannot create is I/O.
         let missingInput = error.isNotFound && (error.operation == .open || error.operation == .read)
-        self.init(error.description, status: missingInput ? .noInput : .ioError)
+        self.init(error.description, kind: missingInput ? .missingInput : .io)
     }
+
+    public var description: String { message }
 }
 
 public func readInput(_ path: String) throws -> [UInt8] {
     do {
         return try FileIO.readAll(path)
     } catch {
-        throw Failure(error)
+        throw LaunchError(error)
     }
 }
 
@@ -51,7 +61,7 @@ public func importPlan(_ path: String) throws -> ImportedPlan {
         for warning in imported.warnings { logger.warning("\(warning)") }
         return imported
     } catch {
-        throw Failure(error.description, status: .dataError)
+        throw LaunchError(error.description, kind: .invalidData)
     }
 }
 
@@ -84,16 +94,16 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
     if Gzip.isGzip(bytes) {
         // A copy cut short keeps what it holds before the cut, unless --strict: a recording
         // reads to its last whole line, a FIT file to its last whole message.
-        let salvage: (content: [UInt8], damage: Gzip.Failure?)
+        let salvage: (content: [UInt8], damage: Gzip.InflateError?)
         do {
             salvage = try Gzip.inflateSalvaging(bytes)
         } catch {
-            throw Failure("\(path): a gzip file that cannot be inflated: \(error.message)", status: .dataError)
+            throw LaunchError("\(path): a gzip file that cannot be inflated: \(error.message)", kind: .invalidData)
         }
         var content = salvage.content
         if let damage = salvage.damage {
             guard !choice.strict else {
-                throw Failure("\(path): a gzip file that cannot be inflated: \(damage.message)", status: .dataError)
+                throw LaunchError("\(path): a gzip file that cannot be inflated: \(damage.message)", kind: .invalidData)
             }
             // A recording's line cut in two is no line: it ends at its last whole one.
             if ActivityImport.encoding(of: content) == .recording, let newline = content.lastIndex(of: 0x0A) {
@@ -119,15 +129,15 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
             if holdsActivityOrRecording(content) { activities.append((content, file)) }
         }
     } catch {
-        throw Failure("\(path): a zip file that cannot be read: \(error.message)", status: .dataError)
+        throw LaunchError("\(path): a zip file that cannot be read: \(error.message)", kind: .invalidData)
     }
     guard activities.count == 1 else {
         let names = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
-        throw Failure(
+        throw LaunchError(
             activities.isEmpty
                 ? "\(path): a zip file with no activity or recording in it (\(files.count) file\(files.count == 1 ? "" : "s"): \(names))"
                 : "\(path): a zip file with \(activities.count) activities (\(names)): unzip it and replay one",
-            status: .dataError)
+            kind: .invalidData)
     }
     return activities[0]
 }
@@ -146,15 +156,15 @@ private func readRecording(_ bytes: [UInt8], file path: String, choice: Activity
         let activity = try readActivity(bytes, file: path, choice: choice)
         for warning in activity.warnings { logger.warning("\(warning)") }
         return activity.recording
-    } catch let problem as ImportProblem {
-        throw Failure(problem.description, status: .dataError)
+    } catch let problem as ImportError {
+        throw LaunchError(problem.description, kind: .invalidData)
     } catch let error as RecordingError {
-        throw Failure(error.description, status: .dataError)
+        throw LaunchError(error.description, kind: .invalidData)
     }
 }
 
 /// A recording, or a FIT, TCX or GPX activity read as one (by content), with what was said
-/// about it. Throws `ImportProblem` or `RecordingError`.
+/// about it. Throws `ImportError` or `RecordingError`.
 func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
     var activity: ImportedActivity
     switch ActivityImport.encoding(of: bytes) {
@@ -164,8 +174,8 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
     case .fit:
         activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
     case .markup:
-        func invalid(_ error: MarkupError) -> ImportProblem {
-            ImportProblem(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
+        func invalid(_ error: MarkupError) -> ImportError {
+            ImportError(file: path, place: error.line.map { "\($0)" }, message: "invalid XML: \(error.message)")
         }
         // A TCX or GPX file cut off part way is read up to the damage, as a FIT file is.
         let read: (root: MarkupElement, damage: MarkupError?)
@@ -182,7 +192,7 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
         }
         if let damage = read.damage {
             activity.warnings.append(
-                ImportProblem(
+                ImportError(
                     file: path, place: damage.line.map { "\($0)" },
                     message: "invalid XML: \(damage.message); read what comes before it: "
                         + "\(activity.points) point\(activity.points == 1 ? "" : "s") (--strict refuses the file)"))

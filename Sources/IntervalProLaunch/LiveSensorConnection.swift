@@ -50,7 +50,7 @@ public struct LiveSensorConnection: Sendable {
     public let devices: [RecordedDevice]
 
     /// Why live sensors could not be used; the caller falls back or exits 69.
-    public struct Unavailable: Error, CustomStringConvertible {
+    public struct UnavailableError: Error, CustomStringConvertible {
         public var description: String
     }
 
@@ -96,29 +96,29 @@ public struct LiveSensorConnection: Sendable {
                     logger.notice("\(message)")
                 })
         } catch {
-            throw Unavailable(description: "\(error)")
+            throw UnavailableError(description: "\(error)")
         }
 
         let readiness: LiveSensors.Readiness
         do {
             readiness = try await sensors.connect(timeout: .seconds(options.scanTimeout))
-        } catch let failure as DBusFailure {
-            throw Unavailable(description: "cannot reach the system bus: \(failure)")
+        } catch let failure as DBusCallError {
+            throw UnavailableError(description: "cannot reach the system bus: \(failure)")
         }
         switch readiness {
         case .noAdapter(let reason):
             await sensors.stop()
-            throw Unavailable(description: reason)
+            throw UnavailableError(description: reason)
         case .noSensor:
             await sensors.stop()
-            throw Unavailable(
+            throw UnavailableError(
                 description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
         case .ready(var devices):
             let machine = await sensors.machine()
             let roles = Set(machine.chosenDevices.flatMap(\.roles))
             if requireCadence, !roles.contains(.cadence) {
                 await sensors.stop()
-                throw Unavailable(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
+                throw UnavailableError(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
             }
             // Said once: the session goes on with what there is.
             for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !antRoles.contains(role) && !quiet {

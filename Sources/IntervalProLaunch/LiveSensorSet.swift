@@ -26,8 +26,8 @@ public final class LiveSensorSet: Sendable {
 
     /// Connects what `request` names: `ant:NUMBER` on the stick, anything else on Bluetooth, a
     /// role not named on Bluetooth (or, when the device remembered for it is an ANT+ one and a
-    /// stick is plugged in, on the stick). Throws `LiveSensorConnection.Unavailable` when there
-    /// is nothing to use, `Failure` (usage) for a malformed `ant:` choice.
+    /// stick is plugged in, on the stick). Throws `LiveSensorConnection.UnavailableError` when there
+    /// is nothing to use, a `LaunchError` (usage) for a malformed `ant:` choice.
     /// - Parameters:
     ///   - coalescing: for a recording (see `LiveSensorConnection.connect`).
     ///   - quiet: nothing said on stderr while connecting.
@@ -44,7 +44,7 @@ public final class LiveSensorSet: Sendable {
         let heartRate = ANTSensors.deviceNumber(request.heartRate)
         let cadence = ANTSensors.deviceNumber(request.cadence)
         for case .some(nil) in [heartRate, cadence] {
-            throw Failure("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", status: .usage)
+            throw LaunchError("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", kind: .usage)
         }
         var bluetooth: LiveSensorConnection?
         if request.antRoles.count < SensorLinkMachine.Role.allCases.count {
@@ -52,7 +52,7 @@ public final class LiveSensorSet: Sendable {
                 bluetooth = try await LiveSensorConnection.connect(
                     request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence && cadence == nil,
                     coalescing: coalescing)
-            } catch let unavailable as LiveSensorConnection.Unavailable {
+            } catch let unavailable as LiveSensorConnection.UnavailableError {
                 // A Bluetooth device named on the command line is required; an unnamed role is not.
                 let named = heartRate == nil ? request.heartRate : request.cadence
                 if named != nil { throw unavailable }
@@ -65,7 +65,7 @@ public final class LiveSensorSet: Sendable {
                 path: request.antStick, heartRate: heartRate ?? nil, cadence: cadence ?? nil, sharing: bluetooth?.sensors)
         } catch {
             await bluetooth?.sensors.stop()
-            throw LiveSensorConnection.Unavailable(description: error.description)
+            throw LiveSensorConnection.UnavailableError(description: error.description)
         }
         let antDevices = await ant.connect(
             timeout: .seconds(request.scanTimeout), quiet: quiet,
@@ -73,7 +73,7 @@ public final class LiveSensorSet: Sendable {
         if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
             ant.stop()
             await bluetooth?.sensors.stop()
-            throw LiveSensorConnection.Unavailable(
+            throw LiveSensorConnection.UnavailableError(
                 description:
                     "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
         }

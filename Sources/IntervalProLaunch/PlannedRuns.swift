@@ -27,7 +27,7 @@ public enum PlannedRuns {
 
     /// The runs planned on `date`.
     public static func runs(on date: String, context: ServiceContext) async throws -> [PlannedWorkout] {
-        try await serviceCall { () throws(ServiceFailure) in
+        try await serviceCall { () throws(ServiceError) in
             let api = try context.intervalsICU()
             let response = try await context.caller(.intervalsICU).success(
                 api.plannedWorkouts(on: date), doing: "reading the calendar")
@@ -43,15 +43,15 @@ public enum PlannedRuns {
             let date = ServiceContext.localDate(secondsSince1970: context.now())
             let runs = try await runs(on: date, context: context)
             guard let first = runs.first else {
-                throw Failure("no run planned in intervals.icu for today (\(date)); see `intervalpro today`", status: .noInput)
+                throw LaunchError("no run planned in intervals.icu for today (\(date)); see `intervalpro today`", kind: .missingInput)
             }
             if runs.count > 1 {
                 let list = runs.map { "\($0.reference) (\($0.name))" }.joined(separator: ", ")
-                throw Failure("\(runs.count) runs are planned today: \(list); run one with `intervalpro run icu:ID`", status: .usage)
+                throw LaunchError("\(runs.count) runs are planned today: \(list); run one with `intervalpro run icu:ID`", kind: .usage)
             }
             workout = first
         case .event(let id):
-            workout = try await serviceCall { () throws(ServiceFailure) in
+            workout = try await serviceCall { () throws(ServiceError) in
                 let api = try context.intervalsICU()
                 let response = try await context.caller(.intervalsICU).success(
                     api.plannedWorkout(id: id), doing: "reading event \(id)")
@@ -62,7 +62,7 @@ public enum PlannedRuns {
         do {
             imported = try workout.plan()
         } catch {
-            throw Failure(error.description, status: .dataError)
+            throw LaunchError(error.description, kind: .invalidData)
         }
         for warning in imported.warnings { logger.warning("\(warning)") }
         logger.notice("running \(workout.reference) \"\(workout.name)\" from intervals.icu")

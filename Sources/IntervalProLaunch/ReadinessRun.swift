@@ -50,12 +50,12 @@ public enum ReadinessRun {
         let device = devices.first { $0.id == chosen } ?? chosen.map { RecordedDevice(id: $0, name: nil) }
         guard values > 0, let device else {
             let whose = wanted.map { " from '\($0)'" } ?? ""
-            throw Failure("\(path): no heart-rate values (0x2A37)\(whose) in the recording", status: .dataError)
+            throw LaunchError("\(path): no heart-rate values (0x2A37)\(whose) in the recording", kind: .invalidData)
         }
         if !measurement.isComplete && !measurement.sendsNoRR {
-            throw Failure(
+            throw LaunchError(
                 "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))",
-                status: .dataError)
+                kind: .invalidData)
         }
         return Outcome(measurement: measurement, device: device)
     }
@@ -86,8 +86,8 @@ public enum ReadinessRun {
             // Values are read together once a second, each with its arrival time: nothing here
             // needs them sooner, and it saves a wake-up per value.
             sensors = try await LiveSensorSet.connect(request, cadenceUnit: nil, coalescing: .seconds(1))
-        } catch let unavailable as LiveSensorConnection.Unavailable {
-            throw Failure("\(unavailable)", status: .unavailable)
+        } catch let unavailable as LiveSensorConnection.UnavailableError {
+            throw LaunchError("\(unavailable)", kind: .unavailable)
         }
         if interruptible, let interrupt = InterruptSignal.descriptor {
             sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain)
@@ -133,7 +133,7 @@ public enum ReadinessRun {
     }
 
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
-    /// the measurements in `store`; a refusal is a `Failure` that says so (nothing saved).
+    /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved).
     public static func score(
         _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, save: StoreLocation?,
         store: StoreLocation
@@ -143,11 +143,11 @@ public enum ReadinessRun {
         switch outcome.measurement.result() {
         case .success(let scored): figures = scored
         case .failure(.noRRIntervals):
-            throw Failure(
+            throw LaunchError(
                 "\(deviceLabel) sends heart rate but no RR intervals, which the measurement needs; nothing was saved",
-                status: .unavailable)
+                kind: .unavailable)
         case .failure(let refusal):
-            throw Failure("measurement refused: \(refusal); nothing was saved", status: .dataError)
+            throw LaunchError("measurement refused: \(refusal); nothing was saved", kind: .invalidData)
         }
         var record = ReadinessRecord(
             takenAt: takenAt, localDate: localDate, source: source, device: outcome.device?.id, figures: figures,

@@ -71,7 +71,7 @@ public enum SensorScan {
     }
 
     /// Why nothing could be scanned at all.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct ScanError: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
 
@@ -80,7 +80,7 @@ public enum SensorScan {
     public static func run(
         adapter: String?, antStick: String?, seconds: Double,
         progress: @escaping @Sendable (_ found: [ScannedSensor], _ secondsLeft: Int) -> Void = { _, _ in }
-    ) async throws(Failure) -> Result {
+    ) async throws(ScanError) -> Result {
         // The ANT stick scans on its own loop meanwhile, when there is one.
         let wantsANT = antStick != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
         let antScan = wantsANT ? Task { () -> Result in await scanANT(antStick, seconds: seconds) } : nil
@@ -96,7 +96,7 @@ public enum SensorScan {
             try sensors.startScan()
         } catch {
             guard let ant = await antScan?.value, !ant.sensors.isEmpty else {
-                throw Failure(description: "cannot reach the system bus: \(error)")
+                throw ScanError(description: "cannot reach the system bus: \(error)")
             }
             return Result(adapter: nil, sensors: ant.sensors, problems: ["cannot reach the system bus (\(error)): ANT+ devices only"] + ant.problems)
         }
@@ -118,7 +118,7 @@ public enum SensorScan {
         let adapterName = machine.adapterName
         await sensors.stop()
         let ant = await antScan?.value
-        if let problem, ant?.sensors.isEmpty ?? true { throw Failure(description: problem) }
+        if let problem, ant?.sensors.isEmpty ?? true { throw ScanError(description: problem) }
         return Result(
             adapter: adapterName, sensors: found + (ant?.sensors ?? []), problems: (problem.map { [$0] } ?? []) + (ant?.problems ?? []))
     }

@@ -83,7 +83,7 @@ public struct SessionOutcome: Sendable {
 /// (live sensors, else the fallback), opens the audio and the store, runs the session to
 /// its summary, and tells a follower (the web page) when one is given.
 public enum SessionLauncher {
-    /// Runs the session to its end. Throws `Failure` for what the user can act on: no
+    /// Runs the session to its end. Throws a `LaunchError` for what the user can act on: no
     /// sensor without a fallback (69), a recording that cannot be read (65, 66), a session
     /// that stopped (74).
     public static func run(_ request: SessionRequest, follower: (any SessionFollower)? = nil) async throws -> SessionOutcome {
@@ -95,10 +95,10 @@ public enum SessionLauncher {
         case .live(let sensors, let fallback):
             do {
                 return try await runLive(request, sensors, requireCadence: fallback == nil, follower: follower)
-            } catch let unavailable as LiveSensorConnection.Unavailable {
+            } catch let unavailable as LiveSensorConnection.UnavailableError {
                 switch fallback {
                 case nil:
-                    throw Failure("\(unavailable)", status: .unavailable)
+                    throw LaunchError("\(unavailable)", kind: .unavailable)
                 case .simulate:
                     logger.notice("\(unavailable); simulating a runner instead")
                     var configuration = SimulatedRunner.Configuration.covering(request.plan.timeline())
@@ -184,7 +184,7 @@ public enum SessionLauncher {
             do {
                 recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
             } catch {
-                throw Failure(error)
+                throw LaunchError(error)
             }
         }
 
@@ -248,7 +248,7 @@ public enum SessionLauncher {
         } catch {
             runner.observer.primary.finish()
             await music?.link.finish()
-            throw Failure("the session stopped: \(error)", status: .ioError)
+            throw LaunchError("the session stopped: \(error)", kind: .io)
         }
         runner.observer.primary.finish()
         summary.hrv = await alphaOne?.finish().summary
@@ -267,7 +267,7 @@ public enum SessionLauncher {
     /// The bundled recording for a plan: the one of the same name, else the first session's.
     public static func bundledRecording(for planFile: String) throws -> String {
         guard let directory = BundledFiles.recordingsDirectory() else {
-            throw Failure("no bundled recordings were found; use --simulate or --replay FILE", status: .unavailable)
+            throw LaunchError("no bundled recordings were found; use --simulate or --replay FILE", kind: .unavailable)
         }
         let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
         let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"

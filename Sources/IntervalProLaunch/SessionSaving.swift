@@ -24,7 +24,7 @@ struct SessionSaving {
                 startedAt: WallClock.iso8601Now(), planName: plan.name, planText: planText, source: source,
                 devices: kept, owner: ProcessIdentity.current())
             return SessionWriter(store: store, sessionID: id, warn: Self.warn)
-        } catch let failure as Failure {
+        } catch let failure as LaunchError {
             Self.warn(failure.message)
         } catch {
             Self.warn("\(error)")

@@ -17,7 +17,7 @@ public struct StoreLocation: Sendable {
     public func databasePath() throws -> String {
         if let path { return path }
         guard let directory = DataDirectory.path() else {
-            throw Failure("no data directory: set XDG_DATA_HOME or HOME, or pass --db PATH", status: .unavailable)
+            throw LaunchError("no data directory: set XDG_DATA_HOME or HOME, or pass --db PATH", kind: .unavailable)
         }
         return "\(directory)/intervalpro.sqlite"
     }
@@ -41,7 +41,7 @@ public struct StoreLocation: Sendable {
         case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
             return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
         case .failure(let error):
-            throw Failure(error.description, status: .ioError)
+            throw LaunchError(error.description, kind: .io)
         }
         let closed = try storeCall { () throws(StoreError) in
             try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
@@ -54,11 +54,11 @@ public struct StoreLocation: Sendable {
     }
 }
 
-/// Runs a store call, turning its error into a `Failure` with `status`.
-public func storeCall<T>(_ status: ExitStatus = .ioError, _ body: () throws(StoreError) -> T) throws -> T {
+/// Runs a store call, turning its error into a `LaunchError` of `kind`.
+public func storeCall<T>(_ kind: LaunchError.Kind = .io, _ body: () throws(StoreError) -> T) throws -> T {
     do {
         return try body()
     } catch {
-        throw Failure(error.description, status: status)
+        throw LaunchError(error.description, kind: kind)
     }
 }

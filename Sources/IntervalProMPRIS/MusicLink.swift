@@ -47,9 +47,9 @@ public final class MusicLink: @unchecked Sendable {
     deinit { loop.shutdown() }
 
     /// The session bus of this login: DBUS_SESSION_BUS_ADDRESS.
-    public static func sessionBus(address: String?) throws(DBusFailure) -> DBusConnection {
+    public static func sessionBus(address: String?) throws(DBusCallError) -> DBusConnection {
         guard let address, !address.isEmpty else {
-            throw DBusFailure(.failed, "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+            throw DBusCallError(.failed, "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
         }
         return try DBusConnection.bus(address: address)
     }

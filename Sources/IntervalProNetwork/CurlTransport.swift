@@ -4,7 +4,7 @@ public import IntervalProServices
 
 /// Why a request got no HTTP answer: the host was not found, the connection was refused or
 /// dropped, the time ran out, or libcurl is missing.
-public struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var isTimeout: Bool
     /// libcurl could not be opened: no request can work, so none is retried.
@@ -28,10 +28,10 @@ public final class CurlTransport: @unchecked Sendable {
     private let connectTimeout: Double
     public let timeout: Double
 
-    public init(timeout: Double = 30, connectTimeout: Double = 10) throws(TransportFailure) {
+    public init(timeout: Double = 30, connectTimeout: Double = 10) throws(TransportError) {
         var api = intervalpro_curl()
         guard intervalpro_curl_open(&api) == 0 else {
-            throw TransportFailure(
+            throw TransportError(
                 message: "libcurl is not installed (Debian: apt install libcurl4)", isTimeout: false, isPermanent: true)
         }
         self.api = api
@@ -39,8 +39,8 @@ public final class CurlTransport: @unchecked Sendable {
         self.connectTimeout = min(connectTimeout, timeout)
     }
 
-    public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPResponse {
-        let result: Result<HTTPResponse, TransportFailure> = await withCheckedContinuation { continuation in
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: self.perform(request)) }
             thread.name = "intervalpro-http"
             thread.start()
@@ -49,10 +49,10 @@ public final class CurlTransport: @unchecked Sendable {
     }
 
     /// One request, blocking: the handle, its lists and buffers live exactly as long as this call.
-    private func perform(_ request: HTTPRequest) -> Result<HTTPResponse, TransportFailure> {
+    private func perform(_ request: HTTPRequest) -> Result<HTTPResponse, TransportError> {
         var api = self.api
         guard let handle = api.easy_init() else {
-            return .failure(TransportFailure(message: "libcurl could not start a request", isTimeout: false))
+            return .failure(TransportError(message: "libcurl could not start a request", isTimeout: false))
         }
         defer { api.easy_cleanup(handle) }
         let collected = Collected()
@@ -130,7 +130,7 @@ public final class CurlTransport: @unchecked Sendable {
         let code = api.easy_perform(handle)
         guard code == CURLE_OK else {
             let reason = api.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
-            return .failure(TransportFailure(message: reason, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
+            return .failure(TransportError(message: reason, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
         }
         var status = 0
         _ = intervalpro_curl_get_long(&api, handle, CURLINFO_RESPONSE_CODE, &status)

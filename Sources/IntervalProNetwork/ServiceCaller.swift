@@ -1,11 +1,11 @@
 public import IntervalProServices
 
 /// Sends a service's requests through a transport, retrying as `RetryPolicy` decides, and
-/// turns what finally came back into an answer or a `ServiceFailure`. The clock and the
+/// turns what finally came back into an answer or a `ServiceError`. The clock and the
 /// pause are injected: tests of the policy need no waiting, the program uses real time.
 public struct ServiceCaller: Sendable {
     public var service: Service
-    public var send: @Sendable (HTTPRequest) async throws(TransportFailure) -> HTTPResponse
+    public var send: @Sendable (HTTPRequest) async throws(TransportError) -> HTTPResponse
     public var policy = RetryPolicy()
     /// Seconds since 1970 (UTC).
     public var now: @Sendable () -> Double
@@ -17,7 +17,7 @@ public struct ServiceCaller: Sendable {
     public var log: @Sendable (String) -> Void
 
     public init(
-        service: Service, send: @escaping @Sendable (HTTPRequest) async throws(TransportFailure) -> HTTPResponse,
+        service: Service, send: @escaping @Sendable (HTTPRequest) async throws(TransportError) -> HTTPResponse,
         now: @escaping @Sendable () -> Double, pause: @escaping @Sendable (Double) async -> Void,
         progress: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void
     ) {
@@ -29,9 +29,9 @@ public struct ServiceCaller: Sendable {
         self.log = log
     }
 
-    /// The answer, whatever its status, once no retry is due; a `ServiceFailure` when there
+    /// The answer, whatever its status, once no retry is due; a `ServiceError` when there
     /// was no answer at all or the rate limit is too far off.
-    public func response(to request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+    public func response(to request: HTTPRequest) async throws(ServiceError) -> HTTPResponse {
         var attempts = 0
         while true {
             attempts += 1
@@ -43,7 +43,7 @@ public struct ServiceCaller: Sendable {
                 outcome = .answered(response)
             } catch {
                 log("\(service.rawValue): \(request.summary) → \(error.message)")
-                if error.isPermanent { throw ServiceFailure(service, .unavailable, error.message) }
+                if error.isPermanent { throw ServiceError(service, .unavailable, error.message) }
                 lastError = error.isTimeout ? "no answer within the time limit (\(error.message))" : error.message
                 outcome = .transportFailed
             }
@@ -53,12 +53,12 @@ public struct ServiceCaller: Sendable {
                 progress("\(service.rawValue): \(reason); trying again in \(Self.seconds(pause))")
                 await self.pause(pause)
             case .rateLimited(let wait):
-                throw ServiceFailure(
+                throw ServiceError(
                     service, .unavailable,
                     "\(request.summary): rate limit reached; it lifts in \(Self.seconds(wait))")
             case .giveUp:
                 if case .answered(let response) = outcome { return response }
-                throw ServiceFailure(
+                throw ServiceError(
                     service, .unavailable,
                     "\(request.summary): \(lastError) (after \(attempts) attempt\(attempts == 1 ? "" : "s"))")
             }
@@ -66,9 +66,9 @@ public struct ServiceCaller: Sendable {
     }
 
     /// The answer when it is a success; else the failure it stands for.
-    public func success(_ request: HTTPRequest, doing action: String) async throws(ServiceFailure) -> HTTPResponse {
+    public func success(_ request: HTTPRequest, doing action: String) async throws(ServiceError) -> HTTPResponse {
         let response = try await response(to: request)
-        guard response.isSuccess else { throw ServiceFailure.from(response, service: service, doing: action) }
+        guard response.isSuccess else { throw ServiceError.from(response, service: service, doing: action) }
         return response
     }
 

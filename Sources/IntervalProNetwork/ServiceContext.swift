@@ -12,7 +12,7 @@ public final class ServiceContext: @unchecked Sendable {
     public let verbose: Bool
     /// How calls are retried; `doctor` asks once, quickly.
     public let policy: RetryPolicy
-    private let transport: Result<CurlTransport, TransportFailure>
+    private let transport: Result<CurlTransport, TransportError>
 
     public init(
         file: AccountFile, accounts: Accounts, verbose: Bool, timeout: Double? = nil, policy: RetryPolicy = RetryPolicy()
@@ -22,7 +22,7 @@ public final class ServiceContext: @unchecked Sendable {
         self.verbose = verbose
         self.policy = policy
         let seconds = timeout ?? ProcessEnvironment.value("INTERVALPRO_HTTP_TIMEOUT").flatMap(Double.init) ?? 30
-        transport = Result { () throws(TransportFailure) in try CurlTransport(timeout: seconds) }
+        transport = Result { () throws(TransportError) in try CurlTransport(timeout: seconds) }
     }
 
     /// The service's base URL: its variable when set (a proxy, a stand-in), else the real one.
@@ -37,7 +37,7 @@ public final class ServiceContext: @unchecked Sendable {
         let verbose = self.verbose
         var caller = ServiceCaller(
             service: service,
-            send: { request throws(TransportFailure) in try await transport.get().send(request) },
+            send: { request throws(TransportError) in try await transport.get().send(request) },
             now: { [unowned self] in now() },
             pause: { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) },
             progress: { logger.notice("\($0)") },
@@ -55,18 +55,18 @@ public final class ServiceContext: @unchecked Sendable {
         try file.save(accounts)
     }
 
-    public func intervalsICU() throws(ServiceFailure) -> IntervalsICU {
+    public func intervalsICU() throws(ServiceError) -> IntervalsICU {
         guard let account = accounts.intervalsICU else { throw Self.noAccount(.intervalsICU) }
         return IntervalsICU(baseURL: Self.baseURL(.intervalsICU), account: account)
     }
 
-    public static func noAccount(_ service: Service) -> ServiceFailure {
+    public static func noAccount(_ service: Service) -> ServiceError {
         let how =
             switch service {
             case .intervalsICU: "intervalpro account add intervals.icu --athlete ID --api-key KEY"
             case .strava: "intervalpro account add strava --client-id ID --client-secret SECRET"
             }
-        return ServiceFailure(service, .credentials, "no \(service.rawValue) account: add one with `\(how)`")
+        return ServiceError(service, .credentials, "no \(service.rawValue) account: add one with `\(how)`")
     }
 
     /// Today's date where the runner is (YYYY-MM-DD): the calendar is in local dates.

@@ -15,7 +15,7 @@ public struct StravaAuthorization: Sendable {
     }
 
     /// Sends the request `make` builds with a valid token; a 401 refreshes and tries once more.
-    public func response(_ make: (String) -> HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+    public func response(_ make: (String) -> HTTPRequest) async throws(ServiceError) -> HTTPResponse {
         guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
         var token = account.accessToken
         if Strava.needsRefresh(account, now: context.now()) { token = try await refresh() }
@@ -25,27 +25,27 @@ public struct StravaAuthorization: Sendable {
         return try await caller.response(to: make(token))
     }
 
-    public func success(_ make: (String) -> HTTPRequest, doing action: String) async throws(ServiceFailure) -> HTTPResponse {
+    public func success(_ make: (String) -> HTTPRequest, doing action: String) async throws(ServiceError) -> HTTPResponse {
         let response = try await response(make)
         guard response.isSuccess else {
-            var failure = ServiceFailure.from(response, service: .strava, doing: action)
+            var failure = ServiceError.from(response, service: .strava, doing: action)
             if failure.kind == .credentials { failure.message += "; add the account again if you revoked access" }
             throw failure
         }
         return response
     }
 
-    private func refresh() async throws(ServiceFailure) -> String {
+    private func refresh() async throws(ServiceError) -> String {
         guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
         let response = try await caller.response(to: strava.refresh(account))
         guard response.isSuccess, let grant = Strava.grant(response) else {
             if (400..<500).contains(response.status) && response.status != 429 {
-                throw ServiceFailure(
+                throw ServiceError(
                     .strava, .credentials,
-                    "Strava refused to renew IntervalPro's access (\(ServiceFailure.errorText(response))); "
+                    "Strava refused to renew IntervalPro's access (\(ServiceError.errorText(response))); "
                         + "it was revoked or the client secret changed: run `intervalpro account add strava ...` again")
             }
-            throw ServiceFailure.from(response, service: .strava, doing: "renewing the access token")
+            throw ServiceError.from(response, service: .strava, doing: "renewing the access token")
         }
         do throws(FileError) {
             try context.update { accounts in
@@ -54,7 +54,7 @@ public struct StravaAuthorization: Sendable {
                 accounts.strava?.expiresAt = grant.expiresAt
             }
         } catch {
-            throw ServiceFailure(.strava, .unavailable, "cannot save the refreshed token: \(error)")
+            throw ServiceError(.strava, .unavailable, "cannot save the refreshed token: \(error)")
         }
         return grant.accessToken
     }

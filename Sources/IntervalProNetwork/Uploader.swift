@@ -28,7 +28,7 @@ public struct Uploader: Sendable {
             case refusedDuplicate
             /// Strava is still processing: `upload --pending` asks again.
             case stillProcessing
-            case failed(ServiceFailure)
+            case failed(ServiceError)
         }
         public var kind: Kind
     }
@@ -75,7 +75,7 @@ public struct Uploader: Sendable {
             record.updatedAt = WallClock.iso8601Now()
             try store.saveUpload(record)
             return Result(record: record, kind: kind)
-        } catch let failure as ServiceFailure {
+        } catch let failure as ServiceError {
             if failure.kind == .rejected { record.status = .rejected }
             record.lastError = failure.message
             record.updatedAt = WallClock.iso8601Now()
@@ -84,10 +84,10 @@ public struct Uploader: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            // Only ServiceFailure and StoreError are thrown above; anything else is kept queued.
+            // Only ServiceError and StoreError are thrown above; anything else is kept queued.
             record.lastError = "\(error)"
             try store.saveUpload(record)
-            return Result(record: record, kind: .failed(ServiceFailure(service, .unavailable, "\(error)")))
+            return Result(record: record, kind: .failed(ServiceError(service, .unavailable, "\(error)")))
         }
     }
 
@@ -112,10 +112,10 @@ public struct Uploader: Sendable {
 
     private func export(_ id: Int64, for service: Service) throws -> Export {
         guard let session = try store.session(id: id, loading: .samples) else {
-            throw ServiceFailure(service, .notFound, "no session \(id) in \(store.path)")
+            throw ServiceError(service, .notFound, "no session \(id) in \(store.path)")
         }
         guard session.summary != nil else {
-            throw ServiceFailure(service, .rejected, "session \(id) is still running; upload it when it ends")
+            throw ServiceError(service, .rejected, "session \(id) is still running; upload it when it ends")
         }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(
@@ -130,7 +130,7 @@ public struct Uploader: Sendable {
             api.upload(fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID),
             doing: "uploading session \(record.sessionID)")
         guard let activity = IntervalsICU.uploadedActivityID(response) else {
-            throw ServiceFailure(.intervalsICU, .unavailable, "the upload's answer has no activity id")
+            throw ServiceError(.intervalsICU, .unavailable, "the upload's answer has no activity id")
         }
         var record = record
         record.status = .done
@@ -152,7 +152,7 @@ public struct Uploader: Sendable {
                 { strava.upload(token: $0, fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID) },
                 doing: "uploading session \(record.sessionID)")
             guard let first = Strava.uploadState(response) else {
-                throw ServiceFailure(.strava, .unavailable, "the upload's answer is not an upload")
+                throw ServiceError(.strava, .unavailable, "the upload's answer is not an upload")
             }
             state = first
         }
@@ -168,7 +168,7 @@ public struct Uploader: Sendable {
             let response = try await authorization.success(
                 { strava.uploadStatus(token: $0, uploadID: uploadID) }, doing: "checking upload \(uploadID)")
             guard let next = Strava.uploadState(response) else {
-                throw ServiceFailure(.strava, .unavailable, "the upload status is not an upload")
+                throw ServiceError(.strava, .unavailable, "the upload status is not an upload")
             }
             state = next
         }
@@ -180,7 +180,7 @@ public struct Uploader: Sendable {
             if case .duplicate = state { return (record, .alreadyThere) }
             return (record, .uploaded)
         case .failed(let message):
-            throw ServiceFailure(.strava, .rejected, "Strava could not read session \(record.sessionID): \(message)")
+            throw ServiceError(.strava, .rejected, "Strava could not read session \(record.sessionID): \(message)")
         case .processing:
             return (record, .stillProcessing)
         }

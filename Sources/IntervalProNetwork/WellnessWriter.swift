@@ -20,7 +20,7 @@ public struct WellnessWriter: Sendable {
         public var record: ReadinessUploadRecord
         public var localDate: String
         /// Nil when it was written.
-        public var failure: ServiceFailure?
+        public var failure: ServiceError?
     }
 
     /// Queues the measurement, then writes it.
@@ -38,10 +38,10 @@ public struct WellnessWriter: Sendable {
             record.lastError = "no readiness measurement \(id) in \(store.path)"
             try store.saveReadinessUpload(record)
             return Result(
-                record: record, localDate: "", failure: ServiceFailure(.intervalsICU, .notFound, record.lastError ?? ""))
+                record: record, localDate: "", failure: ServiceError(.intervalsICU, .notFound, record.lastError ?? ""))
         }
-        let failure: ServiceFailure?
-        do throws(ServiceFailure) {
+        let failure: ServiceError?
+        do throws(ServiceError) {
             let api = try context.intervalsICU()
             let hrv = measurement.figures.hrv
             _ = try await context.caller(.intervalsICU).success(
@@ -67,7 +67,7 @@ public struct WellnessWriter: Sendable {
     }
 
     /// A day's wellness as intervals.icu has it.
-    public static func read(on date: String, context: ServiceContext) async throws(ServiceFailure) -> Wellness {
+    public static func read(on date: String, context: ServiceContext) async throws(ServiceError) -> Wellness {
         let api = try context.intervalsICU()
         let response = try await context.caller(.intervalsICU).success(
             api.wellness(on: date), doing: "reading the wellness of \(date)")

@@ -78,23 +78,23 @@ public struct IntervalsICU: Sendable {
         return nil
     }
 
-    public static func plannedWorkouts(_ response: HTTPResponse) throws(ServiceFailure) -> [PlannedWorkout] {
+    public static func plannedWorkouts(_ response: HTTPResponse) throws(ServiceError) -> [PlannedWorkout] {
         guard let root = try? JSONParser.parse(response.body), case .array(let events) = root.kind else {
-            throw ServiceFailure(.intervalsICU, .unavailable, "the calendar's answer is not a list of events")
+            throw ServiceError(.intervalsICU, .unavailable, "the calendar's answer is not a list of events")
         }
         return events.compactMap(PlannedWorkout.init(event:))
     }
 
-    public static func plannedWorkout(_ response: HTTPResponse) throws(ServiceFailure) -> PlannedWorkout {
+    public static func plannedWorkout(_ response: HTTPResponse) throws(ServiceError) -> PlannedWorkout {
         guard let root = try? JSONParser.parse(response.body), let workout = PlannedWorkout(event: root) else {
-            throw ServiceFailure(.intervalsICU, .unavailable, "the event's answer is not an event")
+            throw ServiceError(.intervalsICU, .unavailable, "the event's answer is not an event")
         }
         return workout
     }
 
-    public static func wellness(_ response: HTTPResponse) throws(ServiceFailure) -> Wellness {
+    public static func wellness(_ response: HTTPResponse) throws(ServiceError) -> Wellness {
         guard let root = try? JSONParser.parse(response.body), case .object = root.kind else {
-            throw ServiceFailure(.intervalsICU, .unavailable, "the wellness answer is not a record")
+            throw ServiceError(.intervalsICU, .unavailable, "the wellness answer is not a record")
         }
         return Wellness(record: root)
     }
@@ -173,7 +173,7 @@ public struct PlannedWorkout: Sendable {
 
     /// The plan: the workout text read by the intervals.icu reader, or, when the text has no
     /// steps, the structured workout written out as such text.
-    public func plan() throws(ImportProblem) -> ImportedPlan {
+    public func plan() throws(ImportError) -> ImportedPlan {
         let file = "intervals.icu event \(id)"
         var imported: ImportedPlan
         do {

@@ -89,7 +89,7 @@ public final class SessionHost: Sendable {
         let loaded: (plan: Plan, text: String)
         do {
             loaded = try loadPlanKeepingText(plan.path)
-        } catch let failure as Failure {
+        } catch let failure as LaunchError {
             throw .unreadable(failure.message)
         } catch {
             throw .unreadable("\(error)")
@@ -130,7 +130,7 @@ public final class SessionHost: Sendable {
                 let outcome = try await SessionLauncher.run(accepted, follower: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
                 logger.notice("session of \(name) finished\(saved)")
-            } catch let failure as Failure {
+            } catch let failure as LaunchError {
                 logger.error("\(failure.message)")
             } catch {
                 logger.error("\(error)")
@@ -164,7 +164,7 @@ public final class SessionHost: Sendable {
                 } else {
                     hub.publishReadiness([("phase", .string("cancelled"))])
                 }
-            } catch let failure as Failure {
+            } catch let failure as LaunchError {
                 hub.publishReadiness([("phase", .string("failed")), ("error", .string(failure.message))])
                 logger.notice("readiness: \(failure.message)")
             } catch {

@@ -27,7 +27,7 @@ enum TodaysRuns {
         let runs: [PlannedWorkout]
         do {
             runs = try await PlannedRuns.runs(on: day, context: context)
-        } catch let failure as Failure {
+        } catch let failure as LaunchError {
             return JSONValue.object([
                 ("date", .string(day)), ("account", .bool(true)), ("runs", .array([])), ("error", .string(failure.message)),
             ]).serialized(pretty: false)
@@ -39,7 +39,7 @@ enum TodaysRuns {
             var members: [(String, JSONValue)] = [
                 ("id", .string(workout.id)), ("reference", .string(workout.reference)), ("name", .string(workout.name)),
             ]
-            do throws(ImportProblem) {
+            do throws(ImportError) {
                 let plan = try workout.plan().plan
                 let timeline = plan.timeline()
                 members += [
@@ -57,7 +57,7 @@ enum TodaysRuns {
     /// The planned run `event` as a plan, with the plan-format text the history keeps.
     static func plan(event: String) async throws -> (plan: Plan, text: String) {
         guard let context = context() else {
-            throw Failure("no intervals.icu account: `intervalpro account add intervals.icu ...` adds one", status: .noPermission)
+            throw LaunchError("no intervals.icu account: `intervalpro account add intervals.icu ...` adds one", kind: .refused)
         }
         return try await PlannedRuns.plan(.event(event), context: context)
     }

@@ -74,7 +74,7 @@ public struct WebServer: Sendable {
             try await services.run()
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
-            throw Failure("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", status: .unavailable)
+            throw LaunchError("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
         }
     }
 
@@ -147,8 +147,8 @@ public struct WebServer: Sendable {
                     uploads[listing.id] = try storeCall { () throws(StoreError) in try opened.uploads(session: listing.id) }
                 }
                 return Self.json(.ok, Self.history(listings, uploads: uploads))
-            } catch let failure as Failure {
-                return Self.error(.internalServerError, failure.message)
+            } catch let failure as LaunchError {
+                return Self.error(failure)
             }
         }
         router.get("/api/trends") { request, _ -> Response in
@@ -158,8 +158,8 @@ public struct WebServer: Sendable {
                 let opened = try store.open(readingOnly: true)
                 let report = try storeCall { () throws(StoreError) in try TrendsReport(store: opened, weeks: weeks) }
                 return Self.json(.ok, report.json.serialized(pretty: false))
-            } catch let failure as Failure {
-                return Self.error(.internalServerError, failure.message)
+            } catch let failure as LaunchError {
+                return Self.error(failure)
             }
         }
         router.delete("/api/sessions/:id") { _, context -> Response in
@@ -171,8 +171,8 @@ public struct WebServer: Sendable {
                 guard listing.status != .running else { return Self.error(.conflict, "session \(id) is running: finish it first") }
                 _ = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
                 return Response(status: .noContent, headers: [.cacheControl: "no-store"])
-            } catch let failure as Failure {
-                return Self.error(.internalServerError, failure.message)
+            } catch let failure as LaunchError {
+                return Self.error(failure)
             }
         }
         router.post("/api/sessions/:id/upload") { request, context -> Response in
@@ -318,8 +318,8 @@ public struct WebServer: Sendable {
                 let loaded: (plan: Plan, text: String)
                 do {
                     loaded = try await TodaysRuns.plan(event: plannedID!)
-                } catch let failure as Failure {
-                    return Self.error(failure.status == .noInput ? .notFound : .badGateway, failure.message)
+                } catch let failure as LaunchError {
+                    return Self.error(failure, fromService: true)
                 } catch {
                     return Self.error(.badGateway, "\(error)")
                 }
@@ -338,17 +338,17 @@ public struct WebServer: Sendable {
 
     /// `metronome` ("always", "off-target", "off"), `volume` (0 to 1) and `voice` ("en", "es",
     /// "off") of a start request, each optional.
-    static func soundChoice(_ body: JSONNode) -> Result<SessionHost.SoundChoice, Refusal> {
+    static func soundChoice(_ body: JSONNode) -> Result<SessionHost.SoundChoice, BodyError> {
         var choice = SessionHost.SoundChoice()
         if let node = body["metronome"] {
             guard let mode = node.stringValue.flatMap(MetronomeMode.init(rawValue:)) else {
-                return .failure(Refusal(response: error(.badRequest, "'metronome' must be always, off-target or off")))
+                return .failure(BodyError(response: error(.badRequest, "'metronome' must be always, off-target or off")))
             }
             choice.metronome = mode
         }
         if let node = body["volume"] {
             guard let value = node.numberValue, (0...1).contains(value) else {
-                return .failure(Refusal(response: error(.badRequest, "'volume' must be a number from 0 to 1")))
+                return .failure(BodyError(response: error(.badRequest, "'volume' must be a number from 0 to 1")))
             }
             choice.volume = value
         }
@@ -357,10 +357,10 @@ public struct WebServer: Sendable {
             case "off": choice.noVoice = true
             case let name?:
                 guard let language = CueLanguage(rawValue: name) else {
-                    return .failure(Refusal(response: error(.badRequest, "'voice' must be en, es or off")))
+                    return .failure(BodyError(response: error(.badRequest, "'voice' must be en, es or off")))
                 }
                 choice.voice = language
-            case nil: return .failure(Refusal(response: error(.badRequest, "'voice' must be en, es or off")))
+            case nil: return .failure(BodyError(response: error(.badRequest, "'voice' must be en, es or off")))
             }
         }
         return .success(choice)
@@ -404,33 +404,33 @@ public struct WebServer: Sendable {
         return JSONValue.object([("sessions", .array(list))]).serialized(pretty: false)
     }
 
-    struct Refusal: Error {
+    struct BodyError: Error {
         var response: Response
     }
 
     /// A POST's JSON body, or the response refusing it: 415 not JSON, 413 too large, 400 malformed.
-    static func jsonBody(_ request: Request) async -> Result<JSONNode, Refusal> {
+    static func jsonBody(_ request: Request) async -> Result<JSONNode, BodyError> {
         let type = request.headers[.contentType] ?? ""
         guard type.lowercased().hasPrefix("application/json") else {
-            return .failure(Refusal(response: error(.unsupportedMediaType, "send JSON (Content-Type: application/json)")))
+            return .failure(BodyError(response: error(.unsupportedMediaType, "send JSON (Content-Type: application/json)")))
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bodyLimit {
-            return .failure(Refusal(response: error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
+            return .failure(BodyError(response: error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
         }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: bodyLimit)
         } catch {
-            return .failure(Refusal(response: Self.error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
+            return .failure(BodyError(response: Self.error(.contentTooLarge, "the body is over \(bodyLimit) bytes")))
         }
         do {
             let node = try JSONParser.parse(Array(buffer.readableBytesView))
             guard case .object = node.kind else {
-                return .failure(Refusal(response: error(.badRequest, "the body must be a JSON object")))
+                return .failure(BodyError(response: error(.badRequest, "the body must be a JSON object")))
             }
             return .success(node)
         } catch {
-            return .failure(Refusal(response: Self.error(.badRequest, "malformed JSON: \(error.message)")))
+            return .failure(BodyError(response: Self.error(.badRequest, "malformed JSON: \(error.message)")))
         }
     }
 
@@ -440,6 +440,19 @@ public struct WebServer: Sendable {
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
         response(status, contentType: "application/json", text)
+    }
+
+    /// The answer to a request that failed with a launcher's error: the one place the page
+    /// turns an error's kind into an HTTP status. On the Pi's side that is 500; from a
+    /// service (intervals.icu), a thing not there is 404 and any other answer 502.
+    static func error(_ failure: LaunchError, fromService: Bool = false) -> Response {
+        let status: HTTPResponse.Status =
+            switch failure.kind {
+            case .missingInput where fromService: .notFound
+            case _ where fromService: .badGateway
+            default: .internalServerError
+            }
+        return error(status, failure.message)
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -8,7 +8,7 @@ public enum WebToken {
     /// The stored token, made anew when there is none, it is malformed, or `renew` asks.
     public static func load(renew: Bool = false) throws -> String {
         guard let directory = DataDirectory.path() else {
-            throw Failure("no data directory for the web token: set XDG_DATA_HOME or HOME", status: .unavailable)
+            throw LaunchError("no data directory for the web token: set XDG_DATA_HOME or HOME", kind: .unavailable)
         }
         let path = "\(directory)/web-token"
         if !renew, let bytes = try? FileIO.readAll(path) {
@@ -20,7 +20,7 @@ public enum WebToken {
             try FileIO.makeDirectories(directory)
             try FileIO.replaceContents(of: path, with: token + "\n")
         } catch {
-            throw Failure(error)
+            throw LaunchError(error)
         }
         return token
     }

@@ -28,7 +28,7 @@ import Testing
         return (rig, actions)
     }
 
-    func acquired(_ descriptor: Int32) -> Result<[DBusValue], DBusFailure> {
+    func acquired(_ descriptor: Int32) -> Result<[DBusValue], DBusCallError> {
         .success([.unixFD(descriptor), .uint16(247)])
     }
 

@@ -125,7 +125,7 @@ struct Rig {
     /// Answers the oldest unanswered call equal to `call`.
     @discardableResult
     mutating func reply(
-        to call: BlueZCall, _ result: Result<[DBusValue], DBusFailure> = .success([]), at seconds: Double,
+        to call: BlueZCall, _ result: Result<[DBusValue], DBusCallError> = .success([]), at seconds: Double,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> [Machine.Action] {
         guard let index = outstanding.firstIndex(where: { $0.call == call }) else {
@@ -141,7 +141,7 @@ struct Rig {
         _ call: BlueZCall, _ name: DBusErrorName, _ message: String, at seconds: Double,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> [Machine.Action] {
-        reply(to: call, .failure(DBusFailure(name, message)), at: seconds, sourceLocation: sourceLocation)
+        reply(to: call, .failure(DBusCallError(name, message)), at: seconds, sourceLocation: sourceLocation)
     }
 
     @discardableResult

@@ -30,7 +30,7 @@ import Testing
         let call = try DBusMessage(
             methodCallTo: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetNameOwner", arguments: [.string("org.bluez")])
-        let failure = #expect(throws: DBusFailure.self) { try connection.call(call) }
+        let failure = #expect(throws: DBusCallError.self) { try connection.call(call) }
         #expect(failure?.name == .nameHasNoOwner)
         #expect(failure?.name.meansServiceMissing == true)
     }
@@ -40,15 +40,15 @@ import Testing
         let call = try DBusMessage(
             methodCallTo: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
             member: "GetManagedObjects")
-        let failure = #expect(throws: DBusFailure.self) { try connection.call(call, timeoutMilliseconds: 2_000) }
+        let failure = #expect(throws: DBusCallError.self) { try connection.call(call, timeoutMilliseconds: 2_000) }
         #expect(failure?.name == .serviceUnknown)
     }
 
     @Test func malformedNamesAreRefusedBeforeLibdbusSeesThem() {
-        #expect(throws: DBusFailure.self) {
+        #expect(throws: DBusCallError.self) {
             _ = try DBusMessage(methodCallTo: "org.bluez", path: "not/a/path", interface: "a.b", member: "C")
         }
-        #expect(throws: DBusFailure.self) {
+        #expect(throws: DBusCallError.self) {
             _ = try DBusMessage(methodCallTo: "org.bluez", path: "/", interface: "a.b", member: "C", arguments: [.objectPath("bad path")])
         }
     }
@@ -115,17 +115,17 @@ import Testing
             try server.send(
                 try DBusMessage(
                     errorReplyTo: message,
-                    DBusFailure(DBusErrorName(rawValue: "org.bluez.Error.Failed"), "le-connection-abort-by-local")))
+                    DBusCallError(DBusErrorName(rawValue: "org.bluez.Error.Failed"), "le-connection-abort-by-local")))
             server.flush()
             return true
         }
-        var failure: DBusFailure?
+        var failure: DBusCallError?
         try waitFor(timeout: 10, "the error reply") {
             client.readWrite(timeoutMilliseconds: 20)
             if let message = client.popMessage(), message.replySerial == serial { failure = message.failure }
             return failure != nil
         }
-        #expect(failure == DBusFailure(DBusErrorName(rawValue: "org.bluez.Error.Failed"), "le-connection-abort-by-local"))
+        #expect(failure == DBusCallError(DBusErrorName(rawValue: "org.bluez.Error.Failed"), "le-connection-abort-by-local"))
     }
 
     @Test func matchRulesDeliverSignalsAndFilterOthers() throws {
@@ -134,7 +134,7 @@ import Testing
         let listener = try DBusConnection.bus(address: bus.address)
         try listener.addMatch(
             "type='signal',sender='org.intervalpro.Signals',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'")
-        #expect(throws: DBusFailure.self) { try listener.addMatch("type='nonsense") }
+        #expect(throws: DBusCallError.self) { try listener.addMatch("type='nonsense") }
 
         try emitter.send(try DBusMessage(signalFrom: "/other", interface: "org.intervalpro.Other", member: "Ignored"))
         let changed: [DBusValue] = [

@@ -34,14 +34,14 @@ struct TCXActivityTests {
 
     @Test func errorsNameTheLine() throws {
         let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>yesterday</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
-        #expect(throws: ImportProblem(file: "r.tcx", place: "2", message: "<Time> \"yesterday\" is not an ISO 8601 time")) {
+        #expect(throws: ImportError(file: "r.tcx", place: "2", message: "<Time> \"yesterday\" is not an ISO 8601 time")) {
             try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
         }
     }
 
     @Test func valuesNoWatchRecordsAreRefused() throws {
         let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>2026-03-01T07:30:00Z</Time>\n<HeartRateBpm><Value>1e300</Value></HeartRateBpm></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
-        #expect(throws: ImportProblem(file: "r.tcx", place: "3", message: "<Value> 1e300 is more than 255")) {
+        #expect(throws: ImportError(file: "r.tcx", place: "3", message: "<Value> 1e300 is more than 255")) {
             try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
         }
     }

@@ -115,7 +115,7 @@ struct FITTests {
     @Test func anActivityIsNotAWorkoutAndTheErrorSaysWhatToDo() {
         var writer = FITFileWriter()
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
-        #expect(throws: ImportProblem.self) { try FITWorkout.read(writer.fileBytes(), file: "run.fit") }
+        #expect(throws: ImportError.self) { try FITWorkout.read(writer.fileBytes(), file: "run.fit") }
         let message = (try? FITWorkout.read(writer.fileBytes(), file: "run.fit")).map { _ in "" }
         #expect(message == nil)
     }
@@ -163,7 +163,7 @@ struct FITTests {
             return writer.fileBytes()
         }
         #expect(try ActivityImport.readFIT(file(type: 4), file: "run.fit").creator == "fit 1/3121/3900000001")
-        #expect(throws: ImportProblem(file: "daily.fit", message: "a FIT monitoring file, not an activity", kind: .notAnActivity)) {
+        #expect(throws: ImportError(file: "daily.fit", message: "a FIT monitoring file, not an activity", kind: .notAnActivity)) {
             try ActivityImport.readFIT(file(type: 32), file: "daily.fit")
         }
     }
@@ -247,7 +247,7 @@ struct FITSalvageTests {
         let warning = try #require(activity.warnings.first).description
         #expect(warning.hasPrefix("battery.fit: byte 4: the header announces"), "\(warning)")
         #expect(warning.hasSuffix("of \(cut.count) bytes, \(records) records, \(formatClock(Double(records - 1))) (--strict refuses the file)"), "\(warning)")
-        #expect(throws: ImportProblem(file: "battery.fit", place: "byte 4", message: "the header announces \(whole.count - 16) bytes of messages, but the file ends first (truncated?)")) {
+        #expect(throws: ImportError(file: "battery.fit", place: "byte 4", message: "the header announces \(whole.count - 16) bytes of messages, but the file ends first (truncated?)")) {
             try ActivityImport.readFIT(cut, file: "battery.fit", choice: ActivityChoice(strict: true))
         }
     }
@@ -270,7 +270,7 @@ struct FITSalvageTests {
 
     @Test func nothingUsableIsStillRefused() {
         let whole = Self.activity(seconds: 5)
-        #expect(throws: ImportProblem.self) { try ActivityImport.readFIT(Array(whole.prefix(16)), file: "empty.fit") }
+        #expect(throws: ImportError.self) { try ActivityImport.readFIT(Array(whole.prefix(16)), file: "empty.fit") }
         #expect(throws: FITReadError.self) { try FITFileReader.readSalvaging(Array(whole.prefix(10))) }
     }
 }
@@ -342,7 +342,7 @@ struct FITMultisportTests {
     }
 
     @Test func anotherLegOnlyWithAnySport() throws {
-        #expect(throws: ImportProblem(file: "tri.fit", place: "session 2", message: "leg 2 (cycling, from 0:10) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
+        #expect(throws: ImportError(file: "tri.fit", place: "session 2", message: "leg 2 (cycling, from 0:10) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2))
         }
         let ride = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(leg: 2, anySport: true))

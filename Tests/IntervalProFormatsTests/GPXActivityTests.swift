@@ -20,10 +20,10 @@ struct GPXActivityTests {
         let run = try read(gpx("9"))
         #expect(run.creator == "gpx StravaGPX iPhone")
         #expect(run.name == "Morning Run")
-        #expect(throws: ImportProblem.self) { try read(gpx("1")) }
+        #expect(throws: ImportError.self) { try read(gpx("1")) }
         do {
             _ = try read(gpx("1"))
-        } catch let problem as ImportProblem {
+        } catch let problem as ImportError {
             #expect(problem.kind == .notARun(sport: "1"))
         }
     }
@@ -109,7 +109,7 @@ struct GPXActivityTests {
             <gpx version="1.1"><trk><type>cycling</type><trkseg><trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time>
             <extensions><cad>80</cad></extensions></trkpt></trkseg></trk></gpx>
             """
-        #expect(throws: ImportProblem(file: "ride.gpx", place: "1", message: "a cycling activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
+        #expect(throws: ImportError(file: "ride.gpx", place: "1", message: "a cycling activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try read(gpx, file: "ride.gpx")
         }
         let ride = try ActivityImport.readXML(try MarkupReader.read(Array(gpx.utf8)), file: "ride.gpx", choice: ActivityChoice(anySport: true))
@@ -130,25 +130,25 @@ struct GPXActivityTests {
             "brick.gpx: a multisport activity of 2 legs (1 cycling, 2 running): leg 2 (running, from 1:00:00) is read; --leg N reads another"
         ])
         let root = try MarkupReader.read(Array(gpx.utf8))
-        #expect(throws: ImportProblem(file: "brick.gpx", place: "2", message: "leg 1 (cycling, from 0:00) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
+        #expect(throws: ImportError(file: "brick.gpx", place: "2", message: "leg 1 (cycling, from 0:00) is not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "cycling"))) {
             try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1))
         }
         #expect(try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 1, anySport: true)).recording.header.startedAt == "2026-03-01T07:30:00Z")
-        #expect(throws: ImportProblem(file: "brick.gpx", message: "--leg 3: the activity has 2 legs")) {
+        #expect(throws: ImportError(file: "brick.gpx", message: "--leg 3: the activity has 2 legs")) {
             try ActivityImport.readXML(root, file: "brick.gpx", choice: ActivityChoice(leg: 3))
         }
     }
 
     @Test func refusalsNameTheFileTheLineAndWhy() throws {
-        let cases: [(String, ImportProblem)] = [
-            ("<kml/>", ImportProblem(file: "x.gpx", place: "1", message: "an XML file whose root is <kml>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")),
-            ("<gpx>\n<wpt lat=\"1\" lon=\"2\"/></gpx>", ImportProblem(file: "x.gpx", place: "1", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")),
-            ("<gpx><trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>", ImportProblem(file: "x.gpx", place: "2", message: "a <trkpt> without a <time>")),
+        let cases: [(String, ImportError)] = [
+            ("<kml/>", ImportError(file: "x.gpx", place: "1", message: "an XML file whose root is <kml>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")),
+            ("<gpx>\n<wpt lat=\"1\" lon=\"2\"/></gpx>", ImportError(file: "x.gpx", place: "1", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")),
+            ("<gpx><trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"/></trkseg></trk></gpx>", ImportError(file: "x.gpx", place: "2", message: "a <trkpt> without a <time>")),
             ("<gpx><trk><trkseg>\n<trkpt lat=\"91\" lon=\"2\"><time>2026-03-01T07:30:00Z</time></trkpt></trkseg></trk></gpx>",
-             ImportProblem(file: "x.gpx", place: "2", message: "<trkpt lat=\"91\" lon=\"2\">: not a latitude and longitude in degrees")),
+             ImportError(file: "x.gpx", place: "2", message: "<trkpt lat=\"91\" lon=\"2\">: not a latitude and longitude in degrees")),
             ("<gpx><trk><trkseg><trkpt><time>2026-03-01T07:30:00Z</time><extensions>\n<hr>-3</hr></extensions></trkpt></trkseg></trk></gpx>",
-             ImportProblem(file: "x.gpx", place: "2", message: "<hr> holds \"-3\", not a number")),
-            ("<gpx><trk><trkseg></trkseg></trk></gpx>", ImportProblem(file: "x.gpx", message: "no track points (<trkpt>): the activity holds no samples")),
+             ImportError(file: "x.gpx", place: "2", message: "<hr> holds \"-3\", not a number")),
+            ("<gpx><trk><trkseg></trkseg></trk></gpx>", ImportError(file: "x.gpx", message: "no track points (<trkpt>): the activity holds no samples")),
         ]
         for (gpx, problem) in cases {
             #expect(throws: problem, "\(gpx)") { try read(gpx, file: "x.gpx") }

@@ -61,11 +61,11 @@ struct IntervalsICUTests {
     }
 
     @Test func errorsNameTheLineAndWhatWasNotUnderstood() {
-        #expect(throws: ImportProblem(file: "w.txt", place: "3", message: "cadence 400 steps/min is outside 60-260")) {
+        #expect(throws: ImportError(file: "w.txt", place: "3", message: "cadence 400 steps/min is outside 60-260")) {
             try IntervalsICUWorkout.read(Array("Warmup\n- 10m\n- 5m 400rpm".utf8), file: "w.txt")
         }
-        #expect(throws: ImportProblem.self) { try IntervalsICUWorkout.read(Array("just words".utf8), file: "w.txt") }
-        #expect(throws: ImportProblem.self) { try IntervalsICUWorkout.read(Array("- 5m\n- fast please".utf8), file: "w.txt") }
+        #expect(throws: ImportError.self) { try IntervalsICUWorkout.read(Array("just words".utf8), file: "w.txt") }
+        #expect(throws: ImportError.self) { try IntervalsICUWorkout.read(Array("- 5m\n- fast please".utf8), file: "w.txt") }
     }
 
     @Test func aWorkoutWithoutCadenceWarnsThatNothingWillBeScored() throws {

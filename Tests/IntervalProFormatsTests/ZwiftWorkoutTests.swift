@@ -71,11 +71,11 @@ struct ZwiftWorkoutTests {
     }
 
     @Test func errorsNameTheLine() {
-        #expect(throws: ImportProblem(file: "w.zwo", place: "2", message: "IntervalsT needs a whole-number Repeat attribute")) {
+        #expect(throws: ImportError(file: "w.zwo", place: "2", message: "IntervalsT needs a whole-number Repeat attribute")) {
             try read("<workout_file><workout>\n<IntervalsT OnDuration=\"60\" OffDuration=\"60\"/></workout></workout_file>")
         }
-        #expect(throws: ImportProblem.self) { try read("<workout_file><workout><SteadyState Duration=") }
-        #expect(throws: ImportProblem.self) { try read("<html><body/></html>") }
+        #expect(throws: ImportError.self) { try read("<workout_file><workout><SteadyState Duration=") }
+        #expect(throws: ImportError.self) { try read("<html><body/></html>") }
     }
 }
 

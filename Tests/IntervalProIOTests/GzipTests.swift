@@ -41,7 +41,7 @@ struct GzipTests {
 
     @Test func aCutOrDamagedFileSaysWhatIsWrong() throws {
         let packed = try gzipped(recording)
-        #expect(throws: Gzip.Failure.self) { try Gzip.inflate(Array(packed[0..<(packed.count / 2)])) }
+        #expect(throws: Gzip.InflateError.self) { try Gzip.inflate(Array(packed[0..<(packed.count / 2)])) }
         do {
             _ = try Gzip.inflate(Array(packed[0..<(packed.count / 2)]))
         } catch {
@@ -49,7 +49,7 @@ struct GzipTests {
         }
         var damaged = packed
         damaged[2] = 7  // the compression method: only 8, deflate, exists
-        #expect(throws: Gzip.Failure(message: "its compressed data is damaged (unknown compression method) after 0 bytes")) {
+        #expect(throws: Gzip.InflateError(message: "its compressed data is damaged (unknown compression method) after 0 bytes")) {
             try Gzip.inflate(damaged)
         }
     }
@@ -60,6 +60,6 @@ struct GzipTests {
         #expect(salvage.damage?.message.hasPrefix("the file ends inside its compressed data") == true)
         #expect(salvage.content.count > recording.count / 3)
         #expect(salvage.content == Array(recording.prefix(salvage.content.count)))
-        #expect(throws: Gzip.Failure.self) { try Gzip.inflateSalvaging(Array(packed.prefix(12))) }
+        #expect(throws: Gzip.InflateError.self) { try Gzip.inflateSalvaging(Array(packed.prefix(12))) }
     }
 }

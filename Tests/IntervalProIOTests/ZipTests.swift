@@ -42,11 +42,11 @@ struct ZipTests {
         var flipped = archive
         // A byte of the stored CRC-32 in the local header is not read; one of the data is.
         flipped[run.localHeaderOffset + 30 + "folder/run.fit".utf8.count + 100] ^= 0xFF
-        #expect(throws: Zip.Failure.self) { try Zip.contents(of: run, in: flipped) }
-        #expect(throws: Zip.Failure(message: "no zip directory at its end: the file was cut short, or is no zip file")) {
+        #expect(throws: Zip.ArchiveError.self) { try Zip.contents(of: run, in: flipped) }
+        #expect(throws: Zip.ArchiveError(message: "no zip directory at its end: the file was cut short, or is no zip file")) {
             try Zip.entries(Array(archive.dropLast(10)))
         }
-        #expect(throws: Zip.Failure(message: "folder/run.fit: its data runs past the end of the file: the file was cut short")) {
+        #expect(throws: Zip.ArchiveError(message: "folder/run.fit: its data runs past the end of the file: the file was cut short")) {
             try Zip.contents(of: run, in: Array(archive.prefix(run.localHeaderOffset + 200)))
         }
     }
@@ -54,7 +54,7 @@ struct ZipTests {
     @Test func encryptedEntriesAreRefusedInSoManyWords() throws {
         let archive = try zipped([("run.fit", activity)], ["-P", "secret"])
         let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
-        #expect(throws: Zip.Failure(message: "folder/run.fit: encrypted, which is not read")) { try Zip.contents(of: run, in: archive) }
+        #expect(throws: Zip.ArchiveError(message: "folder/run.fit: encrypted, which is not read")) { try Zip.contents(of: run, in: archive) }
     }
 
     /// `zip -fz` writes ZIP64 (end record, extra fields) however small the archive.
@@ -69,7 +69,7 @@ struct ZipTests {
             let record = try #require(Self.lastIndex(of: [0x50, 0x4B, 6, 6], in: archive))
             var broken = archive
             broken[record] = 0
-            #expect(throws: Zip.Failure(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")) {
+            #expect(throws: Zip.ArchiveError(message: "a ZIP64 archive whose ZIP64 end record is missing or damaged: the file is damaged")) {
                 try Zip.entries(broken)
             }
         }

@@ -66,12 +66,12 @@ struct RetryAndAccountsTests {
         let attempts = Mutex(0)
         let caller = ServiceCaller(
             service: .strava,
-            send: { _ throws(TransportFailure) in
+            send: { _ throws(TransportError) in
                 attempts.withLock { $0 += 1 }
-                throw TransportFailure(message: "Couldn't connect to server", isTimeout: false)
+                throw TransportError(message: "Couldn't connect to server", isTimeout: false)
             },
             now: { 0 }, pause: { _ in }, progress: { _ in }, log: { _ in })
-        do throws(ServiceFailure) {
+        do throws(ServiceError) {
             _ = try await caller.response(to: HTTPRequest(.get, "http://127.0.0.1/x", summary: "GET /x"))
             Issue.record("no failure")
         } catch {

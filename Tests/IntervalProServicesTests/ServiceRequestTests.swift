@@ -90,7 +90,7 @@ struct ServiceRequestTests {
     @Test("a planned workout that cannot be read names the event")
     func unreadableWorkout() throws {
         let workout = try IntervalsICU.plannedWorkout(Self.answer(200, #"{"id": 9, "name": "Rest", "description": "Rest day"}"#))
-        #expect(throws: ImportProblem.self) { try workout.plan() }
+        #expect(throws: ImportError.self) { try workout.plan() }
         do {
             _ = try workout.plan()
         } catch {
@@ -169,17 +169,17 @@ struct ServiceRequestTests {
 
     @Test("HTTP errors become one line with the service's own text, and the kind scripts act on")
     func failures() {
-        let icu = ServiceFailure.from(Self.answer(401, #"{"status": 401, "error": "Unauthorized"}"#), service: .intervalsICU, doing: "x")
+        let icu = ServiceError.from(Self.answer(401, #"{"status": 401, "error": "Unauthorized"}"#), service: .intervalsICU, doing: "x")
         #expect(icu.kind == .credentials)
         #expect(icu.message == "x failed: HTTP 401: Unauthorized")
-        let strava = ServiceFailure.from(
+        let strava = ServiceError.from(
             Self.answer(
                 400, #"{"message": "Bad Request", "errors": [{"resource": "Upload", "field": "data_type", "code": "invalid"}]}"#),
             service: .strava, doing: "uploading")
         #expect(strava.kind == .rejected)
         #expect(strava.message == "uploading failed: HTTP 400: Bad Request: Upload data_type invalid")
-        #expect(ServiceFailure.from(Self.answer(422, "bad file\nmore"), service: .intervalsICU, doing: "u").message.hasSuffix(": bad file"))
-        #expect(ServiceFailure.from(Self.answer(404, "{}"), service: .intervalsICU, doing: "u").kind == .notFound)
-        #expect(ServiceFailure.from(Self.answer(502, ""), service: .strava, doing: "u").kind == .unavailable)
+        #expect(ServiceError.from(Self.answer(422, "bad file\nmore"), service: .intervalsICU, doing: "u").message.hasSuffix(": bad file"))
+        #expect(ServiceError.from(Self.answer(404, "{}"), service: .intervalsICU, doing: "u").kind == .notFound)
+        #expect(ServiceError.from(Self.answer(502, ""), service: .strava, doing: "u").kind == .unavailable)
     }
 }

@@ -96,11 +96,11 @@ extension AccountCommand {
 
         private func addIntervalsICU(_ context: ServiceContext) async throws {
             guard let key = apiKey ?? Self.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
-                throw Failure("no API key given (--api-key, or on standard input)", status: .usage)
+                throw LaunchError("no API key given (--api-key, or on standard input)", kind: .usage)
             }
             var account = IntervalsICUAccount(athleteID: athlete ?? "", apiKey: key, readinessToWellness: readinessToWellness)
             let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
-            let response = try await serviceCall { () throws(ServiceFailure) in
+            let response = try await serviceCall { () throws(ServiceError) in
                 try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
             }
             account.name = IntervalsICU.athleteName(response)
@@ -135,36 +135,36 @@ extension AccountCommand {
                         }
                     })
             } catch is OAuthCallback.TimedOut {
-                throw Failure("no answer from Strava within \(wait) s; nothing was saved", status: .unavailable)
-            } catch let failure as Failure {
+                throw LaunchError("no answer from Strava within \(wait) s; nothing was saved", kind: .unavailable)
+            } catch let failure as LaunchError {
                 throw failure
             } catch {
-                throw Failure("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", status: .unavailable)
+                throw LaunchError("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", kind: .unavailable)
             }
             let code: String
             let scope: String?
             switch Strava.callback(query: Substring(query), expectedState: state) {
             case .authorized(let given, let givenScope): (code, scope) = (given, givenScope)
-            case .denied(let reason): throw Failure("strava: access was not given (\(reason)); nothing was saved", status: .noPermission)
-            case .foreign: throw Failure("strava: the answer's state differs", status: .noPermission)
+            case .denied(let reason): throw LaunchError("strava: access was not given (\(reason)); nothing was saved", kind: .refused)
+            case .foreign: throw LaunchError("strava: the answer's state differs", kind: .refused)
             }
             if let scope, !scope.split(separator: ",").contains("activity:write") {
-                throw Failure(
+                throw LaunchError(
                     "strava: uploading needs the \"Upload your activities\" permission (activity:write); add the account again and keep it ticked",
-                    status: .noPermission)
+                    kind: .refused)
             }
-            let response = try await serviceCall { () throws(ServiceFailure) in
-                do throws(ServiceFailure) {
+            let response = try await serviceCall { () throws(ServiceError) in
+                do throws(ServiceError) {
                     return try await context.caller(.strava).success(
                         strava.exchange(code: code, clientID: clientID, clientSecret: secret), doing: "exchanging the code")
                 } catch {
                     // Strava answers a wrong client id or secret, or a spent code, with 400.
                     guard error.kind == .rejected else { throw error }
-                    throw ServiceFailure(.strava, .credentials, error.message + "; check --client-id and --client-secret")
+                    throw ServiceError(.strava, .credentials, error.message + "; check --client-id and --client-secret")
                 }
             }
             guard let grant = Strava.grant(response) else {
-                throw Failure("strava: the token answer has no tokens", status: .unavailable)
+                throw LaunchError("strava: the token answer has no tokens", kind: .unavailable)
             }
             let account = StravaAccount(
                 clientID: clientID, clientSecret: secret, accessToken: grant.accessToken, refreshToken: grant.refreshToken,
@@ -177,7 +177,7 @@ extension AccountCommand {
             do throws(FileError) {
                 try context.update(change)
             } catch {
-                throw Failure(error)
+                throw LaunchError(error)
             }
         }
 
@@ -251,12 +251,12 @@ extension AccountCommand {
             try await reportingFailures {
                 let context = try options.context()
                 guard context.accounts.services.contains(service) else {
-                    throw Failure("no \(service.rawValue) account to remove", status: .noInput)
+                    throw LaunchError("no \(service.rawValue) account to remove", kind: .missingInput)
                 }
                 do throws(FileError) {
                     try context.update { $0.remove(service) }
                 } catch {
-                    throw Failure(error)
+                    throw LaunchError(error)
                 }
                 print("\(service.rawValue): removed")
             }

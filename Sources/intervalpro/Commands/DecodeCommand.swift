@@ -46,7 +46,7 @@ struct DecodeCommand: AsyncParsableCommand {
             do {
                 reading = try SensorReading.decode(characteristic, bytes)
             } catch {
-                throw Failure("\(error) (value \(Hex.encode(bytes)))", status: .dataError)
+                throw LaunchError("\(error) (value \(Hex.encode(bytes)))", kind: .invalidData)
             }
             if json {
                 print(reading.json.serialized())
@@ -64,8 +64,8 @@ struct DecodeCommand: AsyncParsableCommand {
         do {
             value = heartRate ? try ANTPlusHeartRatePage.parse(bytes).json : try ANTPlusStrideSpeedPage.parse(bytes).json
         } catch {
-            throw Failure(
-                "an ANT+ data page is 8 bytes, not \(bytes.count) (value \(Hex.encode(bytes)))", status: .dataError)
+            throw LaunchError(
+                "an ANT+ data page is 8 bytes, not \(bytes.count) (value \(Hex.encode(bytes)))", kind: .invalidData)
         }
         if json {
             print(value.serialized())

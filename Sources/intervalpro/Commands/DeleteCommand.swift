@@ -22,7 +22,7 @@ struct DeleteCommand: AsyncParsableCommand {
         try await reportingFailures {
             let store = try store.open()
             let deleted = try storeCall { () throws(StoreError) in try store.delete(id: id) }
-            guard deleted else { throw Failure("no session \(id) in \(store.path)", status: .noInput) }
+            guard deleted else { throw LaunchError("no session \(id) in \(store.path)", kind: .missingInput) }
             Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
         }
     }

@@ -36,13 +36,13 @@ struct ExportCommand: AsyncParsableCommand {
             let session = try session.resolve(
                 in: try store.open(readingOnly: true), loading: format == .jsonl ? .entries : .samples)
             if format != .jsonl, session.summary == nil {
-                throw Failure("session \(session.listing.id) is still running; export it when it ends", status: .unavailable)
+                throw LaunchError("session \(session.listing.id) is still running; export it when it ends", kind: .unavailable)
             }
             let bytes = Self.encode(session, format)
             do {
                 try FileIO.write(bytes, to: output)
             } catch let error as FileError {
-                throw Failure(error)
+                throw LaunchError(error)
             }
             Terminal.writeStandardError("intervalpro: wrote session \(session.listing.id) to \(output)\n")
         }

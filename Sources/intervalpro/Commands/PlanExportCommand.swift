@@ -42,7 +42,7 @@ struct PlanExportCommand: AsyncParsableCommand {
             do {
                 try FileIO.write(bytes, to: output)
             } catch let error as FileError {
-                throw Failure(error)
+                throw LaunchError(error)
             }
             Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count) steps) to \(output)\n")
         }

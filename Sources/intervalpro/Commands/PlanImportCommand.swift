@@ -45,12 +45,12 @@ struct PlanImportCommand: AsyncParsableCommand {
                 return
             }
             if !force, (try? FileIO.readAll(target)) != nil {
-                throw Failure("\(target) exists; choose another name with -o, or replace it with --force", status: .usage)
+                throw LaunchError("\(target) exists; choose another name with -o, or replace it with --force", kind: .usage)
             }
             do {
                 try FileIO.write(Array(text.utf8), to: target)
             } catch let error as FileError {
-                throw Failure(error)
+                throw LaunchError(error)
             }
             print(report)
             Terminal.writeStandardError("intervalpro: wrote \(target)\n")

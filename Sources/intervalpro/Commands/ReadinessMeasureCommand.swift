@@ -68,7 +68,7 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
                 guard let measured = try await ReadinessRun.live(sensors.request, settings: settings, status: { screen?.show($0) })
                 else {
                     screen?.clear()
-                    throw Failure("measurement cancelled; nothing was saved", status: .cancelled)
+                    throw LaunchError("measurement cancelled; nothing was saved", kind: .cancelled)
                 }
                 screen?.clear()
                 outcome = measured

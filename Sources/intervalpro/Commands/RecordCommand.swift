@@ -41,8 +41,8 @@ struct RecordCommand: AsyncParsableCommand {
                 // once a second, each with its arrival time, which saves a wake-up per value.
                 sensors = try await LiveSensorSet.connect(
                     self.sensors.request, cadenceUnit: cadenceUnit?.unit, coalescing: .seconds(1))
-            } catch let unavailable as LiveSensorConnection.Unavailable {
-                throw Failure("\(unavailable)", status: .unavailable)
+            } catch let unavailable as LiveSensorConnection.UnavailableError {
+                throw LaunchError("\(unavailable)", kind: .unavailable)
             }
             let writer: RecordingWriter
             do throws(FileError) {
@@ -50,7 +50,7 @@ struct RecordCommand: AsyncParsableCommand {
                 writer = try RecordingWriter(path: output, headerLine: RecordingLine.header(header))
             } catch {
                 await sensors.stop()
-                throw Failure(error)
+                throw LaunchError(error)
             }
             InterruptSignal.install()
             if let interrupt = InterruptSignal.descriptor { sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain) }
@@ -92,7 +92,7 @@ struct RecordCommand: AsyncParsableCommand {
             if progress { Terminal.writeStandardError("\r\u{1B}[K") }
             await sensors.stop()
             do throws(FileError) { try writer.close() } catch { failure = failure ?? error }
-            if let failure { throw Failure(failure) }
+            if let failure { throw LaunchError(failure) }
             let total = counts.values.reduce(0, +)
             Terminal.writeStandardError("intervalpro: recorded \(total) notifications to \(output)\n")
         }

@@ -67,7 +67,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
                 do {
                     player = try AudioPlayer(device: audio.device, request: audio.request, volume: settings.volume)
                 } catch {
-                    throw Failure("\(error)", status: .unavailable)
+                    throw LaunchError("\(error)", kind: .unavailable)
                 }
             }
             let rate = player?.sampleRate ?? audio.request.sampleRate
@@ -86,7 +86,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
 
             if let player {
                 if let lost = AudioTimelineRender.play(events, to: end, through: player) {
-                    throw Failure("audio device '\(audio.device)' failed: \(lost)", status: .ioError)
+                    throw LaunchError("audio device '\(audio.device)' failed: \(lost)", kind: .io)
                 }
                 Terminal.writeStandardError(
                     "intervalpro: played \(describe(frames: end, rate: rate, channels: channels)) through '\(audio.device)'\n")
@@ -99,7 +99,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
                 try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in try writer.write(block) }
                 try writer.close()
             } catch let error as FileError {
-                throw Failure(error)
+                throw LaunchError(error)
             }
             Terminal.writeStandardError(
                 "intervalpro: rendered \(describe(frames: end, rate: rate, channels: channels)) to \(output)\n")
@@ -115,7 +115,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
         do {
             _ = try await runner.run()
         } catch {
-            throw Failure("the session stopped: \(error)", status: .ioError)
+            throw LaunchError("the session stopped: \(error)", kind: .io)
         }
     }
 

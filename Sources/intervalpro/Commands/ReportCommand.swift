@@ -28,13 +28,13 @@ struct ReportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let session = try session.resolve(in: try store.open(readingOnly: true), loading: .samples)
             guard session.summary != nil else {
-                throw Failure("session \(session.listing.id) is still running; report on it when it ends", status: .unavailable)
+                throw LaunchError("session \(session.listing.id) is still running; report on it when it ends", kind: .unavailable)
             }
             do {
                 let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
                 try FileIO.write(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
             } catch let error as FileError {
-                throw Failure(error)
+                throw LaunchError(error)
             }
             Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output)\n")
         }

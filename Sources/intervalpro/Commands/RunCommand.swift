@@ -128,7 +128,7 @@ struct RunCommand: AsyncParsableCommand {
             try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
             if let uploadTo, let services {
                 guard let id = outcome.savedSessionID else {
-                    throw Failure("the session was not saved, so it was not uploaded", status: .ioError)
+                    throw LaunchError("the session was not saved, so it was not uploaded", kind: .io)
                 }
                 try await Self.upload(session: id, to: uploadTo, store: save.store, context: services)
             }

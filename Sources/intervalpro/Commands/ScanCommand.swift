@@ -40,7 +40,7 @@ struct ScanCommand: AsyncParsableCommand {
                 }
             } catch {
                 if showProgress { Terminal.writeStandardError("\r\u{1B}[K") }
-                throw Failure("\(error)", status: .unavailable)
+                throw LaunchError("\(error)", kind: .unavailable)
             }
             if showProgress { Terminal.writeStandardError("\r\u{1B}[K") }
             for problem in result.problems { Terminal.writeStandardError("intervalpro: \(problem)\n") }

@@ -38,7 +38,7 @@ struct TodayCommand: AsyncParsableCommand {
             // The day's wellness as a watch, ring or app gave it to intervals.icu, beside the strap's.
             let wellness = await ReadinessReport.wellness(on: day, context: context)
             let rows = runs.map { workout -> (workout: PlannedWorkout, plan: Plan?, problem: String?) in
-                do throws(ImportProblem) {
+                do throws(ImportError) {
                     return (workout, try workout.plan().plan, nil)
                 } catch {
                     return (workout, nil, error.description)

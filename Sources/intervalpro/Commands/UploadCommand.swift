@@ -90,12 +90,12 @@ struct UploadCommand: AsyncParsableCommand {
     static func services(_ destination: Destination, accounts: Accounts) throws -> [Service] {
         let services = destination.services(configured: accounts.services)
         if services.isEmpty {
-            throw Failure(
+            throw LaunchError(
                 "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`",
-                status: .noPermission)
+                kind: .refused)
         }
         for service in services where !accounts.services.contains(service) {
-            throw Failure(ServiceContext.noAccount(service))
+            throw LaunchError(ServiceContext.noAccount(service))
         }
         return services
     }
@@ -108,7 +108,7 @@ struct UploadCommand: AsyncParsableCommand {
         func print(_ line: String) {
             if linesToStandardError { Terminal.writeStandardError("intervalpro: \(line)\n") } else { Swift.print(line) }
         }
-        var worst: Failure?
+        var worst: LaunchError?
         var lines: [JSONValue] = []
         for result in results {
             let record = result.record
@@ -123,21 +123,21 @@ struct UploadCommand: AsyncParsableCommand {
                 if !json { print("\(subject): already there, \(record.activityURL ?? "")") }
             case .refusedDuplicate:
                 outcome = "refused-duplicate"
-                let failure = Failure(
+                let failure = LaunchError(
                     "\(subject): already uploaded (\(record.activityURL ?? record.activityID ?? "")); --force uploads it again",
-                    status: .dataError)
+                    kind: .invalidData)
                 Terminal.writeStandardError("intervalpro: \(failure.message)\n")
                 worst = worse(worst, failure)
             case .stillProcessing:
                 outcome = "processing"
-                let failure = Failure(
+                let failure = LaunchError(
                     "\(subject): the service is still processing it; `intervalpro upload --pending` checks again",
-                    status: .unavailable)
+                    kind: .unavailable)
                 Terminal.writeStandardError("intervalpro: \(failure.message)\n")
                 worst = worse(worst, failure)
             case .failed(let serviceFailure):
                 outcome = record.status == .rejected ? "rejected" : "queued"
-                var failure = Failure(serviceFailure)
+                var failure = LaunchError(serviceFailure)
                 failure.message = "\(subject): \(serviceFailure.message)"
                 if record.status != .rejected { failure.message += " (queued: `intervalpro upload --pending` retries)" }
                 Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
@@ -157,7 +157,7 @@ struct UploadCommand: AsyncParsableCommand {
             let record = result.record
             let subject = "readiness \(record.readinessID) (\(result.localDate)) → \(record.service) wellness"
             if let serviceFailure = result.failure {
-                var failure = Failure(serviceFailure)
+                var failure = LaunchError(serviceFailure)
                 failure.message = "\(subject): \(serviceFailure.message)"
                 if record.status == .pending { failure.message += " (queued: `intervalpro upload --pending` retries)" }
                 Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
@@ -177,13 +177,13 @@ struct UploadCommand: AsyncParsableCommand {
             if !wellness.isEmpty { members.append(("wellness", .array(wellnessLines))) }
             Swift.print(JSONValue.object(members).serialized(pretty: true))
         }
-        if let worst { throw ExitCode(worst.status.rawValue) }
+        if let worst { throw ExitCode(ExitStatus(worst.kind).rawValue) }
     }
 
     /// Credentials first (nothing works until fixed), then a refused file, then "try later".
-    private static func worse(_ a: Failure?, _ b: Failure) -> Failure {
+    private static func worse(_ a: LaunchError?, _ b: LaunchError) -> LaunchError {
         guard let a else { return b }
-        let rank: [ExitStatus: Int] = [.noPermission: 3, .dataError: 2, .noInput: 2, .unavailable: 1]
-        return (rank[b.status] ?? 0) > (rank[a.status] ?? 0) ? b : a
+        let rank: [LaunchError.Kind: Int] = [.refused: 3, .invalidData: 2, .missingInput: 2, .unavailable: 1]
+        return (rank[b.kind] ?? 0) > (rank[a.kind] ?? 0) ? b : a
     }
 }

@@ -13,7 +13,7 @@ enum ReadinessReport {
     static func services(required: Bool, verbose: Bool) throws -> ServiceContext? {
         if required {
             let context = try ServiceOptions.context(verbose: verbose)
-            do throws(ServiceFailure) { _ = try context.intervalsICU() } catch { throw Failure(error) }
+            do throws(ServiceError) { _ = try context.intervalsICU() } catch { throw LaunchError(error) }
             return context
         }
         guard let context = try? ServiceOptions.context(verbose: verbose), (try? context.intervalsICU()) != nil else {
@@ -24,7 +24,7 @@ enum ReadinessReport {
 
     /// The day's wellness on intervals.icu; a failure is said and left at that.
     static func wellness(on date: String, context: ServiceContext) async -> Wellness? {
-        do throws(ServiceFailure) {
+        do throws(ServiceError) {
             return try await WellnessWriter.read(on: date, context: context)
         } catch {
             Terminal.writeStandardError("intervalpro: warning: intervals.icu's wellness for \(date) not read: \(error.message)\n")

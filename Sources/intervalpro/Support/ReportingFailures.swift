@@ -2,13 +2,13 @@ import ArgumentParser
 import IntervalProIO
 import IntervalProLaunch
 
-/// Runs a command body, turning `Failure`s into a message on stderr and their exit code
+/// Runs a command body, turning a `LaunchError` into a message on stderr and its exit code
 /// (ArgumentParser would print them with a generic code 1).
 func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let failure as Failure {
+    } catch let failure as LaunchError {
         Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
-        throw ExitCode(failure.status.rawValue)
+        throw ExitCode(ExitStatus(failure.kind).rawValue)
     }
 }

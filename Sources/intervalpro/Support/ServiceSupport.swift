@@ -14,7 +14,7 @@ struct ServiceOptions: ParsableArguments {
 
     static func accountFile() throws -> AccountFile {
         guard let file = AccountFile.standard() else {
-            throw Failure("no configuration folder: set XDG_CONFIG_HOME or HOME", status: .unavailable)
+            throw LaunchError("no configuration folder: set XDG_CONFIG_HOME or HOME", kind: .unavailable)
         }
         return file
     }
@@ -31,9 +31,9 @@ struct ServiceOptions: ParsableArguments {
             return try file.load()
         } catch {
             switch error {
-            case .unreadable(let error): throw Failure(error)
+            case .unreadable(let error): throw LaunchError(error)
             case .malformed(let path, let problem):
-                throw Failure("\(path): \(problem.path): \(problem.message)", status: .dataError)
+                throw LaunchError("\(path): \(problem.path): \(problem.message)", kind: .invalidData)
             }
         }
     }
@@ -44,6 +44,6 @@ func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async throws ->
     do {
         return try await body()
     } catch {
-        throw Failure(error.description, status: .ioError)
+        throw LaunchError(error.description, kind: .io)
     }
 }

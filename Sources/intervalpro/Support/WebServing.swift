@@ -13,9 +13,9 @@ enum WebServing {
     /// unless asked for in so many words.
     static func refuseRoot(allowed: Bool) throws {
         guard geteuid() == 0, !allowed else { return }
-        throw Failure(
+        throw LaunchError(
             "the web page is not served as root: run it as the user whose sessions it keeps (the systemd user unit does), or pass --allow-root",
-            status: .noPermission)
+            kind: .refused)
     }
 
     static func serve(_ server: WebServer, token: String?, stopOnSignals: Bool = false) async throws {
@@ -52,7 +52,7 @@ enum WebServing {
                 await hub.stop(waitingUpTo: .seconds(2))
                 return outcome
             }
-            throw Failure("the web server stopped", status: .software)
+            throw LaunchError("the web server stopped", kind: .internalError)
         }
     }
 

@@ -24,7 +24,7 @@ public enum Service: String, Sendable, CaseIterable, Comparable {
 }
 
 /// Why a call to a service did not give what was asked, in one line for the runner.
-public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// No answer, a timeout, 5xx after the retries, a rate limit not worth waiting for:
         /// try again later.
@@ -50,7 +50,7 @@ public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(service.rawValue): \(message)" }
 
     /// The failure an error answer stands for, with the service's own error text.
-    public static func from(_ response: HTTPResponse, service: Service, doing action: String) -> ServiceFailure {
+    public static func from(_ response: HTTPResponse, service: Service, doing action: String) -> ServiceError {
         let text = errorText(response)
         let kind: Kind =
             switch response.status {
@@ -59,7 +59,7 @@ public struct ServiceFailure: Error, Sendable, Equatable, CustomStringConvertibl
             case 400, 409, 413, 415, 422: .rejected
             default: .unavailable
             }
-        return ServiceFailure(service, kind, "\(action) failed: HTTP \(response.status): \(text)")
+        return ServiceError(service, kind, "\(action) failed: HTTP \(response.status): \(text)")
     }
 
     /// What a service says went wrong: intervals.icu's `error`, Strava's `message` with its

@@ -40,7 +40,7 @@ public struct DBusErrorName: RawRepresentable, Hashable, Sendable, CustomStringC
 }
 
 /// A D-Bus error: a reply of type error, or a failure libdbus reported.
-public struct DBusFailure: Error, Equatable, Sendable, CustomStringConvertible {
+public struct DBusCallError: Error, Equatable, Sendable, CustomStringConvertible {
     public var name: DBusErrorName
     public var message: String
 
