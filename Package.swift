@@ -121,7 +121,7 @@ let package = Package(
         // Session history as plain values: 1 Hz samples, exact replay of a stored session,
         // FIT and TCX encoding, trends, the HTML report. Pure: no I/O, no C.
         .target(
-            name: "IntervalProHistory", dependencies: ["IntervalProCore", "IntervalProFIT", "IntervalProHRV"],
+            name: "IntervalProHistory", dependencies: ["IntervalProCore", "IntervalProFIT", "IntervalProHRV", "IntervalProRuntime"],
             swiftSettings: strictSettings),
         // The session store: SQLite through GRDB, and the companion that saves a running session.
         .target(

@@ -1,4 +1,5 @@
 public import IntervalProCore
+import IntervalProRuntime
 
 /// A run a watch recorded, kept as a session of its own: no plan was followed, so it is scored
 /// against one open work step without a zone. Its figures are the stream's (duration, cadence,
@@ -21,44 +22,36 @@ public struct ImportedRun: Sendable {
     /// The source's end, where the open step ended, as a live replay keeps it.
     public var controls: [SessionControl]
 
-    /// Scores `entries` as a replay of them on virtual time does: every entry, then the
-    /// source's end at the last one's time.
+    /// Scores `entries` as a replay of them on virtual time does, through the runner: every
+    /// entry, then the source's end at the last one's time.
     public init(planName: String, timeline: [TimelineStep], cadenceUnits: [String: CadenceUnit], entries: [RecordingEntry]) {
-        var engine = SessionEngine(
+        let engine = SessionEngine(
             planName: planName, timeline: timeline, source: .imported, cadenceUnits: cadenceUnits, reportsSamples: true)
-        var summary: SessionSummary?
+        var runner = SessionRunner(
+            engine: engine, source: EntryList(entries, kind: .imported), observer: Kept(), pacing: .virtual,
+            clock: ContinuousClock())
+        summary = runner.runInMemory()
+        samples = runner.observer.samples
+        controls = runner.observer.controls
+    }
+
+    /// What a stored session keeps of the run: its samples, and what the runner did after
+    /// how many entries.
+    private struct Kept: SessionObserver {
         var samples: [SessionSample] = []
         var controls: [SessionControl] = []
-        var delivered = 0
-        func deliver(_ event: SessionEngine.Event, _ time: SessionTime) {
-            guard summary == nil else { return }
-            for action in engine.handle(event, now: time) {
+        var received = 0
+
+        mutating func received(_ entry: RecordingEntry) { received += 1 }
+
+        mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+            for action in actions {
                 switch action {
                 case .sample(let sample): samples.append(sample)
-                case .applied(let kind): controls.append(SessionControl(kind: kind, time: engine.cursor, afterEntries: delivered))
-                case .sessionFinished(let result): summary = result
+                case .applied(let kind): controls.append(SessionControl(kind: kind, time: engine.cursor, afterEntries: received))
                 default: break
                 }
             }
         }
-        for entry in entries {
-            delivered += 1
-            switch entry {
-            case .notification(let notification): deliver(.notification(notification), notification.time)
-            case .event(let time, let device, let name): deliver(.deviceEvent(device: device, name: name), time)
-            }
-        }
-        deliver(.sourceEnded, entries.last?.time ?? .zero)
-        // A plan of timed steps ends at its deadlines (the open step above never does).
-        while summary == nil {
-            guard let deadline = engine.nextDeadline else {
-                deliver(.command(.finish), engine.cursor)
-                break
-            }
-            deliver(.tick, deadline)
-        }
-        self.summary = summary!
-        self.samples = samples
-        self.controls = controls
     }
 }

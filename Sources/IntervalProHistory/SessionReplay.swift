@@ -1,4 +1,5 @@
 public import IntervalProCore
+import IntervalProRuntime
 
 /// Something the runner (or the end of the source) did to the session, kept so that a
 /// stored session replays to the same results: notifications alone do not say when a
@@ -28,7 +29,8 @@ public struct SessionControl: Equatable, Sendable {
     }
 }
 
-/// Scores stored entries and controls again, exactly as the session ran.
+/// Scores stored entries and controls again, exactly as the session ran: through the
+/// runner that ran it, on virtual time, each control at its own session time.
 public enum SessionReplay {
     /// The summary of a session from what it received and what the runner did. With
     /// `interruptedAt`, the session is finished there (it was cut off), otherwise it runs
@@ -37,40 +39,14 @@ public enum SessionReplay {
         planName: String, timeline: [TimelineStep], source: SessionSourceKind, cadenceUnits: [String: CadenceUnit],
         entries: [RecordingEntry], controls: [SessionControl], interruptedAt: SessionTime? = nil
     ) -> SessionSummary {
-        var engine = SessionEngine(planName: planName, timeline: timeline, source: source, cadenceUnits: cadenceUnits)
-        var summary: SessionSummary?
-        func deliver(_ event: SessionEngine.Event, _ time: SessionTime) {
-            guard summary == nil else { return }
-            for action in engine.handle(event, now: time) {
-                if case .sessionFinished(let result) = action { summary = result }
-            }
-        }
-        var controlIndex = 0
-        func deliverControls(upTo entryCount: Int) {
-            while controlIndex < controls.count, controls[controlIndex].afterEntries <= entryCount {
-                deliver(controls[controlIndex].event, controls[controlIndex].time)
-                controlIndex += 1
-            }
-        }
-        for (index, entry) in entries.enumerated() {
-            deliverControls(upTo: index)
-            switch entry {
-            case .notification(let notification): deliver(.notification(notification), notification.time)
-            case .event(let time, let device, let name): deliver(.deviceEvent(device: device, name: name), time)
-            }
-        }
-        deliverControls(upTo: entries.count)
-        if let interruptedAt {
-            deliver(.command(.finish), max(interruptedAt, engine.cursor))
-        }
-        // Timed steps end at their deadlines, as the runner's ticks would end them.
-        while summary == nil {
-            guard let deadline = engine.nextDeadline else {
-                deliver(.command(.finish), engine.cursor)
-                break
-            }
-            deliver(.tick, deadline)
-        }
-        return summary!
+        let engine = SessionEngine(planName: planName, timeline: timeline, source: source, cadenceUnits: cadenceUnits)
+        var runner = SessionRunner(
+            engine: engine, source: EntryList(entries, kind: source), observer: SilentObserver(), pacing: .virtual,
+            clock: ContinuousClock())
+        runner.scheduled = controls.map { SessionRunner.Scheduled(time: $0.time, afterEntries: $0.afterEntries, event: $0.event) }
+        // The controls say when the source ended, if it did.
+        runner.endsSource = false
+        runner.finishAt = interruptedAt
+        return runner.runInMemory()
     }
 }

@@ -128,7 +128,7 @@ public enum SessionLauncher {
     }
 
     /// A session on live sensors: Bluetooth, an ANT stick, or both (`LiveSensorSet`). Throws
-    /// `Unavailable` before anything started when there is no sensor to use.
+    /// `UnavailableError` before anything started when there is no sensor to use.
     private static func runLive(
         _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
@@ -237,11 +237,18 @@ public enum SessionLauncher {
                 recorder: recorder, keyboard: nil, nowPlaying: nowPlaying)
         }
 
-        follower?.sessionStarted(wake: wake)
-        defer { follower?.sessionEnded() }
         var runner = SessionRunner(
             engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
             clock: ContinuousClock())
+        // A replay or a simulation waits on its clock: a command from the page rings it awake.
+        var wake = wake
+        if wake == nil, !source.isLive {
+            let doorbell = Doorbell()
+            runner.doorbell = doorbell
+            wake = { doorbell.ring() }
+        }
+        follower?.sessionStarted(wake: wake)
+        defer { follower?.sessionEnded() }
         var summary: SessionSummary
         do {
             summary = try await runner.run()

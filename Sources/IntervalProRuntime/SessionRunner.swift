@@ -41,11 +41,38 @@ where C.Duration == Duration {
     public let pacing: Pacing
     public let clock: C
     public var displayInterval: Duration = .milliseconds(250)
+    /// Rung when a command arrives from elsewhere: a session paced in real time acts on it at
+    /// once instead of at its next look.
+    public var doorbell: Doorbell?
 
     private var pending: RecordingEntry?
     private var exhausted = false
     private var sourceEndSent = false
     private var lastSourceTime = SessionTime.zero
+    /// Entries handed to the engine so far.
+    private var delivered = 0
+    /// Events due at their own session time once so many entries are in (a stored
+    /// session's controls: what the runner did, and when), in order.
+    public var scheduled: [Scheduled] = []
+    private var nextScheduled = 0
+    /// Whether the runner itself tells the engine the source ended, at its last entry's time;
+    /// a stored session's controls say when it did instead.
+    public var endsSource = true
+    /// Where a session that was cut off finishes, once its entries and controls are in.
+    public var finishAt: SessionTime?
+
+    /// An event for its own session time, due once `afterEntries` entries are delivered.
+    public struct Scheduled: Sendable {
+        public var time: SessionTime
+        public var afterEntries: Int
+        public var event: SessionEngine.Event
+
+        public init(time: SessionTime, afterEntries: Int, event: SessionEngine.Event) {
+            self.time = time
+            self.afterEntries = afterEntries
+            self.event = event
+        }
+    }
 
     public init(engine: SessionEngine, source: Source, observer: Observer, pacing: Pacing, clock: C) {
         self.engine = engine
@@ -62,20 +89,8 @@ where C.Duration == Duration {
         var summary: SessionSummary?
         deliver(.tick, at: .zero, summary: &summary)
         while summary == nil {
-            if pending == nil, !exhausted {
-                pending = try await source.next()
-                if let entry = pending {
-                    lastSourceTime = entry.time
-                } else {
-                    exhausted = true
-                }
-            }
-            let deadline = engine.nextDeadline
-            var target: SessionTime?
-            if let pending { target = pending.time }
-            if let deadline, target.map({ deadline < $0 }) ?? true { target = deadline }
-            if exhausted, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
-
+            if pending == nil, !exhausted { take(try await source.next()) }
+            let target = nextTarget()
             if case .realTime(let speed) = pacing {
                 try await wait(until: target, start: start, speed: speed, summary: &summary)
                 if summary != nil { break }
@@ -85,25 +100,72 @@ where C.Duration == Duration {
                 }
                 if summary != nil { break }
             }
-            guard let target else {
-                // Nothing left to wait for on virtual time (no source, no deadline): a
-                // session that cannot move on is finished rather than spun forever.
-                if pacing == .virtual { deliver(.command(.finish), at: engine.cursor, summary: &summary) }
-                continue
-            }
-
-            if let entry = pending, entry.time == target {
-                pending = nil
-                observer.received(entry)
-                deliver(event(for: entry), at: target, summary: &summary)
-            } else if exhausted, !sourceEndSent, target == lastSourceTime {
-                sourceEndSent = true
-                deliver(.sourceEnded, at: target, summary: &summary)
-            } else {
-                deliver(.tick, at: target, summary: &summary)
-            }
+            reach(target, summary: &summary)
         }
         return summary!
+    }
+
+    /// Takes the source's next entry (nil: it has no more).
+    private mutating func take(_ entry: RecordingEntry?) {
+        pending = entry
+        if let entry {
+            lastSourceTime = entry.time
+        } else {
+            exhausted = true
+        }
+    }
+
+    /// The session time of what comes next: the pending entry, a scheduled event that is
+    /// due, the engine's next deadline, the source's end or the cut-off, whichever is first.
+    /// Nil when nothing is left to wait for.
+    private func nextTarget() -> SessionTime? {
+        var target: SessionTime?
+        func consider(_ time: SessionTime) { if target.map({ time < $0 }) ?? true { target = time } }
+        if let pending { consider(pending.time) }
+        if let due = dueScheduled { consider(due.time) }
+        if let deadline = engine.nextDeadline { consider(deadline) }
+        if let cutOff { consider(cutOff) }
+        if exhausted, endsSource, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
+        return target
+    }
+
+    private var dueScheduled: Scheduled? {
+        guard nextScheduled < scheduled.count, scheduled[nextScheduled].afterEntries <= delivered else { return nil }
+        return scheduled[nextScheduled]
+    }
+
+    /// Where a session cut off finishes, once every entry and scheduled event is in.
+    private var cutOff: SessionTime? {
+        guard exhausted, pending == nil, nextScheduled == scheduled.count, let finishAt else { return nil }
+        return max(finishAt, engine.cursor)
+    }
+
+    /// Delivers what is due at `target`: a scheduled event before an entry of the same time
+    /// (it came after the entries it counts), then the entry, the source's end, the cut-off,
+    /// or a tick. Nil on virtual time: nothing can move the session on, so it is finished
+    /// rather than spun forever.
+    private mutating func reach(_ target: SessionTime?, summary: inout SessionSummary?) {
+        guard let target else {
+            if pacing == .virtual { deliver(.command(.finish), at: engine.cursor, summary: &summary) }
+            return
+        }
+        if let due = dueScheduled, due.time <= target {
+            nextScheduled += 1
+            deliver(due.event, at: max(due.time, engine.cursor), summary: &summary)
+        } else if let entry = pending, entry.time == target {
+            pending = nil
+            delivered += 1
+            observer.received(entry)
+            deliver(event(for: entry), at: target, summary: &summary)
+        } else if exhausted, endsSource, !sourceEndSent, target == lastSourceTime {
+            sourceEndSent = true
+            deliver(.sourceEnded, at: target, summary: &summary)
+        } else if let cutOff, target == cutOff {
+            finishAt = nil
+            deliver(.command(.finish), at: target, summary: &summary)
+        } else {
+            deliver(.tick, at: target, summary: &summary)
+        }
     }
 
     /// A live session: the runner waits on the source until an entry, a notice or a key
@@ -158,6 +220,19 @@ where C.Duration == Duration {
         observer.engine(engine, performed: actions, at: engine.cursor)
     }
 
+    /// Sleeps until `deadline`, or until the doorbell rings (a command arrived).
+    private func pause(until deadline: C.Instant) async throws {
+        guard let doorbell else { return try await clock.sleep(until: deadline, tolerance: nil) }
+        let clock = self.clock
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(until: deadline, tolerance: nil) }
+            group.addTask { await doorbell.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+    }
+
     /// Sleeps until session time `target` comes round on the wall clock, refreshing the
     /// screen and taking commands meanwhile. A nil target waits for commands only.
     private mutating func wait(
@@ -186,9 +261,53 @@ where C.Duration == Duration {
                 let remaining = Duration.microseconds(Double((target - current).microseconds) / speed)
                 sleep = min(sleep, remaining)
             }
-            try await clock.sleep(until: now.advanced(by: sleep), tolerance: nil)
+            try await pause(until: now.advanced(by: sleep))
         }
     }
+}
+
+/// Entries already in memory (a stored session's), as a source.
+public struct EntryList: SessionSource {
+    public let kind: SessionSourceKind
+    public var devices: [RecordedDevice] { [] }
+    private let entries: [RecordingEntry]
+    private var position = 0
+
+    public init(_ entries: [RecordingEntry], kind: SessionSourceKind) {
+        self.entries = entries
+        self.kind = kind
+    }
+
+    public mutating func next() -> RecordingEntry? {
+        guard position < entries.count else { return nil }
+        defer { position += 1 }
+        return entries[position]
+    }
+}
+
+extension SessionRunner where Source == EntryList {
+    /// Runs the session over entries already in memory on virtual time, as `run()` does,
+    /// without suspending: a stored session scores again this way, exactly as it ran.
+    public mutating func runInMemory() -> SessionSummary {
+        precondition(pacing == .virtual, "entries in memory run on virtual time")
+        var summary: SessionSummary?
+        deliver(.tick, at: .zero, summary: &summary)
+        while summary == nil {
+            if pending == nil, !exhausted { take(source.next()) }
+            for command in observer.pendingCommands() {
+                deliver(.command(command), at: engine.cursor, summary: &summary)
+            }
+            if summary != nil { break }
+            reach(nextTarget(), summary: &summary)
+        }
+        return summary!
+    }
+}
+
+/// An observer that only watches: it sends no commands and shows nothing.
+public struct SilentObserver: SessionObserver {
+    public init() {}
+    public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {}
 }
 
 /// One observer that forwards to several: the presenter first, then companions such as the

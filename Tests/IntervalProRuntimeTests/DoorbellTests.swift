@@ -1,0 +1,140 @@
+import IntervalProCore
+import IntervalProRuntime
+import Synchronization
+import Testing
+
+/// A clock that moves only when told: whoever sleeps on it waits until `advance` passes its
+/// deadline (or its task is cancelled).
+final class ManualClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Int: Sleeper] = [:]
+        var next = 0
+        var sleepsBegun = 0
+    }
+
+    private let state = Mutex(State())
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+    /// How many sleeps have begun so far.
+    var sleepsBegun: Int { state.withLock { $0.sleepsBegun } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let id = state.withLock { state in
+            state.next += 1
+            state.sleepsBegun += 1
+            return state.next
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state in
+                    if state.now >= deadline || Task.isCancelled { return true }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        try Task.checkCancellation()
+    }
+
+    func advance(by duration: Duration) {
+        let woken = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+}
+
+/// Sends `finish` once told to.
+final class FinishSwitch: Sendable {
+    let pressed = Mutex(false)
+}
+
+struct FinishOnRequest: SessionObserver {
+    let button: FinishSwitch
+
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {}
+
+    mutating func pendingCommands() -> [UserCommand] {
+        button.pressed.withLock { pressed in
+            defer { pressed = false }
+            return pressed ? [.finish] : []
+        }
+    }
+}
+
+@Suite struct DoorbellTests {
+    @Test func aRingWhileNobodyWaitsIsKeptForTheNextWait() async {
+        let doorbell = Doorbell()
+        doorbell.ring()
+        await doorbell.wait()
+    }
+
+    // A runner that ignored the doorbell would sleep on the stand-in clock for ever: the
+    // time limit turns that into a failure.
+    @Test(
+        "a session paced in real time acts on a command when the doorbell rings, not when its clock next comes round",
+        .timeLimit(.minutes(1)))
+    func aCommandWakesARealTimeSession() async throws {
+        let plan = try plan(#"{"name": "Long", "steps": [{"kind": "work", "duration": 600, "cadence": 170}]}"#)
+        let clock = ManualClock()
+        let button = FinishSwitch()
+        let doorbell = Doorbell()
+        let session = Task {
+            var runner = SessionRunner(
+                engine: SessionEngine(plan: plan, source: .replay),
+                source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: []),
+                observer: FinishOnRequest(button: button), pacing: .realTime(speed: 1), clock: clock)
+            runner.doorbell = doorbell
+            return try await runner.run()
+        }
+        // The runner is asleep on a clock that does not move.
+        while clock.sleepsBegun == 0 { await Task.yield() }
+        button.pressed.withLock { $0 = true }
+        doorbell.ring()
+        let summary = try await session.value
+        #expect(summary.steps.first?.endedBy == .finished)
+        #expect(clock.now == ManualClock.Instant(offset: .zero), "the clock never moved: the doorbell woke the runner")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func withoutADoorbellTheRunnerWaitsForItsClock() async throws {
+        let plan = try plan(#"{"name": "Long", "steps": [{"kind": "work", "duration": 600, "cadence": 170}]}"#)
+        let clock = ManualClock()
+        let button = FinishSwitch()
+        let session = Task {
+            var runner = SessionRunner(
+                engine: SessionEngine(plan: plan, source: .replay),
+                source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: []),
+                observer: FinishOnRequest(button: button), pacing: .realTime(speed: 1), clock: clock)
+            return try await runner.run()
+        }
+        while clock.sleepsBegun == 0 { await Task.yield() }
+        button.pressed.withLock { $0 = true }
+        // Nothing rings: the command waits for the runner's next look, a display interval on.
+        clock.advance(by: .milliseconds(250))
+        let summary = try await session.value
+        #expect(summary.steps.first?.endedBy == .finished)
+        #expect(clock.now == ManualClock.Instant(offset: .milliseconds(250)))
+    }
+}
