@@ -50,6 +50,21 @@ public struct StepResult: Equatable, Sendable {
     }
 }
 
+extension [StepResult] {
+    /// 100 × Σ in-zone time / Σ duration over the steps that have a zone: a summary's figure,
+    /// and the live screen's for the steps so far.
+    public var inZonePercent: Double? {
+        var total: Int64 = 0
+        var inZone: Int64 = 0
+        for result in self where result.step.zone != nil {
+            total += result.duration.microseconds
+            inZone += result.inZone.microseconds
+        }
+        guard total > 0 else { return nil }
+        return 100 * Double(inZone) / Double(total)
+    }
+}
+
 public struct SessionSummary: Equatable, Sendable {
     public var plan: String
     public var source: SessionSourceKind
@@ -70,12 +85,7 @@ public struct SessionSummary: Equatable, Sendable {
     public var duration: SessionTime { steps.reduce(.zero) { $0 + $1.duration } }
 
     /// 100 × Σ in-zone time / Σ duration over the steps that have a zone.
-    public var inZonePercent: Double? {
-        let zoned = steps.filter { $0.step.zone != nil }
-        let total = zoned.reduce(Int64(0)) { $0 + $1.duration.microseconds }
-        guard total > 0 else { return nil }
-        return 100 * Double(zoned.reduce(Int64(0)) { $0 + $1.inZone.microseconds }) / Double(total)
-    }
+    public var inZonePercent: Double? { steps.inZonePercent }
 
     public var averageCadence: Double? {
         let time = steps.reduce(Int64(0)) { $0 + $1.cadenceTime }

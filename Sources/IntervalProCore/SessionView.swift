@@ -48,9 +48,7 @@ public struct SessionView: Equatable, Sendable {
         heartRate = engine.stream.currentHeartRate(at: now)
         feedback = engine.feedback
         hasSignal = engine.stream.currentCadence(at: now) != nil
-        inZonePercent =
-            SessionSummary(plan: engine.planName, source: engine.source, steps: engine.resultsSoFar, completed: false)
-            .inZonePercent
+        inZonePercent = engine.resultsSoFar.inZonePercent
         step = engine.currentStep.map { current in
             let elapsed = engine.stepElapsed
             var step = Step(

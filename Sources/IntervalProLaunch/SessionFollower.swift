@@ -5,9 +5,9 @@ public import IntervalProRuntime
 /// it starts and ends, given a companion of its own beside the screen, and handed the
 /// finished summary. The launcher knows nothing of how the follower shows them.
 public protocol SessionFollower: Sendable {
-    /// A companion of the running session: it sees what the screen sees, and may send
-    /// commands. `nowPlaying` says what the music player plays; `alphaOne`, the latest window.
-    func companion(nowPlaying: @escaping @Sendable () -> String?, alphaOne: AlphaOneAnalysis?) -> any SessionObserver
+    /// A companion of the running session: it sees what the screen sees (the same view), and
+    /// may send commands. `nowPlaying` says what the music player plays.
+    func companion(nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver
     /// The session starts: `wake` rouses a runner that waits on its source rather than on
     /// a timer, when a command arrives.
     func sessionStarted(wake: (@Sendable () -> Void)?)

@@ -210,7 +210,7 @@ public enum SessionLauncher {
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
         let alphaOne = AlphaOneAnalysis()
         if let alphaOne { companions.append(alphaOne) }
-        if let follower { companions.append(follower.companion(nowPlaying: nowPlaying, alphaOne: alphaOne)) }
+        if let follower { companions.append(follower.companion(nowPlaying: nowPlaying)) }
         // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.
         let engine = SessionEngine(
             plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil || alphaOne != nil)
@@ -224,7 +224,7 @@ public enum SessionLauncher {
             let linesGoToTerminal = json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
             presenter = SessionPresenter(
                 style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
-                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying, alphaOne: alphaOne)
+                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying)
             InterruptSignal.install()
             // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
             if let wakeOnInput {
@@ -238,8 +238,9 @@ public enum SessionLauncher {
         }
 
         var runner = SessionRunner(
-            engine: engine, source: source, observer: ObserverGroup(presenter, companions: companions), pacing: pacing,
-            clock: ContinuousClock())
+            engine: engine, source: source,
+            observer: ObserverGroup(presenter, companions: companions, decorate: { $0.alphaOne = alphaOne?.latest }),
+            pacing: pacing, clock: ContinuousClock())
         // A replay or a simulation waits on its clock: a command from the page rings it awake.
         var wake = wake
         if wake == nil, !source.isLive {

@@ -25,15 +25,12 @@ struct SessionPresenter: SessionObserver {
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
-    /// Alpha 1's latest window, shown beside heart rate.
-    let alphaOne: AlphaOneAnalysis?
 
     init(
         style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?,
-        nowPlaying: @escaping @Sendable () -> String? = { nil }, alphaOne: AlphaOneAnalysis? = nil
+        nowPlaying: @escaping @Sendable () -> String? = { nil }
     ) {
         self.nowPlaying = nowPlaying
-        self.alphaOne = alphaOne
         self.style = style
         self.colour = colour
         self.recorder = recorder
@@ -70,34 +67,35 @@ struct SessionPresenter: SessionObserver {
         return commands
     }
 
-    mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        if case .screen = style { Terminal.writeStandardOutput(screen.draw(view(engine, at: now), music: nowPlaying())) }
+    /// The live screen is drawn on each tick of its clock, and at once for what the runner
+    /// must see now; readings wait for the next tick, so a fast replay does not redraw
+    /// hundreds of times a second. Plain lines show no view.
+    func showsView(after actions: [SessionEngine.Action]?, of engine: SessionEngine) -> Bool {
+        guard case .screen = style else { return false }
+        guard let actions else { return true }
+        return actions.contains { action in
+            switch action {
+            case .deviceEvent, .stepStarted, .applied(.pause), .applied(.resume), .sessionFinished: true
+            default: false
+            }
+        }
     }
 
-    private func view(_ engine: SessionEngine, at now: SessionTime) -> SessionView {
-        var view = SessionView(engine, at: now)
-        view.alphaOne = alphaOne?.latest
-        return view
+    mutating func show(_ view: SessionView) {
+        Terminal.writeStandardOutput(screen.draw(view, music: nowPlaying()))
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         lastTime = now
         switch style {
         case .screen:
-            // Redraw at once for what the runner must see now; readings wait for the next
-            // refresh, so a fast replay does not redraw hundreds of times a second.
-            var redraw = false
             for action in actions {
                 switch action {
                 case .rejectedNotification(let device, let error): warnRejected(device, error)
-                case .deviceEvent(let device, let name):
-                    screen.warning = "\(device) \(name)"
-                    redraw = true
-                case .stepStarted, .applied(.pause), .applied(.resume), .sessionFinished: redraw = true
+                case .deviceEvent(let device, let name): screen.warning = "\(device) \(name)"
                 default: break
                 }
             }
-            if redraw { Terminal.writeStandardOutput(screen.draw(view(engine, at: now), music: nowPlaying())) }
         case .log(let toStandardError):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }

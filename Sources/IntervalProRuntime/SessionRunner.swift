@@ -20,6 +20,11 @@ public protocol SessionObserver {
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime)
     /// Commands typed since the last call (keys, Ctrl-C).
     mutating func pendingCommands() -> [UserCommand]
+    /// Whether it shows the session after `actions` (nil: the screen's clock ticked). An
+    /// `ObserverGroup` builds one `SessionView` for all its members that do, and hands it
+    /// to their `show`: the screen and the page show the same view, built once.
+    func showsView(after actions: [SessionEngine.Action]?, of engine: SessionEngine) -> Bool
+    mutating func show(_ view: SessionView)
 }
 
 extension SessionObserver {
@@ -27,6 +32,8 @@ extension SessionObserver {
     public mutating func notice(_ text: String) {}
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {}
     public mutating func pendingCommands() -> [UserCommand] { [] }
+    public func showsView(after actions: [SessionEngine.Action]?, of engine: SessionEngine) -> Bool { false }
+    public mutating func show(_ view: SessionView) {}
 }
 
 /// Drives a `SessionEngine` from a source and a clock until the session finishes.
@@ -311,19 +318,26 @@ public struct SilentObserver: SessionObserver {
 }
 
 /// One observer that forwards to several: the presenter first, then companions such as the
-/// session store, the metronome or the web page's publisher. Commands come from all of them.
+/// session store, the metronome or the web page's publisher. Commands come from all of them;
+/// the view of the session is built once per batch for those that show it.
 public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
     public var primary: Primary
     public var companions: [any SessionObserver]
+    /// Adds to a view what is computed beside the engine (alpha 1's latest window).
+    public var decorate: ((inout SessionView) -> Void)?
 
-    public init(_ primary: Primary, companions: [any SessionObserver] = []) {
+    public init(
+        _ primary: Primary, companions: [any SessionObserver] = [], decorate: ((inout SessionView) -> Void)? = nil
+    ) {
         self.primary = primary
         self.companions = companions
+        self.decorate = decorate
     }
 
     public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         primary.engine(engine, performed: actions, at: now)
         for i in companions.indices { companions[i].engine(engine, performed: actions, at: now) }
+        showView(after: actions, of: engine, at: now)
     }
 
     public mutating func received(_ entry: RecordingEntry) {
@@ -339,11 +353,23 @@ public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
         primary.refresh(engine, at: now)
         for i in companions.indices { companions[i].refresh(engine, at: now) }
+        showView(after: nil, of: engine, at: now)
     }
 
     public mutating func pendingCommands() -> [UserCommand] {
         var commands = primary.pendingCommands()
         for i in companions.indices { commands += companions[i].pendingCommands() }
         return commands
+    }
+
+    /// One view for every member that shows the session now.
+    private mutating func showView(after actions: [SessionEngine.Action]?, of engine: SessionEngine, at now: SessionTime) {
+        let primaryShows = primary.showsView(after: actions, of: engine)
+        let showing = companions.indices.filter { companions[$0].showsView(after: actions, of: engine) }
+        guard primaryShows || !showing.isEmpty else { return }
+        var view = SessionView(engine, at: now)
+        decorate?(&view)
+        if primaryShows { primary.show(view) }
+        for i in showing { companions[i].show(view) }
     }
 }

@@ -173,35 +173,24 @@ public struct LiveStatePublisher: SessionObserver {
     private var last: SessionView?
     private var lastMusic: String?
     private var notice: String?
-    let alphaOne: AlphaOneAnalysis?
 
-    public init(
-        hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }, alphaOne: AlphaOneAnalysis? = nil
-    ) {
+    public init(hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }) {
         self.hub = hub
         self.nowPlaying = nowPlaying
-        self.alphaOne = alphaOne
-    }
-
-    private func view(_ engine: SessionEngine, at now: SessionTime) -> SessionView {
-        var view = SessionView(engine, at: now)
-        view.alphaOne = alphaOne?.latest
-        return view
     }
 
     public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         for action in actions {
             if case .deviceEvent(let device, let name) = action { notice = "\(device) \(name)" }
         }
-        // The finished state, with the summary and the saved id, comes from the launcher.
-        guard !engine.isFinished else { return }
-        show(view(engine, at: now), force: false)
     }
 
-    public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        guard !engine.isFinished else { return }
-        show(view(engine, at: now), force: false)
-    }
+    /// Every batch and every tick of a running session: a state is published only when what
+    /// the page shows changed. The finished state, with the summary and the saved id, comes
+    /// from the launcher.
+    public func showsView(after actions: [SessionEngine.Action]?, of engine: SessionEngine) -> Bool { !engine.isFinished }
+
+    public mutating func show(_ view: SessionView) { show(view, force: false) }
 
     public mutating func notice(_ text: String) {
         notice = text
@@ -304,8 +293,8 @@ public struct LiveStatePublisher: SessionObserver {
 
 /// The launcher's sessions reach the page through the hub.
 extension LiveStateHub: SessionFollower {
-    public func companion(nowPlaying: @escaping @Sendable () -> String?, alphaOne: AlphaOneAnalysis?) -> any SessionObserver {
-        LiveStatePublisher(hub: self, nowPlaying: nowPlaying, alphaOne: alphaOne)
+    public func companion(nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver {
+        LiveStatePublisher(hub: self, nowPlaying: nowPlaying)
     }
 
     public func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?) {
