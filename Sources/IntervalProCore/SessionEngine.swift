@@ -1,6 +1,8 @@
 /// What the runner can ask of a session, from keys or signals.
-public enum UserCommand: Equatable, Sendable {
-    case togglePause, pause, resume
+/// What the runner asks of a session (keys, the page's buttons, Ctrl-C), one type from the
+/// request to the stored session: its raw value is the page's and the store's word for it.
+public enum UserCommand: String, Equatable, Sendable {
+    case togglePause = "toggle_pause", pause, resume
     /// End the current step now (the only way an open step ends live).
     case next
     /// End the session now, with a summary of what was run.
@@ -46,9 +48,33 @@ public struct SessionEngine: Sendable {
     /// What changes a session's course from outside its plan: a command that took effect,
     /// or the source running out while a step waited for it. A stored session keeps them,
     /// in order, so that it replays to the same result.
-    public enum Control: String, Sendable, CaseIterable {
-        case pause, resume, next, finish
-        case sourceEnded = "source_ended"
+    public enum Control: Sendable, Hashable {
+        /// A command that took effect (never `togglePause`: it takes effect as one of the two).
+        case command(UserCommand)
+        case sourceEnded
+
+        public static let pause = Control.command(.pause)
+        public static let resume = Control.command(.resume)
+        public static let next = Control.command(.next)
+        public static let finish = Control.command(.finish)
+
+        /// The store's word for it: the command's, or "source_ended".
+        public var rawValue: String {
+            switch self {
+            case .command(let command): command.rawValue
+            case .sourceEnded: "source_ended"
+            }
+        }
+
+        public init?(rawValue: String) {
+            if rawValue == "source_ended" {
+                self = .sourceEnded
+            } else if let command = UserCommand(rawValue: rawValue), command != .togglePause {
+                self = .command(command)
+            } else {
+                return nil
+            }
+        }
     }
 
     public let planName: String

@@ -20,10 +20,7 @@ public struct SessionControl: Equatable, Sendable {
 
     var event: SessionEngine.Event {
         switch kind {
-        case .pause: .command(.pause)
-        case .resume: .command(.resume)
-        case .next: .command(.next)
-        case .finish: .command(.finish)
+        case .command(let command): .command(command)
         case .sourceEnded: .sourceEnded
         }
     }

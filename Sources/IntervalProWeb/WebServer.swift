@@ -269,7 +269,9 @@ public struct WebServer: Sendable {
         return router
     }
 
-    static let commands: [String: UserCommand] = ["pause": .pause, "resume": .resume, "next": .next, "finish": .finish]
+    /// The commands the page sends, by their own names.
+    static let commands = Dictionary(
+        uniqueKeysWithValues: [UserCommand.pause, .resume, .next, .finish].map { ($0.rawValue, $0) })
 
     static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) async -> Response {
         // A plan of the catalogue, or a run planned in intervals.icu (`run icu:ID`).
