@@ -1,21 +1,5 @@
+public import IntervalProCore
 public import IntervalProDBus
-import IntervalProCore
-
-/// One finding of `intervalpro doctor`: what was checked, whether it is fine, and if not,
-/// what to do about it.
-public struct Diagnosis: Equatable, Sendable {
-    public var check: String
-    public var ok: Bool
-    public var detail: String
-    public var fix: String?
-
-    public init(check: String, ok: Bool, detail: String, fix: String? = nil) {
-        self.check = check
-        self.ok = ok
-        self.detail = detail
-        self.fix = fix
-    }
-}
 
 /// What the system bus and bluetoothd say about using Bluetooth from this account.
 public enum BlueZDiagnosis {

@@ -14,7 +14,7 @@ public enum Checkup {
     /// Every finding, in the order `doctor` prints them.
     public static func run() async -> [Diagnosis] {
         var findings = BlueZDiagnosis.run { try DBusConnection.system() }
-        findings += SystemDiagnosis.run().map { Diagnosis(check: $0.check, ok: $0.ok, detail: $0.detail, fix: $0.fix) }
+        findings += SystemDiagnosis.run()
         findings.append(musicFinding())
         findings += await accountFindings()
         return findings

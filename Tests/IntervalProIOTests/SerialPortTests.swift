@@ -1,4 +1,5 @@
 import Foundation
+import IntervalProCore
 import Testing
 
 @testable import IntervalProIO
