@@ -89,19 +89,26 @@ public struct AudioChoice: Sendable {
             warn("audio device '\(device)' is not available (\(error.status)); the session goes on without sound")
             return nil
         }
-        var voice: CueVoice?
-        if settings.voice {
-            do {
-                voice = try CueVoice(language: settings.language, outputRate: player.sampleRate)
-            } catch {
-                warn("voice cues are not available (\(error)); clicks only")
-            }
-        }
+        let voice = Self.voice(settings, outputRate: player.sampleRate)
         return LiveAudio(settings: settings, timeline: plan.timeline(), player: player, voice: voice, warn: warn)
     }
 }
 
-/// A warning on stderr, in the command's voice.
+extension AudioChoice {
+    /// The voice for `settings` at the device's rate, when the settings want one and speech
+    /// synthesis works; otherwise clicks only, said once.
+    static func voice(_ settings: MetronomeSettings, outputRate: Int) -> CueVoice? {
+        guard settings.voice else { return nil }
+        do {
+            return try CueVoice(language: settings.language, outputRate: outputRate)
+        } catch {
+            warn("voice cues are not available (\(error)); clicks only")
+            return nil
+        }
+    }
+}
+
+/// A warning for whoever runs the library (the command line prints it on stderr).
 public func warn(_ message: String) {
     logger.warning("\(message)")
 }

@@ -1,9 +1,6 @@
 import ArgumentParser
-import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
-import IntervalProRuntime
-import IntervalProSound
 import IntervalProLaunch
 
 struct RenderAudioCommand: AsyncParsableCommand {
@@ -47,75 +44,14 @@ struct RenderAudioCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let plan = try loadPlan(plan)
-            let settings = audio.settings(for: plan)
-            let collector = AudioTimelineCollector(settings: settings, timeline: plan.timeline())
-            if simulate {
-                var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
-                configuration.seed = seed
-                try await session(plan: plan, source: SimulatedRunner(configuration: configuration), units: [:], collector)
-            } else if let replay {
-                let recording = try loadRecording(replay)
-                try await session(
-                    plan: plan, source: ReplaySource(header: recording.header, entries: recording.entries),
-                    units: recording.header.cadenceUnits, collector)
+            let source: AudioRendering.Source = replay.map { .recording($0) } ?? .simulation(seed: seed)
+            let rendered = try await AudioRendering.render(plan, from: source, audio: audio.choice, to: output)
+            let what = describe(frames: rendered.frames, rate: rendered.sampleRate, channels: rendered.channels)
+            if let output {
+                Terminal.writeStandardError("intervalpro: rendered \(what) to \(output)\n")
+            } else {
+                Terminal.writeStandardError("intervalpro: played \(what) through '\(audio.device)'\n")
             }
-            let items = collector.finish()
-
-            // The format: what the device negotiated, or what was asked for a file.
-            var player: AudioPlayer?
-            if output == nil {
-                do {
-                    player = try AudioPlayer(device: audio.device, request: audio.request, volume: settings.volume)
-                } catch {
-                    throw LaunchError("\(error)", kind: .unavailable)
-                }
-            }
-            let rate = player?.sampleRate ?? audio.request.sampleRate
-            let channels = player?.channels ?? audio.request.channels
-            var voice: CueVoice?
-            if settings.voice {
-                do {
-                    voice = try CueVoice(language: settings.language, outputRate: rate)
-                } catch {
-                    warn("voice cues are not available (\(error)); clicks only")
-                }
-            }
-            let store = ClipStore()
-            let events = AudioTimelineRender.events(items, clock: AudioClock(sampleRate: rate), voice: voice, store: store)
-            let end = AudioTimelineRender.endFrame(events, sampleRate: rate)
-
-            if let player {
-                if let lost = AudioTimelineRender.play(events, to: end, through: player) {
-                    throw LaunchError("audio device '\(audio.device)' failed: \(lost)", kind: .io)
-                }
-                Terminal.writeStandardError(
-                    "intervalpro: played \(describe(frames: end, rate: rate, channels: channels)) through '\(audio.device)'\n")
-                return
-            }
-            guard let output else { return }
-            do {
-                let writer = try WAVWriter(path: output, sampleRate: rate, channels: channels)
-                let renderer = MetronomeRenderer(sampleRate: rate, channels: channels, volume: settings.volume)
-                try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in try writer.write(block) }
-                try writer.close()
-            } catch let error as FileError {
-                throw LaunchError(error)
-            }
-            Terminal.writeStandardError(
-                "intervalpro: rendered \(describe(frames: end, rate: rate, channels: channels)) to \(output)\n")
-        }
-    }
-
-    private func session<Source: SessionSource>(
-        plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector
-    ) async throws {
-        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
-        var runner = SessionRunner(
-            engine: engine, source: source, observer: collector, pacing: .virtual, clock: ContinuousClock())
-        do {
-            _ = try await runner.run()
-        } catch {
-            throw LaunchError("the session stopped: \(error)", kind: .io)
         }
     }
 

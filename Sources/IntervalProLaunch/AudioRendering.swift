@@ -1,0 +1,92 @@
+public import IntervalProAudio
+public import IntervalProCore
+import IntervalProIO
+import IntervalProRuntime
+import IntervalProSound
+
+/// A session's whole audio, exactly as it would play (`render-audio`): the session runs on
+/// virtual time through the runner, its audio timeline (clicks on the beat grid, the
+/// off-target gate, voice cues) is collected, then rendered to a WAV file or played through
+/// the chosen device as fast as it takes the samples.
+public enum AudioRendering {
+    public enum Source: Sendable {
+        /// A simulated runner with this seed.
+        case simulation(seed: UInt64)
+        /// A recording's path.
+        case recording(String)
+    }
+
+    /// What was rendered: its length and format.
+    public struct Rendered: Sendable {
+        public var frames: Int64
+        public var sampleRate: Int
+        public var channels: Int
+    }
+
+    /// Renders to `file`, or plays through `audio`'s device when `file` is nil.
+    public static func render(_ plan: Plan, from source: Source, audio: AudioChoice, to file: String?) async throws -> Rendered {
+        let settings = audio.settings(for: plan)
+        let collector = AudioTimelineCollector(settings: settings, timeline: plan.timeline())
+        switch source {
+        case .simulation(let seed):
+            var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
+            configuration.seed = seed
+            try await session(plan, source: SimulatedRunner(configuration: configuration), units: [:], collector)
+        case .recording(let path):
+            let recording = try loadRecording(path)
+            try await session(
+                plan, source: ReplaySource(header: recording.header, entries: recording.entries),
+                units: recording.header.cadenceUnits, collector)
+        }
+        let items = collector.finish()
+
+        // The format: what the device negotiated, or what was asked for a file.
+        var player: AudioPlayer?
+        if file == nil {
+            do {
+                player = try AudioPlayer(device: audio.device, request: audio.request, volume: settings.volume)
+            } catch {
+                throw LaunchError("\(error)", kind: .unavailable)
+            }
+        }
+        let rate = player?.sampleRate ?? audio.request.sampleRate
+        let channels = player?.channels ?? audio.request.channels
+        let voice = AudioChoice.voice(settings, outputRate: rate)
+        // The store owns the voice clips' samples, which the events point into: it lives
+        // until the last sample is rendered.
+        let store = ClipStore()
+        defer { withExtendedLifetime(store) {} }
+        let events = AudioTimelineRender.events(items, clock: AudioClock(sampleRate: rate), voice: voice, store: store)
+        let end = AudioTimelineRender.endFrame(events, sampleRate: rate)
+        let rendered = Rendered(frames: end, sampleRate: rate, channels: channels)
+        if let player {
+            if let lost = AudioTimelineRender.play(events, to: end, through: player) {
+                throw LaunchError("audio device '\(audio.device)' failed: \(lost)", kind: .io)
+            }
+            return rendered
+        }
+        guard let file else { return rendered }
+        do {
+            let writer = try WAVWriter(path: file, sampleRate: rate, channels: channels)
+            let renderer = MetronomeRenderer(sampleRate: rate, channels: channels, volume: settings.volume)
+            try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in try writer.write(block) }
+            try writer.close()
+        } catch let error as FileError {
+            throw LaunchError(error)
+        }
+        return rendered
+    }
+
+    private static func session<Source: SessionSource>(
+        _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector
+    ) async throws {
+        let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
+        var runner = SessionRunner(
+            engine: engine, source: source, observer: collector, pacing: .virtual, clock: ContinuousClock())
+        do {
+            _ = try await runner.run()
+        } catch {
+            throw LaunchError("the session stopped: \(error)", kind: .io)
+        }
+    }
+}
