@@ -1,3 +1,4 @@
+public import IntervalProNetwork
 public import IntervalProServices
 
 extension LaunchError {
@@ -24,3 +25,48 @@ public func serviceCall<T>(_ body: () async throws(ServiceError) -> T) async thr
     }
 }
 
+
+extension ServiceContext {
+    /// The context of the accounts in the standard place ($XDG_CONFIG_HOME/intervalpro/
+    /// accounts.json), for the command line and the page alike.
+    public static func standard(verbose: Bool = false) throws -> ServiceContext {
+        let file = try standardAccountFile()
+        return ServiceContext(file: file, accounts: try load(file), verbose: verbose)
+    }
+
+    public static func standardAccountFile() throws -> AccountFile {
+        guard let file = AccountFile.standard() else {
+            throw LaunchError("no configuration folder: set XDG_CONFIG_HOME or HOME", kind: .unavailable)
+        }
+        return file
+    }
+
+    /// The accounts in `file`, or what is wrong with it (by JSON path).
+    public static func load(_ file: AccountFile) throws -> Accounts {
+        do {
+            return try file.load()
+        } catch {
+            switch error {
+            case .unreadable(let error): throw LaunchError(error)
+            case .malformed(let path, let problem):
+                throw LaunchError("\(path): \(problem.path): \(problem.message)", kind: .invalidData)
+            }
+        }
+    }
+}
+
+extension Uploader {
+    /// The services an upload goes to: the one named, or every account added (nil); each
+    /// must have an account.
+    public static func destinations(_ named: Service?, accounts: Accounts) throws -> [Service] {
+        let services = named.map { [$0] } ?? accounts.services
+        if services.isEmpty {
+            throw LaunchError(
+                "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`", kind: .refused)
+        }
+        for service in services where !accounts.services.contains(service) {
+            throw LaunchError(ServiceContext.noAccount(service))
+        }
+        return services
+    }
+}

@@ -21,21 +21,22 @@ enum SessionUpload {
         case .bool(let value)?: force = value
         default: return WebServer.error(.badRequest, "'force' must be true or false")
         }
-        guard let file = AccountFile.standard() else {
-            return WebServer.error(.serviceUnavailable, "no configuration folder: set XDG_CONFIG_HOME or HOME")
-        }
-        let accounts: Accounts
+        let context: ServiceContext
+        let services: [Service]
         do {
-            accounts = try file.load()
+            context = try ServiceContext.standard()
+            services = try Uploader.destinations(to == "all" ? nil : Service(rawValue: to), accounts: context.accounts)
+        } catch let failure as LaunchError {
+            // No account for it is the page's to fix (409); no configuration folder, the Pi's (503).
+            let status: HTTPResponse.Status =
+                switch failure.kind {
+                case .refused: .conflict
+                case .unavailable: .serviceUnavailable
+                default: .internalServerError
+                }
+            return WebServer.error(status, failure.message)
         } catch {
-            return WebServer.error(.internalServerError, "\(file.path) cannot be read")
-        }
-        let services = to == "all" ? accounts.services : [Service(rawValue: to)!]
-        guard !services.isEmpty else {
-            return WebServer.error(.conflict, "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`")
-        }
-        for service in services where !accounts.services.contains(service) {
-            return WebServer.error(.conflict, "no \(service.rawValue) account: `intervalpro account add \(service.rawValue) ...` adds one")
+            return WebServer.error(.internalServerError, "\(error)")
         }
         let sessionStore: SessionStore
         do {
@@ -45,7 +46,7 @@ enum SessionUpload {
         } catch {
             return WebServer.error(.internalServerError, "\(error)")
         }
-        let uploader = Uploader(store: sessionStore, context: ServiceContext(file: file, accounts: accounts, verbose: false))
+        let uploader = Uploader(store: sessionStore, context: context)
         let results: [Uploader.Result]
         do {
             results = try await uploader.upload(session: id, to: services, force: force)

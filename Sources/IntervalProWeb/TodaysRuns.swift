@@ -11,9 +11,8 @@ import IntervalProServices
 enum TodaysRuns {
     /// The account's context, or why there is none (no account is no error: nothing planned).
     static func context() -> ServiceContext? {
-        guard let file = AccountFile.standard(), let accounts = try? file.load(), accounts.services.contains(.intervalsICU)
-        else { return nil }
-        return ServiceContext(file: file, accounts: accounts, verbose: false)
+        guard let context = try? ServiceContext.standard(), context.accounts.services.contains(.intervalsICU) else { return nil }
+        return context
     }
 
     /// `GET /api/today`: `{"date", "account", "runs": [{"id", "reference", "name", "steps",

@@ -85,8 +85,7 @@ extension AccountCommand {
 
         func run() async throws {
             try await reportingFailures {
-                let file = try ServiceOptions.accountFile()
-                let context = ServiceContext(file: file, accounts: try ServiceOptions.load(file), verbose: options.verbose)
+                let context = try options.context()
                 switch service {
                 case .intervalsICU: try await addIntervalsICU(context)
                 case .strava: try await addStrava(context)
@@ -98,91 +97,20 @@ extension AccountCommand {
             guard let key = apiKey ?? Self.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
                 throw LaunchError("no API key given (--api-key, or on standard input)", kind: .usage)
             }
-            var account = IntervalsICUAccount(athleteID: athlete ?? "", apiKey: key, readinessToWellness: readinessToWellness)
-            let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
-            let response = try await serviceCall { () throws(ServiceError) in
-                try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
-            }
-            account.name = IntervalsICU.athleteName(response)
-            try save(context) { $0.intervalsICU = account }
+            let account = try await IntervalsICUSignIn.add(
+                athlete: athlete ?? "", apiKey: key, readinessToWellness: readinessToWellness, context: context)
             print("intervals.icu: added \(account.name.map { "\($0) (\(account.athleteID))" } ?? account.athleteID)")
         }
 
         private func addStrava(_ context: ServiceContext) async throws {
-            let (clientID, secret) = (clientId ?? "", clientSecret ?? "")
-            let strava = Strava(baseURL: ServiceContext.baseURL(.strava))
-            let state = RandomText.hex(bytes: 16)
             let openBrowser = !noBrowser
-            let query: String
-            do {
-                query = try await OAuthCallback.wait(
-                    port: port, timeout: .seconds(wait),
-                    ready: { port in
-                        let url = strava.authorizeURL(
-                            clientID: clientID, redirectURI: "http://127.0.0.1:\(port)/callback", state: state)
-                        Terminal.writeStandardError(
-                            "intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
-                        if openBrowser { Self.openInBrowser(url) }
-                    },
-                    decide: { query in
-                        switch Strava.callback(query: query, expectedState: state) {
-                        case .foreign:
-                            return .init(accepted: false, page: Self.page("This answer is not for this setup (its state differs). Nothing was saved."))
-                        case .denied:
-                            return .init(accepted: true, page: Self.page("Strava access was not given. You can close this page."))
-                        case .authorized:
-                            return .init(accepted: true, page: Self.page("IntervalPro is connected to Strava. You can close this page."))
-                        }
-                    })
-            } catch is OAuthCallback.TimedOut {
-                throw LaunchError("no answer from Strava within \(wait) s; nothing was saved", kind: .unavailable)
-            } catch let failure as LaunchError {
-                throw failure
-            } catch {
-                throw LaunchError("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", kind: .unavailable)
+            let account = try await StravaSignIn.add(
+                clientID: clientId ?? "", clientSecret: clientSecret ?? "", port: port, wait: wait, context: context
+            ) { url in
+                Terminal.writeStandardError("intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
+                if openBrowser { Self.openInBrowser(url) }
             }
-            let code: String
-            let scope: String?
-            switch Strava.callback(query: Substring(query), expectedState: state) {
-            case .authorized(let given, let givenScope): (code, scope) = (given, givenScope)
-            case .denied(let reason): throw LaunchError("strava: access was not given (\(reason)); nothing was saved", kind: .refused)
-            case .foreign: throw LaunchError("strava: the answer's state differs", kind: .refused)
-            }
-            if let scope, !scope.split(separator: ",").contains("activity:write") {
-                throw LaunchError(
-                    "strava: uploading needs the \"Upload your activities\" permission (activity:write); add the account again and keep it ticked",
-                    kind: .refused)
-            }
-            let response = try await serviceCall { () throws(ServiceError) in
-                do throws(ServiceError) {
-                    return try await context.caller(.strava).success(
-                        strava.exchange(code: code, clientID: clientID, clientSecret: secret), doing: "exchanging the code")
-                } catch {
-                    // Strava answers a wrong client id or secret, or a spent code, with 400.
-                    guard error.kind == .rejected else { throw error }
-                    throw ServiceError(.strava, .credentials, error.message + "; check --client-id and --client-secret")
-                }
-            }
-            guard let grant = Strava.grant(response) else {
-                throw LaunchError("strava: the token answer has no tokens", kind: .unavailable)
-            }
-            let account = StravaAccount(
-                clientID: clientID, clientSecret: secret, accessToken: grant.accessToken, refreshToken: grant.refreshToken,
-                expiresAt: grant.expiresAt, athleteName: grant.athleteName, scope: scope ?? Strava.scope)
-            try save(context) { $0.strava = account }
-            print("strava: added \(grant.athleteName ?? "the athlete")")
-        }
-
-        private func save(_ context: ServiceContext, _ change: (inout Accounts) -> Void) throws {
-            do throws(FileError) {
-                try context.update(change)
-            } catch {
-                throw LaunchError(error)
-            }
-        }
-
-        static func page(_ message: String) -> String {
-            "<!doctype html><meta charset=utf-8><title>IntervalPro</title><p style=\"font:1.2em sans-serif\">\(message)</p>\n"
+            print("strava: added \(account.athleteName ?? "the athlete")")
         }
 
         /// A line from standard input, not echoed when it is a terminal.

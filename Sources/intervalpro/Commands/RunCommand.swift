@@ -99,8 +99,8 @@ struct RunCommand: AsyncParsableCommand {
         try await reportingFailures {
             // Services are set up first: a missing account stops `run` before the session, not after.
             let planned = PlannedRuns.Reference(self.plan)
-            let services = upload == nil && planned == nil ? nil : try ServiceOptions.context(verbose: sensors.verbose)
-            let uploadTo = try upload.map { try UploadCommand.services($0, accounts: services!.accounts) }
+            let services = upload == nil && planned == nil ? nil : try ServiceContext.standard(verbose: sensors.verbose)
+            let uploadTo = try upload.map { try Uploader.destinations($0.service, accounts: services!.accounts) }
             let (plan, planText) =
                 if let planned, let services {
                     try await PlannedRuns.plan(planned, context: services)

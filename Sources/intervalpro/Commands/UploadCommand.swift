@@ -25,11 +25,12 @@ struct UploadCommand: AsyncParsableCommand {
         case strava
         case all
 
-        func services(configured: [Service]) -> [Service] {
+        /// The one service named; nil for all.
+        var service: Service? {
             switch self {
-            case .intervalsICU: [.intervalsICU]
-            case .strava: [.strava]
-            case .all: configured
+            case .intervalsICU: .intervalsICU
+            case .strava: .strava
+            case .all: nil
             }
         }
     }
@@ -77,27 +78,13 @@ struct UploadCommand: AsyncParsableCommand {
                 if results.isEmpty, wellness.isEmpty, !json { print("No uploads queued.") }
             } else {
                 let id = try session!.resolve(in: sessionStore, loading: []).listing.id
-                let services = try Self.services(to!, accounts: context.accounts)
+                let services = try Uploader.destinations(to!.service, accounts: context.accounts)
                 results = try await asyncStoreCall { () async throws(StoreError) in
                     try await uploader.upload(session: id, to: services, force: force)
                 }
             }
             try Self.report(results, wellness: wellness, json: json)
         }
-    }
-
-    /// The services to send to: each named must have an account.
-    static func services(_ destination: Destination, accounts: Accounts) throws -> [Service] {
-        let services = destination.services(configured: accounts.services)
-        if services.isEmpty {
-            throw LaunchError(
-                "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`",
-                kind: .refused)
-        }
-        for service in services where !accounts.services.contains(service) {
-            throw LaunchError(ServiceContext.noAccount(service))
-        }
-        return services
     }
 
     /// One line per upload on stdout (or JSON), the reason for each failure on stderr; the

@@ -12,11 +12,11 @@ enum ReadinessReport {
     /// writes to): nil when there is none and none is required.
     static func services(required: Bool, verbose: Bool) throws -> ServiceContext? {
         if required {
-            let context = try ServiceOptions.context(verbose: verbose)
+            let context = try ServiceContext.standard(verbose: verbose)
             do throws(ServiceError) { _ = try context.intervalsICU() } catch { throw LaunchError(error) }
             return context
         }
-        guard let context = try? ServiceOptions.context(verbose: verbose), (try? context.intervalsICU()) != nil else {
+        guard let context = try? ServiceContext.standard(verbose: verbose), (try? context.intervalsICU()) != nil else {
             return nil
         }
         return context

@@ -1,0 +1,30 @@
+public import IntervalProNetwork
+public import IntervalProServices
+import IntervalProIO
+
+/// Adds (or replaces) the intervals.icu account: the key is tried on the athlete's profile
+/// first, and kept with the athlete's name only when it works.
+public enum IntervalsICUSignIn {
+    public static func add(
+        athlete: String, apiKey: String, readinessToWellness: Bool, context: ServiceContext
+    ) async throws -> IntervalsICUAccount {
+        var account = IntervalsICUAccount(athleteID: athlete, apiKey: apiKey, readinessToWellness: readinessToWellness)
+        let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
+        let response = try await serviceCall { () throws(ServiceError) in
+            try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+        }
+        account.name = IntervalsICU.athleteName(response)
+        let kept = account
+        try save(context) { $0.intervalsICU = kept }
+        return account
+    }
+
+    /// Changes the accounts file, or says why it could not be written.
+    static func save(_ context: ServiceContext, _ change: (inout Accounts) -> Void) throws {
+        do throws(FileError) {
+            try context.update(change)
+        } catch {
+            throw LaunchError(error)
+        }
+    }
+}
