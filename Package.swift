@@ -188,7 +188,7 @@ let package = Package(
             name: "intervalpro",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
-                "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage", "IntervalProEventLoop",
+                "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
                 "IntervalProServices", "IntervalProNetwork", "IntervalProHRV", "IntervalProANT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
