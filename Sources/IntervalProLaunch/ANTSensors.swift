@@ -30,6 +30,12 @@ public final class ANTSensors: @unchecked Sendable {
         public var description: String
     }
 
+    /// Whether ANT+ is worth trying: a stick was named, or one is plugged in (a USB2 stick's
+    /// device node, or the serial device the kernel made of an older one).
+    public static func stickWanted(_ named: String?) -> Bool {
+        named != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
+    }
+
     /// A choice on the command line, `ant:NUMBER`: the device number (0: any); nil for
     /// anything else (a Bluetooth device).
     public static func deviceNumber(_ choice: String?) -> UInt16?? {

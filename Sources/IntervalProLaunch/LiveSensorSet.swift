@@ -91,7 +91,7 @@ public final class LiveSensorSet: Sendable {
         guard let path = SensorMemory.defaultPath, let memory = try? SensorMemory.load(from: path) else { return (request, []) }
         let isANT = { (sensor: SensorMemory.Sensor?) in ANTSensors.deviceNumber(sensor?.address) != nil }
         guard (request.heartRate == nil && isANT(memory.heartRate)) || (request.cadence == nil && isANT(memory.cadence)),
-            request.antStick != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
+            ANTSensors.stickWanted(request.antStick)
         else { return (request, []) }
         var request = request
         var remembered: Set<SensorLinkMachine.Role> = []

@@ -82,7 +82,7 @@ public enum SensorScan {
         progress: @escaping @Sendable (_ found: [ScannedSensor], _ secondsLeft: Int) -> Void = { _, _ in }
     ) async throws(ScanError) -> Result {
         // The ANT stick scans on its own loop meanwhile, when there is one.
-        let wantsANT = antStick != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
+        let wantsANT = ANTSensors.stickWanted(antStick)
         let antScan = wantsANT ? Task { () -> Result in await scanANT(antStick, seconds: seconds) } : nil
         var configuration = SensorLinkMachine.Configuration(adapter: adapter)
         configuration.scanOnly = true

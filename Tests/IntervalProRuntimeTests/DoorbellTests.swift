@@ -92,14 +92,12 @@ struct FinishOnRequest: SessionObserver {
 
     // A runner that ignored the doorbell would sleep on the stand-in clock for ever: the
     // time limit turns that into a failure.
-    @Test(
-        "a session paced in real time acts on a command when the doorbell rings, not when its clock next comes round",
-        .timeLimit(.minutes(1)))
-    func aCommandWakesARealTimeSession() async throws {
+    /// A ten-minute step on a replay with nothing in it, paced in real time on `clock`, asleep
+    /// on it once this returns; `finish` is sent when `button` is pressed.
+    static func sleepingSession(
+        clock: ManualClock, button: FinishSwitch, doorbell: Doorbell?
+    ) async throws -> Task<SessionSummary, any Error> {
         let plan = try plan(#"{"name": "Long", "steps": [{"kind": "work", "duration": 600, "cadence": 170}]}"#)
-        let clock = ManualClock()
-        let button = FinishSwitch()
-        let doorbell = Doorbell()
         let session = Task {
             var runner = SessionRunner(
                 engine: SessionEngine(plan: plan, source: .replay),
@@ -108,8 +106,18 @@ struct FinishOnRequest: SessionObserver {
             runner.doorbell = doorbell
             return try await runner.run()
         }
-        // The runner is asleep on a clock that does not move.
         while clock.sleepsBegun == 0 { await Task.yield() }
+        return session
+    }
+
+    @Test(
+        "a session paced in real time acts on a command when the doorbell rings, not when its clock next comes round",
+        .timeLimit(.minutes(1)))
+    func aCommandWakesARealTimeSession() async throws {
+        let clock = ManualClock()
+        let button = FinishSwitch()
+        let doorbell = Doorbell()
+        let session = try await Self.sleepingSession(clock: clock, button: button, doorbell: doorbell)
         button.pressed.withLock { $0 = true }
         doorbell.ring()
         let summary = try await session.value
@@ -119,17 +127,9 @@ struct FinishOnRequest: SessionObserver {
 
     @Test(.timeLimit(.minutes(1)))
     func withoutADoorbellTheRunnerWaitsForItsClock() async throws {
-        let plan = try plan(#"{"name": "Long", "steps": [{"kind": "work", "duration": 600, "cadence": 170}]}"#)
         let clock = ManualClock()
         let button = FinishSwitch()
-        let session = Task {
-            var runner = SessionRunner(
-                engine: SessionEngine(plan: plan, source: .replay),
-                source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: []),
-                observer: FinishOnRequest(button: button), pacing: .realTime(speed: 1), clock: clock)
-            return try await runner.run()
-        }
-        while clock.sleepsBegun == 0 { await Task.yield() }
+        let session = try await Self.sleepingSession(clock: clock, button: button, doorbell: nil)
         button.pressed.withLock { $0 = true }
         // Nothing rings: the command waits for the runner's next look, a display interval on.
         clock.advance(by: .milliseconds(250))
