@@ -277,6 +277,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
+            name: "IntervalProLaunchTests",
+            dependencies: [
+                "IntervalProLaunch", "IntervalProCore", "IntervalProNetwork", "IntervalProRuntime", "IntervalProServices",
+                "IntervalProStorage",
+            ],
+            swiftSettings: strictSettings),
+        .testTarget(
             name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),

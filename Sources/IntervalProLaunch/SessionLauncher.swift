@@ -29,15 +29,6 @@ public struct SessionRequest: Sendable {
         case recording
     }
 
-    /// Who watches the session where it runs.
-    public enum Presentation: Sendable {
-        /// The live screen on a terminal (plain lines elsewhere; on stderr under `json`),
-        /// keys and Ctrl-C.
-        case terminal(json: Bool)
-        /// Plain lines on stderr and no keys: a session started by the web page in a server.
-        case log
-    }
-
     public var plan: Plan
     /// The plan as the history keeps it (see `loadPlanKeepingText`).
     public var planText: String
@@ -58,7 +49,8 @@ public struct SessionRequest: Sendable {
     public var music: MusicRequest?
     /// Where the session is saved; nil: not saved.
     public var store: StoreLocation?
-    public var presentation = Presentation.terminal(json: false)
+    /// Where the live screen or its lines go, and whether keys and Ctrl-C steer it.
+    public var display = SessionDisplay.none
 
     public init(plan: Plan, planText: String, planFile: String, source: Source) {
         self.plan = plan
@@ -215,26 +207,20 @@ public enum SessionLauncher {
         let engine = SessionEngine(
             plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil || alphaOne != nil)
 
-        let presenter: SessionPresenter
-        switch request.presentation {
-        case .terminal(let json):
-            let interactive = Terminal.standardOutputIsTerminal && !json && pacing != .virtual
-            let style: SessionPresenter.Style = interactive ? .screen : .log(toStandardError: json)
-            // Colour depends on the stream the lines go to: stderr under --json, else stdout.
-            let linesGoToTerminal = json ? Terminal.standardErrorIsTerminal : Terminal.standardOutputIsTerminal
-            presenter = SessionPresenter(
-                style: style, colour: Terminal.wantsColour(isTerminal: linesGoToTerminal), recorder: recorder,
-                keyboard: interactive ? RawKeyboard() : nil, nowPlaying: nowPlaying)
+        // The screen wants real time; a replay on virtual time writes lines.
+        let display = request.display
+        let screen = pacing == .virtual ? nil : display.screen
+        let presenter = SessionPresenter(
+            style: screen.map { .screen($0) } ?? .lines(display.lines), recorder: recorder,
+            keyboard: screen != nil && display.steering ? RawKeyboard() : nil, takesInterrupt: display.steering,
+            nowPlaying: nowPlaying)
+        if display.steering {
             InterruptSignal.install()
             // A live source waits for arrivals: keys and Ctrl-C are arrivals too.
             if let wakeOnInput {
                 if let interrupt = InterruptSignal.descriptor { wakeOnInput(interrupt, InterruptSignal.drain) }
                 if let keyboard = presenter.keyboard { wakeOnInput(keyboard.descriptor, nil) }
             }
-        case .log:
-            presenter = SessionPresenter(
-                style: .log(toStandardError: true), colour: Terminal.wantsColour(isTerminal: Terminal.standardErrorIsTerminal),
-                recorder: recorder, keyboard: nil, nowPlaying: nowPlaying)
         }
 
         var runner = SessionRunner(

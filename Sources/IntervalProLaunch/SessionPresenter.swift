@@ -5,18 +5,19 @@ import Logging
 
 /// Shows a session as it runs, records what the source delivered, and collects keys.
 ///
-/// On a terminal with real-time pacing it draws the live screen; otherwise it writes one
-/// plain line per event (to stderr under --json, so stdout holds only the summary).
+/// It draws the live screen where the display has one and time is real; otherwise it
+/// writes one plain line per event.
 struct SessionPresenter: SessionObserver {
     enum Style {
-        case screen
-        case log(toStandardError: Bool)
+        case screen(SessionDisplay.Stream)
+        case lines(SessionDisplay.Stream)
     }
 
     let style: Style
-    let colour: Bool
     var recorder: RecordingWriter?
     var keyboard: RawKeyboard?
+    /// Ctrl-C finishes the session.
+    let takesInterrupt: Bool
     private var screen: LiveScreen
     private var warnedRecorder = false
     private var rejectedWarnings = Set<String>()
@@ -27,15 +28,15 @@ struct SessionPresenter: SessionObserver {
     let nowPlaying: @Sendable () -> String?
 
     init(
-        style: Style, colour: Bool, recorder: RecordingWriter?, keyboard: RawKeyboard?,
+        style: Style, recorder: RecordingWriter?, keyboard: RawKeyboard?, takesInterrupt: Bool,
         nowPlaying: @escaping @Sendable () -> String? = { nil }
     ) {
         self.nowPlaying = nowPlaying
         self.style = style
-        self.colour = colour
         self.recorder = recorder
         self.keyboard = keyboard
-        screen = LiveScreen(colour: colour)
+        self.takesInterrupt = takesInterrupt
+        if case .screen(let stream) = style { screen = LiveScreen(colour: stream.colour) } else { screen = LiveScreen(colour: false) }
     }
 
     mutating func received(_ entry: RecordingEntry) {
@@ -55,15 +56,13 @@ struct SessionPresenter: SessionObserver {
     mutating func notice(_ text: String) {
         switch style {
         case .screen: screen.warning = text
-        case .log(let toStandardError):
-            let line = "[\(formatClock(lastTime.seconds))] \(text)\n"
-            if toStandardError { Terminal.writeStandardError(line) } else { Terminal.writeStandardOutput(line) }
+        case .lines(let stream): stream.write("[\(formatClock(lastTime.seconds))] \(text)\n")
         }
     }
 
     mutating func pendingCommands() -> [UserCommand] {
         var commands = keyboard?.pendingCommands() ?? []
-        if InterruptSignal.take() { commands.append(.finish) }
+        if takesInterrupt, InterruptSignal.take() { commands.append(.finish) }
         return commands
     }
 
@@ -82,7 +81,8 @@ struct SessionPresenter: SessionObserver {
     }
 
     mutating func show(_ view: SessionView) {
-        Terminal.writeStandardOutput(screen.draw(view, music: nowPlaying()))
+        guard case .screen(let stream) = style else { return }
+        stream.write(screen.draw(view, music: nowPlaying()))
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -96,11 +96,10 @@ struct SessionPresenter: SessionObserver {
                 default: break
                 }
             }
-        case .log(let toStandardError):
+        case .lines(let stream):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }
-                let text = "[\(formatClock(now.seconds))] \(line)\n"
-                if toStandardError { Terminal.writeStandardError(text) } else { Terminal.writeStandardOutput(text) }
+                stream.write("[\(formatClock(now.seconds))] \(line)\n")
             }
         }
     }
@@ -149,7 +148,7 @@ struct SessionPresenter: SessionObserver {
 
     mutating func finish() {
         keyboard?.restore()
-        if case .screen = style { Terminal.writeStandardOutput(LiveScreen.showCursor) }
+        if case .screen(let stream) = style { stream.write(LiveScreen.showCursor) }
         if let recorder {
             do { try recorder.close() } catch { logger.warning("\(error)") }
         }

@@ -18,12 +18,15 @@ public final class SessionHost: Sendable {
         public var music: MusicRequest?
         /// Where sessions are saved (and the history is read from).
         public var store: StoreLocation
+        /// Where a session's lines go: the server's log.
+        public var display: SessionDisplay
 
-        public init(sensors: SensorRequest, audio: AudioChoice, music: MusicRequest?, store: StoreLocation) {
+        public init(sensors: SensorRequest, audio: AudioChoice, music: MusicRequest?, store: StoreLocation, display: SessionDisplay) {
             self.sensors = sensors
             self.audio = audio
             self.music = music
             self.store = store
+            self.display = display
         }
     }
 
@@ -122,7 +125,7 @@ public final class SessionHost: Sendable {
         if sound.noVoice { request.audio.noVoice = true }
         request.music = defaults.music
         request.store = defaults.store
-        request.presentation = .log
+        request.display = defaults.display
         try claim()
         let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
         occupy {

@@ -29,7 +29,6 @@ func request(speed: Double? = nil, fast: Bool = false, planText: String = ladder
     request.speed = speed
     request.fast = fast
     request.audio = AudioChoice(mode: .off, noVoice: true)
-    request.presentation = .terminal(json: true)
     return request
 }
 

@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
                 hub: LiveStateHub(),
                 defaults: .init(
                     sensors: sensors.request, audio: audio.choice, music: music.request(verbose: sensors.verbose),
-                    store: store.location))
+                    store: store.location, display: .serverLog))
             let server = WebServer(address: listen, host: host, token: token, store: store.location)
             try await WebServing.serve(server, token: token, stopOnSignals: true)
             // Stopped (Ctrl-C, systemctl stop): a running session ends and is saved.

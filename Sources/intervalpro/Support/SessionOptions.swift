@@ -1,5 +1,6 @@
 import ArgumentParser
 import IntervalProCore
+import IntervalProIO
 import IntervalProLaunch
 
 /// Pacing and output options shared by `run` and `replay`.
@@ -47,6 +48,27 @@ extension SessionRequest {
         recordPath = pacing.record
         self.audio = audio.choice
         store = save.location
-        presentation = .terminal(json: pacing.json)
+        display = .terminal(json: pacing.json)
+    }
+}
+
+extension SessionDisplay {
+    /// The live screen on stdout when it is a terminal; else plain lines, on stderr under
+    /// --json so that stdout holds only the summary. Keys and Ctrl-C steer the session.
+    static func terminal(json: Bool) -> SessionDisplay {
+        let output = Stream(colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)) {
+            Terminal.writeStandardOutput($0)
+        }
+        let showsScreen = Terminal.standardOutputIsTerminal && !json
+        return SessionDisplay(screen: showsScreen ? output : nil, lines: json ? .standardError : output, steering: true)
+    }
+
+    /// Plain lines on stderr, steered by nothing but the page: a server's sessions.
+    static let serverLog = SessionDisplay(screen: nil, lines: .standardError, steering: false)
+}
+
+extension SessionDisplay.Stream {
+    static var standardError: Self {
+        Self(colour: Terminal.wantsColour(isTerminal: Terminal.standardErrorIsTerminal)) { Terminal.writeStandardError($0) }
     }
 }
