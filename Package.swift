@@ -190,7 +190,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
-                "IntervalProServices", "IntervalProNetwork", "IntervalProHRV", "IntervalProANT",
+                "IntervalProServices", "IntervalProNetwork", "IntervalProHRV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

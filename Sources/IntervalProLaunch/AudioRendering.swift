@@ -1,4 +1,4 @@
-public import IntervalProAudio
+import IntervalProAudio
 public import IntervalProCore
 import IntervalProIO
 import IntervalProRuntime

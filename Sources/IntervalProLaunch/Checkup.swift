@@ -1,4 +1,4 @@
-public import IntervalProBlueZ
+import IntervalProBlueZ
 public import IntervalProCore
 import IntervalProDBus
 import IntervalProIO
@@ -116,5 +116,15 @@ public enum Checkup {
             }
         }
         return findings
+    }
+
+    /// What `doctor` prints: a mark, the check and what was found; how to fix what failed.
+    public static func lines(_ findings: [Diagnosis], colour: Bool) -> [String] {
+        findings.flatMap { finding -> [String] in
+            let mark = finding.ok ? (colour ? "\u{1B}[32m✓\u{1B}[0m" : "✓") : (colour ? "\u{1B}[31m✗\u{1B}[0m" : "✗")
+            var lines = ["\(mark) \(finding.check): \(finding.detail)"]
+            if let fix = finding.fix, !finding.ok { lines.append("    fix: \(fix)") }
+            return lines
+        }
     }
 }

@@ -4,7 +4,7 @@ import Dispatch
 import Glibc
 #endif
 import Synchronization
-import IntervalProCore
+public import IntervalProCore
 import IntervalProFormats
 import IntervalProHistory
 import IntervalProIO
@@ -249,5 +249,51 @@ public enum HistoryImport {
         case .gpx: return "gpx"
         case .recording: return "recording " + activity.recording.header.devices.map(\.id).joined(separator: ",")
         }
+    }
+}
+
+extension HistoryImport.Report {
+    /// What `history import --json` prints.
+    public var json: JSONValue {
+        func skipped(_ list: [HistoryImport.Skipped]) -> JSONValue {
+            .array(list.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })
+        }
+        return .object([
+            ("files_read", .int(filesRead)),
+            ("imported", .array(imported.map { .int(Int($0)) })),
+            ("duplicates", skipped(duplicates)),
+            ("not_runs", skipped(notRuns)),
+            ("unreadable", skipped(unreadable)),
+            ("other_files", .int(otherFiles)),
+            ("warnings", .array(warnings.map { .string($0) })),
+        ])
+    }
+
+    /// The summary: counts first, then what went wrong, file by file (the first few of each).
+    public func lines(path: String) -> [String] {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        var lines = [
+            "Imported \(count(imported.count, "run", "runs")) from \(path) (\(count(filesRead, "file", "files")) read)."
+        ]
+        if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "run", "runs")) imported before.") }
+        if !notRuns.isEmpty {
+            var sports: [String: Int] = [:]
+            for skipped in notRuns { sports[skipped.reason, default: 0] += 1 }
+            let list = sports.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            lines.append("Left out \(count(notRuns.count, "activity", "activities")) of other sports: \(list) (`replay --sport any` reads one).")
+        }
+        if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file", "files")) that hold no activity.") }
+        if !unreadable.isEmpty {
+            lines.append("Could not read \(count(unreadable.count, "file", "files")):")
+            lines += unreadable.prefix(10).map { "  \($0.file): \($0.reason)" }
+            if unreadable.count > 10 { lines.append("  … and \(unreadable.count - 10) more (--json lists them all)") }
+        }
+        if !warnings.isEmpty {
+            lines.append("Read with \(count(warnings.count, "warning", "warnings")):")
+            lines += warnings.prefix(10).map { "  \($0)" }
+            if warnings.count > 10 { lines.append("  … and \(warnings.count - 10) more (--json lists them all)") }
+        }
+        if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
+        return lines
     }
 }

@@ -43,6 +43,15 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// Writes a file the user asked for (an export, a report, a plan), or says why it cannot be.
+public func writeOutput(_ bytes: [UInt8], to path: String) throws {
+    do {
+        try FileIO.write(bytes, to: path)
+    } catch {
+        throw LaunchError(error)
+    }
+}
+
 public func readInput(_ path: String) throws -> [UInt8] {
     do {
         return try FileIO.readAll(path)

@@ -1,4 +1,4 @@
-public import IntervalProBlueZ
+import IntervalProBlueZ
 public import IntervalProCore
 public import IntervalProEventLoop
 import IntervalProANT

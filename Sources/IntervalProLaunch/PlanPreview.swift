@@ -30,4 +30,25 @@ public enum PlanPreview {
             ),
         ])
     }
+
+    /// The plan as `plan show` prints it: a row per step and the total.
+    public static func table(_ plan: Plan, _ timeline: [TimelineStep]) -> String {
+        let rows = timeline.map { step in
+            [
+                "\(step.index + 1)", step.kind.rawValue, step.label ?? "", step.repetition?.description ?? "",
+                PlanText.end(step.end), PlanText.zone(step.zone),
+            ]
+        }
+        let header = ["#", "kind", "label", "rep", "duration", "zone"]
+        var lines = ["\(plan.name): \(timeline.count) steps", ""]
+        lines += TextTable.render(header: header, rows: rows, rightAligned: [0, 4])
+        lines.append("")
+        var total = "total: \(formatClock(timeline.timedDuration.seconds))"
+        let open = timeline.filter { $0.end == .open }.count
+        let distance = timeline.filter { if case .distance = $0.end { true } else { false } }.count
+        if open > 0 { total += " + \(open) open step\(open == 1 ? "" : "s")" }
+        if distance > 0 { total += " + \(distance) distance step\(distance == 1 ? "" : "s")" }
+        lines.append(total)
+        return lines.joined(separator: "\n")
+    }
 }

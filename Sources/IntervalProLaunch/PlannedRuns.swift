@@ -1,5 +1,5 @@
 public import IntervalProCore
-public import IntervalProFormats
+import IntervalProFormats
 import IntervalProIO
 public import IntervalProNetwork
 public import IntervalProServices
@@ -35,6 +35,12 @@ public enum PlannedRuns {
         }
     }
 
+    /// The runs planned on `date`, each read as a plan (or why it cannot be), as `today` and
+    /// the page list them.
+    public static func readable(on date: String, context: ServiceContext) async throws -> [PlannedRun] {
+        try await runs(on: date, context: context).map(PlannedRun.init)
+    }
+
     /// The plan of the referenced workout, and the plan-format text the history keeps.
     public static func plan(_ reference: Reference, context: ServiceContext) async throws -> (plan: Plan, text: String) {
         let workout: PlannedWorkout
@@ -67,5 +73,25 @@ public enum PlannedRuns {
         for warning in imported.warnings { logger.warning("\(warning)") }
         logger.notice("running \(workout.reference) \"\(workout.name)\" from intervals.icu")
         return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
+    }
+}
+
+/// A planned workout as it would be run: its plan and steps, or why it cannot be read.
+public struct PlannedRun: Sendable {
+    public var workout: PlannedWorkout
+    public var plan: Plan?
+    public var timeline: [TimelineStep] = []
+    /// Why the workout cannot be run (nil when `plan` is there).
+    public var problem: String?
+
+    public init(_ workout: PlannedWorkout) {
+        self.workout = workout
+        do throws(ImportError) {
+            let plan = try workout.plan().plan
+            self.plan = plan
+            timeline = plan.timeline()
+        } catch {
+            problem = error.description
+        }
     }
 }

@@ -1,16 +1,17 @@
-import IntervalProCore
-import IntervalProHRV
+public import IntervalProCore
+public import IntervalProHRV
+public import IntervalProNetwork
+public import IntervalProServices
+public import IntervalProStorage
 import IntervalProIO
-import IntervalProLaunch
-import IntervalProNetwork
-import IntervalProServices
-import IntervalProStorage
+import Logging
 
-/// How a readiness measurement and the verdict are printed: text and `--json`.
-enum ReadinessReport {
+/// A readiness measurement and its verdict as `readiness` reports them (text and JSON), and
+/// the day's wellness from intervals.icu that `readiness` and `today` show beside it.
+public enum ReadinessReport {
     /// The intervals.icu account readiness reads the day's wellness with (and, with `required`,
     /// writes to): nil when there is none and none is required.
-    static func services(required: Bool, verbose: Bool) throws -> ServiceContext? {
+    public static func services(required: Bool, verbose: Bool) throws -> ServiceContext? {
         if required {
             let context = try ServiceContext.standard(verbose: verbose)
             do throws(ServiceError) { _ = try context.intervalsICU() } catch { throw LaunchError(error) }
@@ -23,16 +24,16 @@ enum ReadinessReport {
     }
 
     /// The day's wellness on intervals.icu; a failure is said and left at that.
-    static func wellness(on date: String, context: ServiceContext) async -> Wellness? {
+    public static func wellness(on date: String, context: ServiceContext) async -> Wellness? {
         do throws(ServiceError) {
             return try await WellnessWriter.read(on: date, context: context)
         } catch {
-            Terminal.writeStandardError("intervalpro: warning: intervals.icu's wellness for \(date) not read: \(error.message)\n")
+            logger.warning("intervals.icu's wellness for \(date) not read: \(error.message)")
             return nil
         }
     }
 
-    static func json(_ wellness: Wellness?) -> JSONValue {
+    public static func json(_ wellness: Wellness?) -> JSONValue {
         guard let w = wellness else { return .null }
         func value(_ x: Double?) -> JSONValue { x.map { .number($0) } ?? .null }
         return .object([
@@ -42,7 +43,7 @@ enum ReadinessReport {
     }
 
     /// "HRV 58 ms, resting HR 48 bpm, sleep 7:12, sleep score 81, readiness 74", or nil when empty.
-    static func text(_ wellness: Wellness?) -> String? {
+    public static func text(_ wellness: Wellness?) -> String? {
         guard let w = wellness, !w.isEmpty else { return nil }
         var parts: [String] = []
         if let hrv = w.hrv { parts.append("HRV \(JSONValue.format(hrv.rounded(toPlaces: 1))) ms") }
@@ -56,7 +57,7 @@ enum ReadinessReport {
         return parts.joined(separator: ", ")
     }
 
-    static func json(_ record: ReadinessRecord, assessment: ReadinessAssessment, settle: SessionTime, wellness: Wellness?)
+    public static func json(_ record: ReadinessRecord, assessment: ReadinessAssessment, settle: SessionTime, wellness: Wellness?)
         -> JSONValue
     {
         var fields = ReadinessJSON.measurement(record)
@@ -69,7 +70,7 @@ enum ReadinessReport {
         return .object(fields)
     }
 
-    static func text(
+    public static func text(
         _ record: ReadinessRecord, deviceLabel: String, assessment a: ReadinessAssessment, settle: SessionTime,
         wellness: Wellness?
     ) -> String {
@@ -102,25 +103,101 @@ enum ReadinessReport {
     }
 }
 
-/// The live line on a terminal while a measurement runs.
-final class ReadinessScreen: @unchecked Sendable {
-    func show(_ status: ReadinessRun.Status) {
-        let p = status.progress
+extension ReadinessRun.Status {
+    /// The live line on a terminal while a measurement runs.
+    public var line: String {
+        let p = progress
         let heartRate = p.heartRate.map { "HR \($0)" } ?? "HR -"
         let left = formatClock(p.timeLeft.seconds)
-        let line: String =
-            switch p.phase {
-            case .waiting: "waiting for the strap's first values..."
-            case .settling: "settling, not scored yet: lie still  \(left) left  \(heartRate)"
-            case .measuring: "measuring  \(left) left  \(heartRate)  \(p.beats) beats  \(status.artifactsSoFar) artifacts"
-            case .noContact: "no skin contact: wet the strap and put it on (paused, \(left) left)"
-            case .noSignal: "no signal from the strap (paused, \(left) left)"
-            case .complete: "complete"
-            }
-        Terminal.writeStandardError("\r\u{1B}[K" + line)
+        return switch p.phase {
+        case .waiting: "waiting for the strap's first values..."
+        case .settling: "settling, not scored yet: lie still  \(left) left  \(heartRate)"
+        case .measuring: "measuring  \(left) left  \(heartRate)  \(p.beats) beats  \(artifactsSoFar) artifacts"
+        case .noContact: "no skin contact: wet the strap and put it on (paused, \(left) left)"
+        case .noSignal: "no signal from the strap (paused, \(left) left)"
+        case .complete: "complete"
+        }
+    }
+}
+
+/// A readiness measurement from start to verdict, as `readiness` takes it: the account
+/// checked before the runner lies down (when the measurement is to be written to intervals.icu),
+/// the measurement (live or from a recording), scored and saved, the day's wellness read
+/// before anything is written, and the write to the day's wellness when asked for.
+public struct ReadinessCheck: Sendable {
+    public enum Source: Sendable {
+        case live(SensorRequest)
+        /// A recording; `device` picks its strap.
+        case replay(path: String, device: String?)
     }
 
-    func clear() {
-        Terminal.writeStandardError("\r\u{1B}[K")
+    public var source: Source
+    public var settings: ReadinessMeasurement.Settings
+    /// The local date it is filed under (nil: today).
+    public var date: String?
+    /// The store read for the baseline, and saved to unless `save` is false.
+    public var store: StoreLocation
+    public var save = true
+    /// Write it to intervals.icu's wellness (the account's setting can ask for that too).
+    public var upload = false
+    public var verbose = false
+
+    public init(source: Source, settings: ReadinessMeasurement.Settings, store: StoreLocation) {
+        self.source = source
+        self.settings = settings
+        self.store = store
+    }
+
+    public struct Result: Sendable {
+        public var scored: ReadinessRun.Scored
+        public var deviceLabel: String
+        /// What a watch or ring gave intervals.icu for the day, read before anything is written.
+        public var wellness: Wellness?
+        /// The account, when intervals.icu has one.
+        var services: ServiceContext?
+    }
+
+    /// Runs the measurement; `status` hears its progress (live only). Throws `cancelled` when
+    /// the runner stops it, and what `ReadinessRun` throws for a measurement it refuses.
+    public func run(status: @escaping @Sendable (ReadinessRun.Status) -> Void) async throws -> Result {
+        let services = try ReadinessReport.services(required: upload, verbose: verbose)
+        let outcome: ReadinessRun.Outcome
+        switch source {
+        case .replay(let path, let device):
+            outcome = try ReadinessRun.replay(path, device: device, settings: settings)
+        case .live(let sensors):
+            guard let measured = try await ReadinessRun.live(sensors, settings: settings, status: status) else {
+                throw LaunchError("measurement cancelled; nothing was saved", kind: .cancelled)
+            }
+            outcome = measured
+        }
+        let isReplay = if case .replay = source { true } else { false }
+        let scored = try ReadinessRun.score(
+            outcome, source: isReplay ? .replay : .live, localDate: date ?? WallClock.localDateToday(),
+            takenAt: WallClock.iso8601Now(), save: save ? store : nil, store: store)
+        var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
+        if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
+        return result
+    }
+
+    /// Writes the saved measurement to the day's wellness when `upload` or the account's
+    /// setting asks for it; nil when nothing was sent.
+    public func sendToWellness(_ result: Result) async throws -> WellnessWriter.Result? {
+        guard let services = result.services, let id = result.scored.record.id,
+            upload || services.accounts.intervalsICU?.readinessToWellness == true
+        else { return nil }
+        let writer = WellnessWriter(store: try store.open(), context: services)
+        return try await asyncStoreCall { () async throws(StoreError) in try await writer.send(readiness: id) }
+    }
+
+    public func json(_ result: Result) -> JSONValue {
+        ReadinessReport.json(
+            result.scored.record, assessment: result.scored.assessment, settle: settings.settle, wellness: result.wellness)
+    }
+
+    public func text(_ result: Result) -> String {
+        ReadinessReport.text(
+            result.scored.record, deviceLabel: result.deviceLabel, assessment: result.scored.assessment,
+            settle: settings.settle, wellness: result.wellness)
     }
 }

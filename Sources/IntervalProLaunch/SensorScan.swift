@@ -1,5 +1,5 @@
 import IntervalProANT
-public import IntervalProBlueZ
+import IntervalProBlueZ
 public import IntervalProCore
 import IntervalProDBus
 import IntervalProIO
@@ -131,5 +131,35 @@ public enum SensorScan {
         } catch {
             return Result(adapter: nil, sensors: [], problems: ["ANT stick: \(error)"])
         }
+    }
+}
+
+extension SensorScan.Result {
+    /// What `scan --json` prints.
+    public var json: JSONValue {
+        .object([("adapter", adapter.map(JSONValue.string) ?? .null), ("devices", .array(sensors.map(\.json)))])
+    }
+
+    /// What `scan` prints: a table of the sensors, or how to wake one.
+    public var text: String {
+        guard !sensors.isEmpty else {
+            return "No heart-rate or running sensor found. Wake the sensor (a Garmin watch: enable Broadcast Heart Rate) and scan again."
+        }
+        let rows = sensors.map { sensor in
+            if sensor.isANT {
+                return [
+                    [sensor.manufacturer, sensor.name].compactMap { $0 }.joined(separator: " "), sensor.address, "",
+                    sensor.offersHeartRate
+                        ? "heart rate (ANT+)" : sensor.offersCadence ? "foot pod (ANT+)" : "ANT+ type \(sensor.antDeviceType ?? 0)",
+                    "",
+                ]
+            }
+            return [
+                sensor.name ?? "(no name)", sensor.address, sensor.rssi.map { "\($0) dBm" } ?? "",
+                sensor.services.map { $0 == "180d" ? "heart rate" : "speed+cadence" }.joined(separator: ", "),
+                sensor.batteryPercent.map { "\($0)%" } ?? "",
+            ]
+        }
+        return TextTable.render(header: ["name", "address", "signal", "services", "battery"], rows: rows).joined(separator: "\n")
     }
 }

@@ -1,6 +1,6 @@
 public import IntervalProStorage
 import IntervalProCore
-import IntervalProHistory
+public import IntervalProHistory
 import IntervalProIO
 import Logging
 
@@ -60,5 +60,27 @@ public func storeCall<T>(_ kind: LaunchError.Kind = .io, _ body: () throws(Store
         return try body()
     } catch {
         throw LaunchError(error.description, kind: kind)
+    }
+}
+
+/// `storeCall` for the store's work that waits on a service.
+public func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw LaunchError(error.description, kind: .io)
+    }
+}
+
+extension SessionStore {
+    /// The saved session `id` (nil: the newest), or what the user can do when there is none.
+    public func session(_ id: Int64?, loading parts: SessionStore.Parts) throws -> StoredSession {
+        let wanted = try id ?? storeCall { () throws(StoreError) in try lastSessionID() }
+        guard let wanted else { throw LaunchError("no sessions saved yet in \(path)", kind: .missingInput) }
+        let found = try storeCall(.invalidData) { () throws(StoreError) in try self.session(id: wanted, loading: parts) }
+        guard let found else {
+            throw LaunchError("no session \(wanted) in \(path) (see `intervalpro history`)", kind: .missingInput)
+        }
+        return found
     }
 }

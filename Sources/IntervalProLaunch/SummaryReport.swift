@@ -1,23 +1,19 @@
-import IntervalProCore
-import IntervalProLaunch
+public import IntervalProCore
 
-/// The human-readable summary printed at the end of a session.
-enum SummaryReport {
-    static func text(_ summary: SessionSummary, colour: Bool) -> String {
+/// The human-readable summary printed at the end of a session and by `show`.
+public enum SummaryReport {
+    public static func text(_ summary: SessionSummary, colour: Bool) -> String {
         func bold(_ s: String) -> String { colour ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
-        func figure(_ value: Double?, _ places: Int = 0) -> String {
-            value.map { JSONValue.format($0.rounded(toPlaces: places)) } ?? "-"
-        }
         let rows = summary.steps.map { r -> [String] in
             let zone = r.step.zone.map { "\(JSONValue.format($0.low))-\(JSONValue.format($0.high))" } ?? "-"
             let zoned = r.step.zone != nil
             return [
                 "\(r.step.index + 1)", r.step.title, formatClock(r.duration.seconds), zone,
-                zoned ? figure(r.inZonePercent, 1) + "%" : "-",
+                zoned ? formatFigure(r.inZonePercent, 1) + "%" : "-",
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
-                formatClock(r.noSignal.seconds), figure(r.averageCadence), figure(r.averageHeartRate),
+                formatClock(r.noSignal.seconds), formatFigure(r.averageCadence), formatFigure(r.averageHeartRate),
                 r.maxHeartRate.map(String.init) ?? "-",
-            ] + (summary.hrv.map { [figure($0.stepAlpha1[r.step.index], 2)] } ?? [])
+            ] + (summary.hrv.map { [formatFigure($0.stepAlpha1[r.step.index], 2)] } ?? [])
         }
         var lines = [
             "",
@@ -32,9 +28,9 @@ enum SummaryReport {
             rightAligned: [0, 2, 4, 5, 6, 7, 8, 9, 10, 11])
         lines.append("")
         // A plan without zones (an imported run) has no in-zone figure: a dash, not "-%".
-        var totals = "In zone: \(summary.inZonePercent.map { figure($0, 1) + "%" } ?? "-")"
-        totals += "   avg cadence \(figure(summary.averageCadence)) spm (work \(figure(summary.averageWorkCadence)))"
-        totals += "   avg HR \(figure(summary.averageHeartRate))"
+        var totals = "In zone: \(summary.inZonePercent.map { formatFigure($0, 1) + "%" } ?? "-")"
+        totals += "   avg cadence \(formatFigure(summary.averageCadence)) spm (work \(formatFigure(summary.averageWorkCadence)))"
+        totals += "   avg HR \(formatFigure(summary.averageHeartRate))"
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
         lines.append(bold(totals))
         if let hrv = summary.hrv { lines.append(beatsLine(hrv)) }
@@ -42,7 +38,7 @@ enum SummaryReport {
     }
 
     /// "Beats 5,402, 0.4% corrected; alpha 1 crossed 0.75 at 24:10 (HR 152, 168 spm), 0.5 not."
-    static func beatsLine(_ hrv: SessionHRV) -> String {
+    public static func beatsLine(_ hrv: SessionHRV) -> String {
         let share = JSONValue.format((100 * hrv.artifactShare).rounded(toPlaces: 1))
         var line = "Beats \(hrv.beats), \(share)% corrected"
         if !hrv.isTrusted {

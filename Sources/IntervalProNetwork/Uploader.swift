@@ -31,6 +31,11 @@ public struct Uploader: Sendable {
             case failed(ServiceError)
         }
         public var kind: Kind
+
+        public init(record: UploadRecord, kind: Kind) {
+            self.record = record
+            self.kind = kind
+        }
     }
 
     /// Queues the session for each service (a row marked pending), so that a failure later,

@@ -54,16 +54,15 @@ enum SessionUpload {
             return WebServer.error(.internalServerError, error.description)
         }
         let list: [JSONValue] = results.map { result in
-            let (outcome, message): (String, String?) =
+            let message: String? =
                 switch result.kind {
-                case .uploaded: ("uploaded", nil)
-                case .alreadyThere: ("already-there", nil)
-                case .refusedDuplicate: ("refused-duplicate", "already uploaded; send again with force")
-                case .stillProcessing: ("processing", "the service is still processing it")
-                case .failed(let failure): (result.record.status == .rejected ? "rejected" : "queued", failure.message)
+                case .uploaded, .alreadyThere: nil
+                case .refusedDuplicate: "already uploaded; send again with force"
+                case .stillProcessing: "the service is still processing it"
+                case .failed(let failure): failure.message
                 }
             return .object([
-                ("service", .string(result.record.service)), ("outcome", .string(outcome)),
+                ("service", .string(result.record.service)), ("outcome", .string(result.outcome)),
                 ("url", result.record.activityURL.map(JSONValue.string) ?? .null), ("message", message.map(JSONValue.string) ?? .null),
             ])
         }

@@ -1,4 +1,5 @@
-public import IntervalProLaunch
+import Foundation
+import IntervalProLaunch
 public import IntervalProNetwork
 public import IntervalProServices
 import IntervalProIO
@@ -79,5 +80,17 @@ public enum StravaSignIn {
 
     static func page(_ message: String) -> String {
         "<!doctype html><meta charset=utf-8><title>IntervalPro</title><p style=\"font:1.2em sans-serif\">\(message)</p>\n"
+    }
+
+    /// Opens `url` with xdg-open when a desktop session is there to show the page (on a Pi
+    /// over ssh there is none: the address printed is what the runner opens).
+    public static func openInBrowser(_ url: String) {
+        guard Terminal.environment("DISPLAY") != nil || Terminal.environment("WAYLAND_DISPLAY") != nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
+        process.arguments = [url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
     }
 }

@@ -23,9 +23,9 @@ enum TodaysRuns {
                 .serialized(pretty: false)
         }
         let day = ServiceContext.localDate(secondsSince1970: context.now())
-        let runs: [PlannedWorkout]
+        let runs: [PlannedRun]
         do {
-            runs = try await PlannedRuns.runs(on: day, context: context)
+            runs = try await PlannedRuns.readable(on: day, context: context)
         } catch let failure as LaunchError {
             return JSONValue.object([
                 ("date", .string(day)), ("account", .bool(true)), ("runs", .array([])), ("error", .string(failure.message)),
@@ -34,19 +34,17 @@ enum TodaysRuns {
             return JSONValue.object([("date", .string(day)), ("account", .bool(true)), ("runs", .array([])), ("error", .string("\(error)"))])
                 .serialized(pretty: false)
         }
-        let list: [JSONValue] = runs.map { workout in
+        let list: [JSONValue] = runs.map { run in
             var members: [(String, JSONValue)] = [
-                ("id", .string(workout.id)), ("reference", .string(workout.reference)), ("name", .string(workout.name)),
+                ("id", .string(run.workout.id)), ("reference", .string(run.workout.reference)), ("name", .string(run.workout.name)),
             ]
-            do throws(ImportError) {
-                let plan = try workout.plan().plan
-                let timeline = plan.timeline()
+            if let plan = run.plan {
                 members += [
-                    ("steps", .int(timeline.count)), ("duration_s", timeline.duration.map { .number($0.seconds) } ?? .null),
-                    ("preview", PlanPreview.json(plan, timeline)), ("problem", .null),
+                    ("steps", .int(run.timeline.count)), ("duration_s", run.timeline.duration.map { .number($0.seconds) } ?? .null),
+                    ("preview", PlanPreview.json(plan, run.timeline)), ("problem", .null),
                 ]
-            } catch {
-                members += [("steps", .null), ("duration_s", .null), ("preview", .null), ("problem", .string(error.description))]
+            } else {
+                members += [("steps", .null), ("duration_s", .null), ("preview", .null), ("problem", run.problem.map(JSONValue.string) ?? .null)]
             }
             return .object(members)
         }

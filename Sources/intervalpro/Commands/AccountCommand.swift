@@ -108,7 +108,7 @@ extension AccountCommand {
                 clientID: clientId ?? "", clientSecret: clientSecret ?? "", port: port, wait: wait, context: context
             ) { url in
                 Terminal.writeStandardError("intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
-                if openBrowser { Self.openInBrowser(url) }
+                if openBrowser { StravaSignIn.openInBrowser(url) }
             }
             print("strava: added \(account.athleteName ?? "the athlete")")
         }
@@ -118,18 +118,6 @@ extension AccountCommand {
             guard Terminal.standardInputIsTerminal else { return readLine()?.trimmingCharacters(in: .whitespaces) }
             guard let typed = getpass(prompt) else { return nil }
             return String(cString: typed).trimmingCharacters(in: .whitespaces)
-        }
-
-        /// xdg-open, when a desktop session is there to show the page.
-        static func openInBrowser(_ url: String) {
-            let environment = ProcessInfo.processInfo.environment
-            guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else { return }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
-            process.arguments = [url]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try? process.run()
         }
     }
 
@@ -145,20 +133,8 @@ extension AccountCommand {
         func run() async throws {
             try await reportingFailures {
                 let context = try options.context()
-                let rows = context.accounts.listing(now: context.now())
-                if json {
-                    let list = rows.map { row in
-                        JSONValue.object([
-                            ("service", .string(row.service.rawValue)), ("who", .string(row.who)), ("detail", .string(row.detail)),
-                        ])
-                    }
-                    print(JSONValue.object([("accounts", .array(list))]).serialized(pretty: true))
-                } else if rows.isEmpty {
-                    print("No accounts. Add one with `intervalpro account add intervals.icu --athlete ID` or `intervalpro account add strava ...`.")
-                } else {
-                    let table = rows.map { [$0.service.rawValue, $0.who, $0.detail] }
-                    for line in TextTable.render(header: ["SERVICE", "ACCOUNT", "HOW"], rows: table) { print(line) }
-                }
+                let report = AccountsReport(context.accounts, now: context.now())
+                print(json ? report.json.serialized(pretty: true) : report.lines.joined(separator: "\n"))
             }
         }
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import IntervalProANT
 import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
@@ -16,9 +15,6 @@ struct DecodeCommand: AsyncParsableCommand {
             """
     )
 
-    /// The ANT+ profiles `decode` reads, by the name given for CHAR.
-    static let antProfiles = ["ant-hr", "ant-sdm"]
-
     @Argument(help: "The characteristic: 2a37, 2a53, 2a54, 2a38, 2a19 or a 128-bit UUID; or ant-hr, ant-sdm.")
     var characteristic: String
 
@@ -29,7 +25,7 @@ struct DecodeCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard GATTCharacteristic(identifier: characteristic) != nil || Self.antProfiles.contains(characteristic.lowercased()) else {
+        guard DecodedValue.knows(characteristic) else {
             throw ValidationError("unknown characteristic '\(characteristic)': use 2a37, 2a53, 2a54, 2a38 or 2a19, or ant-hr or ant-sdm")
         }
         guard Hex.decode(hex.joined()) != nil else {
@@ -39,57 +35,8 @@ struct DecodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let bytes = Hex.decode(hex.joined())!
-            if Self.antProfiles.contains(characteristic.lowercased()) { return try decodeANT(bytes) }
-            let characteristic = GATTCharacteristic(identifier: characteristic)!
-            let reading: SensorReading
-            do {
-                reading = try SensorReading.decode(characteristic, bytes)
-            } catch {
-                throw LaunchError("\(error) (value \(Hex.encode(bytes)))", kind: .invalidData)
-            }
-            if json {
-                print(reading.json.serialized())
-            } else {
-                print(characteristic)
-                for line in Self.describe(reading.json) { print("  " + line) }
-            }
+            let value = try DecodedValue(characteristic, bytes: Hex.decode(hex.joined())!)
+            print(json ? value.json.serialized() : ([value.title] + value.lines.map { "  " + $0 }).joined(separator: "\n"))
         }
     }
-
-    /// An ANT+ heart-rate or foot-pod data page.
-    private func decodeANT(_ bytes: [UInt8]) throws {
-        let heartRate = characteristic.lowercased() == "ant-hr"
-        let value: JSONValue
-        do {
-            value = heartRate ? try ANTPlusHeartRatePage.parse(bytes).json : try ANTPlusStrideSpeedPage.parse(bytes).json
-        } catch {
-            throw LaunchError(
-                "an ANT+ data page is 8 bytes, not \(bytes.count) (value \(Hex.encode(bytes)))", kind: .invalidData)
-        }
-        if json {
-            print(value.serialized())
-        } else {
-            print(heartRate ? "ANT+ heart rate page" : "ANT+ stride-based speed and distance page")
-            for line in Self.describe(value) { print("  " + line) }
-        }
-    }
-
-    /// "heart_rate_bpm: 72"-style lines from the JSON form, so both outputs agree.
-    static func describe(_ value: JSONValue) -> [String] {
-        guard case .object(let fields) = value else { return [value.serialized()] }
-        return fields.map { key, value in
-            let text: String =
-                switch value {
-                case .string(let s): s
-                case .array(let items): items.map { $0.serialized() }.joined(separator: ", ")
-                default: value.serialized()
-                }
-            return "\(key.replacingUnderscores): \(text)"
-        }
-    }
-}
-
-extension String {
-    fileprivate var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
 }

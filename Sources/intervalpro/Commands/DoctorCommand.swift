@@ -19,12 +19,7 @@ struct DoctorCommand: AsyncParsableCommand {
         if json {
             print(Checkup.json(findings).serialized(pretty: true))
         } else {
-            let colour = Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)
-            for finding in findings {
-                let mark = finding.ok ? (colour ? "\u{1B}[32m✓\u{1B}[0m" : "✓") : (colour ? "\u{1B}[31m✗\u{1B}[0m" : "✗")
-                print("\(mark) \(finding.check): \(finding.detail)")
-                if let fix = finding.fix, !finding.ok { print("    fix: \(fix)") }
-            }
+            print(Checkup.lines(findings, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)).joined(separator: "\n"))
         }
         if findings.contains(where: Checkup.blocks) { throw ExitCode(ExitStatus.unavailable.rawValue) }
     }

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
@@ -16,15 +16,11 @@ struct ExportCommand: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case fit, tcx, jsonl
-    }
-
     @Argument(help: "The session id (see `intervalpro history`), or `last`.")
     var session: SessionReference
 
     @Option(help: "fit, tcx or jsonl.")
-    var format: Format
+    var format: SessionExport
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
     var output: String
@@ -38,23 +34,10 @@ struct ExportCommand: AsyncParsableCommand {
             if format != .jsonl, session.summary == nil {
                 throw LaunchError("session \(session.listing.id) is still running; export it when it ends", kind: .unavailable)
             }
-            let bytes = Self.encode(session, format)
-            do {
-                try FileIO.write(bytes, to: output)
-            } catch let error as FileError {
-                throw LaunchError(error)
-            }
+            try writeOutput(format.encode(session), to: output)
             Terminal.writeStandardError("intervalpro: wrote session \(session.listing.id) to \(output)\n")
         }
     }
 }
 
-extension ExportCommand {
-    static func encode(_ session: StoredSession, _ format: Format) -> [UInt8] {
-        switch format {
-        case .fit: FITActivity.encode(session)
-        case .tcx: Array(TCXActivity.document(session).utf8)
-        case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
-        }
-    }
-}
+extension SessionExport: ExpressibleByArgument {}

@@ -12,16 +12,6 @@ struct HistoryCommand: AsyncParsableCommand {
         subcommands: [HistoryListCommand.self, HistoryImportCommand.self],
         defaultSubcommand: HistoryListCommand.self
     )
-
-    static func figure(_ value: Double?, _ places: Int = 0) -> String {
-        value.map { JSONValue.format($0.rounded(toPlaces: places)) } ?? "-"
-    }
-
-    /// "2026-03-01 07:30" from "2026-03-01T07:30:00Z" (UTC, as stored).
-    static func displayDate(_ iso: String) -> String {
-        guard iso.count >= 16 else { return iso }
-        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
-    }
 }
 
 struct HistoryListCommand: AsyncParsableCommand {
@@ -55,21 +45,8 @@ struct HistoryListCommand: AsyncParsableCommand {
             } else if listings.isEmpty {
                 print("No sessions saved yet. `intervalpro run PLAN` saves each session it runs.")
             } else {
-                print(Self.table(listings).joined(separator: "\n"))
+                print(HistoryReport.sessions(listings).joined(separator: "\n"))
             }
         }
-    }
-
-    static func table(_ listings: [SessionListing]) -> [String] {
-        let rows = listings.map { s -> [String] in
-            [
-                "\(s.id)", HistoryCommand.displayDate(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
-                s.inZonePercent.map { HistoryCommand.figure($0, 1) + "%" } ?? "-", HistoryCommand.figure(s.averageWorkCadence),
-                HistoryCommand.figure(s.averageHeartRate), s.status.rawValue + (s.completed == false && s.status == .finished ? " (early)" : ""),
-            ]
-        }
-        return TextTable.render(
-            header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
-            rightAligned: [0, 4, 5, 6, 7])
     }
 }

@@ -38,56 +38,13 @@ struct HistoryImportCommand: AsyncParsableCommand {
             }
             if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
             if json {
-                print(Self.json(report).serialized(pretty: true))
+                print(report.json.serialized(pretty: true))
             } else {
-                print(Self.text(report, path: path).joined(separator: "\n"))
+                print(report.lines(path: path).joined(separator: "\n"))
             }
             if report.imported.isEmpty, report.duplicates.isEmpty, report.notRuns.isEmpty, !report.unreadable.isEmpty {
                 throw ExitCode(ExitStatus.dataError.rawValue)
             }
         }
-    }
-
-    static func json(_ report: HistoryImport.Report) -> JSONValue {
-        func skipped(_ list: [HistoryImport.Skipped]) -> JSONValue {
-            .array(list.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })
-        }
-        return .object([
-            ("files_read", .int(report.filesRead)),
-            ("imported", .array(report.imported.map { .int(Int($0)) })),
-            ("duplicates", skipped(report.duplicates)),
-            ("not_runs", skipped(report.notRuns)),
-            ("unreadable", skipped(report.unreadable)),
-            ("other_files", .int(report.otherFiles)),
-            ("warnings", .array(report.warnings.map { .string($0) })),
-        ])
-    }
-
-    /// The summary: counts first, then what went wrong, file by file (the first few of each).
-    static func text(_ report: HistoryImport.Report, path: String) -> [String] {
-        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
-        var lines = [
-            "Imported \(count(report.imported.count, "run", "runs")) from \(path) (\(count(report.filesRead, "file", "files")) read)."
-        ]
-        if !report.duplicates.isEmpty { lines.append("Skipped \(count(report.duplicates.count, "run", "runs")) imported before.") }
-        if !report.notRuns.isEmpty {
-            var sports: [String: Int] = [:]
-            for skipped in report.notRuns { sports[skipped.reason, default: 0] += 1 }
-            let list = sports.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            lines.append("Left out \(count(report.notRuns.count, "activity", "activities")) of other sports: \(list) (`replay --sport any` reads one).")
-        }
-        if report.otherFiles > 0 { lines.append("Left out \(count(report.otherFiles, "file", "files")) that hold no activity.") }
-        if !report.unreadable.isEmpty {
-            lines.append("Could not read \(count(report.unreadable.count, "file", "files")):")
-            lines += report.unreadable.prefix(10).map { "  \($0.file): \($0.reason)" }
-            if report.unreadable.count > 10 { lines.append("  … and \(report.unreadable.count - 10) more (--json lists them all)") }
-        }
-        if !report.warnings.isEmpty {
-            lines.append("Read with \(count(report.warnings.count, "warning", "warnings")):")
-            lines += report.warnings.prefix(10).map { "  \($0)" }
-            if report.warnings.count > 10 { lines.append("  … and \(report.warnings.count - 10) more (--json lists them all)") }
-        }
-        if !report.imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
-        return lines
     }
 }

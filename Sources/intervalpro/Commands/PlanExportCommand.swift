@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import IntervalProCore
 import IntervalProFormats
 import IntervalProIO
@@ -15,15 +15,11 @@ struct PlanExportCommand: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case fit, json
-    }
-
     @Argument(help: ArgumentHelp("The plan (any format `plan import` reads).", valueName: "plan"), completion: .planFiles)
     var plan: String
 
     @Option(help: "fit or json.")
-    var format: Format
+    var format: PlanExport
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
     var output: String
@@ -31,20 +27,10 @@ struct PlanExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let plan = try loadPlan(plan)
-            let bytes: [UInt8]
-            switch format {
-            case .fit:
-                let now = UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0
-                bytes = FITWorkout.encode(plan, createdUnixSeconds: now)
-            case .json:
-                bytes = Array((PlanWriter.json(plan).serialized(pretty: true) + "\n").utf8)
-            }
-            do {
-                try FileIO.write(bytes, to: output)
-            } catch let error as FileError {
-                throw LaunchError(error)
-            }
+            try writeOutput(format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output)
             Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count) steps) to \(output)\n")
         }
     }
 }
+
+extension PlanExport: ExpressibleByArgument {}

@@ -38,7 +38,7 @@ struct PlanImportCommand: AsyncParsableCommand {
             let report =
                 json
                 ? PlanPreview.json(imported.plan, timeline).serialized(pretty: true)
-                : "\(workout): \(imported.format.rawValue)\n" + PlanCheckCommand.table(imported.plan, timeline)
+                : "\(workout): \(imported.format.rawValue)\n" + PlanPreview.table(imported.plan, timeline)
             if target == "-" {
                 print(text, terminator: "")
                 Terminal.writeStandardError(report + "\n")
@@ -47,11 +47,7 @@ struct PlanImportCommand: AsyncParsableCommand {
             if !force, (try? FileIO.readAll(target)) != nil {
                 throw LaunchError("\(target) exists; choose another name with -o, or replace it with --force", kind: .usage)
             }
-            do {
-                try FileIO.write(Array(text.utf8), to: target)
-            } catch let error as FileError {
-                throw LaunchError(error)
-            }
+            try writeOutput(Array(text.utf8), to: target)
             print(report)
             Terminal.writeStandardError("intervalpro: wrote \(target)\n")
         }

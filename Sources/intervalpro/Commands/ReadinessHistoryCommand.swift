@@ -34,26 +34,10 @@ struct ReadinessHistoryCommand: AsyncParsableCommand {
                 print("No readiness measurements saved yet. `intervalpro readiness` takes one.")
                 return
             }
-            let rows = records.map { r -> [String] in
-                let f = r.figures
-                return [
-                    "\(r.id ?? 0)", r.localDate, HistoryCommand.displayDate(r.takenAt).suffix(5).description,
-                    HistoryCommand.figure(f.hrv.rmssd, 1), HistoryCommand.figure(f.hrv.lnRMSSD, 2),
-                    HistoryCommand.figure(f.hrv.meanHeartRate), "\(f.beatsReceived)", "\(f.artifactsCorrected)", r.source.rawValue,
-                ]
-            }
-            print(
-                TextTable.render(
-                    header: ["id", "date", "UTC", "rMSSD", "ln", "HR", "beats", "fixed", "source"], rows: rows,
-                    rightAligned: [0, 3, 4, 5, 6, 7]
-                ).joined(separator: "\n"))
-            if let latest = records.last {
-                let since = ReadinessBaseline.windowStart(today: latest.localDate) ?? latest.localDate
-                let window = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
-                let assessment = ReadinessBaseline.assess(
-                    window.map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) },
-                    today: latest.localDate)
-                print("\(latest.localDate): \(assessment.summary); \(assessment.advice)")
+            print(HistoryReport.readiness(records).joined(separator: "\n"))
+            // The verdict as of the latest measurement.
+            if let latest = records.last, let today = ReadinessToday.read(store.location, today: latest.localDate) {
+                print("\(latest.localDate): \(today.assessment.summary); \(today.assessment.advice)")
             }
         }
     }

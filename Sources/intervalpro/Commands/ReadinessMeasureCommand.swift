@@ -5,7 +5,6 @@ import IntervalProIO
 import IntervalProLaunch
 import IntervalProNetwork
 import IntervalProServices
-import IntervalProNetwork
 import IntervalProStorage
 
 struct ReadinessMeasureCommand: AsyncParsableCommand {
@@ -57,46 +56,24 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            // An account that --upload needs is checked before the runner lies down, not after.
-            let services = try ReadinessReport.services(required: upload, verbose: sensors.verbose)
-            let settings = ReadinessMeasurement.Settings(duration: .seconds(duration * 60))
-            let outcome: ReadinessRun.Outcome
-            if let replay {
-                outcome = try ReadinessRun.replay(replay, device: sensors.hr, settings: settings)
-            } else {
-                let screen = Terminal.standardErrorIsTerminal ? ReadinessScreen() : nil
-                guard let measured = try await ReadinessRun.live(sensors.request, settings: settings, status: { screen?.show($0) })
-                else {
-                    screen?.clear()
-                    throw LaunchError("measurement cancelled; nothing was saved", kind: .cancelled)
+            var check = ReadinessCheck(
+                source: replay.map { .replay(path: $0, device: sensors.hr) } ?? .live(sensors.request),
+                settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location)
+            (check.date, check.save, check.upload, check.verbose) = (date, !noSave, upload, sensors.verbose)
+            // The live line on a terminal, drawn over itself.
+            let showsLine = replay == nil && Terminal.standardErrorIsTerminal
+            let result: ReadinessCheck.Result
+            do {
+                result = try await check.run { status in
+                    if showsLine { Terminal.writeStandardError("\r\u{1B}[K" + status.line) }
                 }
-                screen?.clear()
-                outcome = measured
+            } catch {
+                if showsLine { Terminal.writeStandardError("\r\u{1B}[K") }
+                throw error
             }
-            let deviceLabel = outcome.device?.label ?? "the strap"
-            let scored = try ReadinessRun.score(
-                outcome, source: replay == nil ? .live : .replay, localDate: date ?? WallClock.localDateToday(),
-                takenAt: WallClock.iso8601Now(), save: noSave ? nil : store.location, store: store.location)
-            let (record, assessment, localDate) = (scored.record, scored.assessment, scored.record.localDate)
-            // Read before anything is written: what a watch or ring gave intervals.icu for the day.
-            var wellness: Wellness?
-            if let services { wellness = await ReadinessReport.wellness(on: localDate, context: services) }
-            if json {
-                print(
-                    ReadinessReport.json(record, assessment: assessment, settle: settings.settle, wellness: wellness)
-                        .serialized(pretty: true))
-            } else {
-                print(
-                    ReadinessReport.text(
-                        record, deviceLabel: deviceLabel, assessment: assessment, settle: settings.settle, wellness: wellness))
-            }
-            // --upload, or the account's setting to send every measurement.
-            let send = upload || services?.accounts.intervalsICU?.readinessToWellness == true
-            if send, let services, let id = record.id {
-                let writer = WellnessWriter(store: try store.open(), context: services)
-                let result = try await asyncStoreCall { () async throws(StoreError) in try await writer.send(readiness: id) }
-                try UploadCommand.report([], wellness: [result], json: false, linesToStandardError: true)
-            }
+            if showsLine { Terminal.writeStandardError("\r\u{1B}[K") }
+            print(json ? check.json(result).serialized(pretty: true) : check.text(result))
+            if let write = try await check.sendToWellness(result) { try UploadCommand.report([], wellness: [write], json: false, linesToStandardError: true) }
         }
     }
 }

@@ -30,12 +30,8 @@ struct ReportCommand: AsyncParsableCommand {
             guard session.summary != nil else {
                 throw LaunchError("session \(session.listing.id) is still running; report on it when it ends", kind: .unavailable)
             }
-            do {
-                let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
-                try FileIO.write(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
-            } catch let error as FileError {
-                throw LaunchError(error)
-            }
+            let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
+            try writeOutput(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
             Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output)\n")
         }
     }

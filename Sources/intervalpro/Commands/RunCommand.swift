@@ -97,25 +97,14 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            // Services are set up first: a missing account stops `run` before the session, not after.
-            let planned = PlannedRuns.Reference(self.plan)
-            let services = upload == nil && planned == nil ? nil : try ServiceContext.standard(verbose: sensors.verbose)
-            let uploadTo = try upload.map { try Uploader.destinations($0.service, accounts: services!.accounts) }
-            let (plan, planText) =
-                if let planned, let services {
-                    try await PlannedRuns.plan(planned, context: services)
-                } else {
-                    try loadPlanKeepingText(self.plan)
-                }
-            // A hard session is where today's readiness matters: said before it starts (stderr,
-            // so that --json keeps stdout to the summary).
-            if plan.timeline().contains(where: { $0.kind == .work }),
-                let readiness = ReadinessToday.read(save.store.location, today: WallClock.localDateToday()),
-                readiness.measuredToday
-            {
-                Terminal.writeStandardError("intervalpro: \(readiness.line)\n")
+            let prepared = try await RunPreparation.prepare(
+                planArgument: self.plan, upload: (upload != nil, upload?.service), verbose: sensors.verbose)
+            // Said before the session starts, on stderr so that --json keeps stdout to the summary.
+            if let notice = prepared.readinessNotice(store: save.store.location) {
+                Terminal.writeStandardError("intervalpro: \(notice)\n")
             }
-            var request = SessionRequest(plan: plan, planText: planText, planFile: self.plan, source: source(for: plan))
+            var request = SessionRequest(
+                plan: prepared.plan, planText: prepared.planText, planFile: self.plan, source: source(for: prepared.plan))
             request.take(options, audio: audio, save: save)
             request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
@@ -126,23 +115,10 @@ struct RunCommand: AsyncParsableCommand {
                 outcome = try await SessionLauncher.run(request)
             }
             try SessionOutput.print(outcome, json: options.json, recordPath: options.record)
-            if let uploadTo, let services {
-                guard let id = outcome.savedSessionID else {
-                    throw LaunchError("the session was not saved, so it was not uploaded", kind: .io)
-                }
-                try await Self.upload(session: id, to: uploadTo, store: save.store, context: services)
-            }
+            // The summary went to stdout; upload lines go to stderr so that --json stays one document.
+            let uploads = try await prepared.upload(outcome, store: save.store.location)
+            if !uploads.isEmpty { try UploadCommand.report(uploads, json: false, linesToStandardError: true) }
         }
-    }
-
-    /// The finished session to each service; one that fails stays queued for `upload --pending`.
-    private static func upload(session id: Int64, to services: [Service], store: StoreOptions, context: ServiceContext) async throws {
-        let uploader = Uploader(store: try store.open(), context: context)
-        let results = try await asyncStoreCall { () async throws(StoreError) in
-            try await uploader.upload(session: id, to: services, force: false)
-        }
-        // The summary went to stdout; upload lines go to stderr so that --json stays one document.
-        try UploadCommand.report(results, json: false, linesToStandardError: true)
     }
 
     private func source(for plan: Plan) -> SessionRequest.Source {

@@ -45,36 +45,10 @@ struct ScanCommand: AsyncParsableCommand {
             if showProgress { Terminal.writeStandardError("\r\u{1B}[K") }
             for problem in result.problems { Terminal.writeStandardError("intervalpro: \(problem)\n") }
             if json {
-                print(Self.json(adapter: result.adapter, result.sensors).serialized(pretty: true))
+                print(result.json.serialized(pretty: true))
             } else {
-                print(Self.text(result.sensors))
+                print(result.text)
             }
         }
-    }
-
-    static func json(adapter: String?, _ sensors: [ScannedSensor]) -> JSONValue {
-        .object([("adapter", adapter.map(JSONValue.string) ?? .null), ("devices", .array(sensors.map(\.json)))])
-    }
-
-    static func text(_ sensors: [ScannedSensor]) -> String {
-        guard !sensors.isEmpty else {
-            return "No heart-rate or running sensor found. Wake the sensor (a Garmin watch: enable Broadcast Heart Rate) and scan again."
-        }
-        let rows = sensors.map { sensor in
-            if sensor.isANT {
-                return [
-                    [sensor.manufacturer, sensor.name].compactMap { $0 }.joined(separator: " "), sensor.address, "",
-                    sensor.offersHeartRate
-                        ? "heart rate (ANT+)" : sensor.offersCadence ? "foot pod (ANT+)" : "ANT+ type \(sensor.antDeviceType ?? 0)",
-                    "",
-                ]
-            }
-            return [
-                sensor.name ?? "(no name)", sensor.address, sensor.rssi.map { "\($0) dBm" } ?? "",
-                sensor.services.map { $0 == "180d" ? "heart rate" : "speed+cadence" }.joined(separator: ", "),
-                sensor.batteryPercent.map { "\($0)%" } ?? "",
-            ]
-        }
-        return TextTable.render(header: ["name", "address", "signal", "services", "battery"], rows: rows).joined(separator: "\n")
     }
 }

@@ -35,7 +35,7 @@ struct ShowCommand: AsyncParsableCommand {
             if json {
                 var value = session.json
                 if !uploads.isEmpty, case .object(let members) = value {
-                    value = .object(members + [("uploads", .array(uploads.map(Self.json)))])
+                    value = .object(members + [("uploads", .array(uploads.map(HistoryReport.json)))])
                 }
                 if samples, case .object(let members) = value {
                     value = .object(
@@ -47,33 +47,8 @@ struct ShowCommand: AsyncParsableCommand {
                 print(value.serialized(pretty: true))
                 return
             }
-            let listing = session.listing
-            print("Session \(listing.id), \(HistoryCommand.displayDate(listing.startedAt)) UTC, \(listing.status.rawValue)")
-            guard let summary = session.summary else {
-                print("still running: no scored steps yet")
-                return
-            }
-            print(SummaryReport.text(summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
-            for upload in uploads {
-                let state =
-                    switch upload.status {
-                    case .done: upload.activityURL ?? upload.activityID ?? "done"
-                    case .pending: "queued (\(upload.lastError ?? "not sent yet")); `intervalpro upload --pending` retries"
-                    case .processing: "still processing; `intervalpro upload --pending` asks again"
-                    case .rejected: "refused: \(upload.lastError ?? "")"
-                    }
-                print("\(upload.service): \(state)")
-            }
+            let colour = Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)
+            print(HistoryReport.session(session, uploads: uploads, colour: colour).joined(separator: "\n"))
         }
-    }
-
-    static func json(_ upload: UploadRecord) -> JSONValue {
-        .object([
-            ("service", .string(upload.service)), ("status", .string(upload.status.rawValue)),
-            ("activity_id", upload.activityID.map(JSONValue.string) ?? .null),
-            ("url", upload.activityURL.map(JSONValue.string) ?? .null),
-            ("attempts", .number(Double(upload.attempts))), ("error", upload.lastError.map(JSONValue.string) ?? .null),
-            ("updated_at", .string(upload.updatedAt)),
-        ])
     }
 }

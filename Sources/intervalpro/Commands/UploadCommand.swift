@@ -92,85 +92,17 @@ struct UploadCommand: AsyncParsableCommand {
     static func report(
         _ results: [Uploader.Result], wellness: [WellnessWriter.Result] = [], json: Bool, linesToStandardError: Bool = false
     ) throws {
-        func print(_ line: String) {
-            if linesToStandardError { Terminal.writeStandardError("intervalpro: \(line)\n") } else { Swift.print(line) }
-        }
-        var worst: LaunchError?
-        var lines: [JSONValue] = []
-        for result in results {
-            let record = result.record
-            let subject = "session \(record.sessionID) → \(record.service)"
-            var outcome: String
-            switch result.kind {
-            case .uploaded:
-                outcome = "uploaded"
-                if !json { print("\(subject): \(record.activityURL ?? record.activityID ?? "done")") }
-            case .alreadyThere:
-                outcome = "already-there"
-                if !json { print("\(subject): already there, \(record.activityURL ?? "")") }
-            case .refusedDuplicate:
-                outcome = "refused-duplicate"
-                let failure = LaunchError(
-                    "\(subject): already uploaded (\(record.activityURL ?? record.activityID ?? "")); --force uploads it again",
-                    kind: .invalidData)
-                Terminal.writeStandardError("intervalpro: \(failure.message)\n")
-                worst = worse(worst, failure)
-            case .stillProcessing:
-                outcome = "processing"
-                let failure = LaunchError(
-                    "\(subject): the service is still processing it; `intervalpro upload --pending` checks again",
-                    kind: .unavailable)
-                Terminal.writeStandardError("intervalpro: \(failure.message)\n")
-                worst = worse(worst, failure)
-            case .failed(let serviceFailure):
-                outcome = record.status == .rejected ? "rejected" : "queued"
-                var failure = LaunchError(serviceFailure)
-                failure.message = "\(subject): \(serviceFailure.message)"
-                if record.status != .rejected { failure.message += " (queued: `intervalpro upload --pending` retries)" }
-                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
-                worst = worse(worst, failure)
+        let report = UploadReport(results, wellness: wellness)
+        for line in report.lines {
+            switch line {
+            case .done where json: continue
+            case .done(let text) where linesToStandardError: Terminal.writeStandardError("intervalpro: \(text)\n")
+            case .done(let text): print(text)
+            case .notice(let text): Terminal.writeStandardError("intervalpro: \(text)\n")
+            case .error(let text): Terminal.writeStandardError("intervalpro: error: \(text)\n")
             }
-            lines.append(
-                .object([
-                    ("session", .number(Double(record.sessionID))), ("service", .string(record.service)),
-                    ("outcome", .string(outcome)), ("status", .string(record.status.rawValue)),
-                    ("activity_id", record.activityID.map(JSONValue.string) ?? .null),
-                    ("url", record.activityURL.map(JSONValue.string) ?? .null),
-                    ("error", record.lastError.map(JSONValue.string) ?? .null),
-                ]))
         }
-        var wellnessLines: [JSONValue] = []
-        for result in wellness {
-            let record = result.record
-            let subject = "readiness \(record.readinessID) (\(result.localDate)) → \(record.service) wellness"
-            if let serviceFailure = result.failure {
-                var failure = LaunchError(serviceFailure)
-                failure.message = "\(subject): \(serviceFailure.message)"
-                if record.status == .pending { failure.message += " (queued: `intervalpro upload --pending` retries)" }
-                Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
-                worst = worse(worst, failure)
-            } else if !json {
-                print("\(subject): written")
-            }
-            wellnessLines.append(
-                .object([
-                    ("readiness", .int(Int(record.readinessID))), ("date", .string(result.localDate)),
-                    ("service", .string(record.service)), ("status", .string(record.status.rawValue)),
-                    ("error", record.lastError.map(JSONValue.string) ?? .null),
-                ]))
-        }
-        if json {
-            var members: [(String, JSONValue)] = [("uploads", .array(lines))]
-            if !wellness.isEmpty { members.append(("wellness", .array(wellnessLines))) }
-            Swift.print(JSONValue.object(members).serialized(pretty: true))
-        }
-        if let worst { throw ExitCode(ExitStatus(worst.kind).rawValue) }
-    }
-
-    /// Credentials first (nothing works until fixed), then a refused file, then "try later".
-    private static func worse(_ a: LaunchError?, _ b: LaunchError) -> LaunchError {
-        guard let a else { return b }
-        let rank: [LaunchError.Kind: Int] = [.refused: 3, .invalidData: 2, .missingInput: 2, .unavailable: 1]
-        return (rank[b.kind] ?? 0) > (rank[a.kind] ?? 0) ? b : a
+        if json { print(report.json.serialized(pretty: true)) }
+        if let worst = report.worst { throw ExitCode(ExitStatus(worst).rawValue) }
     }
 }

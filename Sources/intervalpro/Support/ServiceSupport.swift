@@ -3,7 +3,6 @@ import IntervalProIO
 import IntervalProLaunch
 import IntervalProNetwork
 import IntervalProServices
-import IntervalProStorage
 
 extension Service: ExpressibleByArgument {}
 
@@ -13,13 +12,4 @@ struct ServiceOptions: ParsableArguments {
     var verbose = false
 
     func context() throws -> ServiceContext { try ServiceContext.standard(verbose: verbose) }
-}
-
-/// `storeCall` for the store's work that waits on a service.
-func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch {
-        throw LaunchError(error.description, kind: .io)
-    }
 }

@@ -49,13 +49,7 @@ struct SessionReference: ExpressibleByArgument {
     }
 
     func resolve(in store: SessionStore, loading parts: SessionStore.Parts) throws -> StoredSession {
-        let wanted = try id ?? storeCall { () throws(StoreError) in try store.lastSessionID() }
-        guard let wanted else { throw LaunchError("no sessions saved yet in \(store.path)", kind: .missingInput) }
-        let session = try storeCall(.invalidData) { () throws(StoreError) in try store.session(id: wanted, loading: parts) }
-        guard let session else {
-            throw LaunchError("no session \(wanted) in \(store.path) (see `intervalpro history`)", kind: .missingInput)
-        }
-        return session
+        try store.session(id ?? nil, loading: parts)
     }
 
     static var defaultCompletionKind: CompletionKind { .default }

@@ -22,38 +22,9 @@ enum WebServing {
         try await server.run(stopOnSignals: stopOnSignals) { announce(server.address, token: token) }
     }
 
-    /// `run --web`: the session `request` asks for, with the page showing it; the server
-    /// stops when the session ends.
+    /// `run --web`: the session `request` asks for, with the page showing it.
     static func alongside(_ request: SessionRequest, listen: ListenAddress) async throws -> SessionOutcome {
-        let token = listen.isLoopback ? nil : try WebToken.load()
-        let hub = LiveStateHub()
-        let server = WebServer(
-            address: listen, host: SessionHost(hub: hub, defaults: nil), token: token,
-            store: request.store ?? StoreLocation())
-        // The session starts once the page can be served: a port in use stops `run` before it.
-        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
-        return try await withThrowingTaskGroup(of: SessionOutcome?.self) { group in
-            group.addTask {
-                try await server.run(stopOnSignals: false) {
-                    announce(server.address, token: token)
-                    nowListening.finish()
-                }
-                return nil
-            }
-            group.addTask {
-                for await _ in listening {}
-                try Task.checkCancellation()
-                return try await SessionLauncher.run(request, follower: hub)
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                guard let outcome = result else { continue }
-                // The pages see the finished state before the server goes.
-                await hub.stop(waitingUpTo: .seconds(2))
-                return outcome
-            }
-            throw LaunchError("the web server stopped", kind: .internalError)
-        }
+        try await WebServer.alongside(request, listen: listen) { announce($0, token: $1) }
     }
 
     /// The page's address on stderr; off loopback with the token and as a QR code for the phone.

@@ -1,0 +1,66 @@
+public import IntervalProCore
+import IntervalProHRV
+public import IntervalProHistory
+public import IntervalProStorage
+
+/// The history as `history`, `show` and `readiness history` print it.
+public enum HistoryReport {
+    /// `history`: a row per session, newest first.
+    public static func sessions(_ listings: [SessionListing]) -> [String] {
+        let rows = listings.map { s -> [String] in
+            [
+                "\(s.id)", formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
+                s.inZonePercent.map { formatFigure($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
+                formatFigure(s.averageHeartRate), s.status.rawValue + (s.completed == false && s.status == .finished ? " (early)" : ""),
+            ]
+        }
+        return TextTable.render(
+            header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
+            rightAligned: [0, 4, 5, 6, 7])
+    }
+
+    /// `readiness history`: a row per measurement.
+    public static func readiness(_ records: [ReadinessRecord]) -> [String] {
+        let rows = records.map { r -> [String] in
+            let f = r.figures
+            return [
+                "\(r.id ?? 0)", r.localDate, formatMinute(r.takenAt).suffix(5).description,
+                formatFigure(f.hrv.rmssd, 1), formatFigure(f.hrv.lnRMSSD, 2),
+                formatFigure(f.hrv.meanHeartRate), "\(f.beatsReceived)", "\(f.artifactsCorrected)", r.source.rawValue,
+            ]
+        }
+        return TextTable.render(
+            header: ["id", "date", "UTC", "rMSSD", "ln", "HR", "beats", "fixed", "source"], rows: rows,
+            rightAligned: [0, 3, 4, 5, 6, 7])
+    }
+
+    /// `show`: the session's heading, its summary (or that it still runs) and its uploads.
+    public static func session(_ session: StoredSession, uploads: [UploadRecord], colour: Bool) -> [String] {
+        let listing = session.listing
+        var lines = ["Session \(listing.id), \(formatMinute(listing.startedAt)) UTC, \(listing.status.rawValue)"]
+        guard let summary = session.summary else { return lines + ["still running: no scored steps yet"] }
+        lines.append(SummaryReport.text(summary, colour: colour))
+        for upload in uploads {
+            let state =
+                switch upload.status {
+                case .done: upload.activityURL ?? upload.activityID ?? "done"
+                case .pending: "queued (\(upload.lastError ?? "not sent yet")); `intervalpro upload --pending` retries"
+                case .processing: "still processing; `intervalpro upload --pending` asks again"
+                case .rejected: "refused: \(upload.lastError ?? "")"
+                }
+            lines.append("\(upload.service): \(state)")
+        }
+        return lines
+    }
+
+    /// An upload of a session as `show --json` lists it.
+    public static func json(_ upload: UploadRecord) -> JSONValue {
+        .object([
+            ("service", .string(upload.service)), ("status", .string(upload.status.rawValue)),
+            ("activity_id", upload.activityID.map(JSONValue.string) ?? .null),
+            ("url", upload.activityURL.map(JSONValue.string) ?? .null),
+            ("attempts", .number(Double(upload.attempts))), ("error", upload.lastError.map(JSONValue.string) ?? .null),
+            ("updated_at", .string(upload.updatedAt)),
+        ])
+    }
+}

@@ -1,0 +1,71 @@
+public import IntervalProCore
+import IntervalProFormats
+public import IntervalProNetwork
+public import IntervalProServices
+import IntervalProStorage
+
+/// A day's planned runs from the intervals.icu calendar, with the morning's readiness and the
+/// day's wellness beside them, as `today` reports them (text and JSON).
+public struct TodayReport: Sendable {
+    public var day: String
+    public var isToday: Bool
+    public var runs: [PlannedRun]
+    public var readiness: ReadinessToday?
+    public var wellness: Wellness?
+
+    /// The runs planned on `date` (nil: today).
+    public static func read(date: String?, context: ServiceContext) async throws -> TodayReport {
+        let today = ServiceContext.localDate(secondsSince1970: context.now())
+        let day = date ?? today
+        let runs = try await PlannedRuns.readable(on: day, context: context)
+        // The day's wellness as a watch, ring or app gave it to intervals.icu, beside the strap's.
+        let wellness = await ReadinessReport.wellness(on: day, context: context)
+        return TodayReport(
+            day: day, isToday: day == today, runs: runs, readiness: ReadinessToday.read(StoreLocation(), today: day),
+            wellness: wellness)
+    }
+
+    public var json: JSONValue {
+        let list = runs.map { run in
+            var members: [(String, JSONValue)] = [
+                ("id", .string(run.workout.id)), ("reference", .string(run.workout.reference)),
+                ("date", .string(run.workout.date)), ("name", .string(run.workout.name)), ("type", .string(run.workout.type)),
+            ]
+            if run.plan != nil {
+                members.append(("steps", .number(Double(run.timeline.count))))
+                members.append(("duration_s", run.timeline.duration.map { .number($0.seconds) } ?? .null))
+            }
+            members.append(("problem", run.problem.map(JSONValue.string) ?? .null))
+            return JSONValue.object(members)
+        }
+        return .object([
+            ("date", .string(day)), ("runs", .array(list)), ("readiness", readiness.map(ReadinessJSON.today) ?? .null),
+            ("intervals_icu_wellness", ReadinessReport.json(wellness)),
+        ])
+    }
+
+    public var lines: [String] {
+        var lines: [String] = []
+        if let readiness { lines.append(readiness.line) }
+        if let other = ReadinessReport.text(wellness) { lines.append("intervals.icu wellness (a watch, ring or app): \(other)") }
+        guard !runs.isEmpty else { return lines + ["No run planned in intervals.icu for \(day)."] }
+        lines.append("Planned in intervals.icu for \(day):")
+        for run in runs {
+            var line = "  \(run.workout.reference)  \(run.workout.name)"
+            if run.plan != nil {
+                let count = run.timeline.count
+                line += "  (\(count) step\(count == 1 ? "" : "s")"
+                if let length = run.timeline.duration { line += ", \(formatClock(length.seconds))" }
+                line += ")"
+            }
+            lines.append(line)
+            if let problem = run.problem { lines.append("      cannot run it: \(problem)") }
+        }
+        if runs.count == 1, runs[0].plan != nil {
+            lines.append("Run it with: intervalpro run \(isToday ? "today" : runs[0].workout.reference)")
+        } else {
+            lines.append("Run one with: intervalpro run icu:ID")
+        }
+        return lines
+    }
+}
