@@ -1,6 +1,6 @@
 /// Plain aligned columns for terminal tables.
 public enum TextTable {
-    public static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> [String] {
+    public static func render(header: [String], rows: [[String]], rightAligned: [Int] = []) -> [String] {
         var widths = header.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }

@@ -53,6 +53,29 @@ struct SessionRow: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
+extension SessionRow {
+    /// Read column by column rather than through Decodable: the decoder's generic machinery
+    /// costs `history` run-time type lookups at its first use, a fifth of a millisecond.
+    init(row: Row) throws {
+        id = row["id"]
+        startedAt = row["started_at"]
+        planName = row["plan_name"]
+        planJson = row["plan_json"]
+        source = row["source"]
+        status = row["status"]
+        owner = row["owner"]
+        lastTimeUs = row["last_time_us"]
+        completed = row["completed"]
+        durationS = row["duration_s"]
+        inZonePct = row["in_zone_pct"]
+        avgCadenceSpm = row["avg_cadence_spm"]
+        avgWorkCadenceSpm = row["avg_work_cadence_spm"]
+        avgHrBpm = row["avg_hr_bpm"]
+        maxHrBpm = row["max_hr_bpm"]
+        distanceM = row["distance_m"]
+    }
+}
+
 struct DeviceRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "device"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
