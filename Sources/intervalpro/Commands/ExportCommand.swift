@@ -16,7 +16,7 @@ struct ExportCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    @Argument(help: .sessionID)
     var session: SessionReference
 
     @Option(help: "fit, tcx or jsonl.")

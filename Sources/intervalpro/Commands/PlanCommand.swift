@@ -18,7 +18,7 @@ struct PlanCheckCommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        help: .planFile,
         completion: .planFiles)
     var plan: String
 

@@ -16,7 +16,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help: "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout.",
+        help: .planFile,
         completion: .planFiles)
     var plan: String
 
@@ -26,7 +26,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
     @Flag(help: "Simulate a runner (HR strap and footpod).")
     var simulate = false
 
-    @Option(help: "Seed of the simulated runner (same seed, same run).")
+    @Option(help: .seed)
     var seed: UInt64 = 1
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The WAV file to write.", valueName: "file"))

@@ -16,7 +16,7 @@ struct ReportCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    @Argument(help: .sessionID)
     var session: SessionReference
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"))

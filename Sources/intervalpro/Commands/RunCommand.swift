@@ -41,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Simulate a runner (HR strap and footpod) instead of live sensors.")
     var simulate = false
 
-    @Option(help: "Seed of the simulated runner (same seed, same run).")
+    @Option(help: .seed)
     var seed: UInt64 = 1
 
     @Flag(help: "Simulated footpod reports strides per minute (one foot), as some sensors do.")

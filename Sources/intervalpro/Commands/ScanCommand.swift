@@ -17,7 +17,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
+    @Option(help: .adapter)
     var adapter: String?
 
     @Option(help: ArgumentHelp("The ANT stick to scan with (default: the first one plugged in, if any).", valueName: "path"))

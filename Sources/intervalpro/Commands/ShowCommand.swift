@@ -15,7 +15,7 @@ struct ShowCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    @Argument(help: .sessionID)
     var session: SessionReference
 
     @Flag(help: "Print JSON.")

@@ -35,7 +35,7 @@ struct UploadCommand: AsyncParsableCommand {
         }
     }
 
-    @Argument(help: "The session id (see `intervalpro history`), or `last`.")
+    @Argument(help: .sessionID)
     var session: SessionReference?
 
     @Option(help: "intervals.icu, strava, or all (every account added).")

@@ -6,7 +6,7 @@ import IntervalProLaunch
 
 /// Which adapter and sensors to use; shared by `run`, `record` and `scan`.
 struct SensorOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN"))
+    @Option(help: .adapter)
     var adapter: String?
 
     @Option(

@@ -55,3 +55,12 @@ struct SessionReference: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .default }
 }
 
+/// Help texts several commands share, each said once.
+extension ArgumentHelp {
+    static var sessionID: ArgumentHelp { "The session id (see `intervalpro history`), or `last`." }
+    static var planFile: ArgumentHelp {
+        "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout."
+    }
+    static var seed: ArgumentHelp { "Seed of the simulated runner (same seed, same run)." }
+    static var adapter: ArgumentHelp { ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN") }
+}
