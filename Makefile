@@ -229,9 +229,11 @@ bench-ant: deps-test release
 	$(TEST_PYTHON) Benchmarks/ant.py $(RELEASE_BIN) $(TEST_PYTHON) 4
 
 ## bench-ant-usb: ANT+ through libusb on the real-stack suite's virtual USB stick, side by side
-## with openant's USB driver in the same VM: CPU per message, wake-ups, peak RSS (about 4 minutes)
+## with openant's USB driver and a C floor (blocking reads only) in the same VM: CPU per message,
+## wake-ups, peak RSS (about 5 minutes)
 bench-ant-usb: deps-test release
 	mkdir -p .build/bench-ant-usb && cp $(RELEASE_BIN) .build/bench-ant-usb/intervalpro && strip .build/bench-ant-usb/intervalpro
+	cc -O2 -o .build/bench-ant-usb/ant_floor Benchmarks/ant_floor.c $$(pkg-config --cflags --libs libusb-1.0)
 	INTERVALPRO_E2E_BINARY=.build/bench-ant-usb/intervalpro Tests/E2E/run.sh ant-usb-bench
 
 ## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
