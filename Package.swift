@@ -140,7 +140,7 @@ let package = Package(
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProFormats", "IntervalProSound",
                 "IntervalProAudio", "IntervalProDBus", "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
                 "IntervalProEventLoop", "IntervalProMPRIS", "IntervalProHRV", "IntervalProANT", "IntervalProANTLink",
-                "IntervalProUSB", "IntervalProNetwork", "IntervalProServices",
+                "IntervalProUSB", "IntervalProNetwork", "IntervalProServices", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -150,7 +150,7 @@ let package = Package(
             name: "IntervalProWeb",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProLaunch", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProIO", "CLinux", "IntervalProHRV", "IntervalProNetwork", "IntervalProServices", "IntervalProFormats",
+                "IntervalProIO", "IntervalProHRV", "IntervalProNetwork", "IntervalProServices", "IntervalProFormats",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

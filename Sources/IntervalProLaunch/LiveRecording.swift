@@ -15,6 +15,8 @@ public enum LiveRecording {
         notice: (String) -> Void, progress: ((SessionTime, [String: Int]) -> Void)?
     ) async throws -> Int {
         let sensors: LiveSensorSet
+        // Start-up is over: its pages go back before the sensors need theirs.
+        ExecutablePages.giveBack()
         do {
             // Nothing waits on a recording's values in real time: acquired ones are read
             // once a second, each with its arrival time, which saves a wake-up per value.

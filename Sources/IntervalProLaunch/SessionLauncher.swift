@@ -124,6 +124,8 @@ public enum SessionLauncher {
     private static func runLive(
         _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
+        // Start-up is over: its pages go back before the sensors and the session need theirs.
+        ExecutablePages.giveBack()
         let sensors = try await LiveSensorSet.connect(
             sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence)
         // Live sensors arrive in real time, and so does the metronome.

@@ -1,4 +1,3 @@
-import CLinux
 import IntervalProLaunch
 
 /// An idle server gives back the pages of its own code that start-up or the last session
@@ -14,7 +13,7 @@ enum IdleMemory {
         Task.detached(priority: .background) {
             try? await Task.sleep(for: settle)
             guard !hub.isRunning else { return }
-            _ = intervalpro_page_out_executable()
+            ExecutablePages.giveBack()
         }
     }
 }
