@@ -6,9 +6,9 @@ import CLinux
 ///
 /// A live command (`run` or `record` on sensors, a live `readiness`) holds on for up to hours,
 /// and what start-up touched (the runtime's first type lookups, argument parsing, reading the
-/// plan) would otherwise stay counted against it. Giving those pages back before the sensors
-/// connect takes a live `run`'s peak RSS from 20.3 to 16.6 MB and its steady RSS from 20.0
-/// to 12.9 MB (docs/dev/benchmarks.md). An idle `serve` does the same between sessions.
+/// plan) would otherwise stay counted against it: given back before the sensors connect, a
+/// live `run` peaks at 18 MB rather than 21, and holds 13 rather than 20 (docs/dev/benchmarks.md,
+/// "Live sensors"). An idle `serve` does the same between sessions.
 public enum ExecutablePages {
     /// The bytes advised; -1 when the mappings could not be read (nothing else happens then).
     @discardableResult
