@@ -4,7 +4,7 @@ public import IntervalProCore
 /// JSON and as "heart rate bpm: 72"-style lines made from the same JSON, so both agree.
 public struct DecodedValue: Sendable {
     /// The ANT+ profiles read, by the name given for the characteristic.
-    public static let antProfiles = ["ant-hr", "ant-sdm"]
+    private static let antProfiles = ["ant-hr", "ant-sdm"]
 
     public var title: String
     public var json: JSONValue
@@ -16,9 +16,9 @@ public struct DecodedValue: Sendable {
 
     /// Throws (invalid data) for a value the characteristic or page cannot hold.
     public init(_ name: String, bytes: [UInt8]) throws {
-        switch name.lowercased() {
-        case "ant-hr", "ant-sdm":
-            let heartRate = name.lowercased() == "ant-hr"
+        let lowered = name.lowercased()
+        if Self.antProfiles.contains(lowered) {
+            let heartRate = lowered == "ant-hr"
             do {
                 json = heartRate ? try ANTPlusHeartRatePage.parse(bytes).json : try ANTPlusStrideSpeedPage.parse(bytes).json
             } catch {
@@ -26,7 +26,7 @@ public struct DecodedValue: Sendable {
                     "an ANT+ data page is 8 bytes, not \(bytes.count) (value \(Hex.encode(bytes)))", kind: .invalidData)
             }
             title = heartRate ? "ANT+ heart rate page" : "ANT+ stride-based speed and distance page"
-        default:
+        } else {
             guard let characteristic = GATTCharacteristic(identifier: name) else {
                 throw LaunchError("unknown characteristic '\(name)'", kind: .usage)
             }

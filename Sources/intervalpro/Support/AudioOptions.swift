@@ -1,5 +1,4 @@
 import ArgumentParser
-import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
@@ -70,8 +69,6 @@ struct AudioOptions: ParsableArguments {
             device: audioDevice, rate: audioRate, channels: audioChannels, latency: audioLatency)
     }
 
-    func settings(for plan: Plan) -> MetronomeSettings { choice.settings(for: plan) }
-    var request: AudioFormatRequest { choice.request }
     var device: String { choice.device }
 }
 

@@ -14,8 +14,6 @@ struct StoreOptions: ParsableArguments {
 
     var location: StoreLocation { StoreLocation(path: db) }
 
-    func databasePath() throws -> String { try location.databasePath() }
-
     /// Opens the store and closes the sessions a dead process left running. With
     /// `readingOnly`, a store that cannot be written is still opened to be read.
     func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
