@@ -121,7 +121,7 @@ extension AccountCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List the accounts (never their keys); `doctor` checks that they work.")
 
@@ -130,8 +130,8 @@ extension AccountCommand {
 
         @OptionGroup var options: ServiceOptions
 
-        func run() async throws {
-            try await reportingFailures {
+        func run() throws {
+            try reportingFailures {
                 let context = try options.context()
                 let report = AccountsReport(context.accounts, now: context.now())
                 print(json ? report.json.serialized(pretty: true) : report.lines.joined(separator: "\n"))
@@ -139,7 +139,7 @@ extension AccountCommand {
         }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
             abstract: "Forget an account: its key or tokens are deleted from accounts.json.",
@@ -151,8 +151,8 @@ extension AccountCommand {
 
         @OptionGroup var options: ServiceOptions
 
-        func run() async throws {
-            try await reportingFailures {
+        func run() throws {
+            try reportingFailures {
                 let context = try options.context()
                 guard context.accounts.services.contains(service) else {
                     throw LaunchError("no \(service.rawValue) account to remove", kind: .missingInput)

@@ -3,7 +3,7 @@ import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
 
-struct DecodeCommand: AsyncParsableCommand {
+struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Print what a raw GATT value means.",
@@ -33,8 +33,8 @@ struct DecodeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let value = try DecodedValue(characteristic, bytes: Hex.decode(hex.joined())!)
             print(json ? value.json.serialized() : ([value.title] + value.lines.map { "  " + $0 }).joined(separator: "\n"))
         }

@@ -3,7 +3,7 @@ import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
 
-struct DeleteCommand: AsyncParsableCommand {
+struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete a saved session and everything kept of it."
@@ -18,8 +18,8 @@ struct DeleteCommand: AsyncParsableCommand {
         guard id > 0 else { throw ValidationError("the session id is a positive number (see `intervalpro history`)") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let store = try store.open()
             let deleted = try storeCall { () throws(StoreError) in try store.delete(id: id) }
             guard deleted else { throw LaunchError("no session \(id) in \(store.path)", kind: .missingInput) }

@@ -5,7 +5,7 @@ import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
 
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a saved session as FIT, TCX or a recording (jsonl).",
@@ -27,8 +27,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let session = try session.resolve(
                 in: try store.open(readingOnly: true), loading: format == .jsonl ? .entries : .samples)
             if format != .jsonl, session.summary == nil {

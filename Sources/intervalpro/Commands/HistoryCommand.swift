@@ -14,7 +14,7 @@ struct HistoryCommand: AsyncParsableCommand {
     )
 }
 
-struct HistoryListCommand: AsyncParsableCommand {
+struct HistoryListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List saved sessions, newest first (by start time).",
@@ -36,8 +36,8 @@ struct HistoryListCommand: AsyncParsableCommand {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let store = try store.open(readingOnly: true)
             let listings = try storeCall { () throws(StoreError) in try store.listings(limit: limit) }
             if json {

@@ -4,7 +4,7 @@ import IntervalProIO
 import IntervalProLaunch
 import IntervalProStorage
 
-struct HistoryImportCommand: AsyncParsableCommand {
+struct HistoryImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import the runs a watch recorded: a FIT, TCX or GPX file, a folder, or an export archive.",
@@ -28,8 +28,8 @@ struct HistoryImportCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let store = try store.open()
             let showsProgress = Terminal.standardErrorIsTerminal
             let report = try HistoryImport.run(path, into: store) { done, total in

@@ -11,7 +11,7 @@ struct PlanCommand: AsyncParsableCommand {
     )
 }
 
-struct PlanCheckCommand: AsyncParsableCommand {
+struct PlanCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate a plan and print its expanded timeline."
@@ -25,8 +25,8 @@ struct PlanCheckCommand: AsyncParsableCommand {
     @Flag(help: "Print the timeline as JSON.")
     var json = false
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let plan = try loadPlan(plan)
             let timeline = plan.timeline()
             if json {

@@ -4,7 +4,7 @@ import IntervalProFormats
 import IntervalProIO
 import IntervalProLaunch
 
-struct PlanExportCommand: AsyncParsableCommand {
+struct PlanExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a plan for a watch (FIT workout) or as a plan file (JSON).",
@@ -24,8 +24,8 @@ struct PlanExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
     var output: String
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let plan = try loadPlan(plan)
             try writeOutput(format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output)
             Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count) steps) to \(output)\n")

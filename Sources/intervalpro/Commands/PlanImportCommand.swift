@@ -4,7 +4,7 @@ import IntervalProFormats
 import IntervalProIO
 import IntervalProLaunch
 
-struct PlanImportCommand: AsyncParsableCommand {
+struct PlanImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Turn a workout from intervals.icu, Zwift or Garmin into a plan file.",
@@ -29,8 +29,8 @@ struct PlanImportCommand: AsyncParsableCommand {
     @Flag(help: "Print the timeline as JSON.")
     var json = false
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let imported = try importPlan(workout)
             let target = output ?? Self.defaultOutput(for: workout)
             let text = PlanWriter.json(imported.plan).serialized(pretty: true) + "\n"

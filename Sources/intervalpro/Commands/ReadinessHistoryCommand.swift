@@ -4,7 +4,7 @@ import IntervalProHRV
 import IntervalProLaunch
 import IntervalProStorage
 
-struct ReadinessHistoryCommand: AsyncParsableCommand {
+struct ReadinessHistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List readiness measurements, oldest first, with today's verdict."
@@ -22,8 +22,8 @@ struct ReadinessHistoryCommand: AsyncParsableCommand {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let opened = try store.open(readingOnly: true)
             let records = try storeCall { () throws(StoreError) in try opened.readinessRecords(limit: limit) }
             if json {

@@ -5,7 +5,7 @@ import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
 
-struct ReportCommand: AsyncParsableCommand {
+struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Write a saved session as one self-contained HTML page with charts.",
@@ -24,8 +24,8 @@ struct ReportCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let session = try session.resolve(in: try store.open(readingOnly: true), loading: .samples)
             guard session.summary != nil else {
                 throw LaunchError("session \(session.listing.id) is still running; report on it when it ends", kind: .unavailable)

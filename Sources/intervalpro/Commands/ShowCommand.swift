@@ -5,7 +5,7 @@ import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
 
-struct ShowCommand: AsyncParsableCommand {
+struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show a saved session: its steps as scored.",
@@ -26,8 +26,8 @@ struct ShowCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let sessionStore = try store.open(readingOnly: true)
             // Samples hold the beats alpha 1 is computed from.
             let session = try session.resolve(in: sessionStore, loading: .samples)

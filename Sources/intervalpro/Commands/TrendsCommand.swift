@@ -6,7 +6,7 @@ import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
 
-struct TrendsCommand: AsyncParsableCommand {
+struct TrendsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trends",
         abstract: "In-zone % and average work cadence per session over the last weeks, and morning readiness, as charts.",
@@ -28,8 +28,8 @@ struct TrendsCommand: AsyncParsableCommand {
         guard (1...520).contains(weeks) else { throw ValidationError("--weeks must be between 1 and 520") }
     }
 
-    func run() async throws {
-        try await reportingFailures {
+    func run() throws {
+        try reportingFailures {
             let store = try store.open(readingOnly: true)
             // Morning readiness over the same weeks, as many days as the terminal shows.
             let days = json ? weeks * 7 : min(weeks * 7, max(14, Terminal.columns - 8))
