@@ -89,7 +89,7 @@ public enum SystemDiagnosis {
 }
 
 extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
+    func trimmingCharacters(in set: String) -> String {
         var scalars = Substring(self)
         while let last = scalars.last, set.contains(last) { scalars.removeLast() }
         while let first = scalars.first, set.contains(first) { scalars.removeFirst() }

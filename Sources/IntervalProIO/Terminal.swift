@@ -41,6 +41,14 @@ public enum Terminal {
         }
     }
 
+    /// A line from standard input, trimmed; typed without echo after `prompt` when standard
+    /// input is a terminal (a key then stays out of the screen and the shell's history).
+    public static func readSecret(prompt: String) -> String? {
+        guard standardInputIsTerminal else { return readLine()?.trimmingCharacters(in: " \t") }
+        guard let typed = getpass(prompt) else { return nil }
+        return String(cString: typed).trimmingCharacters(in: " \t")
+    }
+
     public static func writeStandardError(_ text: String) {
         var text = text
         text.withUTF8 { buffer in

@@ -17,13 +17,13 @@ public struct RunPreparation: Sendable {
     let services: ServiceContext?
 
     /// `planArgument` is a plan file, an example's name, `today` or icu:EVENT_ID. `upload`:
-    /// whether to upload, and to which service (nil: every account added).
-    public static func prepare(planArgument: String, upload: (wanted: Bool, service: Service?), verbose: Bool) async throws
+    /// where the saved session goes; nil: no upload.
+    public static func prepare(planArgument: String, upload: UploadDestination?, verbose: Bool) async throws
         -> RunPreparation
     {
         let planned = PlannedRuns.Reference(planArgument)
-        let services = !upload.wanted && planned == nil ? nil : try ServiceContext.standard(verbose: verbose)
-        let uploadTo = upload.wanted ? try Uploader.destinations(upload.service, accounts: services!.accounts) : []
+        let services = upload == nil && planned == nil ? nil : try ServiceContext.standard(verbose: verbose)
+        let uploadTo = try upload.map { try Uploader.destinations($0, accounts: services!.accounts) } ?? []
         let (plan, text) =
             if let planned, let services {
                 try await PlannedRuns.plan(planned, context: services)

@@ -55,11 +55,28 @@ extension ServiceContext {
     }
 }
 
+/// Where an upload goes, as `upload --to`, `run --upload` and the page's upload name it.
+public enum UploadDestination: String, CaseIterable, Sendable {
+    case intervalsICU = "intervals.icu"
+    case strava
+    /// Every account added.
+    case all
+
+    /// The one service named; nil for all.
+    public var service: Service? {
+        switch self {
+        case .intervalsICU: .intervalsICU
+        case .strava: .strava
+        case .all: nil
+        }
+    }
+}
+
 extension Uploader {
-    /// The services an upload goes to: the one named, or every account added (nil); each
-    /// must have an account.
-    public static func destinations(_ named: Service?, accounts: Accounts) throws -> [Service] {
-        let services = named.map { [$0] } ?? accounts.services
+    /// The services an upload goes to: the one named, or every account added; each must
+    /// have an account.
+    public static func destinations(_ destination: UploadDestination, accounts: Accounts) throws -> [Service] {
+        let services = destination.service.map { [$0] } ?? accounts.services
         if services.isEmpty {
             throw LaunchError(
                 "no accounts yet: add one with `intervalpro account add intervals.icu ...` or `... strava ...`", kind: .refused)

@@ -11,8 +11,7 @@ import IntervalProStorage
 enum SessionUpload {
     /// `{"to": "intervals.icu" | "strava" | "all", "force": false}`; `to` defaults to all.
     static func respond(id: Int64, body: JSONNode, store: StoreLocation) async -> Response {
-        let to = body["to"].map { $0.stringValue } ?? "all"
-        guard let to, to == "all" || Service(rawValue: to) != nil else {
+        guard let to = body["to"].map({ $0.stringValue.flatMap(UploadDestination.init(rawValue:)) }) ?? .all else {
             return WebServer.error(.badRequest, "'to' must be intervals.icu, strava or all")
         }
         let force: Bool
@@ -25,7 +24,7 @@ enum SessionUpload {
         let services: [Service]
         do {
             context = try ServiceContext.standard()
-            services = try Uploader.destinations(to == "all" ? nil : Service(rawValue: to), accounts: context.accounts)
+            services = try Uploader.destinations(to, accounts: context.accounts)
         } catch let failure as LaunchError {
             // No account for it is the page's to fix (409); no configuration folder, the Pi's (503).
             let status: HTTPResponse.Status =

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
@@ -94,7 +93,7 @@ extension AccountCommand {
         }
 
         private func addIntervalsICU(_ context: ServiceContext) async throws {
-            guard let key = apiKey ?? Self.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
+            guard let key = apiKey ?? Terminal.readSecret(prompt: "intervals.icu API key: "), !key.isEmpty else {
                 throw LaunchError("no API key given (--api-key, or on standard input)", kind: .usage)
             }
             let account = try await IntervalsICUSignIn.add(
@@ -111,13 +110,6 @@ extension AccountCommand {
                 if openBrowser { StravaSignIn.openInBrowser(url) }
             }
             print("strava: added \(account.athleteName ?? "the athlete")")
-        }
-
-        /// A line from standard input, not echoed when it is a terminal.
-        static func readSecret(prompt: String) -> String? {
-            guard Terminal.standardInputIsTerminal else { return readLine()?.trimmingCharacters(in: .whitespaces) }
-            guard let typed = getpass(prompt) else { return nil }
-            return String(cString: typed).trimmingCharacters(in: .whitespaces)
         }
     }
 

@@ -73,7 +73,7 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "When the session is saved, upload it: intervals.icu, strava or all (queued if that fails).",
             valueName: "service"))
-    var upload: UploadCommand.Destination?
+    var upload: UploadDestination?
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
@@ -98,7 +98,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let prepared = try await RunPreparation.prepare(
-                planArgument: self.plan, upload: (upload != nil, upload?.service), verbose: sensors.verbose)
+                planArgument: self.plan, upload: upload, verbose: sensors.verbose)
             // Said before the session starts, on stderr so that --json keeps stdout to the summary.
             if let notice = prepared.readinessNotice(store: save.store.location) {
                 Terminal.writeStandardError("intervalpro: \(notice)\n")
@@ -109,7 +109,7 @@ struct RunCommand: AsyncParsableCommand {
             request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
             if let web {
-                try WebServing.refuseRoot(allowed: allowRoot)
+                try WebServer.refuseRoot(allowed: allowRoot)
                 outcome = try await WebServing.alongside(request, listen: web)
             } else {
                 outcome = try await SessionLauncher.run(request)

@@ -19,27 +19,11 @@ struct UploadCommand: AsyncParsableCommand {
             """
     )
 
-    /// The services named by --to.
-    enum Destination: String, ExpressibleByArgument, CaseIterable {
-        case intervalsICU = "intervals.icu"
-        case strava
-        case all
-
-        /// The one service named; nil for all.
-        var service: Service? {
-            switch self {
-            case .intervalsICU: .intervalsICU
-            case .strava: .strava
-            case .all: nil
-            }
-        }
-    }
-
     @Argument(help: .sessionID)
     var session: SessionReference?
 
     @Option(help: "intervals.icu, strava, or all (every account added).")
-    var to: Destination?
+    var to: UploadDestination?
 
     @Flag(help: "Upload again a session the service already has.")
     var force = false
@@ -78,7 +62,7 @@ struct UploadCommand: AsyncParsableCommand {
                 if results.isEmpty, wellness.isEmpty, !json { print("No uploads queued.") }
             } else {
                 let id = try session!.resolve(in: sessionStore, loading: []).listing.id
-                let services = try Uploader.destinations(to!.service, accounts: context.accounts)
+                let services = try Uploader.destinations(to!, accounts: context.accounts)
                 results = try await asyncStoreCall { () async throws(StoreError) in
                     try await uploader.upload(session: id, to: services, force: force)
                 }

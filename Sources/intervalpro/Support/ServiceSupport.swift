@@ -5,6 +5,7 @@ import IntervalProNetwork
 import IntervalProServices
 
 extension Service: ExpressibleByArgument {}
+extension UploadDestination: ExpressibleByArgument {}
 
 /// Where the accounts are, and `-v`, for the commands that talk to services.
 struct ServiceOptions: ParsableArguments {
