@@ -66,4 +66,12 @@ import Testing
         #expect(uploads.count == 2)
         #expect(report.json.serialized().contains(#""outcome":"processing""#))
     }
+
+    @Test func everyServiceCanBeNamedAsADestination() {
+        // A service added later gets its own name for `--to` and the page, spelled as the service is.
+        #expect(UploadDestination.allCases.compactMap(\.service) == Service.allCases)
+        #expect(UploadDestination.allCases.filter { $0 != .all }.map(\.rawValue) == Service.allCases.map(\.rawValue))
+        // With no account, "all" names nothing: an error, not an upload to no one.
+        #expect(throws: LaunchError.self) { try Uploader.destinations(.all, accounts: Accounts()) }
+    }
 }
