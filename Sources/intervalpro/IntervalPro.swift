@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import IntervalProLaunch
 import Logging
 
@@ -24,28 +23,23 @@ struct IntervalPro: AsyncParsableCommand {
 
     /// The libraries' warnings and notices go to one sink, which prints them on stderr.
     ///
-    /// A synchronous entry point: commands that only read files or the store run on the main
-    /// thread and start no other; only the commands that wait on sensors, devices or services
-    /// (`AsyncParsableCommand`s) start Swift's concurrency threads. An async `main` started
-    /// them for every command, `--version` and completions included (about 0.5 ms and 2 MB).
-    static func main() {
+    /// Parsing and the commands that only read files or the store run without suspending,
+    /// so on the main thread where Swift starts an async `main`, and start no other thread;
+    /// only the commands that wait on sensors, devices or services go on to Swift's
+    /// concurrency threads. (ArgumentParser's own async `main` parses asynchronously, which
+    /// started those threads for every command, `--version` and completions included:
+    /// about 0.5 ms and 2 MB.)
+    static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
-        let parsed: any ParsableCommand
-        do { parsed = try parseAsRoot(nil) } catch { exit(withError: error) }
-        guard let waiting = parsed as? any AsyncParsableCommand else {
-            var command = parsed
-            do { try command.run() } catch { exit(withError: error) }
-            return
+        do {
+            var command = try parseAsRoot(nil)
+            if var waiting = command as? any AsyncParsableCommand {
+                try await waiting.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
         }
-        let command = ParsedCommand(command: waiting)
-        Task {
-            var waiting = command.command
-            do { try await waiting.run() } catch { exit(withError: error) }
-            exit()
-        }
-        dispatchMain()
     }
 }
-
-/// The parsed command, handed from `main` to the task that runs it; only that task uses it.
-private struct ParsedCommand: @unchecked Sendable { var command: any AsyncParsableCommand }
