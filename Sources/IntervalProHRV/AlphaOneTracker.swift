@@ -1,4 +1,5 @@
 public import IntervalProCore
+import Synchronization
 
 /// DFA alpha 1 through a session, from its 1 Hz samples' RR intervals (docs/hrv-during-the-run.md).
 ///
@@ -34,6 +35,12 @@ public struct AlphaOneTracker: Sendable {
     /// Takes in the next sample; a window every `everySeconds`, when any beat arrived in the
     /// last `windowSeconds`.
     public mutating func add(_ sample: SessionSample) -> AlphaWindow? {
+        add(sample, evaluating: true)
+    }
+
+    /// `evaluating` false only keeps the sample, for a tracker that starts mid-session (see
+    /// `analyse(_:parts:perform:)`): the windows before its first are another's to compute.
+    mutating func add(_ sample: SessionSample, evaluating: Bool) -> AlphaWindow? {
         seconds.append(Second(second: sample.second, beats: sample.rrIntervals.count, cadence: sample.cadence))
         for interval in sample.rrIntervals { intervals.append(Double(interval) * 1000 / 1024) }
         while windowStart < seconds.count, seconds[windowStart].second <= sample.second - Self.windowSeconds {
@@ -47,7 +54,7 @@ public struct AlphaOneTracker: Sendable {
             windowStart = 0
             windowFirstBeat = 0
         }
-        guard sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
+        guard evaluating, sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
         return evaluate(endingAt: sample.second, stepIndex: sample.stepIndex)
     }
 
@@ -90,7 +97,15 @@ public struct AlphaOneTracker: Sendable {
     /// corrected in one series.
     public static func summary(windows: [AlphaWindow], beats: [UInt16]) -> SessionHRV? {
         guard !beats.isEmpty else { return nil }
-        let intervals = beats.map { Double($0) * 1000 / 1024 }
+        return summary(windows: windows, beats: beats.count, artifacts: correctedBeats(beats))
+    }
+
+    /// How many of the session's beats (1/1024 s, in order) the correction of the whole series moves.
+    static func correctedBeats(_ beats: [UInt16]) -> Int {
+        ArtifactCorrection.correct(beats.map { Double($0) * 1000 / 1024 }).corrected
+    }
+
+    static func summary(windows: [AlphaWindow], beats: Int, artifacts: Int) -> SessionHRV {
         let scored = windows.filter { $0.status == .scored && $0.alpha1 != nil }
         var byStep: [Int: [Double]] = [:]
         for window in scored {
@@ -111,7 +126,7 @@ public struct AlphaOneTracker: Sendable {
             }
         }
         return SessionHRV(
-            beats: intervals.count, artifacts: ArtifactCorrection.correct(intervals).corrected,
+            beats: beats, artifacts: artifacts,
             stepAlpha1: byStep.mapValues { $0.reduce(0, +) / Double($0.count) }, crossings: crossings,
             scoredWindows: scored.count)
     }
@@ -121,8 +136,55 @@ extension AlphaOneTracker {
     /// Every window of a session and its figures, from its samples in order (a stored
     /// session, or a test): what the live tracker computed as the session ran.
     public static func analyse(_ samples: [SessionSample]) -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        var tracker = AlphaOneTracker()
-        let windows = samples.compactMap { tracker.add($0) }
-        return (windows, summary(windows: windows, beats: samples.flatMap(\.rrIntervals)))
+        analyse(samples, parts: 1) { count, body in (0..<count).forEach(body) }
     }
+
+    /// The same, with the work cut into up to `parts` pieces that `perform` may run side by
+    /// side: it calls `body` once for each index below `count`, in any order and on any
+    /// thread, and returns when all have returned. A piece is a run of the windows, from a
+    /// tracker that takes in the `windowSeconds` of samples before them first; one more is the
+    /// correction of all the beats. The windows are the same, bit for bit, since a window
+    /// depends on its own `windowSeconds` of samples only (samples in order of `second`).
+    public static func analyse(
+        _ samples: [SessionSample], parts: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
+    ) -> (windows: [AlphaWindow], summary: SessionHRV?) {
+        analyse(samples, after: [], from: 0, beats: samples.flatMap(\.rrIntervals), parts: parts, perform: perform)
+    }
+
+    /// The rest of a session's windows, from `samples[start]` on, after `earlier` (the
+    /// windows before it, computed already), and the session's figures from them all and
+    /// `beats` (all the session's); in pieces as `analyse(_:parts:perform:)` cuts them.
+    /// `samples` may begin late in the session, but no later than `windowSeconds` before
+    /// `samples[start]`.
+    public static func analyse(
+        _ samples: [SessionSample], after earlier: [AlphaWindow], from start: Int, beats: [UInt16], parts: Int,
+        perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
+    ) -> (windows: [AlphaWindow], summary: SessionHRV?) {
+        // A piece of under `minimumPieceSeconds` would spend more on its lead-in than it saves.
+        let pieces = max(1, min(parts, (samples.count - start) / minimumPieceSeconds))
+        let bounds = (0...pieces).map { start + (samples.count - start) * $0 / pieces }
+        // Each piece's windows by its number, and the artifacts of all beats; one lock a piece.
+        let found = Mutex<(windows: [Int: [AlphaWindow]], artifacts: Int)>(([:], 0))
+        perform(pieces + 1) { piece in
+            guard piece < pieces else {
+                let artifacts = beats.isEmpty ? 0 : correctedBeats(beats)
+                found.withLock { $0.artifacts = artifacts }
+                return
+            }
+            let first = bounds[piece]
+            guard first < bounds[piece + 1] else { return }
+            let leadIn = samples[..<first].lastIndex { $0.second <= samples[first].second - windowSeconds }.map { $0 + 1 } ?? 0
+            var tracker = AlphaOneTracker()
+            for sample in samples[leadIn..<first] { _ = tracker.add(sample, evaluating: false) }
+            let windows = samples[first..<bounds[piece + 1]].compactMap { tracker.add($0) }
+            found.withLock { $0.windows[piece] = windows }
+        }
+        let (byPiece, artifacts) = found.withLock { $0 }
+        let windows = earlier + (0..<pieces).flatMap { byPiece[$0] ?? [] }
+        return (windows, beats.isEmpty ? nil : summary(windows: windows, beats: beats.count, artifacts: artifacts))
+    }
+
+    /// Samples (seconds) a piece of `analyse(_:parts:perform:)` covers at least: ten windows'
+    /// length, against a lead-in of one.
+    static let minimumPieceSeconds = 10 * windowSeconds
 }

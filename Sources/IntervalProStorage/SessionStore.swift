@@ -333,8 +333,11 @@ public final class SessionStore: Sendable {
                 plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)
         }
         let loadedSamples = samples.map(\.sample)
-        // Alpha 1 from the beats kept with the samples, as the tracker computed it live.
-        let alphaOne = AlphaOneTracker.analyse(loadedSamples)
+        // Alpha 1 from the beats kept with the samples, as the tracker computed it live; cut
+        // into pieces on the machine's cores (an hour's windows take tens of milliseconds).
+        let alphaOne = AlphaOneTracker.analyse(loadedSamples, parts: ProcessInfo.processInfo.activeProcessorCount) {
+            DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
+        }
         summary?.hrv = alphaOne.summary
         var session = StoredSession(
             listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device),

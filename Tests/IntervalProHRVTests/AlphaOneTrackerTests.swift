@@ -1,3 +1,4 @@
+import Dispatch
 import IntervalProCore
 import Testing
 @testable import IntervalProHRV
@@ -122,5 +123,43 @@ struct AlphaOneTrackerTests {
                 ($0.alpha1 ?? 0) >= 0.75
             })
         #expect(summary.scoredWindows == windows.filter { $0.status == .scored }.count)
+    }
+
+    @Test func cutIntoPiecesTheWindowsAreTheSameBitForBit() throws {
+        // 45 minutes, easy then hard, with a missed and an extra beat now and then, and a
+        // silent minute: windows of every status, corrected in one and in several passes.
+        var intervals = Self.correlated(3_000) + Self.uncorrelated(4_000)
+        for index in stride(from: 150, to: intervals.count - 1, by: 211) { intervals[index] *= 2 }
+        for index in stride(from: 260, to: intervals.count - 1, by: 307) { intervals[index] /= 2 }
+        intervals.insert(60_000, at: 3_500)
+        let samples = Self.samples(intervals, step: { $0 / 300 })
+        let whole = AlphaOneTracker.analyse(samples)
+        #expect(whole.windows.count == samples.count / AlphaOneTracker.everySeconds)
+        #expect(Set(whole.windows.map(\.status)) == [.settling, .unreliable, .scored])
+        #expect(try #require(whole.summary).artifacts > 20)
+        for parts in [2, 3, 4] {
+            let inTurn = AlphaOneTracker.analyse(samples, parts: parts) { count, body in
+                for piece in (0..<count).reversed() { body(piece) }
+            }
+            #expect(inTurn.windows == whole.windows, "\(parts) pieces in turn")
+            #expect(inTurn.summary == whole.summary, "\(parts) pieces in turn")
+            let sideBySide = AlphaOneTracker.analyse(samples, parts: parts) { count, body in
+                DispatchQueue.concurrentPerform(iterations: count, execute: body)
+            }
+            #expect(sideBySide.windows == whole.windows, "\(parts) pieces side by side")
+            #expect(sideBySide.summary == whole.summary, "\(parts) pieces side by side")
+        }
+    }
+
+    @Test func aShortSessionIsOnePiece() {
+        let samples = Self.samples(Self.uncorrelated(1_500))
+        var calls: [Int] = []
+        let cut = AlphaOneTracker.analyse(samples, parts: 4) { count, body in
+            calls.append(count)
+            (0..<count).forEach(body)
+        }
+        // Ten minutes: one piece of windows and the correction of all beats.
+        #expect(calls == [2])
+        #expect(cut.windows == AlphaOneTracker.analyse(samples).windows)
     }
 }
