@@ -279,8 +279,8 @@ let package = Package(
         .testTarget(
             name: "IntervalProLaunchTests",
             dependencies: [
-                "IntervalProLaunch", "IntervalProCore", "IntervalProNetwork", "IntervalProRuntime", "IntervalProServices",
-                "IntervalProStorage",
+                "IntervalProLaunch", "IntervalProCore", "IntervalProHRV", "IntervalProNetwork", "IntervalProRuntime",
+                "IntervalProServices", "IntervalProStorage",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -1,4 +1,8 @@
 public import IntervalProCore
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import IntervalProEventLoop
 import IntervalProHRV
 public import IntervalProRuntime
@@ -13,9 +17,23 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     // Confined to the loop's thread.
     private var tracker = AlphaOneTracker()
     private var windows: [AlphaWindow] = []
+    private let latestWindow = Mutex<AlphaWindow?>(nil)
+    /// How many samples, from the session's first, the thread has taken in.
+    private let taken = Atomic<Int>(0)
+    /// Set by `finish`: the thread takes in no more, and what it has not reached is cut into
+    /// pieces on every core (a replay on virtual time hands over an hour in milliseconds).
+    private let finishing = Atomic<Bool>(false)
+
+    // The runner's thread (and `finish`, once the runner is done).
     /// Every beat so far, for the session's artifact share.
     private var beats: [UInt16] = []
-    private let latestWindow = Mutex<AlphaWindow?>(nil)
+    /// The samples `finish` may still need: from two windows' length before the first the
+    /// thread has not taken in (a live session keeps a few minutes of them, not hours).
+    private var recent: [SessionSample] = []
+    /// The number, from the session's first, of `recent`'s first sample.
+    private var recentStart = 0
+    /// How many samples went over to the thread.
+    private var handedOver = 0
 
     /// Nil when the thread cannot start: the session runs without alpha 1.
     public init?() {
@@ -28,35 +46,44 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     /// The last window computed; nil until the first (or without beats).
     public var latest: AlphaWindow? { latestWindow.withLock { $0 } }
 
-    /// Samples not yet handed over (the runner's thread): they go over together at each
-    /// window's second, one wake-up of the analysis thread per window.
-    private var unsent: [SessionSample] = []
-
+    /// Samples go over together at each window's second: one wake-up of the analysis thread
+    /// per window.
     public func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         for case .sample(let sample) in actions {
-            unsent.append(sample)
+            recent.append(sample)
+            beats += sample.rrIntervals
             if sample.second % AlphaOneTracker.everySeconds == 0 { handOver() }
         }
     }
 
     private func handOver() {
-        guard !unsent.isEmpty else { return }
-        let batch = unsent
-        unsent.removeAll(keepingCapacity: true)
+        guard handedOver < recentStart + recent.count else { return }
+        let batch = Array(recent[(handedOver - recentStart)...])
+        handedOver = recentStart + recent.count
         loop.execute { [self] in for sample in batch { take(sample) } }
+        let needed = taken.load(ordering: .relaxed) - 2 * AlphaOneTracker.windowSeconds
+        if needed - recentStart > AlphaOneTracker.windowSeconds {
+            recent.removeFirst(needed - recentStart)
+            recentStart = needed
+        }
     }
 
     private func take(_ sample: SessionSample) {
-        beats += sample.rrIntervals
+        guard !finishing.load(ordering: .relaxed) else { return }
+        taken.add(1, ordering: .relaxed)
         guard let window = tracker.add(sample) else { return }
         windows.append(window)
         latestWindow.withLock { $0 = window }
     }
 
-    /// Waits for every sample so far to be analysed, then gives the windows and the
-    /// session's figures (nil without beats).
+    /// Stops the thread where it is, then computes the windows it has not reached and the
+    /// session's figures (nil without beats), side by side on the machine's cores.
     public func finish() async -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        handOver()
-        return await loop.submit { [self] in (windows, AlphaOneTracker.summary(windows: windows, beats: beats)) }
+        finishing.store(true, ordering: .relaxed)
+        let (done, reached) = await loop.submit { [self] in (windows, taken.load(ordering: .relaxed)) }
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return AlphaOneTracker.analyse(recent, after: done, from: reached - recentStart, beats: beats, parts: cores) {
+            DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
+        }
     }
 }

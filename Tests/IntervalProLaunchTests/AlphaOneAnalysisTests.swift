@@ -1,0 +1,69 @@
+import IntervalProCore
+import IntervalProHRV
+import IntervalProLaunch
+import IntervalProRuntime
+import Testing
+
+/// Alpha 1 beside a session: what its thread computed and what `finish` cuts into pieces for
+/// the rest come to the same windows and figures as one tracker over every sample.
+@Suite struct AlphaOneAnalysisTests {
+    /// 45 minutes of beats around 400 ms with a missed and an extra beat now and then, as the
+    /// engine reports them: one sample a second.
+    static func samples() -> [SessionSample] {
+        var state: UInt64 = 42
+        func uniform() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var intervals = (0..<6_800).map { _ in 400 + 12 * (uniform() - 0.5) }
+        for index in stride(from: 150, to: intervals.count, by: 211) { intervals[index] *= 2 }
+        for index in stride(from: 260, to: intervals.count, by: 307) { intervals[index] /= 2 }
+        var bySecond: [[UInt16]] = []
+        var elapsed = 0.0
+        for interval in intervals {
+            elapsed += interval
+            let second = Int((elapsed / 1000).rounded(.up))
+            while bySecond.count <= second { bySecond.append([]) }
+            bySecond[second].append(UInt16((interval * 1.024).rounded()))
+        }
+        return bySecond.indices.map { second in
+            SessionSample(
+                second: second, stepIndex: second / 600, rawCadence: 170, cadence: 170, heartRate: 150, speed: nil,
+                distance: nil, zoneStatus: .noZone, rrIntervals: bySecond[second])
+        }
+    }
+
+    static let engine = SessionEngine(
+        plan: try! PlanDecoder.decode(Array(#"{"name":"t","steps":[{"kind":"work","duration":2700,"cadence":170}]}"#.utf8), file: "t"),
+        source: .simulation)
+
+    @Test func handedOverAllAtOnceTheRestIsCutIntoPieces() async throws {
+        let samples = Self.samples()
+        let analysis = try #require(AlphaOneAnalysis())
+        // As a replay on virtual time: an hour handed over faster than the thread keeps up.
+        for sample in samples { analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second)) }
+        let finished = await analysis.finish()
+        let whole = AlphaOneTracker.analyse(samples)
+        #expect(finished.windows == whole.windows)
+        #expect(finished.summary == whole.summary)
+        #expect(try #require(whole.summary).artifacts > 20)
+    }
+
+    @Test func handedOverInTimeTheThreadDidItAll() async throws {
+        let samples = Self.samples()
+        let analysis = try #require(AlphaOneAnalysis())
+        // As a session in real time: the thread keeps up, and keeps only the last minutes.
+        for sample in samples {
+            analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
+            guard sample.second % 300 == 0, sample.second >= AlphaOneTracker.windowSeconds else { continue }
+            for _ in 0..<2_000 where (analysis.latest?.second ?? 0) < sample.second {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(analysis.latest?.second == sample.second)
+        }
+        let finished = await analysis.finish()
+        let whole = AlphaOneTracker.analyse(samples)
+        #expect(finished.windows == whole.windows)
+        #expect(finished.summary == whole.summary)
+    }
+}
