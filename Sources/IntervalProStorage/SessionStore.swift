@@ -294,7 +294,11 @@ public final class SessionStore: Sendable {
         public static let samples = Parts(rawValue: 1)
         /// Notifications, device events and controls.
         public static let entries = Parts(rawValue: 2)
-        public static let all: Parts = [.samples, .entries]
+        /// Alpha 1 of the samples' beats: the windows, and the summary's `hrv`. Computed
+        /// from the samples, not stored, so only for what shows them (an hour's windows take
+        /// tens of milliseconds; a FIT export needs the beats alone).
+        public static let alphaOne = Parts(rawValue: 4)
+        public static let all: Parts = [.samples, .entries, .alphaOne]
     }
 
     /// A session with the `parts` asked for (the others left empty), or nil when there is
@@ -308,7 +312,7 @@ public final class SessionStore: Sendable {
                 row,
                 try DeviceRow.filter(byID).order(Column("position")).fetchAll(db),
                 try StepResultRow.filter(byID).order(Column("step_index")).fetchAll(db),
-                parts.contains(.samples)
+                !parts.isDisjoint(with: [.samples, .alphaOne])
                     ? try SampleRow.fetchAll(
                         db, sql: "SELECT * FROM sample WHERE session_id = ? ORDER BY second", arguments: [id]) : [],
                 parts.contains(.entries)
@@ -334,10 +338,12 @@ public final class SessionStore: Sendable {
         }
         let loadedSamples = samples.map(\.sample)
         // Alpha 1 from the beats kept with the samples, as the tracker computed it live; cut
-        // into pieces on the machine's cores (an hour's windows take tens of milliseconds).
-        let alphaOne = AlphaOneTracker.analyse(loadedSamples, parts: ProcessInfo.processInfo.activeProcessorCount) {
-            DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
-        }
+        // into pieces on the machine's cores.
+        let alphaOne =
+            parts.contains(.alphaOne)
+            ? AlphaOneTracker.analyse(loadedSamples, parts: ProcessInfo.processInfo.activeProcessorCount) {
+                DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
+            } : (windows: [], summary: nil)
         summary?.hrv = alphaOne.summary
         var session = StoredSession(
             listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device),

@@ -104,7 +104,7 @@ public struct WebServer: Sendable {
             guard let id = context.parameters.get("id", as: Int64.self) else {
                 return Self.error(.notFound, "no such session")
             }
-            guard let session = try? store.open(readingOnly: true).session(id: id, loading: .samples),
+            guard let session = try? store.open(readingOnly: true).session(id: id, loading: [.samples, .alphaOne]),
                 session.summary != nil
             else { return Self.error(.notFound, "no finished session \(id)") }
             let readiness = ReadinessToday.trend(store, before: session.listing.startedAt)

@@ -92,6 +92,10 @@ struct SessionStoreTests {
         // The samples' beats give the summary its beat-to-beat figures: three beats, no window.
         #expect(stored.summary?.hrv?.beats == 3)
         #expect(stored.summary?.hrv?.scoredWindows == 0)
+        // Alpha 1 is computed only when asked for: a FIT export loads the samples alone.
+        let beatsOnly = try #require(try store.session(id: id, loading: .samples))
+        #expect(beatsOnly.samples == first.samples && beatsOnly.summary?.hrv == nil)
+        #expect(try store.session(id: id, loading: .alphaOne)?.summary?.hrv == stored.summary?.hrv)
         var scored = summary
         scored.hrv = stored.summary?.hrv
         #expect(stored.summary == scored)

@@ -26,7 +26,7 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let session = try session.resolve(in: try store.open(readingOnly: true), loading: .samples)
+            let session = try session.resolve(in: try store.open(readingOnly: true), loading: [.samples, .alphaOne])
             guard session.summary != nil else {
                 throw LaunchError("session \(session.listing.id) is still running; report on it when it ends", kind: .unavailable)
             }

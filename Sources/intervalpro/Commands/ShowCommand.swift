@@ -30,7 +30,7 @@ struct ShowCommand: ParsableCommand {
         try reportingFailures {
             let sessionStore = try store.open(readingOnly: true)
             // Samples hold the beats alpha 1 is computed from.
-            let session = try session.resolve(in: sessionStore, loading: .samples)
+            let session = try session.resolve(in: sessionStore, loading: [.samples, .alphaOne])
             let uploads = try storeCall { () throws(StoreError) in try sessionStore.uploads(session: session.listing.id) }
             if json {
                 var value = session.json
