@@ -28,7 +28,8 @@ struct IntervalPro: AsyncParsableCommand {
     /// only the commands that wait on sensors, devices or services go on to Swift's
     /// concurrency threads. (ArgumentParser's own async `main` parses asynchronously, which
     /// started those threads for every command, `--version` and completions included:
-    /// about 0.5 ms and 2 MB.)
+    /// about 0.5 ms and 2 MB. It parses asynchronously for completions that are computed
+    /// asynchronously; ours are not, and `parseAsRoot` refuses such a completion in debug.)
     static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
         do {
