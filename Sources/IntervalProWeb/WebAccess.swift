@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IntervalProLaunch
+
 /// Where the server listens, as `--listen HOST:PORT` or `--web [HOST:]PORT` give it.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
@@ -51,6 +56,15 @@ public struct WebAccess: Sendable {
 
     public init(token: String?) {
         self.token = token
+    }
+
+    /// The page acts on the session and the history with the server's rights: never root's,
+    /// unless asked for in so many words (`allowed`).
+    public static func refuseRoot(allowed: Bool) throws {
+        guard geteuid() == 0, !allowed else { return }
+        throw LaunchError(
+            "the web page is not served as root: run it as the user whose sessions it keeps (the systemd user unit does), or pass --allow-root",
+            kind: .refused)
     }
 
     public struct Request {

@@ -28,15 +28,6 @@ public struct WebServer: Sendable {
     /// Request bodies larger than this are refused (413): commands and starts are a few bytes.
     public static let bodyLimit = 16 * 1024
 
-    /// The page acts on the session and the history with the server's rights: never root's,
-    /// unless asked for in so many words (`allowed`).
-    public static func refuseRoot(allowed: Bool) throws {
-        guard geteuid() == 0, !allowed else { return }
-        throw LaunchError(
-            "the web page is not served as root: run it as the user whose sessions it keeps (the systemd user unit does), or pass --allow-root",
-            kind: .refused)
-    }
-
     public init(address: ListenAddress, host: SessionHost, token: String?, store: StoreLocation) {
         self.address = address
         self.host = host

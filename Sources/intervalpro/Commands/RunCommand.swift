@@ -109,7 +109,7 @@ struct RunCommand: AsyncParsableCommand {
             request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
             if let web {
-                try WebServer.refuseRoot(allowed: allowRoot)
+                try WebAccess.refuseRoot(allowed: allowRoot)
                 outcome = try await WebServing.alongside(request, listen: web)
             } else {
                 outcome = try await SessionLauncher.run(request)

@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            try WebServer.refuseRoot(allowed: allowRoot)
+            try WebAccess.refuseRoot(allowed: allowRoot)
             let token = listen.isLoopback ? nil : try WebToken.load(renew: newToken)
             let host = SessionHost(
                 hub: LiveStateHub(),
