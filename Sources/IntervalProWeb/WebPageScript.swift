@@ -68,10 +68,12 @@ function render(s) {
   const alpha = s.alpha1;
   $("alpha1-fact").classList.toggle("hidden", !alpha);
   if (alpha) $("alpha1").textContent = alpha.status === "scored" ? alpha.value.toFixed(2) : alpha.status;
+  $("alpha1").classList.toggle("word", !!alpha && alpha.status !== "scored");
   $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
   $("signal").textContent = s.signal ? "ok" : "none";
   const zone = s.zone;
-  $("scale").classList.toggle("hidden", !zone);
+  // Kept in place on a step without a zone: what follows stays where it was.
+  $("scale").classList.toggle("invisible", !zone);
   $("zone-text").textContent = zone ? "zone " + zone.low + "–" + zone.high : "free pace";
   if (zone) {
     const span = 30, at = (v) => Math.min(100, Math.max(0, (v - (zone.target - span)) / (2 * span) * 100));

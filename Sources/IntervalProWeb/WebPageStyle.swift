@@ -27,9 +27,13 @@ extension WebPage {
   #you-mark { position: absolute; top: -5px; width: 18px; height: 44px; margin-left: -9px; border-radius: 9px; background: var(--warn); }
   #advice { font-size: 2rem; font-weight: 700; text-align: center; padding: 10px; border-radius: 10px; background: var(--card); }
   #advice.inZone { color: var(--ok); } #advice.faster, #advice.slower { color: var(--warn); } #advice.noSignal { color: var(--bad); }
-  .facts { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 8px; margin: 12px 0; text-align: center; }
-  .facts div { background: var(--card); border-radius: 10px; padding: 8px 4px; }
-  .facts b { display: block; font-size: 1.6rem; }
+  /* One row however many facts show (alpha 1 comes with the strap's first beats), so the
+     buttons below never move under a thumb. */
+  .facts { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(0, 1fr); gap: 8px; margin: 12px 0; text-align: center; }
+  .facts div { background: var(--card); border-radius: 10px; padding: 8px 2px; }
+  .facts b { display: block; font-size: clamp(1.1rem, 5.4vw, 1.6rem); line-height: 2rem; white-space: nowrap; }
+  .facts b.word { font-size: clamp(0.8rem, 3.7vw, 1rem); }
+  .invisible { visibility: hidden; }
   #paused-badge { color: var(--warn); font-weight: 700; }
   #notice { color: var(--warn); min-height: 1.2em; }
   .buttons { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 10px; margin-top: 12px; }
@@ -37,6 +41,7 @@ extension WebPage {
   button.secondary { background: var(--muted); } button.danger { background: #b3261e; }
   select, input { width: 100%; font-size: 1.2rem; padding: 12px; min-height: 44px; margin: 6px 0 14px; background: var(--card); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; }
   #summary { background: var(--card); border-radius: 12px; padding: 14px; margin-top: 14px; }
+  #music { margin-top: 10px; text-align: center; }
   #summary-in-zone { font-size: 3rem; font-weight: 700; color: var(--ok); }
   table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid var(--track); text-align: left; }
   a { color: var(--link); }

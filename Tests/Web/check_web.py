@@ -337,6 +337,14 @@ def fits_phone(driver):
         PHONE[0])
 
 
+def button_places(driver):
+    """Where the live view's buttons are on the screen, in whole pixels."""
+    return driver.execute_script(
+        "return ['btn-pause', 'btn-next', 'btn-finish'].map((id) => {"
+        " const r = document.getElementById(id).getBoundingClientRect();"
+        " return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)]; })")
+
+
 def read_dom(driver):
     return driver.execute_script(READ_DOM, STATE_IDS)
 
@@ -469,6 +477,8 @@ def live_page(binary, scratch, screenshot_copy):
         driver.get(f"http://127.0.0.1:{port}/")
         shown = dom_wait(driver, lambda d: d.get("step-title"))
         check(shown is not None, f"the live view shows a step title within {WAIT} s: {read_dom(driver)}")
+        # Where the buttons are before alpha 1 comes: a tap aimed at Pause must not land elsewhere.
+        controls_at = button_places(driver)
         dom = read_dom(driver)
         missing = [i for i in STATE_IDS + ["btn-pause"] if dom.get(i) is None] + \
             [i for i in BUTTON_IDS + ["summary"] if not driver.find_elements("id", i)]
@@ -503,6 +513,10 @@ def live_page(binary, scratch, screenshot_copy):
         plan_id = next((p["id"] for p in plans if p.get("name") == "Cadence ladder"), "cadence-ladder")
         status, body, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate"})
         check(status == 409, f"run --web refuses to start another session with 409: {status} {body}")
+
+        check(dom_wait(driver, lambda d: d["alpha1-shown"]) is not None, "alpha 1 shows once the strap's beats arrive")
+        moved = button_places(driver)
+        check(moved == controls_at, f"the buttons stay where they were when alpha 1 appears: {controls_at} -> {moved}")
 
         # Pause from the page.
         click(driver, "btn-pause")
