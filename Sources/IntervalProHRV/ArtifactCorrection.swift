@@ -247,20 +247,18 @@ public enum ArtifactCorrection {
                 let leaving = k - half - 1 >= 0 ? values[k - half - 1] : nil
                 switch (entering, leaving) {
                 case (let entering?, let leaving?):
-                    let from = insertionIndex(of: leaving, in: sorted, count: count)
-                    var to = insertionIndex(of: entering, in: sorted, count: count)
-                    if to > from {
-                        // The values between move down into the leaving one's place.
-                        to -= 1
-                        for i in from..<to { sorted[i] = sorted[i + 1] }
-                    } else {
-                        var i = from
-                        while i > to {
-                            sorted[i] = sorted[i - 1]
-                            i -= 1
-                        }
+                    // The leaving value's place moves towards the entering one's, the values
+                    // passed moving by one: one pass, no second search.
+                    var i = insertionIndex(of: leaving, in: sorted, count: count)
+                    while i + 1 < count, sorted[i + 1] < entering {
+                        sorted[i] = sorted[i + 1]
+                        i += 1
                     }
-                    sorted[to] = entering
+                    while i > 0, sorted[i - 1] > entering {
+                        sorted[i] = sorted[i - 1]
+                        i -= 1
+                    }
+                    sorted[i] = entering
                 case (let entering?, nil):
                     let to = insertionIndex(of: entering, in: sorted, count: count)
                     var i = count
@@ -284,14 +282,18 @@ public enum ArtifactCorrection {
     }
 
     /// The first index whose value is not less than `value` (where it is, when present).
+    /// Halves the range without branching on the comparison (a conditional move), which a
+    /// processor cannot predict for values of a noisy series.
     private static func insertionIndex(of value: Double, in sorted: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        guard count > 0 else { return 0 }
+        var base = 0
+        var length = count
+        while length > 1 {
+            let half = length / 2
+            base = sorted[base + half] < value ? base + half : base
+            length -= half
         }
-        return low
+        return sorted[base] < value ? base + 1 : base
     }
 
     /// The q-quantile of sorted values, interpolating linearly between ranks (numpy's and
@@ -299,7 +301,8 @@ public enum ArtifactCorrection {
     static func quantile<Values: RandomAccessCollection<Double>>(_ sorted: Values, _ q: Double) -> Double
     where Values.Index == Int {
         let position = q * Double(sorted.count - 1)
-        let lower = Int(position.rounded(.down))
+        // Truncation is the floor here: the position is never negative.
+        let lower = Int(position)
         let upper = min(lower + 1, sorted.count - 1)
         return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
     }
