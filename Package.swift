@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "IntervalProStorage",
             dependencies: [
-                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProHRV",
+                "IntervalProCore", "IntervalProRuntime", "IntervalProHistory", "IntervalProHRV", "IntervalProIO",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

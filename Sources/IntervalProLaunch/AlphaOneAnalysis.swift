@@ -1,10 +1,7 @@
 public import IntervalProCore
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import IntervalProEventLoop
 import IntervalProHRV
+import IntervalProIO
 public import IntervalProRuntime
 import Synchronization
 
@@ -81,9 +78,7 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     public func finish() async -> (windows: [AlphaWindow], summary: SessionHRV?) {
         finishing.store(true, ordering: .relaxed)
         let (done, reached) = await loop.submit { [self] in (windows, taken.load(ordering: .relaxed)) }
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        return AlphaOneTracker.analyse(recent, after: done, from: reached - recentStart, beats: beats, parts: cores) {
-            DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
-        }
+        return AlphaOneTracker.analyse(
+            recent, after: done, from: reached - recentStart, beats: beats, parts: Cores.online, perform: Cores.perform)
     }
 }

@@ -1,8 +1,4 @@
 public import IntervalProStorage
-import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 public import IntervalProCore
 import IntervalProFormats
@@ -72,8 +68,8 @@ public enum HistoryImport {
     ) throws -> Report {
         let candidates = try files(in: path)
         let state = Mutex((report: Report(), next: 0, done: 0, told: -1))
-        let workers = max(1, min(candidates.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        let workers = max(1, min(candidates.count, Cores.online))
+        Cores.perform(workers) { _ in
             while true {
                 let index = state.withLock { state in
                     defer { state.next += 1 }

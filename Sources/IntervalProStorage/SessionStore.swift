@@ -3,6 +3,7 @@ import GRDB
 public import IntervalProCore
 public import IntervalProHistory
 import IntervalProHRV
+import IntervalProIO
 
 /// A store operation that failed, said in the runner's words.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -341,9 +342,8 @@ public final class SessionStore: Sendable {
         // into pieces on the machine's cores.
         let alphaOne =
             parts.contains(.alphaOne)
-            ? AlphaOneTracker.analyse(loadedSamples, parts: ProcessInfo.processInfo.activeProcessorCount) {
-                DispatchQueue.concurrentPerform(iterations: $0, execute: $1)
-            } : (windows: [], summary: nil)
+            ? AlphaOneTracker.analyse(loadedSamples, parts: Cores.online, perform: Cores.perform)
+            : (windows: [], summary: nil)
         summary?.hrv = alphaOne.summary
         var session = StoredSession(
             listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device),
