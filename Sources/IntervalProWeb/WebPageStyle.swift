@@ -15,8 +15,12 @@ extension WebPage {
   main { padding: 12px 16px 24px; max-width: 640px; margin: 0 auto; }
   .hidden { display: none !important; }
   .row { display: flex; justify-content: space-between; align-items: baseline; gap: 8px; }
-  #step-title { font-size: 1.8rem; font-weight: 700; }
+  /* Two lines kept for every title, and never more: a long one ("Work 1/6 · Ladder rung")
+     would otherwise move everything below it at each step. */
+  #step-title { font-size: 1.8rem; font-weight: 700; line-height: 2.2rem; min-height: 4.4rem; min-width: 0;
+    display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }
   #step-number, .label { color: var(--dim); font-size: 1.1rem; }
+  #step-number { white-space: nowrap; }
   #time-left, #step-other { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
   .bar { height: 14px; background: var(--track); border-radius: 7px; overflow: hidden; }
   #progress { height: 100%; width: 0; background: #4a90e2; }

@@ -515,8 +515,8 @@ def live_page(binary, scratch, screenshot_copy):
         check(status == 409, f"run --web refuses to start another session with 409: {status} {body}")
 
         check(dom_wait(driver, lambda d: d["alpha1-shown"]) is not None, "alpha 1 shows once the strap's beats arrive")
-        moved = button_places(driver)
-        check(moved == controls_at, f"the buttons stay where they were when alpha 1 appears: {controls_at} -> {moved}")
+        placed = button_places(driver)
+        check(placed == controls_at, f"the buttons stay where they were when alpha 1 appears: {controls_at} -> {placed}")
 
         # Pause from the page.
         click(driver, "btn-pause")
@@ -571,6 +571,10 @@ def live_page(binary, scratch, screenshot_copy):
               f"Next on the page: step {number} -> {moved and moved['step']['number']} in /api/state")
         check(dom_wait(driver, lambda d: step_pair(d) and step_pair(d)[0] == number + 1) is not None,
               f"Next on the page: the page shows step {number + 1}: {read_dom(driver)['step-number']!r}")
+        # The next step's title is longer ("Work 1/6 · Ladder rung"): the buttons stay put.
+        placed = button_places(driver)
+        check(placed == controls_at,
+              f"the buttons stay where they were at the next step ({read_dom(driver)['step-title']!r}): {controls_at} -> {placed}")
 
         # Finish.
         click(driver, "btn-finish")
