@@ -35,13 +35,16 @@ public struct WebServer: Sendable {
         self.store = store
     }
 
-    /// Serves until cancelled, or with `stopOnSignals` until SIGTERM or SIGINT; `listening`
-    /// is called once the socket is bound.
+    /// Serves until cancelled, or with `stopOnSignals` until SIGTERM or SIGINT, or until
+    /// `stopping` ends; `listening` is called once the socket is bound. A signal or `stopping`
+    /// stops gracefully: no new connections, and the requests in flight are answered first.
     ///
     /// The server is put together here rather than by Hummingbird's `Application`, whose run
     /// also starts a task that formats the Date header once a second: an idle `serve` on a Pi
     /// woke some six times a second for it, all day. The header is written per response instead.
-    public func run(stopOnSignals: Bool, listening: @escaping @Sendable () -> Void) async throws {
+    public func run(
+        stopOnSignals: Bool, stopping: AsyncStream<Void>? = nil, listening: @escaping @Sendable () -> Void
+    ) async throws {
         var logger = Logger(label: "intervalpro.web")
         // Its messages are for its developers; failures to serve reach the user as errors.
         logger.logLevel = .critical
@@ -71,7 +74,22 @@ public struct WebServer: Sendable {
             let services = ServiceGroup(
                 configuration: .init(
                     services: [server], gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [], logger: logger))
-            try await services.run()
+            guard let stopping else { return try await services.run() }
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await services.run()
+                    return true
+                }
+                group.addTask {
+                    for await _ in stopping {}
+                    if !Task.isCancelled { await services.triggerGracefulShutdown() }
+                    return false
+                }
+                // Until the server has ended: after a graceful stop, once it answered what it had.
+                while let serverEnded = try await group.next() {
+                    if serverEnded { group.cancelAll() }
+                }
+            }
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
             throw LaunchError("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
