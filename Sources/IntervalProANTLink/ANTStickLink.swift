@@ -1,5 +1,5 @@
 public import IntervalProANT
-public import IntervalProCore
+import IntervalProCore
 public import IntervalProEventLoop
 public import IntervalProRuntime
 #if canImport(Glibc)

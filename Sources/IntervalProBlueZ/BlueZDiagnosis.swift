@@ -37,7 +37,7 @@ public enum BlueZDiagnosis {
             let reply = try connection.call(try BlueZCall.getManagedObjects.message(), timeoutMilliseconds: 5_000)
             if let snapshot = try reply.arguments().first { tree.apply(.snapshot(snapshot)) }
             findings.append(Diagnosis(check: "permission", ok: true, detail: "this account may talk to bluetoothd"))
-        } catch let failure as DBusCallError where failure.name == .accessDenied || failure.name == .bluezNotAuthorized {
+        } catch let failure where failure.name == .accessDenied || failure.name == .bluezNotAuthorized {
             findings.append(
                 Diagnosis(
                     check: "permission", ok: false, detail: "bluetoothd refused: \(failure)",

@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// How to read an activity file, as `replay` and `run --replay` are asked.
 public struct ActivityChoice: Sendable, Equatable {

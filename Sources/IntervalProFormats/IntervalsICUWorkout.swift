@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// intervals.icu's workout text: section lines, and steps that start with "-".
 ///

@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 
 /// Zwift's .zwo workouts: `<workout_file>` with a name, a sport and a `<workout>` of
 /// Warmup, Cooldown, SteadyState, IntervalsT, FreeRide and Ramp elements.

@@ -1,4 +1,4 @@
-public import IntervalProCore
+import IntervalProCore
 public import IntervalProHRV
 import GRDB
 
