@@ -55,6 +55,7 @@ enum WebPage {
       <button id="btn-next" class="secondary">Next</button>
       <button id="btn-finish" class="danger">Finish</button>
     </div>
+    <p id="link" role="alert" class="hidden"></p>
     <div id="music" class="label hidden"></div>
     <div id="summary" class="hidden">
       <div class="label">Finished: time in zone</div>

@@ -85,14 +85,42 @@ function render(s) {
   }
 }
 
-async function post(path, body) {
-  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+// A request that gets no answer (Wi-Fi gone, the Pi off), or none within `seconds` when given,
+// is said as such, like one the Pi refuses, rather than left pending or thrown away.
+async function post(path, body, seconds) {
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      signal: seconds ? AbortSignal.timeout(seconds * 1000) : undefined });
+  } catch (e) {
+    return { ok: false, answered: false, answer: { error: "no answer from " + location.host } };
+  }
   let answer = {};
   try { answer = await response.json(); } catch (e) {}
-  return { ok: response.ok, answer };
+  return { ok: response.ok, answered: true, answer };
 }
 
-function command(name) { post("/api/command", { command: name }); }
+// Whether the page hears the Pi, below the buttons so that what it says never moves them: a
+// session's figures would otherwise stand still without a word. A command refused or not
+// answered is said there for 10 s.
+let linkLost = false;
+function standingLink() {
+  const live = state.status === "running" || state.status === "readiness";
+  return linkLost && live ? "Connection to " + location.host + " lost; reconnecting…" : "";
+}
+function sayLink(text) {
+  $("link").textContent = text;
+  $("link").classList.toggle("hidden", !text);
+}
+
+async function command(name) {
+  // A command is for now: after 8 s without an answer the runner is told.
+  const { ok, answered, answer } = await post("/api/command", { command: name }, 8);
+  const label = name[0].toUpperCase() + name.slice(1);
+  const text = ok ? "" : answered ? label + " refused: " + (answer.error || "by the Pi") : label + ": " + answer.error;
+  sayLink(text || standingLink());
+  if (text) setTimeout(() => { if ($("link").textContent === text) sayLink(standingLink()); }, 10000);
+}
 $("btn-pause").onclick = () => command(state.paused ? "resume" : "pause");
 $("btn-next").onclick = () => command("next");
 $("btn-finish").onclick = () => command("finish");
@@ -427,8 +455,13 @@ async function showSensors() {
 
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
+  socket.onopen = () => { linkLost = false; sayLink(""); };
   socket.onmessage = (event) => render(JSON.parse(event.data));
-  socket.onclose = () => setTimeout(connect, 1000);
+  socket.onclose = () => {
+    // Said once when the link goes, not again at each attempt to get it back.
+    if (!linkLost) { linkLost = true; sayLink(standingLink()); }
+    setTimeout(connect, 1000);
+  };
 }
 
 sourceChanged();

@@ -46,6 +46,7 @@ extension WebPage {
   select, input { width: 100%; font-size: 1.2rem; padding: 12px; min-height: 44px; margin: 6px 0 14px; background: var(--card); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; }
   #summary { background: var(--card); border-radius: 12px; padding: 14px; margin-top: 14px; }
   #music { margin-top: 10px; text-align: center; }
+  #link { color: var(--bad); font-weight: 700; text-align: center; margin: 10px 0 0; }
   #summary-in-zone { font-size: 3rem; font-weight: 700; color: var(--ok); }
   table { width: 100%; border-collapse: collapse; } td, th { padding: 8px 4px; border-bottom: 1px solid var(--track); text-align: left; }
   a { color: var(--link); }

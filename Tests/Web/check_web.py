@@ -615,6 +615,37 @@ def live_page(binary, scratch, screenshot_copy):
 
 # ---------------------------------------------------------------- 2. serve: start page and history
 
+def connection_lost(binary, scratch):
+    """The Pi goes away mid-session (Wi-Fi, power): the page says its figures are no longer live,
+    and that a button's command got no answer, below the buttons."""
+    folder = os.path.join(scratch, "run-web-lost")
+    os.makedirs(folder)
+    driver = browser(folder)
+    port = free_port()
+    server = Server(binary, folder, ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl",
+                                     "--web", f"127.0.0.1:{port}", "--metronome", "off", "--no-voice", "--no-save",
+                                     *AS_US], port)
+    try:
+        server.start()
+        driver.get(f"http://127.0.0.1:{port}/")
+        check(dom_wait(driver, lambda d: d.get("step-title")) is not None, "the live view shows the session")
+        link = lambda: driver.find_element("id", "link")
+        check(not link().is_displayed(), f"no connection message while the Pi answers: {link().text!r}")
+        controls_at = button_places(driver)
+        server.process.kill()
+        server.process.wait()
+        said = wait_until(lambda: link().text if link().is_displayed() else None, 10)
+        check(said is not None and "lost" in said, f"the page says the connection is lost once the Pi is gone: {said!r}")
+        click(driver, "btn-pause")
+        said = wait_until(lambda: link().text if "no answer" in link().text else None, 15)
+        check(said is not None and said.startswith("Pause: no answer from 127.0.0.1:"),
+              f"Pause with the Pi gone says it got no answer: {said!r}")
+        check(button_places(driver) == controls_at, "the message leaves the buttons where they were")
+    finally:
+        driver.quit()
+        server.stop()
+
+
 def start_page(binary, scratch):
     folder = os.path.join(scratch, "serve")
     os.makedirs(folder)
@@ -1528,6 +1559,7 @@ def main():
         return 1
     with tempfile.TemporaryDirectory() as scratch:
         for name, part in [("the live page (run --web)", lambda: live_page(binary, scratch, screenshot_copy)),
+                           ("the Pi gone mid-session", lambda: connection_lost(binary, scratch)),
                            ("the start page and history (serve)", lambda: start_page(binary, scratch)),
                            ("sensors: scan and choose from the phone (serve, fake org.bluez)",
                             lambda: sensors_page(binary, scratch)),
