@@ -2,7 +2,9 @@
 """The web page and its API (docs/web-page.md, docs/reference/web-api.md), against the built binary.
 
 1. `run --web` on loopback, in headless Chromium at phone size: the live view shows what
-   /api/state says; Pause, Resume, Next and Finish work from the page; the summary appears.
+   /api/state says; Pause, Resume, Next and Finish work from the page; the summary appears;
+   the buttons never move. With the server killed mid-session, the page says the connection
+   is lost and that Pause got no answer.
 2. `serve` on loopback: plans (examples and the user's folder) and recordings are listed; a
    session is started from the start page, finished from the page, and then listed in the
    history view with a working report link; bad session requests are refused.
