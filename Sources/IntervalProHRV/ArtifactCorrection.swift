@@ -114,12 +114,14 @@ public enum ArtifactCorrection {
             if index >= n { index = 2 * (n - 1) - index }
             return drrn[max(0, min(n - 1, index))]
         }
-        let s12 = (0..<n).map { k -> Double in
+        // The paper's S12 and S22 series, read only at beats past the first threshold: computed
+        // there, not for every beat.
+        func s12(_ k: Int) -> Double {
             if drrn[k] > 0 { return nanMax(padded(k - 1), padded(k + 1)) }
             if drrn[k] < 0 { return nanMin(padded(k - 1), padded(k + 1)) }
             return 0
         }
-        let s22 = (0..<n).map { k -> Double in
+        func s22(_ k: Int) -> Double {
             if drrn[k] >= 0 { return nanMin(padded(k + 1), padded(k + 2)) }
             if drrn[k] < 0 { return nanMax(padded(k + 1), padded(k + 2)) }
             return 0
@@ -135,8 +137,8 @@ public enum ArtifactCorrection {
                 i += 1
                 continue
             }
-            let ectopicUp = drrn[i] > 1 && s12[i] < -c1 * drrn[i] - c2
-            let ectopicDown = drrn[i] < -1 && s12[i] > -c1 * drrn[i] + c2
+            let ectopicUp = drrn[i] > 1 && s12(i) < -c1 * drrn[i] - c2
+            let ectopicDown = drrn[i] < -1 && s12(i) > -c1 * drrn[i] + c2
             if ectopicUp || ectopicDown {
                 found.ectopic.append(i)
                 i += 1
@@ -150,9 +152,9 @@ public enum ArtifactCorrection {
             if abs(drrn[i + 1]) < abs(drrn[i + 2]) { candidates.append(i + 1) }
             for j in candidates {
                 defer { i += 1 }
-                let long = drrn[j] > 1 && s22[j] < -1
+                let long = drrn[j] > 1 && s22(j) < -1
                 let farFromMedian = abs(mrrn[j]) > 3
-                let short = drrn[j] < -1 && s22[j] > 1
+                let short = drrn[j] < -1 && s22(j) > 1
                 guard long || farFromMedian || short else { continue }
                 let halvesToMedian = abs(rr[j] / 2 - medrr[j]) < th2[j]
                 let addsUpToMedian = abs(rr[j] + rr[j + 1] - medrr[j]) < th2[j]
