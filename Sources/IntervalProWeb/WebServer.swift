@@ -74,22 +74,7 @@ public struct WebServer: Sendable {
             let services = ServiceGroup(
                 configuration: .init(
                     services: [server], gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [], logger: logger))
-            guard let stopping else { return try await services.run() }
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await services.run()
-                    return true
-                }
-                group.addTask {
-                    for await _ in stopping {}
-                    if !Task.isCancelled { await services.triggerGracefulShutdown() }
-                    return false
-                }
-                // Until the server has ended: after a graceful stop, once it answered what it had.
-                while let serverEnded = try await group.next() {
-                    if serverEnded { group.cancelAll() }
-                }
-            }
+            try await services.run(stoppingGracefullyWhen: stopping)
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
             throw LaunchError("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
