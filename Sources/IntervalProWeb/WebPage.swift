@@ -49,13 +49,14 @@ enum WebPage {
       <div><span class="label">in zone</span><b id="in-zone">--</b></div>
       <div><span class="label">sensor</span><b id="signal">--</b></div>
     </div>
-    <div class="row"><span class="label">session <span id="session-time" data-seconds="0">0:00</span></span><span id="notice"></span></div>
+    <div class="row"><span class="label">session <span id="session-time" data-seconds="0">0:00</span></span></div>
     <div class="buttons" id="controls">
       <button id="btn-pause">Pause</button>
       <button id="btn-next" class="secondary">Next</button>
       <button id="btn-finish" class="danger">Finish</button>
     </div>
     <p id="link" role="alert" class="hidden"></p>
+    <p id="notice"></p>
     <div id="music" class="label hidden"></div>
     <div id="summary" class="hidden">
       <div class="label">Finished: time in zone</div>

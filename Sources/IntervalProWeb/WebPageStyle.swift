@@ -39,7 +39,10 @@ extension WebPage {
   .facts b.word { font-size: clamp(0.8rem, 3.7vw, 1rem); }
   .invisible { visibility: hidden; }
   #paused-badge { color: var(--warn); font-weight: 700; }
-  #notice { color: var(--warn); min-height: 1.2em; }
+  /* Below the buttons, like the connection message: a sensor's news, however long, never
+     moves them. */
+  #notice { color: var(--warn); text-align: center; margin: 10px 0 0; }
+  #notice:empty { display: none; }
   .buttons { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 10px; margin-top: 12px; }
   button { font-size: 1.3rem; padding: 18px 8px; min-height: 44px; border: 0; border-radius: 12px; background: var(--accent); color: #fff; }
   button.secondary { background: var(--muted); } button.danger { background: #b3261e; }

@@ -3,8 +3,8 @@
 
 1. `run --web` on loopback, in headless Chromium at phone size: the live view shows what
    /api/state says; Pause, Resume, Next and Finish work from the page; the summary appears;
-   the buttons never move. With the server killed mid-session, the page says the connection
-   is lost and that Pause got no answer.
+   the buttons never move, not even for a sensor's notice. With the server killed
+   mid-session, the page says the connection is lost and that Pause got no answer.
 2. `serve` on loopback: plans (examples and the user's folder) and recordings are listed; a
    session is started from the start page, finished from the page, and then listed in the
    history view with a working report link; bad session requests are refused.
@@ -643,6 +643,31 @@ def connection_lost(binary, scratch):
         check(said is not None and said.startswith("Pause: no answer from 127.0.0.1:"),
               f"Pause with the Pi gone says it got no answer: {said!r}")
         check(button_places(driver) == controls_at, "the message leaves the buttons where they were")
+    finally:
+        driver.quit()
+        server.stop()
+
+
+def notice_below_buttons(binary, scratch):
+    """A sensor's news (the bundled first session's footpod drops out at 13:20) shows on the page
+    without moving the buttons."""
+    folder = os.path.join(scratch, "run-web-notice")
+    os.makedirs(folder)
+    driver = browser(folder)
+    port = free_port()
+    server = Server(binary, folder, ["run", "Plans/first-cadence-session.json", "--replay",
+                                     "Recordings/first-cadence-session.jsonl", "--speed", "100", "--web",
+                                     f"127.0.0.1:{port}", "--metronome", "off", "--no-voice", "--no-save", *AS_US], port)
+    try:
+        server.start()
+        driver.get(f"http://127.0.0.1:{port}/")
+        check(dom_wait(driver, lambda d: d.get("step-title")) is not None, "the live view shows the session")
+        controls_at = button_places(driver)
+        notice = lambda: driver.find_element("id", "notice")
+        said = wait_until(lambda: notice().text if notice().is_displayed() and notice().text else None, 30)
+        check(said is not None and "disconnected" in said, f"the footpod's dropout shows as a notice: {said!r}")
+        placed = button_places(driver)
+        check(placed == controls_at, f"the notice leaves the buttons where they were: {controls_at} -> {placed}")
     finally:
         driver.quit()
         server.stop()
@@ -1562,6 +1587,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         for name, part in [("the live page (run --web)", lambda: live_page(binary, scratch, screenshot_copy)),
                            ("the Pi gone mid-session", lambda: connection_lost(binary, scratch)),
+                           ("a sensor's notice", lambda: notice_below_buttons(binary, scratch)),
                            ("the start page and history (serve)", lambda: start_page(binary, scratch)),
                            ("sensors: scan and choose from the phone (serve, fake org.bluez)",
                             lambda: sensors_page(binary, scratch)),
