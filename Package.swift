@@ -202,8 +202,11 @@ let package = Package(
             path: "Benchmarks/intervalpro-bench",
             swiftSettings: strictSettings
         ),
-        // What several test targets share: a private dbus-daemon, the fake BlueZ service.
-        .target(name: "IntervalProTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        // What several test targets share: a private dbus-daemon, the fake BlueZ and MPRIS services,
+        // 1 Hz samples carrying a strap's beats.
+        .target(
+            name: "IntervalProTestSupport", dependencies: ["IntervalProCore"], path: "Tests/Support",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProDBusTests", dependencies: ["IntervalProDBus", "IntervalProTestSupport"],
             swiftSettings: strictSettings
@@ -226,7 +229,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProHRVTests",
-            dependencies: ["IntervalProHRV", "IntervalProCore", .product(name: "RealModule", package: "swift-numerics")],
+            dependencies: [
+                "IntervalProHRV", "IntervalProCore", "IntervalProTestSupport",
+                .product(name: "RealModule", package: "swift-numerics"),
+            ],
             swiftSettings: strictSettings),
         // Test instrumentation: counts heap allocations per thread (render-path checks).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -280,7 +286,7 @@ let package = Package(
             name: "IntervalProLaunchTests",
             dependencies: [
                 "IntervalProLaunch", "IntervalProCore", "IntervalProHRV", "IntervalProNetwork", "IntervalProRuntime",
-                "IntervalProServices", "IntervalProStorage",
+                "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -2,6 +2,7 @@ import IntervalProCore
 import IntervalProHRV
 import IntervalProLaunch
 import IntervalProRuntime
+import IntervalProTestSupport
 import Testing
 
 /// Alpha 1 beside a session: what its thread computed and what `finish` cuts into pieces for
@@ -18,19 +19,7 @@ import Testing
         var intervals = (0..<6_800).map { _ in 400 + 12 * (uniform() - 0.5) }
         for index in stride(from: 150, to: intervals.count, by: 211) { intervals[index] *= 2 }
         for index in stride(from: 260, to: intervals.count, by: 307) { intervals[index] /= 2 }
-        var bySecond: [[UInt16]] = []
-        var elapsed = 0.0
-        for interval in intervals {
-            elapsed += interval
-            let second = Int((elapsed / 1000).rounded(.up))
-            while bySecond.count <= second { bySecond.append([]) }
-            bySecond[second].append(UInt16((interval * 1.024).rounded()))
-        }
-        return bySecond.indices.map { second in
-            SessionSample(
-                second: second, stepIndex: second / 600, rawCadence: 170, cadence: 170, heartRate: 150, speed: nil,
-                distance: nil, zoneStatus: .noZone, rrIntervals: bySecond[second])
-        }
+        return beatSamples(intervals, step: { $0 / 600 })
     }
 
     static let engine = SessionEngine(
