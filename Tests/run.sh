@@ -111,6 +111,14 @@ for name in $expected; do
     fi
     printf '%-16s %7s %7s  %s\n' "$name" "$(minutes "$started")" "$(minutes $((ended - started)))" "$result"
 done
+# What failed, by name, in the last lines: a CI page that shows only the end still says which.
+for name in $expected; do
+    [ -f "$logs/$name.step" ] || continue
+    read -r _ _ _ status < "$logs/$name.step"
+    [ "$status" = 0 ] && continue
+    grep -aE '✘ Test [^r].* (failed|recorded an issue)|^FAIL[: ]|: error: ' "$logs/$name.log" |
+        cut -c 1-240 | head -n 6 | sed "s/^/failed in $name: /"
+done
 echo "make test: $(minutes $((SECONDS - begun))) in all; logs in $logs/"
 [ "$broken" = 0 ] || echo "make test: $broken steps failed or did not run"
 echo "tests: $passed passed, $((failed + broken)) failed"
