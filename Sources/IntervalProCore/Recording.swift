@@ -118,11 +118,16 @@ public struct ParsedRecording: Sendable {
     /// Lines whose time is earlier than the line before's (two devices' streams merged, say):
     /// the format allows them; they were put in order.
     public var outOfOrderLines: Int
+    /// What is wrong with the last line, when it is cut part way (the recording was
+    /// interrupted as it was written) and the reader was asked to read up to it: the entries
+    /// are those of the lines before. Nil when the file ends whole.
+    public var cutLastLine: RecordingError?
 
-    public init(header: RecordingHeader, entries: [RecordingEntry], outOfOrderLines: Int) {
+    public init(header: RecordingHeader, entries: [RecordingEntry], outOfOrderLines: Int, cutLastLine: RecordingError? = nil) {
         self.header = header
         self.entries = entries
         self.outOfOrderLines = outOfOrderLines
+        self.cutLastLine = cutLastLine
     }
 }
 
@@ -237,15 +242,30 @@ public struct RecordingParser {
     }
 
     /// Parses a whole recording held in memory, saying how many lines were out of order.
-    public static func read(_ bytes: [UInt8], file: String) throws(RecordingError) -> ParsedRecording {
+    ///
+    /// With `acceptingCutLastLine`, a last line that is not JSON and has no newline after it
+    /// (what a recording interrupted as it was written leaves: a crash, a pulled plug) ends
+    /// the recording at the line before, and `cutLastLine` says so; anywhere else, such a
+    /// line is an error.
+    public static func read(
+        _ bytes: [UInt8], file: String, acceptingCutLastLine: Bool = false
+    ) throws(RecordingError) -> ParsedRecording {
         var parser = RecordingParser(file: file)
         var entries: [RecordingEntry] = []
         entries.reserveCapacity(bytes.count / 48)
+        var cutLastLine: RecordingError?
         var start = 0
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            if let entry = try parser.parse(line: bytes[start..<end]) { entries.append(entry) }
+            let line = bytes[start..<end]
+            do {
+                if let entry = try parser.parse(line: line) { entries.append(entry) }
+            } catch where acceptingCutLastLine && end == bytes.count && parser.header != nil
+                && (try? JSONParser.parse(Array(line))) == nil
+            {
+                cutLastLine = error
+            }
             start = end + 1
         }
         guard let header = parser.header else {
@@ -255,7 +275,8 @@ public struct RecordingParser {
             // Stable: lines with equal times keep their file order.
             entries = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         }
-        return ParsedRecording(header: header, entries: entries, outOfOrderLines: parser.outOfOrderLines)
+        return ParsedRecording(
+            header: header, entries: entries, outOfOrderLines: parser.outOfOrderLines, cutLastLine: cutLastLine)
     }
 }
 

@@ -178,8 +178,17 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
     var activity: ImportedActivity
     switch ActivityImport.encoding(of: bytes) {
     case .recording:
-        let recording = try RecordingParser.read(bytes, file: path)
-        return ImportedActivity(recording: recording, format: .recording, points: recording.entries.count, warnings: [])
+        // A recording interrupted as it was written (a crash, a pulled plug) keeps its whole
+        // lines, as a FIT file cut short keeps its whole messages.
+        let recording = try RecordingParser.read(bytes, file: path, acceptingCutLastLine: !choice.strict)
+        let warnings = recording.cutLastLine.map { cut in
+            ImportError(
+                file: path, place: "\(cut.line)",
+                message: "the last line is cut short (\(cut.message)): the recording was interrupted as it was written; "
+                    + "read the \(cut.line - 1) lines before it (--strict refuses the file)")
+        }
+        return ImportedActivity(
+            recording: recording, format: .recording, points: recording.entries.count, warnings: warnings.map { [$0] } ?? [])
     case .fit:
         activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
     case .markup:

@@ -430,6 +430,24 @@ def check_activities(binary, env, scratch):
     notifications = sum(json.loads(partial.stdout)["devices"][0]["notifications"].values()) if partial.returncode == 0 else 0
     check(partial.returncode == 0 and notifications == whole_lines > 0,
           f"cut.jsonl.gz: exit {partial.returncode}, {notifications} notifications read, {whole_lines} whole lines: {partial.stderr[-200:]!r}")
+    # A recording whose writer died part way through a line (a crash, a pulled plug): its
+    # whole lines, and a warning naming the cut line; --strict refuses it.
+    with open(jsonl, "rb") as source:
+        recording = source.read()
+    cut_at = recording.index(b"\n", len(recording) // 2) + 20
+    cut_plain = os.path.join(scratch, "cut.jsonl")
+    with open(cut_plain, "wb") as out:
+        out.write(recording[:cut_at])
+    cut_line = recording[:cut_at].count(b"\n") + 1
+    partial = subprocess.run([binary, "replay", cut_plain, "--json", "--no-save"], env=env, capture_output=True, text=True)
+    notifications = sum(json.loads(partial.stdout)["devices"][0]["notifications"].values()) if partial.returncode == 0 else 0
+    check(partial.returncode == 0 and notifications == cut_line - 2 > 0
+          and f"cut.jsonl:{cut_line}: the last line is cut short" in partial.stderr
+          and f"read the {cut_line - 1} lines before it" in partial.stderr,
+          f"cut.jsonl: exit {partial.returncode}, {notifications} notifications read, cut at line {cut_line}: {partial.stderr[-300:]!r}")
+    strict = subprocess.run([binary, "replay", cut_plain, "--strict", "--no-save"], env=env, capture_output=True, text=True)
+    check(strict.returncode == 65 and f"cut.jsonl:{cut_line}: invalid JSON" in strict.stderr,
+          f"cut.jsonl --strict: exit {strict.returncode}, {strict.stderr!r}")
 
     stats = json.loads(run(binary, env, "replay", fit, "--json"))
     check(json.dumps(stats).find('"watch"') >= 0, "replay statistics name the activity's device")

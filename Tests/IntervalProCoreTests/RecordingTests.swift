@@ -106,6 +106,31 @@ struct RecordingParserTests {
         #expect(try RecordingParser.read(Array(header.utf8), file: "empty.jsonl").outOfOrderLines == 0)
     }
 
+    @Test("a last line cut part way ends the recording at the line before, when asked")
+    func aCutLastLineIsLeftOutWhenAsked() throws {
+        let whole = header + "\n" + #"{"t":0.5,"dev":"pod","char":"2a53","hex":"04000355"}"# + "\n"
+        let cut = whole + #"{"t":1.5,"dev":"pod","char":"2a53","hex":"0400"#
+        let read = try RecordingParser.read(Array(cut.utf8), file: "cut.jsonl", acceptingCutLastLine: true)
+        #expect(read.entries.map(\.time) == [.seconds(0.5)])
+        #expect(read.cutLastLine == RecordingError(file: "cut.jsonl", line: 3, message: "invalid JSON at column 42: unterminated string"))
+        #expect(try RecordingParser.read(Array(whole.utf8), file: "whole.jsonl", acceptingCutLastLine: true).cutLastLine == nil)
+
+        // Unasked, or anywhere but at the very end, such a line is an error; so is a last
+        // line that is JSON but not an entry, and a cut header.
+        #expect(throws: RecordingError(file: "cut.jsonl", line: 3, message: "invalid JSON at column 42: unterminated string")) {
+            try RecordingParser.read(Array(cut.utf8), file: "cut.jsonl")
+        }
+        for (text, line, message) in [
+            (cut + "\n", 3, "invalid JSON at column 42: unterminated string"),
+            (whole + #"{"t":1.5,"dev":"pod"}"#, 3, #"missing "char" (the characteristic UUID) or "event""#),
+            (#"{"intervalpro_recording":1,"dev"#, 1, "invalid JSON at column 28: unterminated string"),
+        ] {
+            #expect(throws: RecordingError(file: "cut.jsonl", line: line, message: message)) {
+                try RecordingParser.read(Array(text.utf8), file: "cut.jsonl", acceptingCutLastLine: true)
+            }
+        }
+    }
+
     @Test("line-numbered errors", arguments: [
         // Bad JSON: the column is 1-based within the line.
         (header + "\n" + #"{"t":1,"dev":"pod",}"#, 2, #"invalid JSON at column 20: expected a key in double quotes, found '}'"#),
