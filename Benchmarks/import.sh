@@ -28,6 +28,14 @@ measure 2>&1
 ls -la "$work/h.sqlite" | awk '{printf "  database: %.0f MB\n", $5 / 1048576}'
 echo "history import again (each one imported before):"
 measure 2>&1
+# A Strava bulk export as it comes: the activities in one zip beside a gigabyte of photos and
+# videos (stored, as zip stores what is already compressed). The archive is mapped, not read
+# into memory: what the import holds is the entries it takes out.
+mkdir -p "$work/export/media"
+head -c $((1 << 30)) /dev/urandom > "$work/export/media/video.mp4"
+(cd "$work/export" && cp -r "$work/runs" activities && zip -q -r -n .mp4 ../export.zip activities media)
+ls -la "$work/export.zip" | awk '{printf "history import of a Strava-style export zip (%.0f MiB: the activities and 1 GiB of video), into an empty store:\n", $5 / 1048576}'
+python3 Benchmarks/peak_memory.py "$bin" history import "$work/export.zip" --db "$work/export.sqlite"
 if "$python" -c "import gpxpy, garmin_fit_sdk, tcxreader" 2>/dev/null; then
     echo "the same files read by Garmin's FIT SDK, gpxpy and tcxreader in Python (reading only):"
     "$python" Benchmarks/import_reference.py "$work/runs"

@@ -49,7 +49,7 @@ enum Zlib {
     /// `input` inflated, up to the damage if there is any (and then the damage). `windowBits`
     /// chooses the wrapper (zlib's inflateInit2); with `untilEnd`, streams that follow one
     /// another (gzip members) are inflated in turn. Throws when zlib cannot be had.
-    static func inflate(_ input: ArraySlice<UInt8>, windowBits: Int32, untilEnd: Bool) throws(InflateError)
+    static func inflate(_ input: UnsafeBufferPointer<UInt8>, windowBits: Int32, untilEnd: Bool) throws(InflateError)
         -> (content: [UInt8], damage: InflateError?)
     {
         guard var api = library else {
@@ -62,7 +62,7 @@ enum Zlib {
         defer { _ = api.inflate_end(&stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let damage = input.withUnsafeBufferPointer { (input) -> InflateError? in
+        let damage = { () -> InflateError? in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
             while true {
@@ -90,12 +90,14 @@ enum Zlib {
                     return InflateError(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
                 }
             }
-        }
+        }()
         return (output, damage)
     }
 
     static func inflate(_ input: [UInt8], windowBits: Int32, untilEnd: Bool) throws(InflateError) -> (content: [UInt8], damage: InflateError?) {
-        try inflate(input[...], windowBits: windowBits, untilEnd: untilEnd)
+        try input.withUnsafeBufferPointer { input in
+            Result { () throws(InflateError) in try inflate(input, windowBits: windowBits, untilEnd: untilEnd) }
+        }.get()
     }
 
     /// The CRC-32 that zip keeps of an entry's content (no more than `largestContent`).

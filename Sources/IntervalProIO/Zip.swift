@@ -35,6 +35,11 @@ public enum Zip {
 
     /// The entries the central directory lists, in its order.
     public static func entries(_ bytes: [UInt8]) throws(ArchiveError) -> [Entry] {
+        try bytes.withUnsafeBytes { bytes in Result { () throws(ArchiveError) in try entries(bytes) } }.get()
+    }
+
+    /// The entries of an archive in memory or mapped (`MappedFile`), as above.
+    public static func entries(_ bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> [Entry] {
         let reader = LittleEndian(bytes)
         // The end of central directory record: 22 bytes and a comment of up to 65,535.
         let lowest = max(0, bytes.count - 22 - 0xFFFF)
@@ -99,6 +104,11 @@ public enum Zip {
 
     /// An entry's content, checked against its size and CRC-32.
     public static func contents(of entry: Entry, in bytes: [UInt8]) throws(ArchiveError) -> [UInt8] {
+        try bytes.withUnsafeBytes { bytes in Result { () throws(ArchiveError) in try contents(of: entry, in: bytes) } }.get()
+    }
+
+    /// An entry's content, from an archive in memory or mapped (`MappedFile`), as above.
+    public static func contents(of entry: Entry, in bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> [UInt8] {
         func damaged(_ what: String) -> ArchiveError { ArchiveError(message: "\(entry.name): \(what)") }
         guard entry.flags & 1 == 0 else { throw damaged("encrypted, which is not read") }
         guard entry.size <= Zlib.largestContent else {
@@ -113,7 +123,7 @@ public enum Zip {
         guard start + entry.compressedSize <= bytes.count else {
             throw damaged("its data runs past the end of the file: the file was cut short")
         }
-        let data = bytes[start..<(start + entry.compressedSize)]
+        let data = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + entry.compressedSize)])
         let content: [UInt8]
         switch entry.method {
         case 0:
@@ -122,7 +132,7 @@ public enum Zip {
             let inflated: (content: [UInt8], damage: Zlib.InflateError?)
             do {
                 // Negative window bits: raw deflate, no zlib or gzip wrapper.
-                inflated = try Zlib.inflate(data, windowBits: -MAX_WBITS, untilEnd: false)
+                inflated = try Zlib.inflate(data.bindMemory(to: UInt8.self), windowBits: -MAX_WBITS, untilEnd: false)
             } catch {
                 throw damaged(error.message)
             }
@@ -142,8 +152,8 @@ public enum Zip {
 
     /// Little-endian integers at byte offsets the caller has checked.
     private struct LittleEndian {
-        let bytes: [UInt8]
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        let bytes: UnsafeRawBufferPointer
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
         func u16(_ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
         func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
         /// A 64-bit field as an Int; nil when it lies outside the bytes or does not fit.

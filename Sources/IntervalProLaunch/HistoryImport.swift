@@ -100,7 +100,8 @@ public enum HistoryImport {
     static func files(in path: String) throws -> [Candidate] {
         guard FileIO.isDirectory(path) else {
             // The one path asked for must exist: its absence is the command's failure.
-            return try parts(of: Candidate(name: path, load: { try readInput(path) }), isZip: Zip.isZip(try readPrefix(path)))
+            let candidate = Candidate(name: path, load: { try readInput(path) })
+            return Zip.isZip(try readPrefix(path)) ? archiveParts(of: candidate) : [candidate]
         }
         let paths: [String]
         do {
@@ -111,9 +112,19 @@ public enum HistoryImport {
         var candidates: [Candidate] = []
         for file in paths {
             let candidate = Candidate(name: file, load: { try readInput(file) })
-            candidates += (try? parts(of: candidate, isZip: Zip.isZip(try readPrefix(file)))) ?? [candidate]
+            candidates += (try? Zip.isZip(readPrefix(file))) == true ? archiveParts(of: candidate) : [candidate]
         }
         return candidates
+    }
+
+    /// The parts of a zip archive on disk, read from it mapped rather than read into memory:
+    /// a Strava export with its photos and videos may be larger than the memory. An archive
+    /// that cannot be mapped or read is left to be read, and said, as a file.
+    private static func archiveParts(of candidate: Candidate) -> [Candidate] {
+        guard let archive = try? MappedFile(candidate.name), let entries = try? Zip.entries(archive.bytes) else {
+            return [candidate]
+        }
+        return parts(of: candidate, entries: entries) { entry in try Zip.contents(of: entry, in: archive.bytes) }
     }
 
     private static func readPrefix(_ path: String) throws -> [UInt8] {
@@ -124,17 +135,23 @@ public enum HistoryImport {
         }
     }
 
-    /// A zip archive's parts (a part named `.zip` opened in turn), or the candidate itself.
-    /// An archive that cannot be read is left to be read, and said, as a file.
-    private static func parts(of candidate: Candidate, isZip: Bool) throws -> [Candidate] {
-        guard isZip, let bytes = try? candidate.load(), let entries = try? Zip.entries(bytes) else { return [candidate] }
+    /// A zip archive's parts, `contents` taking each out (a part named `.zip` opened in turn).
+    private static func parts(
+        of candidate: Candidate, entries: [Zip.Entry], contents: @escaping @Sendable (Zip.Entry) throws -> [UInt8]
+    ) -> [Candidate] {
         var parts: [Candidate] = []
         for entry in entries where !entry.isFolderOrMacResource {
-            let part = Candidate(name: "\(candidate.name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) })
-            let nested = entry.name.lowercased().hasSuffix(".zip")
-            parts += nested ? (try? self.parts(of: part, isZip: true)) ?? [part] : [part]
+            let part = Candidate(name: "\(candidate.name) (\(entry.name))", load: { try contents(entry) })
+            parts += entry.name.lowercased().hasSuffix(".zip") ? nestedParts(of: part) : [part]
         }
         return parts
+    }
+
+    /// The parts of a zip archive inside another, taken out of it into memory; or the part
+    /// itself when it cannot be read as one.
+    private static func nestedParts(of candidate: Candidate) -> [Candidate] {
+        guard let bytes = try? candidate.load(), let entries = try? Zip.entries(bytes) else { return [candidate] }
+        return parts(of: candidate, entries: entries) { entry in try Zip.contents(of: entry, in: bytes) }
     }
 
     /// Reads a candidate (an archive told only by its content, part by part) and stores its runs.

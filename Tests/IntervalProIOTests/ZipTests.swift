@@ -36,6 +36,19 @@ struct ZipTests {
         }
     }
 
+    @Test("an archive mapped from disk gives what the same archive in memory gives")
+    func aMappedArchiveReadsAsOneInMemory() throws {
+        let archive = try zipped([("run.fit", activity), ("stored.txt", Array("hello\n".utf8))], ["-n", ".txt"])
+        let scratch = try TemporaryDirectory()
+        let mapped = try MappedFile(try scratch.write("export.zip", archive))
+        let entries = try Zip.entries(mapped.bytes)
+        #expect(entries == (try Zip.entries(archive)))
+        for entry in entries where !entry.isFolderOrMacResource {
+            #expect(try Zip.contents(of: entry, in: mapped.bytes) == (try Zip.contents(of: entry, in: archive)), "\(entry.name)")
+        }
+        #expect(Set(entries.map(\.method)) == [0, 8])
+    }
+
     @Test func damageIsFoundAndSaid() throws {
         let archive = try zipped([("run.fit", activity)])
         let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
