@@ -72,6 +72,13 @@ public enum FileIO {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` is a regular file (following a symbolic link to it): one that can be
+    /// read twice, or mapped, unlike a pipe.
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// The regular files under `folder` at any depth, sorted by path. Symbolic links to
     /// folders are not followed (a link to a parent would loop); links to files are kept.
     public static func files(under folder: String) throws(FileError) -> [String] {

@@ -25,6 +25,10 @@ public enum Zip {
         public var isFolderOrMacResource: Bool {
             name.hasSuffix("/") || name.hasPrefix("__MACOSX/")
         }
+
+        /// Larger than any activity (a video beside the activities of a Strava export): its
+        /// content is not taken out (`contents` refuses it).
+        public var isLargerThanAnyActivity: Bool { size > Zlib.largestContent }
     }
 
     /// A zip file starts with a local file header, "PK\3\4" (an empty one with its end, "PK\5\6").
@@ -111,7 +115,7 @@ public enum Zip {
     public static func contents(of entry: Entry, in bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> [UInt8] {
         func damaged(_ what: String) -> ArchiveError { ArchiveError(message: "\(entry.name): \(what)") }
         guard entry.flags & 1 == 0 else { throw damaged("encrypted, which is not read") }
-        guard entry.size <= Zlib.largestContent else {
+        guard !entry.isLargerThanAnyActivity else {
             throw damaged("\(entry.size >> 20) MiB, more than any activity")
         }
         let reader = LittleEndian(bytes)

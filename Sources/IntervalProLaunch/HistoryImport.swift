@@ -141,8 +141,13 @@ public enum HistoryImport {
     ) -> [Candidate] {
         var parts: [Candidate] = []
         for entry in entries where !entry.isFolderOrMacResource {
-            let part = Candidate(name: "\(candidate.name) (\(entry.name))", load: { try contents(entry) })
-            parts += entry.name.lowercased().hasSuffix(".zip") ? nestedParts(of: part) : [part]
+            let name = "\(candidate.name) (\(entry.name))"
+            if entry.name.lowercased().hasSuffix(".zip") {
+                parts += nestedParts(of: Candidate(name: name, load: { try contents(entry) }))
+            } else {
+                // A file larger than any activity (a video) is not taken out: it holds none.
+                parts.append(Candidate(name: name, load: { entry.isLargerThanAnyActivity ? [] : try contents(entry) }))
+            }
         }
         return parts
     }

@@ -93,12 +93,23 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 /// the one such file in a zip archive. Warnings go to stderr. `choice` says how to read an
 /// activity: a damaged FIT file, a leg of a multisport one, a sport that is not running.
 public func loadRecording(_ path: String, choice: ActivityChoice = .init()) throws -> ParsedRecording {
-    let (bytes, file) = try unpacked(try readInput(path), path: path, choice: choice)
+    let (bytes, file) = try holdsZip(path) ? zippedActivity(path) : unpacked(try readInput(path), path: path, choice: choice)
     return try readRecording(bytes, file: file, choice: choice)
 }
 
-/// What a packed file holds, and the name its errors give it: "PATH (inflated)" for a gzip
-/// file's content, "PATH (ENTRY)" for a zip entry, whose lines and bytes they count.
+/// Whether the file at `path` starts as a zip archive does. A pipe (`<(zcat …)`) is never taken
+/// for one: its first bytes, once read, would be gone.
+private func holdsZip(_ path: String) throws -> Bool {
+    guard FileIO.isRegularFile(path) else { return false }
+    do {
+        return Zip.isZip(try FileIO.readPrefix(path, count: 4))
+    } catch {
+        throw LaunchError(error)
+    }
+}
+
+/// What a file read into memory holds, and the name its errors give it: "PATH (inflated)" for
+/// a gzip file's content, "PATH (ENTRY)" for a zip entry, whose lines and bytes they count.
 private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) throws -> (bytes: [UInt8], file: String) {
     if Gzip.isGzip(bytes) {
         // A copy cut short keeps what it holds before the cut, unless --strict: a recording
@@ -124,31 +135,54 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
         return (content, "\(path) (inflated)")
     }
     guard Zip.isZip(bytes) else { return (bytes, path) }
-    let files: [Zip.Entry]
-    var activities: [(bytes: [UInt8], file: String)] = []
+    // A zip archive through a pipe: read into memory, since a pipe cannot be mapped.
+    return try bytes.withUnsafeBytes { archive in try oneActivity(in: archive, path: path) }
+}
+
+/// The one activity or recording in a zip archive (as Garmin Connect's "Export Original" hands
+/// one out), and the name its errors give it, "PATH (ENTRY)". The archive is mapped, not read
+/// into memory: a whole Strava export given by mistake is said to hold many activities without
+/// holding them all.
+private func zippedActivity(_ path: String) throws -> (bytes: [UInt8], file: String) {
+    let archive: MappedFile
     do {
-        files = try Zip.entries(bytes).filter { !$0.isFolderOrMacResource }
-        for entry in files {
-            var content = try Zip.contents(of: entry, in: bytes)
+        archive = try MappedFile(path)
+    } catch {
+        throw LaunchError(error)
+    }
+    return try oneActivity(in: archive.bytes, path: path)
+}
+
+/// The one activity or recording among the files of `archive`, a zip archive read from `path`.
+private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throws -> (bytes: [UInt8], file: String) {
+    let files: [Zip.Entry]
+    var first: (bytes: [UInt8], file: String)?
+    var activities = 0
+    do {
+        files = try Zip.entries(archive).filter { !$0.isFolderOrMacResource }
+        for entry in files where !entry.isLargerThanAnyActivity {
+            var content = try Zip.contents(of: entry, in: archive)
             var file = "\(path) (\(entry.name))"
             if Gzip.isGzip(content), let inflated = try? Gzip.inflate(content) {
                 content = inflated
                 file = "\(path) (\(entry.name), inflated)"
             }
-            if holdsActivityOrRecording(content) { activities.append((content, file)) }
+            guard holdsActivityOrRecording(content) else { continue }
+            activities += 1
+            if first == nil { first = (content, file) }
         }
     } catch {
         throw LaunchError("\(path): a zip file that cannot be read: \(error.message)", kind: .invalidData)
     }
-    guard activities.count == 1 else {
+    guard activities == 1, let first else {
         let names = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
         throw LaunchError(
-            activities.isEmpty
+            activities == 0
                 ? "\(path): a zip file with no activity or recording in it (\(files.count) file\(files.count == 1 ? "" : "s"): \(names))"
-                : "\(path): a zip file with \(activities.count) activities (\(names)): unzip it and replay one",
+                : "\(path): a zip file with \(activities) activities (\(names)): unzip it and replay one",
             kind: .invalidData)
     }
-    return activities[0]
+    return first
 }
 
 /// Whether `bytes` look like something `readActivity` reads: a FIT file, XML, or a

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -385,6 +386,30 @@ def check_activities(binary, env, scratch):
         subprocess.run(["zip", "-q", "-j", *options, packed, source, readme], check=True)
         check(scored(binary, env, packed, plan) == scored(binary, env, source, plan),
               f"{os.path.basename(packed)} scores differently from {os.path.basename(source)}")
+    # Beside a video larger than any activity (its directory entry says 600 MiB; its data is
+    # never taken out, so a few bytes stand in for it): the activity is read, the video passed
+    # over, by `replay` and by `history import`.
+    video = os.path.join(scratch, "video.mp4")
+    with open(video, "wb") as out:
+        out.write(b"\0\0\0\x18ftypmp42")
+    with_video = os.path.join(scratch, "with-video.zip")
+    subprocess.run(["zip", "-q", "-j", "-0", with_video, fit, video], check=True)
+    with open(with_video, "rb") as source:
+        archive = bytearray(source.read())
+    entry = archive.rindex(b"PK\x01\x02")  # the video's, the last in the directory
+    check(archive[entry + 46:entry + 46 + 9] == b"video.mp4", "with-video.zip: the video's directory entry is the last")
+    archive[entry + 20:entry + 28] = struct.pack("<II", 600 << 20, 600 << 20)
+    with open(with_video, "wb") as out:
+        out.write(archive)
+    check(scored(binary, env, with_video, plan) == scored(binary, env, fit, plan), "with-video.zip scores differently from its FIT file")
+    # Through a pipe, which cannot be mapped: read into memory, the same scores.
+    piped = subprocess.run([binary, "replay", "/dev/stdin", "--plan", plan, "--fast", "--json", "--no-save"],
+                           env=env, input=bytes(archive), capture_output=True)
+    piped_steps = [{k: step.get(k) for k in SCORED} for step in json.loads(piped.stdout)["steps"]] if piped.returncode == 0 else None
+    check(piped_steps == scored(binary, env, fit, plan), f"with-video.zip through a pipe: exit {piped.returncode}, {piped.stderr[-200:]!r}")
+    imported = json.loads(run(binary, env, "history", "import", with_video, "--json", "--db", os.path.join(scratch, "video.sqlite")))
+    check(len(imported["imported"]) == 1 and imported["other_files"] == 1 and imported["unreadable"] == [],
+          f"with-video.zip: the run imported, the video passed over: {imported}")
     two = os.path.join(scratch, "two.zip")
     subprocess.run(["zip", "-q", "-j", two, fit, gpx], check=True)
     with open(fit + ".gz", "rb") as source:

@@ -75,3 +75,19 @@ struct FileIOTests {
         #expect(plan.name == "Cadence ladder")
     }
 }
+
+@Suite("FileIO.isRegularFile")
+struct RegularFileTests {
+    @Test func onlyARegularFileIsOne() throws {
+        let dir = try TemporaryDirectory()
+        let file = try dir.write("run.zip", [0x50, 0x4B, 3, 4])
+        #expect(FileIO.isRegularFile(file))
+        #expect(!FileIO.isRegularFile(dir.path))
+        #expect(!FileIO.isRegularFile(dir.file("missing.zip")))
+        // A pipe: its bytes, once read to look at them, would be gone.
+        #expect(mkfifo(dir.file("pipe"), 0o600) == 0)
+        #expect(!FileIO.isRegularFile(dir.file("pipe")))
+        #expect(symlink(file, dir.file("link.zip")) == 0)
+        #expect(FileIO.isRegularFile(dir.file("link.zip")))
+    }
+}
