@@ -120,15 +120,13 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
         } catch {
             throw LaunchError("\(path): a gzip file that cannot be inflated: \(error.message)", kind: .invalidData)
         }
-        var content = salvage.content
+        let content = salvage.content
         if let damage = salvage.damage {
             guard !choice.strict else {
                 throw LaunchError("\(path): a gzip file that cannot be inflated: \(damage.message)", kind: .invalidData)
             }
-            // A recording's line cut in two is no line: it ends at its last whole one.
-            if ActivityImport.encoding(of: content) == .recording, let newline = content.lastIndex(of: 0x0A) {
-                content.removeSubrange((newline + 1)...)
-            }
+            // A recording cut there ends in a line cut in two, which `readActivity` reads as a
+            // crash leaves one.
             logger.warning(
                 "\(path): a gzip file that cannot be inflated whole: \(damage.message); reading the \(content.count) bytes before it (--strict refuses the file)")
         }
