@@ -300,7 +300,7 @@ extension HistoryImport.Report {
             let list = sports.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             lines.append("Left out \(count(notRuns.count, "activity", "activities")) of other sports: \(list) (`replay --sport any` reads one).")
         }
-        if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file", "files")) that hold no activity.") }
+        if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no activity.") }
         if !unreadable.isEmpty {
             lines.append("Could not read \(count(unreadable.count, "file", "files")):")
             lines += unreadable.prefix(10).map { "  \($0.file): \($0.reason)" }
