@@ -56,6 +56,8 @@ public enum HistoryImport {
     struct Candidate: Sendable {
         var name: String
         var load: @Sendable () throws -> [UInt8]
+        /// What a Strava export's activities.csv calls the activity, when it does.
+        var activityName: String? = nil
     }
 
     /// Imports what `path` holds into `store`. `progress` is told files done and files in all
@@ -109,9 +111,10 @@ public enum HistoryImport {
         } catch {
             throw LaunchError(error)
         }
+        let names = exportNames(paths.map { file in (file, { try readInput(file) }) })
         var candidates: [Candidate] = []
         for file in paths {
-            let candidate = Candidate(name: file, load: { try readInput(file) })
+            let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file])
             candidates += (try? Zip.isZip(readPrefix(file))) == true ? archiveParts(of: candidate) : [candidate]
         }
         return candidates
@@ -124,7 +127,21 @@ public enum HistoryImport {
         guard let archive = try? MappedFile(candidate.name), let entries = try? Zip.entries(archive.bytes) else {
             return [candidate]
         }
-        return parts(of: candidate, entries: entries) { entry in try Zip.contents(of: entry, in: archive.bytes) }
+        let names = exportNames(entries.map { entry in (entry.name, { try Zip.contents(of: entry, in: archive.bytes) }) })
+        return parts(of: candidate, entries: entries, names: names) { entry in try Zip.contents(of: entry, in: archive.bytes) }
+    }
+
+    /// The names a Strava export's activities.csv gives its activities, by the path of each
+    /// activity's file: for every activities.csv among `files` (by path, with how to read it),
+    /// its rows' files are in the folder that holds it. A CSV that cannot be read names none.
+    private static func exportNames(_ files: [(path: String, read: () throws -> [UInt8])]) -> [String: String] {
+        var names: [String: String] = [:]
+        for (path, read) in files where path == "activities.csv" || path.hasSuffix("/activities.csv") {
+            guard let csv = try? read() else { continue }
+            let folder = path.dropLast("activities.csv".count)
+            for (file, name) in StravaActivitiesCSV.names(csv) { names[folder + file] = name }
+        }
+        return names
     }
 
     private static func readPrefix(_ path: String) throws -> [UInt8] {
@@ -137,7 +154,8 @@ public enum HistoryImport {
 
     /// A zip archive's parts, `contents` taking each out (a part named `.zip` opened in turn).
     private static func parts(
-        of candidate: Candidate, entries: [Zip.Entry], contents: @escaping @Sendable (Zip.Entry) throws -> [UInt8]
+        of candidate: Candidate, entries: [Zip.Entry], names: [String: String] = [:],
+        contents: @escaping @Sendable (Zip.Entry) throws -> [UInt8]
     ) -> [Candidate] {
         var parts: [Candidate] = []
         for entry in entries where !entry.isFolderOrMacResource {
@@ -146,7 +164,10 @@ public enum HistoryImport {
                 parts += nestedParts(of: Candidate(name: name, load: { try contents(entry) }))
             } else {
                 // A file larger than any activity (a video) is not taken out: it holds none.
-                parts.append(Candidate(name: name, load: { entry.isLargerThanAnyActivity ? [] : try contents(entry) }))
+                parts.append(
+                    Candidate(
+                        name: name, load: { entry.isLargerThanAnyActivity ? [] : try contents(entry) },
+                        activityName: names[entry.name]))
             }
         }
         return parts
@@ -187,11 +208,14 @@ public enum HistoryImport {
             return
         }
         report.filesRead += 1
-        add(bytes, file: candidate.name, to: store, report: &report)
+        add(bytes, file: candidate.name, named: candidate.activityName, to: store, report: &report)
     }
 
-    /// Reads one file and stores it if it is a run not imported before.
-    private static func add(_ bytes: [UInt8], file: String, to store: SessionStore, report: inout Report) {
+    /// Reads one file and stores it if it is a run not imported before, under `activityName`
+    /// if it has one, else its own.
+    private static func add(
+        _ bytes: [UInt8], file: String, named activityName: String?, to store: SessionStore, report: inout Report
+    ) {
         var content = bytes
         var name = file
         if Gzip.isGzip(bytes) {
@@ -236,7 +260,7 @@ public enum HistoryImport {
                 report.duplicates.append(Skipped(file: file, reason: "imported before as session \(existing)"))
                 return
             }
-            let planText = ImportedRun.planText(name: activity.name)
+            let planText = ImportedRun.planText(name: activityName ?? activity.name)
             let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
             let run = ImportedRun(
                 planName: plan.name, timeline: plan.timeline(), cadenceUnits: header.cadenceUnits,

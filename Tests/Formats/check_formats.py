@@ -17,6 +17,7 @@
 
 Every command runs with scratch XDG folders. Usage: check_formats.py PATH/TO/intervalpro
 """
+import csv
 import glob
 import gzip
 import json
@@ -600,8 +601,13 @@ def check_history_import(binary, env, scratch):
     subprocess.run(["gzip", os.path.join(activities, "1003.tcx")], check=True)
     with_start(at(6), write_fit_activity, os.path.join(activities, "1004.fit"), constant_samples(45, 300),
                [(Sport.CYCLING, constant_samples(45, 300))])
-    with open(os.path.join(folder, "activities.csv"), "w") as out:
-        out.write("Activity ID,Activity Date,Activity Name\n1001,2026-03-01,Morning Run\n")
+    # Strava's activities.csv names the runs a FIT or TCX file cannot (quoted as Python's csv
+    # module writes a name with a comma and quotes in it, and a description over two lines).
+    with open(os.path.join(folder, "activities.csv"), "w", newline="") as out:
+        table = csv.writer(out)
+        table.writerow(["Activity ID", "Activity Date", "Activity Name", "Activity Type", "Activity Description", "Filename"])
+        table.writerow(["1001", "Mar 1, 2026", 'Tempo, "Tuesday"', "Run", "Felt good,\nsecond half fast", "activities/1001.fit.gz"])
+        table.writerow(["1005", "Mar 9, 2026", "Manual entry", "Run", "", ""])
     garmin = os.path.join(scratch, "garmin")
     os.makedirs(garmin)
     with_start(at(8), write_fit_activity, os.path.join(garmin, "run.fit"), constant_samples(88, 300))
@@ -618,6 +624,8 @@ def check_history_import(binary, env, scratch):
     check([s["started_at"] for s in sessions] == [at(d).strftime("%Y-%m-%dT%H:%M:%SZ") for d in (0, 2, 4, 8)],
           f"history import: listed by the watch's start: {[s['started_at'] for s in sessions]}")
     check(all(s["source"] == "imported" and s["status"] == "finished" for s in sessions), "history import: source imported")
+    check([s["plan"] for s in sessions] == ['Tempo, "Tuesday"', "Morning Run", "Imported run", "Imported run"],
+          f"history import: named by activities.csv, else by the file: {[s['plan'] for s in sessions]}")
     check([s["avg_cadence_spm"] for s in sessions[1:]] == [172, 168, 176], f"history import: cadence doubled per foot: {sessions}")
 
     # The FIT file's figures as Garmin's SDK reads it: each reading holds until the next, so the
