@@ -36,6 +36,17 @@ head -c $((1 << 30)) /dev/urandom > "$work/export/media/video.mp4"
 (cd "$work/export" && cp -r "$work/runs" activities && zip -q -r -n .mp4 ../export.zip activities media)
 ls -la "$work/export.zip" | awk '{printf "history import of a Strava-style export zip (%.0f MiB: the activities and 1 GiB of video), into an empty store:\n", $5 / 1048576}'
 python3 Benchmarks/peak_memory.py "$bin" history import "$work/export.zip" --db "$work/export.sqlite"
+# Garmin Connect's export keeps the FIT files in zips inside the zip, up to gigabytes: the
+# activities and 600 MiB of other files in UploadedFiles_0-_Part1.zip, deflated in the outer one.
+# An inner zip is written to a temporary file and mapped, never held in memory.
+mkdir -p "$work/garmin/in" "$work/garmin/out/DI_CONNECT/DI-Connect-Uploaded-Files"
+head -c $((600 << 20)) /dev/urandom > "$work/garmin/in/monitoring.bin"
+(cd "$work/garmin/in" && cp -r "$work/runs" activities && zip -q -r -0 ../out/DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip activities monitoring.bin)
+(cd "$work/garmin/out" && zip -q -r -n .none ../garmin.zip DI_CONNECT)
+inner=$(stat -c %s "$work/garmin/out/DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip")
+rm -rf "$work/garmin/in" "$work/garmin/out" "$work/export"
+ls -la "$work/garmin/garmin.zip" | awk -v inner="$inner" '{printf "history import of a Garmin-style export (%.0f MiB: a zip of %.0f MiB inside, deflated), into an empty store:\n", $5 / 1048576, inner / 1048576}'
+python3 Benchmarks/peak_memory.py "$bin" history import "$work/garmin/garmin.zip" --db "$work/garmin.sqlite"
 if "$python" -c "import gpxpy, garmin_fit_sdk, tcxreader" 2>/dev/null; then
     echo "the same files read by Garmin's FIT SDK, gpxpy and tcxreader in Python (reading only):"
     "$python" Benchmarks/import_reference.py "$work/runs"

@@ -52,45 +52,11 @@ enum Zlib {
     static func inflate(_ input: UnsafeBufferPointer<UInt8>, windowBits: Int32, untilEnd: Bool) throws(InflateError)
         -> (content: [UInt8], damage: InflateError?)
     {
-        guard var api = library else {
-            throw InflateError(message: "zlib is not installed (Debian: apt install zlib1g)")
-        }
-        var stream = z_stream()
-        guard intervalpro_inflate_init2(&api, &stream, windowBits) == Z_OK else {
-            throw InflateError(message: "zlib could not start inflating")
-        }
-        defer { _ = api.inflate_end(&stream) }
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let damage = { () -> InflateError? in
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.avail_in = uInt(input.count)
-            while true {
-                let before = stream.total_out
-                let status = chunk.withUnsafeMutableBufferPointer { buffer in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = uInt(buffer.count)
-                    return api.inflate(&stream, Z_NO_FLUSH)
-                }
-                output += chunk[0..<Int(stream.total_out - before)]
-                guard output.count <= largestContent else {
-                    return InflateError(message: "it inflates to more than \(largestContent >> 20) MiB: not an activity")
-                }
-                switch status {
-                case Z_STREAM_END:
-                    // Another gzip member follows (`cat a.gz b.gz`), or the data ends.
-                    guard untilEnd, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B else { return nil }
-                    _ = api.inflate_reset(&stream)
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR where stream.avail_in == 0:
-                    return InflateError(message: "the file ends inside its compressed data (\(output.count) bytes inflated): it was cut short")
-                default:
-                    let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                    return InflateError(message: "its compressed data is damaged (\(reason)) after \(output.count) bytes")
-                }
-            }
-        }()
+        let damage = try inflate(input, windowBits: windowBits, untilEnd: untilEnd, limit: largestContent) { piece in
+            output += piece
+            return true
+        }
         return (output, damage)
     }
 
@@ -100,11 +66,61 @@ enum Zlib {
         }.get()
     }
 
-    /// The CRC-32 that zip keeps of an entry's content (no more than `largestContent`).
-    static func crc32(_ bytes: [UInt8]) throws(InflateError) -> UInt32 {
+    /// `input` inflated a piece at a time into `sink`, which returns false to stop there; the
+    /// damage, if there is any, or more than `limit` bytes (a `limit` of `largestContent` is
+    /// refused in an activity's words). Throws when zlib cannot be had.
+    static func inflate(
+        _ input: UnsafeBufferPointer<UInt8>, windowBits: Int32, untilEnd: Bool, limit: Int,
+        into sink: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) throws(InflateError) -> InflateError? {
+        guard var api = library else {
+            throw InflateError(message: "zlib is not installed (Debian: apt install zlib1g)")
+        }
+        var stream = z_stream()
+        guard intervalpro_inflate_init2(&api, &stream, windowBits) == Z_OK else {
+            throw InflateError(message: "zlib could not start inflating")
+        }
+        defer { _ = api.inflate_end(&stream) }
+        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
+        defer { chunk.deallocate() }
+        var total = 0
+        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+        stream.avail_in = uInt(input.count)
+        while true {
+            stream.next_out = chunk.baseAddress
+            stream.avail_out = uInt(chunk.count)
+            let status = api.inflate(&stream, Z_NO_FLUSH)
+            let produced = chunk.count - Int(stream.avail_out)
+            total += produced
+            guard total <= limit else {
+                return InflateError(
+                    message: limit == largestContent
+                        ? "it inflates to more than \(largestContent >> 20) MiB: not an activity"
+                        : "it inflates to more than the \(limit) bytes it should")
+            }
+            guard sink(UnsafeBufferPointer(rebasing: chunk[0..<produced])) else { return nil }
+            switch status {
+            case Z_STREAM_END:
+                // Another gzip member follows (`cat a.gz b.gz`), or the data ends.
+                guard untilEnd, stream.avail_in >= 2, stream.next_in[0] == 0x1F, stream.next_in[1] == 0x8B else { return nil }
+                _ = api.inflate_reset(&stream)
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR where stream.avail_in == 0:
+                return InflateError(message: "the file ends inside its compressed data (\(total) bytes inflated): it was cut short")
+            default:
+                let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+                return InflateError(message: "its compressed data is damaged (\(reason)) after \(total) bytes")
+            }
+        }
+    }
+
+    /// The CRC-32 that zip keeps of an entry's content, `crc` the CRC-32 of what comes before
+    /// `bytes` (0 at the start).
+    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) throws(InflateError) -> UInt32 {
         guard let api = library else { throw InflateError(message: "zlib is not installed (Debian: apt install zlib1g)") }
-        let crc = bytes.withUnsafeBufferPointer { api.crc32(0, $0.baseAddress, uInt($0.count)) }
-        return UInt32(truncatingIfNeeded: crc)
+        let result = api.crc32(uLong(crc), bytes.bindMemory(to: UInt8.self).baseAddress, uInt(bytes.count))
+        return UInt32(truncatingIfNeeded: result)
     }
 
     /// zlib, opened on first use; nil when it cannot be.

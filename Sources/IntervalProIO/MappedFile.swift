@@ -15,8 +15,7 @@ public final class MappedFile: @unchecked Sendable {
     private let start: UnsafeMutableRawPointer?
     private let count: Int
 
-    public init(_ path: String) throws(FileError) {
-        self.path = path
+    public convenience init(_ path: String) throws(FileError) {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(FilePath(path), .readOnly)
@@ -25,6 +24,11 @@ public final class MappedFile: @unchecked Sendable {
         }
         // The mapping outlives the descriptor.
         defer { try? fd.close() }
+        try self.init(mapping: fd, path: path)
+    }
+
+    private init(mapping fd: FileDescriptor, path: String) throws(FileError) {
+        self.path = path
         var info = stat()
         guard fstat(fd.rawValue, &info) == 0 else { throw Self.failure(path, .read) }
         count = Int(info.st_size)
@@ -36,6 +40,35 @@ public final class MappedFile: @unchecked Sendable {
         let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd.rawValue, 0)
         guard let mapped, mapped != MAP_FAILED else { throw Self.failure(path, .read) }
         start = mapped
+    }
+
+    /// A file that `fill` writes, a piece at a time through the function it is given, then
+    /// mapped: for content too large to hold in memory (a zip inside a zip). The file is in
+    /// `folder`, and is removed as soon as it is made: nothing is left of it once it is
+    /// released, even after a crash.
+    public static func temporary<Failure: Error>(
+        in folder: String = temporaryFolder, _ fill: ((UnsafeRawBufferPointer) throws(FileError) -> Void) throws(Failure) -> Void
+    ) throws -> MappedFile {
+        var template = Array("\(folder)/intervalpro-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw failure(folder, .create) }
+        let path = String(cString: template)
+        unlink(path)
+        let fd = FileDescriptor(rawValue: descriptor)
+        defer { try? fd.close() }
+        try fill { (piece) throws(FileError) in
+            do {
+                _ = try fd.writeAll(piece)
+            } catch {
+                throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+        }
+        return try MappedFile(mapping: fd, path: path)
+    }
+
+    /// $TMPDIR, else /var/tmp: on disk where /tmp may be memory.
+    public static var temporaryFolder: String {
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/var/tmp"
     }
 
     deinit {

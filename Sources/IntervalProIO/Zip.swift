@@ -9,6 +9,10 @@ import CZlib
 public enum Zip {
     public struct ArchiveError: Error, Equatable, Sendable {
         public var message: String
+
+        public init(message: String) {
+            self.message = message
+        }
     }
 
     /// A file in the archive, as its central directory lists it.
@@ -113,11 +117,24 @@ public enum Zip {
 
     /// An entry's content, from an archive in memory or mapped (`MappedFile`), as above.
     public static func contents(of entry: Entry, in bytes: UnsafeRawBufferPointer) throws(ArchiveError) -> [UInt8] {
+        guard !entry.isLargerThanAnyActivity else {
+            throw ArchiveError(message: "\(entry.name): \(entry.size >> 20) MiB, more than any activity")
+        }
+        var content: [UInt8] = []
+        content.reserveCapacity(entry.size)
+        try contents(of: entry, in: bytes) { (piece) throws(ArchiveError) in content += piece }
+        return content
+    }
+
+    /// An entry's content handed to `sink` a piece at a time, as it is read or inflated, for
+    /// an entry too large to hold in memory (a zip inside a zip, written to a file). Its size
+    /// and CRC-32 are checked as it goes and at its end: once this throws, what `sink` had is
+    /// not the entry.
+    public static func contents(
+        of entry: Entry, in bytes: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) {
         func damaged(_ what: String) -> ArchiveError { ArchiveError(message: "\(entry.name): \(what)") }
         guard entry.flags & 1 == 0 else { throw damaged("encrypted, which is not read") }
-        guard !entry.isLargerThanAnyActivity else {
-            throw damaged("\(entry.size >> 20) MiB, more than any activity")
-        }
         let reader = LittleEndian(bytes)
         let header = entry.localHeaderOffset
         guard header + 30 <= bytes.count, reader.u32(header) == 0x0403_4B50 else {
@@ -128,30 +145,45 @@ public enum Zip {
             throw damaged("its data runs past the end of the file: the file was cut short")
         }
         let data = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + entry.compressedSize)])
-        let content: [UInt8]
+        var count = 0
+        var crc: UInt32 = 0
+        var failure: ArchiveError?
+        // Counted, checked and handed on; false (a failure kept) stops the inflating.
+        func take(_ piece: UnsafeRawBufferPointer) -> Bool {
+            do throws(ArchiveError) {
+                count += piece.count
+                do { crc = try Zlib.crc32(piece, continuing: crc) } catch { throw damaged(error.message) }
+                try sink(piece)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
         switch entry.method {
         case 0:
-            content = Array(data)
+            _ = take(data)
         case 8:
-            let inflated: (content: [UInt8], damage: Zlib.InflateError?)
+            let damage: Zlib.InflateError?
             do {
-                // Negative window bits: raw deflate, no zlib or gzip wrapper.
-                inflated = try Zlib.inflate(data.bindMemory(to: UInt8.self), windowBits: -MAX_WBITS, untilEnd: false)
+                // Negative window bits: raw deflate, no zlib or gzip wrapper. One byte over the
+                // size the directory gives is enough to know it is not that size.
+                damage = try Zlib.inflate(
+                    data.bindMemory(to: UInt8.self), windowBits: -MAX_WBITS, untilEnd: false, limit: entry.size + 1
+                ) { piece in take(UnsafeRawBufferPointer(piece)) }
             } catch {
                 throw damaged(error.message)
             }
-            if let damage = inflated.damage { throw damaged(damage.message) }
-            content = inflated.content
+            if let failure { throw failure }
+            if let damage { throw damaged(damage.message) }
         default:
             throw damaged("compressed with method \(entry.method), which is not read (only stored and deflated)")
         }
-        guard content.count == entry.size else {
-            throw damaged("\(content.count) bytes where the directory says \(entry.size): the file is damaged")
+        if let failure { throw failure }
+        guard count == entry.size else {
+            throw damaged("\(count) bytes where the directory says \(entry.size): the file is damaged")
         }
-        let crc: UInt32
-        do { crc = try Zlib.crc32(content) } catch { throw damaged(error.message) }
         guard crc == entry.crc32 else { throw damaged("its CRC-32 does not match: the file is damaged") }
-        return content
     }
 
     /// Little-endian integers at byte offsets the caller has checked.

@@ -124,11 +124,40 @@ public enum HistoryImport {
     /// a Strava export with its photos and videos may be larger than the memory. An archive
     /// that cannot be mapped or read is left to be read, and said, as a file.
     private static func archiveParts(of candidate: Candidate) -> [Candidate] {
-        guard let archive = try? MappedFile(candidate.name), let entries = try? Zip.entries(archive.bytes) else {
-            return [candidate]
-        }
+        guard let archive = try? MappedFile(candidate.name) else { return [candidate] }
+        return parts(of: candidate, in: archive)
+    }
+
+    /// The parts of a mapped zip archive, or the candidate itself when it cannot be read as
+    /// one. A zip inside it (Garmin's export keeps its FIT files in `UploadedFiles_*.zip`, up
+    /// to gigabytes) is written to a temporary file and mapped in turn, never held in memory.
+    private static func parts(of candidate: Candidate, in archive: MappedFile) -> [Candidate] {
+        guard let entries = try? Zip.entries(archive.bytes) else { return [candidate] }
         let names = exportNames(entries.map { entry in (entry.name, { try Zip.contents(of: entry, in: archive.bytes) }) })
-        return parts(of: candidate, entries: entries, names: names) { entry in try Zip.contents(of: entry, in: archive.bytes) }
+        var parts: [Candidate] = []
+        for entry in entries where !entry.isFolderOrMacResource {
+            let part = Candidate(
+                name: "\(candidate.name) (\(entry.name))",
+                // A file larger than any activity (a video) is not taken out: it holds none.
+                load: { entry.isLargerThanAnyActivity ? [] : try Zip.contents(of: entry, in: archive.bytes) },
+                activityName: names[entry.name])
+            guard entry.name.lowercased().hasSuffix(".zip") else {
+                parts.append(part)
+                continue
+            }
+            // One that cannot be taken out is left to be read, and its damage said, as a file.
+            let inner = try? MappedFile.temporary { (write) throws(Zip.ArchiveError) in
+                try Zip.contents(of: entry, in: archive.bytes) { (piece) throws(Zip.ArchiveError) in
+                    do throws(FileError) {
+                        try write(piece)
+                    } catch {
+                        throw Zip.ArchiveError(message: "\(entry.name): \(error)")
+                    }
+                }
+            }
+            parts += inner.map { self.parts(of: part, in: $0) } ?? [part]
+        }
+        return parts
     }
 
     /// The names a Strava export's activities.csv gives its activities, by the path of each
@@ -150,34 +179,6 @@ public enum HistoryImport {
         } catch {
             throw LaunchError(error)
         }
-    }
-
-    /// A zip archive's parts, `contents` taking each out (a part named `.zip` opened in turn).
-    private static func parts(
-        of candidate: Candidate, entries: [Zip.Entry], names: [String: String] = [:],
-        contents: @escaping @Sendable (Zip.Entry) throws -> [UInt8]
-    ) -> [Candidate] {
-        var parts: [Candidate] = []
-        for entry in entries where !entry.isFolderOrMacResource {
-            let name = "\(candidate.name) (\(entry.name))"
-            if entry.name.lowercased().hasSuffix(".zip") {
-                parts += nestedParts(of: Candidate(name: name, load: { try contents(entry) }))
-            } else {
-                // A file larger than any activity (a video) is not taken out: it holds none.
-                parts.append(
-                    Candidate(
-                        name: name, load: { entry.isLargerThanAnyActivity ? [] : try contents(entry) },
-                        activityName: names[entry.name]))
-            }
-        }
-        return parts
-    }
-
-    /// The parts of a zip archive inside another, taken out of it into memory; or the part
-    /// itself when it cannot be read as one.
-    private static func nestedParts(of candidate: Candidate) -> [Candidate] {
-        guard let bytes = try? candidate.load(), let entries = try? Zip.entries(bytes) else { return [candidate] }
-        return parts(of: candidate, entries: entries) { entry in try Zip.contents(of: entry, in: bytes) }
     }
 
     /// Reads a candidate (an archive told only by its content, part by part) and stores its runs.

@@ -49,6 +49,40 @@ struct ZipTests {
         #expect(Set(entries.map(\.method)) == [0, 8])
     }
 
+    @Test("an entry handed on a piece at a time is the entry, its size and CRC-32 checked")
+    func anEntryComesPieceByPiece() throws {
+        let large = Array((0..<400_000).map { "\($0 % 1013) strides\n" }.joined().utf8)
+        for options in [[], ["-0"]] {
+            let archive = try zipped([("inner.data", large)], options)
+            let entry = try #require(try Zip.entries(archive).first { $0.name == "folder/inner.data" })
+            #expect(entry.method == (options == ["-0"] ? 0 : 8))
+            var pieces: [[UInt8]] = []
+            try archive.withUnsafeBytes { bytes in
+                try Result { () throws(Zip.ArchiveError) in
+                    try Zip.contents(of: entry, in: bytes) { (piece) throws(Zip.ArchiveError) in pieces.append(Array(piece)) }
+                }.get()
+            }
+            #expect(pieces.joined().elementsEqual(large), "\(options)")
+            // Stored: the one piece the archive holds; deflated: a piece per 64 KiB inflated.
+            #expect(options == ["-0"] ? pieces.count == 1 : pieces.count > 1 && pieces.dropLast().allSatisfy { $0.count == 65_536 })
+            // A CRC-32 the data does not match, and a sink that refuses: both said.
+            var wrong = entry
+            wrong.crc32 ^= 1
+            #expect(throws: Zip.ArchiveError(message: "folder/inner.data: its CRC-32 does not match: the file is damaged")) {
+                try archive.withUnsafeBytes { bytes in
+                    try Result { () throws(Zip.ArchiveError) in try Zip.contents(of: wrong, in: bytes) { (_) throws(Zip.ArchiveError) in } }.get()
+                }
+            }
+            #expect(throws: Zip.ArchiveError(message: "disk full")) {
+                try archive.withUnsafeBytes { bytes in
+                    try Result { () throws(Zip.ArchiveError) in
+                        try Zip.contents(of: entry, in: bytes) { (_) throws(Zip.ArchiveError) in throw Zip.ArchiveError(message: "disk full") }
+                    }.get()
+                }
+            }
+        }
+    }
+
     @Test func damageIsFoundAndSaid() throws {
         let archive = try zipped([("run.fit", activity)])
         let run = try #require(try Zip.entries(archive).first { $0.name == "folder/run.fit" })
