@@ -174,11 +174,13 @@ private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throw
     }
     guard activities == 1, let first else {
         let names = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
-        throw LaunchError(
-            activities == 0
-                ? "\(path): a zip file with no activity or recording in it (\(files.count) file\(files.count == 1 ? "" : "s"): \(names))"
-                : "\(path): a zip file with \(activities) activities (\(names)): unzip it and replay one",
-            kind: .invalidData)
+        let message =
+            switch (activities, files.count) {
+            case (0, 0): "\(path): an empty zip file: no activity or recording in it"
+            case (0, let count): "\(path): a zip file with no activity or recording in it (\(count) file\(count == 1 ? "" : "s"): \(names))"
+            default: "\(path): a zip file with \(activities) activities (\(names)): unzip it and replay one"
+            }
+        throw LaunchError(message, kind: .invalidData)
     }
     return first
 }

@@ -424,6 +424,7 @@ def check_activities(binary, env, scratch):
         ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated):1: invalid JSON"),
         ("two.zip", two_zip, "two.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
         ("cut.zip", two_zip[:-30], "cut.zip: a zip file that cannot be read: no zip directory at its end"),
+        ("nothing.zip", b"PK\x05\x06" + bytes(18), "nothing.zip: an empty zip file: no activity or recording in it"),
     ]:
         path = os.path.join(scratch, name)
         with open(path, "wb") as out:
