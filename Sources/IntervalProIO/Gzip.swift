@@ -96,7 +96,7 @@ enum Zlib {
                 return InflateError(
                     message: limit == largestContent
                         ? "it inflates to more than \(largestContent >> 20) MiB: not an activity"
-                        : "it inflates to more than the \(limit) bytes it should")
+                        : "it inflates to more than \(limit) bytes, its size: the file is damaged")
             }
             guard sink(UnsafeBufferPointer(rebasing: chunk[0..<produced])) else { return nil }
             switch status {

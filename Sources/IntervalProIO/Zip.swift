@@ -166,10 +166,10 @@ public enum Zip {
         case 8:
             let damage: Zlib.InflateError?
             do {
-                // Negative window bits: raw deflate, no zlib or gzip wrapper. One byte over the
-                // size the directory gives is enough to know it is not that size.
+                // Negative window bits: raw deflate, no zlib or gzip wrapper. Inflating stops
+                // past the size the directory gives: more is damage, and never all held.
                 damage = try Zlib.inflate(
-                    data.bindMemory(to: UInt8.self), windowBits: -MAX_WBITS, untilEnd: false, limit: entry.size + 1
+                    data.bindMemory(to: UInt8.self), windowBits: -MAX_WBITS, untilEnd: false, limit: entry.size
                 ) { piece in take(UnsafeRawBufferPointer(piece)) }
             } catch {
                 throw damaged(error.message)

@@ -73,6 +73,13 @@ struct ZipTests {
                     try Result { () throws(Zip.ArchiveError) in try Zip.contents(of: wrong, in: bytes) { (_) throws(Zip.ArchiveError) in } }.get()
                 }
             }
+            // More than its directory entry says: inflating stops there, never all held.
+            var short = entry
+            short.size -= 10
+            let overflow = options == ["-0"]
+                ? "folder/inner.data: \(large.count) bytes where the directory says \(short.size): the file is damaged"
+                : "folder/inner.data: it inflates to more than \(short.size) bytes, its size: the file is damaged"
+            #expect(throws: Zip.ArchiveError(message: overflow)) { try Zip.contents(of: short, in: archive) }
             #expect(throws: Zip.ArchiveError(message: "disk full")) {
                 try archive.withUnsafeBytes { bytes in
                     try Result { () throws(Zip.ArchiveError) in
