@@ -103,7 +103,7 @@ public enum HistoryImport {
         guard FileIO.isDirectory(path) else {
             // The one path asked for must exist: its absence is the command's failure.
             let candidate = Candidate(name: path, load: { try readInput(path) })
-            return Zip.isZip(try readPrefix(path)) ? archiveParts(of: candidate) : [candidate]
+            return try holdsZip(path) ? archiveParts(of: candidate) : [candidate]
         }
         let paths: [String]
         do {
@@ -115,7 +115,7 @@ public enum HistoryImport {
         var candidates: [Candidate] = []
         for file in paths {
             let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file])
-            candidates += (try? Zip.isZip(readPrefix(file))) == true ? archiveParts(of: candidate) : [candidate]
+            candidates += (try? holdsZip(file)) == true ? archiveParts(of: candidate) : [candidate]
         }
         return candidates
     }
@@ -171,14 +171,6 @@ public enum HistoryImport {
             for (file, name) in StravaActivitiesCSV.names(csv) { names[folder + file] = name }
         }
         return names
-    }
-
-    private static func readPrefix(_ path: String) throws -> [UInt8] {
-        do {
-            return try FileIO.readPrefix(path, count: 4)
-        } catch {
-            throw LaunchError(error)
-        }
     }
 
     /// Reads a candidate (an archive told only by its content, part by part) and stores its runs.

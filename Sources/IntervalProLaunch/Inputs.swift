@@ -97,11 +97,15 @@ public func loadRecording(_ path: String, choice: ActivityChoice = .init()) thro
     return try readRecording(bytes, file: file, choice: choice)
 }
 
-/// Whether the file at `path` starts as a zip archive does. A pipe (`<(zcat …)`) is never taken
-/// for one: its first bytes, once read, would be gone.
-private func holdsZip(_ path: String) throws -> Bool {
-    guard FileIO.isRegularFile(path) else { return false }
+/// Whether the file at `path` starts as a zip archive does; throws when it cannot be opened.
+/// A pipe (`<(zcat …)`) is never taken for one: its first bytes, once read, would be gone.
+func holdsZip(_ path: String) throws -> Bool {
     do {
+        guard FileIO.isRegularFile(path) else {
+            // Opened only, so that a missing file is said here as it would be when read.
+            _ = try FileIO.readPrefix(path, count: 0)
+            return false
+        }
         return Zip.isZip(try FileIO.readPrefix(path, count: 4))
     } catch {
         throw LaunchError(error)
