@@ -23,6 +23,13 @@ public struct ReadinessMeasurement: Sendable {
         public var maximumArtifactShare = 0.04
         /// Fewer scored beats than this say nothing about variability.
         public var minimumBeats = 30
+        /// A mean heart rate above this is not a heart at rest: an adult's resting heart rate
+        /// over 100 bpm is tachycardia (ICRP Publication 120, 2012, glossary; the American
+        /// Heart Association's definition). Short-term HRV is measured at rest, in stationary
+        /// conditions (Task Force of the ESC and NASPE, Circulation 1996;93:1043-65), and a
+        /// baseline mixed with figures taken on the move means nothing: such a measurement
+        /// (a run's recording, say) is refused, not judged.
+        public var maximumRestingHeartRate = 100.0
 
         public init(duration: SessionTime) {
             self.duration = duration
@@ -139,6 +146,13 @@ public struct ReadinessMeasurement: Sendable {
         guard received >= settings.minimumBeats else {
             return .failure(.tooFewBeats(beats: received, needed: settings.minimumBeats))
         }
+        // From the intervals as sent: a heart this fast is not at rest, however the few
+        // artifacts among its beats are corrected.
+        let units = segments.joined().reduce(0) { $0 + Int($1) }
+        let heartRate = 60_000 / (Double(units) * 1000 / 1024 / Double(received))
+        guard heartRate <= settings.maximumRestingHeartRate else {
+            return .failure(.notAtRest(heartRate: heartRate, limit: settings.maximumRestingHeartRate))
+        }
         var corrected: [[Double]] = []
         var artifacts = 0
         for segment in segments {
@@ -199,6 +213,8 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     case noRRIntervals
     case tooFewBeats(beats: Int, needed: Int)
     case tooManyArtifacts(corrected: Int, beats: Int, limit: Double)
+    /// The mean heart rate is over a resting heart rate's upper limit.
+    case notAtRest(heartRate: Double, limit: Double)
 
     public var description: String {
         switch self {
@@ -208,6 +224,8 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
             "only \(beats) beats were scored (at least \(needed) are needed): keep the strap on and lie still for the whole measurement"
         case .tooManyArtifacts(let corrected, let beats, let limit):
             "\(corrected) of \(beats) beats needed correcting (\(percent(Double(corrected) / Double(beats)))), more than the \(percent(limit)) a reliable measurement allows: wet the strap's electrodes, lie still and breathe calmly, then measure again"
+        case .notAtRest(let heartRate, let limit):
+            "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; measure again at rest"
         }
     }
 

@@ -149,6 +149,17 @@ import Testing
         #expect(short.stderr.contains("the measurement needs 1:30"))
     }
 
+    @Test("a run's recording is refused as not at rest (65), nothing saved")
+    func aRunIsNotAMorningMeasurement() throws {
+        let dir = try ScratchDirectory()
+        let run = try intervalpro("readiness", "--replay", "Recordings/long-steady-run.jsonl", environment: environment(dir))
+        #expect(run.status == 65, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("the heart rate averaged 134 bpm, over the 100 bpm a heart at rest stays under"))
+        #expect(run.stderr.contains("nothing was saved"))
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
+
     @Test("refusals: too many artifacts (65), no RR intervals (69), nothing saved")
     func refusals() throws {
         let dir = try ScratchDirectory()

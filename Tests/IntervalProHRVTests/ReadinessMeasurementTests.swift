@@ -141,6 +141,32 @@ struct ReadinessMeasurementTests {
         #expect(figures.hrv.beats == figures.beatsReceived + 1, "the missed beat is put back")
     }
 
+    @Test func aHeartOverARestingRateIsRefusedNotJudged() throws {
+        // A run's beats: 133 bpm, with the variability of a resting series.
+        let running = restingIntervals(count: 600, mean: 60_000.0 / 133, swing: 18)
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        var strap = Strap(intervals: running)
+        for second in 1...200 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+        }
+        guard case .failure(.notAtRest(let heartRate, let limit)) = measurement.result() else {
+            Issue.record("expected a refusal, got \(measurement.result())")
+            return
+        }
+        #expect(abs(heartRate - 133) < 2)
+        #expect(limit == 100)
+        #expect(ReadinessRefusal.notAtRest(heartRate: heartRate, limit: limit).description.contains("averaged 133 bpm"))
+
+        // Just under the limit, a heart is judged.
+        var underLimit = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        var calm = Strap(intervals: restingIntervals(count: 300, mean: 602))
+        for second in 1...100 where !underLimit.isComplete {
+            underLimit.receive(calm.value(endingAt: second), at: .seconds(second))
+        }
+        let figures = try underLimit.result().get()
+        #expect(figures.hrv.meanHeartRate > 99 && figures.hrv.meanHeartRate <= 100)
+    }
+
     @Test func refusalsSayWhatToDo() {
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("7.5 %"))
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("wet the strap"))
