@@ -14,7 +14,8 @@ notification carried. Each is replayed with `readiness --replay REC --json --no-
     measurement's own corrected intervals, and ln rMSSD and the artifact share follow;
   - faults: a missed, an extra beat are corrected and rMSSD stays close to the fault-free one; two
     ectopic beats are corrected as NeuroKit2 corrects them; more than 4 % corrected beats is refused
-    (exit 65, the share named, nothing stored); a strap with no RR intervals exits 69 naming it; a
+    (exit 65, the share named, nothing stored); a mean heart rate over 100 bpm is refused (65, the
+    heart rate named as computed here, nothing stored); a strap with no RR intervals exits 69 naming it; a
     10 s loss of contact makes two segments and a measurement 10 s longer; values with 0 and with
     9 intervals, the heart rate as uint16 and energy expended are read;
   - public data: pyhrv's sample NN series (the SampleNNISeriesShort.npy its wheel ships) replayed
@@ -86,8 +87,9 @@ FAULT_TOLERANCE = 0.03
 PUBLISHED_RMSSD_TOLERANCE = 0.04
 PUBLISHED_SDNN_TOLERANCE = 0.02
 PUBLISHED_HR_TOLERANCE_BPM = 0.5
-# The readiness refusal threshold.
+# The readiness refusal thresholds.
 ARTIFACT_LIMIT = 0.04
+RESTING_HR_LIMIT = 100.0
 # Assessment figures (ln rMSSD): absolute, for printed rounding.
 LN_TOLERANCE = 0.001
 
@@ -345,6 +347,11 @@ def scored_notifications(recording, minutes):
     return mr.scored_notifications(recording.notifications, SETTLE_S, minutes * 60.0)
 
 
+def not_at_rest_recording():
+    """Two minutes of a heart at 133 bpm: a run's, not a morning's."""
+    return mr.make_recording(21, subject=mr.subject_for(21, mean_rr_ms=60000.0 / 133))
+
+
 # Beats missed and beats seen that are not there: more than 4 % to correct.
 POOR_CONTACT = mr.Faults(missed=[40.0, 80.0, 120.0], extra=[60.0, 100.0, 140.0])
 
@@ -385,6 +392,20 @@ def check_faults(binary, env, scratch):
     shares = [float(p) for p in re.findall(r"(\d+(?:\.\d+)?)\s*%", outcome.stderr)]
     check(any(abs(p - 100 * share) <= 0.6 for p in shares), f"many-artifacts: stderr does not name the share {100 * share:.1f} %: {outcome.stderr.strip()[:300]!r}")
     check("Fatal error" not in outcome.stderr, "many-artifacts: crashed")
+
+    # A heart on the move: 133 bpm (the intervals of a run) is not a heart at rest, over the
+    # 100 bpm that bounds a resting adult's heart rate (ICRP Publication 120). The mean heart rate
+    # the refusal names is computed here from the scored intervals as the strap sent them.
+    recording = not_at_rest_recording()
+    path = recording.write(os.path.join(scratch, "not-at-rest.jsonl"))
+    scored = [u for segment in recording.scored_segments(SETTLE_S, 120.0) for u in segment]
+    heart_rate = 60000.0 / (sum(scored) * 1000.0 / 1024.0 / len(scored))
+    check(heart_rate > RESTING_HR_LIMIT, f"not-at-rest: the recording's heart rate is only {heart_rate:.1f} bpm")
+    outcome = replay(binary, env, path, 2)
+    check(outcome.code == 65, f"not-at-rest: exit {outcome.code} at {heart_rate:.1f} bpm, stderr {outcome.stderr.strip()[:300]!r}")
+    named = re.search(r"averaged (\d+) bpm", outcome.stderr)
+    check(named is not None and int(named.group(1)) == round(heart_rate),
+          f"not-at-rest: stderr does not name {round(heart_rate)} bpm: {outcome.stderr.strip()[:300]!r}")
 
     # A strap that sends heart rate only.
     recording = mr.make_recording(5, faults=mr.Faults(no_rr=True))
@@ -595,7 +616,8 @@ def check_month(binary, env, scratch):
 def check_refusals_store_nothing(binary, env, scratch):
     """A refused measurement, run with saving, leaves the store empty."""
     for name, recording, code in [("many-artifacts", mr.make_recording(2, faults=POOR_CONTACT), 65),
-                                  ("no-rr", mr.make_recording(5, faults=mr.Faults(no_rr=True)), 69)]:
+                                  ("no-rr", mr.make_recording(5, faults=mr.Faults(no_rr=True)), 69),
+                                  ("not-at-rest", not_at_rest_recording(), 65)]:
         outcome = replay(binary, env, recording.write(os.path.join(scratch, f"saved-{name}.jsonl")), 2, save=True)
         check(outcome.code == code, f"{name} with saving: exit {outcome.code}")
     listed = history(binary, env, "after refusals")
