@@ -8,11 +8,12 @@ import Synchronization
 /// Plays a `MetronomeRenderer` through an ALSA PCM on its own render thread.
 ///
 /// The render thread allocates nothing, takes no lock and does no I/O besides writing to
-/// the device: it takes events from a lock-free queue, renders one period into a buffer
-/// allocated up front, and writes it. The session side talks to it only through that
-/// queue and a few atomics. `horizon` bounds how far the thread may render: live playback
-/// keeps it a little ahead of the session (a real device blocks long before), and an
-/// offline render through a device raises it as the timeline becomes final.
+/// the device and to two eventfds: it takes events from a lock-free queue, renders one period
+/// into a buffer allocated up front, and writes it. The session side talks to it only through
+/// that queue, a few atomics and the eventfds (`ThreadDoorbell`), where either side waits for
+/// the other instead of looking again every millisecond. `horizon` bounds how far the thread
+/// may render: live playback keeps it a little ahead of the session (a real device blocks long
+/// before), and an offline render through a device raises it as the timeline becomes final.
 public final class AudioPlayer: @unchecked Sendable {
     public let output: PCMPlayback
     public var sampleRate: Int { output.sampleRate }
@@ -30,11 +31,24 @@ public final class AudioPlayer: @unchecked Sendable {
     /// The status that stopped the thread (a lost device), or 0.
     private let lost = Atomic<Int32>(0)
     private var thread: LoopThread.Handle?
+    /// Where the thread waits once it has rendered up to the horizon: rung when the horizon
+    /// moves or the thread is to stop.
+    private let horizonMoved: ThreadDoorbell
+    /// Where the session side waits for the thread: rung when the thread reaches the horizon,
+    /// when it stops, and after a period that leaves it idle past `idleWakeFrame`.
+    private let caughtUp: ThreadDoorbell
+    private let idleWakeFrame = Atomic<Int64>(.max)
 
     /// Voice clips with ids from here up are not the bank's (offline renders own them).
     public static let externalClipIDs = 1_000_000
 
     public init(device: String, request: AudioFormatRequest, volume: Double, voiceSlots: Int = 12) throws(ALSAError) {
+        do {
+            horizonMoved = try ThreadDoorbell()
+            caughtUp = try ThreadDoorbell()
+        } catch {
+            throw ALSAError(device: device, operation: "make the render thread's eventfds", status: ALSAStatus(rawValue: -errno))
+        }
         output = try PCMPlayback(device: device, request: request)
         renderer = MetronomeRenderer(sampleRate: output.sampleRate, channels: output.channels, volume: volume)
         voices = VoiceBank(slots: voiceSlots, seconds: 8, sampleRate: output.sampleRate)
@@ -67,6 +81,20 @@ public final class AudioPlayer: @unchecked Sendable {
     /// The thread renders up to (not including) this frame, then waits for more.
     public func limit(to frame: Int64) {
         horizon.store(frame, ordering: .releasing)
+        horizonMoved.ring()
+    }
+
+    /// Session side: blocks until the thread has rendered up to the horizon or stopped (a
+    /// ring may be left from before: what is waited for is checked again after).
+    public func waitUntilCaughtUp() {
+        caughtUp.wait()
+    }
+
+    /// Session side: blocks until the thread has rendered past `frame` with nothing left to
+    /// play, reached the horizon or stopped, or for `timeout`.
+    public func waitUntilIdle(past frame: Int64, timeout: Duration) {
+        idleWakeFrame.store(frame, ordering: .releasing)
+        caughtUp.wait(timeout: timeout)
     }
 
     /// Session side: queues an event. False when the queue is full.
@@ -93,6 +121,7 @@ public final class AudioPlayer: @unchecked Sendable {
     public func stop() {
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
+        horizonMoved.ring()
         thread.join()
         self.thread = nil
         if lostStatus == nil { output.drain() }
@@ -102,6 +131,8 @@ public final class AudioPlayer: @unchecked Sendable {
 
     private func renderLoop() {
         let period = Int64(output.periodFrames)
+        // Whoever waits learns that the thread stopped.
+        defer { caughtUp.ring() }
         while !stopRequested.load(ordering: .acquiring) {
             // Horizon first: every event sent before it was raised is then visible below.
             let limit = horizon.load(ordering: .acquiring)
@@ -112,9 +143,10 @@ public final class AudioPlayer: @unchecked Sendable {
             let frames = min(period, limit - renderer.frame)
             guard frames > 0 else {
                 // Only reached when the session side has not caught up (an offline render
-                // through a device, or a device that does not pace its writes).
-                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-                nanosleep(&pause, nil)
+                // through a device, or a device that does not pace its writes): it rings when
+                // it moves the horizon.
+                caughtUp.ring()
+                horizonMoved.wait()
                 continue
             }
             renderer.render(into: buffer, frames: Int(frames))
@@ -133,6 +165,7 @@ public final class AudioPlayer: @unchecked Sendable {
             }
             rendered.store(renderer.frame, ordering: .releasing)
             idle.store(renderer.isIdle, ordering: .releasing)
+            if renderer.isIdle, renderer.frame > idleWakeFrame.load(ordering: .acquiring) { caughtUp.ring() }
         }
     }
 }

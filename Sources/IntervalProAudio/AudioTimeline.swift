@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import IntervalProCore
 public import IntervalProRuntime
 public import IntervalProSound
@@ -96,13 +93,13 @@ public enum AudioTimelineRender {
                 // Queue full: let the thread render up to this event, which frees room.
                 player.limit(to: event.frame)
                 if let lost = player.lostStatus { return lost }
-                pauseBriefly()
+                player.waitUntilCaughtUp()
             }
         }
         player.limit(to: endFrame)
         while player.renderedFrames < endFrame {
             if let lost = player.lostStatus { return lost }
-            pauseBriefly()
+            player.waitUntilCaughtUp()
         }
         player.stop()
         return player.lostStatus
@@ -131,10 +128,4 @@ public final class ClipStore {
         clips[text] = clip
         return clip
     }
-}
-
-/// Waits a millisecond (the session side only, never the render thread's own work).
-func pauseBriefly() {
-    var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
-    nanosleep(&pause, nil)
 }

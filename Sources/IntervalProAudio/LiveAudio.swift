@@ -68,12 +68,12 @@ public final class LiveAudio: SessionObserver {
         }
         send(director.takeAll(), to: player, clock: clock, now: now)
         player.limit(to: Int64.max)
-        var waited = SessionTime.zero
-        let step = SessionTime.seconds(0.001)
         // Idle is published after each period; wait until then or the limit.
-        while !player.isIdle || player.renderedFrames <= lastSentFrame, waited < limit, player.lostStatus == nil {
-            pauseBriefly()
-            waited += step
+        let deadline = ContinuousClock.now + .microseconds(limit.microseconds)
+        while !player.isIdle || player.renderedFrames <= lastSentFrame, player.lostStatus == nil {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { break }
+            player.waitUntilIdle(past: lastSentFrame, timeout: left)
         }
         player.stop()
         reportLoss()

@@ -108,4 +108,49 @@ struct AudioIOTests {
         #expect(player.renderedFrames == 12_345)
         #expect(player.isIdle)
     }
+
+    @Test func atItsHorizonTheRenderThreadWaitsWithoutWakingUntilTheHorizonMoves() throws {
+        #expect(alsaConfigured)
+        let player = try AudioPlayer(
+            device: "intervalpro_test", request: AudioFormatRequest(sampleRate: 8_000, channels: 1), volume: 0.5)
+        player.limit(to: 4_000)
+        player.start()
+        while player.renderedFrames < 4_000 { player.waitUntilCaughtUp() }
+        // The `file` PCM takes frames as fast as they come: the thread is at the horizon at once.
+        let before = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
+        usleep(200_000)
+        let after = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
+        #expect(after - before <= 2, "a thread looking every millisecond would switch some 200 times: \(after - before)")
+        #expect(player.renderedFrames == 4_000)
+
+        player.limit(to: 9_000)
+        while player.renderedFrames < 9_000 { player.waitUntilCaughtUp() }
+        #expect(player.renderedFrames == 9_000)
+        player.stop()
+    }
+
+    /// The voluntary context switches so far of this process's thread named `name`, from /proc.
+    static func voluntarySwitches(ofThread name: String) -> Int? {
+        guard let tasks = opendir("/proc/self/task") else { return nil }
+        defer { closedir(tasks) }
+        while let entry = readdir(tasks) {
+            let id = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard id.first?.isNumber == true, line(of: "/proc/self/task/\(id)/comm", startingWith: "") == name else { continue }
+            return line(of: "/proc/self/task/\(id)/status", startingWith: "voluntary_ctxt_switches:")
+                .flatMap { Int($0.filter(\.isNumber)) }
+        }
+        return nil
+    }
+
+    /// The rest of the first line of `path` that starts with `prefix`, without its newline.
+    static func line(of path: String, startingWith prefix: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        while fgets(&buffer, Int32(buffer.count), file) != nil {
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix(prefix) { return String(text.dropFirst(prefix.count).prefix { $0 != "\n" }) }
+        }
+        return nil
+    }
 }

@@ -55,6 +55,30 @@ import Testing
         #expect(seen.withLock { $0 } == [42])
     }
 
+    @Test("a doorbell: a ring before the wait is kept, a wait without one times out, a ring from another thread wakes a blocked wait")
+    func doorbell() throws {
+        let doorbell = try ThreadDoorbell()
+        doorbell.ring()
+        doorbell.ring()
+        #expect(doorbell.wait(timeout: .seconds(5)), "kept from before")
+        #expect(!doorbell.wait(timeout: .milliseconds(20)), "two rings count as one")
+
+        final class Flag: Sendable { let value = Atomic<Bool>(false) }
+        let rung = Flag()
+        try LoopThread.start(name: "test-ring") {
+            usleep(50_000)
+            rung.value.store(true, ordering: .releasing)
+            doorbell.ring()
+        }
+        let before = Self.voluntarySwitches()
+        #expect(doorbell.wait())
+        let wasRung = rung.value.load(ordering: .acquiring)
+        #expect(wasRung, "woken by the ring, not before")
+        if let before, let after = Self.voluntarySwitches() {
+            #expect(after - before <= 3, "one block, not a poll every millisecond: \(after - before) switches")
+        }
+    }
+
     @Test("a hang-up reaches the handler as .hangUp")
     func hangUp() async throws {
         let loop = try EventLoop(name: "test-hangup")
