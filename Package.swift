@@ -280,6 +280,7 @@ let package = Package(
             dependencies: [
                 "IntervalProWeb", "IntervalProLaunch", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore", "IntervalProRuntime",
+                "IntervalProHRV",
             ],
             swiftSettings: strictSettings),
         .testTarget(

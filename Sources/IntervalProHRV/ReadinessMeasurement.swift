@@ -60,6 +60,9 @@ public struct ReadinessMeasurement: Sendable {
         public var beats: Int
         /// True once the strap has shown it sends no RR intervals.
         public var sendsNoRR: Bool
+        /// The last heart rate is over `Settings.maximumRestingHeartRate`, which a measurement's
+        /// mean must not be: the screen and the page say so while it lasts.
+        public var aboveRestingRate: Bool = false
     }
 
     public let settings: Settings
@@ -93,7 +96,8 @@ public struct ReadinessMeasurement: Sendable {
     public var progress: Progress {
         Progress(
             phase: phase, timeLeft: max(.zero, settings.total - contactTime), heartRate: heartRate, beats: beats,
-            sendsNoRR: sendsNoRR)
+            sendsNoRR: sendsNoRR,
+            aboveRestingRate: heartRate.map { Double($0) > settings.maximumRestingHeartRate } ?? false)
     }
 
     private var now: SessionTime { lastEvent ?? .zero }

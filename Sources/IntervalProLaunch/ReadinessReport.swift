@@ -107,7 +107,7 @@ extension ReadinessRun.Status {
     /// The live line on a terminal while a measurement runs.
     public var line: String {
         let p = progress
-        let heartRate = p.heartRate.map { "HR \($0)" } ?? "HR -"
+        let heartRate = (p.heartRate.map { "HR \($0)" } ?? "HR -") + (p.aboveRestingRate ? " (not at rest yet: lie still)" : "")
         let left = formatClock(p.timeLeft.seconds)
         return switch p.phase {
         case .waiting: "waiting for the strap's first values..."

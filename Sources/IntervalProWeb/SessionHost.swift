@@ -240,7 +240,8 @@ public final class SessionHost: Sendable {
             }
         return [
             ("phase", .string(phase)), ("timeLeft", .number(p.timeLeft.seconds.rounded())),
-            ("heartRate", p.heartRate.map { .int(Int($0)) } ?? .null), ("beats", .int(p.beats)),
+            ("heartRate", p.heartRate.map { .int(Int($0)) } ?? .null), ("aboveRestingRate", .bool(p.aboveRestingRate)),
+            ("beats", .int(p.beats)),
             ("artifacts", .int(status.artifactsSoFar)), ("device", status.device.map { .string($0.label) } ?? .null),
         ]
     }

@@ -150,7 +150,8 @@ const phases = { connecting: "Connecting to the strap…", waiting: "Waiting for
 function renderMeasurement(s) {
   show("readiness");
   const over = ["done", "cancelled", "failed"].includes(s.phase);
-  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (s.device ? " · " + s.device : "");
+  const restless = s.aboveRestingRate && (s.phase === "settling" || s.phase === "measuring");
+  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (restless ? " · heart rate not at rest yet: lie still" : "") + (s.device ? " · " + s.device : "");
   $("measure-left").textContent = s.timeLeft == null || over ? "" : clock(s.timeLeft);
   $("measure-hr").textContent = s.heartRate == null ? "--" : String(s.heartRate);
   $("measure-beats").textContent = s.beats == null ? "--" : String(s.beats);

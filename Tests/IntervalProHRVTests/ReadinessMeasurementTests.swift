@@ -167,6 +167,15 @@ struct ReadinessMeasurementTests {
         #expect(figures.hrv.meanHeartRate > 99 && figures.hrv.meanHeartRate <= 100)
     }
 
+    @Test func aHeartRateOverARestingOneShowsWhileItLasts() {
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        #expect(!measurement.progress.aboveRestingRate, "nothing received")
+        measurement.receive(HeartRateMeasurement(heartRate: 101, sensorContact: .detected), at: .seconds(1))
+        #expect(measurement.progress.aboveRestingRate)
+        measurement.receive(HeartRateMeasurement(heartRate: 100, sensorContact: .detected), at: .seconds(2))
+        #expect(!measurement.progress.aboveRestingRate)
+    }
+
     @Test func refusalsSayWhatToDo() {
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("7.5 %"))
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("wet the strap"))
