@@ -1,19 +1,19 @@
 import IntervalProCore
-import IntervalProHRV
 import Testing
 
+@testable import IntervalProHRV
 @testable import IntervalProLaunch
 @testable import IntervalProWeb
 
 @Suite("A measurement's progress on the page")
 struct ReadinessProgressTests {
     @Test func itSaysWhetherTheHeartIsOverARestingRate() {
-        var measurement = ReadinessMeasurement(settings: .init(duration: .seconds(120)))
-        measurement.receive(HeartRateMeasurement(heartRate: 130, sensorContact: .detected), at: .seconds(1))
-        let racing = JSONValue.object(SessionHost.progress(ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: 0, device: nil)))
-        #expect(racing.serialized().contains(#""heartRate":130,"aboveRestingRate":true"#), "\(racing.serialized())")
-        measurement.receive(HeartRateMeasurement(heartRate: 58, sensorContact: .detected), at: .seconds(2))
-        let calm = JSONValue.object(SessionHost.progress(ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: 0, device: nil)))
-        #expect(calm.serialized().contains(#""heartRate":58,"aboveRestingRate":false"#), "\(calm.serialized())")
+        for over in [true, false] {
+            let progress = ReadinessMeasurement.Progress(
+                phase: .measuring, timeLeft: .seconds(60), heartRate: over ? 130 : 58, beats: 40, sendsNoRR: false,
+                aboveRestingRate: over)
+            let published = JSONValue.object(SessionHost.progress(ReadinessRun.Status(progress: progress, artifactsSoFar: 1, device: nil)))
+            #expect(published.serialized().contains(#""heartRate":\#(over ? 130 : 58),"aboveRestingRate":\#(over)"#), "\(published.serialized())")
+        }
     }
 }
