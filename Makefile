@@ -14,6 +14,8 @@ TEST_PYTHON := $(TEST_VENV)/bin/python3
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR := $(PREFIX)/bin
+# intervalpro-web, the page's server, which `intervalpro` hands `serve` and `run --web` to.
+LIBEXECDIR := $(PREFIX)/libexec/intervalpro
 DATADIR := $(PREFIX)/share/intervalpro
 MANDIR := $(PREFIX)/share/man/man1
 BASHDIR := $(PREFIX)/share/bash-completion/completions
@@ -75,20 +77,22 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc
 export RELEASE_FLAGS
 release:
 	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro
+	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro-web
 
 ## man: a page for intervalpro and each subcommand, generated from the argument definitions
 man:
 	rm -rf $(MAN_OUT)
 	$(SWIFT) package plugin generate-manual --multi-page --configuration debug --date $(MAN_DATE) >/dev/null
 
-## install: the binary, man pages, bash/zsh/fish completions, example plans and recordings,
+## install: the binaries, man pages, bash/zsh/fish completions, example plans and recordings,
 ## the udev rule, the D-Bus policy snippet and the systemd user unit for the web page
 ## (PREFIX=/usr/local; DESTDIR for staging).
 ## Builds nothing, so that `sudo make install` leaves no root-owned files in .build.
 install:
-	@[ -x "$(RELEASE_BIN)" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
+	@[ -x "$(RELEASE_BIN)" ] && [ -x "$$(dirname $(RELEASE_BIN))/intervalpro-web" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
 		{ echo "make install: build first, as yourself: make release man" >&2; exit 1; }
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/intervalpro
+	install -Dm755 "$$(dirname $(RELEASE_BIN))/intervalpro-web" $(DESTDIR)$(LIBEXECDIR)/intervalpro-web
 	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/Plans $(DESTDIR)$(DATADIR)/Recordings
 	install -m644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/
 	install -m644 Plans/*.json $(DESTDIR)$(DATADIR)/Plans/
@@ -104,11 +108,12 @@ install:
 
 ## uninstall: removes what `make install` put in place (with the same PREFIX and DESTDIR)
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/intervalpro $(DESTDIR)$(MANDIR)/intervalpro.1 $(DESTDIR)$(MANDIR)/intervalpro.*.1
+	rm -f $(DESTDIR)$(BINDIR)/intervalpro $(DESTDIR)$(LIBEXECDIR)/intervalpro-web $(DESTDIR)$(MANDIR)/intervalpro.1 $(DESTDIR)$(MANDIR)/intervalpro.*.1
 	rm -f $(DESTDIR)$(BASHDIR)/intervalpro $(DESTDIR)$(ZSHDIR)/_intervalpro $(DESTDIR)$(FISHDIR)/intervalpro.fish
 	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	rm -f $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 	rm -rf $(DESTDIR)$(DATADIR)
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 ## deb: a Debian package of the release binary (packaging/build-deb.sh); needs no Swift to install
 deb: release man

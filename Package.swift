@@ -25,6 +25,7 @@ let package = Package(
     name: "IntervalPro",
     products: [
         .executable(name: "intervalpro", targets: ["intervalpro"]),
+        .executable(name: "intervalpro-web", targets: ["intervalpro-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -184,15 +185,28 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // QR codes as plain values: the module matrix, terminal text, a PBM image.
         .target(name: "IntervalProQR", dependencies: ["CQRencode"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "intervalpro",
+        // The command line: parsing, exit codes and printing, for both executables below.
+        .target(
+            name: "IntervalProCLI",
             dependencies: [
                 "IntervalProCore", "IntervalProRuntime", "IntervalProIO", "IntervalProSound", "IntervalProAudio",
                 "IntervalProBlueZ", "IntervalProHistory", "IntervalProStorage",
-                "IntervalProFormats", "IntervalProLaunch", "IntervalProWeb", "IntervalProQR",
+                "IntervalProFormats", "IntervalProLaunch",
                 "IntervalProServices", "IntervalProNetwork", "IntervalProHRV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Every command, without the page's server stack, so that none pays for it at start-up;
+        // `serve`, `run --web` and Strava's sign-in go on in intervalpro-web (docs/dev/architecture.md).
+        .executableTarget(name: "intervalpro", dependencies: ["IntervalProCLI"], swiftSettings: strictSettings),
+        // The same commands with the server stack (Hummingbird, SwiftNIO) and the QR code.
+        .executableTarget(
+            name: "intervalpro-web",
+            dependencies: [
+                "IntervalProCLI", "IntervalProWeb", "IntervalProQR", "IntervalProLaunch", "IntervalProIO",
+                "IntervalProNetwork", "IntervalProServices",
             ],
             swiftSettings: strictSettings
         ),
@@ -291,7 +305,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro", "IntervalProIO", "IntervalProTestSupport"],
+            name: "IntervalProCLITests", dependencies: ["intervalpro", "intervalpro-web", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: strictSettings),

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 # The flags `make release` builds with (the Makefile exports them), else a plain release build.
 read -ra flags <<< "${RELEASE_FLAGS:--c release}"
-swift build "${flags[@]}" --product intervalpro --product intervalpro-bench 2>&1 | tail -1
+# One product a build: SwiftPM builds only the last of several --product options.
+for product in intervalpro intervalpro-bench; do swift build "${flags[@]}" --product "$product" 2>&1 | tail -1; done
 bin=$(swift build "${flags[@]}" --show-bin-path)
 
 "$bin/intervalpro-bench"

@@ -68,7 +68,10 @@ pids=()
 # The real-stack test's packages, kernel and venv download while the release build compiles.
 step e2e-setup Tests/E2E/setup.sh &
 setup_pid=$!
-step release-build "$swift" build "${release_flags[@]}" --product intervalpro
+# Both executables: the page's server, intervalpro-web, is what `serve` and `run --web` go on in.
+# (SwiftPM builds only the last of several --product options.)
+build_release() { "$swift" build "${release_flags[@]}" --product intervalpro && "$swift" build "${release_flags[@]}" --product intervalpro-web; }
+step release-build build_release
 release_built=$?
 release="$("$swift" build "${release_flags[@]}" --show-bin-path)/intervalpro"
 wait "$setup_pid"

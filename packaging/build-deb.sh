@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds dist/intervalpro_VERSION_ARCH.deb from the release binary given as $1: stages
+# Builds dist/intervalpro_VERSION_ARCH.deb from the release binary given as $1 (and intervalpro-web
+# beside it, the page's server it hands `serve` to): stages
 # `make install PREFIX=/usr` into a tree, adds what Debian asks of a package (control data
 # with Depends computed by dpkg-shlibdeps, copyright, changelog, md5sums, compressed man
-# pages, a stripped binary), builds it with dpkg-deb and checks it with lintian (errors fail).
+# pages, stripped binaries), builds it with dpkg-deb and checks it with lintian (errors fail).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$1
-version=$("$binary" --version)   # the one place the version is written: Sources/intervalpro/IntervalPro.swift
+version=$("$binary" --version)   # the one place the version is written: Sources/IntervalProCLI/IntervalPro.swift
 arch=$(dpkg --print-architecture)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -14,7 +15,9 @@ root=$work/root
 
 # The binary given, not one `make install` would ask SwiftPM for (a running `swift test` holds .build).
 make --no-print-directory install PREFIX=/usr DESTDIR="$root" RELEASE_BIN="$(realpath "$binary")" >/dev/null
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/intervalpro"
+for program in "$root/usr/bin/intervalpro" "$root/usr/libexec/intervalpro/intervalpro-web"; do
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$program"
+done
 gzip -9n "$root"/usr/share/man/man1/*.1
 
 doc=$root/usr/share/doc/intervalpro
@@ -41,10 +44,11 @@ intervalpro ($version) unstable; urgency=medium
 CHANGELOG
 gzip -9n -c "$work/changelog" > "$doc/changelog.gz"
 
-# Depends from what the binary really links (dpkg-shlibdeps reads debian/control).
+# Depends from what the binaries really link (dpkg-shlibdeps reads debian/control).
 mkdir -p "$work/src/debian"
 printf 'Source: intervalpro\n\nPackage: intervalpro\nArchitecture: any\n' > "$work/src/debian/control"
-depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" \
+    -e"$root/usr/libexec/intervalpro/intervalpro-web" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 # Voice cues open libespeak-ng at run time (Sources/CEspeak/shim.h): not in the ELF's needs.
 depends="$depends, libespeak-ng1"

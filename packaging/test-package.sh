@@ -79,6 +79,8 @@ check "the udev rules and the D-Bus policy are where the system reads them" insi
     '[ -f /usr/lib/udev/rules.d/70-intervalpro-rfkill.rules ] && [ -f /usr/lib/udev/rules.d/70-intervalpro-ant.rules ] && [ -f /usr/share/dbus-1/system.d/intervalpro-bluez.conf ]'
 check "the systemd user unit is where every user's systemd reads it, and runs a command the binary has" inside sh -c \
     'grep -qx "ExecStart=intervalpro serve --listen 0.0.0.0:8417" /usr/lib/systemd/user/intervalpro.service && intervalpro serve --help | grep -q -- --listen'
+check "serve goes on in /usr/libexec/intervalpro/intervalpro-web (as root it refuses there, with 77)" inside sh -c \
+    'intervalpro serve --listen 127.0.0.1:8417 2>/tmp/serve.err; [ $? = 77 ] && grep -q "not served as root" /tmp/serve.err'
 
 check "apt removes it (purge)" inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq intervalpro
 check "no file of the package is left" inside sh -c \
@@ -88,14 +90,15 @@ check "the systemd user unit is gone" inside sh -c '[ ! -e /usr/lib/systemd/user
 # make install and make uninstall with a local prefix, staged: everything goes, and comes back out.
 staged=$(mktemp -d)
 make --no-print-directory install PREFIX=/usr/local DESTDIR="$staged" >/dev/null
-check "make install PREFIX=/usr/local puts the binary, pages, completions, plans, udev rule, policy and user unit in place" \
+check "make install PREFIX=/usr/local puts the binaries, pages, completions, plans, udev rule, policy and user unit in place" \
     test -x "$staged/usr/local/bin/intervalpro" -a -f "$staged/usr/local/share/man/man1/intervalpro.run.1" \
     -a -f "$staged/usr/local/share/bash-completion/completions/intervalpro" \
     -a -f "$staged/usr/local/share/zsh/vendor-completions/_intervalpro" \
     -a -f "$staged/usr/local/share/fish/vendor_completions.d/intervalpro.fish" \
     -a -f "$staged/usr/local/share/intervalpro/Plans/pyramid.json" \
     -a -f "$staged/etc/udev/rules.d/70-intervalpro-rfkill.rules" -a -f "$staged/etc/dbus-1/system.d/intervalpro-bluez.conf" \
-    -a -f "$staged/usr/local/lib/systemd/user/intervalpro.service"
+    -a -f "$staged/usr/local/lib/systemd/user/intervalpro.service" \
+    -a -x "$staged/usr/local/libexec/intervalpro/intervalpro-web"
 check "the installed binary finds the example plans under its prefix" \
     sh -c "cd / && '$staged/usr/local/bin/intervalpro' plan check cadence-ladder | grep -q 'Cadence ladder'"
 make --no-print-directory uninstall PREFIX=/usr/local DESTDIR="$staged" >/dev/null

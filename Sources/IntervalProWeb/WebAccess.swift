@@ -1,47 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IntervalProLaunch
-
-/// Where the server listens, as `--listen HOST:PORT` or `--web [HOST:]PORT` give it.
-public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-
-    public static let defaultPort = 8417
-
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    /// "8417", "0.0.0.0:8417", "[::1]:8417", "localhost:8417"; nil when malformed.
-    public init?(_ text: String, defaultHost: String = "127.0.0.1") {
-        var host = defaultHost
-        var portText = Substring(text)
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
-            host = String(text[text.index(after: text.startIndex)..<close])
-            portText = text[text.index(close, offsetBy: 2)...]
-        } else if let colon = text.lastIndex(of: ":") {
-            host = String(text[..<colon])
-            portText = text[text.index(after: colon)...]
-        }
-        guard !host.isEmpty, let port = Int(portText), (1...65_535).contains(port) else { return nil }
-        self.host = host
-        self.port = port
-    }
-
-    /// Only this machine can connect: no token needed.
-    public var isLoopback: Bool { Self.isLoopbackName(host) }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    static func isLoopbackName(_ host: String) -> Bool {
-        let name = host.lowercased()
-        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
-    }
-}
+public import IntervalProLaunch
 
 /// Who may do what: the rules of docs/reference/web-api.md, "Access", on a request's plain facts.
 ///

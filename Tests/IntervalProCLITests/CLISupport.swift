@@ -121,10 +121,10 @@ final class RunningCommand: @unchecked Sendable {
     ///   hung binary fails its test instead of hanging the suite.
     init(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
-        stdout stdoutHandle: FileHandle? = nil, watchdog: Double = 120
+        stdout stdoutHandle: FileHandle? = nil, watchdog: Double = 120, executable: String = executablePath
     ) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: executablePath)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
         var env = ProcessInfo.processInfo.environment
@@ -173,9 +173,11 @@ func intervalpro(
 }
 
 func intervalpro(
-    arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:], watchdog: Double = 120
+    arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:], watchdog: Double = 120,
+    executable: String = executablePath
 ) throws -> CommandResult {
-    try RunningCommand(arguments, in: directory, environment: environment, watchdog: watchdog).finish()
+    try RunningCommand(arguments, in: directory, environment: environment, watchdog: watchdog, executable: executable)
+        .finish()
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.

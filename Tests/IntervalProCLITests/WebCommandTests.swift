@@ -118,4 +118,42 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         #expect(summary["completed"] as? Bool == false)
         #expect(summary["plan"] as? String == "First cadence session")
     }
+
+    /// `intervalpro` has no web stack: it hands `serve` to `intervalpro-web` beside it, which
+    /// takes over the same process (the caller's pid, its pipes, its exit status).
+    @Test func serveGoesOnInIntervalProWebInTheSameProcess() throws {
+        let port = try freePort()
+        let command = try RunningCommand(["serve", "--listen", "127.0.0.1:\(port)"] + servingAsUs)
+        #expect(command.stderr.wait(upTo: 30) { $0.contains("web page at http://127.0.0.1:\(port)/") })
+        let running = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(command.process.processIdentifier)/exe")
+        #expect(running == URL(fileURLWithPath: executablePath).deletingLastPathComponent().appendingPathComponent("intervalpro-web").path)
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Without `intervalpro-web`, the commands that serve a page say what is missing and where
+    /// it was looked for (69), after checking their arguments (64 first); the others run.
+    @Test func withoutIntervalProWebTheCommandsThatServeSayWhatIsMissing() throws {
+        let scratch = try ScratchDirectory()
+        let alone = scratch.path("bin/intervalpro")
+        try FileManager.default.createDirectory(atPath: scratch.path("bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: executablePath, toPath: alone)
+        for arguments in [
+            ["serve"],
+            ["run", "Plans/first-cadence-session.json", "--simulate", "--fast", "--web", "18417", "--no-save"],
+            ["account", "add", "strava", "--client-id", "1", "--client-secret", "s"],
+        ] {
+            let result = try intervalpro(arguments: arguments, executable: alone)
+            #expect(result.status == 69, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("needs intervalpro-web, which is not installed"), "\(result.stderr)")
+            #expect(result.stderr.contains(scratch.path("bin/intervalpro-web")))
+            #expect(result.stderr.contains(scratch.path("libexec/intervalpro/intervalpro-web")))
+            #expect(!looksLikeACrash(result.stderr))
+        }
+        #expect(try intervalpro(arguments: ["serve", "--listen", "nonsense"], executable: alone).status == 64)
+        let replay = try intervalpro(
+            arguments: ["replay", "Recordings/first-cadence-session.jsonl", "--fast", "--no-save"], executable: alone)
+        #expect(replay.status == 0, "\(replay.stderr)")
+    }
 }

@@ -1,4 +1,5 @@
 @testable import IntervalProWeb
+import IntervalProLaunch
 import Testing
 
 let token = "0123456789abcdef0123456789abcdef"

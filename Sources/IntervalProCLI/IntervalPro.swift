@@ -1,8 +1,18 @@
 import ArgumentParser
 import IntervalProLaunch
 import Logging
+import Synchronization
 
-@main
+/// The command line's entry, for both executables.
+public enum IntervalProCommandLine {
+    /// Parses the arguments and runs the command they name. `webStack` is the page's server,
+    /// nil in `intervalpro`, which hands the commands that serve the page to `intervalpro-web`.
+    public static func main(webStack: (any WebStack)?) async {
+        WebStackHandOff.installed.withLock { $0 = webStack }
+        await IntervalPro.main()
+    }
+}
+
 struct IntervalPro: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intervalpro",

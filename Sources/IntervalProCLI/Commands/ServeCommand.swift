@@ -1,7 +1,6 @@
 public import ArgumentParser
 import IntervalProIO
 import IntervalProLaunch
-import IntervalProWeb
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,17 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            try WebAccess.refuseRoot(allowed: allowRoot)
-            let token = listen.isLoopback ? nil : try WebToken.load(renew: newToken)
-            let host = SessionHost(
-                hub: LiveStateHub(),
-                defaults: .init(
-                    sensors: sensors.request, audio: audio.choice, music: music.request(verbose: sensors.verbose),
-                    store: store.location, display: .serverLog))
-            let server = WebServer(address: listen, host: host, token: token, store: store.location)
-            try await WebServing.serve(server, token: token, stopOnSignals: true)
-            // Stopped (Ctrl-C, systemctl stop): a running session ends and is saved.
-            await host.finishRunning()
+            try await WebStackHandOff.stack().serve(
+                listen: listen, newToken: newToken, allowRoot: allowRoot, sensors: sensors.request, audio: audio.choice,
+                music: music.request(verbose: sensors.verbose), store: store.location, display: .serverLog)
         }
     }
 }

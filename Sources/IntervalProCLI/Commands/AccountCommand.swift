@@ -4,7 +4,6 @@ import IntervalProIO
 import IntervalProLaunch
 import IntervalProNetwork
 import IntervalProServices
-import IntervalProWeb
 
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -84,10 +83,13 @@ extension AccountCommand {
 
         func run() async throws {
             try await reportingFailures {
-                let context = try options.context()
                 switch service {
-                case .intervalsICU: try await addIntervalsICU(context)
-                case .strava: try await addStrava(context)
+                case .intervalsICU:
+                    try await addIntervalsICU(try options.context())
+                case .strava:
+                    // Handed over to intervalpro-web (when this binary has no web stack) before anything else.
+                    let webStack = try WebStackHandOff.stack()
+                    try await addStrava(try options.context(), through: webStack)
                 }
             }
         }
@@ -101,13 +103,12 @@ extension AccountCommand {
             print("intervals.icu: added \(account.name.map { "\($0) (\(account.athleteID))" } ?? account.athleteID)")
         }
 
-        private func addStrava(_ context: ServiceContext) async throws {
-            let openBrowser = !noBrowser
-            let account = try await StravaSignIn.add(
-                clientID: clientId ?? "", clientSecret: clientSecret ?? "", port: port, wait: wait, context: context
+        private func addStrava(_ context: ServiceContext, through webStack: any WebStack) async throws {
+            let account = try await webStack.addStrava(
+                clientID: clientId ?? "", clientSecret: clientSecret ?? "", port: port, wait: wait, openBrowser: !noBrowser,
+                context: context
             ) { url in
                 Terminal.writeStandardError("intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
-                if openBrowser { StravaSignIn.openInBrowser(url) }
             }
             print("strava: added \(account.athleteName ?? "the athlete")")
         }

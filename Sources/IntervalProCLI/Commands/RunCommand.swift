@@ -4,7 +4,6 @@ import IntervalProAudio
 import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
-import IntervalProWeb
 import IntervalProRuntime
 import IntervalProNetwork
 import IntervalProServices
@@ -97,6 +96,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            let webStack = try web.map { _ in try WebStackHandOff.stack() }
             let prepared = try await RunPreparation.prepare(
                 planArgument: self.plan, upload: upload, verbose: sensors.verbose)
             // Said before the session starts, on stderr so that --json keeps stdout to the summary.
@@ -108,9 +108,8 @@ struct RunCommand: AsyncParsableCommand {
             request.take(options, audio: audio, save: save)
             request.music = music.request(verbose: sensors.verbose)
             let outcome: SessionOutcome
-            if let web {
-                try WebAccess.refuseRoot(allowed: allowRoot)
-                outcome = try await WebServing.alongside(request, listen: web)
+            if let web, let webStack {
+                outcome = try await webStack.runAlongside(request, listen: web, allowRoot: allowRoot)
             } else {
                 outcome = try await SessionLauncher.run(request)
             }

@@ -1,0 +1,33 @@
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program installed with `intervalpro`, and handing this process over to it.
+public enum CompanionProgram {
+    /// Where `name` may be, first match wins: beside the running binary (the build folder), and
+    /// in PREFIX/libexec/intervalpro for PREFIX/bin/intervalpro (`make install`, the package).
+    public static func candidates(_ name: String) -> [String] {
+        guard let executable = BundledFiles.executablePath() else { return [] }
+        let directory = BundledFiles.parent(of: executable)
+        return [directory + "/" + name, BundledFiles.parent(of: directory) + "/libexec/intervalpro/" + name]
+    }
+
+    /// The first of `candidates(name)` that this user may run.
+    public static func find(_ name: String) -> String? {
+        candidates(name).first { access($0, X_OK) == 0 }
+    }
+
+    /// Replaces this process with the program at `path`, given `arguments` (its argv, the
+    /// program's name first) and this process's environment and open files: the process id,
+    /// its terminal and its parent's wait stay the same. Returns only when that failed, with why.
+    public static func replaceProcess(with path: String, arguments: [String]) -> String {
+        // Anything written but still buffered would be lost with the process image.
+        fflush(nil)
+        var argv = arguments.map { strdup($0) } + [nil]
+        execv(path, &argv)
+        let failure = Errno(rawValue: errno)
+        for argument in argv { free(argument) }
+        return failure.description
+    }
+}
