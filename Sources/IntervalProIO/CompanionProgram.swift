@@ -5,6 +5,9 @@ import Glibc
 
 /// A program installed with `intervalpro`, and handing this process over to it.
 public enum CompanionProgram {
+    /// `intervalpro` with the page's server, which `serve`, `run --web` and Strava's sign-in go on in.
+    public static let webServer = "intervalpro-web"
+
     /// Where `name` may be, first match wins: beside the running binary (the build folder), and
     /// in PREFIX/libexec/intervalpro for PREFIX/bin/intervalpro (`make install`, the package).
     public static func candidates(_ name: String) -> [String] {
@@ -17,6 +20,14 @@ public enum CompanionProgram {
     public static func find(_ name: String) -> String? {
         candidates(name).first { access($0, X_OK) == 0 }
     }
+
+    /// Says `name` is missing, and where it was looked for.
+    public static func notInstalled(_ name: String) -> String {
+        "\(name) is not installed (looked for \(candidates(name).joined(separator: " or ")))"
+    }
+
+    /// What to do when a companion is missing.
+    public static let reinstall = "install IntervalPro again, or build it (make build, make release)"
 
     /// Replaces this process with the program at `path`, given `arguments` (its argv, the
     /// program's name first) and this process's environment and open files: the process id,

@@ -8,14 +8,15 @@ import IntervalProServices
 import IntervalProSound
 
 /// What a live session needs, checked: the system bus, bluetoothd, the permission to talk to
-/// it, the adapter and rfkill (those block), and the sound card, music players, ANT stick and
-/// service accounts (advisory): `doctor` prints it, the page's sensors view shows it.
+/// it, the adapter and rfkill (those block), and the sound card, music players, the page's
+/// server, ANT stick and service accounts (advisory): `doctor` prints it, the page's sensors view shows it.
 public enum Checkup {
     /// Every finding, in the order `doctor` prints them.
     public static func run() async -> [Diagnosis] {
         var findings = BlueZDiagnosis.run { try DBusConnection.system() }
         findings += SystemDiagnosis.run()
         findings.append(musicFinding())
+        findings.append(webServerFinding())
         findings += await accountFindings()
         return findings
     }
@@ -26,7 +27,7 @@ public enum Checkup {
         !finding.ok && !advisory.contains(finding.check)
     }
 
-    static let advisory = Set(["sound", "music", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
+    static let advisory = Set(["sound", "music", "web page", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
 
     /// `doctor --json`'s object: whether nothing blocks, and each check.
     public static func json(_ findings: [Diagnosis]) -> JSONValue {
@@ -61,6 +62,19 @@ public enum Checkup {
             return text + ")"
         }
         return Diagnosis(check: "music", ok: true, detail: "players: " + list.joined(separator: "; "), fix: nil)
+    }
+
+    /// The program that serves the page (`serve`, `run --web`, Strava's sign-in), installed with
+    /// this one.
+    static func webServerFinding() -> Diagnosis {
+        let name = CompanionProgram.webServer
+        if let path = CompanionProgram.find(name) {
+            return Diagnosis(check: "web page", ok: true, detail: "served by \(path)", fix: nil)
+        }
+        return Diagnosis(
+            check: "web page", ok: false,
+            detail: "\(CompanionProgram.notInstalled(name)): serve, run --web and Strava's sign-in cannot start",
+            fix: CompanionProgram.reinstall)
     }
 
     /// Each service: whether its account works, asked once with a short time limit.

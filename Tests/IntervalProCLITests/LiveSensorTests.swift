@@ -470,6 +470,10 @@ extension LiveSensorTests {
         #expect(byName["bluetoothd"]?["ok"] as? Bool == true)
         #expect(byName["permission"]?["ok"] as? Bool == true)
         #expect(byName["adapter hci0"]?["ok"] as? Bool == true)
+        // The page's server is found beside the binary (advisory: a live session does not need it).
+        let webServer = URL(fileURLWithPath: executablePath).deletingLastPathComponent().appendingPathComponent("intervalpro-web").path
+        #expect(byName["web page"]?["ok"] as? Bool == true)
+        #expect(byName["web page"]?["detail"] as? String == "served by \(webServer)")
         // No sensor connected: the rule for choosing the notification path.
         #expect((byName["notifications"]?["detail"] as? String)?.contains("AcquireNotify where a sensor offers it") == true)
 

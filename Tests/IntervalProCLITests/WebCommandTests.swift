@@ -146,12 +146,16 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         ] {
             let result = try intervalpro(arguments: arguments, executable: alone)
             #expect(result.status == 69, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("needs intervalpro-web, which is not installed"), "\(result.stderr)")
+            #expect(result.stderr.contains("error: intervalpro-web is not installed"), "\(result.stderr)")
             #expect(result.stderr.contains(scratch.path("bin/intervalpro-web")))
             #expect(result.stderr.contains(scratch.path("libexec/intervalpro/intervalpro-web")))
             #expect(!looksLikeACrash(result.stderr))
         }
         #expect(try intervalpro(arguments: ["serve", "--listen", "nonsense"], executable: alone).status == 64)
+        // doctor says so, and says it does not stop a live session.
+        let doctor = try intervalpro(arguments: ["doctor"], environment: noSystemBus, executable: alone)
+        #expect(doctor.stdout.contains("✗ web page: intervalpro-web is not installed"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("fix: install IntervalPro again"))
         let replay = try intervalpro(
             arguments: ["replay", "Recordings/first-cadence-session.jsonl", "--fast", "--no-save"], executable: alone)
         #expect(replay.status == 0, "\(replay.stderr)")

@@ -33,7 +33,7 @@ public protocol WebStack: Sendable {
 /// `intervalpro-web` with the same arguments. The commands ask for the stack first thing in
 /// `run()`, before they do anything, so that the hand-over repeats nothing.
 enum WebStackHandOff {
-    static let program = "intervalpro-web"
+    static let program = CompanionProgram.webServer
 
     /// This binary's web stack, if it has one.
     static let installed = Mutex<(any WebStack)?>(nil)
@@ -48,10 +48,9 @@ enum WebStackHandOff {
     /// Only returns by throwing, when the companion is missing or cannot be started.
     static func handOver(arguments: [String]) throws -> Never {
         guard let path = CompanionProgram.find(program) else {
-            let looked = CompanionProgram.candidates(program).joined(separator: " or ")
             throw LaunchError(
-                "serving a page (serve, run --web, Strava's sign-in) needs \(program), which is not installed "
-                    + "(looked for \(looked)): install IntervalPro again, or build it (make build, make release)",
+                "\(CompanionProgram.notInstalled(program)): it serves the page for serve, run --web and Strava's sign-in; "
+                    + CompanionProgram.reinstall,
                 kind: .unavailable)
         }
         let failure = CompanionProgram.replaceProcess(with: path, arguments: arguments)
