@@ -23,9 +23,14 @@ public struct StoreLocation: Sendable {
     }
 
     /// Opens the store and closes the sessions a dead process left running. With
-    /// `readingOnly`, a store that cannot be written is still opened to be read.
+    /// `readingOnly`, a store that cannot be written is still opened to be read, and where
+    /// there is none an empty one is read from memory.
     public func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
         let path = try databasePath()
+        // A read command where nothing was ever saved creates nothing: no file, no folder.
+        if readingOnly, !BundledFiles.exists(path) {
+            return try storeCall { () throws(StoreError) in try SessionStore(emptyInPlaceOf: path) }
+        }
         // A read command on a store that is up to date and has no session marked running has
         // nothing to write: a read-only connection skips setting up WAL and checkpointing on
         // close (four fdatasyncs), which made `history` twice as slow to start as `plan check`.

@@ -119,6 +119,20 @@ public final class SessionStore: Sendable {
         return descriptor
     }
 
+    /// An empty store in memory, read in place of `path` where no store was ever made: a
+    /// command that only reads leaves no file behind. Read-only, as there is nowhere to keep
+    /// what would be written.
+    public init(emptyInPlaceOf path: String) throws(StoreError) {
+        self.path = path
+        isReadOnly = true
+        do {
+            queue = try DatabaseQueue()
+            try Schema.migrator.migrate(queue)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
     /// Opens an existing store only to read it: for listing a database that cannot be
     /// written (read-only file or disk). Fails if it has not been migrated to this version.
     public init(readingOnly path: String) throws(StoreError) {

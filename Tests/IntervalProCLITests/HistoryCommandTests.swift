@@ -108,6 +108,22 @@ struct HistoryCommandTests {
         #expect(sessions.first?["source"] as? String == "simulation")
     }
 
+    @Test("reading where nothing was ever saved leaves no store behind")
+    func readingNothingCreatesNothing() throws {
+        let data = try ScratchDirectory()
+        let environment = ["XDG_DATA_HOME": data.url.path]
+        let history = try intervalpro("history", "--json", environment: environment)
+        #expect(history.status == 0, "stderr: \(history.stderr)")
+        #expect((jsonObject(history.stdoutData)?["sessions"] as? [Any])?.isEmpty == true, "\(history.stdout)")
+        #expect(try intervalpro("history", environment: environment).stdout.contains("No sessions saved yet"))
+        let readiness = try intervalpro("readiness", "history", "--json", environment: environment)
+        #expect(readiness.status == 0, "stderr: \(readiness.stderr)")
+        #expect(readiness.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let show = try intervalpro("show", "last", environment: environment)
+        #expect(show.status != 0 && !looksLikeACrash(show.stderr), "\(show.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.url.path).isEmpty, "nothing written")
+    }
+
     @Test("history --limit, delete, and the errors for sessions that are not there")
     func limitDeleteAndMissing() throws {
         let store = try ScratchStore()
