@@ -24,7 +24,27 @@ public final class PrivateBus: @unchecked Sendable {
         // It warns that it may not raise its fd limit when not run by the system; harmless.
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
-        try waitFor(timeout: 10) { FileManager.default.fileExists(atPath: socket) }
+        // The socket file appears when the daemon binds it, before it listens: a connection in
+        // between is refused (seen on a loaded machine). Ready is when one is accepted.
+        try waitFor(timeout: 10, "dbus-daemon to accept connections on \(socket)") { Self.accepts(socket) }
+    }
+
+    /// Whether a stream connection to the Unix socket at `path` is accepted (and closed at once).
+    private static func accepts(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return connected == 0
     }
 
     deinit {
