@@ -71,8 +71,23 @@ build:
 ## symbols (the static runtime's link options export every public symbol of every package, some
 ## 31,000, which each library lookup and the runtime's dladdr at start-up searched) and with no
 ## $ORIGIN run path (no library is looked for beside the binary)
+#
+# Two more for start-up (docs/dev/benchmarks.md, "Start-up"):
+# - every package's code asks for a generic type's metadata through its accessor, with the
+#   conformances it needs passed in, rather than by mangled name, which the runtime decodes and
+#   checks by searching all of the binary's 7,000 protocol conformances for each new one;
+# - libstdc++, which the static Swift runtime needs, is linked in from its static archive rather
+#   than loaded, with its 3,266 symbol relocations, by every command: `-lstdc++` searches
+#   STATIC_CXX_DIR first, and it holds only the archive, where the toolchain's clang finds it.
+#   Without the archive (no libstdc++-dev), the folder stays empty and the shared library is used.
+STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
+STATIC_CXX_ARCHIVE := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
+$(shell mkdir -p "$(STATIC_CXX_DIR)" && if [ -f "$(STATIC_CXX_ARCHIVE)" ]; then \
+	ln -sfn "$(STATIC_CXX_ARCHIVE)" "$(STATIC_CXX_DIR)/libstdc++.a"; fi)
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
-	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
+	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+	-Xlinker -L$(STATIC_CXX_DIR)
 # The benchmarks measure the binary `make release` builds (Benchmarks/*.sh read this).
 export RELEASE_FLAGS
 release:
