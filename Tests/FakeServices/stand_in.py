@@ -925,6 +925,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
         phrase = self.responses.get(code, ("Error",))[0]
         body = json.dumps({"message": message or phrase}).encode()
+        headers = getattr(self, "headers", None)
+        target = getattr(self, "path", None)
+        self.server.state.write_log(self.record(
+            self.command, urllib.parse.urlsplit(target).path if target else None,
+            headers_of(headers) if headers else {}, None, code, None, time.monotonic()))
         try:
             self.send_response(code, phrase)
             self.send_header("Content-Type", "application/json; charset=utf-8")
@@ -935,11 +940,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(body)
         except OSError:
             pass
-        headers = getattr(self, "headers", None)
-        target = getattr(self, "path", None)
-        self.server.state.write_log(self.record(
-            self.command, urllib.parse.urlsplit(target).path if target else None,
-            headers_of(headers) if headers else {}, None, code, None, time.monotonic()))
 
     def read_body(self):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -989,8 +989,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             status = 413 if isinstance(error, TooLarge) else 400
             reply = Reply(status, {"message": str(error) or "Request Entity Too Large"}, {"Connection": "close"})
-            self.answer(reply)
             state.write_log(self.record(self.command, path, headers, None, status, None, received))
+            self.answer(reply)
             return
         request = None
         fault = None
@@ -1005,9 +1005,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     rate_headers = state.count_strava(request.method, request.path)
                 fault = state.take_fault(request.method, request.path)
                 if fault is not None and fault.get("drop"):
-                    self.drop()
                     state.write_log(self.record(self.command, request.path, headers, request, None,
                                                 fault, received))
+                    self.drop()
                     return
                 if fault is not None and "status" in fault:
                     reply = fault_reply(request, fault)
@@ -1022,8 +1022,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             reply = Reply(500, {"message": "stand-in error"})
         if rate_headers:
             reply.headers = dict(rate_headers, **reply.headers)
-        self.answer(reply)
+        # Logged before it is answered: a client that ends on this answer (the last of its
+        # retries) may be checked at once, and the log must already hold the request.
         state.write_log(self.record(self.command, path, headers, request, reply.status, fault, received))
+        self.answer(reply)
 
     def drop(self):
         """Closes the connection without a byte of answer (the client sees EOF)."""
