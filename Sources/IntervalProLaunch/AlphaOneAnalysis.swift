@@ -31,6 +31,8 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     private var recentStart = 0
     /// How many samples went over to the thread.
     private var handedOver = 0
+    /// The second of the last sample with beats, if any came.
+    private var lastBeatSecond: Int?
 
     /// Nil when the thread cannot start: the session runs without alpha 1.
     public init?() {
@@ -44,12 +46,19 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     public var latest: AlphaWindow? { latestWindow.withLock { $0 } }
 
     /// Samples go over together at each window's second: one wake-up of the analysis thread
-    /// per window.
+    /// per window. Without a beat in the last `windowSeconds` there is no window to compute
+    /// (a strap that sends no RR intervals, or none for a while), so they wait, up to two
+    /// windows' length of them: a replay of an hour without beats woke the thread 840 times
+    /// for nothing. The thread takes in the same samples in the same order all the same.
     public func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         for case .sample(let sample) in actions {
             recent.append(sample)
             beats += sample.rrIntervals
-            if sample.second % AlphaOneTracker.everySeconds == 0 { handOver() }
+            if !sample.rrIntervals.isEmpty { lastBeatSecond = sample.second }
+            guard sample.second % AlphaOneTracker.everySeconds == 0 else { continue }
+            let windowDue = lastBeatSecond.map { sample.second - $0 < AlphaOneTracker.windowSeconds } ?? false
+            let waiting = recentStart + recent.count - handedOver
+            if windowDue || waiting >= 2 * AlphaOneTracker.windowSeconds { handOver() }
         }
     }
 

@@ -55,4 +55,44 @@ import Testing
         #expect(finished.windows == whole.windows)
         #expect(finished.summary == whole.summary)
     }
+
+    /// The same session with stretches where the strap sent no RR intervals: the first five
+    /// minutes, ten in the middle and the last five.
+    static func samplesWithGaps() -> [SessionSample] {
+        samples().map { sample in
+            var sample = sample
+            if sample.second < 300 || (900..<1_500).contains(sample.second) || sample.second >= 2_400 {
+                sample.rrIntervals = []
+            }
+            return sample
+        }
+    }
+
+    @Test func stretchesWithoutBeatsWaitAndComeToTheSameWindows() async throws {
+        let samples = Self.samplesWithGaps()
+        let whole = AlphaOneTracker.analyse(samples)
+        // No window where the last two minutes hold no beat.
+        #expect(!whole.windows.contains { (1_020..<1_500).contains($0.second) })
+        #expect(whole.windows.contains { (1_500..<1_620).contains($0.second) })
+
+        let replayed = try #require(AlphaOneAnalysis())
+        for sample in samples { replayed.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second)) }
+        let finishedReplay = await replayed.finish()
+        #expect(finishedReplay.windows == whole.windows)
+        #expect(finishedReplay.summary == whole.summary)
+
+        let live = try #require(AlphaOneAnalysis())
+        for sample in samples {
+            live.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
+            // Once beats come again, their windows are computed as the session goes.
+            guard [600, 1_800, 2_100].contains(sample.second) else { continue }
+            for _ in 0..<2_000 where (live.latest?.second ?? 0) < sample.second {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(live.latest?.second == sample.second)
+        }
+        let finishedLive = await live.finish()
+        #expect(finishedLive.windows == whole.windows)
+        #expect(finishedLive.summary == whole.summary)
+    }
 }
