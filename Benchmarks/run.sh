@@ -36,3 +36,19 @@ else
     echo "the Python reference DISAGREES with intervalpro (above); its time, whole process:"
 fi
 python3 Benchmarks/measure.py 20 python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+
+# The reference scores cadence only; alpha 1 (above) needs the beats. The same recording without
+# its RR intervals is the same work on both sides: its figures are compared, then it is timed.
+python3 Benchmarks/without_beats.py "$work/one-hour.jsonl" >"$work/no-beats.jsonl"
+"$bin/intervalpro" replay "$work/no-beats.jsonl" --plan Benchmarks/one-hour.json --fast --json --no-save \
+    >"$work/no-beats.json" 2>/dev/null
+echo
+if python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json --compare "$work/no-beats.json"; then
+    echo "the same recording without RR intervals (no alpha 1: the reference's own work), same figures; intervalpro, whole process:"
+else
+    echo "without RR intervals, the Python reference DISAGREES with intervalpro (above); intervalpro, whole process:"
+fi
+python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/no-beats.jsonl" \
+    --plan Benchmarks/one-hour.json --fast --json --no-save
+echo "the Python reference on it, whole process:"
+python3 Benchmarks/measure.py 20 python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json
