@@ -56,8 +56,15 @@ public struct CadenceStream: Sendable {
     public static let smoothingSeconds = 3.0
 
     private var units: [String: CadenceUnit]
-    private var normalisers: [String: CadenceNormaliser] = [:]
-    private var lastTotalDistance: [String: UInt32] = [:]
+    /// What each RSC device's next reading is read against, in one place: a reading looks its
+    /// device up once (by its address, a string to hash), not once per figure.
+    private var devices: [String: DeviceState] = [:]
+
+    private struct DeviceState {
+        var normaliser: CadenceNormaliser
+        /// Its last total distance (1/10 m), when it reports one.
+        var lastTotalDistance: UInt32?
+    }
 
     public private(set) var cadenceDevice: String?
     public private(set) var heartRateDevice: String?
@@ -94,7 +101,7 @@ public struct CadenceStream: Sendable {
     }
 
     public func cadenceUnit(of device: String) -> CadenceUnit? {
-        normalisers[device].map { $0.settled ?? .auto }
+        devices[device].map { $0.normaliser.settled ?? .auto }
     }
 
     /// Takes in one decoded reading from `device` at `now`.
@@ -122,13 +129,11 @@ public struct CadenceStream: Sendable {
             guard cadenceDevice == nil || !isCurrent(cadence, at: now) else { return }
             cadenceDevice = device
             // Its total may be old: the device that covered the meantime counted that distance.
-            lastTotalDistance[device] = nil
+            devices[device]?.lastTotalDistance = nil
         }
-        var normaliser = normalisers[device] ?? CadenceNormaliser(unit: units[device] ?? .auto)
-        let steps = normaliser.stepsPerMinute(rsc)
-        normalisers[device] = normaliser
-
-        accumulateDistance(rsc, from: device, at: now)
+        let (steps, previousTotal) = Self.take(
+            rsc, into: &devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: units[device] ?? .auto))])
+        accumulateDistance(rsc, previousTotal: previousTotal, at: now)
         if let smoothed = smoothedCadence, let previous = cadence, isCurrent(previous, at: now) {
             let dt = (now - previous.time).seconds
             smoothedCadence = smoothed + (Double(steps) - smoothed) * dt / (Self.smoothingSeconds + dt)
@@ -139,15 +144,22 @@ public struct CadenceStream: Sendable {
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
 
+    /// The reading's cadence in steps per minute, and the device's total distance before it.
+    private static func take(_ rsc: RSCMeasurement, into state: inout DeviceState) -> (steps: Int, previousTotal: UInt32?) {
+        let steps = state.normaliser.stepsPerMinute(rsc)
+        let previousTotal = state.lastTotalDistance
+        if let total = rsc.totalDistanceRaw { state.lastTotalDistance = total }
+        return (steps, previousTotal)
+    }
+
     /// Prefers the sensor's own total distance; otherwise integrates speed, the previous
     /// speed holding until this reading (at most for the staleness window).
-    private mutating func accumulateDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
+    private mutating func accumulateDistance(_ rsc: RSCMeasurement, previousTotal: UInt32?, at now: SessionTime) {
         var covered = distance ?? 0
         if let total = rsc.totalDistanceRaw {
-            if let last = lastTotalDistance[device], total >= last {
+            if let last = previousTotal, total >= last {
                 covered += Double(total - last) / 10
             }
-            lastTotalDistance[device] = total
         } else if let speed, isCurrent(speed, at: now) {
             covered += speed.value * (now - speed.time).seconds
         }
