@@ -22,11 +22,23 @@ struct RecordingLineScanner {
     }
 
     private mutating func name(_ bytes: ArraySlice<UInt8>) -> String {
-        if let known = names.first(where: { $0.bytes.elementsEqual(bytes) }) { return known.text }
+        if let known = names.first(where: { known in known.bytes.withUnsafeBufferPointer { Self.same($0, bytes) } }) {
+            return known.text
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         if names.count == 8 { names.removeFirst() }
         names.append((Array(bytes), text))
         return text
+    }
+
+    /// Whether `a` and `b` hold the same bytes, compared in place: `elementsEqual` walked a
+    /// slice through its generic iterator, five keys and two names on every line.
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return b.withUnsafeBufferPointer { b in
+            for k in 0..<a.count where a[k] != b[k] { return false }
+            return true
+        }
     }
 
     private struct Cursor {
@@ -41,7 +53,7 @@ struct RecordingLineScanner {
         mutating func take(_ literal: StaticString) -> Bool {
             let count = literal.utf8CodeUnitCount
             guard line.endIndex - index >= count else { return false }
-            let matches = literal.withUTF8Buffer { $0.elementsEqual(line[index..<index + count]) }
+            let matches = literal.withUTF8Buffer { RecordingLineScanner.same($0, line[index..<index + count]) }
             if matches { index += count }
             return matches
         }
