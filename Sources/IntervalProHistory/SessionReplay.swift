@@ -40,7 +40,7 @@ public enum SessionReplay {
         var runner = SessionRunner(
             engine: engine, source: EntryList(entries, kind: source), observer: SilentObserver(), pacing: .virtual,
             clock: ContinuousClock())
-        runner.scheduled = controls.map { SessionRunner.Scheduled(time: $0.time, afterEntries: $0.afterEntries, event: $0.event) }
+        runner.scheduled = controls.map { ScheduledEvent(time: $0.time, afterEntries: $0.afterEntries, event: $0.event) }
         // The controls say when the source ended, if it did.
         runner.endsSource = false
         runner.finishAt = interruptedAt

@@ -36,6 +36,22 @@ extension SessionObserver {
     public mutating func show(_ view: SessionView) {}
 }
 
+/// An event for its own session time, due once `afterEntries` entries are delivered: what a
+/// `SessionRunner` was told to do, and when. Outside the generic runner, so that its type is
+/// known when compiled: nested in it, its metadata was looked up at run time each time the
+/// runner asked for the next one.
+public struct ScheduledEvent: Sendable {
+    public var time: SessionTime
+    public var afterEntries: Int
+    public var event: SessionEngine.Event
+
+    public init(time: SessionTime, afterEntries: Int, event: SessionEngine.Event) {
+        self.time = time
+        self.afterEntries = afterEntries
+        self.event = event
+    }
+}
+
 /// Drives a `SessionEngine` from a source and a clock until the session finishes.
 ///
 /// This is the only place that waits. With `.virtual` pacing it never sleeps and the
@@ -60,26 +76,13 @@ where C.Duration == Duration {
     private var delivered = 0
     /// Events due at their own session time once so many entries are in (a stored
     /// session's controls: what the runner did, and when), in order.
-    public var scheduled: [Scheduled] = []
+    public var scheduled: [ScheduledEvent] = []
     private var nextScheduled = 0
     /// Whether the runner itself tells the engine the source ended, at its last entry's time;
     /// a stored session's controls say when it did instead.
     public var endsSource = true
     /// Where a session that was cut off finishes, once its entries and controls are in.
     public var finishAt: SessionTime?
-
-    /// An event for its own session time, due once `afterEntries` entries are delivered.
-    public struct Scheduled: Sendable {
-        public var time: SessionTime
-        public var afterEntries: Int
-        public var event: SessionEngine.Event
-
-        public init(time: SessionTime, afterEntries: Int, event: SessionEngine.Event) {
-            self.time = time
-            self.afterEntries = afterEntries
-            self.event = event
-        }
-    }
 
     public init(engine: SessionEngine, source: Source, observer: Observer, pacing: Pacing, clock: C) {
         self.engine = engine
@@ -136,7 +139,7 @@ where C.Duration == Duration {
         return target
     }
 
-    private var dueScheduled: Scheduled? {
+    private var dueScheduled: ScheduledEvent? {
         guard nextScheduled < scheduled.count, scheduled[nextScheduled].afterEntries <= delivered else { return nil }
         return scheduled[nextScheduled]
     }
