@@ -30,7 +30,25 @@ public enum FileIO {
     public static func readAll(_ path: String) throws(FileError) -> [UInt8] {
         let fd = try openForReading(path)
         defer { try? fd.close() }
-        var bytes: [UInt8] = []
+        // A regular file is read straight into an array of its size: grown chunk by chunk,
+        // the array was copied into new pages at each doubling (a replay's recording: a third
+        // of its page faults). What a pipe sends, or a file that grew meanwhile, comes after.
+        var info = stat()
+        let size = fstat(fd.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        var failure: Errno?
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            while initialized < buffer.count {
+                do {
+                    let count = try fd.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])))
+                    if count == 0 { return }
+                    initialized += count
+                } catch {
+                    failure = error as? Errno ?? .ioError
+                    return
+                }
+            }
+        }
+        if let failure { throw FileError(path: path, operation: .read, errno: failure) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count: Int

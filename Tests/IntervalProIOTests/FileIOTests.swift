@@ -29,6 +29,30 @@ struct FileIOTests {
         #expect(read == bytes)
     }
 
+    @Test("a pipe, whose size is not known beforehand, is read whole")
+    func readsAPipe() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("pipe")
+        #expect(mkfifo(path, 0o600) == 0)
+        let bytes = Self.pattern(count: 200_003)
+        // The reader's open waits for this writer, which writes in pieces, then closes.
+        let writer = Thread {
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(fd, buffer.baseAddress! + offset, min(10_000, buffer.count - offset))
+                    guard written > 0 else { return }
+                    offset += written
+                }
+            }
+        }
+        writer.start()
+        #expect(try FileIO.readAll(path) == bytes)
+    }
+
     @Test("a missing file throws FileError: open, not found, naming the path")
     func missingFile() throws {
         let dir = try TemporaryDirectory()
