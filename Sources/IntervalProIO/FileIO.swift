@@ -39,7 +39,8 @@ public enum FileIO {
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             while initialized < buffer.count {
                 do {
-                    let count = try fd.read(into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])))
+                    let rest = UnsafeMutableBufferPointer(rebasing: buffer[initialized...])
+                    let count = try fd.read(into: UnsafeMutableRawBufferPointer(rest))
                     if count == 0 { return }
                     initialized += count
                 } catch {
