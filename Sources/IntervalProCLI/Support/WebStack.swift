@@ -33,8 +33,6 @@ public protocol WebStack: Sendable {
 /// `intervalpro-web` with the same arguments. The commands ask for the stack first thing in
 /// `run()`, before they do anything, so that the hand-over repeats nothing.
 enum WebStackHandOff {
-    static let program = CompanionProgram.webServer
-
     /// This binary's web stack, if it has one.
     static let installed = Mutex<(any WebStack)?>(nil)
 
@@ -47,9 +45,9 @@ enum WebStackHandOff {
 
     /// Only returns by throwing, when the companion is missing or cannot be started.
     static func handOver(arguments: [String]) throws -> Never {
-        guard let path = CompanionProgram.find(program) else {
+        guard let path = CompanionProgram.find(CompanionProgram.webServer) else {
             throw LaunchError(
-                "\(CompanionProgram.notInstalled(program)): it serves the page for serve, run --web and Strava's sign-in; "
+                "\(CompanionProgram.notInstalled(CompanionProgram.webServer)): it serves the page for serve, run --web and Strava's sign-in; "
                     + CompanionProgram.reinstall,
                 kind: .unavailable)
         }
