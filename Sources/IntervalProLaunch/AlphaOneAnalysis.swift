@@ -9,8 +9,14 @@ import Synchronization
 /// 1 Hz sample and goes on; correction and DFA of the two-minute window (a few hundred
 /// microseconds every 5 s) never hold up a notification. The screen and the page read the
 /// latest window; the summary takes the session's figures once every sample is analysed.
+///
+/// The thread starts with the first beat: a session without RR intervals (a footpod alone, a
+/// strap that sends none) has no window to compute, and keeps only the last two minutes of
+/// samples, which the first beat's windows may need.
 public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
-    private let loop: EventLoop
+    /// Nil until the first beat; stays nil when the thread cannot start (no alpha 1 then).
+    private var loop: EventLoop?
+    private var threadRefused = false
     // Confined to the loop's thread.
     private var tracker = AlphaOneTracker()
     private var windows: [AlphaWindow] = []
@@ -34,13 +40,12 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     /// The second of the last sample with beats, if any came.
     private var lastBeatSecond: Int?
 
-    /// Nil when the thread cannot start: the session runs without alpha 1.
-    public init?() {
-        guard let loop = try? EventLoop(name: "ip-alpha1") else { return nil }
-        self.loop = loop
-    }
+    public init() {}
 
-    deinit { loop.shutdown() }
+    deinit { loop?.shutdown() }
+
+    /// Whether the thread has started: with the first beat.
+    var threadStarted: Bool { loop != nil }
 
     /// The last window computed; nil until the first (or without beats).
     public var latest: AlphaWindow? { latestWindow.withLock { $0 } }
@@ -55,6 +60,15 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
             recent.append(sample)
             beats += sample.rrIntervals
             if !sample.rrIntervals.isEmpty { lastBeatSecond = sample.second }
+            guard lastBeatSecond != nil else {
+                // Before the first beat: only the samples its windows may cover are kept, and
+                // the thread starts from the first of them.
+                let older = recent.count - AlphaOneTracker.windowSeconds
+                if older > 0 { recent.removeFirst(older) }
+                recentStart += max(0, older)
+                handedOver = recentStart
+                continue
+            }
             guard sample.second % AlphaOneTracker.everySeconds == 0 else { continue }
             let windowDue = lastBeatSecond.map { sample.second - $0 < AlphaOneTracker.windowSeconds } ?? false
             let waiting = recentStart + recent.count - handedOver
@@ -64,6 +78,13 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
 
     private func handOver() {
         guard handedOver < recentStart + recent.count else { return }
+        if loop == nil, !threadRefused {
+            loop = try? EventLoop(name: "ip-alpha1")
+            threadRefused = loop == nil
+            taken.store(handedOver, ordering: .relaxed)
+        }
+        // Without the thread, `finish` computes every window.
+        guard let loop else { return }
         let batch = Array(recent[(handedOver - recentStart)...])
         handedOver = recentStart + recent.count
         loop.execute { [self] in for sample in batch { take(sample) } }
@@ -86,7 +107,11 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     /// session's figures (nil without beats), side by side on the machine's cores.
     public func finish() async -> (windows: [AlphaWindow], summary: SessionHRV?) {
         finishing.store(true, ordering: .relaxed)
-        let (done, reached) = await loop.submit { [self] in (windows, taken.load(ordering: .relaxed)) }
+        // Without a beat there is no window and no figure: nothing to wait for or cut up (the
+        // end of a session from a strap without RR intervals, or from a footpod alone).
+        guard lastBeatSecond != nil else { return ([], nil) }
+        let (done, reached) =
+            await loop?.submit { [self] in (windows, taken.load(ordering: .relaxed)) } ?? ([], handedOver)
         return AlphaOneTracker.analyse(
             recent, after: done, from: reached - recentStart, beats: beats, parts: Cores.online, perform: Cores.perform)
     }

@@ -203,11 +203,11 @@ public enum SessionLauncher {
         if let writer { companions.append(SessionRecorder(writer: writer)) }
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
         let alphaOne = AlphaOneAnalysis()
-        if let alphaOne { companions.append(alphaOne) }
+        companions.append(alphaOne)
         if let follower { companions.append(follower.companion(nowPlaying: nowPlaying)) }
         // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.
         let engine = SessionEngine(
-            plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: writer != nil || alphaOne != nil)
+            plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: true)
 
         // The screen wants real time; a replay on virtual time writes lines.
         let display = request.display
@@ -227,7 +227,7 @@ public enum SessionLauncher {
 
         var runner = SessionRunner(
             engine: engine, source: source,
-            observer: ObserverGroup(presenter, companions: companions, decorate: { $0.alphaOne = alphaOne?.latest }),
+            observer: ObserverGroup(presenter, companions: companions, decorate: { $0.alphaOne = alphaOne.latest }),
             pacing: pacing, clock: ContinuousClock())
         // A replay or a simulation waits on its clock: a command from the page rings it awake.
         var wake = wake
@@ -247,7 +247,7 @@ public enum SessionLauncher {
             throw LaunchError("the session stopped: \(error)", kind: .io)
         }
         runner.observer.primary.finish()
-        summary.hrv = await alphaOne?.finish().summary
+        summary.hrv = await alphaOne.finish().summary
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
         follower?.sessionFinished(summary, at: runner.engine.cursor, sessionID: savedID)

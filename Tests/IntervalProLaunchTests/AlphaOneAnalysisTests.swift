@@ -1,6 +1,6 @@
 import IntervalProCore
 import IntervalProHRV
-import IntervalProLaunch
+@testable import IntervalProLaunch
 import IntervalProRuntime
 import IntervalProTestSupport
 import Testing
@@ -28,7 +28,7 @@ import Testing
 
     @Test func handedOverAllAtOnceTheRestIsCutIntoPieces() async throws {
         let samples = Self.samples()
-        let analysis = try #require(AlphaOneAnalysis())
+        let analysis = AlphaOneAnalysis()
         // As a replay on virtual time: an hour handed over faster than the thread keeps up.
         for sample in samples { analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second)) }
         let finished = await analysis.finish()
@@ -40,7 +40,7 @@ import Testing
 
     @Test func handedOverInTimeTheThreadDidItAll() async throws {
         let samples = Self.samples()
-        let analysis = try #require(AlphaOneAnalysis())
+        let analysis = AlphaOneAnalysis()
         // As a session in real time: the thread keeps up, and keeps only the last minutes.
         for sample in samples {
             analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
@@ -75,13 +75,13 @@ import Testing
         #expect(!whole.windows.contains { (1_020..<1_500).contains($0.second) })
         #expect(whole.windows.contains { (1_500..<1_620).contains($0.second) })
 
-        let replayed = try #require(AlphaOneAnalysis())
+        let replayed = AlphaOneAnalysis()
         for sample in samples { replayed.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second)) }
         let finishedReplay = await replayed.finish()
         #expect(finishedReplay.windows == whole.windows)
         #expect(finishedReplay.summary == whole.summary)
 
-        let live = try #require(AlphaOneAnalysis())
+        let live = AlphaOneAnalysis()
         for sample in samples {
             live.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
             // Once beats come again, their windows are computed as the session goes.
@@ -94,5 +94,37 @@ import Testing
         let finishedLive = await live.finish()
         #expect(finishedLive.windows == whole.windows)
         #expect(finishedLive.summary == whole.summary)
+    }
+
+    @Test func theThreadStartsWithTheFirstBeat() async throws {
+        let samples = Self.samplesWithGaps()
+        let analysis = AlphaOneAnalysis()
+        // The first five minutes hold no beat: nothing to compute, no thread yet.
+        for sample in samples where sample.second < 300 {
+            analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
+        }
+        #expect(!analysis.threadStarted)
+        for sample in samples where sample.second >= 300 {
+            analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
+        }
+        #expect(analysis.threadStarted)
+        let finished = await analysis.finish()
+        #expect(finished.windows == AlphaOneTracker.analyse(samples).windows)
+
+        // A session without a single beat (a footpod alone) never starts it, and has no figures.
+        let withoutBeats = samples.map { sample in
+            var sample = sample
+            sample.rrIntervals = []
+            return sample
+        }
+        let footpodOnly = AlphaOneAnalysis()
+        for sample in withoutBeats {
+            footpodOnly.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second))
+        }
+        #expect(!footpodOnly.threadStarted)
+        let none = await footpodOnly.finish()
+        #expect(none.windows.isEmpty)
+        #expect(none.summary == nil)
+        #expect(AlphaOneTracker.analyse(withoutBeats).windows.isEmpty)
     }
 }
