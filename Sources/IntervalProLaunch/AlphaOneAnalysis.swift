@@ -14,7 +14,8 @@ import Synchronization
 /// strap that sends none) has no window to compute, and keeps only the last two minutes of
 /// samples, which the first beat's windows may need.
 public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
-    /// Nil until the first beat; stays nil when the thread cannot start (no alpha 1 then).
+    /// Nil until the first beat; stays nil when the thread cannot start (`finish` then computes
+    /// every window).
     private var loop: EventLoop?
     private var threadRefused = false
     // Confined to the loop's thread.
