@@ -62,12 +62,15 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
             beats += sample.rrIntervals
             if !sample.rrIntervals.isEmpty { lastBeatSecond = sample.second }
             guard lastBeatSecond != nil else {
-                // Before the first beat: only the samples its windows may cover are kept, and
-                // the thread starts from the first of them.
-                let older = recent.count - AlphaOneTracker.windowSeconds
-                if older > 0 { recent.removeFirst(older) }
-                recentStart += max(0, older)
-                handedOver = recentStart
+                // Before the first beat: only the samples its windows may cover are kept (cut
+                // once they are two windows' worth, not moved at every sample), and the thread
+                // starts from the first of them.
+                if recent.count >= 2 * AlphaOneTracker.windowSeconds {
+                    let older = recent.count - AlphaOneTracker.windowSeconds
+                    recent.removeFirst(older)
+                    recentStart += older
+                    handedOver = recentStart
+                }
                 continue
             }
             guard sample.second % AlphaOneTracker.everySeconds == 0 else { continue }
