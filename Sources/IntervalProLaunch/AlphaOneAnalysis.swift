@@ -11,8 +11,8 @@ import Synchronization
 /// latest window; the summary takes the session's figures once every sample is analysed.
 ///
 /// The thread starts with the first beat: a session without RR intervals (a footpod alone, a
-/// strap that sends none) has no window to compute, and keeps only the last two minutes of
-/// samples, which the first beat's windows may need.
+/// strap that sends none) has no window to compute, and keeps only the last few minutes of
+/// samples (two windows' worth at most), which the first beat's windows may need.
 public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     /// Nil until the first beat; stays nil when the thread cannot start (`finish` then computes
     /// every window).
