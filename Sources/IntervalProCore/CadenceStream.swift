@@ -70,6 +70,8 @@ public struct CadenceStream: Sendable {
     public private(set) var heartRateDevice: String?
     /// Latest normalised cadence (steps/min).
     public private(set) var cadence: TimedValue<Int>?
+    /// The same reading's cadence as the sensor sent it (strides/min from a per-foot sensor).
+    public private(set) var rawCadence: Int?
     public private(set) var heartRate: TimedValue<Int>?
     public private(set) var speed: TimedValue<Double>?
     /// Exponentially smoothed cadence, updated at each cadence reading:
@@ -141,6 +143,7 @@ public struct CadenceStream: Sendable {
             smoothedCadence = Double(steps)
         }
         cadence = TimedValue(value: steps, time: now)
+        rawCadence = Int(rsc.cadence)
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
 

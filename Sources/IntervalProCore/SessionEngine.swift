@@ -100,8 +100,6 @@ public struct SessionEngine: Sendable {
     private var feedbackAnnounced = false
     /// The next whole second to report as a `.sample`.
     public private(set) var nextSampleSecond = 0
-    /// The last RSC cadence each device sent, as sent (steps or strides), for samples.
-    private var rawCadenceByDevice: [String: Int] = [:]
     /// Reads GATT values and ANT+ pages (whose readings depend on the pages before them).
     private var decoder = NotificationDecoder()
     /// RR intervals of the heart-rate device since the last sample (only with `reportsSamples`).
@@ -212,7 +210,7 @@ public struct SessionEngine: Sendable {
         let speed = stream.isCurrent(stream.speed, at: now) ? stream.speed?.value : nil
         return SessionSample(
             second: nextSampleSecond, stepIndex: step.index,
-            rawCadence: cadence == nil ? nil : stream.cadenceDevice.flatMap { rawCadenceByDevice[$0] },
+            rawCadence: cadence == nil ? nil : stream.rawCadence,
             cadence: cadence, heartRate: stream.currentHeartRate(at: now), speed: speed, distance: stream.distance,
             zoneStatus: status, rrIntervals: beatsSinceSample)
     }
@@ -343,7 +341,6 @@ public struct SessionEngine: Sendable {
             return
         }
         stream.ingest(reading, from: notification.device, at: now)
-        if case .rsc(let rsc) = reading { rawCadenceByDevice[notification.device] = Int(rsc.cadence) }
         if case .heartRate(let measurement) = reading, stream.heartRateDevice == notification.device,
             stream.heartRate?.time == now
         {

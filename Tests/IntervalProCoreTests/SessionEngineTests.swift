@@ -425,6 +425,22 @@ struct SessionEngineSampleTests {
         #expect(h.samples.map(\.second) == Array(0..<8))
         #expect(h.summary?.completed == true)
     }
+
+    /// A sample's raw cadence is what the cadence device sent (strides from a per-foot pod),
+    /// not what another pod sends while it is ignored.
+    @Test func rawCadenceIsTheCadenceDevicesOwn() throws {
+        var h = EngineHarness([Fixture.timed(0, 10)], units: ["left-foot": .strides, "other": .steps])
+        h.rsc(0, 85, device: "left-foot")
+        h.rsc(0.2, 160, device: "other")
+        h.tick(2)
+        #expect(h.samples.map(\.rawCadence) == [85, 85])
+        #expect(h.samples.map(\.cadence) == [170, 170])
+        // The first pod falls silent: the other takes over once it is stale.
+        h.rsc(6, 164, device: "other")
+        h.tick(7)
+        #expect(h.samples.last?.rawCadence == 164)
+        #expect(h.samples.last?.cadence == 164)
+    }
 }
 
 extension SessionEngineSampleTests {
