@@ -68,10 +68,17 @@ public struct RawNotification: Equatable, Sendable {
     }
 
     public init(time: SessionTime, device: String, characteristicID: String, bytes: [UInt8]) {
+        self.init(
+            time: time, device: device, characteristicID: characteristicID,
+            characteristic: GATTCharacteristic(identifier: characteristicID), bytes: bytes)
+    }
+
+    /// With the characteristic `characteristicID` reads as, known already.
+    init(time: SessionTime, device: String, characteristicID: String, characteristic: GATTCharacteristic?, bytes: [UInt8]) {
         self.time = time
         self.device = device
         self.characteristicID = characteristicID
-        self.characteristic = GATTCharacteristic(identifier: characteristicID)
+        self.characteristic = characteristic
         self.bytes = bytes
     }
 }
@@ -157,8 +164,8 @@ public struct RecordingParser {
         if header != nil, let line = scanner.notification(bytes), line.seconds <= Self.latestTime {
             return .notification(
                 RawNotification(
-                    time: arrived(at: line.seconds), device: line.device, characteristicID: line.characteristic,
-                    bytes: line.bytes))
+                    time: arrived(at: line.seconds), device: line.device, characteristicID: line.characteristicID,
+                    characteristic: line.characteristic, bytes: line.bytes))
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         let node: JSONNode

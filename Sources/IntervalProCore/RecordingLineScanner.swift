@@ -7,28 +7,42 @@
 /// change. Device ids and characteristics repeat on every line, so the last few seen are kept
 /// and reused rather than made again.
 struct RecordingLineScanner {
-    private var names: [(bytes: [UInt8], text: String)] = []
+    /// The last few device ids and characteristics, each with what it reads as: a
+    /// characteristic's number is read once, not on every line.
+    private var names: [(bytes: [UInt8], text: String, characteristic: GATTCharacteristic?)] = []
 
-    mutating func notification(_ line: ArraySlice<UInt8>) -> (seconds: Double, device: String, characteristic: String, bytes: [UInt8])? {
+    struct Line {
+        var seconds: Double
+        var device: String
+        /// The characteristic as written, and which it is (nil: one IntervalPro does not know).
+        var characteristicID: String
+        var characteristic: GATTCharacteristic?
+        var bytes: [UInt8]
+    }
+
+    mutating func notification(_ line: ArraySlice<UInt8>) -> Line? {
         var cursor = Cursor(line)
         guard cursor.take(#"{"t":"#),
             let seconds = cursor.decimal(),
-            cursor.take(#","dev":""#), let device = cursor.plainString().map({ name($0) }),
+            cursor.take(#","dev":""#), let device = cursor.plainString().map({ name($0).text }),
             cursor.take(#","char":""#), let characteristic = cursor.plainString().map({ name($0) }),
             cursor.take(#","hex":""#), let bytes = cursor.hexString(),
             cursor.take("}"), cursor.atEndIgnoringWhitespace
         else { return nil }
-        return (seconds, device, characteristic, bytes)
+        return Line(
+            seconds: seconds, device: device, characteristicID: characteristic.text,
+            characteristic: characteristic.characteristic, bytes: bytes)
     }
 
-    private mutating func name(_ bytes: ArraySlice<UInt8>) -> String {
+    private mutating func name(_ bytes: ArraySlice<UInt8>) -> (text: String, characteristic: GATTCharacteristic?) {
         if let known = names.first(where: { known in known.bytes.withUnsafeBufferPointer { Self.same($0, bytes) } }) {
-            return known.text
+            return (known.text, known.characteristic)
         }
         let text = String(decoding: bytes, as: UTF8.self)
+        let characteristic = GATTCharacteristic(identifier: text)
         if names.count == 8 { names.removeFirst() }
-        names.append((Array(bytes), text))
-        return text
+        names.append((Array(bytes), text, characteristic))
+        return (text, characteristic)
     }
 
     /// Whether `a` and `b` hold the same bytes, compared in place: `elementsEqual` walked a

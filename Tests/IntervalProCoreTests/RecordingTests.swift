@@ -186,6 +186,24 @@ struct RecordingParserTests {
         #expect(try parse(header + "\n" + other).entries == [expected])
     }
 
+    /// The scanner reads each characteristic once and reuses what it read: lines that take
+    /// turns, in every form a recording may write, read as each line alone does.
+    @Test func characteristicsReadOnceReadAsEachLineAlone() throws {
+        let characteristics = ["2a53", "2A37", "0x2a19", "00002a38-0000-1000-8000-00805f9b34fb", "ffff", "2a54"]
+        var lines: [String] = []
+        var expected: [RecordingEntry] = []
+        for index in 0..<30 {
+            let characteristic = characteristics[index * 7 % characteristics.count]
+            let device = index % 4 == 0 ? "2a53" : "pod-\(index % 3)"
+            lines.append(#"{"t":"# + "\(index)" + #","dev":""# + device + #"","char":""# + characteristic + #"","hex":"00"}"#)
+            expected.append(.notification(RawNotification(
+                time: .seconds(Double(index)), device: device, characteristicID: characteristic, bytes: [0])))
+        }
+        let entries = try parse(header + "\n" + lines.joined(separator: "\n")).entries
+        #expect(entries == expected)
+        #expect(entries.compactMap { if case .notification(let n) = $0 { n.characteristic } else { nil } }.count == 25)
+    }
+
     /// The scanner reads a time's digits itself; it must give the Double that strtod (the JSON
     /// reader's conversion) gives for every decimal, the long ones too.
     @Test func canonicalTimesAreTheDoublesStrtodGives() throws {
