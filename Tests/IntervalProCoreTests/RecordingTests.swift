@@ -186,6 +186,26 @@ struct RecordingParserTests {
         #expect(try parse(header + "\n" + other).entries == [expected])
     }
 
+    /// Lines are found eight bytes at a time: the same ends as a byte-by-byte search, from every
+    /// start, with newlines at every place in a word, bytes above 0x7F and 0x0B beside them.
+    @Test func lineEndsAreWhereTheNewlinesAre() {
+        var state: UInt64 = 7
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 200] {
+            for _ in 0..<20 {
+                let bytes: [UInt8] = (0..<length).map { _ in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return [0x0A, 0x0B, 0x09, 0x8A, 0xFF, 0x00, 0x41][Int(state >> 61) % 7]
+                }
+                bytes.withUnsafeBufferPointer { buffer in
+                    for start in 0...length {
+                        let expected = bytes[start...].firstIndex(of: 0x0A) ?? length
+                        #expect(RecordingParser.lineEnd(in: buffer, from: start) == expected)
+                    }
+                }
+            }
+        }
+    }
+
     /// The scanner reads each characteristic once and reuses what it read: lines that take
     /// turns, in every form a recording may write, read as each line alone does.
     @Test func characteristicsReadOnceReadAsEachLineAlone() throws {
