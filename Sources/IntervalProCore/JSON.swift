@@ -374,10 +374,10 @@ public indirect enum JSONValue: Sendable {
             out += "["
             for (i, element) in elements.enumerated() {
                 if i > 0 { out += inline && pretty ? ", " : "," }
-                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if !inline { Self.newLine(into: &out, indent: indent + 1) }
                 element.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if !inline { out += "\n" + String(repeating: "  ", count: indent) }
+            if !inline { Self.newLine(into: &out, indent: indent) }
             out += "]"
         case .object(let members):
             if members.isEmpty {
@@ -387,12 +387,12 @@ public indirect enum JSONValue: Sendable {
             out += "{"
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if pretty { Self.newLine(into: &out, indent: indent + 1) }
                 Self.writeString(key, into: &out)
                 out += pretty ? ": " : ":"
                 value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            if pretty { Self.newLine(into: &out, indent: indent) }
             out += "}"
         }
     }
@@ -411,8 +411,20 @@ public indirect enum JSONValue: Sendable {
         return "\(value)"
     }
 
+    /// A line break and two spaces a level, appended where they go (not built as strings first).
+    private static func newLine(into out: inout String, indent: Int) {
+        out += "\n"
+        for _ in 0..<indent { out += "  " }
+    }
+
     private static func writeString(_ string: String, into out: inout String) {
         out += "\""
+        defer { out += "\"" }
+        // Most strings need no escape: appended whole rather than a scalar at a time.
+        guard string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            out += string
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -426,7 +438,6 @@ public indirect enum JSONValue: Sendable {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        out += "\""
     }
 }
 

@@ -228,6 +228,9 @@ struct JSONValueTests {
         // What the writer writes, the parser reads back.
         #expect(try JSONParser.parse(text).stringValue == raw)
         #expect(JSONValue.object([("k\"ey", .int(1))]).serialized() == #"{"k\"ey":1}"#)
+        // Without anything to escape, a string is written as it is, whatever its scripts.
+        #expect(JSONValue.string("héllo ✓ 🏃 /").serialized() == "\"héllo ✓ 🏃 /\"")
+        #expect(JSONValue.string("").serialized() == "\"\"")
     }
 
     @Test func nullable() {
