@@ -227,8 +227,11 @@ public struct SessionEngine: Sendable {
             if case .time(let length) = timeline[stepIndex].end {
                 segmentEnd = min(segmentEnd, cursor + (length - stepElapsed))
             }
-            for arrival in [stream.cadence?.time, stream.heartRate?.time] {
-                guard let expiry = arrival.map({ $0 + CadenceStream.staleAfter }), expiry > cursor else { continue }
+            // A reading going stale ends the segment (two checks, not an array built per segment).
+            if let expiry = stream.cadence.map({ $0.time + CadenceStream.staleAfter }), expiry > cursor {
+                segmentEnd = min(segmentEnd, expiry)
+            }
+            if let expiry = stream.heartRate.map({ $0.time + CadenceStream.staleAfter }), expiry > cursor {
                 segmentEnd = min(segmentEnd, expiry)
             }
             score(from: cursor, to: segmentEnd)
