@@ -21,6 +21,11 @@ struct RecordingLineScanner {
     }
 
     mutating func notification(_ line: ArraySlice<UInt8>) -> Line? {
+        line.withUnsafeBufferPointer { notification(in: $0) }
+    }
+
+    /// The same, on the line's bytes in place: read byte by byte, without a bounds check each.
+    private mutating func notification(in line: UnsafeBufferPointer<UInt8>) -> Line? {
         var cursor = Cursor(line)
         guard cursor.take(#"{"t":"#),
             let seconds = cursor.decimal(),
@@ -34,7 +39,7 @@ struct RecordingLineScanner {
             characteristic: characteristic.characteristic, bytes: bytes)
     }
 
-    private mutating func name(_ bytes: ArraySlice<UInt8>) -> (text: String, characteristic: GATTCharacteristic?) {
+    private mutating func name(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (text: String, characteristic: GATTCharacteristic?) {
         if let known = names.first(where: { known in known.bytes.withUnsafeBufferPointer { Self.same($0, bytes) } }) {
             return (known.text, known.characteristic)
         }
@@ -47,19 +52,18 @@ struct RecordingLineScanner {
 
     /// Whether `a` and `b` hold the same bytes, compared in place: `elementsEqual` walked a
     /// slice through its generic iterator, five keys and two names on every line.
-    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard a.count == b.count else { return false }
-        return b.withUnsafeBufferPointer { b in
-            for k in 0..<a.count where a[k] != b[k] { return false }
-            return true
-        }
+        let b = UnsafeBufferPointer(rebasing: b)
+        for k in 0..<a.count where a[k] != b[k] { return false }
+        return true
     }
 
     private struct Cursor {
-        let line: ArraySlice<UInt8>
+        let line: UnsafeBufferPointer<UInt8>
         var index: Int
 
-        init(_ line: ArraySlice<UInt8>) {
+        init(_ line: UnsafeBufferPointer<UInt8>) {
             self.line = line
             index = line.startIndex
         }
@@ -112,7 +116,7 @@ struct RecordingLineScanner {
 
         /// The bytes up to the closing quote, which it steps over; nil at an escape, a control
         /// character or a non-ASCII byte (the general reader handles those).
-        mutating func plainString() -> ArraySlice<UInt8>? {
+        mutating func plainString() -> Slice<UnsafeBufferPointer<UInt8>>? {
             let start = index
             while index < line.endIndex {
                 let byte = line[index]

@@ -149,6 +149,7 @@ struct RecordingParserTests {
         (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53"}"#, 2, #"missing "hex" (the raw value)"#),
         (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0g"}"#, 2, #""hex" is not an even number of hex digits"#),
         (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"000"}"#, 2, #""hex" is not an even number of hex digits"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0a0g"}"#, 2, #""hex" is not an even number of hex digits"#),
         // Header problems.
         (#"{"t":0,"dev":"pod","event":"connected"}"#, 1, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
         ("\n  \n" + #"{"t":0,"dev":"pod","event":"connected"}"#, 3, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
