@@ -22,20 +22,22 @@ export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
 lines=$(wc -l < "$work/one-hour.jsonl")
 echo
 # Scoring alone: saving to the history is measured on its own (Benchmarks/history.sh).
-echo "replay of a 70-minute recording ($lines lines) scored with --fast --json --no-save, whole process:"
-python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
-    --plan Benchmarks/one-hour.json --fast --json --no-save
+echo "replay of a 70-minute recording ($lines lines) scored with --fast --json --no-save:"
 
 # The same work in a second implementation, in Python (Benchmarks/reference_replay.py): its
 # figures must agree with intervalpro's, and it is timed the same way, in the same run.
 "$bin/intervalpro" replay "$work/one-hour.jsonl" --plan Benchmarks/one-hour.json --fast --json --no-save \
     >"$work/summary.json" 2>/dev/null
 if python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json --compare "$work/summary.json"; then
-    echo "the Python reference (Benchmarks/reference_replay.py) gives the same figures for every step; its time, whole process:"
+    echo "the Python reference (Benchmarks/reference_replay.py) gives the same figures for every step;"
 else
-    echo "the Python reference DISAGREES with intervalpro (above); its time, whole process:"
+    echo "the Python reference DISAGREES with intervalpro (above);"
 fi
-python3 Benchmarks/measure.py 20 python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+# Taking turns, a run of each a round: a shared host's speed drifts between two series of runs.
+echo "intervalpro (which also computes alpha 1 from the beats) and the reference, whole process, side by side:"
+python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
+    --plan Benchmarks/one-hour.json --fast --json --no-save \
+    --versus python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
 
 # The reference scores cadence only; alpha 1 (above) needs the beats. The same recording without
 # its RR intervals is the same work on both sides: its figures are compared, then it is timed.
@@ -44,11 +46,12 @@ python3 Benchmarks/without_beats.py "$work/one-hour.jsonl" >"$work/no-beats.json
     >"$work/no-beats.json" 2>/dev/null
 echo
 if python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json --compare "$work/no-beats.json"; then
-    echo "the same recording without RR intervals (no alpha 1: the reference's own work), same figures; intervalpro, whole process:"
+    echo "the same recording without RR intervals (no alpha 1: the reference's own work), same figures;"
 else
-    echo "without RR intervals, the Python reference DISAGREES with intervalpro (above); intervalpro, whole process:"
+    echo "without RR intervals, the Python reference DISAGREES with intervalpro (above);"
 fi
+# Taking turns, a run of each a round: a shared host's speed drifts between two series of runs.
+echo "intervalpro and the Python reference on it, whole process, side by side:"
 python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/no-beats.jsonl" \
-    --plan Benchmarks/one-hour.json --fast --json --no-save
-echo "the Python reference on it, whole process:"
-python3 Benchmarks/measure.py 20 python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json
+    --plan Benchmarks/one-hour.json --fast --json --no-save \
+    --versus python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json
