@@ -279,7 +279,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntervalProStorageTests",
-            dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProStorage"],
+            dependencies: [
+                "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProRuntime", "IntervalProStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -8,7 +8,9 @@ public import IntervalProRuntime
 /// them (`.sample` actions). They are buffered and committed once per second of
 /// session time, one transaction each, so a killed process loses at most the last
 /// second. When the store refuses a write (disk full, read-only), `warn` is called once
-/// and the session goes on unsaved.
+/// and the session goes on unsaved. When another process holds the store past the wait (a
+/// busy machine, a long import), the batch is kept and goes with the next commit; at the end
+/// the rest is tried `finishAttempts` times before the session is given up.
 public final class SessionWriter {
     public let store: SessionStore
     public let sessionID: Int64
@@ -18,6 +20,8 @@ public final class SessionWriter {
     private var controlSequence = 0
     private let warn: (StoreError) -> Void
     public private(set) var failure: StoreError?
+    /// Tries of the last commit and of the summary, each waiting the store's busy timeout.
+    static let finishAttempts = 6
 
     public init(store: SessionStore, sessionID: Int64, warn: @escaping (StoreError) -> Void) {
         self.store = store
@@ -52,14 +56,17 @@ public final class SessionWriter {
         guard !samples.isEmpty else { return }
         batch.samples += samples
         batch.lastTime = max(batch.lastTime, .seconds(samples.last!.second))
-        commit()
+        commit(lastTry: false)
     }
 
-    private func commit() {
+    /// Saves the batch; a busy store keeps it for the next commit, unless `lastTry`.
+    private func commit(lastTry: Bool) {
         guard failure == nil, !batch.isEmpty else { return }
         do {
             try store.save(batch, session: sessionID)
             batch = StoreBatch()
+        } catch where error.isBusy && !lastTry {
+            return
         } catch {
             failure = error
             warn(error)
@@ -69,14 +76,20 @@ public final class SessionWriter {
     /// Saves the rest and the scored summary. Returns the error that stopped saving, if any.
     @discardableResult
     public func finish(_ summary: SessionSummary) -> StoreError? {
+        for attempt in 1...Self.finishAttempts where failure == nil && !batch.isEmpty {
+            commit(lastTry: attempt == Self.finishAttempts)
+        }
         guard failure == nil else { return failure }
-        commit()
-        guard failure == nil else { return failure }
-        do {
-            try store.finish(session: sessionID, summary: summary, status: .finished)
-        } catch {
-            failure = error
-            warn(error)
+        for attempt in 1...Self.finishAttempts {
+            do {
+                try store.finish(session: sessionID, summary: summary, status: .finished)
+                return nil
+            } catch where error.isBusy && attempt < Self.finishAttempts {
+                continue
+            } catch {
+                failure = error
+                warn(error)
+            }
         }
         return failure
     }

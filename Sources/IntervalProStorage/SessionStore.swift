@@ -11,6 +11,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var reason: String
     /// The disk is full or the database cannot be written: saving should stop, not retry.
     public var isWriteRefused: Bool
+    /// Another process held the database past the wait: a later try may succeed.
+    public var isBusy = false
 
     public var description: String { "session store '\(path)': \(reason)" }
 
@@ -34,7 +36,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                 path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
                 isWriteRefused: true)
         case .SQLITE_NOTADB, .SQLITE_CORRUPT: self.init(path: path, reason: "not an IntervalPro database (or damaged)")
-        case .SQLITE_BUSY, .SQLITE_LOCKED: self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
+            isBusy = true
         default: self.init(path: path, reason: error.message ?? "\(error)")
         }
     }
@@ -67,7 +71,8 @@ public final class SessionStore: Sendable {
     /// Opens (creating if needed) the store at `path`. `syncEveryCommit` makes each commit
     /// reach the disk before it returns (for live sessions: power loss keeps all but the
     /// last second); otherwise commits survive a crash of the process, not of the machine.
-    public init(path: String, syncEveryCommit: Bool = false) throws(StoreError) {
+    /// `busyTimeout`: seconds a write waits for another process's write to end.
+    public init(path: String, syncEveryCommit: Bool = false, busyTimeout: Double = 5) throws(StoreError) {
         self.path = path
         isReadOnly = false
         let files = FileManager.default
@@ -91,7 +96,7 @@ public final class SessionStore: Sendable {
         }
         var configuration = Configuration()
         configuration.journalMode = .wal
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
             try db.execute(sql: syncEveryCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")

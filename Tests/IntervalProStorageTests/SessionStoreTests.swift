@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import IntervalProCore
 import IntervalProHistory
+import IntervalProRuntime
 import IntervalProStorage
 import Testing
 
@@ -103,6 +105,77 @@ struct SessionStoreTests {
         #expect(stored.replayedSummary() == summary)
         #expect(stored.listing.status == .finished)
         #expect(stored.listing.averageCadence == summary.averageCadence)
+    }
+
+    /// Another process holding the database past the wait (a busy machine, a long import) does
+    /// not cost the session: what could not be committed goes with the next commit, and the end
+    /// is tried again; only a store still held after those tries gives the session up.
+    @Test("a busy store keeps the batch for the next commit, and the end is tried again")
+    func busyStoreKeepsTheBatch() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        let store = try SessionStore(path: path, busyTimeout: 0.05)
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        var warnings: [StoreError] = []
+        let writer = SessionWriter(store: store, sessionID: id) { warnings.append($0) }
+        var recorder = SessionRecorder(writer: writer)
+        let engine = SessionEngine(plan: try PlanDecoder.decode(Array(plan.utf8), file: "plan"), source: .replay)
+        let entries = (0..<6).map { notification(Double($0) * 0.5, 80) }
+        let samples = (0..<3).map {
+            SessionSample(
+                second: $0, stepIndex: 0, rawCadence: 80, cadence: 80, heartRate: nil, speed: nil, distance: nil,
+                zoneStatus: .below)
+        }
+
+        // Another connection takes the write lock and keeps it (between accesses: unsafe for
+        // GRDB's own bookkeeping, and what another process's long write looks like).
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: holding)
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        for second in 0..<2 {
+            recorder.received(entries[2 * second])
+            recorder.received(entries[2 * second + 1])
+            recorder.engine(engine, performed: [.sample(samples[second])], at: .seconds(Double(second) + 1))
+        }
+        #expect(writer.failure == nil)
+        #expect(warnings.isEmpty)
+        #expect(try store.session(id: id)?.entries.isEmpty == true)
+
+        // Let go: the next second commits what waited with it.
+        try other.inDatabase { try $0.execute(sql: "COMMIT") }
+        recorder.received(entries[4])
+        recorder.received(entries[5])
+        recorder.engine(engine, performed: [.sample(samples[2])], at: .seconds(3))
+        #expect(try store.session(id: id)?.entries == entries)
+        #expect(try store.session(id: id)?.samples == samples)
+
+        // Held at the end, through every try: the session is given up, and said so once.
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let summary = SessionReplay.summary(
+            planName: "Store test", timeline: try timeline(), source: .replay, cadenceUnits: ["pod": .steps],
+            entries: entries, controls: [])
+        #expect(writer.finish(summary)?.isBusy == true)
+        #expect(warnings.count == 1)
+        try other.inDatabase { try $0.execute(sql: "COMMIT") }
+        #expect(try store.listing(id: id)?.status == .running)
+
+        // Held at the end for less than the tries take (six of a second each, here): the summary
+        // is saved.
+        let patientStore = try SessionStore(path: path, busyTimeout: 1)
+        let second = try patientStore.beginSession(
+            startedAt: "2026-03-01T08:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        let patient = SessionWriter(store: patientStore, sessionID: second) { warnings.append($0) }
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.12) {
+            _ = try? other.inDatabase { try $0.execute(sql: "COMMIT") }
+        }
+        #expect(patient.finish(summary) == nil)
+        #expect(try patientStore.listing(id: second)?.status == .finished)
+        #expect(warnings.count == 1)
     }
 
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
