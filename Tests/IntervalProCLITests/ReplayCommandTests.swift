@@ -50,7 +50,7 @@ struct ReplayCommandTests {
     @Test("run --replay and replay --plan agree, and match the simulation they were recorded from")
     func runReplayEqualsReplayPlan() throws {
         let recorded = try Recorded()
-        #expect(recorded.simulation.status == 0)
+        #expect(recorded.simulation.status == 0, "stderr: \(recorded.simulation.stderr)")
         let viaRun = try intervalpro("run", recorded.plan, "--replay", recorded.recording, "--fast", "--json")
         let viaReplay = try intervalpro("replay", recorded.recording, "--plan", recorded.plan, "--fast", "--json")
         #expect(viaRun.status == 0)
@@ -79,7 +79,7 @@ struct ReplayCommandTests {
     @Test("a recording made with --record replays as stream statistics that count every line")
     func recordingReplaysAsStatistics() throws {
         let recorded = try Recorded()
-        #expect(recorded.simulation.status == 0)
+        #expect(recorded.simulation.status == 0, "stderr: \(recorded.simulation.stderr)")
         let lines = try nonBlankLines(recorded.recording)
         let header = try #require(jsonObject(lines[0]))
         #expect(header["intervalpro_recording"] as? Int == 1)
