@@ -12,8 +12,8 @@
 #                                          └─ deb, package test ───────┘
 #
 # Each step writes its own log in .build/test-logs/; a step's log is printed when it fails.
-# The last lines are a table of the steps with their minutes, and the tests counted from
-# each suite's own closing line. Exit 1 if any step failed.
+# The last lines are a table of the steps with their minutes (wall and processor) and the tests
+# counted from each suite's own closing line. Exit 1 if any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,8 +34,9 @@ step() {
     local name=$1 started=$((SECONDS - begun)) status=0
     shift
     echo "  start  $name"
-    "$@" > "$logs/$name.log" 2>&1 || status=$?
-    echo "$name $started $((SECONDS - begun)) $status" > "$logs/$name.step"
+    # In a subshell so that `times` gives the processor time of this step's processes alone.
+    ( "$@" > "$logs/$name.log" 2>&1; status=$?; times > "$logs/$name.times"; exit $status ) || status=$?
+    echo "$name $started $((SECONDS - begun)) $status $(processor_seconds "$logs/$name.times")" > "$logs/$name.step"
     local verdict=ok
     [ "$status" = 0 ] || verdict="FAILED (exit $status)"
     printf '  done   %-16s %s after %s\n' "$name" "$verdict" "$(minutes $((SECONDS - begun - started)))"
@@ -43,6 +44,11 @@ step() {
     return "$status"
 }
 minutes() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# processor_seconds TIMES: user plus system seconds of the children in the output of `times`
+# (its second line, "0m12.345s 0m1.234s").
+processor_seconds() {
+    sed -n 2p "$1" | tr 'ms' '  ' | awk '{ printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }'
+}
 
 # A chain of steps in the background stops at its first failure; its steps log as above.
 python_suites() {
@@ -94,16 +100,17 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 # The table: every step that was to run, with its minutes, and what its suite counted.
 expected="release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
           alpha1 report web debug-build man deb package swift-test"
-passed=0 failed=0 broken=0
+passed=0 failed=0 broken=0 total_processor=0
 echo
-printf '%-16s %7s %7s  %s\n' step start minutes result
+printf '%-16s %7s %7s %9s  %s\n' step start minutes processor result
 for name in $expected; do
     if [ ! -f "$logs/$name.step" ]; then
-        printf '%-16s %7s %7s  %s\n' "$name" - - "not run (an earlier step failed)"
+        printf '%-16s %7s %7s %9s  %s\n' "$name" - - - "not run (an earlier step failed)"
         broken=$((broken + 1))
         continue
     fi
-    read -r _ started ended status < "$logs/$name.step"
+    read -r _ started ended status processor < "$logs/$name.step"
+    total_processor=$((total_processor + processor))
     result=ok
     [ "$status" = 0 ] || { result="FAILED (exit $status)"; broken=$((broken + 1)); }
     counts=$(Tests/count.sh "$logs/$name.log")
@@ -112,17 +119,18 @@ for name in $expected; do
         passed=$((passed + p)) failed=$((failed + f))
         result="$result, $p passed, $f failed"
     fi
-    printf '%-16s %7s %7s  %s\n' "$name" "$(minutes "$started")" "$(minutes $((ended - started)))" "$result"
+    printf '%-16s %7s %7s %9s  %s\n' "$name" "$(minutes "$started")" "$(minutes $((ended - started)))" \
+        "$(minutes "$processor")" "$result"
 done
 # What failed, by name, in the last lines: a CI page that shows only the end still says which.
 for name in $expected; do
     [ -f "$logs/$name.step" ] || continue
-    read -r _ _ _ status < "$logs/$name.step"
+    read -r _ _ _ status _ < "$logs/$name.step"
     [ "$status" = 0 ] && continue
     grep -aE '✘ Test [^r].* (failed|recorded an issue)|^FAIL[: ]|: error: ' "$logs/$name.log" |
         cut -c 1-240 | head -n 6 | sed "s/^/failed in $name: /"
 done
-echo "make test: $(minutes $((SECONDS - begun))) in all; logs in $logs/"
+echo "make test: $(minutes $((SECONDS - begun))) in all, $(minutes "$total_processor") of processor time; logs in $logs/"
 [ "$broken" = 0 ] || echo "make test: $broken steps failed or did not run"
 echo "tests: $passed passed, $((failed + broken)) failed"
 [ "$broken" = 0 ] && [ "$failed" = 0 ]
