@@ -219,7 +219,7 @@ web-screenshot: release
 	$(TEST_PYTHON) Tests/Web/check_web.py $(RELEASE_BIN) docs/web-live.png
 
 ## e2e: the real-stack test: the live path against bluetoothd and Linux's Bluetooth stack in a
-## QEMU VM, with virtual devices (Tests/E2E; about 8 minutes; see docs/dev/real-stack-test.md)
+## QEMU VM, with virtual devices (Tests/E2E; two VMs side by side, about 7 minutes; see docs/dev/real-stack-test.md)
 e2e: release
 	INTERVALPRO_E2E_BINARY=$(RELEASE_BIN) Tests/E2E/run.sh
 

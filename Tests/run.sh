@@ -6,7 +6,7 @@
 # builds run one after the other while the suites that mostly wait (the VM's scenarios, the
 # browser, debootstrap) run beside them:
 #
-#   release build ──┬─ e2e (VM, ~7 min) ───────────────────────────────┐
+#   release build ──┬─ e2e (two VMs, ~7 min) ──────────────────────────┐
 #   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
 #                      debug build ── man ─┬─ swift test ──────────────┤
 #                                          └─ deb, package test ───────┘

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The real-BlueZ end-to-end suite (make e2e): sets up the cache if needed, builds the release
-# binary (or takes INTERVALPRO_E2E_BINARY), boots one VM and runs every scenario in it.
-#   Tests/E2E/run.sh [--client intervalpro|standin] [SCENARIO...]
+# binary (or takes INTERVALPRO_E2E_BINARY), boots two VMs and runs every scenario in one of them.
+#   Tests/E2E/run.sh [--client intervalpro|standin] [--lanes N] [SCENARIO...]
 # Prints one line per scenario and the suite's wall time; exits 1 if any scenario failed.
+# --lanes: how many VMs run scenarios side by side (INTERVALPRO_E2E_LANES, 2 unless set).
 # Results (outputs, recordings, logs of the guest and of the virtual devices) go to
 #   ${INTERVALPRO_E2E_RESULTS:-.build/e2e}/<date-time>/, with a `latest` link beside them.
 # See docs/dev/real-stack-test.md.
@@ -12,12 +13,15 @@ project="$(cd "$here/../.." && pwd)"
 cache="${INTERVALPRO_E2E_CACHE:-$HOME/.cache/intervalpro-e2e}"
 export INTERVALPRO_E2E_CACHE="$cache"
 client=intervalpro
+lanes=${INTERVALPRO_E2E_LANES:-2}
 scenarios=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --client) client=$2; shift 2 ;;
         --client=*) client=${1#--client=}; shift ;;
-        -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --lanes) lanes=$2; shift 2 ;;
+        --lanes=*) lanes=${1#--lanes=}; shift ;;
+        -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 64 ;;
         *) scenarios+=("$1"); shift ;;
     esac
@@ -66,4 +70,4 @@ ln -sfn "$results" "$results_root/latest"
 
 export PYTHONDONTWRITEBYTECODE=1  # nothing written into the clone
 exec "$cache/venv/bin/python" -u "$here/harness/suite.py" --project "$project" --cache "$cache" \
-    --results "$results" --binary "$binary" --client "$client" ${scenarios[@]+--only "${scenarios[@]}"}
+    --results "$results" --binary "$binary" --client "$client" --lanes "$lanes" ${scenarios[@]+--only "${scenarios[@]}"}

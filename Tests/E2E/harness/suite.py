@@ -1,5 +1,6 @@
-"""Runs the end-to-end scenarios in one VM boot. Called by Tests/E2E/run.sh, which sets up
-the cache and builds the binary first; see docs/dev/real-stack-test.md."""
+"""Runs the end-to-end scenarios in a few VMs booted side by side (lanes), each taking the
+next scenario as it finishes one. Called by Tests/E2E/run.sh, which sets up the cache and
+builds the binary first; see docs/dev/real-stack-test.md."""
 
 from __future__ import annotations
 
@@ -34,29 +35,22 @@ async def run_suite(arguments: argparse.Namespace) -> int:
               file=sys.stderr)
         return 64
 
+    # Most of a scenario is waiting on Bluetooth and on the client's own durations, not the
+    # processor: lanes run side by side. A benchmark runs alone, so its figures are its own.
+    lanes = 1 if any(s in BENCHMARKS for s in selected) else max(1, min(arguments.lanes, len(selected)))
     socket_dir = tempfile.mkdtemp(prefix="intervalpro-e2e-")  # short: unix socket paths are limited
-    air = VirtualAir()
-    await air.open(f"{socket_dir}/hci.sock")
-    vm = GuestVM(Path(arguments.cache), results, f"{socket_dir}/hci.sock", Path(arguments.project))
-    lines: list[str] = []
-    failures = 0
-    try:
-        try:
-            boot = await vm.boot()
-        except GuestError as error:
-            print(f"e2e: {error}", file=sys.stderr)
-            return 1
-        print(f"e2e: VM up, bluetoothd ready in {boot:.1f} s (guest uptime {vm.ready_uptime:.1f} s); "
-              f"results in {results}", flush=True)
-        # The first command in a new guest reads the binary (some 70 MB) over the 9p share; under
-        # TCG on a slow host that took seconds of the first scenario's own time. Read it once first.
-        warm = " ".join(shlex.quote(a) for a in client)
-        try:
-            await vm.run(f"cat {shlex.quote(arguments.binary)} >/dev/null; {warm} --version >/dev/null", timeout=600,
-                         name="warm-up")
-        except GuestError as error:
-            print(f"e2e: warm-up: {error}", flush=True)
-        for name, scenario in selected:
+    airs = [VirtualAir() for _ in range(lanes)]
+    vms = [GuestVM(Path(arguments.cache), results, f"{socket_dir}/hci-{lane + 1}.sock", Path(arguments.project),
+                   name=f"guest-{lane + 1}") for lane in range(lanes)]
+    for air, vm in zip(airs, vms):
+        await air.open(vm.hci_socket)
+    outcomes: dict[str, str] = {}
+    waiting = list(selected)
+
+    async def lane(vm: GuestVM, air: VirtualAir) -> None:
+        """Runs the next waiting scenario in this VM until none is left."""
+        while waiting:
+            name, scenario = waiting.pop(0)
             folder = results / name
             folder.mkdir(parents=True, exist_ok=True)
             context = Context(name, folder, vm, air, client, Path(arguments.binary), standin)
@@ -74,14 +68,40 @@ async def run_suite(arguments: argparse.Namespace) -> int:
             finally:
                 await air.clear()
             seconds = time.monotonic() - begun
-            failures += verdict == "FAIL"
-            line = f"{verdict}  {name:<20} {seconds:6.1f} s" + (f"  {detail}" if detail else "")
+            line = f"{verdict}  {name:<20} {seconds:6.1f} s  {vm.name}" + (f"  {detail}" if detail else "")
             (folder / "result.txt").write_text(line + "\n")
             print(line, flush=True)
-            lines.append(line)
+            outcomes[name] = line
+
+    try:
+        try:
+            vms[0].initramfs()  # once, before the VMs boot side by side and read it
+            boots = await asyncio.gather(*(vm.boot() for vm in vms))
+        except GuestError as error:
+            print(f"e2e: {error}", file=sys.stderr)
+            return 1
+        print(f"e2e: {lanes} VM{'s' if lanes > 1 else ''} up, bluetoothd ready in "
+              f"{' and '.join(f'{boot:.1f} s' for boot in boots)} (guest uptime "
+              f"{' and '.join(f'{vm.ready_uptime:.1f} s' for vm in vms)}); results in {results}", flush=True)
+        # The first command in a new guest reads the binary (some 70 MB) over the 9p share; under
+        # TCG on a slow host that took seconds of the first scenario's own time. Read it once first.
+        warm = " ".join(shlex.quote(a) for a in client)
+
+        async def warm_up(vm: GuestVM) -> None:
+            try:
+                await vm.run(f"cat {shlex.quote(arguments.binary)} >/dev/null; {warm} --version >/dev/null",
+                             timeout=600, name="warm-up")
+            except GuestError as error:
+                print(f"e2e: {vm.name}: warm-up: {error}", flush=True)
+
+        await asyncio.gather(*(warm_up(vm) for vm in vms))
+        await asyncio.gather(*(lane(vm, air) for vm, air in zip(vms, airs)))
     finally:
-        await vm.shutdown()
-        await air.close()
+        await asyncio.gather(*(vm.shutdown() for vm in vms))
+        for air in airs:
+            await air.close()
+    lines = [outcomes[name] for name, _ in selected if name in outcomes]
+    failures = sum(line.startswith("FAIL") for line in lines)
     wall = time.monotonic() - started
     summary = f"e2e: {len(lines)} scenarios, {failures} failed, suite wall time {wall:.1f} s"
     (results / "summary.txt").write_text("\n".join(lines + [summary]) + "\n")
@@ -97,6 +117,7 @@ def main() -> int:
     parser.add_argument("--binary", required=True, help="the intervalpro binary (also used for host-side replays)")
     parser.add_argument("--client", choices=["intervalpro", "standin"], default="intervalpro")
     parser.add_argument("--only", nargs="*", help="scenario names")
+    parser.add_argument("--lanes", type=int, default=2, help="VMs booted side by side, each running scenarios in turn")
     return asyncio.run(run_suite(parser.parse_args()))
 
 

@@ -3,8 +3,9 @@ root filesystem, the real Bluetooth stack inside, booted once for the whole suit
 
 The guest runs vm/guest-agent.sh, which brings up hci0 (the host's virtual adapter on the
 second serial port), D-Bus and bluetoothd, then runs the scripts the host drops into
-RUN/guest/requests one at a time. RUN is shared read-write at the same path, so whatever a
-scenario writes under its folder in RUN is on the host as soon as the request ends.
+RUN/NAME/requests one at a time (NAME is the VM's own folder: the suite may boot several).
+RUN is shared read-write at the same path, so whatever a scenario writes under its folder in
+RUN is on the host as soon as the request ends.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ class GuestError(RuntimeError):
 
 
 class GuestVM:
-    def __init__(self, cache: Path, run_dir: Path, hci_socket: str, project: Path):
+    def __init__(self, cache: Path, run_dir: Path, hci_socket: str, project: Path, name: str = "guest"):
         self.cache = cache
         self.run_dir = run_dir
         self.hci_socket = hci_socket
         self.project = project
-        self.requests = run_dir / "guest" / "requests"
-        self.console = run_dir / "guest" / "console.log"
+        self.name = name
+        self.folder = run_dir / name
+        self.requests = self.folder / "requests"
+        self.console = self.folder / "console.log"
         self.process: asyncio.subprocess.Process | None = None
         self.count = 0
         self.ready_uptime: float | None = None
@@ -41,6 +44,14 @@ class GuestVM:
             raise GuestError(f"no kernel in {self.cache}/kernel: run Tests/E2E/setup.sh")
         return images[0], images[0].name.removeprefix("vmlinuz-")
 
+    def initramfs(self) -> Path:
+        """Builds the initramfs if it is missing or older than its inputs (else does nothing):
+        called once before several VMs boot side by side, which then find it built."""
+        _, version = self.kernel()
+        initrd = self.cache / "build" / f"initramfs-{version}.cpio.gz"
+        subprocess.run([str(VM_DIR / "build-initramfs.sh"), str(self.cache / "kernel"), str(initrd)], check=True)
+        return initrd
+
     async def boot(self, timeout: float = 600) -> float:
         """Starts QEMU and waits until bluetoothd has hci0 powered. Returns the wall time.
 
@@ -48,15 +59,14 @@ class GuestVM:
         two busy cores; it took 313-340 s while QEMU ran niced beside un-niced suites, which is
         why it is not niced. The limit leaves room for a host slower still."""
         started = time.monotonic()
-        vmlinuz, version = self.kernel()
-        initrd = self.cache / "build" / f"initramfs-{version}.cpio.gz"
-        subprocess.run([str(VM_DIR / "build-initramfs.sh"), str(self.cache / "kernel"), str(initrd)], check=True)
+        vmlinuz, _ = self.kernel()
+        initrd = self.initramfs()
         self.requests.mkdir(parents=True, exist_ok=True)
         command_line = " ".join([
             "console=ttyS0", "quiet", "loglevel=1", "panic=-1",
             "cryptomgr.notests",  # saves about 2 s of crypto self-tests when bluetooth.ko loads
             f"e2e.init={VM_DIR / 'guest-init.sh'}", f"e2e.agent={VM_DIR / 'guest-agent.sh'}",
-            f"e2e.kernel={self.cache / 'kernel'}", f"e2e.run={self.run_dir}",
+            f"e2e.kernel={self.cache / 'kernel'}", f"e2e.run={self.run_dir}", f"e2e.guest={self.name}",
         ])
         # /dev/kvm here can only run specially built guest kernels, so this is TCG. A modest
         # code cache keeps QEMU near 0.4 GB. Not niced: the VM's scenarios are the longest step
@@ -76,9 +86,9 @@ class GuestVM:
         ]
         self.process = await asyncio.create_subprocess_exec(
             *arguments, stdin=asyncio.subprocess.DEVNULL,
-            stdout=open(self.run_dir / "guest" / "qemu.log", "w"), stderr=asyncio.subprocess.STDOUT)
-        ready = self.run_dir / "guest" / "ready"
-        failed = self.run_dir / "guest" / "failed"
+            stdout=open(self.folder / "qemu.log", "w"), stderr=asyncio.subprocess.STDOUT)
+        ready = self.folder / "ready"
+        failed = self.folder / "failed"
         while not ready.exists():
             if failed.exists():
                 raise GuestError(f"the guest's Bluetooth stack did not come up: {failed.read_text().strip()}"

@@ -1,13 +1,14 @@
 #!/bin/bash
-# guest-agent.sh RUN_DIR: inside the VM. Brings up the real Bluetooth stack on the virtual
+# guest-agent.sh RUN_DIR GUEST: inside the VM. Brings up the real Bluetooth stack on the virtual
 # controller that the host serves on the second serial port (hci_uart, H4), the system
 # D-Bus and bluetoothd, then runs the host's requests one at a time until told to stop:
-#   RUN_DIR/guest/requests/NAME.sh   a request (the host writes it, then renames it in)
-#   RUN_DIR/guest/requests/NAME.rc   its exit status, written when it has finished
-#   RUN_DIR/guest/requests/stop      power off
-# RUN_DIR/guest/ready (or failed) tells the host that the stack is up (or why not).
+#   RUN_DIR/GUEST/requests/NAME.sh   a request (the host writes it, then renames it in)
+#   RUN_DIR/GUEST/requests/NAME.rc   its exit status, written when it has finished
+#   RUN_DIR/GUEST/requests/stop      power off
+# RUN_DIR/GUEST/ready (or failed) tells the host that the stack is up (or why not). GUEST is
+# this VM's own folder (guest-1, guest-2...): the suite runs its scenarios in several VMs at once.
 run_dir=$1
-guest="$run_dir/guest"
+guest="$run_dir/${2:-guest}"
 requests="$guest/requests"
 mkdir -p "$requests"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -19,11 +19,12 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 mkdir -p /run/lock /run/user
 stty -F /dev/console -onlcr 2>/dev/null || true
 
-kernel_dir= run_dir= agent=
+kernel_dir= run_dir= agent= guest=guest
 for word in $(cat /proc/cmdline); do
     case "$word" in
         e2e.kernel=*) kernel_dir="${word#e2e.kernel=}" ;;
         e2e.run=*) run_dir="${word#e2e.run=}" ;;
+        e2e.guest=*) guest="${word#e2e.guest=}" ;;
         e2e.agent=*) agent="${word#e2e.agent=}" ;;
     esac
 done
@@ -42,5 +43,5 @@ hostname e2e-guest 2>/dev/null
 ip link set lo up 2>/dev/null
 
 cd /root
-bash "$agent" "$run_dir" </dev/null >/dev/console 2>&1
+bash "$agent" "$run_dir" "$guest" </dev/null >/dev/console 2>&1
 power_off
