@@ -34,6 +34,9 @@ class GuestVM:
         self.folder = run_dir / name
         self.requests = self.folder / "requests"
         self.console = self.folder / "console.log"
+        # The third serial port: a newline written here wakes the guest's agent for a request.
+        self.doorbell_socket = str(Path(hci_socket).with_suffix(".doorbell"))
+        self.doorbell: asyncio.StreamWriter | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.count = 0
         self.ready_uptime: float | None = None
@@ -79,6 +82,8 @@ class GuestVM:
             "-smp", "2", "-m", "1024", "-display", "none", "-no-reboot",
             "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",
             "-chardev", f"socket,id=hci,path={self.hci_socket}", "-serial", "chardev:hci",
+            "-chardev", f"socket,id=doorbell,path={self.doorbell_socket},server=on,wait=off",
+            "-serial", "chardev:doorbell",
             "-kernel", str(vmlinuz), "-initrd", str(initrd), "-append", command_line,
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={self.run_dir},mount_tag=e2erun,security_model=none,multidevs=remap",
@@ -90,6 +95,8 @@ class GuestVM:
         ready = self.folder / "ready"
         failed = self.folder / "failed"
         while not ready.exists():
+            if self.doorbell is None and Path(self.doorbell_socket).exists():
+                _, self.doorbell = await asyncio.open_unix_connection(self.doorbell_socket)
             if failed.exists():
                 raise GuestError(f"the guest's Bluetooth stack did not come up: {failed.read_text().strip()}"
                                  f" (see {self.console})")
@@ -113,20 +120,35 @@ class GuestVM:
         staging = self.requests / f".{stem}.tmp"
         staging.write_text(preamble + script + "\n")
         staging.rename(path)  # the agent only picks up whole scripts
+        await self.ring()
         status_file = path.with_suffix(".rc")
         deadline = time.monotonic() + timeout
-        while not status_file.exists():
+        while True:
+            # The agent writes the status in place: a file without its newline is not done.
+            status = status_file.read_text() if status_file.exists() else ""
+            if status.endswith("\n"):
+                return int(status)
             if self.process is None or self.process.returncode is not None:
                 raise GuestError(f"the VM stopped while running {path.name} (see {self.console})")
             if time.monotonic() > deadline:
                 raise GuestError(f"{path.name} did not finish within {timeout:.0f} s in the guest")
-            await asyncio.sleep(0.1)
-        return int(status_file.read_text())
+            await asyncio.sleep(0.05)
+
+    async def ring(self) -> None:
+        """Wakes the agent; should this fail, it still looks for requests once a second."""
+        if self.doorbell is None:
+            return
+        try:
+            self.doorbell.write(b"\n")
+            await self.doorbell.drain()
+        except (ConnectionError, OSError):
+            self.doorbell = None
 
     async def shutdown(self, timeout: float = 20) -> None:
         if self.process is None:
             return
         (self.requests / "stop").touch()
+        await self.ring()
         try:
             await asyncio.wait_for(self.process.wait(), timeout)
         except asyncio.TimeoutError:
