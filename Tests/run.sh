@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 
 : "${RELEASE_FLAGS:?Tests/run.sh takes the release flags from the Makefile: run make test}"
 read -ra release_flags <<< "$RELEASE_FLAGS"
+read -ra debug_flags <<< "${DEBUG_FLAGS:-}"
 swift=${SWIFT:-swift}
 python=${TEST_PYTHON:-.build/test-venv/bin/python3}
 sudo=""
@@ -87,7 +88,7 @@ if [ "$release_built" = 0 ]; then
     python_suites & pids+=($!)
 fi
 # The debug build yields the processor to what runs beside it (the VM booting, the browser).
-if step debug-build nice -n 10 "$swift" build --build-tests; then
+if step debug-build nice -n 10 "$swift" build --build-tests ${debug_flags[@]+"${debug_flags[@]}"}; then
     # The pages are generated from the argument definitions of the debug build, before
     # `swift test` holds the build folder.
     if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
