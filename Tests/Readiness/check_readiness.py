@@ -48,7 +48,11 @@ import zipfile
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-import neurokit2 as nk
+# matplotlib, which NeuroKit2 imports, keeps settings and a font cache under ~/.config and
+# ~/.cache: a folder of this run's instead, so that the checks leave nothing in the user's home.
+_matplotlib_folder = tempfile.TemporaryDirectory(prefix="intervalpro-matplotlib-")
+os.environ.setdefault("MPLCONFIGDIR", _matplotlib_folder.name)
+import neurokit2 as nk  # noqa: E402
 import numpy as np
 from hrvanalysis import get_time_domain_features
 
