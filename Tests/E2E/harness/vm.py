@@ -76,13 +76,10 @@ class GuestVM:
         # of `make test`, and a starved guest misses Bluetooth timings (a connection or a
         # service discovery late by seconds) that a runner's machine never would.
         accel = os.environ.get("INTERVALPRO_E2E_ACCEL", "tcg,thread=multi,tb-size=128")
-        # One processor: two VMs side by side already take the host's two cores, and a guest
-        # with one used 15-20 % less host processor for the same work (a boot, five commands,
-        # a bluetoothd restart) in the same wall time.
         arguments = [
             "qemu-system-x86_64",
             "-nodefaults", "-no-user-config", "-machine", "pc", "-accel", accel, "-cpu", "max",
-            "-smp", "1", "-m", "1024", "-display", "none", "-no-reboot",
+            "-smp", "2", "-m", "1024", "-display", "none", "-no-reboot",
             "-chardev", f"file,id=console,path={self.console}", "-serial", "chardev:console",
             "-chardev", f"socket,id=hci,path={self.hci_socket}", "-serial", "chardev:hci",
             "-chardev", f"socket,id=doorbell,path={self.doorbell_socket},server=on,wait=off",
