@@ -82,7 +82,9 @@ find "$root" -type d -exec chmod 755 {} +
 
 mkdir -p dist
 deb=dist/intervalpro_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+# xz at level 1: the default (6) made the package 36 MB instead of 42 but took five times the
+# processor (61 s against 12 for the two binaries here), at every `make deb` and CI run.
+dpkg-deb --root-owner-group -Zxz -z1 --build "$root" "$deb" >/dev/null
 echo "built $deb ($(du -h "$deb" | cut -f1), Depends: $depends)"
 if command -v lintian >/dev/null; then
     lintian --fail-on error "$deb"
