@@ -6,10 +6,10 @@
 # builds run one after the other while the suites that mostly wait (the VM's scenarios, the
 # browser, debootstrap) run beside them:
 #
-#   release build ──┬─ e2e (two VMs, ~7 min) ──────────────────────────┐
+#   release build ──┬─ e2e (two VMs, ~8 min) ──────────────────────────┐
 #   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
-#                      debug build ── man ─┬─ swift test ──────────────┤
-#                                          └─ deb, package test ───────┘
+#                      debug build ─┬─ swift test ─────────────────────┤
+#                                   └─ man ── deb, package test ───────┘
 #
 # Each step writes its own log in .build/test-logs/; a step's log is printed when it fails.
 # The last lines are a table of the steps with their minutes (wall and processor) and the tests
@@ -89,12 +89,13 @@ if [ "$release_built" = 0 ]; then
 fi
 # The debug build yields the processor to what runs beside it (the VM booting, the browser).
 if step debug-build nice -n 10 "$swift" build --build-tests ${debug_flags[@]+"${debug_flags[@]}"}; then
-    # The pages are generated from the argument definitions of the debug build, before
-    # `swift test` holds the build folder.
+    # The test processes run the bundle itself, not `swift test`, so they leave the build folder
+    # to the man pages' plugin (a build with nothing to do, from the same flags, then the pages
+    # from the argument definitions), which runs beside them.
+    step swift-test env SWIFT="$swift" Tests/swift-test.sh & pids+=($!)
     if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
         package_tests & pids+=($!)
     fi
-    step swift-test env SWIFT="$swift" Tests/swift-test.sh
 fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 
