@@ -7,7 +7,7 @@ import Synchronization
 public enum IntervalProCommandLine {
     /// Parses the arguments and runs the command they name. `webStack` is the page's server,
     /// nil in `intervalpro`, which hands the commands that serve the page to `intervalpro-web`.
-    public static func main(webStack: (any WebStack)?) async {
+    @MainActor public static func main(webStack: (any WebStack)?) async {
         WebStackHandOff.installed.withLock { $0 = webStack }
         await IntervalPro.main()
     }
@@ -40,7 +40,9 @@ struct IntervalPro: AsyncParsableCommand {
     /// started those threads for every command, `--version` and completions included:
     /// about 0.5 ms and 2 MB. It parses asynchronously for completions that are computed
     /// asynchronously; ours are not, and `parseAsRoot` refuses such a completion in debug.)
-    static func main() async {
+    /// On the main actor, as the top-level code that calls it: a function that is not would
+    /// be run on the concurrency threads, and starting them took three threads of `--version`.
+    @MainActor static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
         do {
             var command = try parseAsRoot(nil)
