@@ -40,8 +40,8 @@ struct IntervalPro: AsyncParsableCommand {
     /// started those threads for every command, `--version` and completions included:
     /// about 0.5 ms and 2 MB. It parses asynchronously for completions that are computed
     /// asynchronously; ours are not, and `parseAsRoot` refuses such a completion in debug.)
-    /// On the main actor, as the top-level code that calls it: a function that is not would
-    /// be run on the concurrency threads, and starting them took three threads of `--version`.
+    /// On the main actor, as the top-level code that calls it is: otherwise Swift runs it on
+    /// the concurrency threads, which started three threads for `--version`, about 1 ms.
     @MainActor static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
         do {
