@@ -46,6 +46,12 @@ async def run_suite(arguments: argparse.Namespace) -> int:
         await air.open(vm.hci_socket)
     outcomes: dict[str, str] = {}
     waiting = list(selected)
+    # A scenario that fails is run once more, after the others, and its line says so with the
+    # first try's reason; its first try's folder is kept beside it (NAME-first-try). Under TCG
+    # on a loaded 2-core host, bluetoothd 5.66 now and then reports a device disconnected while
+    # its link stays up, and the Connect that follows goes unanswered for longer than a short
+    # scenario lasts (two-devices, bluetoothd-restart; docs/dev/real-stack-test.md).
+    first_tries: dict[str, str] = {}
 
     async def lane(vm: GuestVM, air: VirtualAir) -> None:
         """Runs the next waiting scenario in this VM until none is left."""
@@ -68,9 +74,19 @@ async def run_suite(arguments: argparse.Namespace) -> int:
             finally:
                 await air.clear()
             seconds = time.monotonic() - begun
-            line = f"{verdict}  {name:<20} {seconds:6.1f} s  {vm.name}" + (f"  {detail}" if detail else "")
+            again = verdict == "FAIL" and name not in first_tries and not detail.startswith("harness error")
+            line = f"{'RETRY' if again else verdict}  {name:<20} {seconds:6.1f} s  {vm.name}" + (f"  {detail}" if detail else "")
+            if again:
+                line += "  (runs once more after the others)"
+            elif name in first_tries:
+                line += f"  (second try; the first failed: {first_tries[name]})"
             (folder / "result.txt").write_text(line + "\n")
             print(line, flush=True)
+            if again:
+                first_tries[name] = detail
+                folder.rename(results / f"{name}-first-try")
+                waiting.append((name, scenario))
+                continue
             outcomes[name] = line
 
     try:
@@ -103,7 +119,9 @@ async def run_suite(arguments: argparse.Namespace) -> int:
     lines = [outcomes[name] for name, _ in selected if name in outcomes]
     failures = sum(line.startswith("FAIL") for line in lines)
     wall = time.monotonic() - started
-    summary = f"e2e: {len(lines)} scenarios, {failures} failed, suite wall time {wall:.1f} s"
+    summary = (f"e2e: {len(lines)} scenarios, {failures} failed"
+               + (f" ({len(first_tries)} tried twice: {', '.join(first_tries)})" if first_tries else "")
+               + f", suite wall time {wall:.1f} s")
     (results / "summary.txt").write_text("\n".join(lines + [summary]) + "\n")
     print(summary)
     return 1 if failures else 0
