@@ -2,8 +2,27 @@
 and running intervalpro."""
 import os
 import subprocess
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def home_within(folder):
+    """The environment with a home folder (and its XDG config and cache) inside `folder`: for
+    programs that write under the home whatever their options say (Chromium's crash reports
+    and caches), so that a check leaves nothing in the user's."""
+    home = os.path.join(folder, "home")
+    os.makedirs(home, exist_ok=True)
+    return dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
+                XDG_CACHE_HOME=os.path.join(home, ".cache"))
+
+
+def keep_matplotlib_out_of_home():
+    """matplotlib (which NeuroKit2 imports) keeps settings and a font cache under ~/.config and
+    ~/.cache: a folder of this run's instead. Call before importing it."""
+    folder = tempfile.TemporaryDirectory(prefix="intervalpro-matplotlib-")
+    os.environ.setdefault("MPLCONFIGDIR", folder.name)
+    return folder
 
 
 class Tally:

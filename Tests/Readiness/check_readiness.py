@@ -48,18 +48,16 @@ import zipfile
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-# matplotlib, which NeuroKit2 imports, keeps settings and a font cache under ~/.config and
-# ~/.cache: a folder of this run's instead, so that the checks leave nothing in the user's home.
-_matplotlib_folder = tempfile.TemporaryDirectory(prefix="intervalpro-matplotlib-")
-os.environ.setdefault("MPLCONFIGDIR", _matplotlib_folder.name)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "PythonSupport"))
+sys.path.insert(0, HERE)
+from checks import ROOT, Tally, keep_matplotlib_out_of_home, run  # noqa: E402
+
+_matplotlib_folder = keep_matplotlib_out_of_home()
 import neurokit2 as nk  # noqa: E402
 import numpy as np
 from hrvanalysis import get_time_domain_features
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "PythonSupport"))
-sys.path.insert(0, HERE)
-from checks import ROOT, Tally, run  # noqa: E402
 import make_recordings as mr  # noqa: E402
 
 tally = Tally("readiness")

@@ -20,7 +20,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
-from checks import Tally, run  # noqa: E402
+from checks import Tally, home_within, run  # noqa: E402
 
 
 tally = Tally("report")
@@ -100,15 +100,11 @@ def main():
 
         shot = os.path.join(scratch, "report.png")
         profile = os.path.join(scratch, "chromium-profile")
-        # Chromium keeps crash reports and caches under the home folder whatever --user-data-dir
-        # says: a home of this run's, so that the check leaves nothing in the user's.
-        home = os.path.join(scratch, "chromium-home")
         result = subprocess.run(
             [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
              f"--user-data-dir={profile}", "--window-size=1000,1400", f"--screenshot={shot}", "file://" + page],
             capture_output=True, text=True, timeout=120,
-            env=dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
-                     XDG_CACHE_HOME=os.path.join(home, ".cache")))
+            env=home_within(os.path.join(scratch, "chromium")))
         check(result.returncode == 0 and os.path.exists(shot), f"chromium rendered the page: {result.stderr[-500:]}")
         if os.path.exists(shot):
             width, height, rows = png_pixels(shot)

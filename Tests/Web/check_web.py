@@ -38,7 +38,7 @@ import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "PythonSupport"))
-from checks import ROOT, Tally  # noqa: E402
+from checks import ROOT, Tally, home_within  # noqa: E402
 
 # Selenium must not fetch drivers or browsers, nor report anything: the Debian ones are used.
 os.environ["SE_OFFLINE"] = "true"
@@ -312,13 +312,8 @@ def browser(folder):
     # A phone's screen: headless Chromium keeps windows at least 500 px wide, emulation does not.
     options.add_experimental_option("mobileEmulation", {"deviceMetrics": {
         "width": PHONE[0], "height": PHONE[1], "pixelRatio": 1.0, "mobile": True, "touch": True}})
-    # Chromium keeps crash reports and caches under the home folder whatever --user-data-dir
-    # says: a home of this run's, so that the suite leaves nothing in the user's.
-    home = os.path.join(folder, "chromium-home")
-    os.makedirs(home, exist_ok=True)
     service = Service(executable_path=shutil.which("chromedriver"), log_output=os.path.join(folder, "chromedriver.log"),
-                      env=dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
-                               XDG_CACHE_HOME=os.path.join(home, ".cache")))
+                      env=home_within(os.path.join(folder, "chromium")))
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(30)
