@@ -107,6 +107,15 @@ extension SensorLinkMachine {
         case (.filter, _), (.stopDiscovery, _), (.stopNotify, _), (.disconnect, _):
             break
         case (.connect(let path), .success):
+            // The answer says the device is connected, signalled or not: bluetoothd 5.66's ATT
+            // callback can mark it connected and answer first, and the kernel's connection
+            // event after it then finds it connected already ("Device … is already
+            // connected") and never signals Connected (src/device.c). Signals after this
+            // answer come after it on the bus, so a real loss still reads as one.
+            tree.apply(
+                .propertiesChanged(
+                    path: path, interface: BlueZ.Interface.device, changed: ["Connected": .boolean(true)],
+                    invalidated: []))
             guard let i = links.firstIndex(where: { $0.path == path }), links[i].phase == .connecting else { break }
             links[i].connected(at: now)
             actions.append(.deviceEvent(device: links[i].address, name: "connected"))

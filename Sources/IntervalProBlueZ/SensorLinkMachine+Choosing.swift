@@ -63,9 +63,9 @@ extension SensorLinkMachine {
     }
 
     /// Connects, or queues the link while another is connecting: one LE connection is made
-    /// at a time. With two Connect calls at once, the real-stack test saw bluetoothd 5.66 log
-    /// "Device … is already connected" for the second device and then report it disconnected
-    /// while its link stayed up, so that it never subscribed.
+    /// at a time. Two Connect calls at once were where the real-stack test first met
+    /// bluetoothd 5.66 connecting a device without signalling it ("Device … is already
+    /// connected" in its log), which `replied` now takes in its stride.
     mutating func connectInTurn(link i: Int, into actions: inout [Action]) {
         if links.indices.contains(where: { $0 != i && links[$0].phase == .connecting }) {
             links[i].queued()

@@ -810,9 +810,15 @@ class World:
             return fail(bluez_error(*split_error(text)))
         self.timers.cancel(device.removal_timer)
         device.removal_timer = None
-        device.pending_connect = (reply, fail)
         device.connected = True
         sensor.remembered = True
+        if sensor.spec.connected_unsignalled:
+            # Set without PropertiesChanged, and Connect answered at once, before the services
+            # resolve: bluetoothd's order when its ATT callback comes first (scenario.py).
+            device.obj.props[DEVICE_IFACE]["Connected"] = variant(True)
+            device.timers.later(sensor.spec.resolve_delay, self.services_resolved, device)
+            return reply()
+        device.pending_connect = (reply, fail)
         self.set_props(device.obj, DEVICE_IFACE, {"Connected": variant(True)})
         device.timers.later(sensor.spec.resolve_delay, self.services_resolved, device)
         return None
@@ -827,9 +833,10 @@ class World:
                        | {full_uuid(u) for u in GAP_AND_GATT + [s for _, s, _ in services]})
         self.set_props(device.obj, DEVICE_IFACE, {
             "UUIDs": variant(uuids, "as"), "ServicesResolved": variant(True)})
-        reply, _ = device.pending_connect
-        device.pending_connect = None
-        reply()
+        if device.pending_connect is not None:
+            reply, _ = device.pending_connect
+            device.pending_connect = None
+            reply()
         if not spec.gatt_before_resolved:
             device.timers.later(spec.characteristics_delay, self.export_gatt, device,
                                 services, characteristics)

@@ -174,7 +174,7 @@ class DeviceSpec:
             "connect_failures", "resolve_delay", "characteristics_delay", "reads",
             "notifications", "loop", "loop_period", "events", "removed_when_discovery_stops",
             "removal_delay", "known", "paired", "trusted", "appearance", "acquire_notify", "hang_up_after",
-            "sockets_close_after", "gatt_before_resolved"}
+            "sockets_close_after", "gatt_before_resolved", "connected_unsignalled"}
 
     def __init__(self, raw, path, adapters):
         r = Reader(raw, path, self.KEYS)
@@ -254,6 +254,11 @@ class DeviceSpec:
         # Export the GATT objects before ServicesResolved turns true, as bluetoothd does when
         # discovery finishes normally (clients such as bleak read them at ServicesResolved).
         self.gatt_before_resolved = r.get("gatt_before_resolved", "bool", False)
+        # bluetoothd 5.66's race (src/device.c): att_connect_cb marks the device connected and
+        # answers Connect before the kernel's connection event, which then finds it connected
+        # already ("Device ... is already connected") and returns without signalling
+        # Connected. The property reads true; no PropertiesChanged says so.
+        self.connected_unsignalled = r.get("connected_unsignalled", "bool", False)
         # Seconds after the first AcquireNotify at which bluetoothd hangs up the acquired
         # sockets while the link stays up (once).
         self.hang_up_after = r.get("hang_up_after", "number", None)

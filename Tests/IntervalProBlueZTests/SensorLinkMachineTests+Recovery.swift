@@ -170,6 +170,39 @@ extension SensorLinkMachineTests {
                 == [heartRatePath, rscPath])
     }
 
+    /// bluetoothd 5.66 (src/device.c) can answer Connect without ever signalling Connected:
+    /// its ATT callback marks the device connected and replies, and the kernel's connection
+    /// event that comes after finds it connected already ("Device … is already connected")
+    /// and returns before the signal. The answer is what the machine goes by.
+    @Test("a Connect answered without a Connected signal counts as connected: no loss, subscribed once resolved")
+    func connectAnsweredWithoutConnectedSignal() {
+        var rig = Rig(bothNamed)
+        rig.bringUp([Fixture.adapter(), hrmProDevice])
+        let answered = rig.reply(to: .connect(device: hrmProPath), at: 1)
+        #expect(answered.deviceEvents == ["\(Fixture.hrmPro) connected"])
+        let resolved = rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
+        #expect(resolved.statuses.isEmpty, "not lost: the tree's Connected is only stale")
+        var subscribing: [Machine.Action] = []
+        for characteristic in Fixture.Char.all { subscribing += rig.added(characteristic, at: 1.6) }
+        #expect(subscribing.statuses == [.subscribed(device: Fixture.hrmPro)])
+        #expect(rig.log.deviceEvents == ["\(Fixture.hrmPro) connected"])
+        #expect(rig.log.connects.count == 1)
+    }
+
+    /// A retry after a loss that bluetoothd answers at once, with no signal, because it holds
+    /// the link as up (`dev_connect` returns early when the LE bearer is connected).
+    @Test("a reconnect answered at once with no signal subscribes the device again")
+    func reconnectAnsweredWithoutSignal() {
+        var rig = subscribedRig()
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false)], at: 30)
+        #expect(rig.tick(at: 31).connects == [.connect(device: hrmProPath)])
+        let answered = rig.reply(to: .connect(device: hrmProPath), at: 31.1)
+        #expect(answered.deviceEvents == ["\(Fixture.hrmPro) connected"])
+        #expect(answered.statuses == [.subscribed(device: Fixture.hrmPro)])
+        #expect(answered.calls.contains { if case .acquireNotify = $0 { true } else if case .startNotify = $0 { true } else { false } })
+        #expect(rig.tick(at: 60).connects.isEmpty, "up, not waiting to retry")
+    }
+
     // MARK: 7. bluetoothd restarts
 
     @Test("a bluetoothd restart reports the disconnect, reloads the tree and reconnects the same device")

@@ -207,6 +207,18 @@ import Testing
         #expect(recorded.count >= 15, "the value at 2.75 s, sent before the drop at 2.8 s, is kept")
     }
 
+    @Test("a connection bluetoothd never signals (its ATT callback first): recorded, with no loss")
+    func connectedUnsignalled() throws {
+        let fake = try FakeBlueZ(scenario: "connected-unsignalled")
+        let dir = try ScratchDirectory()
+        let (result, out) = try recordHRMPro(fake, dir, seconds: 4)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(try events(in: out) == ["connected"])
+        #expect(fake.calls("Connect").count == 1)
+        #expect(!result.stderr.contains("signal lost"), "stderr: \(result.stderr)")
+        #expect(try notifications(in: out).filter { $0.char == "2a53" }.count >= 8)
+    }
+
     @Test("bluetoothd restarting mid-recording: the mirror is rebuilt and the device reconnected")
     func bluetoothdRestart() throws {
         let fake = try FakeBlueZ(scenario: "bluetoothd-restart")
