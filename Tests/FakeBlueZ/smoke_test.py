@@ -548,6 +548,30 @@ def late_close_flow():
     h.stop()
 
 
+UNSIGNALLED_FLOW = {
+    "adapters": [{"name": "hci0"}],
+    "devices": [
+        {"address": FORERUNNER, "name": "Forerunner 265", "services": ["180d"], "known": True,
+         "notifications": [[0.0, "2a37", "0648"]], "resolve_delay": 0.3, "connected_unsignalled": True},
+    ],
+}
+
+
+def unsignalled_flow():
+    print("# connected_unsignalled: Connect answered at once, Connected true without a signal")
+    h = Harness(UNSIGNALLED_FLOW, "unsignalled")
+    h.call(FORERUNNER_PATH, DEVICE, "Connect")
+    props = h.objects()[FORERUNNER_PATH][DEVICE]
+    check(bool(props["Connected"]) and not bool(props["ServicesResolved"]),
+          "Connect answers before the services resolve, and Connected reads true")
+    h.wait_for(lambda: h.changed(FORERUNNER_PATH, DEVICE, "ServicesResolved") == [True], 2, "ServicesResolved")
+    check(h.changed(FORERUNNER_PATH, DEVICE, "Connected") == [],
+          "no PropertiesChanged says Connected", str(h.changed(FORERUNNER_PATH, DEVICE, "Connected")))
+    h.call(FORERUNNER_PATH, DEVICE, "Disconnect")
+    h.wait_for(lambda: h.changed(FORERUNNER_PATH, DEVICE, "Connected") == [False], 2, "Connected false")
+    h.stop()
+
+
 def system_flow():
     print("# a paired strap through adapter off/on and a bluetoothd restart")
     h = Harness(SYSTEM_FLOW, "system")
@@ -663,7 +687,7 @@ def bundled_scenarios():
 
 def main():
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-    for part in (device_flow, acquire_flow, late_close_flow, system_flow, other_scenarios, bundled_scenarios):
+    for part in (device_flow, acquire_flow, late_close_flow, unsignalled_flow, system_flow, other_scenarios, bundled_scenarios):
         try:
             part()
         except Exception as error:  # one broken part should not hide the others' results
