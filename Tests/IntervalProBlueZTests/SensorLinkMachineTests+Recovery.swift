@@ -189,18 +189,21 @@ extension SensorLinkMachineTests {
         #expect(rig.log.connects.count == 1)
     }
 
-    /// A retry after a loss that bluetoothd answers at once, with no signal, because it holds
-    /// the link as up (`dev_connect` returns early when the LE bearer is connected).
-    @Test("a reconnect answered at once with no signal subscribes the device again")
-    func reconnectAnsweredWithoutSignal() {
+    /// A reconnect over a link the kernel kept (bluetoothd dropped a stale connection handle):
+    /// bluetoothd's ATT callback marks the device connected again without a signal, and its
+    /// services resolve as usual.
+    @Test("a reconnect that bluetoothd never signals subscribes the device again, and stays up")
+    func reconnectWithoutConnectedSignal() {
         var rig = subscribedRig()
-        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false)], at: 30)
+        rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 30)
         #expect(rig.tick(at: 31).connects == [.connect(device: hrmProPath)])
         let answered = rig.reply(to: .connect(device: hrmProPath), at: 31.1)
         #expect(answered.deviceEvents == ["\(Fixture.hrmPro) connected"])
-        #expect(answered.statuses == [.subscribed(device: Fixture.hrmPro)])
-        #expect(answered.calls.contains { if case .acquireNotify = $0 { true } else if case .startNotify = $0 { true } else { false } })
+        let resolved = rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 31.5)
+        #expect(resolved.statuses == [.subscribed(device: Fixture.hrmPro)])
+        #expect(resolved.notifiedPaths == [heartRatePath, rscPath])
         #expect(rig.tick(at: 60).connects.isEmpty, "up, not waiting to retry")
+        #expect(rig.log.deviceEvents == ["\(Fixture.hrmPro) connected", "\(Fixture.hrmPro) disconnected", "\(Fixture.hrmPro) connected"])
     }
 
     // MARK: 7. bluetoothd restarts
