@@ -8,10 +8,11 @@ side by side in one run with bleak, the Python BLE library most Linux fitness to
    recording the same characteristics with bleak's default (StartNotify) and with
    AcquireNotify. The bus daemon's CPU per notification is shown beside each, and each long
    run's peak RSS with, sampled once a second, its file-backed and anonymous parts and PSS.
-2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz: CPU as a share of one core, peak RSS (and its
-   parts, as above), wake-ups
-   per second (voluntary context switches of all threads, from /proc, over the steady part),
-   and notification received -> handed to the engine latency, p50 and p99.
+2. A 60 s live `run` at HR 1 Hz + RSC 4 Hz, saving the session to the history as `run` does
+   by default (one commit a second, each synced to disk), on both notification paths, then
+   once with --no-save: CPU as a share of one core, peak RSS (and its parts, as above),
+   wake-ups per second (voluntary context switches of all threads, from /proc, over the
+   steady part), and notification received -> handed to the engine latency, p50 and p99.
 
 Usage: live.py BINARY [PYTHON_WITH_BLEAK]. Prints figures; asserts nothing. Run by
 `make bench-live`. LIVE_BENCH_SECONDS changes the long run (default 60).
@@ -219,14 +220,14 @@ def main():
         plan = os.path.join(folder, "plan.json")
         with open(plan, "w") as f:
             json.dump({"name": "Bench", "steps": [{"kind": "work", "duration": LONG, "cadence": 170}]}, f)
-        for method in ("auto", "start"):
+        for method, saving in (("auto", True), ("start", True), ("auto", False)):
             fake = Fake(folder, scenario(1, 4))
             probe = os.path.join(folder, "latency.json")
             env = dict(fake.env, INTERVALPRO_LATENCY_PROBE=probe)
             try:
                 cpu, wall, rss, _, _, samples = measured_rusage(
-                    [binary, "run", plan, "--require-sensor", "--json", "--no-save", "--hr", DEVICE, "--cadence", DEVICE,
-                     "--notify", method], env, sample=switches_and_memory)
+                    [binary, "run", plan, "--require-sensor", "--json", "--hr", DEVICE, "--cadence", DEVICE,
+                     "--notify", method] + ([] if saving else ["--no-save"]), env, sample=switches_and_memory)
             finally:
                 fake.close()
             # Steady state: from 10 s in (connected, subscribed) to 5 s before the end.
@@ -234,7 +235,7 @@ def main():
             rate = (steady[-1][1] - steady[0][1]) / (steady[-1][0] - steady[0][0]) if len(steady) > 1 else float("nan")
             with open(probe) as f:
                 latency = json.load(f)
-            print(f"  --notify {method:<5}: wall {wall:.1f} s, CPU {cpu * 1000:.0f} ms = {cpu / wall * 100:.3f} % of one "
+            print(f"  --notify {method:<5}{'' if saving else ' --no-save'}: wall {wall:.1f} s, CPU {cpu * 1000:.0f} ms = {cpu / wall * 100:.3f} % of one "
                   f"core, {described(rss, largest(samples))}, {rate:.1f} wake-ups/s (5 notifications/s), latency received -> engine "
                   f"p50 {latency['p50_us']} µs, p99 {latency['p99_us']} µs, max {latency['max_us']} µs "
                   f"({latency['count']} notifications)", flush=True)
