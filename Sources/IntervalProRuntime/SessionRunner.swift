@@ -136,8 +136,15 @@ where C.Duration == Duration {
         if let deadline = engine.nextDeadline { consider(deadline) }
         if let cutOff { consider(cutOff) }
         if exhausted, endsSource, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
+        // A long silence in the source is crossed a stride at a time: the engine reports a
+        // sample per second it moves over, and one move across days would hand the observers
+        // millions of them in one batch.
+        if let far = target, far > engine.cursor + Self.longestStride { return engine.cursor + Self.longestStride }
         return target
     }
+
+    /// The most session time one event moves the engine over.
+    public static var longestStride: SessionTime { .seconds(60) }
 
     private var dueScheduled: ScheduledEvent? {
         guard nextScheduled < scheduled.count, scheduled[nextScheduled].afterEntries <= delivered else { return nil }

@@ -129,6 +129,36 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         #expect(summary.inZonePercent == 0)
         #expect(summary.averageCadence == nil)
     }
+
+    /// Three days between two readings (a recording may hold up to 115 days) come to the
+    /// observers a minute at a time, not as 259,200 samples in one batch: that batch had
+    /// taken gigabytes.
+    @Test func aLongSilenceReachesTheObserversAMinuteAtATime() async throws {
+        struct BatchObserver: SessionObserver {
+            var samples = 0
+            var largestBatch = 0
+            mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
+                let count = actions.filter { if case .sample = $0 { true } else { false } }.count
+                samples += count
+                largestBatch = max(largestBatch, count)
+            }
+        }
+        let plan = try plan(#"{"name": "Open", "steps": [{"kind": "work", "duration": "open", "cadence": 170}]}"#)
+        let reading = RSCMeasurement(speedRaw: 768, cadence: 170).encoded()
+        let silence = SessionTime.seconds(3 * 86_400)
+        let entries = [SessionTime.zero, silence].map {
+            RecordingEntry.notification(RawNotification(time: $0, device: "pod", characteristic: .rscMeasurement, bytes: reading))
+        }
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay, reportsSamples: true),
+            source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: entries),
+            observer: BatchObserver(), pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.steps.map(\.duration) == [silence])
+        #expect(summary.steps[0].inZone == .seconds(3))
+        #expect(runner.observer.samples == 3 * 86_400)
+        #expect(runner.observer.largestBatch <= 60)
+    }
 }
 
 @Suite struct SimulatedRunnerTests {
