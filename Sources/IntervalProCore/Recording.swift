@@ -212,7 +212,7 @@ public struct RecordingParser {
     private mutating func parseEntry(_ node: JSONNode) throws(RecordingError) -> RecordingEntry {
         guard let tNode = node["t"] else { throw error("missing \"t\" (seconds since the start)") }
         guard let seconds = tNode.numberValue, seconds >= 0, seconds <= Self.latestTime else {
-            throw error("\"t\" must be a number of seconds, 0 or more")
+            throw error("\"t\" must be a number of seconds from 0 to 10000000 (115 days)")
         }
         let time = arrived(at: seconds)
         guard let device = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
@@ -229,8 +229,9 @@ public struct RecordingParser {
     }
 
     /// Up to 10^7 s (115 days) inclusive: a time just under it rounds to it in microseconds,
-    /// and a recording written back must read again.
-    private static let latestTime = 1e7
+    /// and a recording written back must read again. Activities read from other formats keep
+    /// to it too (`ActivityImport`).
+    public static let latestTime = 1e7
 
     /// A line's time, counted out of order when earlier than the line before's.
     private mutating func arrived(at seconds: Double) -> SessionTime {

@@ -140,8 +140,8 @@ struct RecordingParserTests {
         (header + "\n[1,2]", 2, "expected a JSON object, found an array"),
         // Missing or bad t.
         (header + "\n" + #"{"dev":"pod","event":"x"}"#, 2, #"missing "t" (seconds since the start)"#),
-        (header + "\n" + #"{"t":"1","dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds, 0 or more"#),
-        (header + "\n" + #"{"t":-0.5,"dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds, 0 or more"#),
+        (header + "\n" + #"{"t":"1","dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds from 0 to 10000000 (115 days)"#),
+        (header + "\n" + #"{"t":-0.5,"dev":"pod","event":"x"}"#, 2, #""t" must be a number of seconds from 0 to 10000000 (115 days)"#),
         // Other fields.
         (header + "\n" + #"{"t":1,"event":"x"}"#, 2, #"missing "dev" (the device id)"#),
         (header + "\n" + #"{"t":1,"dev":"pod","event":7}"#, 2, #""event" must be a string"#),
@@ -248,7 +248,7 @@ struct RecordingParserTests {
 
     @Test func canonicalLinesStillRefuseWhatTheFormatRefuses() {
         #expect(recordingError(header + "\n" + #"{"t":10000000.5,"dev":"pod","char":"2a53","hex":"00"}"#)?.message
-            == #""t" must be a number of seconds, 0 or more"#)
+            == #""t" must be a number of seconds from 0 to 10000000 (115 days)"#)
         #expect(recordingError(header + "\n" + #"{"t":01.5,"dev":"pod","char":"2a53","hex":"00"}"#) != nil)
         #expect(recordingError(header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"00"} x"#) != nil)
     }
