@@ -154,15 +154,18 @@ public enum ActivityImport {
         if untimed > 0 {
             warnings.append(ImportError(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
         }
+        let (legs, farWarnings) = leavingOutFarSamples(fitLegs(records, points), file: file)
         if let damage = salvage.damage {
-            let span = points.isEmpty ? "" : ", " + formatClock(Double(points.map(\.time).max()! - points.map(\.time).min()!) / 1_000_000)
+            let kept = legs.flatMap { $0.points.map(\.time) }
+            let span = kept.isEmpty ? "" : ", " + formatClock(Double(kept.max()! - kept.min()!) / 1_000_000)
             warnings.append(
                 ImportError(
                     file: file, place: "byte \(damage.offset)",
                     message: "\(damage.message); read what comes before it: \(salvage.readUpTo) of \(bytes.count) bytes, "
-                        + "\(points.count) record\(points.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
+                        + "\(kept.count) record\(kept.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
         }
-        let (leg, choosing) = try choose(fitLegs(records, points), choice, file: file)
+        warnings += farWarnings
+        let (leg, choosing) = try choose(legs, choice, file: file)
         var activity = try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
         // file_id: manufacturer (1), product (2), serial_number (3).
         if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }) {
@@ -252,8 +255,9 @@ public enum ActivityImport {
             let isRun = sport.map { $0.caseInsensitiveEquals("Running") || $0.caseInsensitiveEquals("Other") } ?? true
             legs.append(ActivityLeg(sport: sport, isRun: isRun, points: points, place: "\(activity.line)"))
         }
-        let (leg, warnings) = try choose(legs, choice, file: file)
-        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: warnings)
+        let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
+        let (leg, warnings) = try choose(kept, choice, file: file)
+        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: farWarnings + warnings)
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }

@@ -30,6 +30,30 @@ struct ActivityLeg {
 }
 
 extension ActivityImport {
+    /// The legs without the samples dated too far from the rest to be part of the run, and a
+    /// warning that says how many were left out. A damaged file can date a record decades
+    /// away (a Strava app's FIT read up to its damage ends on a record 64 years on), and a
+    /// session of that length was scored second by second. A recording spans at most 115
+    /// days (`RecordingParser.latestTime`); samples more than half that from the middle
+    /// sample's time (the median, which a few wild dates do not move) are the damage.
+    static func leavingOutFarSamples(_ legs: [ActivityLeg], file: String) -> ([ActivityLeg], [ImportError]) {
+        let times = legs.flatMap { $0.points.map(\.time) }.sorted()
+        guard !times.isEmpty else { return (legs, []) }
+        let middle = times[times.count / 2]
+        let reach = Int64(RecordingParser.latestTime / 2 * 1_000_000)
+        let near = (middle - reach)...(middle + reach)
+        let far = times.filter { !near.contains($0) }
+        guard let first = far.first else { return (legs, []) }
+        var kept = legs
+        for index in kept.indices { kept[index].points.removeAll { !near.contains($0.time) } }
+        let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
+        let warning = ImportError(
+            file: file,
+            message: "\(far.count) sample\(far.count == 1 ? "" : "s") dated more than 57 days from the rest of the activity "
+                + "(the first \(date)) left out, as damage")
+        return (kept, [warning])
+    }
+
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
     static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
         guard !legs.isEmpty else { return (ActivityLeg(sport: nil, isRun: true, points: [], place: nil), []) }

@@ -34,8 +34,9 @@ extension ActivityImport {
             let type = track.child("type")?.text
             legs.append(ActivityLeg(sport: type, isRun: type.map(isRunType) ?? true, points: points, place: "\(track.line)"))
         }
-        let (leg, warnings) = try choose(legs, choice, file: file)
-        var activity = try activity(leg.points, format: .gpx, file: file, warnings: warnings)
+        let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
+        let (leg, warnings) = try choose(kept, choice, file: file)
+        var activity = try activity(leg.points, format: .gpx, file: file, warnings: farWarnings + warnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
         return activity

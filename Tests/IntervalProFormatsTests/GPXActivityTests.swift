@@ -177,4 +177,30 @@ struct GPXActivityTests {
         }
         #expect(salvaged > gpx.count / 2)
     }
+
+    /// A sample dated decades away (a damaged file's garbage) is left out and said, on either
+    /// side of the run: the run is what remains, not a session of 60 years.
+    @Test func samplesDatedFarFromTheRestAreLeftOutAsDamage() throws {
+        func point(_ time: String) -> String {
+            #"<trkpt lat="1" lon="1"><time>\#(time)</time><extensions><cad>85</cad></extensions></trkpt>"#
+        }
+        let run = (0..<10).map { point("2026-03-01T07:30:0\($0)Z") }
+        let cases = [
+            (run + [point("2085-12-01T00:00:00Z")], "2085-12-01T00:00:00Z"),
+            ([point("1990-01-01T00:00:00Z")] + run, "1990-01-01T00:00:00Z"),
+        ]
+        for (points, date) in cases {
+            let activity = try read("<gpx><trk><trkseg>" + points.joined() + "</trkseg></trk></gpx>")
+            #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+            #expect(activity.recording.entries.map(\.time.seconds).max() == 9)
+            #expect(activity.points == 10)
+            #expect(
+                activity.warnings.map(\.description) == [
+                    "run.gpx: 1 sample dated more than 57 days from the rest of the activity (the first \(date)) left out, as damage"
+                ])
+        }
+        // Two months of samples are kept whole.
+        let longest = try read("<gpx><trk><trkseg>" + point("2026-03-01T00:00:00Z") + point("2026-04-26T00:00:00Z") + "</trkseg></trk></gpx>")
+        #expect(longest.warnings.isEmpty)
+    }
 }
