@@ -327,44 +327,70 @@ public enum ActivityImport {
         return ImportedActivity(recording: recording, format: format, points: points.count, warnings: warnings)
     }
 
+    /// The longest gap between two points over which the first is held (seconds).
+    ///
+    /// A watch on smart recording, Garmin's default on many models, writes a record only "at
+    /// key points where you change direction, speed, or heart rate" (Garmin's Edge 820
+    /// manual): seconds apart, where a sensor sends every second. Held until the next record
+    /// when that comes within 25 s, GoldenCheetah's default "Smart Recording Threshold"
+    /// (`GarminHWM` in its TCX, GPX and FIT readers); a longer gap, a pause or a lost signal,
+    /// stays a gap.
+    public static let smartRecordingHold: Int64 = 25
+
     /// The points as the notifications a sensor would have sent: an RSC Measurement per
     /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
     /// with heart rate, carrying the point's beats (more than nine take more measurements).
-    /// RSC carries whole steps/min, so cadence is rounded to the nearest.
+    /// RSC carries whole steps/min, so cadence is rounded to the nearest. A point followed
+    /// by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and no
+    /// longer than `smartRecordingHold` is repeated each second until the next, without its
+    /// beats, as a sensor would have sent it.
     public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
         var entries: [RecordingEntry] = []
         var outOfOrder = 0
         var last = Int64.min
-        for point in points {
+        let second: Int64 = 1_000_000
+        let heldFrom = CadenceStream.staleAfter.microseconds, heldUpTo = smartRecordingHold * second
+        let inTime = points.indices.sorted { (points[$0].time, $0) < (points[$1].time, $1) }
+        var nextTime = [Int64?](repeating: nil, count: points.count)
+        for (earlier, later) in zip(inTime, inTime.dropFirst()) { nextTime[earlier] = points[later].time }
+        for (index, point) in points.enumerated() {
             if point.time < last { outOfOrder += 1 }
             last = point.time
-            let time = SessionTime(microseconds: point.time - start)
-            if let cadence = point.cadence {
-                let measurement = RSCMeasurement(
-                    speedRaw: rounded((point.speed ?? 0) * 256),
-                    cadence: rounded(cadence),
-                    totalDistanceRaw: point.distance.map { rounded($0 * 10) },
-                    running: cadence > 0)
-                entries.append(
-                    .notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: measurement.encoded())))
-            }
             // Beats without a heart rate beside them give theirs.
             let beatsTotal = point.rrIntervals.reduce(0) { $0 + Int($1) }
             let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(point.rrIntervals.count) / Double(beatsTotal))
-            if let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate {
-                // As a strap sends them: nine RR intervals at most to a notification.
-                var chunks = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
-                    Array(point.rrIntervals[$0..<min(point.rrIntervals.count, $0 + 9)])
+            let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate
+            var moments = [point.time]
+            if let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {
+                moments += stride(from: point.time + second, to: next, by: Int(second))
+            }
+            let rsc = point.cadence.map { cadence in
+                RSCMeasurement(
+                    speedRaw: rounded((point.speed ?? 0) * 256),
+                    cadence: rounded(cadence),
+                    totalDistanceRaw: point.distance.map { rounded($0 * 10) },
+                    running: cadence > 0
+                ).encoded()
+            }
+            // As a strap sends them: nine RR intervals at most to a notification; the point's
+            // beats go with it, not with its repeats.
+            let beats = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
+                Array(point.rrIntervals[$0..<min(point.rrIntervals.count, $0 + 9)])
+            }
+            func heartRateMeasurements(beats: [[UInt16]]) -> [[UInt8]] {
+                guard let heartRate else { return [] }
+                return (beats.isEmpty ? [[]] : beats).map {
+                    HeartRateMeasurement(heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals($0)).encoded()
                 }
-                if chunks.isEmpty { chunks = [[]] }
-                for chunk in chunks {
-                    let measurement = HeartRateMeasurement(
-                        heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals(chunk))
-                    entries.append(
-                        .notification(
-                            RawNotification(
-                                time: time, device: device.id, characteristic: .heartRateMeasurement,
-                                bytes: measurement.encoded())))
+            }
+            let withBeats = heartRateMeasurements(beats: beats), repeated = heartRateMeasurements(beats: [])
+            for (copy, moment) in moments.enumerated() {
+                let time = SessionTime(microseconds: moment - start)
+                if let rsc {
+                    entries.append(.notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: rsc)))
+                }
+                for bytes in copy == 0 ? withBeats : repeated {
+                    entries.append(.notification(RawNotification(time: time, device: device.id, characteristic: .heartRateMeasurement, bytes: bytes)))
                 }
             }
         }

@@ -32,6 +32,34 @@ struct TCXActivityTests {
         #expect(rsc.cadence == 172 && rsc.totalDistanceM == 3.1)
     }
 
+    /// Smart recording: a record held each second until the next when that comes within
+    /// 25 s, so the stream has no gap there; a longer gap (a pause) stays one. Points 0, 5
+    /// (5 s later: held), 7 (2 s: current anyway), 40 (33 s: a gap), 41.
+    @Test func smartRecordingIsHeldUpTo25Seconds() throws {
+        let start: Int64 = 1_772_350_200_000_000
+        let points = [0, 5, 7, 40, 41].map {
+            ActivityPoint(time: start + Int64($0) * 1_000_000, cadence: 170, heartRate: 150, rrIntervals: $0 == 0 ? [410, 415] : [])
+        }
+        let recording = ActivityImport.recording(points, start: start, device: RecordedDevice(id: "watch", cadenceUnit: .steps))
+        var rsc: [Double] = [], heartRate: [Double] = [], beats: [UInt16] = []
+        for case .notification(let notification) in recording.entries {
+            switch try SensorReading.decode(try #require(notification.characteristic), notification.bytes) {
+            case .rsc: rsc.append(notification.time.seconds)
+            case .heartRate(let measurement):
+                heartRate.append(notification.time.seconds)
+                beats += Array(measurement.rrIntervals)
+            default: Issue.record("unexpected \(notification)")
+            }
+        }
+        #expect(rsc == [0, 1, 2, 3, 4, 5, 7, 40, 41])
+        #expect(heartRate == rsc)
+        // The beats once, with the point they came with.
+        #expect(beats == [410, 415])
+        let statistics = StreamStatistics(header: recording.header, entries: recording.entries, units: [:])
+        #expect(statistics.gaps.map(\.start) == [.seconds(10)])
+        #expect(statistics.gaps.map(\.length) == [.seconds(30)])
+    }
+
     @Test func errorsNameTheLine() throws {
         let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>yesterday</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
         #expect(throws: ImportError(file: "r.tcx", place: "2", message: "<Time> \"yesterday\" is not an ISO 8601 time")) {
