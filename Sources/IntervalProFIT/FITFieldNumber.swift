@@ -51,6 +51,9 @@ public enum FITFieldNumber {
         public static let distance: UInt8 = 5
         /// 1/1000 m/s.
         public static let speed: UInt8 = 6
+        /// Three bytes: 12 bits of speed (1/100 m/s), then 12 bits of distance (1/16 m) that
+        /// count on from the record before, wrapping at 4096 (older Garmin watches).
+        public static let compressedSpeedDistance: UInt8 = 8
         /// 1/128 of a stride per minute.
         public static let fractionalCadence: UInt8 = 53
         /// 1/1000 m/s.

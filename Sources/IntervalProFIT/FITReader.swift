@@ -62,7 +62,29 @@ public struct FITRecord: Sendable {
         return string
     }
 
+    /// A field's bytes as written (little-endian), whatever its type: a `byte` array such as
+    /// a record's compressed_speed_distance, whose values share bits.
+    public func bytes(_ number: UInt8) -> [UInt8]? { fields[number]?.bytes }
+
     public func has(_ number: UInt8) -> Bool { fields[number] != nil }
+}
+
+/// A FIT "accumulate" component: a counter that keeps only its low bits in each message,
+/// summed back to its whole value (the FIT profile's compressed_speed_distance counts
+/// distance in 12 bits). It starts at the first value and adds each step modulo 2^bits.
+public struct FITAccumulator: Sendable {
+    let bits: Int64
+    private var last: Int64?
+    private var total: Int64 = 0
+
+    public init(bits: Int64) { self.bits = bits }
+
+    public mutating func add(_ value: Int64) -> Int64 {
+        let mask = (Int64(1) << bits) - 1
+        total += last.map { (value - $0) & mask } ?? value
+        last = value
+        return total
+    }
 }
 
 /// Why a FIT file could not be read, and where.

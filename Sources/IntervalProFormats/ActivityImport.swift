@@ -128,6 +128,7 @@ public enum ActivityImport {
         // `hrv` messages have no timestamp: their beats go with the record before them (the
         // first record's, before any).
         var beatsBeforeFirstRecord: [UInt16] = []
+        var packedDistance = FITAccumulator(bits: 12)
         for record in records where record.global == FITMessageNumber.record || record.global == FITMessageNumber.hrv {
             if record.global == FITMessageNumber.hrv {
                 let beats = record.integers(Field.HRV.time).compactMap { $0 }.map { rounded(Double($0) * 1.024) as UInt16 }
@@ -148,6 +149,12 @@ public enum ActivityImport {
                 point.speed = Double(speed) / 1000
             }
             point.distance = record.integer(Field.Record.distance).map { Double($0) / 100 }
+            if let packed = record.bytes(Field.Record.compressedSpeedDistance), packed.count == 3, packed != [0xFF, 0xFF, 0xFF] {
+                let bits = Int64(packed[0]) | Int64(packed[1]) << 8 | Int64(packed[2]) << 16
+                if point.speed == nil { point.speed = Double(bits & 0xFFF) / 100 }
+                let distance = packedDistance.add(bits >> 12)
+                if point.distance == nil { point.distance = Double(distance) / 16 }
+            }
             if points.isEmpty { point.rrIntervals = beatsBeforeFirstRecord }
             points.append(point)
         }

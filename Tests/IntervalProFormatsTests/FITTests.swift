@@ -152,6 +152,31 @@ struct FITTests {
         #expect(activity.recording.entries[2].time == .seconds(1))
     }
 
+    /// Older Garmin watches (Forerunner 405, 310XT) pack speed and distance into a record's
+    /// compressed_speed_distance: 12 bits of 1/100 m/s, then 12 bits of 1/16 m that count on
+    /// from the record before and wrap at 4096 (256 m).
+    @Test func compressedSpeedAndDistanceAreUnpacked() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        let packed = [(354, 0), (355, 232), (300, 4000), (0, 104)]
+        for (second, (speed, distance)) in packed.enumerated() {
+            let bytes = [UInt8(speed & 0xFF), UInt8(speed >> 8 | (distance & 0xF) << 4), UInt8(distance >> 4)]
+            writer.write(
+                FITMessage(
+                    20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85)), FITField(8, .byte, .bytes(bytes))]))
+        }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        let rsc = activity.recording.entries.compactMap { entry -> RSCMeasurement? in
+            guard case .notification(let n) = entry, case .rsc(let rsc) = try? SensorReading.decode(.rscMeasurement, n.bytes) else { return nil }
+            return rsc
+        }
+        // The fourth wrapped: 4000, then 104 is 200 more.
+        #expect(rsc.map(\.totalDistanceM) == [0, 14.5, 250, 262.5])
+        let speeds = rsc.map(\.speedMps), expected = [3.54, 3.55, 3.0, 0]
+        #expect(zip(speeds, expected).allSatisfy { abs($0 - $1) < 1.0 / 256 }, "\(speeds)")
+    }
+
     @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
         func file(type: Int) -> [UInt8] {
             var writer = FITFileWriter()
