@@ -216,7 +216,12 @@ public enum ActivityImport {
     /// without sessions is one leg of its sport message's sport (field 0), if any.
     private static func fitLegs(_ records: [FITRecord], _ points: [ActivityPoint]) -> [ActivityLeg] {
         func leg(_ sport: Int64?, place: String?) -> ActivityLeg {
-            ActivityLeg(sport: sport.map(fitSportName), isRun: sport.map { $0 == 0 || $0 == FITWorkout.sportRunning } ?? true, points: [], place: place)
+            let kind: ActivityLeg.Kind = switch sport {
+                case .some(FITWorkout.sportRunning): .run
+                case nil, 0: .unsaid
+                default: .other
+            }
+            return ActivityLeg(sport: sport.map(fitSportName), kind: kind, points: [], place: place)
         }
         let sessions = records.enumerated().filter { $0.element.global == FITMessageNumber.session }
             .map { (start: microseconds(fitTime: $0.element.integer(Field.Session.startTime)), sport: $0.element.integer(Field.Session.sport)) }
@@ -259,8 +264,9 @@ public enum ActivityImport {
                     }
                 }
             }
-            let isRun = sport.map { $0.caseInsensitiveEquals("Running") || $0.caseInsensitiveEquals("Other") } ?? true
-            legs.append(ActivityLeg(sport: sport, isRun: isRun, points: points, place: "\(activity.line)"))
+            let kind: ActivityLeg.Kind =
+                if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
+            legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)

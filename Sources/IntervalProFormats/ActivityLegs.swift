@@ -21,12 +21,22 @@ public struct ActivityChoice: Sendable, Equatable {
 struct ActivityLeg {
     /// The sport as the file names it; nil when it does not say.
     var sport: String?
-    /// A run, or a file that does not say (FIT's "generic", TCX's "Other", no GPX `type`):
-    /// read by default. Anything else is read only with `--sport any`.
-    var isRun: Bool
+    var kind: Kind
     var points: [ActivityPoint]
     /// Where the leg is in the file ("session 2", a line).
     var place: String?
+
+    enum Kind {
+        /// The file says run.
+        case run
+        /// The file does not say (FIT's "generic", TCX's "Other", no GPX `type`): read as a run,
+        /// after the legs that say run.
+        case unsaid
+        /// Another sport: read only with `--sport any`.
+        case other
+    }
+
+    var isRun: Bool { kind != .other }
 }
 
 extension ActivityImport {
@@ -56,7 +66,7 @@ extension ActivityImport {
 
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
     static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
-        guard !legs.isEmpty else { return (ActivityLeg(sport: nil, isRun: true, points: [], place: nil), []) }
+        guard !legs.isEmpty else { return (ActivityLeg(sport: nil, kind: .unsaid, points: [], place: nil), []) }
         let start = legs.flatMap(\.points).map(\.time).min() ?? 0
         func named(_ leg: ActivityLeg) -> String { leg.sport ?? "sport not given" }
         func described(_ number: Int) -> String {
@@ -70,7 +80,9 @@ extension ActivityImport {
                 throw ImportError(file: file, message: "--leg \(asked): the activity has \(legs.count) leg\(legs.count == 1 ? "" : "s")")
             }
             number = asked
-        } else if let first = legs.firstIndex(where: { ($0.isRun || choice.anySport) && !$0.points.isEmpty }) {
+        } else if let first = (choice.anySport ? nil : legs.firstIndex { $0.kind == .run && !$0.points.isEmpty })
+            ?? legs.firstIndex(where: { ($0.isRun || choice.anySport) && !$0.points.isEmpty })
+        {
             number = first + 1
         } else if legs.allSatisfy({ $0.points.isEmpty }) {
             number = 1  // no samples anywhere: said as such

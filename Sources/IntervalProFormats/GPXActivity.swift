@@ -32,7 +32,8 @@ extension ActivityImport {
                 }
             }
             let type = track.child("type")?.text
-            legs.append(ActivityLeg(sport: type, isRun: type.map(isRunType) ?? true, points: points, place: "\(track.line)"))
+            let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
+            legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
         }
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)

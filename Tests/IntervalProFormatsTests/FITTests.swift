@@ -330,11 +330,11 @@ struct FITOutlandishValuesTests {
 /// start time. By default the run is read; the others only when asked for.
 struct FITMultisportTests {
     /// Swim 0-9 s, ride 10-19 s, run 20-29 s: records at 45, 80 and 88 per foot.
-    static func triathlon() -> [UInt8] {
+    static func triathlon(_ legs: [(sport: Int, perFoot: Int)] = [(5, 45), (2, 80), (1, 88)]) -> [UInt8] {
         var writer = FITFileWriter()
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
         let start = 1_772_350_200 - Int(FITTime.epochOffset)
-        for (leg, (sport, perFoot)) in [(5, 45), (2, 80), (1, 88)].enumerated() {
+        for (leg, (sport, perFoot)) in legs.enumerated() {
             for second in 0..<10 {
                 writer.write(
                     FITMessage(20, [FITField(253, .uint32, .int(start + leg * 10 + second)), FITField(4, .uint8, .int(perFoot))]))
@@ -374,5 +374,18 @@ struct FITMultisportTests {
         #expect(ride.points == 10 && cadences(ride) == [160])
         let first = try ActivityImport.readFIT(Self.triathlon(), file: "tri.fit", choice: ActivityChoice(anySport: true))
         #expect(cadences(first) == [90], "with any sport, the first leg")
+    }
+
+    /// A watch's multisport file whose first leg does not name its sport (FIT's generic, as in
+    /// a public Fenix 2 file: 3 h 15 at 29 spm before its running legs): the leg that says run
+    /// is read; a generic leg only when none says run.
+    @Test func aLegThatSaysRunComesBeforeOneThatDoesNotSay() throws {
+        let run = try ActivityImport.readFIT(Self.triathlon([(0, 15), (3, 40), (1, 88)]), file: "multi.fit")
+        #expect(cadences(run) == [176])
+        #expect(run.warnings.map(\.description) == [
+            "multi.fit: a multisport activity of 3 legs (1 generic, 2 transition, 3 running): leg 3 (running, from 0:20) is read; --leg N reads another"
+        ])
+        let generic = try ActivityImport.readFIT(Self.triathlon([(0, 84), (2, 80)]), file: "multi.fit")
+        #expect(cadences(generic) == [168])
     }
 }
