@@ -254,12 +254,14 @@ public enum ActivityImport {
             throw ImportError(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
         }
         var legs: [ActivityLeg] = []
+        var untimed = UntimedPoints(tag: "Time")
         for activity in activities {
             let sport = activity.attribute("Sport")
             var points: [ActivityPoint] = []
             for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
                 for track in lap.children where track.name.caseInsensitiveEquals("Track") {
                     for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
+                        guard untimed.hasTime(trackpoint) else { continue }
                         points.append(try self.trackpoint(trackpoint, file: file))
                     }
                 }
@@ -268,9 +270,10 @@ public enum ActivityImport {
                 if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
             legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
+        let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: farWarnings + warnings)
+        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: untimedWarnings + farWarnings + warnings)
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
@@ -292,6 +295,32 @@ public enum ActivityImport {
     }
 
     /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
+    /// The track points without a time, which cannot be placed in the run: left out with a
+    /// warning, as FIT records without a timestamp are (a GPX writer may end a track on one);
+    /// refused, naming the first, when no point has a time.
+    struct UntimedPoints {
+        let tag: String
+        private var count = 0
+        private var first: MarkupElement?
+
+        init(tag: String) { self.tag = tag }
+
+        mutating func hasTime(_ element: MarkupElement) -> Bool {
+            if element.child(tag) != nil { return true }
+            count += 1
+            if first == nil { first = element }
+            return false
+        }
+
+        func warnings(readAny: Bool, file: String) throws(ImportError) -> [ImportError] {
+            guard let first else { return [] }
+            let refusal = ImportError(file: file, place: "\(first.line)", message: "a <\(first.name)> without a <\(tag)>")
+            guard readAny else { throw refusal }
+            let points = count == 1 ? "1 <\(first.name)>" : "\(count) <\(first.name)>s"
+            return [ImportError(file: file, place: "\(first.line)", message: "\(points) without a <\(tag)> left out (the first here)")]
+        }
+    }
+
     static func time(of element: MarkupElement, tag: String, file: String) throws(ImportError) -> Int64 {
         guard let timeElement = element.child(tag) else {
             throw ImportError(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")

@@ -16,11 +16,13 @@ extension ActivityImport {
             throw ImportError(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
         }
         var legs: [ActivityLeg] = []
+        var untimed = UntimedPoints(tag: "time")
         for track in tracks {
             var points: [ActivityPoint] = []
             var path = GreatCircleDistance()
             for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
+                    guard untimed.hasTime(element) else { continue }
                     var point = try trackPoint(element, file: file)
                     if let position = try position(of: element, file: file) {
                         point.distance = path.add(position)
@@ -35,9 +37,10 @@ extension ActivityImport {
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
             legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
         }
+        let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try activity(leg.points, format: .gpx, file: file, warnings: farWarnings + warnings)
+        var activity = try activity(leg.points, format: .gpx, file: file, warnings: untimedWarnings + farWarnings + warnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
         return activity

@@ -203,4 +203,20 @@ struct GPXActivityTests {
         let longest = try read("<gpx><trk><trkseg>" + point("2026-03-01T00:00:00Z") + point("2026-04-26T00:00:00Z") + "</trkseg></trk></gpx>")
         #expect(longest.warnings.isEmpty)
     }
+
+    /// A point without a time cannot be placed in the run: left out with a warning that names
+    /// the first (gpxpy's test track ends on one), as FIT records without a timestamp are.
+    @Test func pointsWithoutATimeAreLeftOutAndSaid() throws {
+        let gpx = """
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time><extensions><cad>80</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:01Z</time><extensions><cad>81</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><extensions><cad>99</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let activity = try read(gpx)
+        #expect(activity.points == 2)
+        #expect(activity.warnings.map(\.description) == ["run.gpx:4: 2 <trkpt>s without a <time> left out (the first here)"])
+    }
 }
