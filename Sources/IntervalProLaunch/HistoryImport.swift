@@ -24,6 +24,8 @@ public enum HistoryImport {
         public var duplicates: [Skipped] = []
         /// Activities of another sport: their sport.
         public var notRuns: [Skipped] = []
+        /// Runs with neither cadence nor heart rate (a phone's GPS alone): nothing to keep.
+        public var withoutReadings: [Skipped] = []
         /// Activity files that could not be read: what is wrong.
         public var unreadable: [Skipped] = []
         /// Files that hold no activity (photos, CSV, a watch's monitoring or settings files).
@@ -38,6 +40,7 @@ public enum HistoryImport {
             imported += other.imported
             duplicates += other.duplicates
             notRuns += other.notRuns
+            withoutReadings += other.withoutReadings
             unreadable += other.unreadable
             otherFiles += other.otherFiles
             warnings += other.warnings
@@ -47,7 +50,7 @@ public enum HistoryImport {
         /// In the order of files and sessions, however the workers finished.
         mutating func sort() {
             imported.sort()
-            for list in [\Report.duplicates, \.notRuns, \.unreadable] { self[keyPath: list].sort { $0.file < $1.file } }
+            for list in [\Report.duplicates, \.notRuns, \.withoutReadings, \.unreadable] { self[keyPath: list].sort { $0.file < $1.file } }
             warnings.sort()
         }
     }
@@ -242,6 +245,11 @@ public enum HistoryImport {
             report.unreadable.append(Skipped(file: file, reason: "\(error)"))
             return
         }
+        guard !activity.recording.entries.isEmpty else {
+            // Kept, it was a session of 0:00 with nothing in it.
+            report.withoutReadings.append(Skipped(file: file, reason: "neither cadence nor heart rate"))
+            return
+        }
         let header = activity.recording.header
         guard let startedAt = header.startedAt else {
             report.unreadable.append(Skipped(file: file, reason: "no start time: the recording's header has no started_at"))
@@ -298,6 +306,7 @@ extension HistoryImport.Report {
             ("imported", .array(imported.map { .int(Int($0)) })),
             ("duplicates", skipped(duplicates)),
             ("not_runs", skipped(notRuns)),
+            ("without_readings", skipped(withoutReadings)),
             ("unreadable", skipped(unreadable)),
             ("other_files", .int(otherFiles)),
             ("warnings", .array(warnings.map { .string($0) })),
@@ -316,6 +325,9 @@ extension HistoryImport.Report {
             for skipped in notRuns { sports[skipped.reason, default: 0] += 1 }
             let list = sports.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
             lines.append("Left out \(count(notRuns.count, "activity", "activities")) of other sports: \(list) (`replay --sport any` reads one).")
+        }
+        if !withoutReadings.isEmpty {
+            lines.append("Left out \(count(withoutReadings.count, "run", "runs")) with neither cadence nor heart rate (GPS alone): nothing to keep.")
         }
         if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no activity.") }
         if !unreadable.isEmpty {

@@ -84,6 +84,11 @@ struct HistoryImportTests {
         try tool("/usr/bin/zip", ["-q", folder.appendingPathComponent("garmin-export.zip").path, "4.tcx"], in: garmin)
         // The same run twice: a copy under another name is a duplicate.
         try write("copy-of-1.gpx", gpxRun(start: Self.lastRun, seconds: 120, perFoot: 85), in: folder)
+        // A phone's GPS alone: no cadence, no heart rate, nothing to keep.
+        try write(
+            "gps.gpx",
+            #"<gpx version="1.1"><trk><type>running</type><trkseg><trkpt lat="1" lon="1"><time>2026-01-05T06:30:00Z</time></trkpt>"#
+                + #"<trkpt lat="1.001" lon="1"><time>2026-01-05T06:30:40Z</time></trkpt></trkseg></trk></gpx>"#, in: activities)
 
         let first = try store.run("history", "import", folder.path, "--json")
         #expect(first.status == 0, "stderr: \(first.stderr)")
@@ -92,6 +97,7 @@ struct HistoryImportTests {
         #expect((report["duplicates"] as? [[String: Any]])?.count == 1, "\(report)")
         #expect((report["not_runs"] as? [[String: Any]])?.first?["reason"] as? String == "1", "\(report)")
         #expect(report["other_files"] as? Int == 1, "\(report)")
+        #expect((report["without_readings"] as? [[String: Any]])?.map { $0["file"] as? String } == [activities.appendingPathComponent("gps.gpx").path], "\(report)")
         #expect((report["unreadable"] as? [Any])?.isEmpty == true, "\(report)")
 
         let sessions = try store.sessions()
