@@ -27,7 +27,25 @@ public enum MarkupReader {
         guard let api = library else {
             throw MarkupError(line: nil, message: "libxml2 is not installed (Debian: apt install libxml2)")
         }
-        return try TreeBuilder(api: api).build(bytes)
+        return try TreeBuilder(api: api).build(blankingLateDeclaration(bytes))
+    }
+
+    /// Strava's exports put spaces before the XML declaration (`          <?xml ...?>`), which
+    /// XML allows only at the very start: libxml2 refuses every such TCX and GPX file. The
+    /// declaration says nothing the reader needs (it reads UTF-8), so one that follows
+    /// whitespace is overwritten with spaces; what is left is whitespace before the root
+    /// element, which XML allows, and every line keeps its number.
+    static func blankingLateDeclaration(_ bytes: [UInt8]) -> [UInt8] {
+        let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+        guard let start = bytes.firstIndex(where: { !whitespace.contains($0) }), start > 0,
+            bytes[start...].starts(with: Array("<?xml".utf8)), start + 5 < bytes.count, whitespace.contains(bytes[start + 5])
+        else { return bytes }
+        var end = start + 5
+        while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) { end += 1 }
+        guard end + 1 < bytes.count else { return bytes }
+        var blanked = bytes
+        for index in start...(end + 1) where blanked[index] != 0x0A { blanked[index] = 0x20 }
+        return blanked
     }
 
     /// libxml2, opened on the first read; nil when it cannot be.

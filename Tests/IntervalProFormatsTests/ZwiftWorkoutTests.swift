@@ -91,4 +91,13 @@ struct MarkupReaderTests {
         #expect(throws: MarkupError.self) { try MarkupReader.read(Array("<?xml?><a/>".utf8)) }
         #expect((try? MarkupReader.read(Array("<?xml version=\"1.0\"?><a><?pi data?></a>".utf8)))?.name == "a")
     }
+
+    /// Strava's TCX and GPX exports start with ten spaces before the XML declaration, which
+    /// XML forbids and libxml2 refuses ("XML declaration allowed only at the start of the
+    /// document"); they read, and lines keep their numbers.
+    @Test func aDeclarationAfterSpacesAsStravaWritesItReads() throws {
+        let root = try MarkupReader.read(Array("          <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a>\n<b/></a>".utf8))
+        #expect(root.name == "a" && root.line == 2)
+        #expect(root.children.first?.line == 3)
+    }
 }
