@@ -68,6 +68,11 @@ public enum FITFieldNumber {
         public static let event: UInt8 = 0
         public static let eventType: UInt8 = 1
         public static let eventGroup: UInt8 = 4
+        /// The `event` value of the timer's starts and stops.
+        public static let timer: Int64 = 0
+        /// The `event_type` values that stop the timer: stop, stop_all, stop_disable,
+        /// stop_disable_all.
+        public static let timerStops: Set<Int64> = [1, 4, 8, 9]
     }
 
     public enum Lap {

@@ -15,6 +15,9 @@ public struct ActivityPoint: Equatable, Sendable {
     /// RR intervals of the beats recorded with this point, 1/1024 s (a FIT file's `hrv`
     /// messages, in milliseconds there).
     public var rrIntervals: [UInt16]
+    /// The watch's timer stopped after this point (a FIT timer stop: the runner paused): the
+    /// point is not held over the gap to the next, however short.
+    public var pausedAfter = false
 
     public init(
         time: Int64, cadence: Double? = nil, heartRate: Int? = nil, speed: Double? = nil, distance: Double? = nil,
@@ -129,7 +132,16 @@ public enum ActivityImport {
         // first record's, before any).
         var beatsBeforeFirstRecord: [UInt16] = []
         var packedDistance = FITAccumulator(bits: 12)
-        for record in records where record.global == FITMessageNumber.record || record.global == FITMessageNumber.hrv {
+        var timerStops: [Int64] = []
+        for record in records where [FITMessageNumber.record, FITMessageNumber.hrv, FITMessageNumber.event].contains(record.global) {
+            if record.global == FITMessageNumber.event {
+                if record.integer(Field.Event.event) == Field.Event.timer, let type = record.integer(Field.Event.eventType),
+                    Field.Event.timerStops.contains(type), let time = microseconds(fitTime: record.integer(Field.timestamp))
+                {
+                    timerStops.append(time)
+                }
+                continue
+            }
             if record.global == FITMessageNumber.hrv {
                 let beats = record.integers(Field.HRV.time).compactMap { $0 }.map { rounded(Double($0) * 1.024) as UInt16 }
                 if points.isEmpty { beatsBeforeFirstRecord += beats } else { points[points.count - 1].rrIntervals += beats }
@@ -158,6 +170,7 @@ public enum ActivityImport {
             if points.isEmpty { point.rrIntervals = beatsBeforeFirstRecord }
             points.append(point)
         }
+        markPauses(&points, timerStops: timerStops)
         if untimed > 0 {
             warnings.append(ImportError(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
         }
@@ -183,6 +196,19 @@ public enum ActivityImport {
     }
 
     static let fitFileTypeActivity: Int64 = 4
+
+    /// Marks the points after which the timer stopped: a stop at or after a point's time and
+    /// before the next point's (by time, whatever the order in the file).
+    private static func markPauses(_ points: inout [ActivityPoint], timerStops: [Int64]) {
+        guard !timerStops.isEmpty else { return }
+        let stops = timerStops.sorted()
+        let inTime = points.indices.sorted { (points[$0].time, $0) < (points[$1].time, $1) }
+        var stop = 0
+        for (earlier, later) in zip(inTime, inTime.dropFirst()) {
+            while stop < stops.count, stops[stop] < points[earlier].time { stop += 1 }
+            if stop < stops.count, stops[stop] < points[later].time { points[earlier].pausedAfter = true }
+        }
+    }
 
     /// The FIT profile's `file` type names of the files a watch or an export holds.
     static func fitFileTypeName(_ type: Int64) -> String {
@@ -385,7 +411,7 @@ public enum ActivityImport {
     /// RSC carries whole steps/min, so cadence is rounded to the nearest. A point followed
     /// by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and no
     /// longer than `smartRecordingHold` is repeated each second until the next, without its
-    /// beats, as a sensor would have sent it.
+    /// beats, as a sensor would have sent it; unless the runner paused after it.
     public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
         var entries: [RecordingEntry] = []
         var outOfOrder = 0
@@ -403,7 +429,7 @@ public enum ActivityImport {
             let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(point.rrIntervals.count) / Double(beatsTotal))
             let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate
             var moments = [point.time]
-            if let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {
+            if !point.pausedAfter, let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {
                 moments += stride(from: point.time + second, to: next, by: Int(second))
             }
             let rsc = point.cadence.map { cadence in

@@ -177,6 +177,38 @@ struct FITTests {
         #expect(zip(speeds, expected).allSatisfy { abs($0 - $1) < 1.0 / 256 }, "\(speeds)")
     }
 
+    /// Smart recording's records seconds apart are held, but not over a pause: after the
+    /// timer stops (event timer, stop_all) the gap to the next record stays a gap.
+    @Test func aRecordIsNotHeldOverAPause() throws {
+        let writer = {
+            var writer = FITFileWriter()
+            writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+            return writer
+        }()
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        func record(_ second: Int) -> FITMessage {
+            FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85))])
+        }
+        func timer(_ second: Int, _ type: Int) -> FITMessage {
+            FITMessage(21, [FITField(253, .uint32, .int(start + second)), FITField(0, .enumeration, .int(0)), FITField(1, .enumeration, .int(type))])
+        }
+        // Paused at a crossing from 5 s to 15 s; the stop written after the record of its
+        // second, or before it.
+        for stopFirst in [false, true] {
+            var writer = writer
+            writer.write(timer(0, 0))
+            writer.write(record(0))
+            if stopFirst { writer.write(timer(5, 4)) }
+            writer.write(record(5))
+            if !stopFirst { writer.write(timer(5, 4)) }
+            writer.write(timer(15, 0))
+            writer.write(record(15))
+            writer.write(record(16))
+            let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+            #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16], "stop first: \(stopFirst)")
+        }
+    }
+
     @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
         func file(type: Int) -> [UInt8] {
             var writer = FITFileWriter()
