@@ -36,8 +36,8 @@ public enum UTCTimestamp {
     }
 }
 
-/// ISO 8601 times as TCX writes them: "2026-03-01T07:30:00Z", with fractions of a second
-/// and "+02:00" offsets.
+/// ISO 8601 times as TCX and GPX writers write them: "2026-03-01T07:30:00Z", with fractions
+/// of a second and "+02:00" offsets (or "+0200", "+02").
 public enum ISO8601 {
     /// Microseconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
     public static func microseconds(_ text: String) -> Int64? {
@@ -59,7 +59,8 @@ public enum ISO8601 {
         else { return nil }
         var index = 19
         var micros: Int64 = 0
-        if index < bytes.count, bytes[index] == 0x2E {
+        // ISO 8601 allows a comma as well as a point before the fraction.
+        if index < bytes.count, bytes[index] == 0x2E || bytes[index] == 0x2C {
             index += 1
             var scale: Int64 = 100_000
             let digitsStart = index
@@ -75,9 +76,16 @@ public enum ISO8601 {
             switch bytes[index] {
             case 0x5A:  // Z
                 guard index + 1 == bytes.count else { return nil }
-            case 0x2B, 0x2D:  // + -
-                guard bytes.count == index + 6, bytes[index + 3] == 0x3A,
-                    let hours = number((index + 1)..<(index + 3)), let minutes = number((index + 4)..<(index + 6))
+            case 0x2B, 0x2D:  // + -: "+02:00", or ISO 8601's basic "+0200" and "+02"
+                let minutesAt: Int? =
+                    switch bytes.count - index {
+                    case 6 where bytes[index + 3] == 0x3A: index + 4
+                    case 5: index + 3
+                    case 3: nil
+                    default: -1
+                    }
+                guard minutesAt != -1, let hours = number((index + 1)..<(index + 3)), hours < 24,
+                    let minutes = minutesAt.map({ number($0..<($0 + 2)) }) ?? 0, minutes < 60
                 else { return nil }
                 offsetSeconds = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2B ? 1 : -1)
             default:

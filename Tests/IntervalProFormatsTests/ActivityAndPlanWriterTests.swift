@@ -80,6 +80,13 @@ struct TCXActivityTests {
         #expect(ISO8601.microseconds("1969-12-31T23:59:59Z") == -1_000_000)
         #expect(ISO8601.microseconds("2026-02-30") == nil)
         #expect(ISO8601.microseconds("2026-03-01T07:30:00Q") == nil)
+        // ISO 8601's basic offsets and comma fractions, as some phone apps write them.
+        #expect(ISO8601.microseconds("1970-01-01T01:00:00+0100") == 0)
+        #expect(ISO8601.microseconds("1969-12-31T22:00:00-02") == 0)
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00,5Z") == 500_000)
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00+01:0") == nil)
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00+2500") == nil)
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00+010") == nil)
     }
 }
 
