@@ -72,8 +72,9 @@ struct HistoryImportTests {
         }
         let week = 7.0 * 86_400
         try write("1.gpx", gpxRun(start: Self.lastRun, seconds: 120, perFoot: 85), in: activities)
-        try write("2.tcx", tcxRun(start: Self.lastRun - week, seconds: 90, perFoot: 82), in: activities)
-        try tool("/bin/gzip", ["2.tcx"], in: activities)  // 2.tcx.gz, as Strava's bulk export keeps them
+        // 2.tcx.gz, as Strava's bulk export keeps them: gzipped, ten spaces before the XML declaration.
+        try write("2.tcx", "          " + tcxRun(start: Self.lastRun - week, seconds: 90, perFoot: 82), in: activities)
+        try tool("/bin/gzip", ["2.tcx"], in: activities)
         try write("3.gpx", gpxRun(start: Self.lastRun - 2 * week, seconds: 60, perFoot: 80), in: activities)
         try write("ride.gpx", gpxRun(start: Self.lastRun - 3 * week, seconds: 60, perFoot: 45, type: "1", name: "Evening Ride"), in: activities)
         try write("activities.csv", "Activity ID,Activity Date\n1,2026-03-02\n", in: folder)
