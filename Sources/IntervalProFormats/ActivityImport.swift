@@ -320,7 +320,6 @@ public enum ActivityImport {
         return value
     }
 
-    /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
     /// The track points without a time, which cannot be placed in the run: left out with a
     /// warning, as FIT records without a timestamp are (a GPX writer may end a track on one);
     /// refused, naming the first, when no point has a time.
@@ -347,6 +346,7 @@ public enum ActivityImport {
         }
     }
 
+    /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
     static func time(of element: MarkupElement, tag: String, file: String) throws(ImportError) -> Int64 {
         guard let timeElement = element.child(tag) else {
             throw ImportError(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")
@@ -372,112 +372,5 @@ public enum ActivityImport {
         point.cadence = perFoot.map { 2 * $0 }
         point.speed = try number(tpx?.child("Speed"), upTo: 100)
         return point
-    }
-
-    // MARK: - As a recording
-
-    static func activity(
-        _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportError]
-    ) throws(ImportError) -> ImportedActivity {
-        guard let start = points.map(\.time).min() else {
-            let samples = switch format {
-                case .fit: "record messages"
-                case .gpx: "track points (<trkpt>)"
-                case .tcx, .recording: "Trackpoints"
-            }
-            throw ImportError(file: file, message: "no \(samples): the activity holds no samples")
-        }
-        var warnings = warnings
-        if !points.contains(where: { $0.cadence != nil }) {
-            warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
-        }
-        let recording = recording(points, start: start, device: RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: .steps))
-        return ImportedActivity(recording: recording, format: format, points: points.count, warnings: warnings)
-    }
-
-    /// The longest gap between two points over which the first is held (seconds).
-    ///
-    /// A watch on smart recording, Garmin's default on many models, writes a record only "at
-    /// key points where you change direction, speed, or heart rate" (Garmin's Edge 820
-    /// manual): seconds apart, where a sensor sends every second. Held until the next record
-    /// when that comes within 25 s, GoldenCheetah's default "Smart Recording Threshold"
-    /// (`GarminHWM` in its TCX, GPX and FIT readers); a longer gap, a pause or a lost signal,
-    /// stays a gap.
-    public static let smartRecordingHold: Int64 = 25
-
-    /// The points as the notifications a sensor would have sent: an RSC Measurement per
-    /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
-    /// with heart rate, carrying the point's beats (more than nine take more measurements).
-    /// RSC carries whole steps/min, so cadence is rounded to the nearest. A point followed
-    /// by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and no
-    /// longer than `smartRecordingHold` is repeated each second until the next, without its
-    /// beats, as a sensor would have sent it; unless the runner paused after it.
-    public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
-        var entries: [RecordingEntry] = []
-        var outOfOrder = 0
-        var last = Int64.min
-        let second: Int64 = 1_000_000
-        let heldFrom = CadenceStream.staleAfter.microseconds, heldUpTo = smartRecordingHold * second
-        let inTime = points.indices.sorted { (points[$0].time, $0) < (points[$1].time, $1) }
-        var nextTime = [Int64?](repeating: nil, count: points.count)
-        for (earlier, later) in zip(inTime, inTime.dropFirst()) { nextTime[earlier] = points[later].time }
-        for (index, point) in points.enumerated() {
-            if point.time < last { outOfOrder += 1 }
-            last = point.time
-            // Beats without a heart rate beside them give theirs.
-            let beatsTotal = point.rrIntervals.reduce(0) { $0 + Int($1) }
-            let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(point.rrIntervals.count) / Double(beatsTotal))
-            let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate
-            var moments = [point.time]
-            if !point.pausedAfter, let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {
-                moments += stride(from: point.time + second, to: next, by: Int(second))
-            }
-            let rsc = point.cadence.map { cadence in
-                RSCMeasurement(
-                    speedRaw: rounded((point.speed ?? 0) * 256),
-                    cadence: rounded(cadence),
-                    totalDistanceRaw: point.distance.map { rounded($0 * 10) },
-                    running: cadence > 0
-                ).encoded()
-            }
-            // As a strap sends them: nine RR intervals at most to a notification; the point's
-            // beats go with it, not with its repeats.
-            let beats = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
-                Array(point.rrIntervals[$0..<min(point.rrIntervals.count, $0 + 9)])
-            }
-            func heartRateMeasurements(beats: [[UInt16]]) -> [[UInt8]] {
-                guard let heartRate else { return [] }
-                return (beats.isEmpty ? [[]] : beats).map {
-                    HeartRateMeasurement(heartRate: UInt16(clamping: heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals($0)).encoded()
-                }
-            }
-            let withBeats = heartRateMeasurements(beats: beats), repeated = heartRateMeasurements(beats: [])
-            for (copy, moment) in moments.enumerated() {
-                let time = SessionTime(microseconds: moment - start)
-                if let rsc {
-                    entries.append(.notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: rsc)))
-                }
-                for bytes in copy == 0 ? withBeats : repeated {
-                    entries.append(.notification(RawNotification(time: time, device: device.id, characteristic: .heartRateMeasurement, bytes: bytes)))
-                }
-            }
-        }
-        // Stable: equal times keep their order (a point's RSC before its heart rate).
-        let ordered = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-        return ParsedRecording(
-            header: RecordingHeader(startedAt: UTCTimestamp.text(unixSeconds: floorDivide(start, 1_000_000)), devices: [device]),
-            entries: ordered, outOfOrderLines: outOfOrder)
-    }
-
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
-
-    /// `value` rounded to the nearest `T`, held to `T`'s range (NaN as 0): a file's numbers,
-    /// however large, never trap the conversion.
-    static func rounded<T: FixedWidthInteger>(_ value: Double) -> T {
-        guard !value.isNaN else { return 0 }
-        let nearest = value.rounded()
-        if nearest <= Double(T.min) { return .min }
-        if nearest >= Double(T.max) { return .max }
-        return T(nearest)
     }
 }
