@@ -17,6 +17,7 @@ extension ActivityImport {
         }
         var legs: [ActivityLeg] = []
         var untimed = UntimedPoints(tag: "time")
+        var cadenceWarnings: [ImportError] = []
         for track in tracks {
             var points: [ActivityPoint] = []
             var path = GreatCircleDistance()
@@ -33,6 +34,14 @@ extension ActivityImport {
                     points.append(point)
                 }
             }
+            if let steps = medianIfInSteps(points) {
+                cadenceWarnings.append(
+                    ImportError(
+                        file: file, place: "\(track.line)",
+                        message: "cadence \(formatFigure(steps)) in the middle of the track: steps per minute already, so not doubled"))
+            } else {
+                for index in points.indices { points[index].cadence = points[index].cadence.map { 2 * $0 } }
+            }
             let type = track.child("type")?.text
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
             legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
@@ -40,7 +49,8 @@ extension ActivityImport {
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try activity(leg.points, format: .gpx, file: file, warnings: untimedWarnings + farWarnings + warnings)
+        var activity = try activity(
+            leg.points, format: .gpx, file: file, warnings: untimedWarnings + cadenceWarnings + farWarnings + warnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
         return activity
@@ -72,10 +82,20 @@ extension ActivityImport {
             fields.first { field in names.contains { field.name.caseInsensitiveEquals($0) } }
         }
         point.heartRate = try number(field("hr", "heartrate"), upTo: 255).map { Int($0.rounded()) }
-        // Per foot, as Garmin's watches count a run's cadence (TrackPointExtension's `cad`).
-        point.cadence = try number(field("cad", "cadence"), upTo: 255).map { 2 * $0 }
+        // As the file gives it: per foot or both feet, decided for the whole track (`inSteps`).
+        point.cadence = try number(field("cad", "cadence"), upTo: 255)
         point.speed = try number(field("speed") ?? element.child("speed"), upTo: 100)
         return point
+    }
+
+    /// A track's cadence is per foot, as Garmin's watches and Strava count a run's
+    /// (TrackPointExtension's `cad`), or both feet already, as some phone apps write it. Per
+    /// foot, the median of the moving cadences (above 0) is far below 120: that would be a
+    /// run at over 240 steps per minute. Above it, the median, and the track is in steps.
+    static func medianIfInSteps(_ points: [ActivityPoint]) -> Double? {
+        let moving = points.compactMap(\.cadence).filter { $0 > 0 }.sorted()
+        guard !moving.isEmpty, moving[moving.count / 2] > 120 else { return nil }
+        return moving[moving.count / 2]
     }
 
     /// `lat` and `lon` in degrees, when the point has them.

@@ -219,4 +219,26 @@ struct GPXActivityTests {
         #expect(activity.points == 2)
         #expect(activity.warnings.map(\.description) == ["run.gpx:4: 2 <trkpt>s without a <time> left out (the first here)"])
     }
+
+    /// Some phone apps write a run's cadence in steps per minute, not per foot as Garmin and
+    /// Strava do: a track whose moving cadence has its median over 120 is read as it is (per
+    /// foot it would be a run at over 240 steps a minute), and the warning says so.
+    @Test func cadenceAlreadyInStepsIsNotDoubled() throws {
+        func track(_ cadences: [Int]) -> String {
+            let points = cadences.enumerated().map {
+                #"<trkpt lat="1" lon="1"><time>2026-03-01T07:30:0\#($0.offset)Z</time><extensions><cad>\#($0.element)</cad></extensions></trkpt>"#
+            }
+            return "<gpx><trk><trkseg>" + points.joined() + "</trkseg></trk></gpx>"
+        }
+        func cadences(_ activity: ImportedActivity) throws -> [Int] {
+            try readings(activity).compactMap { if case .rsc(let rsc) = $0.reading { Int(rsc.cadence) } else { nil } }
+        }
+        // Stopped at the start (0), then running at 170-172 steps a minute.
+        let inSteps = try read(track([0, 170, 171, 172]))
+        #expect(try cadences(inSteps) == [0, 170, 171, 172])
+        #expect(inSteps.warnings.map(\.description) == ["run.gpx:1: cadence 171 in the middle of the track: steps per minute already, so not doubled"])
+        let perFoot = try read(track([0, 85, 86, 86]))
+        #expect(try cadences(perFoot) == [0, 170, 172, 172])
+        #expect(perFoot.warnings.isEmpty)
+    }
 }
