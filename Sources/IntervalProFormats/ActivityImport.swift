@@ -281,6 +281,7 @@ public enum ActivityImport {
         }
         var legs: [ActivityLeg] = []
         var untimed = UntimedPoints(tag: "Time")
+        var cadenceWarnings: [ImportError] = []
         for activity in activities {
             let sport = activity.attribute("Sport")
             var points: [ActivityPoint] = []
@@ -294,12 +295,14 @@ public enum ActivityImport {
             }
             let kind: ActivityLeg.Kind =
                 if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
+            cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(activity.line)")
             legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try self.activity(leg.points, format: .tcx, file: file, warnings: untimedWarnings + farWarnings + warnings)
+        var activity = try self.activity(
+            leg.points, format: .tcx, file: file, warnings: untimedWarnings + cadenceWarnings + farWarnings + warnings)
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
@@ -366,10 +369,10 @@ public enum ActivityImport {
         point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }
         point.distance = try number(element.child("DistanceMeters"), upTo: 10_000_000)
         let tpx = element.descendant("Extensions", "TPX")
-        // Per foot in both places on a run: RunCadence (Garmin), or Cadence (some exporters).
-        var perFoot = try number(tpx?.child("RunCadence"), upTo: 255)
-        if perFoot == nil { perFoot = try number(element.child("Cadence"), upTo: 255) }
-        point.cadence = perFoot.map { 2 * $0 }
+        // RunCadence (Garmin), or Cadence (some exporters); as the file gives it, doubled or not
+        // for the whole activity (`inStepsPerMinute`).
+        point.cadence = try number(tpx?.child("RunCadence"), upTo: 255)
+        if point.cadence == nil { point.cadence = try number(element.child("Cadence"), upTo: 255) }
         point.speed = try number(tpx?.child("Speed"), upTo: 100)
         return point
     }

@@ -64,6 +64,21 @@ extension ActivityImport {
         return (kept, [warning])
     }
 
+    /// The cadence of a leg's points in steps per minute. A run's cadence is per foot, as
+    /// Garmin's watches and Strava count it (TCX `RunCadence`, GPX `cad`), and is doubled;
+    /// unless the median of its moving cadences (above 0) is over 120, which per foot would
+    /// be a run at over 240 steps a minute: then it is in steps already, as some phone apps
+    /// write it, and is kept as it is, with a warning that says so.
+    static func inStepsPerMinute(_ points: inout [ActivityPoint], file: String, place: String) -> [ImportError] {
+        let moving = points.compactMap(\.cadence).filter { $0 > 0 }.sorted()
+        if !moving.isEmpty, moving[moving.count / 2] > 120 {
+            let median = formatFigure(moving[moving.count / 2])
+            return [ImportError(file: file, place: place, message: "cadence \(median) in the middle: steps per minute already, so not doubled")]
+        }
+        for index in points.indices { points[index].cadence = points[index].cadence.map { 2 * $0 } }
+        return []
+    }
+
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
     static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
         guard !legs.isEmpty else { return (ActivityLeg(sport: nil, kind: .unsaid, points: [], place: nil), []) }

@@ -34,14 +34,7 @@ extension ActivityImport {
                     points.append(point)
                 }
             }
-            if let steps = medianIfInSteps(points) {
-                cadenceWarnings.append(
-                    ImportError(
-                        file: file, place: "\(track.line)",
-                        message: "cadence \(formatFigure(steps)) in the middle of the track: steps per minute already, so not doubled"))
-            } else {
-                for index in points.indices { points[index].cadence = points[index].cadence.map { 2 * $0 } }
-            }
+            cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(track.line)")
             let type = track.child("type")?.text
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
             legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
@@ -82,20 +75,10 @@ extension ActivityImport {
             fields.first { field in names.contains { field.name.caseInsensitiveEquals($0) } }
         }
         point.heartRate = try number(field("hr", "heartrate"), upTo: 255).map { Int($0.rounded()) }
-        // As the file gives it: per foot or both feet, decided for the whole track (`inSteps`).
+        // As the file gives it: per foot or both feet, decided for the whole track (`inStepsPerMinute`).
         point.cadence = try number(field("cad", "cadence"), upTo: 255)
         point.speed = try number(field("speed") ?? element.child("speed"), upTo: 100)
         return point
-    }
-
-    /// A track's cadence is per foot, as Garmin's watches and Strava count a run's
-    /// (TrackPointExtension's `cad`), or both feet already, as some phone apps write it. Per
-    /// foot, the median of the moving cadences (above 0) is far below 120: that would be a
-    /// run at over 240 steps per minute. Above it, the median, and the track is in steps.
-    static func medianIfInSteps(_ points: [ActivityPoint]) -> Double? {
-        let moving = points.compactMap(\.cadence).filter { $0 > 0 }.sorted()
-        guard !moving.isEmpty, moving[moving.count / 2] > 120 else { return nil }
-        return moving[moving.count / 2]
     }
 
     /// `lat` and `lon` in degrees, when the point has them.

@@ -60,6 +60,22 @@ struct TCXActivityTests {
         #expect(statistics.gaps.map(\.length) == [.seconds(30)])
     }
 
+    /// TCX cadence in steps per minute already (median over 120) is kept, as for GPX.
+    @Test func cadenceAlreadyInStepsIsNotDoubled() throws {
+        let points = [170, 172].enumerated().map {
+            "<Trackpoint><Time>2026-03-01T07:30:0\($0.offset)Z</Time><Cadence>\($0.element)</Cadence></Trackpoint>"
+        }
+        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>" + points.joined()
+            + "</Track></Lap></Activity></Activities></TrainingCenterDatabase>"
+        let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+        let cadences = activity.recording.entries.compactMap { entry -> UInt8? in
+            guard case .notification(let n) = entry, case .rsc(let rsc) = try? SensorReading.decode(.rscMeasurement, n.bytes) else { return nil }
+            return rsc.cadence
+        }
+        #expect(cadences == [170, 172])
+        #expect(activity.warnings.map(\.description) == ["r.tcx:1: cadence 172 in the middle: steps per minute already, so not doubled"])
+    }
+
     @Test func errorsNameTheLine() throws {
         let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>yesterday</Time></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
         #expect(throws: ImportError(file: "r.tcx", place: "2", message: "<Time> \"yesterday\" is not an ISO 8601 time")) {

@@ -236,7 +236,7 @@ struct GPXActivityTests {
         // Stopped at the start (0), then running at 170-172 steps a minute.
         let inSteps = try read(track([0, 170, 171, 172]))
         #expect(try cadences(inSteps) == [0, 170, 171, 172])
-        #expect(inSteps.warnings.map(\.description) == ["run.gpx:1: cadence 171 in the middle of the track: steps per minute already, so not doubled"])
+        #expect(inSteps.warnings.map(\.description) == ["run.gpx:1: cadence 171 in the middle: steps per minute already, so not doubled"])
         let perFoot = try read(track([0, 85, 86, 86]))
         #expect(try cadences(perFoot) == [0, 170, 172, 172])
         #expect(perFoot.warnings.isEmpty)
