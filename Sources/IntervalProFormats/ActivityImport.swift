@@ -15,8 +15,9 @@ public struct ActivityPoint: Equatable, Sendable {
     /// RR intervals of the beats recorded with this point, 1/1024 s (a FIT file's `hrv`
     /// messages, in milliseconds there).
     public var rrIntervals: [UInt16]
-    /// The watch's timer stopped after this point (a FIT timer stop: the runner paused): the
-    /// point is not held over the gap to the next, however short.
+    /// The recording stopped after this point (a FIT timer stop, a new GPX track segment, a
+    /// second TCX Track in a lap: the runner paused, or the signal was lost): the point is not
+    /// held over the gap to the next, however short.
     public var pausedAfter = false
 
     public init(
@@ -286,7 +287,10 @@ public enum ActivityImport {
             let sport = activity.attribute("Sport")
             var points: [ActivityPoint] = []
             for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
+                // A lap's second Track begins after a pause (a new lap alone is no pause).
+                let lapStart = points.count
                 for track in lap.children where track.name.caseInsensitiveEquals("Track") {
+                    if points.count > lapStart { points[points.count - 1].pausedAfter = true }
                     for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
                         guard untimed.hasTime(trackpoint) else { continue }
                         points.append(try self.trackpoint(trackpoint, file: file))

@@ -22,6 +22,9 @@ extension ActivityImport {
             var points: [ActivityPoint] = []
             var path = GreatCircleDistance()
             for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
+                // "To represent a single GPS track where GPS reception was lost, or the GPS
+                // receiver was turned off, start a new Track Segment" (GPX 1.1, trksegType).
+                if !points.isEmpty { points[points.count - 1].pausedAfter = true }
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
                     guard untimed.hasTime(element) else { continue }
                     var point = try trackPoint(element, file: file)

@@ -60,6 +60,20 @@ struct TCXActivityTests {
         #expect(statistics.gaps.map(\.length) == [.seconds(30)])
     }
 
+    /// A lap's second Track begins after a pause: the point before it is not held over the
+    /// gap; a new lap is no pause.
+    @Test func aPointIsNotHeldIntoALapsSecondTrack() throws {
+        func point(_ second: Int) -> String {
+            "<Trackpoint><Time>2026-03-01T07:30:\(second < 10 ? "0" : "")\(second)Z</Time><Cadence>85</Cadence></Trackpoint>"
+        }
+        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\">"
+            + "<Lap><Track>" + point(0) + "</Track></Lap>"  // a new lap 5 s later: held
+            + "<Lap><Track>" + point(5) + "</Track><Track>" + point(15) + point(16) + "</Track></Lap>"  // paused from 5 to 15
+            + "</Activity></Activities></TrainingCenterDatabase>"
+        let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+        #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16])
+    }
+
     /// TCX cadence in steps per minute already (median over 120) is kept, as for GPX.
     @Test func cadenceAlreadyInStepsIsNotDoubled() throws {
         let points = [170, 172].enumerated().map {

@@ -241,4 +241,16 @@ struct GPXActivityTests {
         #expect(try cadences(perFoot) == [0, 170, 172, 172])
         #expect(perFoot.warnings.isEmpty)
     }
+
+    /// Points seconds apart are held (smart recording), but not across a new track segment,
+    /// which GPX 1.1 starts where reception was lost or the receiver turned off.
+    @Test func aPointIsNotHeldIntoTheNextSegment() throws {
+        func point(_ second: Int) -> String {
+            #"<trkpt lat="1" lon="1"><time>2026-03-01T07:30:\#(second < 10 ? "0" : "")\#(second)Z</time><extensions><cad>85</cad></extensions></trkpt>"#
+        }
+        let gpx = "<gpx><trk><trkseg>" + point(0) + point(5) + "</trkseg><trkseg>" + point(15) + point(16) + "</trkseg></trk></gpx>"
+        let activity = try read(gpx)
+        let rsc = try readings(activity).filter { if case .rsc = $0.reading { true } else { false } }
+        #expect(rsc.map(\.seconds) == [0, 1, 2, 3, 4, 5, 15, 16])
+    }
 }
