@@ -303,10 +303,7 @@ public enum ActivityImport {
             legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
-        let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
-        let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try self.activity(
-            leg.points, format: .tcx, file: file, warnings: untimedWarnings + cadenceWarnings + farWarnings + warnings)
+        var activity = try self.activity(legs: legs, format: .tcx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }

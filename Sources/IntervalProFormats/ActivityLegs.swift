@@ -79,6 +79,16 @@ extension ActivityImport {
         return []
     }
 
+    /// The activity of a TCX or GPX file's legs: samples dated far away left out, the leg
+    /// `choice` asks for, and the warnings of reading them before those of choosing.
+    static func activity(
+        legs: [ActivityLeg], format: ActivityFormat, file: String, choice: ActivityChoice, warnings: [ImportError]
+    ) throws(ImportError) -> ImportedActivity {
+        let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
+        let (leg, choosing) = try choose(kept, choice, file: file)
+        return try activity(leg.points, format: format, file: file, warnings: warnings + farWarnings + choosing)
+    }
+
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
     static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
         guard !legs.isEmpty else { return (ActivityLeg(sport: nil, kind: .unsaid, points: [], place: nil), []) }

@@ -43,10 +43,7 @@ extension ActivityImport {
             legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
         }
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
-        let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
-        let (leg, warnings) = try choose(kept, choice, file: file)
-        var activity = try activity(
-            leg.points, format: .gpx, file: file, warnings: untimedWarnings + cadenceWarnings + farWarnings + warnings)
+        var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
         return activity
