@@ -39,7 +39,22 @@ struct intervalpro_xml {
     void (*set_error_handler)(void *reader, intervalpro_xml_error_handler handler, void *context);
     int (*locator_line)(void *locator);
     void (*free_reader)(void *reader);
+    // xmlSetGenericErrorFunc: per thread, so set before each read; may be NULL.
+    void (*set_generic_error)(void *context, void (*handler)(void *context, const char *message, ...));
 };
+
+// libxml2 reports some errors (an encoding's input that does not convert) through its
+// generic handler, which writes to stderr; the reader's handler reports what matters.
+// (A C variadic function: Swift cannot define one.)
+static inline void intervalpro_xml_ignore(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+// Silences libxml2's generic handler on the calling thread.
+static inline void intervalpro_xml_quiet(const struct intervalpro_xml *api) {
+    if (api->set_generic_error) api->set_generic_error(NULL, intervalpro_xml_ignore);
+}
 
 // Opens libxml2 and fills `api`; 0 when every function was found.
 static inline int intervalpro_xml_open(struct intervalpro_xml *api) {
@@ -60,7 +75,6 @@ static inline int intervalpro_xml_open(struct intervalpro_xml *api) {
     INTERVALPRO_XML_FIND(set_error_handler, "xmlTextReaderSetErrorHandler");
     INTERVALPRO_XML_FIND(locator_line, "xmlTextReaderLocatorLineNumber");
     INTERVALPRO_XML_FIND(free_reader, "xmlFreeTextReader");
-#undef INTERVALPRO_XML_FIND
     if (!(api->reader_for_memory && api->read && api->node_type && api->const_local_name && api->const_value &&
           api->is_empty_element && api->move_to_next_attribute && api->move_to_element &&
           api->is_namespace_declaration && api->current_node && api->node_line && api->set_error_handler &&
@@ -68,5 +82,7 @@ static inline int intervalpro_xml_open(struct intervalpro_xml *api) {
         dlclose(handle);
         return -1;
     }
+    INTERVALPRO_XML_FIND(set_generic_error, "xmlSetGenericErrorFunc");
+#undef INTERVALPRO_XML_FIND
     return 0;
 }

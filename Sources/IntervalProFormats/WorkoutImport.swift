@@ -96,10 +96,18 @@ public enum WorkoutImport {
         }
     }
 
+    /// The first character after whitespace (and a byte order mark) when it is ASCII; in
+    /// UTF-16 too, as Windows tools write XML with its mark.
     static func firstSignificantByte(_ bytes: [UInt8]) -> UInt8? {
+        let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+        for (mark, low) in [([UInt8]([0xFF, 0xFE]), 0), ([0xFE, 0xFF], 1)] where bytes.starts(with: mark) {
+            let units = stride(from: 2, to: bytes.count - 1, by: 2).lazy.map { (bytes[$0 + low], bytes[$0 + 1 - low]) }
+            guard let (byte, high) = units.first(where: { $0.1 != 0 || !whitespace.contains($0.0) }) else { return nil }
+            return high == 0 ? byte : nil
+        }
         var rest = bytes[...]
         if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
-        return rest.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return rest.first { !whitespace.contains($0) }
     }
 
     /// "intervals/5x1k.zwo" → "5x1k": the name of a plan whose file gives none.

@@ -17,26 +17,74 @@ public enum MarkupReader {
     /// are closed where they stop, and one that holds no whole element yet (the point that
     /// was being written) is left out. Throws only when there is no element to give.
     public static func readSalvaging(_ bytes: [UInt8]) throws(MarkupError) -> (root: MarkupElement, damage: MarkupError?) {
-        // Two inputs get a plainer word than libxml2's own.
-        guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw MarkupError(line: nil, message: "not UTF-8 text")
-        }
+        // An empty processing instruction gets a plainer word than libxml2's own.
         if let line = emptyProcessingInstructionLine(bytes) {
             throw MarkupError(line: line, message: "a processing instruction with nothing in it (like <?xml?>)")
         }
         guard let api = library else {
             throw MarkupError(line: nil, message: "libxml2 is not installed (Debian: apt install libxml2)")
         }
-        return try TreeBuilder(api: api).build(blankingLateDeclaration(bytes))
+        let (text, encoding) = decodable(bytes)
+        return try TreeBuilder(api: api).build(blankingLateDeclaration(text), encoding: encoding)
     }
+
+    /// The document as libxml2 is to read it, and the encoding it is told. A byte order mark
+    /// or an encoding declaration says it (older GPS tools write ISO-8859-1 and declare it,
+    /// Windows tools UTF-16 with its mark): libxml2 reads those itself, a declaration passed on
+    /// by name since a late one is blanked. Undeclared, XML is UTF-8; a file that declares
+    /// nothing and is not UTF-8 is what a Windows tool wrote in its code page (a .zwo saved on
+    /// Windows, say): read as Windows-1252, converted here, rather than refused. Only names
+    /// and labels hold such text.
+    static func decodable(_ bytes: [UInt8]) -> (bytes: [UInt8], encoding: String?) {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return (bytes, nil) }
+        // A UTF-16 declaration that reads as ASCII was not written in UTF-16: passed over.
+        if let declared = declaredEncoding(bytes), !declared.lowercased().hasPrefix("utf-16") { return (bytes, declared) }
+        if String(validating: bytes, as: UTF8.self) != nil { return (bytes, "UTF-8") }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.lazy.map(windows1252))
+        return (Array(String(scalars).utf8), "UTF-8")
+    }
+
+    /// The character a Windows-1252 byte stands for; the five bytes it leaves undefined stand
+    /// for the control characters of the same number, as the WHATWG Encoding Standard reads them.
+    static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
+        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+        let high: [UInt32] = [
+            0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+            0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+        ]
+        return Unicode.Scalar(high[Int(byte) - 0x80])!
+    }
+
+    /// The `encoding` of the XML declaration that opens `bytes` (after whitespace, as Strava
+    /// writes it), if it has one.
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count, whitespace.contains(bytes[index]) { index += 1 }
+        guard bytes[index...].starts(with: Array("<?xml".utf8)) else { return nil }
+        var end = index
+        while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) { end += 1 }
+        let declaration = Array(bytes[index..<end])
+        let key = Array("encoding".utf8)
+        guard var at = (0..<max(0, declaration.count - key.count + 1)).first(where: { declaration[$0...].starts(with: key) })
+        else { return nil }
+        at += key.count
+        while at < declaration.count, whitespace.contains(declaration[at]) || declaration[at] == UInt8(ascii: "=") { at += 1 }
+        guard at < declaration.count, let quote = [UInt8(ascii: "\""), UInt8(ascii: "'")].first(where: { $0 == declaration[at] }),
+            let close = declaration[(at + 1)...].firstIndex(of: quote), close > at + 1
+        else { return nil }
+        return String(decoding: declaration[(at + 1)..<close], as: UTF8.self)
+    }
+
+    private static let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
 
     /// Strava's exports put spaces before the XML declaration (`          <?xml ...?>`), which
     /// XML allows only at the very start: libxml2 refuses every such TCX and GPX file. The
-    /// declaration says nothing the reader needs (it reads UTF-8), so one that follows
-    /// whitespace is overwritten with spaces; what is left is whitespace before the root
-    /// element, which XML allows, and every line keeps its number.
+    /// declaration says nothing else the reader needs (its encoding goes to libxml2 by name,
+    /// `decodable(_:)`), so one that follows whitespace is overwritten with spaces; what is
+    /// left is whitespace before the root element, which XML allows, and every line keeps its
+    /// number.
     static func blankingLateDeclaration(_ bytes: [UInt8]) -> [UInt8] {
-        let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
         guard let start = bytes.firstIndex(where: { !whitespace.contains($0) }), start > 0,
             bytes[start...].starts(with: Array("<?xml".utf8)), start + 5 < bytes.count, whitespace.contains(bytes[start + 5])
         else { return bytes }
@@ -90,11 +138,13 @@ public enum MarkupReader {
             self.api = api
         }
 
-        func build(_ bytes: [UInt8]) throws(MarkupError) -> (root: MarkupElement, damage: MarkupError?) {
+        func build(_ bytes: [UInt8], encoding: String?) throws(MarkupError) -> (root: MarkupElement, damage: MarkupError?) {
+            var api = api
+            intervalpro_xml_quiet(&api)
             let options = Int32(INTERVALPRO_XML_PARSE_NONET | INTERVALPRO_XML_PARSE_NOWARNING)
             let created = bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    api.reader_for_memory($0, Int32(buffer.count), nil, "UTF-8", options)
+                    api.reader_for_memory($0, Int32(buffer.count), nil, encoding, options)
                 }
             }
             guard let reader = created else { throw MarkupError(line: nil, message: "libxml2 could not start reading") }
@@ -122,7 +172,11 @@ public enum MarkupReader {
                 guard let root else { throw failure }
                 return (root, failure)
             }
-            guard let root else { throw MarkupError(line: nil, message: "no element in the document") }
+            guard let root else {
+                // libxml2 stops without a word where a declared encoding's conversion fails.
+                let declared = encoding.flatMap { $0 == "UTF-8" ? nil : " (or none that reads as \($0), the encoding it declares)" }
+                throw MarkupError(line: nil, message: "no element in the document" + (declared ?? ""))
+            }
             return (root, nil)
         }
 

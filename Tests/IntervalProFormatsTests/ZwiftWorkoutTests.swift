@@ -79,12 +79,8 @@ struct ZwiftWorkoutTests {
     }
 }
 
-/// Input that crashes Foundation's XMLParser is refused before it reaches it.
 struct MarkupReaderTests {
-    @Test func namesThatAreNotUTF8AndEmptyProcessingInstructionsAreRefused() {
-        #expect(throws: MarkupError(line: nil, message: "not UTF-8 text")) {
-            try MarkupReader.read(Array("<a b".utf8) + [0xFF] + Array("=\"1\"/>".utf8))
-        }
+    @Test func emptyProcessingInstructionsAreRefused() {
         #expect(throws: MarkupError(line: 2, message: "a processing instruction with nothing in it (like <?xml?>)")) {
             try MarkupReader.read(Array("<a>\n<?pi ?></a>".utf8))
         }
@@ -99,5 +95,32 @@ struct MarkupReaderTests {
         let root = try MarkupReader.read(Array("          <?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a>\n<b/></a>".utf8))
         #expect(root.name == "a" && root.line == 2)
         #expect(root.children.first?.line == 3)
+    }
+
+    /// XML in the encodings other tools write: ISO-8859-1 declared (older GPS tools),
+    /// UTF-16 with its byte order mark (Windows tools), Windows-1252 undeclared (a Zwift
+    /// workout saved in the Windows code page, which XML would refuse as bad UTF-8).
+    @Test func documentsInOtherEncodingsRead() throws {
+        let latin1 = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<gpx><name>M".utf8) + [0xFC] + Array("hle</name></gpx>".utf8)
+        #expect(try MarkupReader.read(latin1).child("name")?.text == "Mühle")
+        let late = Array("   <?xml version='1.0' encoding='ISO-8859-1'?>\n<a>".utf8) + [0xE9] + Array("</a>".utf8)
+        #expect(try MarkupReader.read(late).text == "é", "a late declaration's encoding still counts")
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<a>\n<b>Ü</b></a>"
+        let utf16: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let root = try MarkupReader.read(utf16)
+        #expect(root.child("b")?.text == "Ü" && root.child("b")?.line == 3)
+        #expect(WorkoutImport.format(of: utf16) == .zwift)
+        #expect(ActivityImport.encoding(of: utf16) == .markup)
+        let windows = Array("<workout_file>\n<name>Don".utf8) + [0x92] + Array("t stop ".utf8) + [0x96, 0x81] + Array("</name></workout_file>".utf8)
+        #expect(try MarkupReader.read(windows).child("name")?.text == "Don\u{2019}t stop \u{2013}\u{81}")
+    }
+
+    @Test func textThatIsNotInTheEncodingItDeclaresIsRefused() {
+        #expect(throws: MarkupError(line: nil, message: "no element in the document (or none that reads as windows-1252, the encoding it declares)")) {
+            try MarkupReader.read(Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?><a>".utf8) + [0x81] + Array("</a>".utf8))
+        }
+        #expect(throws: MarkupError.self) {
+            try MarkupReader.read(Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a>".utf8) + [0xFF] + Array("</a>".utf8))
+        }
     }
 }
