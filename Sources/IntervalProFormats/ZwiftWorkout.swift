@@ -24,9 +24,7 @@ public enum ZwiftWorkout {
         }
         reader.distance = root.child("durationType")?.text.caseInsensitiveEquals("distance") ?? false
         var nodes: [PlanNode] = []
-        for element in workout.children {
-            if let node = try reader.node(element) { nodes.append(node) }
-        }
+        for element in workout.children { nodes += try reader.nodes(element) }
         if !reader.sawCadence {
             reader.warn(workout.line, "no step has a Cadence attribute: the session will have nothing to score")
         }
@@ -51,39 +49,64 @@ public enum ZwiftWorkout {
             ImportError(file: limits.file, place: "\(element.line)", message: message)
         }
 
-        mutating func node(_ element: MarkupElement) throws(ImportError) -> PlanNode? {
+        /// The steps of one element of `<workout>`: none for one that lasts 0, and an IntervalsT
+        /// without its off part when that lasts 0, as some tools write a single step with a
+        /// slope (`Repeat="1" OffDuration="0"`).
+        mutating func nodes(_ element: MarkupElement) throws(ImportError) -> [PlanNode] {
             let name = element.name.lowercased()
             switch name {
             case "warmup", "cooldown", "steadystate", "freeride", "ramp", "solidstate", "maxeffort":
+                guard try lasts(element, "Duration") else { return [] }
                 let kind: StepKind = name == "warmup" ? .warmup : name == "cooldown" ? .cooldown : .work
                 let end = try self.end(element, "Duration")
                 let cadence = try self.cadence(element, "Cadence")
                 let label = labels(element, for: [0])[0] ?? (name == "freeride" ? "free run" : nil)
-                return .step(PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, label: label))
+                return [.step(PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, label: label))]
             case "intervalst":
                 guard let repeatText = element.attribute("Repeat"), let count = Int(repeatText) else {
                     throw fail(element, "IntervalsT needs a whole-number Repeat attribute")
                 }
                 let repeats = try limits.repeatCount(count, at: "\(element.line)")
-                let on = try self.end(element, "OnDuration")
-                let off = try self.end(element, "OffDuration")
                 let onCadence = try cadence(element, "Cadence")
                 let offCadence = try cadence(element, "CadenceResting")
-                let onSeconds = duration(element, "OnDuration") ?? 0
-                let labels = labels(element, for: [0, onSeconds])
-                return .group(
-                    repeat: repeats,
-                    nodes: [
-                        .step(PlanStep(kind: .work, end: .fixed(on), cadence: onCadence.map { .fixed($0) }, label: labels[0])),
-                        .step(PlanStep(kind: .rest, end: .fixed(off), cadence: offCadence.map { .fixed($0) }, label: labels[1])),
-                    ])
+                var parts: [(kind: StepKind, end: StepEnd, cadence: CadenceSpec?, offset: Double)] = []
+                if try lasts(element, "OnDuration", warning: false) {
+                    parts.append((.work, try end(element, "OnDuration"), onCadence, 0))
+                }
+                if try lasts(element, "OffDuration", warning: false) {
+                    let offset = parts.isEmpty ? 0 : duration(element, "OnDuration") ?? 0
+                    parts.append((.rest, try end(element, "OffDuration"), offCadence, offset))
+                }
+                guard !parts.isEmpty else {
+                    warn(element.line, "<\(element.name)> lasts 0 \(distance ? "m" : "s"): left out")
+                    return []
+                }
+                let steps = zip(parts, labels(element, for: parts.map(\.offset))).map { part, label in
+                    PlanNode.step(PlanStep(kind: part.kind, end: .fixed(part.end), cadence: part.cadence.map { .fixed($0) }, label: label))
+                }
+                return steps.count == 1 && repeats == 1 ? steps : [.group(repeat: repeats, nodes: steps)]
             case "textevent", "textnotification":
                 warn(element.line, "a text event outside any step was left out")
-                return nil
+                return []
             default:
                 warn(element.line, "<\(element.name)> is not a workout step this program knows; left out")
-                return nil
+                return []
             }
+        }
+
+        /// Whether the element's `attribute` gives it a length: false when it is 0 (with a
+        /// warning, if `warning`); an error when it is missing or not a number.
+        mutating func lasts(_ element: MarkupElement, _ attribute: String, warning: Bool = true) throws(ImportError) -> Bool {
+            guard try length(element, attribute) == 0 else { return true }
+            if warning { warn(element.line, "<\(element.name)> lasts 0 \(distance ? "m" : "s"): left out") }
+            return false
+        }
+
+        func length(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> Double {
+            guard let value = duration(element, attribute) else {
+                throw fail(element, "<\(element.name)> needs a numeric \(attribute) attribute (\(distance ? "metres" : "seconds"))")
+            }
+            return value
         }
 
         func duration(_ element: MarkupElement, _ attribute: String) -> Double? {
@@ -91,9 +114,7 @@ public enum ZwiftWorkout {
         }
 
         func end(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> StepEnd {
-            guard let value = duration(element, attribute) else {
-                throw fail(element, "<\(element.name)> needs a numeric \(attribute) attribute (\(distance ? "metres" : "seconds"))")
-            }
+            let value = try length(element, attribute)
             return distance
                 ? try limits.distance(value, at: "\(element.line)") : try limits.duration(value, at: "\(element.line)")
         }

@@ -70,6 +70,28 @@ struct ZwiftWorkoutTests {
         #expect(imported.warnings.map(\.place) == ["2", "3"])
     }
 
+    /// Auuki writes a single step with a slope as `IntervalsT Repeat="1" OffDuration="0"`;
+    /// an element or part that lasts 0 is left out, not refused as a 0 s step.
+    @Test func partsThatLastZeroAreLeftOut() throws {
+        let imported = try read(
+            """
+            <workout_file><workout>
+            <IntervalsT Repeat="1" OnDuration="300" OffDuration="0" OnSlope="1" Cadence="170"/>
+            <IntervalsT Repeat="2" OnDuration="0" OffDuration="30" CadenceResting="160"><textevent timeoffset="0" message="easy"/></IntervalsT>
+            <SteadyState Duration="0" Cadence="180"/>
+            <IntervalsT Repeat="3" OnDuration="0" OffDuration="0"/>
+            </workout></workout_file>
+            """)
+        let timeline = imported.plan.timeline()
+        #expect(timeline.map(\.kind) == [.work, .rest, .rest])
+        #expect(timeline.map(\.end) == [.time(.seconds(300)), .time(.seconds(30)), .time(.seconds(30))])
+        #expect(timeline.map(\.label) == [nil, "easy", "easy"])
+        #expect(timeline.map(\.zone?.target) == [170, 160, 160])
+        #expect(imported.plan.nodes.count == 2, "the single step stands alone; the off parts stay a repeat")
+        #expect(imported.warnings.map(\.place) == ["4", "5"])
+        #expect(imported.warnings.map(\.message) == ["<SteadyState> lasts 0 s: left out", "<IntervalsT> lasts 0 s: left out"])
+    }
+
     @Test func errorsNameTheLine() {
         #expect(throws: ImportError(file: "w.zwo", place: "2", message: "IntervalsT needs a whole-number Repeat attribute")) {
             try read("<workout_file><workout>\n<IntervalsT OnDuration=\"60\" OffDuration=\"60\"/></workout></workout_file>")
