@@ -40,7 +40,7 @@ public enum PlanPreview {
             ]
         }
         let header = ["#", "kind", "label", "rep", "duration", "zone"]
-        var lines = ["\(plan.name): \(timeline.count) steps", ""]
+        var lines = ["\(plan.name): \(timeline.count) step\(timeline.count == 1 ? "" : "s")", ""]
         lines += TextTable.render(header: header, rows: rows, rightAligned: [0, 4])
         lines.append("")
         var total = "total: \(formatClock(timeline.timedDuration.seconds))"
