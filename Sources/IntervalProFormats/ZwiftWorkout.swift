@@ -25,6 +25,7 @@ public enum ZwiftWorkout {
         reader.distance = root.child("durationType")?.text.caseInsensitiveEquals("distance") ?? false
         var nodes: [PlanNode] = []
         for element in workout.children { nodes += try reader.nodes(element) }
+        reader.reportTextEventsLeftOut()
         if !reader.sawCadence {
             reader.warn(workout.line, "no step has a Cadence attribute: the session will have nothing to score")
         }
@@ -40,6 +41,10 @@ public enum ZwiftWorkout {
         var distance = false
         var warnings: [ImportError] = []
         var sawCadence = false
+        /// Text events inside a step but not at its start (Zwift's own workouts show a coach's
+        /// messages that way, a dozen in a workout): reported in one warning, in the first's place.
+        var textEventsLeftOut: [(line: Int, message: String)] = []
+        var textEventsWarningIndex = 0
 
         mutating func warn(_ line: Int, _ message: String) {
             warnings.append(ImportError(file: limits.file, place: "\(line)", message: message))
@@ -124,6 +129,8 @@ public enum ZwiftWorkout {
             guard let value = Double(text.trimmingWhitespace) else {
                 throw fail(element, "\(attribute)=\"\(text)\" is not a number")
             }
+            // Tools that write every attribute write -1 (or 0) for "no cadence".
+            guard value > 0 else { return nil }
             sawCadence = true
             return .target(try limits.cadence(value, at: "\(element.line)"))
         }
@@ -138,10 +145,22 @@ public enum ZwiftWorkout {
                 if let slot = offsets.firstIndex(of: offset), labels[slot] == nil, !message.isEmpty {
                     labels[slot] = message
                 } else {
-                    warn(event.line, "the text event at \(JSONValue.format(offset)) s into <\(element.name)> is not at a step's start; left out")
+                    if textEventsLeftOut.isEmpty { textEventsWarningIndex = warnings.count }
+                    textEventsLeftOut.append(
+                        (event.line, "the text event at \(JSONValue.format(offset)) s into <\(element.name)> is not at a step's start; left out"))
                 }
             }
             return labels
+        }
+
+        mutating func reportTextEventsLeftOut() {
+            guard let first = textEventsLeftOut.first, let last = textEventsLeftOut.last else { return }
+            let message =
+                textEventsLeftOut.count == 1
+                ? first.message
+                : "\(textEventsLeftOut.count) text events are not at a step's start (messages shown during a step); left out, "
+                    + "the first here, the last at line \(last.line): a step's label is the text event at its start"
+            warnings.insert(ImportError(file: limits.file, place: "\(first.line)", message: message), at: textEventsWarningIndex)
         }
     }
 }

@@ -92,6 +92,32 @@ struct ZwiftWorkoutTests {
         #expect(imported.warnings.map(\.message) == ["<SteadyState> lasts 0 s: left out", "<IntervalsT> lasts 0 s: left out"])
     }
 
+    /// Zwift's own workouts hold a coach's messages at times inside steps, a dozen or more
+    /// (and durations like 60.000004); other tools write Cadence="-1" for none.
+    @Test func zwiftsOwnMessagesAreOneWarningAndMinusOneIsNoCadence() throws {
+        let imported = try read(
+            """
+            <workout_file><workout>
+            <Warmup Duration="480.00003" PowerLow="0.55" PowerHigh="0.75" pace="0">
+            <textevent timeoffset="15" message="Welcome."/>
+            <textevent timeoffset="420" message="In 60 seconds we rest."/></Warmup>
+            <IntervalsT Repeat="4" OnDuration="20" OffDuration="100.00001" Cadence="-1" CadenceResting="-1">
+            <textevent timeoffset="0" message="Hit these hard!"/>
+            <textevent timeoffset="120" message="Go Go Go!"/>
+            </IntervalsT>
+            <SteadyState Duration="60" Cadence="0"/>
+            <SteadyState Duration="60" Cadence="172"/>
+            </workout></workout_file>
+            """)
+        let timeline = imported.plan.timeline()
+        #expect(timeline.count == 1 + 8 + 2)
+        #expect(timeline.map(\.zone?.target) == Array(repeating: nil, count: 10) + [172])
+        #expect(timeline[1].label == "Hit these hard!")
+        #expect(imported.warnings.map(\.place) == ["3"])
+        #expect(imported.warnings.first?.message.hasPrefix("3 text events are not at a step's start") == true)
+        #expect(imported.warnings.first?.message.contains("the last at line 7") == true)
+    }
+
     @Test func errorsNameTheLine() {
         #expect(throws: ImportError(file: "w.zwo", place: "2", message: "IntervalsT needs a whole-number Repeat attribute")) {
             try read("<workout_file><workout>\n<IntervalsT OnDuration=\"60\" OffDuration=\"60\"/></workout></workout_file>")
