@@ -82,7 +82,7 @@ public enum IntervalsICUWorkout {
             grouped = []
         }
 
-        /// In a repeat, steps whose kind no word decided alternate work then rest:
+        /// In a repeat, of the steps whose kind no word decided the first is work, the others rest:
         /// "4x / - 2m / - 1m" is 2 min hard, 1 min easy.
         static func restAfterFirst(_ steps: [(step: PlanStep, kindDecided: Bool)]) -> [PlanNode] {
             steps.enumerated().map { index, entry in
