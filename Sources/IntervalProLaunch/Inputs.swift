@@ -267,7 +267,9 @@ public enum PlanText {
     public static func end(_ end: StepEnd) -> String {
         switch end {
         case .time(let length): formatClock(length.seconds)
-        case .distance(let metres): metres >= 1000 ? "\(JSONValue.format(metres / 1000)) km" : "\(JSONValue.format(metres)) m"
+        // To 10 m and to the metre: a mile is 1.61 km, not 1.609344.
+        case .distance(let metres):
+            metres >= 1000 ? "\(JSONValue.format((metres / 10).rounded() / 100)) km" : "\(JSONValue.format(metres.rounded())) m"
         case .open: "open"
         }
     }
