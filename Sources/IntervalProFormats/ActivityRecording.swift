@@ -32,6 +32,10 @@ extension ActivityImport {
     /// stays a gap.
     public static let smartRecordingHold: Int64 = 25
 
+    /// RR intervals (1/1024 s) a heart beats at, 30 to 240 bpm: only these give a point without
+    /// a heart rate its own.
+    static let heartbeat: ClosedRange<UInt16> = 256...2048
+
     /// The points as the notifications a sensor would have sent: an RSC Measurement per
     /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
     /// with heart rate, carrying the point's beats (more than nine take more measurements).
@@ -51,9 +55,11 @@ extension ActivityImport {
         for (index, point) in points.enumerated() {
             if point.time < last { outOfOrder += 1 }
             last = point.time
-            // Beats without a heart rate beside them give theirs.
-            let beatsTotal = point.rrIntervals.reduce(0) { $0 + Int($1) }
-            let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(point.rrIntervals.count) / Double(beatsTotal))
+            // Beats without a heart rate beside them give theirs, from those a heart beats at
+            // (a watch writes an interval of seconds where it lost the strap: 12 bpm, read as is).
+            let heartbeats = point.rrIntervals.filter { heartbeat.contains($0) }
+            let beatsTotal = heartbeats.reduce(0) { $0 + Int($1) }
+            let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(heartbeats.count) / Double(beatsTotal))
             let heartRate = point.heartRate.flatMap({ $0 > 0 ? $0 : nil }) ?? beatsRate
             var moments = [point.time]
             if !point.pausedAfter, let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {

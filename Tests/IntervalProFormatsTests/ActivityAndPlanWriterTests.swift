@@ -60,6 +60,28 @@ struct TCXActivityTests {
         #expect(statistics.gaps.map(\.length) == [.seconds(30)])
     }
 
+    /// A record without a heart rate takes its beats' (61,440 × count / sum); an interval no
+    /// heart beats at (Garmin's HRM plugin test file writes 5 s where the strap was lost)
+    /// gives none: 12 bpm before.
+    @Test func beatsGiveAHeartRateOnlyFromHeartbeats() throws {
+        let start: Int64 = 1_772_350_200_000_000
+        let beats: [[UInt16]] = [[1024, 1024], [5120], [5120, 768], [200]]
+        let points = beats.enumerated().map {
+            ActivityPoint(time: start + Int64($0.offset) * 1_000_000, cadence: 170, rrIntervals: $0.element)
+        }
+        let recording = ActivityImport.recording(points, start: start, device: RecordedDevice(id: "watch", cadenceUnit: .steps))
+        var heartRates: [Double: UInt16] = [:]
+        var sent: [UInt16] = []
+        for case .notification(let notification) in recording.entries {
+            guard case .heartRate(let measurement) = try SensorReading.decode(try #require(notification.characteristic), notification.bytes)
+            else { continue }
+            heartRates[notification.time.seconds] = measurement.heartRate
+            sent += Array(measurement.rrIntervals)
+        }
+        #expect(heartRates == [0: 60, 2: 80])
+        #expect(sent == [1024, 1024, 5120, 768], "a record's beats go with its heart rate, as a strap sends them")
+    }
+
     /// A lap's second Track begins after a pause: the point before it is not held over the
     /// gap; a new lap is no pause.
     @Test func aPointIsNotHeldIntoALapsSecondTrack() throws {
