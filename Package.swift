@@ -308,7 +308,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "IntervalProCLITests", dependencies: ["intervalpro", "intervalpro-web", "IntervalProIO", "IntervalProTestSupport"],
+            name: "IntervalProCLITests",
+            dependencies: ["intervalpro", "intervalpro-web", "IntervalProFIT", "IntervalProIO", "IntervalProTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: strictSettings),

@@ -8,11 +8,15 @@ public struct ActivityChoice: Sendable, Equatable {
     public var leg: Int?
     /// Read a leg that is not a run too (`--sport any`): its cadence is doubled as a run's.
     public var anySport: Bool
+    /// Read for the heart rate and beats only (a readiness measurement, which a watch may
+    /// record as any sport): every sport, and nothing said of its cadence.
+    public var heartRateOnly: Bool
 
-    public init(strict: Bool = false, leg: Int? = nil, anySport: Bool = false) {
+    public init(strict: Bool = false, leg: Int? = nil, anySport: Bool = false, heartRateOnly: Bool = false) {
         self.strict = strict
         self.leg = leg
-        self.anySport = anySport
+        self.anySport = anySport || heartRateOnly
+        self.heartRateOnly = heartRateOnly
     }
 }
 
@@ -131,7 +135,7 @@ extension ActivityImport {
             warnings.append(
                 ImportError(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another"))
         }
-        if !leg.isRun {
+        if !leg.isRun, !choice.heartRateOnly {
             warnings.append(ImportError(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
         }
         return (leg, warnings)

@@ -3,6 +3,7 @@ public import IntervalProHRV
 public import IntervalProStorage
 import IntervalProBlueZ
 import IntervalProEventLoop
+import IntervalProFormats
 import IntervalProIO
 import IntervalProRuntime
 import Logging
@@ -29,7 +30,7 @@ public enum ReadinessRun {
     public static func replay(_ path: String, device wanted: String?, settings: ReadinessMeasurement.Settings) throws
         -> Outcome
     {
-        let recording = try loadRecording(path)
+        let recording = try loadRecording(path, choice: ActivityChoice(heartRateOnly: true))
         let devices = recording.header.devices
         var chosen: String?
         if let wanted {

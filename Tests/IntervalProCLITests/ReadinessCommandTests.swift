@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import IntervalProFIT
 import IntervalProTestSupport
 import Synchronization
 import Testing
@@ -64,6 +65,48 @@ import Testing
         let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
         #expect(listed.count == 1)
         #expect(number(listed.first?["rmssd_ms"]) == rmssd)
+    }
+
+    /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test
+    /// file is a walk with `hrv` messages): read for its heart, whatever the sport; before,
+    /// refused as "not a run", with advice (`--sport any`) that readiness does not take.
+    @Test("a morning a watch recorded as a walk, in FIT with hrv messages: measured, not refused as not a run")
+    func fromAWatchsWalk() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        var writer = FITFileWriter()
+        writer.write(FITMessage(FITMessageNumber.fileID, [FITField(FITFieldNumber.FileID.type, .enumeration, .int(4))]))
+        let start = 1_795_000_000 - Int(FITTime.epochOffset)
+        var (beatTime, beat) = (0, 0)
+        for second in 1...160 {
+            writer.write(
+                FITMessage(FITMessageNumber.record, [
+                    FITField(FITFieldNumber.timestamp, .uint32, .int(start + second)), FITField(FITFieldNumber.Record.heartRate, .uint8, .int(60)),
+                ]))
+            var beats: [UInt64] = []
+            while beatTime + cycle[beat % cycle.count] <= second * 1000 {
+                beatTime += cycle[beat % cycle.count]
+                beats.append(UInt64(cycle[beat % cycle.count]))
+                beat += 1
+            }
+            if !beats.isEmpty {
+                let padded = beats.map { Optional($0) } + Array(repeating: nil, count: 5 - beats.count)
+                writer.write(FITMessage(FITMessageNumber.hrv, [FITField(0, .uint16, .integers(padded))]))
+            }
+        }
+        writer.write(
+            FITMessage(FITMessageNumber.session, [
+                FITField(FITFieldNumber.timestamp, .uint32, .int(start + 160)), FITField(FITFieldNumber.Session.startTime, .uint32, .int(start)),
+                FITField(FITFieldNumber.Session.sport, .enumeration, .int(11)),  // walking
+            ]))
+        let path = dir.path("walk.fit")
+        try Data(writer.fileBytes()).write(to: URL(fileURLWithPath: path))
+        let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", "--no-save", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("run"), "nothing said of a run or its cadence: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The same beats as `fromARecording`, in milliseconds: rMSSD = √530 = 23.02 ms.
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
     }
 
     @Test("a morning from an ANT+ strap: RR intervals from its beat times give the figures a Bluetooth strap's give")
