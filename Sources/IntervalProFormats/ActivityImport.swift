@@ -118,8 +118,8 @@ public enum ActivityImport {
         let records = salvage.records
         // file_id's type (field 0): 4 is an activity. A watch's other files (workouts,
         // settings, daily monitoring, courses) hold no run, whatever records they carry.
-        if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(Field.FileID.type), type != fitFileTypeActivity {
-            guard type != FITWorkout.fileTypeWorkout else {
+        if let type = records.first(where: { $0.global == FITMessageNumber.fileID })?.integer(Field.FileID.type), type != FITFileType.activity {
+            guard type != FITFileType.workout else {
                 throw ImportError(
                     file: file, message: "a FIT workout (a plan for the watch), not an activity: run it with `intervalpro run \(file)`",
                     kind: .notAnActivity)
@@ -196,7 +196,6 @@ public enum ActivityImport {
         return activity
     }
 
-    static let fitFileTypeActivity: Int64 = 4
 
     /// Marks the points after which the timer stopped: a stop at or after a point's time and
     /// before the next point's (by time, whatever the order in the file).
@@ -244,11 +243,11 @@ public enum ActivityImport {
     private static func fitLegs(_ records: [FITRecord], _ points: [ActivityPoint]) -> [ActivityLeg] {
         func leg(_ sport: Int64?, place: String?) -> ActivityLeg {
             let kind: ActivityLeg.Kind = switch sport {
-                case .some(FITWorkout.sportRunning): .run
-                case nil, 0: .unsaid
+                case .some(FITSport.running): .run
+                case nil, .some(FITSport.generic): .unsaid
                 default: .other
             }
-            return ActivityLeg(sport: sport.map(fitSportName), kind: kind, points: [], place: place)
+            return ActivityLeg(sport: sport.map(FITSport.name), kind: kind, points: [], place: place)
         }
         let sessions = records.enumerated().filter { $0.element.global == FITMessageNumber.session }
             .map { (start: microseconds(fitTime: $0.element.integer(Field.Session.startTime)), sport: $0.element.integer(Field.Session.sport)) }

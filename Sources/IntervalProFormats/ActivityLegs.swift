@@ -140,21 +140,4 @@ extension ActivityImport {
         }
         return (leg, warnings)
     }
-
-    /// FIT's sport enumeration (the FIT profile's `sport` type), for the names in messages.
-    static func fitSportName(_ sport: Int64) -> String {
-        switch sport {
-        case 0: "generic"
-        case 1: "running"
-        case 2: "cycling"
-        case 3: "transition"
-        case 4: "fitness equipment"
-        case 5: "swimming"
-        case 10: "training"
-        case 11: "walking"
-        case 15: "rowing"
-        case 17: "hiking"
-        default: "sport \(sport)"
-        }
-    }
 }

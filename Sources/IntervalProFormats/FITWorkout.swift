@@ -49,10 +49,6 @@ public enum FITWorkout {
         }
     }
 
-    static let fileTypeActivity: Int64 = 4
-    static let fileTypeWorkout: Int64 = 5
-    static let sportRunning: Int64 = 1
-    static let manufacturerDevelopment = 255
 
     // MARK: - Reading
 
@@ -72,9 +68,9 @@ public enum FITWorkout {
         let limits = PlanLimits(file: file)
         var warnings: [ImportError] = []
         if let fileID = records.first(where: { $0.global == Message.fileID }), let type = fileID.integer(Field.FileID.type),
-            type != fileTypeWorkout
+            type != FITFileType.workout
         {
-            if type == fileTypeActivity {
+            if type == FITFileType.activity {
                 throw ImportError(
                     file: file,
                     message: "a FIT activity (a recorded run), not a workout: score it with `intervalpro replay \(file) --plan PLAN`")
@@ -82,7 +78,7 @@ public enum FITWorkout {
             throw ImportError(file: file, place: place(fileID, "file_id"), message: "FIT file type \(type), not a workout (5)")
         }
         let workout = records.first { $0.global == Message.workout }
-        let running = workout?.integer(Field.Workout.sport).map { $0 == sportRunning } ?? true
+        let running = workout?.integer(Field.Workout.sport).map { $0 == FITSport.running } ?? true
         let steps = records.filter { $0.global == Message.workoutStep }.enumerated()
             .map { ($0.element.integer(Field.messageIndex) ?? Int64($0.offset), $0.element) }
             .sorted { $0.0 < $1.0 }
@@ -194,8 +190,8 @@ public enum FITWorkout {
             FITMessage(
                 Message.fileID,
                 [
-                    FITField(Field.FileID.type, .enumeration, .int(Int(fileTypeWorkout))),
-                    FITField(Field.FileID.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.FileID.type, .enumeration, .int(Int(FITFileType.workout))),
+                    FITField(Field.FileID.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.FileID.product, .uint16, .int(1)),
                     FITField(Field.FileID.timeCreated, .uint32, .int(Int(createdUnixSeconds - FITTime.epochOffset))),
                 ]))
@@ -203,7 +199,7 @@ public enum FITWorkout {
             FITMessage(
                 Message.workout,
                 [
-                    FITField(Field.Workout.sport, .enumeration, .int(Int(sportRunning))),
+                    FITField(Field.Workout.sport, .enumeration, .int(Int(FITSport.running))),
                     FITField(Field.Workout.numValidSteps, .uint16, .int(steps.count)),
                     FITField(Field.Workout.workoutName, .string, .string(fitString(plan.name))),
                 ]))

@@ -25,8 +25,6 @@ public enum FITActivity {
         0x5d, 0x2e, 0x8a, 0x41, 0x93, 0x0c, 0x4f, 0x7e, 0xb2, 0x61, 0x1f, 0xd4, 0x37, 0xa9, 0xc0, 0x58,
     ]
 
-    static let manufacturerDevelopment = 255
-    static let sportRunning = 1
     static let timestamp = Field.timestamp
     static let messageIndex = Field.messageIndex
 
@@ -41,8 +39,8 @@ public enum FITActivity {
             FITMessage(
                 Message.fileID,
                 [
-                    FITField(Field.FileID.type, .enumeration, .int(4)),  // type: activity
-                    FITField(Field.FileID.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.FileID.type, .enumeration, .int(Int(FITFileType.activity))),
+                    FITField(Field.FileID.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.FileID.product, .uint16, .int(1)),
                     FITField(Field.FileID.serialNumber, .uint32z, .int(Int(session.listing.id))),  // serial number: the session id
                     FITField(Field.FileID.timeCreated, .uint32, time(0)),
@@ -78,7 +76,7 @@ public enum FITActivity {
                 [
                     FITField(timestamp, .uint32, time(0)),
                     FITField(Field.DeviceInfo.deviceIndex, .uint8, .int(0)),  // device index: the creator
-                    FITField(Field.DeviceInfo.manufacturer, .uint16, .int(manufacturerDevelopment)),
+                    FITField(Field.DeviceInfo.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.DeviceInfo.product, .uint16, .int(1)),
                     FITField(Field.DeviceInfo.productName, .string, .string("IntervalPro")),
                 ]))
@@ -215,7 +213,7 @@ public enum FITActivity {
                 FITField(Field.Lap.maxFractionalCadence, .uint8, .int(maximum?.fraction128)),
                 FITField(Field.Lap.intensity, .enumeration, .int(intensity)),
                 FITField(Field.Lap.lapTrigger, .enumeration, .int(trigger)),
-                FITField(Field.Lap.sport, .enumeration, .int(sportRunning)),
+                FITField(Field.Lap.sport, .enumeration, .int(Int(FITSport.running))),
                 FITField(Field.Lap.workoutStepIndex, .uint16, .int(result.step.index)),
             ])
     }
@@ -235,7 +233,7 @@ public enum FITActivity {
                 FITField(Field.Session.event, .enumeration, .int(8)),  // event: session
                 FITField(Field.Session.eventType, .enumeration, .int(1)),  // event type: stop
                 FITField(Field.Session.startTime, .uint32, time(0)),
-                FITField(Field.Session.sport, .enumeration, .int(sportRunning)),
+                FITField(Field.Session.sport, .enumeration, .int(Int(FITSport.running))),
                 FITField(Field.Session.subSport, .enumeration, .int(0)),  // sub sport: generic
                 FITField(Field.Session.totalElapsedTime, .uint32, .int(endSecond * 1000)),
                 FITField(Field.Session.totalTimerTime, .uint32, .int(milliseconds(summary?.duration))),

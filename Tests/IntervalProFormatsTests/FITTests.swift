@@ -408,6 +408,16 @@ struct FITMultisportTests {
         #expect(cadences(first) == [90], "with any sport, the first leg")
     }
 
+    /// Every sport the FIT profile names is said by its name (Garmin's SDK test file of a
+    /// paddle was "a sport 37 activity").
+    @Test func aSportIsSaidByItsProfileName() {
+        #expect(throws: ImportError(file: "sup.fit", place: "session 1", message: "a stand up paddleboarding activity, not a run: `--sport any` reads it anyway, its cadence doubled as a run's", kind: .notARun(sport: "stand up paddleboarding"))) {
+            try ActivityImport.readFIT(Self.triathlon([(37, 40)]), file: "sup.fit")
+        }
+        #expect(throws: ImportError.self) { try ActivityImport.readFIT(Self.triathlon([(200, 40)]), file: "x.fit") }
+        #expect(FITSport.name(88) == "canoeing" && FITSport.name(200) == "sport 200")
+    }
+
     /// A watch's multisport file whose first leg does not name its sport (FIT's generic, as in
     /// a public Fenix 2 file: 3 h 15 at 29 spm before its running legs): the leg that says run
     /// is read; a generic leg only when none says run.
