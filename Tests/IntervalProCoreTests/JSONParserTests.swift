@@ -238,3 +238,28 @@ struct JSONValueTests {
         #expect(JSONValue.nullable(3.5).serialized() == "3.5")
     }
 }
+
+/// Windows editors (Notepad, PowerShell's `Out-File -Encoding utf8`) save UTF-8 with a byte
+/// order mark: a plan or recording saved there reads, and positions count from after it.
+struct ByteOrderMarkTests {
+    let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    @Test func aDocumentAfterAByteOrderMarkParses() throws {
+        #expect(try JSONParser.parse(mark + Array(#"{"a": 1}"#.utf8))["a"]?.numberValue == 1)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(#"{"a": 1}"#.utf8) + mark) }
+        let bytes = mark + Array("{\"a\": x}".utf8)
+        do {
+            _ = try JSONParser.parse(bytes)
+            Issue.record("x is not a value")
+        } catch {
+            #expect(SourceLocation(offset: error.offset, in: bytes) == SourceLocation(line: 1, column: 7))
+        }
+    }
+
+    @Test func aPlanAndARecordingWithAMarkAndWindowsLineEndsRead() throws {
+        let plan = mark + Array("{\r\n  \"name\": \"N\",\r\n  \"steps\": [{\"kind\": \"work\", \"duration\": \"1:00\", \"cadence\": 170}]\r\n}\r\n".utf8)
+        #expect(try PlanDecoder.decode(plan, file: "p.json").name == "N")
+        let recording = mark + Array((#"{"intervalpro_recording":1,"devices":[{"id":"d"}]}"# + "\r\n" + #"{"t":1.000,"dev":"d","char":"2a37","hex":"0650"}"# + "\r\n").utf8)
+        #expect(try RecordingParser.parse(recording, file: "r.jsonl").entries.count == 1)
+    }
+}
