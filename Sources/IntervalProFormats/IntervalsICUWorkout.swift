@@ -22,7 +22,10 @@ public enum IntervalsICUWorkout {
         }
         var reader = Reader(limits: PlanLimits(file: file))
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Lines end in LF or CR LF (a copy saved on Windows; in Swift "\r\n" is one Character),
+        // after a byte order mark, if any.
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for line in body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             try reader.read(line: String(line).trimmingWhitespace, number: lineNumber)
         }

@@ -8,6 +8,18 @@ struct IntervalsICUTests {
         try IntervalsICUWorkout.read(Array(text.utf8), file: "w.txt").plan.timeline()
     }
 
+    /// Copied from intervals.icu into a Windows editor: CR LF line ends (one Character in
+    /// Swift, so a split on "\n" found one line and no step) and a byte order mark.
+    @Test func windowsLineEndsAndAByteOrderMark() throws {
+        let steps = try timeline("\u{FEFF}- 10m 170rpm\r\n\r\nMain 2x\r\n- 1m 180rpm\r\n- 1m 160rpm\r\n")
+        #expect(steps.count == 5)
+        #expect(steps.map(\.zone?.target) == [170, 180, 160, 180, 160])
+        #expect(throws: ImportError(file: "w.txt", place: "3", message: "a repeat with no steps under it was left out")) {
+            let imported = try IntervalsICUWorkout.read(Array("- 1m 170rpm\r\n\r\n3x\r\n\r\n".utf8), file: "w.txt")
+            if let warning = imported.warnings.first { throw warning }
+        }
+    }
+
     @Test func durationsInEveryDocumentedForm() throws {
         let text = "- 30s 170rpm\n- 10m 170rpm\n- 1h 170rpm\n- 1m30 170rpm\n- 5' 170rpm\n- 30\" 170rpm\n- 1'30\" 170rpm\n- 1h2m30s 170rpm\n- 5m30s 170rpm"
         let seconds = try timeline(text).map { step -> Double in
