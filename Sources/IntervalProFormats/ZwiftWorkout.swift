@@ -4,10 +4,11 @@ import IntervalProCore
 /// Warmup, Cooldown, SteadyState, IntervalsT, FreeRide and Ramp elements.
 ///
 /// Durations are seconds, or metres when the file says `<durationType>distance</durationType>`.
-/// A `Cadence` attribute is the step's zone (steps/min on a run) with the plan's tolerance;
-/// IntervalsT's `CadenceResting` is its off steps' zone. A textevent at the start of a step
-/// labels it; later ones are reported. Power and pace shape the effort in Zwift; only
-/// cadence is scored here.
+/// A `Cadence` attribute is the step's zone (steps/min on a run) with the plan's tolerance,
+/// none when -1 or 0; IntervalsT's `CadenceResting` is its off steps' zone. An element or
+/// part that lasts 0 is left out. A textevent at the start of a step labels it; later ones
+/// are reported, together. Power and pace shape the effort in Zwift; only cadence is scored
+/// here.
 public enum ZwiftWorkout {
     public static func read(_ root: MarkupElement, file: String) throws(ImportError) -> ImportedPlan {
         guard root.name.caseInsensitiveEquals("workout_file") else {
