@@ -20,6 +20,14 @@ struct IntervalsICUTests {
         }
     }
 
+    @Test func anEmptyFileIsSaidToBeEmpty() {
+        for text in ["", " \n\r\n", "\u{FEFF}\n"] {
+            #expect(throws: ImportError(file: "p.json", message: "the file is empty: no plan or workout in it")) {
+                try WorkoutImport.read(Array(text.utf8), file: "p.json") { _ throws(MarkupError) in throw MarkupError(line: nil, message: "") }
+            }
+        }
+    }
+
     @Test func durationsInEveryDocumentedForm() throws {
         let text = "- 30s 170rpm\n- 10m 170rpm\n- 1h 170rpm\n- 1m30 170rpm\n- 5' 170rpm\n- 30\" 170rpm\n- 1'30\" 170rpm\n- 1h2m30s 170rpm\n- 5m30s 170rpm"
         let seconds = try timeline(text).map { step -> Double in
