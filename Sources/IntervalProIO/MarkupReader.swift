@@ -32,14 +32,17 @@ public enum MarkupReader {
     /// or an encoding declaration says it (older GPS tools write ISO-8859-1 and declare it,
     /// Windows tools UTF-16 with its mark): libxml2 reads those itself, a declaration passed on
     /// by name since a late one is blanked. Undeclared, XML is UTF-8; a file that declares
-    /// nothing and is not UTF-8 is what a Windows tool wrote in its code page (a .zwo saved on
-    /// Windows, say): read as Windows-1252, converted here, rather than refused. Only names
-    /// and labels hold such text.
+    /// nothing (or UTF-8) and is not UTF-8 is what a Windows tool wrote in its code page (a
+    /// .zwo saved on Windows, say): read as Windows-1252, converted here, rather than refused.
+    /// Only names and labels hold such text.
     static func decodable(_ bytes: [UInt8]) -> (bytes: [UInt8], encoding: String?) {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return (bytes, nil) }
         // A UTF-16 declaration that reads as ASCII was not written in UTF-16: passed over.
-        if let declared = declaredEncoding(bytes), !declared.lowercased().hasPrefix("utf-16") { return (bytes, declared) }
+        let declared = declaredEncoding(bytes)?.lowercased()
+        if let declared, !declared.hasPrefix("utf-16"), !["utf-8", "utf8"].contains(declared) { return (bytes, declared) }
         if String(validating: bytes, as: UTF8.self) != nil { return (bytes, "UTF-8") }
+        // Not UTF-8 whatever it says: tools that write the declaration as boilerplate save
+        // the text in their code page all the same.
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: bytes.lazy.map(windows1252))
         return (Array(String(scalars).utf8), "UTF-8")
