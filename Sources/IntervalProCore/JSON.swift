@@ -67,7 +67,8 @@ public struct SourceLocation: Equatable, Sendable, CustomStringConvertible {
     /// The position of byte `offset`; a byte order mark is not a column (editors do not show it).
     public init(offset: Int, in bytes: [UInt8]) {
         var line = 1
-        var lineStart = bytes.starts(with: JSONParser.byteOrderMark) && offset >= JSONParser.byteOrderMark.count ? 3 : 0
+        var lineStart = bytes.starts(with: JSONParser.byteOrderMark) && offset >= JSONParser.byteOrderMark.count
+            ? JSONParser.byteOrderMark.count : 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1

@@ -55,8 +55,8 @@ extension ActivityImport {
         for (index, point) in points.enumerated() {
             if point.time < last { outOfOrder += 1 }
             last = point.time
-            // Beats without a heart rate beside them give theirs, from those a heart beats at
-            // (a watch writes an interval of seconds where it lost the strap: 12 bpm, read as is).
+            // Beats without a heart rate beside them give theirs, from those a heart beats at (a
+            // watch writes an interval of seconds where it lost the strap, which read as 12 bpm).
             let heartbeats = point.rrIntervals.filter { heartbeat.contains($0) }
             let beatsTotal = heartbeats.reduce(0) { $0 + Int($1) }
             let beatsRate: Int? = beatsTotal == 0 ? nil : rounded(61_440 * Double(heartbeats.count) / Double(beatsTotal))
