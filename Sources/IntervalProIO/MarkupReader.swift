@@ -135,6 +135,7 @@ public enum MarkupReader {
         var stack: [MarkupElement] = []
         var texts: [String] = []
         var root: MarkupElement?
+        var sawElement = false
         var failure: MarkupError?
 
         init(api: intervalpro_xml) {
@@ -172,7 +173,12 @@ public enum MarkupReader {
                 while let element = stack.popLast(), let text = texts.popLast() {
                     if !element.children.isEmpty { close(element, text: text) }
                 }
-                guard let root else { throw failure }
+                // Nothing to give: said as what it is, with libxml2's word ("Extra content at the
+                // end of the document" after a lone declaration, "expected '>'" in a cut tag).
+                guard let root else {
+                    let what = sawElement ? "damaged or cut short before its first whole element" : "no element in the document"
+                    throw MarkupError(line: failure.line, message: "\(what) (\(failure.message))")
+                }
                 return (root, failure)
             }
             guard let root else {
@@ -191,6 +197,7 @@ public enum MarkupReader {
                         line: line(reader), message: "elements nested more than \(MarkupReader.maxDepth) deep")
                     return
                 }
+                sawElement = true
                 let element = MarkupElement(name: localName(reader), attributes: attributes(reader), line: line(reader) ?? 0)
                 if api.is_empty_element(reader) == 1 {
                     close(element, text: "")

@@ -163,6 +163,22 @@ struct MarkupReaderTests {
         #expect(try MarkupReader.read(windows).child("name")?.text == "Don\u{2019}t stop \u{2013}\u{81}")
     }
 
+    /// A watch's file cut right after its declaration (libxml2 says "Extra content at the end
+    /// of the document"), or inside its first point ("expected '>'").
+    @Test func aDocumentWithNothingWholeIsSaidToBeSo() {
+        for (text, said) in [
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "no element in the document ("),
+            ("<?xml version=\"1.0\"?>\n<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>2024-01-01T00:00:00Z</ti", "damaged or cut short before its first whole element ("),
+        ] {
+            do {
+                _ = try MarkupReader.readSalvaging(Array(text.utf8))
+                Issue.record("no element to give")
+            } catch {
+                #expect(error.message.hasPrefix(said), "\(error.message)")
+            }
+        }
+    }
+
     @Test func textThatIsNotInTheEncodingItDeclaresIsRefused() {
         #expect(throws: MarkupError(line: nil, message: "no element in the document (or none that reads as windows-1252, the encoding it declares)")) {
             try MarkupReader.read(Array("<?xml version=\"1.0\" encoding=\"windows-1252\"?><a>".utf8) + [0x81] + Array("</a>".utf8))
