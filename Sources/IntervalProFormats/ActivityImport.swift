@@ -89,6 +89,12 @@ public enum ActivityImport {
     /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.
     public static func readXML(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
         if root.name.caseInsensitiveEquals("gpx") { return try readGPX(root, file: file, choice: choice) }
+        // Beside the activities of a folder, as a FIT workout may be.
+        if root.name.caseInsensitiveEquals("workout_file") {
+            throw ImportError(
+                file: file, message: "a Zwift workout (a plan), not an activity: run it with `intervalpro run \(file)`",
+                kind: .notAnActivity)
+        }
         guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
             throw ImportError(
                 file: file, place: "\(root.line)",

@@ -118,6 +118,15 @@ struct ZwiftWorkoutTests {
         #expect(imported.warnings.first?.message.contains("the last at line 7") == true)
     }
 
+    /// A .zwo beside the activities of a folder `history import` reads: a plan, not a file it
+    /// cannot read.
+    @Test func readAsAnActivityItIsAWorkout() throws {
+        let root = try MarkupReader.read(Array("<workout_file><workout><SteadyState Duration=\"60\"/></workout></workout_file>".utf8))
+        #expect(throws: ImportError(file: "w.zwo", message: "a Zwift workout (a plan), not an activity: run it with `intervalpro run w.zwo`", kind: .notAnActivity)) {
+            try ActivityImport.readXML(root, file: "w.zwo")
+        }
+    }
+
     @Test func errorsNameTheLine() {
         #expect(throws: ImportError(file: "w.zwo", place: "2", message: "IntervalsT needs a whole-number Repeat attribute")) {
             try read("<workout_file><workout>\n<IntervalsT OnDuration=\"60\" OffDuration=\"60\"/></workout></workout_file>")
