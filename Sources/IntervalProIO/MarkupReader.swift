@@ -25,7 +25,75 @@ public enum MarkupReader {
             throw MarkupError(line: nil, message: "libxml2 is not installed (Debian: apt install libxml2)")
         }
         let (text, encoding) = decodable(bytes)
-        return try TreeBuilder(api: api).build(blankingLateDeclaration(text), encoding: encoding)
+        // UTF-16 keeps its bytes: its "&" is not one byte.
+        let escaped = encoding == nil ? text : escapingBareAmpersands(text)
+        return try TreeBuilder(api: api).build(blankingLateDeclaration(escaped), encoding: encoding)
+    }
+
+    /// Whether `bytes` hold a `<` that begins an element (a name after it, not `?` or `!`).
+    static func holdsStartTag(_ bytes: [UInt8]) -> Bool {
+        zip(bytes, bytes.dropFirst()).contains { byte, next in
+            byte == UInt8(ascii: "<")
+                && ((0x41...0x5A).contains(next) || (0x61...0x7A).contains(next) || next == UInt8(ascii: "_") || next == UInt8(ascii: ":")
+                    || next >= 0x80)
+        }
+    }
+
+    /// `&` that begins no reference (`&amp;`, `&#233;`, `&#xE9;`) written as `&amp;`: older
+    /// Zwift workouts hold "stop & go" in a name, which XML refuses and Zwift reads. No valid
+    /// document changes (such an `&` is an error anywhere but in a comment, CDATA section or
+    /// processing instruction, which are passed over), and every line keeps its number.
+    static func escapingBareAmpersands(_ bytes: [UInt8]) -> [UInt8] {
+        let ampersand = UInt8(ascii: "&")
+        guard bytes.contains(ampersand) else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 16)
+        var index = 0
+        while index < bytes.count {
+            // Comments, CDATA sections and processing instructions hold "&" as it is.
+            if bytes[index] == UInt8(ascii: "<"), let past = [("<!--", "-->"), ("<![CDATA[", "]]>"), ("<?", "?>")].lazy.compactMap({ open, close in
+                bytes[index...].starts(with: open.utf8) ? indexPast(close, in: bytes, from: index + open.utf8.count) : nil
+            }).first {
+                result += bytes[index..<past]
+                index = past
+                continue
+            }
+            result.append(bytes[index])
+            if bytes[index] == ampersand, !beginsReference(bytes, at: index) { result += Array("amp;".utf8) }
+            index += 1
+        }
+        return result
+    }
+
+    /// The index just past the first `close` from `start`, or the end of `bytes`.
+    private static func indexPast(_ close: String, in bytes: [UInt8], from start: Int) -> Int {
+        let close = Array(close.utf8)
+        var index = start
+        while index + close.count <= bytes.count {
+            if bytes[index..<(index + close.count)].elementsEqual(close) { return index + close.count }
+            index += 1
+        }
+        return bytes.count
+    }
+
+    /// Whether the `&` at `index` begins `&name;`, `&#digits;` or `&#xhex;`.
+    private static func beginsReference(_ bytes: [UInt8], at index: Int) -> Bool {
+        var next = index + 1
+        let numeric = next < bytes.count && bytes[next] == UInt8(ascii: "#")
+        let hexadecimal = numeric && next + 1 < bytes.count && bytes[next + 1] == UInt8(ascii: "x")
+        if numeric { next += hexadecimal ? 2 : 1 }
+        let start = next
+        // Names of 64 characters at most: a longer run is no reference any file here holds.
+        while next < bytes.count, next - start < 64 {
+            let byte = bytes[next]
+            let isDigit = (0x30...0x39).contains(byte)
+            let isHexLetter = (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+            let isNameCharacter = isDigit || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || [UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(byte) || byte >= 0x80
+            guard numeric ? (isDigit || (hexadecimal && isHexLetter)) : isNameCharacter else { break }
+            next += 1
+        }
+        return next > start && next < bytes.count && bytes[next] == UInt8(ascii: ";")
     }
 
     /// The document as libxml2 is to read it, and the encoding it is told. A byte order mark
@@ -135,7 +203,6 @@ public enum MarkupReader {
         var stack: [MarkupElement] = []
         var texts: [String] = []
         var root: MarkupElement?
-        var sawElement = false
         var failure: MarkupError?
 
         init(api: intervalpro_xml) {
@@ -173,11 +240,13 @@ public enum MarkupReader {
                 while let element = stack.popLast(), let text = texts.popLast() {
                     if !element.children.isEmpty { close(element, text: text) }
                 }
-                // Nothing to give: said as what it is, with libxml2's word ("Extra content at the
-                // end of the document" after a lone declaration, "expected '>'" in a cut tag).
+                // Nothing to give. A file with no start tag at all (cut right after its
+                // declaration) is said to be one, with libxml2's word ("Extra content at the end
+                // of the document"); libxml2 may stop on a later error before the reader hands
+                // over a first element, so only the bytes can say there is none.
                 guard let root else {
-                    let what = sawElement ? "damaged or cut short before its first whole element" : "no element in the document"
-                    throw MarkupError(line: failure.line, message: "\(what) (\(failure.message))")
+                    guard !MarkupReader.holdsStartTag(bytes) else { throw failure }
+                    throw MarkupError(line: failure.line, message: "no element in the document (\(failure.message))")
                 }
                 return (root, failure)
             }
@@ -197,7 +266,6 @@ public enum MarkupReader {
                         line: line(reader), message: "elements nested more than \(MarkupReader.maxDepth) deep")
                     return
                 }
-                sawElement = true
                 let element = MarkupElement(name: localName(reader), attributes: attributes(reader), line: line(reader) ?? 0)
                 if api.is_empty_element(reader) == 1 {
                     close(element, text: "")
