@@ -67,8 +67,8 @@ public struct SourceLocation: Equatable, Sendable, CustomStringConvertible {
     /// The position of byte `offset`; a byte order mark is not a column (editors do not show it).
     public init(offset: Int, in bytes: [UInt8]) {
         var line = 1
-        var lineStart = bytes.starts(with: JSONParser.byteOrderMark) && offset >= JSONParser.byteOrderMark.count
-            ? JSONParser.byteOrderMark.count : 0
+        var lineStart = bytes.starts(with: utf8ByteOrderMark) && offset >= utf8ByteOrderMark.count
+            ? utf8ByteOrderMark.count : 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
@@ -89,15 +89,12 @@ public struct JSONParser {
         self.bytes = bytes
     }
 
-    /// UTF-8's encoding of U+FEFF.
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
     /// Parses one JSON document; anything but white space after it is an error. A byte order
     /// mark before it is passed over, as RFC 8259 (section 8.1) allows a parser to: Windows
     /// editors save UTF-8 with one.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var parser = JSONParser(bytes)
-        if bytes.starts(with: byteOrderMark) { parser.index = byteOrderMark.count }
+        if bytes.starts(with: utf8ByteOrderMark) { parser.index = utf8ByteOrderMark.count }
         parser.skipWhitespace()
         let node = try parser.value()
         parser.skipWhitespace()

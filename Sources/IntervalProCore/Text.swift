@@ -1,3 +1,7 @@
+/// U+FEFF in UTF-8: the byte order mark Windows tools put before UTF-8 text (Notepad,
+/// PowerShell), which the readers of plans, recordings and XML pass over.
+public let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
 extension StringProtocol {
     /// The text without the white space (Unicode's) at either end.
     public var trimmingWhitespace: String {

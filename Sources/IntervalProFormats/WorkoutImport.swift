@@ -110,7 +110,7 @@ public enum WorkoutImport {
             return high == 0 ? byte : nil
         }
         var rest = bytes[...]
-        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        if rest.starts(with: utf8ByteOrderMark) { rest = rest.dropFirst(utf8ByteOrderMark.count) }
         return rest.first { !whitespace.contains($0) }
     }
 

@@ -130,7 +130,7 @@ public enum MarkupReader {
     /// The `encoding` of the XML declaration that opens `bytes` (after whitespace, as Strava
     /// writes it), if it has one.
     static func declaredEncoding(_ bytes: [UInt8]) -> String? {
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var index = bytes.starts(with: utf8ByteOrderMark) ? utf8ByteOrderMark.count : 0
         while index < bytes.count, whitespace.contains(bytes[index]) { index += 1 }
         guard bytes[index...].starts(with: Array("<?xml".utf8)) else { return nil }
         var end = index
