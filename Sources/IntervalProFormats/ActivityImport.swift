@@ -38,6 +38,8 @@ public enum ActivityFormat: String, Sendable {
     case fit = "FIT activity"
     case tcx = "TCX activity"
     case gpx = "GPX activity"
+    /// Not an activity: beats only, read for a readiness measurement (`RRIntervalText`).
+    case rrIntervals = "RR interval text"
 }
 
 /// How a file's bytes are to be read, from its first bytes.
@@ -46,6 +48,8 @@ public enum ActivityEncoding: Sendable {
     case fit
     /// XML: a TCX or a GPX activity, told apart by the root element (`ActivityImport.readXML`).
     case markup
+    /// RR intervals as text (`RRIntervalText`).
+    case rrIntervalText
 }
 
 /// A run a watch recorded, read as an IntervalPro recording, so that it replays, scores and
@@ -83,7 +87,12 @@ public enum ActivityImport {
 
     public static func encoding(of bytes: [UInt8]) -> ActivityEncoding {
         if FITFileReader.looksLikeFIT(bytes) { return .fit }
-        return WorkoutImport.firstSignificantByte(bytes) == UInt8(ascii: "<") ? .markup : .recording
+        switch WorkoutImport.firstSignificantByte(bytes) {
+        case UInt8(ascii: "<"): return .markup
+        case UInt8(ascii: "{"): return .recording
+        // Anything else is said as a recording that is not JSON, unless it reads as RR intervals.
+        default: return RRIntervalText.recognises(bytes) ? .rrIntervalText : .recording
+        }
     }
 
     /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.

@@ -11,6 +11,7 @@ extension ActivityImport {
                 case .fit: "record messages"
                 case .gpx: "track points (<trkpt>)"
                 case .tcx, .recording: "Trackpoints"
+                case .rrIntervals: "RR intervals"
             }
             throw ImportError(file: file, message: "no \(samples): the activity holds no samples")
         }

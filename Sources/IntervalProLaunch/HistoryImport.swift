@@ -290,6 +290,7 @@ public enum HistoryImport {
         case .fit: return "fit"
         case .tcx: return "tcx"
         case .gpx: return "gpx"
+        case .rrIntervals: return "rr-intervals"
         case .recording: return "recording " + activity.recording.header.devices.map(\.id).joined(separator: ",")
         }
     }

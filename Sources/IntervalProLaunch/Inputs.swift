@@ -190,11 +190,13 @@ private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throw
 }
 
 /// Whether `bytes` look like something `readActivity` reads: a FIT file, XML, or a
-/// recording's header line; anything else is another kind of file.
+/// recording's header line; anything else (RR intervals as text too: beats, not a run) is
+/// another kind of file.
 func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
     switch ActivityImport.encoding(of: bytes) {
     case .fit, .markup: true
     case .recording: String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
+    case .rrIntervalText: false
     }
 }
 
@@ -227,6 +229,16 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
         }
         return ImportedActivity(
             recording: recording, format: .recording, points: recording.entries.count, warnings: warnings.map { [$0] } ?? [])
+    case .rrIntervalText:
+        // Beats without steps: a morning measurement's, not a run to replay or keep.
+        guard choice.heartRateOnly else {
+            throw ImportError(
+                file: path,
+                message: "RR intervals (beat-to-beat times, as HRV apps export them), not an activity: `intervalpro readiness --replay \(path)` measures from them",
+                kind: .notAnActivity)
+        }
+        let intervals = try RRIntervalText.read(bytes, file: path)
+        return ImportedActivity(recording: RRIntervalText.recording(intervals), format: .rrIntervals, points: intervals.count, warnings: [])
     case .fit:
         activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
     case .markup:

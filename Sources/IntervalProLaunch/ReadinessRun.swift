@@ -54,8 +54,11 @@ public enum ReadinessRun {
             throw LaunchError("\(path): no heart-rate values (0x2A37)\(whose) in the recording", kind: .invalidData)
         }
         if !measurement.isComplete && !measurement.sendsNoRR {
+            // An app's two-minute morning holds 1:30 after settling: say the duration that fits.
+            let halfMinutes = ((measurement.contactTime - settings.settle).seconds / 30).rounded(.down)
+            let fits = halfMinutes >= 2 ? "; `--duration \(JSONValue.format(halfMinutes / 2))` scores what it holds" : ""
             throw LaunchError(
-                "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))",
+                "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))\(fits)",
                 kind: .invalidData)
         }
         return Outcome(measurement: measurement, device: device)

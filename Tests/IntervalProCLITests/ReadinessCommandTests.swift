@@ -109,6 +109,34 @@ import Testing
         #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
     }
 
+    /// RR intervals as an HRV app exports them (Polar Sensor Logger's table, Elite HRV's list):
+    /// before, refused as "invalid JSON" like any file that is not a recording.
+    @Test("a morning an HRV app exported as RR interval text: measured; replay says what it is")
+    func fromAnHRVAppsRRText() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let beats = (0..<160).map { cycle[$0 % cycle.count] }
+        let polar = try dir.write(
+            "polar_RR.txt", "Phone timestamp;RR-interval [ms]\r\n" + beats.map { "2026-11-25T06:30:00.000;\($0)\r\n" }.joined())
+        let result = try intervalpro("readiness", "--replay", polar, "--duration", "2", "--json", "--no-save", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The same beats as `fromARecording`: rMSSD = √530 = 23.02 ms.
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
+        #expect(json["device"] as? String == "rr-intervals")
+
+        // Elite HRV's two-minute morning holds 1:30 after settling: the refusal says the duration that fits.
+        let elite = try dir.write("2026-11-25 06-30-00.txt", beats.prefix(120).map { "\($0)\n" }.joined())
+        let short = try intervalpro("readiness", "--replay", elite, "--no-save", environment: environment(dir))
+        #expect(short.status == 65)
+        #expect(short.stderr.contains("the measurement needs 2:30 (30 s settling, then 2:00); `--duration 1.5` scores what it holds"), "\(short.stderr)")
+        #expect(try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--no-save", environment: environment(dir)).status == 0)
+
+        let replay = try intervalpro("replay", elite, environment: environment(dir))
+        #expect(replay.status == 65)
+        #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
+    }
+
     @Test("a morning from an ANT+ strap: RR intervals from its beat times give the figures a Bluetooth strap's give")
     func fromAnANTStrap() throws {
         let dir = try ScratchDirectory()

@@ -18,6 +18,8 @@ notification carried. Each is replayed with `readiness --replay REC --json --no-
     heart rate named as computed here, nothing stored); a strap with no RR intervals exits 69 naming it; a
     10 s loss of contact makes two segments and a measurement 10 s longer; values with 0 and with
     9 intervals, the heart rate as uint16 and energy expended are read;
+  - RR intervals as HRV apps export them (Polar Sensor Logger's table, Elite HRV's list): the
+    beats after 30 s scored, the figures as NeuroKit2 computes them from the file's milliseconds;
   - public data: pyhrv's sample NN series (the SampleNNISeriesShort.npy its wheel ships) replayed
     gives the rMSSD, SDNN and mean interval pyhrv publishes for it (SampleExport.json, same wheel)
     within what the correction of its 5 irregular beats explains;
@@ -216,9 +218,13 @@ def kubios(peaks):
 
 def neurokit_reference(segments_units):
     """Per contact segment: NeuroKit2's Kubios correction and hrv_time; combined."""
+    return neurokit_reference_ms([mr.to_ms(units) for units in segments_units])
+
+
+def neurokit_reference_ms(segments_ms):
     corrected, parts, artifacts = [], [], 0
-    for units in segments_units:
-        peaks = nk.intervals_to_peaks(mr.to_ms(units), sampling_rate=NEUROKIT_RATE)
+    for intervals_ms in segments_ms:
+        peaks = nk.intervals_to_peaks(intervals_ms, sampling_rate=NEUROKIT_RATE)
         fixed, count = kubios(peaks)
         _, iterated = nk.signal_fixpeaks(peaks, sampling_rate=NEUROKIT_RATE, iterative=True, method="Kubios")
         if not np.array_equal(fixed, iterated):
@@ -342,6 +348,55 @@ def check_clean(binary, env, scratch):
         if minutes == 2:
             out[seed] = m
     return out
+
+
+def rr_text_scored(intervals_ms, minutes):
+    """The intervals of an RR text file the measurement scores: read from a value at the first
+    beat, each beat arrives when it ends; a beat is scored once more than 30 s have passed, until
+    the beat that completes the settling and the scored minutes."""
+    scored, end, previous = [], 0.0, 0.0
+    for interval in intervals_ms:
+        end += interval / 1000.0
+        if previous >= SETTLE_S + minutes * 60.0:
+            break
+        if end > SETTLE_S:
+            scored.append(interval)
+        previous = end
+    return scored
+
+
+def check_rr_text(binary, env, scratch):
+    """A morning as HRV apps export RR intervals: Polar Sensor Logger's table (whole ms, CR LF)
+    and Elite HRV's list (ms with a decimal); the figures against NeuroKit2 on the file's own
+    milliseconds, whatever the conversion to the strap's 1/1024 s costs."""
+    for seed, minutes, decimals in [(21, 2, 0), (22, 1, 1)]:
+        intervals = [round(ms, decimals) for ms in mr.resting_rr_ms(mr.subject_for(seed), SETTLE_S + minutes * 60 + 10, seed)]
+        name = f"rr-text-seed{seed}"
+        path = os.path.join(scratch, name + ".txt")
+        with open(path, "w", newline="") as file:
+            if decimals == 0:
+                file.write("Phone timestamp;RR-interval [ms]\r\n")
+                file.writelines(f"2026-11-25T06:30:00.000;{ms:.0f}\r\n" for ms in intervals)
+            else:
+                file.writelines(f"{ms}\n" for ms in intervals)
+        m = measured(replay(binary, env, path, minutes), name)
+        if m is None:
+            continue
+        expected = rr_text_scored(intervals, minutes)
+        check(m.get("device") == "rr-intervals", f"{name}: device {m.get('device')!r}")
+        check(segments_of(m.get("rr_segments")) == [mr.to_units(expected)],
+              f"{name}: rr_segments {lengths(m.get('rr_segments'))} are not the file's {len(expected)} intervals after {SETTLE_S} s")
+        try:
+            ref = neurokit_reference_ms([expected])
+        except Exception as error:  # noqa: BLE001
+            check(False, f"{name}: NeuroKit2 reference failed: {error!r}")
+            continue
+        check(m.get("artifacts_corrected") == ref["artifacts"], f"{name}: {m.get('artifacts_corrected')!r} beats corrected, NeuroKit2 corrects {ref['artifacts']}")
+        check(close(m.get("rmssd_ms"), ref["rmssd"], relative=FIGURE_TOLERANCE, absolute=FIGURE_TOLERANCE_MS), f"{name}: rMSSD {m.get('rmssd_ms')!r} ms, NeuroKit2 {ref['rmssd']:.3f} on the file's milliseconds")
+        check(close(m.get("sdnn_ms"), ref["sdnn"], relative=FIGURE_TOLERANCE, absolute=FIGURE_TOLERANCE_MS), f"{name}: SDNN {m.get('sdnn_ms')!r} ms, NeuroKit2 {ref['sdnn']:.3f} on the file's milliseconds")
+        check(close(m.get("mean_hr_bpm"), ref["mean_hr"], absolute=HR_TOLERANCE_BPM), f"{name}: mean HR {m.get('mean_hr_bpm')!r}, NeuroKit2 {ref['mean_hr']:.3f}")
+        print(f"note: {name}: rMSSD {m.get('rmssd_ms')} ms, NeuroKit2 {ref['rmssd']:.3f} ms on the file's milliseconds; "
+              f"SDNN {m.get('sdnn_ms')}, NeuroKit2 {ref['sdnn']:.3f}")
 
 
 def scored_notifications(recording, minutes):
@@ -642,6 +697,7 @@ def main():
         guarded(check_contact_loss, binary, env, scratch, clean)
         guarded(check_nine_in_one, binary, env, scratch)
         guarded(check_public_data, binary, env, scratch)
+        guarded(check_rr_text, binary, env, scratch)
         guarded(check_refusals_store_nothing, binary, scratch_env("refused"), scratch)
         guarded(check_month, binary, scratch_env("month"), scratch)
     return tally.report()

@@ -22,8 +22,8 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
     var duration: Double = 2
 
     @Option(
-        help: ArgumentHelp("Measure from a recording instead of live sensors (--hr picks its strap).", valueName: "file"),
-        completion: .recordingFiles)
+        help: ArgumentHelp("Measure from a recording, an activity or RR interval text, not live sensors (--hr picks a strap).", valueName: "file"),
+        completion: .readinessFiles)
     var replay: String?
 
     @Option(help: ArgumentHelp("File the measurement under this local date (default: today).", valueName: "YYYY-MM-DD"))

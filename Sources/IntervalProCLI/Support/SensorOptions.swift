@@ -60,6 +60,8 @@ extension CompletionKind {
     static var planFiles: CompletionKind { .file(extensions: ["json", "txt", "zwo", "fit"]) }
     /// Files `replay` and `--replay` read.
     static var recordingFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx", "gz", "zip"]) }
+    /// And RR intervals as text, which HRV apps export.
+    static var readinessFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx", "gz", "zip", "txt", "csv"]) }
     /// The addresses of the sensors remembered from earlier sessions (scanning would take seconds).
     static var rememberedSensors: CompletionKind {
         .custom { _, _, _ in

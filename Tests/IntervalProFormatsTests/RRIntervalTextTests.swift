@@ -1,0 +1,87 @@
+import IntervalProCore
+import Testing
+
+@testable import IntervalProFormats
+
+@Suite("RR intervals as text")
+struct RRIntervalTextTests {
+    func read(_ text: String) throws(ImportError) -> [Double] {
+        try RRIntervalText.read(Array(text.utf8), file: "rr.txt")
+    }
+
+    func refusal(_ text: String) -> String? {
+        do {
+            _ = try read(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("one a line (Elite HRV, Kubios), many a line (Welltory), in ms or in seconds")
+    func listsOfNumbers() throws {
+        #expect(try read("812\n790\n\n805.5\n") == [812, 790, 805.5])
+        #expect(try read("812 790  805\n") == [812, 790, 805])
+        #expect(try read("812,790,805") == [812, 790, 805])
+        // Seconds, as Kubios exports them: no heart beats 10 ms apart.
+        #expect(try read("0.812\n0.790\n1.25\n") == [812, 790, 1250])
+    }
+
+    @Test("a table whose header names the column: Polar Sensor Logger's, HRV Logger's")
+    func tablesWithAHeader() throws {
+        let polar = "Phone timestamp;RR-interval [ms]\r\n2026-06-01T06:01:00.125;1051\r\n2026-06-01T06:01:01.176;1057\r\n"
+        #expect(try read(polar) == [1051, 1057])
+        let hrvLogger = "date,rr,since start\n2026-06-01 06:01:00,1051,0\n2026-06-01 06:01:01,1057,1076\n"
+        #expect(try read(hrvLogger) == [1051, 1057])
+        // A decimal comma where semicolons separate the fields; a row without a value is passed over.
+        #expect(try read("time;IBI (s);\n0;0,812;\n1;;\n2;0,790;\n") == [812, 790])
+    }
+
+    @Test("a byte order mark, CR LF, comments and blank lines are passed over")
+    func whatWindowsAndAppsAdd() throws {
+        #expect(try read("\u{FEFF}# exported 2026-06-01\r\n812\r\n\r\n790\r\n") == [812, 790])
+        #expect(RRIntervalText.recognises(Array("\u{FEFF}812\r\n".utf8)))
+    }
+
+    @Test("refusals name the file, the line and what is wrong")
+    func refusals() {
+        #expect(refusal("812\n79x\n") == "rr.txt:2: '79x' is not an RR interval (a number of milliseconds or seconds)")
+        #expect(refusal("812\n-5\n") == "rr.txt:2: '-5' is not an RR interval (a number of milliseconds or seconds)")
+        #expect(refusal("812\n0\n") == "rr.txt:2: '0' is not an RR interval (a number of milliseconds or seconds)")
+        #expect(refusal("date;HR [bpm]\n1;60\n") == "rr.txt:1: a header without a column of RR intervals (date, HR [bpm]): name that column RR")
+        #expect(
+            refusal("0 812\n812 790\n")
+                == "rr.txt:1: a table of 2 numbers a line without a header: which column holds the RR intervals? Name it RR in a first line")
+        #expect(refusal("# nothing\n\n") == "rr.txt: the file is empty: no RR intervals in it")
+        #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
+        #expect(refusal("812\n70000\n812\n") == "rr.txt: interval 2 lasts 70 s: not a heartbeat (a pause in the recording?)")
+    }
+
+    @Test("only text that starts with numbers or an RR header is taken for RR intervals")
+    func recognises() {
+        #expect(RRIntervalText.recognises(Array("812\n".utf8)))
+        #expect(RRIntervalText.recognises(Array("Phone timestamp;RR-interval [ms]\n".utf8)))
+        #expect(!RRIntervalText.recognises(Array("date,hr\n1,60\n".utf8)))
+        #expect(!RRIntervalText.recognises(Array("hello\n".utf8)))
+        #expect(!RRIntervalText.recognises([]))
+        #expect(ActivityImport.encoding(of: Array("812\n790\n".utf8)) == .rrIntervalText)
+        #expect(ActivityImport.encoding(of: Array("{\"intervalpro_recording\":1}\n".utf8)) == .recording)
+        // Not numbers: said as a recording that is not JSON, as before.
+        #expect(ActivityImport.encoding(of: Array("hello\n".utf8)) == .recording)
+    }
+
+    @Test("a value at the first beat, then each beat a Heart Rate Measurement at the time it ended, in 1/1024 s, with its rate")
+    func asAStrapWouldSendThem() throws {
+        let recording = RRIntervalText.recording([1000, 800, 1250.5])
+        let sent = try recording.entries.map { entry in
+            guard case .notification(let notification) = entry, notification.characteristic == .heartRateMeasurement else {
+                throw ImportError(file: "", message: "not a Heart Rate Measurement: \(entry)")
+            }
+            return (notification.time, try HeartRateMeasurement.parse(notification.bytes))
+        }
+        #expect(sent.map(\.0) == [.zero, SessionTime(microseconds: 1_000_000), SessionTime(microseconds: 1_800_000), SessionTime(microseconds: 3_050_500)])
+        #expect(sent.map(\.1.rrIntervals) == [[], [1024], [819], [1281]])
+        #expect(sent.map(\.1.heartRate) == [60, 60, 75, 48])
+        #expect(recording.header.devices == [RRIntervalText.device])
+    }
+}
