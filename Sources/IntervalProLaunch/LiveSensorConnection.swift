@@ -18,6 +18,9 @@ public struct SensorRequest: Sendable {
     public var verbose: Bool
     /// The ANT stick's serial device (nil: the first one found), for devices named `ant:NUMBER`.
     public var antStick: String?
+    /// What to find devices for: both, unless the command needs one (a readiness measurement
+    /// reads heart rate alone, and neither waits for a footpod nor connects one).
+    public var roles = Set(SensorLinkMachine.Role.allCases)
 
     /// A device is named `ant:NUMBER`: the session reads an ANT stick.
     public var usesANT: Bool { !antRoles.isEmpty }
@@ -76,14 +79,14 @@ public struct LiveSensorConnection: Sendable {
         // A device named on the command line is required; a remembered one only preferred.
         var configuration = SensorLinkMachine.Configuration(
             adapter: options.adapter,
-            heartRate: antRoles.contains(.heartRate)
+            heartRate: antRoles.contains(.heartRate) || !options.roles.contains(.heartRate)
                 ? nil
                 : options.heartRate.map { DeviceChoice($0) } ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
-            cadence: antRoles.contains(.cadence)
+            cadence: antRoles.contains(.cadence) || !options.roles.contains(.cadence)
                 ? nil
                 : options.cadence.map { DeviceChoice($0) } ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
         configuration.notify = options.notify
-        configuration.roles.subtract(antRoles)
+        configuration.roles = options.roles.subtracting(antRoles)
         let clock = ContinuousClock()
         let origin = clock.now
         let sensors: LiveSensors
@@ -112,7 +115,7 @@ public struct LiveSensorConnection: Sendable {
         case .noSensor:
             await sensors.stop()
             throw UnavailableError(
-                description: "no heart-rate or running sensor found within \(Int(options.scanTimeout)) s")
+                description: "no \(options.roles.contains(.cadence) ? "heart-rate or running" : "heart-rate") sensor found within \(Int(options.scanTimeout)) s")
         case .ready(var devices):
             let machine = await sensors.machine()
             let roles = Set(machine.chosenDevices.flatMap(\.roles))
@@ -121,7 +124,7 @@ public struct LiveSensorConnection: Sendable {
                 throw UnavailableError(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
             }
             // Said once: the session goes on with what there is.
-            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !antRoles.contains(role) && !quiet {
+            for role in SensorLinkMachine.Role.allCases where options.roles.contains(role) && !roles.contains(role) && !antRoles.contains(role) && !quiet {
                 let other = role == .cadence ? "heart rate" : "cadence"
                 logger.notice("no \(role.rawValue) sensor found; going on with \(other) only")
             }

@@ -47,7 +47,7 @@ public final class LiveSensorSet: Sendable {
             throw LaunchError("an ANT+ device is ant:NUMBER, its device number (ant:0 for any)", kind: .usage)
         }
         var bluetooth: LiveSensorConnection?
-        if request.antRoles.count < SensorLinkMachine.Role.allCases.count {
+        if !request.roles.subtracting(request.antRoles).isEmpty {
             do {
                 bluetooth = try await LiveSensorConnection.connect(
                     request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence && cadence == nil,

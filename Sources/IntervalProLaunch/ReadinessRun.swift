@@ -85,6 +85,9 @@ public enum ReadinessRun {
         // From the start: Ctrl-C while the strap is found and connected cancels too, once
         // connecting settles, instead of killing the process. (A server keeps its own handling.)
         if interruptible { InterruptSignal.install() }
+        // The strap alone: no footpod is looked for, waited for or connected.
+        var request = request
+        (request.roles, request.cadence) = ([.heartRate], nil)
         let sensors: LiveSensorSet
         do {
             // Values are read together once a second, each with its arrival time: nothing here

@@ -267,6 +267,30 @@ import Testing
         #expect((57...62).contains(json["beats"] as? Int ?? 0))
     }
 
+    /// A footpod on the shoes by the bed: before, the measurement looked for one for 5 s (the
+    /// strap's first values going unread), connected it and said "no cadence sensor found"
+    /// when there was none.
+    @Test("live: the strap alone is connected, a footpod in range is left alone")
+    func liveLeavesTheFootpodAlone() throws {
+        func scenario(_ name: String) throws -> [String: Any] {
+            let url = FakeBlueZ.packageRoot.appendingPathComponent("Tests/FakeBlueZ/scenarios/\(name).json")
+            return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        }
+        var world = try scenario("readiness-strap")
+        let footpod = try #require((try scenario("hr-only-strap-and-footpod")["devices"] as? [[String: Any]])?.first { $0["name"] as? String == "Stryd" })
+        world["devices"] = (world["devices"] as? [[String: Any]] ?? []) + [footpod]
+        let fake = try FakeBlueZ(json: String(decoding: try JSONSerialization.data(withJSONObject: world), as: UTF8.self))
+        let dir = try ScratchDirectory()
+        let result = try intervalpro(
+            arguments: ["readiness", "--duration", "1", "--json", "--no-save"], environment: environment(dir, bus: fake.bus.address),
+            watchdog: 300)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(jsonObject(result.stdoutData)?["device"] as? String == "A0:9E:1A:12:34:56")
+        let connected = fake.calls("Connect").compactMap { $0["path"] as? String }
+        #expect(connected == ["/org/bluez/hci0/dev_A0_9E_1A_12_34_56"], "connected: \(connected)")
+        #expect(!result.stderr.contains("cadence"), "stderr: \(result.stderr)")
+    }
+
     @Test("live: Ctrl-C mid-measurement cancels it, 130, nothing saved")
     func liveInterrupted() throws {
         let fake = try FakeBlueZ(scenario: "readiness-strap")
