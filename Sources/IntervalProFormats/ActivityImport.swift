@@ -50,6 +50,8 @@ public enum ActivityEncoding: Sendable {
     case markup
     /// RR intervals as text (`RRIntervalText`).
     case rrIntervalText
+    /// None of these: a file of another kind (`ActivityImport.opening` says how it begins).
+    case other
 }
 
 /// A run a watch recorded, read as an IntervalPro recording, so that it replays, scores and
@@ -89,10 +91,25 @@ public enum ActivityImport {
         if FITFileReader.looksLikeFIT(bytes) { return .fit }
         switch WorkoutImport.firstSignificantByte(bytes) {
         case UInt8(ascii: "<"): return .markup
-        case UInt8(ascii: "{"): return .recording
-        // Anything else is said as a recording that is not JSON, unless it reads as RR intervals.
-        default: return RRIntervalText.recognises(bytes) ? .rrIntervalText : .recording
+        // An empty file too: the recording reader says what it lacks.
+        case UInt8(ascii: "{"), nil: return .recording
+        default: return RRIntervalText.recognises(bytes) ? .rrIntervalText : .other
         }
+    }
+
+    /// How a file of another kind begins, for the error that refuses it: its first line (up
+    /// to 40 characters) when it is text, "binary data" when it is not.
+    public static func opening(_ bytes: [UInt8]) -> String {
+        var text = bytes.prefix(200)
+        if text.starts(with: utf8ByteOrderMark) { text = text.dropFirst(utf8ByteOrderMark.count) }
+        var line = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        // A character the cut at 200 bytes split in two.
+        if bytes.count > 200 { while line.last == "\u{FFFD}" { line.removeLast() } }
+        // Control characters (other than a tab) or bytes that are not UTF-8: not text.
+        let binary = line.unicodeScalars.contains { $0 == "\u{FFFD}" || ($0.properties.generalCategory == .control && $0 != "\t") }
+        guard !line.isEmpty, !binary else { return "binary data" }
+        let shown = line.trimmingWhitespace
+        return "it begins \"\(shown.count > 40 ? shown.prefix(40) + "…" : shown)\""
     }
 
     /// A TCX (`<TrainingCenterDatabase>`) or GPX (`<gpx>`) activity.

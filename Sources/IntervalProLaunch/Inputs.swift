@@ -196,7 +196,7 @@ func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
     switch ActivityImport.encoding(of: bytes) {
     case .fit, .markup: true
     case .recording: String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
-    case .rrIntervalText: false
+    case .rrIntervalText, .other: false
     }
 }
 
@@ -229,6 +229,9 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
         }
         return ImportedActivity(
             recording: recording, format: .recording, points: recording.entries.count, warnings: warnings.map { [$0] } ?? [])
+    case .other:
+        throw ImportError(
+            file: path, message: "not a recording, a FIT, TCX or GPX activity, nor RR intervals as text: \(ActivityImport.opening(bytes))")
     case .rrIntervalText:
         // Beats without steps: a morning measurement's, not a run to replay or keep.
         guard choice.heartRateOnly else {

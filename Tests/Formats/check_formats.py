@@ -421,7 +421,7 @@ def check_activities(binary, env, scratch):
         gpx_bytes = source.read()
     for name, content, expected in [
         ("route.gpx", b'<gpx version="1.1">\n<rte><rtept lat="1" lon="2"/></rte></gpx>', "route.gpx:1: no <trk>"),
-        ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated):1: invalid JSON"),
+        ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated): not a recording, a FIT, TCX or GPX activity, nor RR intervals as text: it begins \"hello\""),
         ("two.zip", two_zip, "two.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
         ("cut.zip", two_zip[:-30], "cut.zip: a zip file that cannot be read: no zip directory at its end"),
         ("nothing.zip", b"PK\x05\x06" + bytes(18), "nothing.zip: an empty zip file: no activity or recording in it"),

@@ -132,6 +132,14 @@ import Testing
         #expect(short.stderr.contains("the measurement needs 2:30 (30 s settling, then 2:00); `--duration 1.5` scores what it holds"), "\(short.stderr)")
         #expect(try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--no-save", environment: environment(dir)).status == 0)
 
+        // Polar Sensor Logger's heart-rate file, given for its RR file: said for what it is, not "invalid JSON".
+        let hrFile = try dir.write("polar_HR.txt", "Phone timestamp;sensor timestamp [ns];HR [bpm];HRV [ms];\n2026-11-25T06:30:00.000;1;60;;\n")
+        let other = try intervalpro("readiness", "--replay", hrFile, "--no-save", environment: environment(dir))
+        #expect(other.status == 65)
+        #expect(
+            other.stderr.contains("\(hrFile): not a recording, a FIT, TCX or GPX activity, nor RR intervals as text: it begins \"Phone timestamp;"),
+            "\(other.stderr)")
+
         let replay = try intervalpro("replay", elite, environment: environment(dir))
         #expect(replay.status == 65)
         #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")

@@ -66,8 +66,19 @@ struct RRIntervalTextTests {
         #expect(!RRIntervalText.recognises([]))
         #expect(ActivityImport.encoding(of: Array("812\n790\n".utf8)) == .rrIntervalText)
         #expect(ActivityImport.encoding(of: Array("{\"intervalpro_recording\":1}\n".utf8)) == .recording)
-        // Not numbers: said as a recording that is not JSON, as before.
-        #expect(ActivityImport.encoding(of: Array("hello\n".utf8)) == .recording)
+        // Neither: a file of another kind, said by how it begins.
+        #expect(ActivityImport.encoding(of: Array("hello\n".utf8)) == .other)
+        #expect(ActivityImport.encoding(of: []) == .recording)
+    }
+
+    @Test("a file of another kind is said by how it begins: its first line, or binary data")
+    func openingOfAnotherKindOfFile() {
+        let polarHR = "Phone timestamp;sensor timestamp [ns];HR [bpm];HRV [ms];Breathing interval [rpm];\n2026-06-01T06:01:00;1;60;;\n"
+        #expect(ActivityImport.opening(Array(polarHR.utf8)) == "it begins \"Phone timestamp;sensor timestamp [ns];HR…\"")
+        #expect(ActivityImport.opening(Array("\u{FEFF}  Date,Name\r\n".utf8)) == "it begins \"Date,Name\"")
+        #expect(ActivityImport.opening([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46]) == "binary data")
+        // Cut at 200 bytes inside a character: still text.
+        #expect(ActivityImport.opening(Array((String(repeating: "a", count: 199) + "é").utf8)) == "it begins \"\(String(repeating: "a", count: 40))…\"")
     }
 
     @Test("a value at the first beat, then each beat a Heart Rate Measurement at the time it ended, in 1/1024 s, with its rate")
