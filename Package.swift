@@ -303,8 +303,8 @@ let package = Package(
         .testTarget(
             name: "IntervalProLaunchTests",
             dependencies: [
-                "IntervalProLaunch", "IntervalProCore", "IntervalProHRV", "IntervalProNetwork", "IntervalProRuntime",
-                "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
+                "IntervalProLaunch", "IntervalProBlueZ", "IntervalProCore", "IntervalProHRV", "IntervalProIO", "IntervalProNetwork",
+                "IntervalProRuntime", "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -89,21 +89,26 @@ public final class LiveSensorSet: Sendable {
     /// looks for the role as always (what is there wins over what is remembered).
     static func rememberedANT(_ request: SensorRequest) -> (SensorRequest, remembered: Set<SensorLinkMachine.Role>) {
         guard let path = SensorMemory.defaultPath, let memory = try? SensorMemory.load(from: path) else { return (request, []) }
-        let isANT = { (sensor: SensorMemory.Sensor?) in ANTSensors.deviceNumber(sensor?.address) != nil }
-        guard (request.heartRate == nil && isANT(memory.heartRate)) || (request.cadence == nil && isANT(memory.cadence)),
-            ANTSensors.stickWanted(request.antStick)
-        else { return (request, []) }
+        return rememberedANT(request, memory: memory) { ANTSensors.stickWanted(request.antStick) }
+    }
+
+    /// The roles the command looks for, not named, whose remembered device is an ANT+ one,
+    /// named after it when `stickPresent` says a stick is there (asked only then). A role the
+    /// command does not look for is left alone: a morning measurement never listens for the
+    /// foot pod a run remembered.
+    static func rememberedANT(
+        _ request: SensorRequest, memory: SensorMemory, stickPresent: () -> Bool
+    ) -> (SensorRequest, remembered: Set<SensorLinkMachine.Role>) {
+        let fromMemory = [(SensorLinkMachine.Role.heartRate, request.heartRate, memory.heartRate), (.cadence, request.cadence, memory.cadence)]
+            .compactMap { role, named, sensor in
+                named == nil && request.roles.contains(role) && ANTSensors.deviceNumber(sensor?.address) != nil ? (role, sensor?.address) : nil
+            }
+        guard !fromMemory.isEmpty, stickPresent() else { return (request, []) }
         var request = request
-        var remembered: Set<SensorLinkMachine.Role> = []
-        if request.heartRate == nil, isANT(memory.heartRate) {
-            request.heartRate = memory.heartRate?.address
-            remembered.insert(.heartRate)
+        for (role, address) in fromMemory {
+            if role == .heartRate { request.heartRate = address } else { request.cadence = address }
         }
-        if request.cadence == nil, isANT(memory.cadence) {
-            request.cadence = memory.cadence?.address
-            remembered.insert(.cadence)
-        }
-        return (request, remembered)
+        return (request, Set(fromMemory.map(\.0)))
     }
 
     /// The ANT+ devices heard, remembered for their roles (beside what Bluetooth remembered).
