@@ -31,7 +31,8 @@ struct RRIntervalTextTests {
     func tablesWithAHeader() throws {
         let polar = "Phone timestamp;RR-interval [ms]\r\n2026-06-01T06:01:00.125;1051\r\n2026-06-01T06:01:01.176;1057\r\n"
         #expect(try read(polar) == [1051, 1057])
-        let hrvLogger = "date,rr,since start\n2026-06-01 06:01:00,1051,0\n2026-06-01 06:01:01,1057,1076\n"
+        // As HRV Logger writes it: a space after each comma, a time zone in the date, no last newline.
+        let hrvLogger = "date, rr, since start\n2026-06-01 06:01:00 +0000, 1051, 0\n2026-06-01 06:01:01 +0000, 1057, 1076"
         #expect(try read(hrvLogger) == [1051, 1057])
         // A decimal comma where semicolons separate the fields; a row without a value is passed over.
         #expect(try read("time;IBI (s);\n0;0,812;\n1;;\n2;0,790;\n") == [812, 790])
