@@ -39,7 +39,7 @@ public enum RRIntervalText {
             // A table of numbers without names: one of its columns may be a time.
             throw ImportError(
                 file: file, place: "\(first.number)",
-                message: "a table of \(firstFields.count) numbers a line without a header: which column holds the RR intervals? Name it RR in a first line")
+                message: "every line holds \(firstFields.count) numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         }
         var intervals: [Double] = []
         for line in lines {
@@ -101,7 +101,7 @@ public enum RRIntervalText {
     }
 
     /// A line's fields: split on semicolons or tabs when it has them (a comma may then be a
-    /// decimal comma), else on commas and spaces.
+    /// decimal comma), else on commas when it has them, else on spaces.
     static func split(_ line: Substring) -> [String] {
         let fields: [Substring]
         if line.contains(";") || line.contains("\t") {

@@ -109,7 +109,7 @@ public enum MarkupReader {
         let declared = declaredEncoding(bytes)?.lowercased()
         if let declared, !declared.hasPrefix("utf-16"), !["utf-8", "utf8"].contains(declared) { return (bytes, declared) }
         // Told "UTF-8" only over a UTF-16 declaration: named, libxml2 converts UTF-8 to itself
-        // chunk by chunk, a quarter of the time it takes to read a GPX file.
+        // chunk by chunk, 5-8 % of the time a GPX or TCX file takes to read.
         if String(validating: bytes, as: UTF8.self) != nil { return (bytes, declared?.hasPrefix("utf-16") == true ? "UTF-8" : nil) }
         // Not UTF-8 whatever it says: tools that write the declaration as boilerplate save
         // the text in their code page all the same.

@@ -52,7 +52,7 @@ struct RRIntervalTextTests {
         #expect(refusal("date;HR [bpm]\n1;60\n") == "rr.txt:1: a header without a column of RR intervals (date, HR [bpm]): name that column RR")
         #expect(
             refusal("0 812\n812 790\n")
-                == "rr.txt:1: a table of 2 numbers a line without a header: which column holds the RR intervals? Name it RR in a first line")
+                == "rr.txt:1: every line holds 2 numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         #expect(refusal("# nothing\n\n") == "rr.txt: the file is empty: no RR intervals in it")
         #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
         #expect(refusal("812\n70000\n812\n") == "rr.txt: interval 2 lasts 70 s: not a heartbeat (a pause in the recording?)")
