@@ -83,6 +83,12 @@ public enum WorkoutImport {
             do {
                 return ImportedPlan(plan: try PlanDecoder.decode(bytes, file: file), format: .planJSON)
             } catch {
+                // A recording is JSON too, a line at a time: said for what it is.
+                if String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"") {
+                    throw ImportError(
+                        file: file,
+                        message: "an IntervalPro recording, not a plan: replay it with `intervalpro replay \(file)` (`--plan PLAN` scores it against another plan)")
+                }
                 throw ImportError(file: file, place: error.location?.description, message: error.message)
             }
         case .intervalsICU:

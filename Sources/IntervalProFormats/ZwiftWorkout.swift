@@ -12,6 +12,14 @@ import IntervalProCore
 public enum ZwiftWorkout {
     public static func read(_ root: MarkupElement, file: String) throws(ImportError) -> ImportedPlan {
         guard root.name.caseInsensitiveEquals("workout_file") else {
+            // An activity given for a plan, as a FIT activity is said to be one (a TCX may hold
+            // workouts instead, which this does not read).
+            let isGPX = root.name.caseInsensitiveEquals("gpx")
+            if isGPX || (root.name.caseInsensitiveEquals("TrainingCenterDatabase") && root.child("Activities") != nil) {
+                throw ImportError(
+                    file: file,
+                    message: "a \(isGPX ? "GPX" : "TCX") activity (a recorded run), not a workout: score it with `intervalpro replay \(file) --plan PLAN`")
+            }
             throw ImportError(
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, not a Zwift workout (<workout_file>)")

@@ -9,6 +9,34 @@ struct ZwiftWorkoutTests {
         try WorkoutImport.read(Array(xml.utf8), file: file, xml: MarkupReader.read)
     }
 
+    /// Before: "an XML file whose root is <gpx>, not a Zwift workout", and a recording "invalid
+    /// JSON: unexpected '{' after the JSON value" at its second line.
+    @Test("an activity or a recording given for a plan is said to be one, with the command that reads it")
+    func activitiesAndRecordingsAreNotPlans() {
+        func refusal(_ text: String, file: String) -> String? {
+            do {
+                _ = try read(text, file: file)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(
+            refusal(#"<gpx version="1.1"><trk><trkseg/></trk></gpx>"#, file: "run.gpx")
+                == "run.gpx: a GPX activity (a recorded run), not a workout: score it with `intervalpro replay run.gpx --plan PLAN`")
+        #expect(
+            refusal("<TrainingCenterDatabase><Activities/></TrainingCenterDatabase>", file: "run.tcx")
+                == "run.tcx: a TCX activity (a recorded run), not a workout: score it with `intervalpro replay run.tcx --plan PLAN`")
+        // A TCX of workouts is not read, and not called an activity.
+        #expect(
+            refusal("<TrainingCenterDatabase><Workouts/></TrainingCenterDatabase>", file: "w.tcx")
+                == "w.tcx:1: an XML file whose root is <TrainingCenterDatabase>, not a Zwift workout (<workout_file>)")
+        let recording = #"{"intervalpro_recording":1,"started_at":"2026-11-25T06:30:00Z","devices":[]}"# + "\n" + #"{"t":1,"dev":"x","char":"2a37","hex":"063c"}"#
+        #expect(
+            refusal(recording, file: "run.jsonl")
+                == "run.jsonl: an IntervalPro recording, not a plan: replay it with `intervalpro replay run.jsonl` (`--plan PLAN` scores it against another plan)")
+    }
+
     @Test func everyStepElementAndIntervalsT() throws {
         let imported = try read(
             """
