@@ -5,6 +5,12 @@
 /// replay runs them through the parsers again.
 public enum RecordingFormat {
     public static let version = 1
+
+    /// Whether `bytes` begin as a recording does: its header line's key within the first
+    /// 256 bytes. Enough to tell a recording from a plan, or from another JSON file.
+    public static func begins(_ bytes: [UInt8]) -> Bool {
+        String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
+    }
 }
 
 /// How a device counts cadence in its RSC Measurement.

@@ -2,6 +2,13 @@
 /// PowerShell), which the readers of plans, recordings and XML pass over.
 public let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
+extension Collection<UInt8> {
+    /// The bytes after a UTF-8 byte order mark, if they begin with one.
+    public var droppingUTF8ByteOrderMark: SubSequence {
+        starts(with: utf8ByteOrderMark) ? dropFirst(utf8ByteOrderMark.count) : self[...]
+    }
+}
+
 extension StringProtocol {
     /// The text without the white space (Unicode's) at either end.
     public var trimmingWhitespace: String {

@@ -100,8 +100,7 @@ public enum ActivityImport {
     /// How a file of another kind begins, for the error that refuses it: its first line (up
     /// to 40 characters) when it is text, "binary data" when it is not.
     public static func opening(_ bytes: [UInt8]) -> String {
-        var text = bytes.prefix(200)
-        if text.starts(with: utf8ByteOrderMark) { text = text.dropFirst(utf8ByteOrderMark.count) }
+        let text = bytes.prefix(200).droppingUTF8ByteOrderMark
         var line = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         // A character the cut at 200 bytes split in two.
         if bytes.count > 200 { while line.last == "\u{FFFD}" { line.removeLast() } }

@@ -90,9 +90,7 @@ public enum RRIntervalText {
     // MARK: - Reading the text
 
     private static func contentLines(_ bytes: ArraySlice<UInt8>) -> [(number: Int, text: Substring)] {
-        var bytes = bytes
-        if bytes.starts(with: utf8ByteOrderMark) { bytes = bytes.dropFirst(utf8ByteOrderMark.count) }
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = String(decoding: bytes.droppingUTF8ByteOrderMark, as: UTF8.self)
         // `\.isNewline`: "\r\n" is one Character, and a file saved on Windows has them.
         return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap {
             let line = $0.element.drop { $0 == " " || $0 == "\t" }

@@ -84,7 +84,7 @@ public enum WorkoutImport {
                 return ImportedPlan(plan: try PlanDecoder.decode(bytes, file: file), format: .planJSON)
             } catch {
                 // A recording is JSON too, a line at a time: said for what it is.
-                if String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"") {
+                if RecordingFormat.begins(bytes) {
                     throw ImportError(
                         file: file,
                         message: "an IntervalPro recording, not a plan: replay it with `intervalpro replay \(file)` (`--plan PLAN` scores it against another plan)")
@@ -115,9 +115,7 @@ public enum WorkoutImport {
             guard let (byte, high) = units.first(where: { $0.1 != 0 || !whitespace.contains($0.0) }) else { return nil }
             return high == 0 ? byte : nil
         }
-        var rest = bytes[...]
-        if rest.starts(with: utf8ByteOrderMark) { rest = rest.dropFirst(utf8ByteOrderMark.count) }
-        return rest.first { !whitespace.contains($0) }
+        return bytes.droppingUTF8ByteOrderMark.first { !whitespace.contains($0) }
     }
 
     /// "intervals/5x1k.zwo" → "5x1k": the name of a plan whose file gives none.

@@ -195,7 +195,7 @@ private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throw
 func holdsActivityOrRecording(_ bytes: [UInt8]) -> Bool {
     switch ActivityImport.encoding(of: bytes) {
     case .fit, .markup: true
-    case .recording: String(decoding: bytes.prefix(256), as: UTF8.self).contains("\"intervalpro_recording\"")
+    case .recording: RecordingFormat.begins(bytes)
     case .rrIntervalText, .other: false
     }
 }
