@@ -71,7 +71,7 @@ public enum RRIntervalText {
     /// The intervals (milliseconds) as the Heart Rate Measurements a strap would have sent: one
     /// at the beat that begins the first interval, without one (so that the recording lasts
     /// as long as its beats), then one a beat, at the time it ended, with the beat's rate and
-    /// the interval in 1/1024 s.
+    /// the interval in 1/1024 s. The text does not say when it was measured: no start time.
     public static func recording(_ intervals: [Double]) -> ParsedRecording {
         func rate(_ interval: Double) -> Int { max(1, ActivityImport.rounded(60_000 / interval)) }
         var time = 0.0
@@ -84,7 +84,9 @@ public enum RRIntervalText {
                     time: ActivityImport.rounded(time * 1000), heartRate: rate(interval),
                     rrIntervals: [ActivityImport.rounded(interval * 1.024)]))
         }
-        return ActivityImport.recording(points, start: 0, device: device)
+        var recording = ActivityImport.recording(points, start: 0, device: device)
+        recording.header.startedAt = nil
+        return recording
     }
 
     // MARK: - Reading the text

@@ -16,6 +16,9 @@ public enum ReadinessRun {
     public struct Outcome: Sendable {
         public var measurement: ReadinessMeasurement
         public var device: RecordedDevice?
+        /// When a replayed recording or activity began, as seconds since 1970 (nil live, and for a
+        /// file that does not say: RR interval text).
+        public var startedAt: Int64?
     }
 
     /// What a live measurement shows while it runs, once a second.
@@ -61,7 +64,8 @@ public enum ReadinessRun {
                 "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))\(fits)",
                 kind: .invalidData)
         }
-        return Outcome(measurement: measurement, device: device)
+        let startedAt = recording.header.startedAt.flatMap(ISO8601.microseconds).map { $0 / 1_000_000 }
+        return Outcome(measurement: measurement, device: device, startedAt: startedAt)
     }
 
     /// A Bluetooth Heart Rate Measurement, or an ANT+ strap's page (its RR interval from the

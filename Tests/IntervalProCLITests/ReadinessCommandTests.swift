@@ -17,12 +17,13 @@ import Testing
     }
 
     /// A recording of a strap at rest: values at 1 Hz carrying the beats of each second, the
-    /// RR intervals repeating `cycle` (milliseconds), skin contact lost in `noContact` seconds.
+    /// RR intervals repeating `cycle` (milliseconds), skin contact lost in `noContact` seconds;
+    /// taken `startedAt` (by default now: this morning's measurement).
     func recording(
         _ dir: ScratchDirectory, seconds: Int, cycle: [Double] = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995],
-        noContact: Range<Int> = 0..<0, withRR: Bool = true
+        noContact: Range<Int> = 0..<0, withRR: Bool = true, startedAt: String = ISO8601DateFormatter().string(from: Date())
     ) throws -> String {
-        var lines = [#"{"intervalpro_recording":1,"started_at":"2026-11-25T06:30:00Z","devices":[{"id":"A0:9E:1A:12:34:56","name":"Polar H10"}]}"#]
+        var lines = [#"{"intervalpro_recording":1,"started_at":"\#(startedAt)","devices":[{"id":"A0:9E:1A:12:34:56","name":"Polar H10"}]}"#]
         var beatTime = 0.0
         var beat = 0
         for second in 1...seconds {
@@ -65,6 +66,39 @@ import Testing
         let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
         #expect(listed.count == 1)
         #expect(number(listed.first?["rmssd_ms"]) == rmssd)
+    }
+
+    /// A file of another day is filed under that day, at its own time: replayed, it was filed
+    /// under the day it was replayed, and listed at the minute it was replayed.
+    @Test("a recording of an earlier morning: filed under its local day and time; --date files it elsewhere; RR text has no time")
+    func fromAnEarlierMorning() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 160, startedAt: "2026-11-20T02:00:00Z")
+        // Five hours west of Greenwich (a POSIX zone, no tz database needed): still the evening before.
+        var west = environment(dir)
+        west["TZ"] = "EST5"
+        let measured = try intervalpro("readiness", "--replay", path, "--json", environment: west)
+        #expect(measured.status == 0, "stderr: \(measured.stderr)")
+        let json = try #require(jsonObject(measured.stdoutData))
+        #expect(json["date"] as? String == "2026-11-19")
+        #expect(json["taken_at"] as? String == "2026-11-20T02:00:00Z")
+        let filed = try intervalpro("readiness", "--replay", path, "--date", "2026-11-21", "--json", environment: west)
+        let refiled = try #require(jsonObject(filed.stdoutData))
+        #expect(refiled["date"] as? String == "2026-11-21")
+        #expect(refiled["taken_at"] as? String == "2026-11-20T02:00:00Z")
+        let listed = try intervalpro("readiness", "history", environment: west)
+        #expect(listed.stdout.contains("2026-11-19  02:00"), "stdout: \(listed.stdout)")
+
+        // RR interval text does not say when: today, now.
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let intervals = (0..<160).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n")
+        let text = try intervalpro(
+            "readiness", "--replay", try dir.write("morning.txt", intervals + "\n"), "--json", "--no-save", environment: west)
+        #expect(text.status == 0, "stderr: \(text.stderr)")
+        let undated = try #require(jsonObject(text.stdoutData))
+        #expect(undated["taken_at"] as? String != "1970-01-01T00:00:00Z")
+        #expect((undated["taken_at"] as? String)?.hasPrefix("20") == true)
+        #expect(undated["date"] as? String != "1970-01-01")
     }
 
     /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test

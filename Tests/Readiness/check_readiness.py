@@ -637,6 +637,7 @@ def check_month(binary, env, scratch):
         if m is None:
             continue
         check(m.get("date") == day.isoformat(), f"{label}: date {m.get('date')!r}")
+        check(m.get("taken_at") == f"{day.isoformat()}T06:30:00Z", f"{label}: taken_at {m.get('taken_at')!r}, the recording began at 06:30Z")
         check(isinstance(m.get("id"), int), f"{label}: id {m.get('id')!r} when saving")
         ln = number(m.get("ln_rmssd"))
         if not check(ln is not None, f"{label}: ln_rmssd {m.get('ln_rmssd')!r}"):

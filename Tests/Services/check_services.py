@@ -1179,7 +1179,10 @@ def group_wellness(g):
     sys.path.insert(0, os.path.join(ROOT, "Tests", "Readiness"))
     from make_recordings import make_recording  # noqa: E402 - beside the readiness check
     s = Scenario(g, "wellness")
-    recording = make_recording(seed=1, minutes=1).write(os.path.join(s.dir, "morning.jsonl"))
+    # This morning's, at 07:00 local time: a replayed recording is filed under the day it began.
+    seven = datetime.datetime.combine(TODAY, datetime.time(7, 0)).astimezone(datetime.timezone.utc)
+    recording = make_recording(seed=1, minutes=1, started_at=seven.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+        os.path.join(s.dir, "morning.jsonl"))
     day = TODAY.isoformat()
     wellness_path = f"/api/v1/athlete/{ATHLETE}/wellness/{day}"
 

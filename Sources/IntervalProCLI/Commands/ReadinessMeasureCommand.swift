@@ -26,7 +26,7 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
         completion: .readinessFiles)
     var replay: String?
 
-    @Option(help: ArgumentHelp("File the measurement under this local date (default: today).", valueName: "YYYY-MM-DD"))
+    @Option(help: ArgumentHelp("File the measurement under this local date (default: the day a replayed file was recorded, else today).", valueName: "YYYY-MM-DD"))
     var date: String?
 
     @Flag(help: "Print JSON.")
