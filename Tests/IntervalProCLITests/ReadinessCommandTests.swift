@@ -292,6 +292,10 @@ import Testing
         #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         let usage = try intervalpro("readiness", "--duration", "9", environment: environment(dir))
         #expect(usage.status == 64)
+        // A footpod is never listened to for a measurement: naming one is a mistake, said as such.
+        let footpod = try intervalpro("readiness", "--cadence", "Stryd", environment: environment(dir))
+        #expect(footpod.status == 64)
+        #expect(footpod.stderr.contains("readiness measures with the heart-rate strap alone: drop --cadence"))
     }
 
     @Test("live, through the fake org.bluez: a one-minute measurement from a resting strap")

@@ -52,6 +52,8 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
             throw ValidationError("--date takes a date as YYYY-MM-DD")
         }
         if upload, noSave { throw ValidationError("--upload sends the saved measurement: drop --no-save") }
+        // The option group is the run's; a measurement listens to the strap alone.
+        if sensors.cadence != nil { throw ValidationError("readiness measures with the heart-rate strap alone: drop --cadence") }
     }
 
     func run() async throws {
