@@ -6,6 +6,20 @@ public enum UTCTimestamp {
         return ISO8601.microseconds(text).map { $0 / 1_000_000 }
     }
 
+    /// Days since 1970 of a calendar date written "YYYY-MM-DD" (a local date, as the store and
+    /// the command line take them); nil for anything else, a 31 April or a 29 February of a
+    /// common year among them (day arithmetic alone would take those for 1 May and 1 March).
+    public static func dayNumber(ofDate text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }),
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return self.text(unixSeconds: days * 86_400).hasPrefix(text) ? days : nil
+    }
+
     /// Days from 1970-01-01 to a proleptic Gregorian date (civil calendar arithmetic with
     /// March-based years, so that leap days fall at the end of a year).
     public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {

@@ -41,12 +41,12 @@ public enum ReadinessBaseline {
 
     /// `measurements` in the order they were taken; `today` a local date.
     public static func assess(_ measurements: [Measurement], today: String) -> ReadinessAssessment {
-        guard let todayNumber = dayNumber(today) else {
+        guard let todayNumber = UTCTimestamp.dayNumber(ofDate: today) else {
             return ReadinessAssessment(verdict: .building, daysMeasured: 0, daysThisWeek: 0)
         }
         var daily: [Int64: Double] = [:]
         for measurement in measurements {
-            guard let day = dayNumber(measurement.date), day <= todayNumber, day > todayNumber - Int64(normalRangeDays)
+            guard let day = UTCTimestamp.dayNumber(ofDate: measurement.date), day <= todayNumber, day > todayNumber - Int64(normalRangeDays)
             else { continue }
             daily[day] = measurement.lnRMSSD  // the last of the day
         }
@@ -76,18 +76,8 @@ public enum ReadinessBaseline {
 
     /// The first local date the assessment of `today` reads: 59 days before it.
     public static func windowStart(today: String) -> String? {
-        guard let day = dayNumber(today) else { return nil }
+        guard let day = UTCTimestamp.dayNumber(ofDate: today) else { return nil }
         return String(UTCTimestamp.text(unixSeconds: (day - Int64(normalRangeDays - 1)) * 86_400).prefix(10))
-    }
-
-    /// Days since 1970 of "YYYY-MM-DD"; nil for anything else.
-    public static func dayNumber(_ date: String) -> Int64? {
-        let parts = date.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-            (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        return UTCTimestamp.daysSinceEpoch(year: year, month: month, day: day)
     }
 }
 
@@ -175,7 +165,7 @@ public struct ReadinessTrend: Equatable, Sendable {
 
     /// The `count` days ending with `last` (a local date), from `measurements` in the order taken.
     public init(_ measurements: [ReadinessBaseline.Measurement], days count: Int, endingOn last: String) {
-        guard let lastDay = ReadinessBaseline.dayNumber(last), count > 0 else {
+        guard let lastDay = UTCTimestamp.dayNumber(ofDate: last), count > 0 else {
             days = []
             return
         }

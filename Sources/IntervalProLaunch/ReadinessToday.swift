@@ -39,7 +39,7 @@ public struct ReadinessToday: Sendable {
     public static func trend(_ location: StoreLocation, before startedAt: String, days: Int = 42) -> ReadinessTrend? {
         guard let seconds = UTCTimestamp.unixSeconds(startedAt) else { return nil }
         let last = WallClock.localDate(unixSeconds: seconds)
-        guard let lastDay = ReadinessBaseline.dayNumber(last) else { return nil }
+        guard let lastDay = UTCTimestamp.dayNumber(ofDate: last) else { return nil }
         let first = String(UTCTimestamp.text(unixSeconds: (lastDay - Int64(days + ReadinessBaseline.normalRangeDays)) * 86_400).prefix(10))
         let measurements = stored(in: location, since: first).filter { $0.localDate <= last }
             .map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }

@@ -292,6 +292,10 @@ import Testing
         #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         let usage = try intervalpro("readiness", "--duration", "9", environment: environment(dir))
         #expect(usage.status == 64)
+        // A day that does not exist, refused before anything is measured (it was filed as written).
+        let noSuchDay = try intervalpro("readiness", "--date", "2026-02-31", environment: environment(dir))
+        #expect(noSuchDay.status == 64)
+        #expect(noSuchDay.stderr.contains("--date takes a day written YYYY-MM-DD"))
         // A footpod is never listened to for a measurement: naming one is a mistake, said as such.
         let footpod = try intervalpro("readiness", "--cadence", "Stryd", environment: environment(dir))
         #expect(footpod.status == 64)

@@ -184,6 +184,21 @@ struct HistoryTextTests {
         #expect(UTCTimestamp.unixSeconds("yesterday") == nil)
     }
 
+    @Test("a calendar day as YYYY-MM-DD: days since 1970 for a day that exists, nil for one that does not")
+    func calendarDays() {
+        #expect(UTCTimestamp.dayNumber(ofDate: "1970-01-01") == 0)
+        #expect(UTCTimestamp.dayNumber(ofDate: "2026-11-27") == 20_784)
+        #expect(UTCTimestamp.dayNumber(ofDate: "2028-02-29") == 21_243)
+        #expect(UTCTimestamp.dayNumber(ofDate: "2000-02-29") != nil)
+        // Days that day arithmetic alone would roll over into the next month.
+        for day in ["2026-02-29", "2026-02-31", "2026-04-31", "2100-02-29", "2026-13-01", "2026-00-10", "2026-11-00"] {
+            #expect(UTCTimestamp.dayNumber(ofDate: day) == nil, "\(day)")
+        }
+        for text in ["26-11-27", "2026-1-27", "2026-11-27T00:00:00Z", "+026-11-27", "2026-11-2x", "", "today"] {
+            #expect(UTCTimestamp.dayNumber(ofDate: text) == nil, "\(text)")
+        }
+    }
+
     func listing(_ id: Int64, _ date: String, inZone: Double?, cadence: Double?, status: SessionStatus = .finished)
         -> SessionListing
     {

@@ -523,6 +523,9 @@ def group_icu(g):
     """intervals.icu: the account, today's calendar, run today / icu:ID, upload."""
     s = Scenario(g, "intervals.icu", events=CALENDAR)
     expect(g, s.run("today"), 77, "today without an account is refused")
+    # A day that does not exist is a usage error, said before any account or calendar is asked.
+    expect(g, s.run("today", "--date", "2026-13-01"), 64, "today --date 2026-13-01: a usage error (64), not the account's",
+           stderr_has=["--date must be a day written YYYY-MM-DD"])
     expect(g, s.run("run", "today", "--simulate", "--fast"), 77, "run today without an account is refused")
 
     wrong = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", "wrong-key-123")

@@ -48,8 +48,8 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard duration >= 1, duration <= 5 else { throw ValidationError("--duration must be from 1 to 5 minutes") }
-        if let date, ReadinessBaseline.dayNumber(date) == nil {
-            throw ValidationError("--date takes a date as YYYY-MM-DD")
+        if let date, UTCTimestamp.dayNumber(ofDate: date) == nil {
+            throw ValidationError("--date takes a day written YYYY-MM-DD, like 2026-11-24")
         }
         if upload, noSave { throw ValidationError("--upload sends the saved measurement: drop --no-save") }
         // The option group is the run's; a measurement listens to the strap alone.

@@ -18,11 +18,8 @@ struct TodayCommand: AsyncParsableCommand {
     @OptionGroup var options: ServiceOptions
 
     func validate() throws {
-        if let date {
-            let parts = date.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts.map(\.count) == [4, 2, 2], parts.allSatisfy({ $0.allSatisfy(\.isNumber) }) else {
-                throw ValidationError("--date must be YYYY-MM-DD, like 2026-11-24")
-            }
+        if let date, UTCTimestamp.dayNumber(ofDate: date) == nil {
+            throw ValidationError("--date must be a day written YYYY-MM-DD, like 2026-11-24")
         }
     }
 
