@@ -131,10 +131,15 @@ public struct ReadinessAssessment: Equatable, Sendable {
         }
     }
 
+    /// What the HRV-guided training studies prescribed below the normal range (Kiviniemi et al.
+    /// 2007; Vesterinen et al. 2016; Javaloyes et al. 2019): low intensity or rest, in place of
+    /// the planned hard session.
+    static let easyDay = "keep today's running easy, no hard intervals, or rest"
+
     /// What to make of it for today's run.
     public var advice: String {
         if dropToday && verdict != .below {
-            return "today's value dropped well below your usual: run the easier version of today's session, or rest"
+            return "today's value dropped well below your usual: \(Self.easyDay)"
         }
         switch verdict {
         case .building, .fewThisWeek:
@@ -142,7 +147,7 @@ public struct ReadinessAssessment: Equatable, Sendable {
         case .within:
             return "run today's session as planned"
         case .below:
-            return "run the easier version of today's session, or rest"
+            return Self.easyDay
         case .above:
             return "usually a sign of good recovery; if you feel run down or unwell, keep today easy"
         }
