@@ -82,6 +82,8 @@ public struct ReadinessMeasurement: Sendable {
     }
 
     public var isComplete: Bool { contactTime >= settings.total }
+    /// When the last value came, in the measurement's time: where a replayed one ended.
+    public var lastValueTime: SessionTime? { lastValue }
     public var sendsNoRR: Bool { intervalsReceived == 0 && valuesWithContact >= settings.valuesBeforeNoRR }
     public var beats: Int { segments.reduce(0) { $0 + $1.count } }
 

@@ -175,8 +175,8 @@ public struct ReadinessCheck: Sendable {
         // A replayed morning is filed at the time it was taken, when the file says, not when it was replayed.
         let scored = try ReadinessRun.score(
             outcome, source: isReplay ? .replay : .live,
-            localDate: date ?? outcome.startedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
-            takenAt: outcome.startedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
+            localDate: date ?? outcome.endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
+            takenAt: outcome.endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
             save: save ? store : nil, store: store)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }

@@ -19,6 +19,11 @@ public enum ReadinessRun {
         /// When a replayed recording or activity began, as seconds since 1970 (nil live, and for a
         /// file that does not say: RR interval text).
         public var startedAt: Int64?
+
+        /// When a replayed measurement ended, as seconds since 1970, if its file says when it began.
+        var endedAt: Int64? {
+            startedAt.map { $0 + Int64((measurement.lastValueTime ?? .zero).seconds.rounded(.down)) }
+        }
     }
 
     /// What a live measurement shows while it runs, once a second.

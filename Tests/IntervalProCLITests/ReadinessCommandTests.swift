@@ -18,10 +18,11 @@ import Testing
 
     /// A recording of a strap at rest: values at 1 Hz carrying the beats of each second, the
     /// RR intervals repeating `cycle` (milliseconds), skin contact lost in `noContact` seconds;
-    /// taken `startedAt` (by default now: this morning's measurement).
+    /// taken `startedAt` (by default minutes ago: this morning's measurement).
     func recording(
         _ dir: ScratchDirectory, seconds: Int, cycle: [Double] = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995],
-        noContact: Range<Int> = 0..<0, withRR: Bool = true, startedAt: String = ISO8601DateFormatter().string(from: Date())
+        noContact: Range<Int> = 0..<0, withRR: Bool = true,
+        startedAt: String = ISO8601DateFormatter().string(from: Date(timeIntervalSinceNow: -200))
     ) throws -> String {
         var lines = [#"{"intervalpro_recording":1,"started_at":"\#(startedAt)","devices":[{"id":"A0:9E:1A:12:34:56","name":"Polar H10"}]}"#]
         var beatTime = 0.0
@@ -81,13 +82,14 @@ import Testing
         #expect(measured.status == 0, "stderr: \(measured.stderr)")
         let json = try #require(jsonObject(measured.stdoutData))
         #expect(json["date"] as? String == "2026-11-19")
-        #expect(json["taken_at"] as? String == "2026-11-20T02:00:00Z")
+        // When it ended, as a live one: its first value a second in, then 30 s settling and 2:00 scored.
+        #expect(json["taken_at"] as? String == "2026-11-20T02:02:31Z")
         let filed = try intervalpro("readiness", "--replay", path, "--date", "2026-11-21", "--json", environment: west)
         let refiled = try #require(jsonObject(filed.stdoutData))
         #expect(refiled["date"] as? String == "2026-11-21")
-        #expect(refiled["taken_at"] as? String == "2026-11-20T02:00:00Z")
+        #expect(refiled["taken_at"] as? String == "2026-11-20T02:02:31Z")
         let listed = try intervalpro("readiness", "history", environment: west)
-        #expect(listed.stdout.contains("2026-11-19  02:00"), "stdout: \(listed.stdout)")
+        #expect(listed.stdout.contains("2026-11-19  02:02"), "stdout: \(listed.stdout)")
 
         // RR interval text does not say when: today, now.
         let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]

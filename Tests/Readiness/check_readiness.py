@@ -637,7 +637,8 @@ def check_month(binary, env, scratch):
         if m is None:
             continue
         check(m.get("date") == day.isoformat(), f"{label}: date {m.get('date')!r}")
-        check(m.get("taken_at") == f"{day.isoformat()}T06:30:00Z", f"{label}: taken_at {m.get('taken_at')!r}, the recording began at 06:30Z")
+        check(re.fullmatch(rf"{day.isoformat()}T06:3[2-4]:\d\dZ", str(m.get("taken_at"))) is not None,
+              f"{label}: taken_at {m.get('taken_at')!r}: the recording began at 06:30Z, the measurement ends 2:30 to 4:00 later")
         check(isinstance(m.get("id"), int), f"{label}: id {m.get('id')!r} when saving")
         ln = number(m.get("ln_rmssd"))
         if not check(ln is not None, f"{label}: ln_rmssd {m.get('ln_rmssd')!r}"):

@@ -1231,9 +1231,9 @@ def sensors_page(binary, scratch):
 
 def resting_recording(path, seconds=160):
     """A strap at rest: 1 Hz values carrying the beats of each second, a 10 s breathing cycle;
-    begun now (a replayed recording is filed under the day it began: this morning's)."""
+    begun minutes ago (a replayed recording is filed under the day it was taken: today's)."""
     cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - seconds - 30))
     lines = [json.dumps({"intervalpro_recording": 1, "started_at": now,
                          "devices": [{"id": "A0:9E:1A:12:34:56", "name": "Polar H10"}]}, separators=(",", ":"))]
     beat_time, beat = 0, 0
