@@ -89,6 +89,66 @@ public enum RRIntervalText {
         return recording
     }
 
+    /// A local date and time, as a file's name gives it.
+    public struct NamedTime: Equatable, Sendable {
+        public var year, month, day, hour, minute, second: Int
+
+        public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+            (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+        }
+
+        /// "2026-11-25".
+        public var date: String {
+            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            return "\(year)-\(two(month))-\(two(day))"
+        }
+    }
+
+    /// The local time an HRV app writes in the names of its files, since the text itself does
+    /// not say when it was measured: Elite HRV's "2026-11-25 06-30-00.txt" (a date, a space or
+    /// `_` or `T`, the time with `-`, `:` or `.`), Polar Sensor Logger's
+    /// "Polar_H10_A1B2C3D4_20261125_063000_RR.txt". The last of the name's folders and file
+    /// that holds one; nil when none does, or the date does not exist.
+    public static func time(inName name: String) -> NamedTime? {
+        // Runs of digits and what separates them, in order.
+        var runs: [(digits: String, after: Character?)] = []
+        var digits = ""
+        for character in name {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+            } else {
+                if !digits.isEmpty { runs.append((digits, character)) }
+                digits = ""
+            }
+        }
+        if !digits.isEmpty { runs.append((digits, nil)) }
+        var found: NamedTime?
+        for start in runs.indices {
+            func run(_ offset: Int) -> (digits: String, after: Character?)? {
+                start + offset < runs.count ? runs[start + offset] : nil
+            }
+            var time: NamedTime?
+            if let y = run(0), y.digits.count == 4, y.after == "-", let m = run(1), m.digits.count == 2, m.after == "-",
+                let d = run(2), d.digits.count == 2, [" ", "_", "T"].contains(d.after),
+                let h = run(3), h.digits.count == 2, let mi = run(4), mi.digits.count == 2, let s = run(5), s.digits.count == 2,
+                let separator = h.after, ["-", ":", "."].contains(separator), mi.after == separator
+            {
+                time = NamedTime(year: Int(y.digits)!, month: Int(m.digits)!, day: Int(d.digits)!, hour: Int(h.digits)!, minute: Int(mi.digits)!, second: Int(s.digits)!)
+            } else if let date = run(0), date.digits.count == 8, date.after == "_", let clock = run(1), clock.digits.count == 6 {
+                func part(_ text: String, _ from: Int, _ count: Int) -> Int {
+                    Int(text.dropFirst(from).prefix(count))!
+                }
+                time = NamedTime(
+                    year: part(date.digits, 0, 4), month: part(date.digits, 4, 2), day: part(date.digits, 6, 2),
+                    hour: part(clock.digits, 0, 2), minute: part(clock.digits, 2, 2), second: part(clock.digits, 4, 2))
+            }
+            if let time, UTCTimestamp.dayNumber(ofDate: time.date) != nil, time.hour < 24, time.minute < 60, time.second < 61 {
+                found = time
+            }
+        }
+        return found
+    }
+
     // MARK: - Reading the text
 
     private static func contentLines(_ bytes: ArraySlice<UInt8>) -> [(number: Int, text: Substring)] {

@@ -36,4 +36,17 @@ extension WallClock {
 
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
+
+    /// Seconds since 1970 of a local date and time in the system's time zone (summer time as
+    /// it was that day); nil when the fields are out of range.
+    public static func unixSeconds(localYear year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64? {
+        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
+            (0...60).contains(second)
+        else { return nil }
+        var parts = tm()
+        (parts.tm_year, parts.tm_mon, parts.tm_mday) = (Int32(year - 1900), Int32(month - 1), Int32(day))
+        (parts.tm_hour, parts.tm_min, parts.tm_sec, parts.tm_isdst) = (Int32(hour), Int32(minute), Int32(second), -1)
+        let seconds = mktime(&parts)
+        return seconds == -1 ? nil : Int64(seconds)
+    }
 }

@@ -30,6 +30,8 @@ public enum HistoryImport {
         public var unreadable: [Skipped] = []
         /// Files that hold no activity (photos, CSV, a watch's monitoring or settings files).
         public var otherFiles = 0
+        /// Of them, RR intervals as HRV apps export them: mornings, for `readiness import`.
+        public var rrIntervalFiles = 0
         /// What was said about files that were imported (a damaged file read up to the damage,
         /// a multisport file's leg).
         public var warnings: [String] = []
@@ -43,6 +45,7 @@ public enum HistoryImport {
             withoutReadings += other.withoutReadings
             unreadable += other.unreadable
             otherFiles += other.otherFiles
+            rrIntervalFiles += other.rrIntervalFiles
             warnings += other.warnings
             filesRead += other.filesRead
         }
@@ -229,6 +232,7 @@ public enum HistoryImport {
         }
         guard holdsActivityOrRecording(content) else {
             report.otherFiles += 1
+            if ActivityImport.encoding(of: content) == .rrIntervalText { report.rrIntervalFiles += 1 }
             return
         }
         let activity: ImportedActivity
@@ -296,12 +300,15 @@ public enum HistoryImport {
     }
 }
 
+extension HistoryImport.Skipped {
+    /// `{"file": …, "reason": …}`, as the imports' `--json` lists what they left out.
+    var json: JSONValue { .object([("file", .string(file)), ("reason", .string(reason))]) }
+}
+
 extension HistoryImport.Report {
     /// What `history import --json` prints.
     public var json: JSONValue {
-        func skipped(_ list: [HistoryImport.Skipped]) -> JSONValue {
-            .array(list.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })
-        }
+        func skipped(_ list: [HistoryImport.Skipped]) -> JSONValue { .array(list.map(\.json)) }
         return .object([
             ("files_read", .int(filesRead)),
             ("imported", .array(imported.map { .int(Int($0)) })),
@@ -310,6 +317,7 @@ extension HistoryImport.Report {
             ("without_readings", skipped(withoutReadings)),
             ("unreadable", skipped(unreadable)),
             ("other_files", .int(otherFiles)),
+            ("rr_interval_files", .int(rrIntervalFiles)),
             ("warnings", .array(warnings.map { .string($0) })),
         ])
     }
@@ -331,6 +339,10 @@ extension HistoryImport.Report {
             lines.append("Left out \(count(withoutReadings.count, "run", "runs")) with neither cadence nor heart rate (GPS alone): nothing to keep.")
         }
         if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no activity.") }
+        if rrIntervalFiles > 0 {
+            lines.append(
+                "\(rrIntervalFiles == otherFiles ? (otherFiles == 1 ? "It holds" : "They hold") : "\(rrIntervalFiles) of them hold") RR intervals, as HRV apps export mornings: `intervalpro readiness import \(path)` files them.")
+        }
         if !unreadable.isEmpty {
             lines.append("Could not read \(count(unreadable.count, "file", "files")):")
             lines += unreadable.prefix(10).map { "  \($0.file): \($0.reason)" }

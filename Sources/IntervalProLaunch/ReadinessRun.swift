@@ -39,6 +39,23 @@ public enum ReadinessRun {
         -> Outcome
     {
         let recording = try loadRecording(path, choice: ActivityChoice(heartRateOnly: true))
+        let outcome = try feed(recording, file: path, device: wanted, settings: settings)
+        if !outcome.measurement.isComplete && !outcome.measurement.sendsNoRR {
+            let device = outcome.device?.label ?? "the strap"
+            // An app's two-minute morning holds 1:30 after settling: say the duration that fits.
+            let fits = fittingDuration(outcome.measurement).map { "; `--duration \(JSONValue.format($0.seconds / 60))` scores what it holds" } ?? ""
+            throw LaunchError(
+                "\(path): the recording holds \(formatClock(outcome.measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))\(fits)",
+                kind: .invalidData)
+        }
+        return outcome
+    }
+
+    /// A recording's measurement, complete or not (a recording too short, a strap without RR
+    /// intervals); throws when the recording holds no heart-rate value from `device`.
+    static func feed(_ recording: ParsedRecording, file path: String, device wanted: String?, settings: ReadinessMeasurement.Settings)
+        throws -> Outcome
+    {
         let devices = recording.header.devices
         var chosen: String?
         if let wanted {
@@ -61,16 +78,15 @@ public enum ReadinessRun {
             let whose = wanted.map { " from '\($0)'" } ?? ""
             throw LaunchError("\(path): no heart-rate values (0x2A37)\(whose) in the recording", kind: .invalidData)
         }
-        if !measurement.isComplete && !measurement.sendsNoRR {
-            // An app's two-minute morning holds 1:30 after settling: say the duration that fits.
-            let halfMinutes = ((measurement.contactTime - settings.settle).seconds / 30).rounded(.down)
-            let fits = halfMinutes >= 2 ? "; `--duration \(JSONValue.format(halfMinutes / 2))` scores what it holds" : ""
-            throw LaunchError(
-                "\(path): the recording holds \(formatClock(measurement.contactTime.seconds)) of heart-rate values with skin contact from \(device.label); the measurement needs \(formatClock(settings.total.seconds)) (\(Int(settings.settle.seconds)) s settling, then \(formatClock(settings.duration.seconds)))\(fits)",
-                kind: .invalidData)
-        }
         let startedAt = recording.header.startedAt.flatMap(ISO8601.microseconds).map { $0 / 1_000_000 }
         return Outcome(measurement: measurement, device: device, startedAt: startedAt)
+    }
+
+    /// The longest duration, in whole half minutes from one minute, that a measurement cut
+    /// short holds after its settling; nil when it holds less than a minute.
+    static func fittingDuration(_ measurement: ReadinessMeasurement) -> SessionTime? {
+        let halfMinutes = ((measurement.contactTime - measurement.settings.settle).seconds / 30).rounded(.down)
+        return halfMinutes >= 2 ? .seconds(halfMinutes * 30) : nil
     }
 
     /// A Bluetooth Heart Rate Measurement, or an ANT+ strap's page (its RR interval from the

@@ -103,6 +103,67 @@ import Testing
         #expect(undated["date"] as? String != "1970-01-01")
     }
 
+    /// Mornings measured with another app, brought in at once: each under its own day, from the
+    /// file's time or its name's; before, one `readiness --replay FILE --date DAY` each, and an
+    /// app's zip was refused as "a zip file with no activity or recording in it".
+    @Test("readiness import: an app's mornings, each under its day and time; shortened, refused, undated and other files said; again, nothing added")
+    func importsAnotherAppsMornings() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        func beats(_ count: Int, _ pattern: [Int] = cycle) -> [Int] { (0..<count).map { pattern[$0 % pattern.count] } }
+        let elite = try dir.write("export/2026-11-20 06-30-00.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write(
+            "export/Polar_H10_A1B2C3D4_20261121_070000_RR.txt",
+            "Phone timestamp;RR-interval [ms]\n" + beats(170).map { "2026-11-21T07:00:00.000;\($0)" }.joined(separator: "\n") + "\n")
+        // 2:10 of beats: 1:30 after the settling, not the 2:00 asked.
+        try dir.write("export/2026-11-22 06-30-00.txt", beats(130).map(String.init).joined(separator: "\n") + "\n")
+        // Every eighth beat missed: far over the 4 % the measurement corrects.
+        try dir.write("export/2026-11-23 06-30-00.txt", beats(170, [1000, 1030, 1055, 1045, 1015, 985, 960, 1900]).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write("export/morning.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write("export/Readings.csv", "Date,Readiness,HRV\n2026-11-20,7,64\n")
+        let recorded = try recording(dir, seconds: 160, startedAt: "2026-11-19T12:00:00Z")
+        try FileManager.default.moveItem(atPath: recorded, toPath: dir.path("export/morning.jsonl"))
+        var west = environment(dir)
+        west["TZ"] = "EST5"
+
+        let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: west)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let report = try #require(jsonObject(imported.stdoutData))
+        let mornings = try #require(report["imported"] as? [[String: Any]])
+        #expect(mornings.map { $0["date"] as? String } == ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])
+        // Elite HRV's 06:30 local, five hours west: 11:30 UTC, and the measurement ends 2:30 later.
+        let eliteMorning = try #require(mornings.first { $0["date"] as? String == "2026-11-20" })
+        #expect((eliteMorning["taken_at"] as? String)?.hasPrefix("2026-11-20T11:32:") == true, "\(eliteMorning["taken_at"] ?? "")")
+        #expect(mornings.first { $0["date"] as? String == "2026-11-22" }?["duration_s"] as? Int == 90)
+        #expect((report["shortened"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["scored 1:30, as long as the file holds after settling"])
+        let refused = try #require(report["refused"] as? [[String: Any]])
+        #expect(refused.count == 1 && (refused.first?["file"] as? String)?.hasSuffix("2026-11-23 06-30-00.txt") == true)
+        #expect((refused.first?["reason"] as? String)?.contains("needed correcting") == true)
+        #expect((report["undated"] as? [[String: Any]])?.compactMap { $0["file"] as? String }.map { $0.hasSuffix("morning.txt") } == [true])
+        #expect(report["other_files"] as? Int == 1)
+        // The figures are those `readiness --replay` gives the same file.
+        let one = try intervalpro("readiness", "--replay", elite, "--date", "2026-11-20", "--no-save", "--json", environment: west)
+        #expect(number(eliteMorning["rmssd_ms"]) == number(try #require(jsonObject(one.stdoutData))["rmssd_ms"]))
+
+        let again = try intervalpro("readiness", "import", dir.path("export"), environment: west)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("Imported 0 mornings"))
+        #expect(again.stdout.contains("Skipped 4 mornings imported before."))
+        let listed = try intervalpro("readiness", "history", "--json", environment: west)
+        #expect((try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count == 4)
+
+        // Only a file that does not say when: nothing taken, 65.
+        try FileManager.default.createDirectory(atPath: dir.path("undated"), withIntermediateDirectories: true)
+        try dir.write("undated/rr.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        let undated = try intervalpro("readiness", "import", dir.path("undated"), environment: west)
+        #expect(undated.status == 65)
+        #expect(undated.stdout.contains("readiness --replay FILE --date YYYY-MM-DD"))
+        // `history import` given the mornings says where they go.
+        let runs = try intervalpro("history", "import", dir.path("export"), environment: west)
+        #expect(runs.stdout.contains("`intervalpro readiness import \(dir.path("export"))` files them"), "stdout: \(runs.stdout)")
+    }
+
     /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test
     /// file is a walk with `hrv` messages): read for its heart, whatever the sport; before,
     /// refused as "not a run", with advice (`--sport any`) that readiness does not take.

@@ -95,5 +95,24 @@ struct RRIntervalTextTests {
         #expect(sent.map(\.1.rrIntervals) == [[], [1024], [819], [1281]])
         #expect(sent.map(\.1.heartRate) == [60, 60, 75, 48])
         #expect(recording.header.devices == [RRIntervalText.device])
+        #expect(recording.header.startedAt == nil, "the text does not say when")
+    }
+
+    @Test("the local time in an app's file name: Elite HRV's and Polar Sensor Logger's; none in other names")
+    func timeInName() {
+        let elite = RRIntervalText.NamedTime(year: 2026, month: 11, day: 25, hour: 6, minute: 30, second: 5)
+        #expect(RRIntervalText.time(inName: "Elite HRV/2026-11-25 06-30-05.txt") == elite)
+        #expect(RRIntervalText.time(inName: "export.zip (readings/2026-11-25_06:30:05.txt)") == elite)
+        #expect(RRIntervalText.time(inName: "2026-11-25T06.30.05.csv") == elite)
+        #expect(RRIntervalText.time(inName: "Polar_H10_A1B2C3D4_20261125_063005_RR.txt") == elite)
+        #expect(elite.date == "2026-11-25")
+        // The file's own name wins over its folder's.
+        #expect(RRIntervalText.time(inName: "2025-01-01 00-00-00/2026-11-25 06-30-05.txt") == elite)
+        for name in [
+            "morning.txt", "2026-11-25.txt", "2026-02-30 06-30-05.txt", "2026-11-25 25-30-05.txt", "2026-11-25 06-30:05.txt",
+            "RR_1234567890_123456.txt", "20261125063005.txt",
+        ] {
+            #expect(RRIntervalText.time(inName: name) == nil, "\(name)")
+        }
     }
 }

@@ -10,7 +10,7 @@ struct ReadinessCommand: AsyncParsableCommand {
             (Lipponen & Tarvainen 2019) and give rMSSD. Your baseline is the 7-day mean of ln \
             rMSSD, judged against your own 60-day normal range (mean ± 0.5 SD).
             """,
-        subcommands: [ReadinessMeasureCommand.self, ReadinessHistoryCommand.self],
+        subcommands: [ReadinessMeasureCommand.self, ReadinessHistoryCommand.self, ReadinessImportCommand.self],
         defaultSubcommand: ReadinessMeasureCommand.self
     )
 }

@@ -1,0 +1,52 @@
+import ArgumentParser
+import IntervalProCore
+import IntervalProHRV
+import IntervalProIO
+import IntervalProLaunch
+
+struct ReadinessImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import mornings measured with another app, each under its own day: the baseline stands at once.",
+        discussion: """
+            PATH is a file, a folder (read at any depth) or a zip archive: Elite HRV's export \
+            (RR intervals, a file per morning named by its date and time), Polar Sensor Logger's \
+            _RR.txt files, recordings, or watch activities with beats. A file is filed at the \
+            time it says it began, or its name says (RR interval text); a file with neither is \
+            left out (`readiness --replay FILE --date YYYY-MM-DD` files one). A morning shorter \
+            than --duration after settling is scored as long as it holds, from a minute. A \
+            morning imported before is skipped. Exits 65 when PATH holds mornings and none could \
+            be taken.
+            """
+    )
+
+    @Argument(help: "A file, a folder, or a zip archive.", completion: .file())
+    var path: String
+
+    @Option(help: ArgumentHelp("Minutes scored after the 30 s of settling: 1 to 5.", valueName: "minutes"))
+    var duration: Double = 2
+
+    @Flag(help: "Print what was imported and left out as JSON.")
+    var json = false
+
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        guard duration >= 1, duration <= 5 else { throw ValidationError("--duration must be from 1 to 5 minutes") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let showsProgress = Terminal.standardErrorIsTerminal
+            let report = try ReadinessImport.run(
+                path, settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location
+            ) { done, total in
+                guard showsProgress else { return }
+                Terminal.writeStandardError("\r\u{1B}[KImporting: \(done) of \(total) files")
+            }
+            if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
+            print(json ? report.json.serialized(pretty: true) : report.lines(path: path).joined(separator: "\n"))
+            if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }
+        }
+    }
+}

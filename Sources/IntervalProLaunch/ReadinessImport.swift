@@ -1,0 +1,206 @@
+public import IntervalProCore
+public import IntervalProHRV
+public import IntervalProStorage
+import IntervalProFormats
+import IntervalProHistory
+import IntervalProIO
+
+/// `readiness import`: mornings measured with another app, each filed under the day it was
+/// taken, so that the baseline (seven days) and the normal range (60) stand at once. A path
+/// is a file, a folder (at any depth) or a zip archive, as `history import` reads them: Elite
+/// HRV's export, Polar Sensor Logger's files, recordings, watch activities. A file's time is
+/// its own (a recording's or an activity's start) or, for RR interval text, the one its name
+/// gives; a file with neither is left for `readiness --replay FILE --date DAY`. A morning
+/// imported before (same day and time) is skipped, so importing again adds nothing.
+public enum ReadinessImport {
+    public struct Imported: Sendable {
+        public var file: String
+        public var record: ReadinessRecord
+    }
+
+    public struct Report: Sendable {
+        /// Saved, in the order of their days.
+        public var imported: [Imported] = []
+        /// Measurements scored for less than the duration asked, as long as their files hold.
+        public var shortened: [HistoryImport.Skipped] = []
+        public var duplicates: [HistoryImport.Skipped] = []
+        /// Measured and refused (too many artifacts, not at rest, too short, no RR intervals).
+        public var refused: [HistoryImport.Skipped] = []
+        /// RR interval text whose name gives no time.
+        public var undated: [HistoryImport.Skipped] = []
+        public var unreadable: [HistoryImport.Skipped] = []
+        /// Files that hold no beats (an app's summary CSV, photos).
+        public var otherFiles = 0
+        public var filesRead = 0
+
+        /// Whether the path held mornings and none of them could be taken.
+        public var nothingTaken: Bool {
+            imported.isEmpty && duplicates.isEmpty && !(refused.isEmpty && undated.isEmpty && unreadable.isEmpty)
+        }
+    }
+
+    /// Imports the mornings `path` holds into the store at `location`, each scored with
+    /// `settings` (or as long as its file holds, from a minute). `progress` hears files done
+    /// and files in all.
+    public static func run(
+        _ path: String, settings: ReadinessMeasurement.Settings, store location: StoreLocation,
+        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws -> Report {
+        let candidates = try HistoryImport.files(in: path)
+        let store = try location.open()
+        var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.map { "\($0.localDate) \($0.takenAt)" })
+        var report = Report()
+        for (index, candidate) in candidates.enumerated() {
+            take(candidate.name, load: candidate.load, settings: settings, store: location, known: &known, report: &report)
+            progress(index + 1, candidates.count)
+        }
+        report.imported.sort { ($0.record.localDate, $0.record.takenAt) < ($1.record.localDate, $1.record.takenAt) }
+        return report
+    }
+
+    private static func take(
+        _ name: String, load: () throws -> [UInt8], settings: ReadinessMeasurement.Settings, store: StoreLocation,
+        known: inout Set<String>, report: inout Report
+    ) {
+        func skip(_ list: WritableKeyPath<Report, [HistoryImport.Skipped]>, _ reason: String) {
+            report[keyPath: list].append(HistoryImport.Skipped(file: name, reason: reason))
+        }
+        var bytes: [UInt8]
+        do {
+            bytes = try load()
+        } catch let failure as LaunchError {
+            return skip(\.unreadable, failure.message)
+        } catch {
+            return skip(\.unreadable, "\(error)")
+        }
+        if Zip.isZip(bytes) {
+            do {
+                for entry in try Zip.entries(bytes) where !entry.isFolderOrMacResource {
+                    take(
+                        "\(name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) }, settings: settings,
+                        store: store, known: &known, report: &report)
+                }
+            } catch {
+                skip(\.unreadable, "a zip file that cannot be read: \(error.message)")
+            }
+            return
+        }
+        if Gzip.isGzip(bytes) {
+            guard let inflated = try? Gzip.inflate(bytes) else { return skip(\.unreadable, "a gzip file that cannot be inflated") }
+            bytes = inflated
+        }
+        report.filesRead += 1
+        guard holdsActivityOrRecording(bytes) || ActivityImport.encoding(of: bytes) == .rrIntervalText else {
+            report.otherFiles += 1
+            return
+        }
+        var outcome: ReadinessRun.Outcome
+        // Set when the file holds less than the duration asked: said once the morning is saved.
+        var scoredFor: SessionTime?
+        do {
+            let recording = try readActivity(bytes, file: name, choice: ActivityChoice(heartRateOnly: true)).recording
+            outcome = try ReadinessRun.feed(recording, file: name, device: nil, settings: settings)
+            if !outcome.measurement.isComplete, !outcome.measurement.sendsNoRR {
+                // An app's morning may be shorter than the duration asked: scored as long as it holds.
+                guard let fitting = ReadinessRun.fittingDuration(outcome.measurement) else {
+                    return skip(
+                        \.refused,
+                        "it holds \(formatClock(outcome.measurement.contactTime.seconds)) of beats with skin contact; a measurement needs \(Int(settings.settle.seconds)) s settling and a minute at least")
+                }
+                var shorter = settings
+                shorter.duration = fitting
+                outcome = try ReadinessRun.feed(recording, file: name, device: nil, settings: shorter)
+                scoredFor = fitting
+            }
+        } catch let failure as LaunchError {
+            return skip(\.unreadable, failure.message)
+        } catch let problem as ImportError {
+            return skip(\.unreadable, problem.description)
+        } catch let error as RecordingError {
+            return skip(\.unreadable, error.description)
+        } catch {
+            return skip(\.unreadable, "\(error)")
+        }
+        let ended: Int64
+        if let endedAt = outcome.endedAt {
+            ended = endedAt
+        } else if let named = RRIntervalText.time(inName: name),
+            let started = WallClock.unixSeconds(
+                localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute, second: named.second)
+        {
+            ended = started + Int64((outcome.measurement.lastValueTime ?? .zero).seconds.rounded(.down))
+        } else {
+            return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
+        }
+        let (localDate, takenAt) = (WallClock.localDate(unixSeconds: ended), UTCTimestamp.text(unixSeconds: ended))
+        guard known.insert("\(localDate) \(takenAt)").inserted else {
+            return skip(\.duplicates, "the morning of \(localDate) at \(takenAt), imported before")
+        }
+        do {
+            let scored = try ReadinessRun.score(outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, store: store)
+            report.imported.append(Imported(file: name, record: scored.record))
+            if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }
+        } catch let failure as LaunchError {
+            skip(\.refused, failure.message)
+        } catch {
+            skip(\.refused, "\(error)")
+        }
+    }
+}
+
+extension ReadinessImport.Report {
+    /// What `readiness import --json` prints.
+    public var json: JSONValue {
+        func skipped(_ list: [HistoryImport.Skipped]) -> JSONValue { .array(list.map(\.json)) }
+        return .object([
+            ("files_read", .int(filesRead)),
+            ("imported", .array(imported.map { imported in
+                var members = ReadinessJSON.measurement(imported.record)
+                members.insert(("file", .string(imported.file)), at: 0)
+                return .object(members)
+            })),
+            ("shortened", skipped(shortened)),
+            ("duplicates", skipped(duplicates)),
+            ("refused", skipped(refused)),
+            ("undated", skipped(undated)),
+            ("unreadable", skipped(unreadable)),
+            ("other_files", .int(otherFiles)),
+        ])
+    }
+
+    /// The summary: counts first, then what was not taken, file by file (the first few of each).
+    public func lines(path: String) -> [String] {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        func listed(_ list: [HistoryImport.Skipped]) -> [String] {
+            list.prefix(10).map { "  \($0.file): \($0.reason)" } + (list.count > 10 ? ["  … and \(list.count - 10) more (--json lists them all)"] : [])
+        }
+        var span = ""
+        if let first = imported.first?.record.localDate, let last = imported.last?.record.localDate {
+            span = first == last ? " (\(first))" : " (\(first) to \(last))"
+        }
+        var lines = ["Imported \(count(imported.count, "morning", "mornings"))\(span) from \(path) (\(count(filesRead, "file", "files")) read)."]
+        // By the time scored: an app's mornings are all of one length (--json names each).
+        var scoredFor: [String: Int] = [:]
+        for morning in shortened { scoredFor[morning.reason, default: 0] += 1 }
+        for (reason, n) in scoredFor.sorted(by: { $0.key > $1.key }) {
+            let scored = reason.split(separator: ",").first.map(String.init) ?? reason
+            lines.append("\(count(n, "morning", "mornings")) \(scored), as long as \(n == 1 ? "its file holds" : "their files hold") after settling.")
+        }
+        if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "morning", "mornings")) imported before.") }
+        if !refused.isEmpty {
+            lines.append("Refused \(count(refused.count, "measurement", "measurements")):")
+            lines += listed(refused)
+        }
+        if !undated.isEmpty {
+            lines.append("Left out \(count(undated.count, "file", "files")) that \(undated.count == 1 ? "does" : "do") not say when \(undated.count == 1 ? "it was" : "they were") measured:")
+            lines += listed(undated)
+        }
+        if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no beats.") }
+        if !unreadable.isEmpty {
+            lines.append("Could not read \(count(unreadable.count, "file", "files")):")
+            lines += listed(unreadable)
+        }
+        if !imported.isEmpty { lines.append("See them with `intervalpro readiness history` and `intervalpro trends`.") }
+        return lines
+    }
+}
