@@ -67,6 +67,11 @@ import Testing
         let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
         #expect(listed.count == 1)
         #expect(number(listed.first?["rmssd_ms"]) == rmssd)
+        // Today's verdict: this morning's measurement, the first of the baseline.
+        let today = DateFormatter()
+        today.dateFormat = "yyyy-MM-dd"
+        let text = try intervalpro("readiness", "history", environment: environment(dir))
+        #expect(text.stdout.contains("Today, \(today.string(from: Date())): building your baseline (1 of 7 days)"), "\(text.stdout)")
     }
 
     /// A file of another day is filed under that day, at its own time: replayed, it was filed
@@ -90,6 +95,8 @@ import Testing
         #expect(refiled["taken_at"] as? String == "2026-11-20T02:02:31Z")
         let listed = try intervalpro("readiness", "history", environment: west)
         #expect(listed.stdout.contains("2026-11-19  02:02"), "stdout: \(listed.stdout)")
+        // Judged as of today, not as of the latest morning (filed under the 21st).
+        #expect(listed.stdout.contains("Today, ") && !listed.stdout.contains("\n2026-11-21: "), "stdout: \(listed.stdout)")
 
         // RR interval text does not say when: today, now.
         let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import IntervalProCore
 import IntervalProHRV
+import IntervalProIO
 import IntervalProLaunch
 import IntervalProStorage
 
@@ -35,9 +36,14 @@ struct ReadinessHistoryCommand: ParsableCommand {
                 return
             }
             print(HistoryReport.readiness(records).joined(separator: "\n"))
-            // The verdict as of the latest measurement.
-            if let latest = records.last, let today = ReadinessToday.read(store.location, today: latest.localDate) {
-                print("\(latest.localDate): \(today.assessment.summary); \(today.assessment.advice)")
+            // Today's verdict, from the week's measurements whether or not today was measured (it
+            // was the latest measurement's, its advice for a day long past).
+            let today = WallClock.localDateToday()
+            if let judged = ReadinessToday.read(store.location, today: today) {
+                let last = judged.measuredToday ? "" : " (last measured \(judged.latest.localDate))"
+                print("Today, \(today)\(last): \(judged.assessment.summary); \(judged.assessment.advice)")
+            } else {
+                print("Today, \(today): no measurement in the last \(ReadinessBaseline.normalRangeDays) days, no verdict.")
             }
         }
     }
