@@ -121,15 +121,12 @@ public enum ReadinessImport {
         } catch {
             return skip(\.unreadable, "\(error)")
         }
-        let ended: Int64
-        if let endedAt = outcome.endedAt {
-            ended = endedAt
-        } else if let named = RRIntervalText.time(inName: name),
-            let started = WallClock.unixSeconds(
+        // RR interval text does not say when it began: its name may.
+        if outcome.startedAt == nil, let named = RRIntervalText.time(inName: name) {
+            outcome.startedAt = WallClock.unixSeconds(
                 localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute, second: named.second)
-        {
-            ended = started + Int64((outcome.measurement.lastValueTime ?? .zero).seconds.rounded(.down))
-        } else {
+        }
+        guard let ended = outcome.endedAt else {
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
         let (localDate, takenAt) = (WallClock.localDate(unixSeconds: ended), UTCTimestamp.text(unixSeconds: ended))
