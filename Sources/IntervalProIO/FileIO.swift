@@ -98,30 +98,61 @@ public enum FileIO {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// The regular files under `folder` at any depth, sorted by path. Symbolic links to
-    /// folders are not followed (a link to a parent would loop); links to files are kept.
-    public static func files(under folder: String) throws(FileError) -> [String] {
+    /// What a folder holds at any depth: its regular files, sorted by path, and the folders
+    /// within it that could not be opened (no permission: a disk's `lost+found`), each left
+    /// out with its reason rather than failing the whole walk.
+    public struct FolderContents: Sendable {
+        public var files: [String] = []
+        public var unopened: [FileError] = []
+    }
+
+    /// The regular files under `folder` at any depth, sorted by path. Symbolic links are
+    /// followed, to files and to folders (a folder reached twice, through a link back to a
+    /// parent, is walked once). Only `folder` itself must open; a folder within it that does
+    /// not is named in `unopened`.
+    public static func files(under folder: String) throws(FileError) -> FolderContents {
+        var contents = FolderContents()
+        var walked: Set<FolderIdentity> = []
+        try walk(folder, into: &contents, walked: &walked)
+        contents.files.sort()
+        return contents
+    }
+
+    /// A folder as the file system knows it, whatever the path that reached it.
+    private struct FolderIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private static func walk(_ folder: String, into contents: inout FolderContents, walked: inout Set<FolderIdentity>) throws(FileError) {
         guard let directory = opendir(folder) else {
             throw FileError(path: folder, operation: .open, errno: Errno(rawValue: errno))
         }
         defer { closedir(directory) }
-        var files: [String] = []
+        var info = stat()
+        if fstat(dirfd(directory), &info) == 0 {
+            guard walked.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return }
+        }
         var folders: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name != ".", name != ".." else { continue }
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
+            // Through a link to what it names; a link to nothing is no file.
+            guard stat(path, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: folders.append(path)
-            case S_IFREG: files.append(path)
-            case S_IFLNK: if !isDirectory(path), stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { files.append(path) }
+            case S_IFREG: contents.files.append(path)
             default: break
             }
         }
-        for path in folders { files += try Self.files(under: path) }
-        return files.sorted()
+        for path in folders {
+            do {
+                try walk(path, into: &contents, walked: &walked)
+            } catch {
+                contents.unopened.append(error)
+            }
+        }
     }
 }
 

@@ -111,17 +111,21 @@ public enum HistoryImport {
             let candidate = Candidate(name: path, load: { try readInput(path) })
             return try holdsZip(path) ? archiveParts(of: candidate) : [candidate]
         }
-        let paths: [String]
+        let contents: FileIO.FolderContents
         do {
-            paths = try FileIO.files(under: path)
+            contents = try FileIO.files(under: path)
         } catch {
             throw LaunchError(error)
         }
-        let names = exportNames(paths.map { file in (file, { try readInput(file) }) })
+        let names = exportNames(contents.files.map { file in (file, { try readInput(file) }) })
         var candidates: [Candidate] = []
-        for file in paths {
+        for file in contents.files {
             let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file])
             candidates += (try? holdsZip(file)) == true ? archiveParts(of: candidate) : [candidate]
+        }
+        // A folder within that cannot be opened is named among the files that cannot be read.
+        for failure in contents.unopened {
+            candidates.append(Candidate(name: failure.path, load: { throw LaunchError(failure) }))
         }
         return candidates
     }

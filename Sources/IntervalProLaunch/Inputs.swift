@@ -35,8 +35,10 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
     }
 
     public init(_ error: FileError) {
-        // Only a file we were asked to read is missing input; an output we cannot create is I/O.
-        let missingInput = error.isNotFound && (error.operation == .open || error.operation == .read)
+        // Only a file we were asked to read is missing input, when it is not there or may not be
+        // read (sysexits' EX_NOINPUT: "did not exist or was not readable"); an output we cannot
+        // create is I/O.
+        let missingInput = (error.isNotFound || error.isPermissionDenied) && (error.operation == .open || error.operation == .read)
         self.init(error.description, kind: missingInput ? .missingInput : .io)
     }
 

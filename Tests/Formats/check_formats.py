@@ -654,6 +654,54 @@ def check_history_import(binary, env, scratch):
     check(len(third["imported"]) == 1, f"history import: a deleted run comes back: {third}")
 
 
+def check_a_disk_as_it_holds_its_folders(binary, env):
+    """`history import` of a folder as an external disk holds one: a folder that may not be
+    opened (a root-only lost+found) is named and the rest imported; a link to a folder of runs
+    is followed, and a link back to a parent walked once; a file that may not be read exits 66.
+    Run as an unprivileged user when the suite runs as root, since root opens anything."""
+    as_user = {"user": 65534, "group": 65534, "extra_groups": []} if os.geteuid() == 0 else {}
+    disk = tempfile.mkdtemp(prefix="intervalpro-disk-")
+    try:
+        os.chmod(disk, 0o777)
+        folder = os.path.join(disk, "runs")
+        elsewhere = os.path.join(disk, "elsewhere")
+        for path in (folder, elsewhere, os.path.join(folder, "lost+found")):
+            os.makedirs(path)
+        write_gpx_activity(os.path.join(folder, "run.gpx"), constant_samples(86, 300))
+        with_start(datetime(2026, 3, 2, 7, 30, tzinfo=timezone.utc), write_gpx_activity, os.path.join(elsewhere, "other.gpx"),
+                   constant_samples(84, 300))
+        os.symlink(elsewhere, os.path.join(folder, "linked"))
+        os.symlink(folder, os.path.join(folder, "back-to-runs"))
+        locked = os.path.join(folder, "lost+found")
+        os.chmod(locked, 0)
+        for root, folders, files in os.walk(disk):
+            for name in folders:
+                if os.path.join(root, name) != locked:
+                    os.chmod(os.path.join(root, name), 0o777)
+            for name in files:
+                os.chmod(os.path.join(root, name), 0o644)
+        user_env = dict(env, XDG_DATA_HOME=os.path.join(disk, "data"), XDG_CONFIG_HOME=os.path.join(disk, "config"))
+        result = subprocess.run([binary, "history", "import", folder, "--json"], env=user_env, capture_output=True, text=True,
+                                cwd=disk, **as_user)
+        check(result.returncode == 0, f"a disk's folders: exit {result.returncode}: {result.stderr}")
+        report = json.loads(result.stdout or "{}")
+        check(len(report.get("imported", [])) == 2, f"a disk's folders: the run and the linked folder's run imported, once each: {report}")
+        check([(u["file"], "Permission denied" in u["reason"]) for u in report.get("unreadable", [])] == [(locked, True)],
+              f"a disk's folders: the locked folder named as unreadable: {report.get('unreadable')}")
+
+        secret = os.path.join(folder, "run.gpx")
+        os.chmod(secret, 0)
+        result = subprocess.run([binary, "history", "import", secret], env=user_env, capture_output=True, text=True, cwd=disk, **as_user)
+        check(result.returncode == 66 and "run.gpx" in result.stderr and "Permission denied" in result.stderr,
+              f"a file that may not be read: exit {result.returncode} (66): {result.stderr!r}")
+    finally:
+        for root, folders, files in os.walk(disk):
+            for name in folders:
+                if not os.path.islink(os.path.join(root, name)):
+                    os.chmod(os.path.join(root, name), 0o755)
+        subprocess.run(["rm", "-rf", disk], check=False)
+
+
 def check_errors(binary, env, scratch):
     cases = {
         "broken.txt": ("Warmup\n- 10m 170rpm\n- Hard stuff 180rpm\n", "broken.txt:3: no duration or distance"),
@@ -689,6 +737,7 @@ def main():
         check_multisport(binary, env, scratch)
         check_cut_xml_activities(binary, env, scratch)
         check_history_import(binary, env, scratch)
+        check_a_disk_as_it_holds_its_folders(binary, env)
         check_errors(binary, env, scratch)
     return tally.report()
 
