@@ -51,12 +51,13 @@ public enum UTCTimestamp {
 }
 
 /// ISO 8601 times as TCX and GPX writers write them: "2026-03-01T07:30:00Z", with fractions
-/// of a second and "+02:00" offsets (or "+0200", "+02").
+/// of a second and "+02:00" offsets (or "+0200", "+02"); "t" and "z" in lower case too, as
+/// RFC 3339 (section 5.6) allows.
 public enum ISO8601 {
     /// Microseconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
     public static func microseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x74 || bytes[10] == 0x20,
             bytes[13] == 0x3A, bytes[16] == 0x3A
         else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
@@ -88,7 +89,7 @@ public enum ISO8601 {
         var offsetSeconds: Int64 = 0
         if index < bytes.count {
             switch bytes[index] {
-            case 0x5A:  // Z
+            case 0x5A, 0x7A:  // Z, z
                 guard index + 1 == bytes.count else { return nil }
             case 0x2B, 0x2D:  // + -: "+02:00", or ISO 8601's basic "+0200" and "+02"
                 let minutesAt: Int? =

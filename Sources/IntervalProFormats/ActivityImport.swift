@@ -343,7 +343,8 @@ public enum ActivityImport {
 
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).
     static func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportError) -> Double? {
-        guard let element else { return nil }
+        // An empty element says no more than a missing one (a writer with no reading at that point).
+        guard let element, !element.text.isEmpty else { return nil }
         guard let value = Double(element.text), value.isFinite, value >= 0 else {
             throw ImportError(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
         }

@@ -20,23 +20,18 @@ extension ActivityImport {
         var cadenceWarnings: [ImportError] = []
         for track in tracks {
             var points: [ActivityPoint] = []
-            var path = GreatCircleDistance()
+            var positions: [GreatCircleDistance.Position?] = []
             for segment in track.children where segment.name.caseInsensitiveEquals("trkseg") {
                 // "To represent a single GPS track where GPS reception was lost, or the GPS
                 // receiver was turned off, start a new Track Segment" (GPX 1.1, trksegType).
                 if !points.isEmpty { points[points.count - 1].pausedAfter = true }
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
                     guard untimed.hasTime(element) else { continue }
-                    var point = try trackPoint(element, file: file)
-                    if let position = try position(of: element, file: file) {
-                        point.distance = path.add(position)
-                        if point.speed == nil, let previous = points.last, let before = previous.distance, point.time > previous.time {
-                            point.speed = (path.total - before) / (Double(point.time - previous.time) / 1_000_000)
-                        }
-                    }
-                    points.append(point)
+                    points.append(try trackPoint(element, file: file))
+                    positions.append(try position(of: element, file: file))
                 }
             }
+            measurePath(&points, positions: positions)
             cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(track.line)")
             let type = track.child("type")?.text
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
@@ -79,6 +74,25 @@ extension ActivityImport {
         point.cadence = try number(field("cad", "cadence"), upTo: 255)
         point.speed = try number(field("speed") ?? element.child("speed"), upTo: 100)
         return point
+    }
+
+    /// Each positioned point's distance from the start along the track, and its speed from
+    /// the point before it where the file gives none, in time order: the order the runner ran
+    /// it, whatever the order the file lists the points in. No speed is worked out across a
+    /// pause (the end of a segment).
+    private static func measurePath(_ points: inout [ActivityPoint], positions: [GreatCircleDistance.Position?]) {
+        var path = GreatCircleDistance()
+        var previous: ActivityPoint?
+        for index in points.indices.sorted(by: { (points[$0].time, $0) < (points[$1].time, $1) }) {
+            defer { previous = points[index] }
+            guard let position = positions[index] else { continue }
+            points[index].distance = path.add(position)
+            if points[index].speed == nil, let previous, !previous.pausedAfter, let before = previous.distance,
+                points[index].time > previous.time
+            {
+                points[index].speed = (path.total - before) / (Double(points[index].time - previous.time) / 1_000_000)
+            }
+        }
     }
 
     /// `lat` and `lon` in degrees, when the point has them.

@@ -139,6 +139,9 @@ struct TCXActivityTests {
         #expect(ISO8601.microseconds("1970-01-01T00:00:00+01:0") == nil)
         #expect(ISO8601.microseconds("1970-01-01T00:00:00+2500") == nil)
         #expect(ISO8601.microseconds("1970-01-01T00:00:00+010") == nil)
+        // RFC 3339's lower case "t" and "z" (section 5.6).
+        #expect(ISO8601.microseconds("1970-01-01t00:00:01.5z") == 1_500_000)
+        #expect(ISO8601.microseconds("1970-01-01T00:00:00x") == nil)
     }
 }
 

@@ -253,4 +253,62 @@ struct GPXActivityTests {
         let rsc = try readings(activity).filter { if case .rsc = $0.reading { true } else { false } }
         #expect(rsc.map(\.seconds) == [0, 1, 2, 3, 4, 5, 15, 16])
     }
+
+    /// A track whose points the file lists out of time order is measured in the order it was
+    /// run: two blocks of points swapped gave the detours between them as distance.
+    @Test func distanceIsMeasuredInTimeOrder() throws {
+        // Ten points 0.001° of latitude apart, a second apart; the file lists 5...9 before 0...4.
+        func point(_ second: Int) -> String {
+            #"<trkpt lat="\#(Double(second) * 0.001)" lon="8"><time>2026-03-01T07:30:0\#(second)Z</time><extensions><cad>85</cad></extensions></trkpt>"#
+        }
+        let order = [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+        let activity = try read("<gpx><trk><trkseg>" + order.map(point).joined() + "</trkseg></trk></gpx>")
+        let distances = try readings(activity).compactMap { entry -> Double? in
+            guard case .rsc(let rsc) = entry.reading else { return nil }
+            return rsc.totalDistanceM
+        }
+        let step = 6_371_008.8 * Double.pi / 180 * 0.001
+        #expect(distances.count == 10)
+        for (second, distance) in distances.enumerated() {
+            #expect(abs(distance - Double(second) * step) <= 0.05, "second \(second): \(distance) m")
+        }
+    }
+
+    /// No speed is worked out across a pause between segments: the first point after it was
+    /// given the distance over the whole pause (a few cm/s).
+    @Test func noSpeedAcrossAPause() throws {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="0" lon="0"><time>2026-03-01T07:30:00Z</time><extensions><cad>85</cad></extensions></trkpt>
+            <trkpt lat="0.001" lon="0"><time>2026-03-01T07:30:30Z</time><extensions><cad>85</cad></extensions></trkpt>
+            </trkseg><trkseg>
+            <trkpt lat="0.002" lon="0"><time>2026-03-01T07:40:00Z</time><extensions><cad>85</cad></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let speeds = try readings(try read(gpx)).compactMap { entry -> Double? in
+            guard case .rsc(let rsc) = entry.reading else { return nil }
+            return rsc.speedMps
+        }
+        let step = 6_371_008.8 * Double.pi / 180 * 0.001
+        #expect(abs(speeds[1] - step / 30) <= 1.0 / 256, "\(speeds)")
+        #expect(speeds.last == 0, "\(speeds)")
+    }
+
+    /// What writers put where they have no reading, and times in RFC 3339's lower case, read
+    /// rather than refused.
+    @Test func emptyValuesAndLowerCaseTimes() throws {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="0" lon="0"><time>2026-03-01t07:30:00z</time><extensions><hr>140</hr><cad>85</cad></extensions></trkpt>
+            <trkpt lat="0" lon="0"><time>2026-03-01T07:30:01Z</time><extensions><hr></hr><cad/></extensions></trkpt>
+            <trkpt lat="0" lon="0"><time>2026-03-01T07:30:02Z</time><extensions><hr>141</hr><cad>86</cad></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let activity = try read(gpx)
+        #expect(activity.points == 3)
+        #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        let seconds = try readings(activity).map(\.seconds)
+        // The middle point has neither: nothing at second 1 (the first is not held over one second).
+        #expect(seconds == [0, 0, 2, 2], "\(seconds)")
+    }
 }
