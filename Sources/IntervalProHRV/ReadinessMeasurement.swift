@@ -7,7 +7,8 @@ public import IntervalProCore
 /// and the clock's ticks, and says where the measurement stands. Time counts only while the
 /// strap reports skin contact (or cannot tell) and values keep arriving: a "no contact" value
 /// or a silence longer than `staleAfter` pauses the count, and no successive difference is
-/// taken across such a pause. The first `settle` seconds are not scored.
+/// taken across such a pause; nor across an interval longer than any heartbeat's, which is
+/// beats lost. The first `settle` seconds are not scored.
 public struct ReadinessMeasurement: Sendable {
     public struct Settings: Equatable, Sendable {
         /// Scored time, after settling.
@@ -15,6 +16,12 @@ public struct ReadinessMeasurement: Sendable {
         public var settle = SessionTime.seconds(30)
         /// A silence this long is a loss of signal (the live session's staleness window).
         public var staleAfter = SessionTime.seconds(3)
+        /// The longest interval that is one heartbeat (1/1024 s): 2,000 ms, 30 bpm, the upper
+        /// bound of hrv-analysis's `remove_outliers` (Aura Healthcare; `high_rri=2000`). A
+        /// longer one is beats the strap missed, or a gap in an app's export (10 s where the
+        /// signal was lost): no beat, but a pause, as a silence is; and an artifact, counted
+        /// with those corrected.
+        public var longestHeartbeat: UInt16 = 2048
         /// A strap that has sent this many values with contact and not one RR interval sends none.
         public var valuesBeforeNoRR = 10
         /// The largest share of corrected beats a measurement may have and still be scored:
@@ -70,6 +77,8 @@ public struct ReadinessMeasurement: Sendable {
     public private(set) var heartRate: UInt16?
     /// Scored RR intervals as the strap sent them (1/1024 s), one list per stretch of contact.
     public private(set) var segments: [[UInt16]] = []
+    /// Scored intervals longer than `Settings.longestHeartbeat`: beats lost, left out.
+    public private(set) var lostIntervals = 0
     private var lastEvent: SessionTime?
     private var lastValue: SessionTime?
     private var inContact = false
@@ -127,12 +136,19 @@ public struct ReadinessMeasurement: Sendable {
         guard !wasComplete else { return }
         // A silence lost beats: what follows starts a new stretch.
         if silenceBefore { segmentOpen = false }
-        guard contactTime > settings.settle, !measurement.rrIntervals.isEmpty else { return }
-        if !segmentOpen {
-            segments.append([])
-            segmentOpen = true
+        guard contactTime > settings.settle else { return }
+        for interval in measurement.rrIntervals {
+            guard interval <= settings.longestHeartbeat else {
+                lostIntervals += 1
+                segmentOpen = false
+                continue
+            }
+            if !segmentOpen {
+                segments.append([])
+                segmentOpen = true
+            }
+            segments[segments.count - 1].append(interval)
         }
-        segments[segments.count - 1].append(contentsOf: measurement.rrIntervals)
     }
 
     /// Adds the time since the last event to the count if contact held and values were
@@ -160,29 +176,31 @@ public struct ReadinessMeasurement: Sendable {
             return .failure(.notAtRest(heartRate: heartRate, limit: settings.maximumRestingHeartRate))
         }
         var corrected: [[Double]] = []
-        var artifacts = 0
+        var artifacts = lostIntervals
         for segment in segments {
             let milliseconds = RRIntervals(segment).milliseconds
             let correction = ArtifactCorrection.correct(milliseconds)
             corrected.append(correction.intervals)
             artifacts += correction.corrected
         }
-        let share = Double(artifacts) / Double(received)
+        let intervals = received + lostIntervals
+        let share = Double(artifacts) / Double(intervals)
         guard share <= settings.maximumArtifactShare else {
-            return .failure(.tooManyArtifacts(corrected: artifacts, beats: received, limit: settings.maximumArtifactShare))
+            return .failure(.tooManyArtifacts(corrected: artifacts, beats: intervals, limit: settings.maximumArtifactShare))
         }
         guard let figures = TimeDomainHRV(segments: corrected) else {
             return .failure(.tooFewBeats(beats: received, needed: settings.minimumBeats))
         }
         return .success(
             ReadinessFigures(
-                scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: received,
+                scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: intervals,
                 correctedIntervals: corrected))
     }
 
-    /// Corrected beats so far, for the screen (a detection pass over what is scored).
+    /// Corrected beats so far, for the screen (a detection pass over what is scored), and
+    /// the intervals lost.
     public func artifactsSoFar() -> Int {
-        segments.reduce(0) { count, segment in
+        segments.reduce(lostIntervals) { count, segment in
             count + ArtifactCorrection.correct(RRIntervals(segment).milliseconds).corrected
         }
     }

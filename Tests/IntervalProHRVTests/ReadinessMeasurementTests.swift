@@ -88,6 +88,29 @@ struct ReadinessMeasurementTests {
         #expect(measurement.segments.count == 2, "the values after the silence start a new stretch")
     }
 
+    /// An interval no heart beats at (an app's export where the signal was lost for 10 s, or
+    /// two beats a strap missed at rest) is a pause, not a beat: no difference is taken across
+    /// it. Scored as a beat, one such interval gave an rMSSD of 613 ms for a morning of 40.
+    @Test func anIntervalLongerThanAHeartbeatIsAPause() throws {
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        let beat = HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: [1000, 1040])
+        for second in 1...40 { measurement.receive(beat, at: .seconds(second)) }
+        measurement.receive(HeartRateMeasurement(heartRate: 6, sensorContact: .detected, rrIntervals: [10_240]), at: .seconds(41))
+        for second in 42...60 { measurement.receive(beat, at: .seconds(second)) }
+        measurement.receive(HeartRateMeasurement(heartRate: 30, sensorContact: .detected, rrIntervals: [1000, 2049, 1040]), at: .seconds(61))
+        for second in 62...100 { measurement.receive(beat, at: .seconds(second)) }
+        #expect(measurement.segments.count == 3)
+        #expect(!measurement.segments.joined().contains { $0 > 2048 })
+        #expect(measurement.lostIntervals == 2)
+        let figures = try measurement.result().get()
+        // Every difference within a stretch is 40 (or 40 back): 40 units, 39.06 ms.
+        #expect(abs(figures.hrv.rmssd - 40 * 1000 / 1024) < 0.01, "rMSSD \(figures.hrv.rmssd)")
+        // The lost intervals are the measurement's artifacts, counted among its intervals.
+        #expect(figures.artifactsCorrected == 2)
+        #expect(figures.beatsReceived == measurement.beats + 2)
+        #expect(measurement.artifactsSoFar() == 2)
+    }
+
     @Test func aStrapWithoutRRIsFoundOutWithinTenValues() {
         var measurement = ReadinessMeasurement(settings: Self.settings())
         for second in 1...9 {
@@ -129,7 +152,8 @@ struct ReadinessMeasurementTests {
     }
 
     @Test func aFewArtifactsAreCorrectedAndScored() throws {
-        var intervals = restingIntervals(count: 400)
+        // At 75 bpm: a missed beat's 1.6 s is within a heartbeat's longest, so it is corrected.
+        var intervals = restingIntervals(count: 400, mean: 800)
         intervals.replaceSubrange(100...101, with: [intervals[100] + intervals[101]])
         var measurement = ReadinessMeasurement(settings: Self.settings())
         var strap = Strap(intervals: intervals)

@@ -291,10 +291,22 @@ def _t_ms(notification):
     return round(notification.t * 1000)
 
 
+# The longest interval that is one heartbeat, 2,000 ms in 1/1024 s (hrv-analysis's
+# remove_outliers high_rri): a longer one is beats lost, left out and counted as an artifact.
+LONGEST_HEARTBEAT_UNITS = 2048
+
+
+class ScoredSegments(list):
+    """The scored stretches of intervals, and `lost`: the intervals over a heartbeat's longest
+    that ended a stretch, which the measurement counts among its intervals and artifacts."""
+    lost = 0
+
+
 def scored_segments(notifications, settle_s=SETTLE_S, duration_s=120.0):
-    """The RR intervals (1/1024 s) the measurement scores, one list per stretch of contact."""
+    """The RR intervals (1/1024 s) the measurement scores, one list per stretch of contact or
+    between intervals too long for a heartbeat."""
     clock = ContactClock(settle_s, duration_s)
-    segments = []
+    segments = ScoredSegments()
     open_segment = False
     for n in notifications:
         was_complete, silence_before = clock.receive(_t_ms(n), n.contact or not n.contact_supported)
@@ -305,12 +317,17 @@ def scored_segments(notifications, settle_s=SETTLE_S, duration_s=120.0):
             continue
         if silence_before:
             open_segment = False
-        if clock.counted <= clock.settle or not n.rr_units:
+        if clock.counted <= clock.settle:
             continue
-        if not open_segment:
-            segments.append([])
-            open_segment = True
-        segments[-1].extend(n.rr_units)
+        for units in n.rr_units:
+            if units > LONGEST_HEARTBEAT_UNITS:
+                segments.lost += 1
+                open_segment = False
+                continue
+            if not open_segment:
+                segments.append([])
+                open_segment = True
+            segments[-1].append(units)
     return segments
 
 
