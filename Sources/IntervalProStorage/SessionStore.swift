@@ -227,9 +227,6 @@ public final class SessionStore: Sendable {
 
     // MARK: - Interrupted sessions
 
-    /// Closes the sessions left `running` by a process that is gone: each is scored from
-    /// its stored notifications up to the last second saved and marked `interrupted`.
-    /// Returns their listings.
     /// Whether any session is still marked running (being recorded, or cut off by a crash).
     public func hasRunningSessions() throws(StoreError) -> Bool {
         // Plain SQL: the query interface's first use costs a read command about a
@@ -241,6 +238,9 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// Closes the sessions left `running` by a process that is gone: each is scored from
+    /// its stored notifications up to the last second saved and marked `interrupted`.
+    /// Returns their listings.
     public func closeInterruptedSessions(isRunning: (String) -> Bool) throws(StoreError) -> [SessionListing] {
         let running = try read { db in
             try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchAll(db)
@@ -370,8 +370,23 @@ public final class SessionStore: Sendable {
         return session
     }
 
-    /// Deletes a session and all it holds. Returns false when there was none.
-    public func delete(id: Int64) throws(StoreError) -> Bool {
-        try write { db in try SessionRow.deleteOne(db, key: id) }
+    /// What `delete(id:)` did.
+    public enum Deletion: Equatable, Sendable {
+        case deleted
+        case noSuchSession
+        /// The session is being recorded (a process that is not gone holds it): deleting it
+        /// would lose what it records from then on, since its rows could no longer be written.
+        case running
+    }
+
+    /// Deletes a session and all it holds, unless it is running: one check for the command
+    /// line and the page, in the transaction that deletes.
+    public func delete(id: Int64) throws(StoreError) -> Deletion {
+        try write { db in
+            guard let row = try SessionRow.fetchOne(db, key: id) else { return .noSuchSession }
+            guard row.status != SessionStatus.running.rawValue else { return .running }
+            try row.delete(db)
+            return .deleted
+        }
     }
 }

@@ -169,11 +169,12 @@ public struct WebServer: Sendable {
             guard let id = context.parameters.get("id", as: Int64.self) else { return Self.error(.notFound, "no such session") }
             do {
                 let opened = try store.open()
-                let found = try storeCall { () throws(StoreError) in try opened.listing(id: id) }
-                guard let listing = found else { return Self.error(.notFound, "no session \(id)") }
-                guard listing.status != .running else { return Self.error(.conflict, "session \(id) is running: finish it first") }
-                _ = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
-                return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+                let deletion = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
+                switch deletion {
+                case .deleted: return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+                case .noSuchSession: return Self.error(.notFound, "no session \(id)")
+                case .running: return Self.error(.conflict, "session \(id) is running: finish it first")
+                }
             } catch let failure as LaunchError {
                 return Self.error(failure)
             }

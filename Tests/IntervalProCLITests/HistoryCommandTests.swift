@@ -152,6 +152,25 @@ struct HistoryCommandTests {
         #expect(none.stderr.contains("no sessions saved yet"))
     }
 
+    @Test("a session running in another process is not deleted: what it records from then on would be lost")
+    func aRunningSessionIsNotDeleted() throws {
+        let store = try ScratchStore()
+        let running = try RunningCommand(["run", "Plans/first-cadence-session.json", "--simulate", "--db", store.path], watchdog: 60)
+        // Stored as running from its start.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, (try? store.sessions())?.first?["status"] as? String != "running" { usleep(50_000) }
+        let refused = try store.run("delete", "1")
+        #expect(refused.status == 69, "stderr: \(refused.stderr)")
+        #expect(refused.stderr.contains("session 1 is running: finish it first"), "\(refused.stderr)")
+        running.interrupt()
+        let finished = running.finish()
+        #expect(finished.status == 0, "stderr: \(finished.stderr)")
+        #expect(try store.sessions().first?["status"] as? String == "finished")
+        let deleted = try store.run("delete", "1")
+        #expect(deleted.status == 0, "stderr: \(deleted.stderr)")
+        #expect(try store.sessions().isEmpty)
+    }
+
     @Test("export jsonl gives a recording that replays to the stored summary")
     func jsonlReplaysToTheSameSummary() throws {
         let store = try ScratchStore()

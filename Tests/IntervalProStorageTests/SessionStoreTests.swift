@@ -215,9 +215,13 @@ struct SessionStoreTests {
         var batch = StoreBatch()
         batch.entries = [notification(0, 160)]
         try store.save(batch, session: id)
-        #expect(try store.delete(id: id))
+        // Running, it is kept: deleted, what it records from then on would be lost.
+        #expect(try store.delete(id: id) == .running)
+        #expect(try store.session(id: id)?.entries.count == 1)
+        try store.finish(session: id, summary: try #require(try store.session(id: id)).replayedSummary(interruptedAt: .seconds(1)), status: .finished)
+        #expect(try store.delete(id: id) == .deleted)
         #expect(try store.session(id: id) == nil)
-        #expect(try !store.delete(id: id))
+        #expect(try store.delete(id: id) == .noSuchSession)
         let next = try store.beginSession(
             startedAt: "2026-03-01T08:00:00Z", planName: "Store test", planText: plan, source: .replay, devices: [],
             owner: "me")
@@ -275,7 +279,8 @@ struct SessionStoreTests {
         try reopened.saveUpload(done)
         #expect(try reopened.pendingUploads().map(\.sessionID) == [first])
 
-        #expect(try reopened.delete(id: first))
+        try reopened.finish(session: first, summary: try #require(try reopened.session(id: first)).replayedSummary(), status: .finished)
+        #expect(try reopened.delete(id: first) == .deleted)
         #expect(try reopened.uploads(session: first).isEmpty)
         #expect(try reopened.pendingUploads().isEmpty)
     }
@@ -356,7 +361,7 @@ struct ImportedRunStoreTests {
             entries: stored.entries, controls: stored.controls)
         #expect(replayed == run.summary)
 
-        #expect(try store.delete(id: id))
+        #expect(try store.delete(id: id) == .deleted)
         #expect(try store.importedSession(startedAt: origin.startedAt, device: origin.device) == nil)
         #expect(try store.saveImported(run, origin: origin, planName: "x", planText: Self.planText, devices: devices, entries: entries) != nil)
     }

@@ -21,9 +21,12 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let store = try store.open()
-            let deleted = try storeCall { () throws(StoreError) in try store.delete(id: id) }
-            guard deleted else { throw LaunchError("no session \(id) in \(store.path)", kind: .missingInput) }
-            Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
+            let deletion = try storeCall { () throws(StoreError) in try store.delete(id: id) }
+            switch deletion {
+            case .deleted: Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
+            case .noSuchSession: throw LaunchError("no session \(id) in \(store.path)", kind: .missingInput)
+            case .running: throw LaunchError("session \(id) is running: finish it first", kind: .unavailable)
+            }
         }
     }
 }
