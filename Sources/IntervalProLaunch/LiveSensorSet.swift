@@ -101,7 +101,10 @@ public final class LiveSensorSet: Sendable {
     ) -> (SensorRequest, remembered: Set<SensorLinkMachine.Role>) {
         let fromMemory = [(SensorLinkMachine.Role.heartRate, request.heartRate, memory.heartRate), (.cadence, request.cadence, memory.cadence)]
             .compactMap { role, named, sensor in
-                named == nil && request.roles.contains(role) && ANTSensors.deviceNumber(sensor?.address) != nil ? (role, sensor?.address) : nil
+                // A remembered ANT+ device with a number, that is: a file edited into `ant:abc` is
+                // a preference that cannot be followed, not a reason to fail the run.
+                named == nil && request.roles.contains(role) && ANTSensors.deviceNumber(sensor?.address) ?? nil != nil
+                    ? (role, sensor?.address) : nil
             }
         guard !fromMemory.isEmpty, stickPresent() else { return (request, []) }
         var request = request

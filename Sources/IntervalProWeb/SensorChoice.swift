@@ -47,8 +47,11 @@ enum SensorChoice {
             if case .null = node.kind {
                 sensor = nil
             } else {
-                guard let address = node.stringValue, !address.isEmpty else {
-                    return WebServer.error(.badRequest, "'\(key)' must be a device address or null")
+                // What `run --hr`/`--cadence` would take from it: a Bluetooth address, or an ANT+
+                // device number; remembered otherwise, it failed every live run after.
+                guard let address = node.stringValue, Self.isDeviceChoice(address) else {
+                    return WebServer.error(
+                        .badRequest, "'\(key)' must be a Bluetooth address (AA:BB:CC:DD:EE:FF), ant:NUMBER or null")
                 }
                 let scanned = found.first { $0.address.lowercased() == address.lowercased() }
                 if let scanned, !scanned[keyPath: offers] {
@@ -65,5 +68,13 @@ enum SensorChoice {
             return WebServer.error(.internalServerError, "could not remember the sensors: \(error)")
         }
         return WebServer.json(.ok, state(host: host))
+    }
+
+    /// A Bluetooth address as BlueZ writes one (six hexadecimal pairs), or `ant:NUMBER` with an
+    /// ANT+ device number (0 to 65535; 0, any).
+    static func isDeviceChoice(_ text: String) -> Bool {
+        if let number = ANTSensors.deviceNumber(text) { return number != nil }
+        let pairs = text.split(separator: ":", omittingEmptySubsequences: false)
+        return pairs.count == 6 && pairs.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
     }
 }

@@ -43,4 +43,14 @@ import Testing
         #expect(noStick.0.cadence == nil)
         #expect(noStick.remembered.isEmpty)
     }
+
+    /// A file edited by hand (or written by an older page) into `ant:abc`: a preference that
+    /// cannot be followed is passed over, where it made every live run a usage error.
+    @Test("a remembered ANT+ choice without a device number is passed over")
+    func aMalformedMemoryIsPassedOver() {
+        let edited = SensorMemory(cadence: SensorMemory.Sensor(address: "ant:abc", name: nil))
+        let (request, remembered) = LiveSensorSet.rememberedANT(SensorRequest(), memory: edited) { true }
+        #expect(request.cadence == nil)
+        #expect(remembered.isEmpty)
+    }
 }

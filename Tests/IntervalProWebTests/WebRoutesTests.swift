@@ -112,6 +112,24 @@ import Testing
         }
     }
 
+    @Test("sensors: a choice must be what run --hr/--cadence takes, a Bluetooth address or ant:NUMBER; anything else is a 400")
+    func sensorChoices() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            for body in [
+                #"{"heartRate":"not-an-address"}"#, #"{"cadence":"ant:abc"}"#, #"{"cadence":"ant:70000"}"#, #"{"heartRate":""}"#,
+                #"{"heartRate":"A0:9E:1A:12:34"}"#, #"{"cadence":"A0:9E:1A:12:34:GG"}"#, #"{"cadence":42}"#,
+            ] {
+                try await client.execute(uri: "/api/sensors", method: .put, headers: Self.json, body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .badRequest, "\(body)")
+                    #expect(String(buffer: response.body).contains("Bluetooth address"), "\(body): \(String(buffer: response.body))")
+                }
+            }
+        }
+        #expect(SensorChoice.isDeviceChoice("a0:9e:1a:12:34:56") && SensorChoice.isDeviceChoice("ant:0") && SensorChoice.isDeviceChoice("ANT:65535"))
+    }
+
     @Test("off loopback, the new routes want the token; a foreign Origin may not delete, choose or scan")
     func access() async throws {
         let token = "0123456789abcdef0123456789abcdef"
