@@ -48,8 +48,15 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard duration >= 1, duration <= 5 else { throw ValidationError("--duration must be from 1 to 5 minutes") }
-        if let date, UTCTimestamp.dayNumber(ofDate: date) == nil {
-            throw ValidationError("--date takes a day written YYYY-MM-DD, like 2026-11-24")
+        if let date {
+            guard let day = UTCTimestamp.dayNumber(ofDate: date) else {
+                throw ValidationError("--date takes a day written YYYY-MM-DD, like 2026-11-24")
+            }
+            // A morning not yet come (a slip of the year) would sit where no verdict reads it.
+            let today = WallClock.localDateToday()
+            if let todayNumber = UTCTimestamp.dayNumber(ofDate: today), day > todayNumber {
+                throw ValidationError("--date \(date) is after today, \(today): a measurement is filed under the day it was taken")
+            }
         }
         if upload, noSave { throw ValidationError("--upload sends the saved measurement: drop --no-save") }
         // The option group is the run's; a measurement listens to the strap alone.
