@@ -29,8 +29,8 @@ public enum ReadinessImport {
         /// RR interval text whose name gives no time.
         public var undated: [HistoryImport.Skipped] = []
         public var unreadable: [HistoryImport.Skipped] = []
-        /// Files that hold no beats (an app's summary CSV, photos).
-        public var otherFiles = 0
+        /// Files that hold no beats (an app's summary CSV, photos), by name.
+        public var otherFiles: [String] = []
         public var filesRead = 0
 
         /// Whether the path held mornings and none of them could be taken.
@@ -91,7 +91,7 @@ public enum ReadinessImport {
         }
         report.filesRead += 1
         guard holdsActivityOrRecording(bytes) || ActivityImport.encoding(of: bytes) == .rrIntervalText else {
-            report.otherFiles += 1
+            report.otherFiles.append(name)
             return
         }
         var outcome: ReadinessRun.Outcome
@@ -161,7 +161,8 @@ extension ReadinessImport.Report {
             ("refused", skipped(refused)),
             ("undated", skipped(undated)),
             ("unreadable", skipped(unreadable)),
-            ("other_files", .int(otherFiles)),
+            ("other_files", .int(otherFiles.count)),
+            ("other_file_names", .array(otherFiles.map(JSONValue.string))),
         ])
     }
 
@@ -192,7 +193,10 @@ extension ReadinessImport.Report {
             lines.append("Left out \(count(undated.count, "file", "files")) that \(undated.count == 1 ? "does" : "do") not say when \(undated.count == 1 ? "it was" : "they were") measured:")
             lines += listed(undated)
         }
-        if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no beats.") }
+        if !otherFiles.isEmpty {
+            let named = otherFiles.prefix(10).joined(separator: ", ") + (otherFiles.count > 10 ? " and \(otherFiles.count - 10) more" : "")
+            lines.append("Left out \(count(otherFiles.count, "file that holds", "files that hold")) no beats: \(named).")
+        }
         if !unreadable.isEmpty {
             lines.append("Could not read \(count(unreadable.count, "file", "files")):")
             lines += listed(unreadable)

@@ -149,6 +149,7 @@ import Testing
         #expect((refused.first?["reason"] as? String)?.contains("needed correcting") == true)
         #expect((report["undated"] as? [[String: Any]])?.compactMap { $0["file"] as? String }.map { $0.hasSuffix("morning.txt") } == [true])
         #expect(report["other_files"] as? Int == 1)
+        #expect((report["other_file_names"] as? [String])?.map { $0.hasSuffix(".csv") } == [true], "\(report)")
         // The figures are those `readiness --replay` gives the same file.
         let one = try intervalpro("readiness", "--replay", elite, "--date", "2026-11-20", "--no-save", "--json", environment: west)
         #expect(number(eliteMorning["rmssd_ms"]) == number(try #require(jsonObject(one.stdoutData))["rmssd_ms"]))
@@ -366,6 +367,10 @@ import Testing
         let noSuchDay = try intervalpro("readiness", "--date", "2026-02-31", environment: environment(dir))
         #expect(noSuchDay.status == 64)
         #expect(noSuchDay.stderr.contains("--date takes a day written YYYY-MM-DD"))
+        // Nor a day to come: a slip of the year filed it where no verdict would read it.
+        let nextYear = try intervalpro("readiness", "--date", "2999-11-26", environment: environment(dir))
+        #expect(nextYear.status == 64)
+        #expect(nextYear.stderr.contains("--date 2999-11-26 is after today"), "\(nextYear.stderr)")
         // A footpod is never listened to for a measurement: naming one is a mistake, said as such.
         let footpod = try intervalpro("readiness", "--cadence", "Stryd", environment: environment(dir))
         #expect(footpod.status == 64)
