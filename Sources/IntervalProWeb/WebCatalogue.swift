@@ -27,7 +27,8 @@ public struct WebCatalogue: Sendable {
 
     public func plans() -> [Entry] {
         planFolders.flatMap { folder, path in
-            Self.files(in: path, endingIn: [".json", ".txt", ".zwo", ".fit"]).map {
+            // A JSON Schema beside the plans (the examples' plan.schema.json) describes them; it is none.
+            Self.files(in: path, endingIn: [".json", ".txt", ".zwo", ".fit"]).filter { !$0.hasSuffix(".schema.json") }.map {
                 Entry(id: "\(folder)/\($0)", path: "\(path)/\($0)", folder: folder)
             }
         }

@@ -75,7 +75,7 @@ enum WebPage {
     </div>
     <h2>Start a session</h2>
     <div id="today" class="hidden"><div class="label">Planned today in intervals.icu</div><div id="today-runs"></div></div>
-    <label for="plan">Plan</label><select id="plan"></select><div id="plan-label-note" class="label"></div>
+    <label for="plan">Plan</label><select id="plan"></select><div id="plan-label-note" class="label"></div><div id="plan-problems" role="status"></div>
     <div id="preview" aria-live="polite">
       <svg id="preview-chart" role="img" aria-label="Target cadence over the session" viewBox="0 0 320 90" width="100%" height="90"></svg>
       <div id="preview-total" class="label"></div>

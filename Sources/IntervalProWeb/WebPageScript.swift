@@ -190,6 +190,13 @@ async function showStart() {
     o.textContent = p.name + (p.folder === "mine" ? " (mine)" : "") + (p.duration ? " · " + clock(p.duration) : "");
     $("plan").appendChild(o);
   }
+  // Plans in the folders that cannot be offered, each with what is wrong in it.
+  for (const u of plans.unreadable || []) {
+    const line = document.createElement("div");
+    line.className = "label";
+    line.textContent = "Not offered: " + u.id + ": " + u.error;
+    $("plan-problems").appendChild(line);
+  }
   for (const r of recordings.recordings) {
     const o = document.createElement("option");
     o.value = r.id;

@@ -20,6 +20,8 @@ extension WebPage {
   #step-title { font-size: 1.8rem; font-weight: 700; line-height: 2.2rem; min-height: 4.4rem; min-width: 0;
     display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }
   #step-number, .label { color: var(--dim); font-size: 1.1rem; }
+  /* A file's path and its error have no spaces to break at. */
+  #plan-problems { overflow-wrap: anywhere; }
   #step-number { white-space: nowrap; }
   #time-left, #step-other { font-size: 4.2rem; font-weight: 700; font-variant-numeric: tabular-nums; text-align: center; margin: 6px 0 2px; }
   .bar { height: 14px; background: var(--track); border-radius: 7px; overflow: hidden; }

@@ -123,8 +123,13 @@ public struct WebServer: Sendable {
             guard let id = request.uri.queryParameters.get("id"), let entry = catalogue.plan(id: id) else {
                 return Self.error(.notFound, "no such plan")
             }
-            guard let plan = try? loadPlan(entry.path) else { return Self.error(.unprocessableContent, "the plan cannot be read") }
-            return Self.json(.ok, PlanPreview.json(plan, plan.timeline()).serialized(pretty: false))
+            do {
+                let plan = try loadPlan(entry.path)
+                return Self.json(.ok, PlanPreview.json(plan, plan.timeline()).serialized(pretty: false))
+            } catch {
+                // What is wrong and where, as `plan check` says it: the page is a Pi's only screen.
+                return Self.error(.unprocessableContent, "\(error)")
+            }
         }
         router.get("/api/today") { _, _ -> Response in Self.json(.ok, await TodaysRuns.json()) }
         router.get("/api/recordings") { _, _ -> Response in
@@ -372,16 +377,25 @@ public struct WebServer: Sendable {
         return .success(choice)
     }
 
+    /// The plans the page offers, and those in its folders it cannot offer with what is wrong
+    /// in each: on a Pi without a screen, a plan with a typo is otherwise just not there.
     static func plans(_ catalogue: WebCatalogue) -> String {
-        let list: [JSONValue] = catalogue.plans().compactMap { entry in
-            guard let plan = try? loadPlan(entry.path) else { return nil }
-            let timeline = plan.timeline()
-            return .object([
-                ("id", .string(entry.id)), ("name", .string(plan.name)), ("folder", .string(entry.folder)),
-                ("steps", .int(timeline.count)), ("duration", timeline.duration.map { .number($0.seconds) } ?? .null),
-            ])
+        var list: [JSONValue] = []
+        var unreadable: [JSONValue] = []
+        for entry in catalogue.plans() {
+            do {
+                let plan = try loadPlan(entry.path)
+                let timeline = plan.timeline()
+                list.append(
+                    .object([
+                        ("id", .string(entry.id)), ("name", .string(plan.name)), ("folder", .string(entry.folder)),
+                        ("steps", .int(timeline.count)), ("duration", timeline.duration.map { .number($0.seconds) } ?? .null),
+                    ]))
+            } catch {
+                unreadable.append(.object([("id", .string(entry.id)), ("error", .string("\(error)"))]))
+            }
         }
-        return JSONValue.object([("plans", .array(list))]).serialized(pretty: false)
+        return JSONValue.object([("plans", .array(list)), ("unreadable", .array(unreadable))]).serialized(pretty: false)
     }
 
     static func history(_ listings: [SessionListing], uploads: [Int64: [UploadRecord]] = [:]) -> String {

@@ -686,6 +686,9 @@ def start_page(binary, scratch):
     os.makedirs(plans_folder)
     with open(os.path.join(plans_folder, "web-check.json"), "w") as f:
         json.dump(USER_PLAN, f)
+    # A plan with a typo: on a Pi the page is the only screen, so it says what is wrong.
+    with open(os.path.join(plans_folder, "typo.json"), "w") as f:
+        f.write('{"name": "Typo", "steps": [{"kind": "work", "durration": "5:00", "cadence": 170}]}')
     driver = None
     try:
         server.start()
@@ -707,6 +710,13 @@ def start_page(binary, scratch):
         examples = sorted(p.get("name") for p in plans if p.get("folder") == "examples")
         check(examples == ["Cadence ladder", "Cadence pyramid", "First cadence session", "Long steady run",
                            "Metronome intervals"], f"/api/plans lists the example plans: {examples}")
+        listed = get_json(port, "/api/plans")
+        unreadable = listed.get("unreadable", [])
+        check([u.get("id") for u in unreadable] == ["mine/typo.json"] and "durration" in unreadable[0].get("error", "")
+              and "typo.json:1:" in unreadable[0].get("error", ""),
+              f"/api/plans names the user's plan it cannot offer, with where and what is wrong: {unreadable}")
+        status, _, body = request(port, "GET", "/api/plans/preview?id=mine/typo.json")
+        check(status == 422 and b"durration" in body, f"the preview of the broken plan: 422 with what is wrong: {status} {body[:200]!r}")
         mine = by_name.get(USER_PLAN["name"], {})
         check(mine.get("folder") == "mine" and mine.get("steps") == 2 and mine.get("duration") == 300,
               f"/api/plans lists the user's plan (folder mine, 2 steps, 300 s): {mine}")
@@ -766,6 +776,9 @@ def start_page(binary, scratch):
         wait_until(lambda: USER_PLAN["name"] in plan_element.text and "Cadence ladder" in plan_element.text)
         check(USER_PLAN["name"] in plan_element.text and "Cadence ladder" in plan_element.text,
               f"the start page lists the examples and the user's plan: {plan_element.text[:300]!r}")
+        problems = driver.find_element("id", "plan-problems").text
+        check("Not offered: mine/typo.json" in problems and "durration" in problems,
+              f"the start page says which plan it cannot offer and why: {problems[:300]!r}")
         check(fits_phone(driver),
               f"the start page fits a {PHONE[0]} px wide phone")
         if plan_element.tag_name == "select":
