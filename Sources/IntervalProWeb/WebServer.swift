@@ -84,6 +84,7 @@ public struct WebServer: Sendable {
     func makeRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(AccessMiddleware(access: access))
+        router.middlewares.add(NotFoundMiddleware())
         let (hub, host, catalogue, store) = (host.hub, self.host, catalogue, self.store)
 
         router.get("/") { _, _ in Self.page() }
@@ -483,6 +484,20 @@ public struct WebServer: Sendable {
         Response(
             status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A path and method no route serves answers in JSON, as every other error does: the router's
+/// own 404 has no body.
+struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return WebServer.error(.notFound, "nothing answers \(request.method.rawValue) \(request.uri.path)")
+        }
     }
 }
 

@@ -112,6 +112,21 @@ import Testing
         }
     }
 
+    @Test("a path or method no route serves: 404 with a JSON error, as every error is")
+    func unknownRoutes() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test(.router) { client in
+            for (uri, method) in [("/api/nope", HTTPRequest.Method.get), ("/api/state", .post), ("/api/command", .get)] {
+                try await client.execute(uri: uri, method: method, headers: Self.local) { response in
+                    #expect(response.status == .notFound, "\(method) \(uri)")
+                    let body = try? JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                    #expect((body?["error"] as? String)?.contains("\(method.rawValue) \(uri)") == true, "\(method) \(uri): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
     @Test("sensors: a choice must be what run --hr/--cadence takes, a Bluetooth address or ant:NUMBER; anything else is a 400")
     func sensorChoices() async throws {
         let (app, folder) = try application()
