@@ -165,8 +165,10 @@ public struct RecordingParser {
 
     /// Feeds the next line (without its newline). Returns the entry it holds, or nil for
     /// the header and blank lines.
-    public mutating func parse(line bytes: ArraySlice<UInt8>) throws(RecordingError) -> RecordingEntry? {
+    public mutating func parse(line: ArraySlice<UInt8>) throws(RecordingError) -> RecordingEntry? {
         lineNumber += 1
+        // A position in an error counts from after a byte order mark (the contract's rule).
+        let bytes = lineNumber == 1 ? line.droppingUTF8ByteOrderMark : line
         if header != nil, let line = scanner.notification(bytes), line.seconds <= Self.latestTime {
             return .notification(
                 RawNotification(
@@ -230,7 +232,9 @@ public struct RecordingParser {
             throw error("missing \"char\" (the characteristic UUID) or \"event\"")
         }
         guard let hexText = node["hex"]?.stringValue else { throw error("missing \"hex\" (the raw value)") }
-        guard let bytes = Hex.decode(hexText) else { throw error("\"hex\" is not an even number of hex digits") }
+        guard let bytes = Hex.decode(hexText) else {
+            throw error(hexText.count % 2 == 1 ? "\"hex\" is not an even number of hex digits" : "\"hex\" holds characters that are not hex digits (0-9, a-f)")
+        }
         return .notification(RawNotification(time: time, device: device, characteristicID: characteristic, bytes: bytes))
     }
 

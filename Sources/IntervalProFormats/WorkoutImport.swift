@@ -66,8 +66,33 @@ public enum WorkoutImport {
         switch firstSignificantByte(bytes) {
         case UInt8(ascii: "<"): return .zwift
         case UInt8(ascii: "{"): return .planJSON
+        // A JSON plan with comments before it, as editors allow: a plan all the same, refused
+        // for the comments (intervals.icu text has no `//`).
+        case UInt8(ascii: "/") where firstByteAfterComments(bytes) == UInt8(ascii: "{"): return .planJSON
         default: return .intervalsICU
         }
+    }
+
+    /// The first byte that is neither white space nor in a `//` or `/* */` comment.
+    static func firstByteAfterComments(_ bytes: [UInt8]) -> UInt8? {
+        let text = bytes.droppingUTF8ByteOrderMark
+        var index = text.startIndex
+        while index < text.endIndex {
+            let byte = text[index]
+            let next = text.index(after: index) < text.endIndex ? text[text.index(after: index)] : nil
+            if [0x20, 0x09, 0x0A, 0x0D].contains(byte) {
+                index = text.index(after: index)
+            } else if byte == UInt8(ascii: "/"), next == UInt8(ascii: "/") {
+                index = text[index...].firstIndex(of: 0x0A) ?? text.endIndex
+            } else if byte == UInt8(ascii: "/"), next == UInt8(ascii: "*") {
+                let rest = text[text.index(index, offsetBy: 2)...]
+                guard let end = rest.indices.first(where: { rest[$0] == UInt8(ascii: "*") && rest.index(after: $0) < rest.endIndex && rest[rest.index(after: $0)] == UInt8(ascii: "/") }) else { return nil }
+                index = text.index(end, offsetBy: 2)
+            } else {
+                return byte
+            }
+        }
+        return nil
     }
 
     /// Reads a plan from any format it recognises.
@@ -88,6 +113,11 @@ public enum WorkoutImport {
                     throw ImportError(
                         file: file,
                         message: "an IntervalPro recording, not a plan: replay it with `intervalpro replay \(file)` (`--plan PLAN` scores it against another plan)")
+                }
+                if firstSignificantByte(bytes) == UInt8(ascii: "/") {
+                    throw ImportError(
+                        file: file, place: error.location?.description,
+                        message: "a JSON plan cannot hold comments (`//` or `/* */`): remove them, or keep notes in its \"description\"")
                 }
                 throw ImportError(file: file, place: error.location?.description, message: error.message)
             }

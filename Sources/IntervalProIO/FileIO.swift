@@ -15,6 +15,8 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
 
     public var isNotFound: Bool { errno == .noSuchFileOrDirectory }
     public var isPermissionDenied: Bool { errno == .permissionDenied }
+    /// A folder where a file was to be read.
+    public var isFolder: Bool { errno == .isDirectory }
 
     public var description: String {
         "cannot \(operation.rawValue) '\(path)': \(errno.description.capitalisedFirst)"

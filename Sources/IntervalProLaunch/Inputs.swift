@@ -35,10 +35,11 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
     }
 
     public init(_ error: FileError) {
-        // Only a file we were asked to read is missing input, when it is not there or may not be
-        // read (sysexits' EX_NOINPUT: "did not exist or was not readable"); an output we cannot
-        // create is I/O.
-        let missingInput = (error.isNotFound || error.isPermissionDenied) && (error.operation == .open || error.operation == .read)
+        // Only a file we were asked to read is missing input, when it is not there, may not be
+        // read or is a folder (sysexits' EX_NOINPUT: "did not exist or was not readable"); an
+        // output we cannot create is I/O.
+        let missingInput =
+            (error.isNotFound || error.isPermissionDenied || error.isFolder) && (error.operation == .open || error.operation == .read)
         self.init(error.description, kind: missingInput ? .missingInput : .io)
     }
 
@@ -222,7 +223,18 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
     case .recording:
         // A recording interrupted as it was written (a crash, a pulled plug) keeps its whole
         // lines, as a FIT file cut short keeps its whole messages.
-        let recording = try RecordingParser.read(bytes, file: path, acceptingCutLastLine: !choice.strict)
+        let recording: ParsedRecording
+        do {
+            recording = try RecordingParser.read(bytes, file: path, acceptingCutLastLine: !choice.strict)
+        } catch {
+            // A plan is JSON too: said for what it is, as `plan check` says a recording is one.
+            if (try? PlanDecoder.decode(bytes, file: path)) != nil {
+                throw ImportError(
+                    file: path,
+                    message: "a plan, not a recording: run it with `intervalpro run \(path)`, or score a recording against it with `intervalpro replay RECORDING --plan \(path)`")
+            }
+            throw error
+        }
         let warnings = recording.cutLastLine.map { cut in
             ImportError(
                 file: path, place: "\(cut.line)",

@@ -47,6 +47,14 @@ struct ReplayCommandTests {
         #expect(number(steps[2]["no_signal_s"]) == 0)
     }
 
+    @Test("a plan given where a recording belongs is said to be a plan, with the commands that take it")
+    func aPlanIsNotARecording() throws {
+        let result = try intervalpro("replay", "Plans/pyramid.json")
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("Plans/pyramid.json: a plan, not a recording: run it with `intervalpro run Plans/pyramid.json`"), "\(result.stderr)")
+        #expect(!looksLikeACrash(result.stderr))
+    }
+
     @Test("run --replay and replay --plan agree, and match the simulation they were recorded from")
     func runReplayEqualsReplayPlan() throws {
         let recorded = try Recorded()

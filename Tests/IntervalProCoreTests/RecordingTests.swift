@@ -137,6 +137,8 @@ struct RecordingParserTests {
         (header + "\n\n\n" + "{\"t\":1", 4, "invalid JSON at column 7: unexpected end of input inside an object"),
         ("not json", 1, "invalid JSON at column 1: invalid literal, expected 'null'"),
         ("  @", 1, "invalid JSON at column 3: unexpected '@', expected a value"),
+        // A column counts from after a byte order mark, as the contract says (it was 3 on).
+        ("\u{FEFF}  @", 1, "invalid JSON at column 3: unexpected '@', expected a value"),
         (header + "\n[1,2]", 2, "expected a JSON object, found an array"),
         // Missing or bad t.
         (header + "\n" + #"{"dev":"pod","event":"x"}"#, 2, #"missing "t" (seconds since the start)"#),
@@ -147,9 +149,10 @@ struct RecordingParserTests {
         (header + "\n" + #"{"t":1,"dev":"pod","event":7}"#, 2, #""event" must be a string"#),
         (header + "\n" + #"{"t":1,"dev":"pod","hex":"00"}"#, 2, #"missing "char" (the characteristic UUID) or "event""#),
         (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53"}"#, 2, #"missing "hex" (the raw value)"#),
-        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0g"}"#, 2, #""hex" is not an even number of hex digits"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0g"}"#, 2, #""hex" holds characters that are not hex digits (0-9, a-f)"#),
         (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"000"}"#, 2, #""hex" is not an even number of hex digits"#),
-        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0a0g"}"#, 2, #""hex" is not an even number of hex digits"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"0a0g"}"#, 2, #""hex" holds characters that are not hex digits (0-9, a-f)"#),
+        (header + "\n" + #"{"t":1,"dev":"pod","char":"2a53","hex":"zz"}"#, 2, #""hex" holds characters that are not hex digits (0-9, a-f)"#),
         // Header problems.
         (#"{"t":0,"dev":"pod","event":"connected"}"#, 1, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
         ("\n  \n" + #"{"t":0,"dev":"pod","event":"connected"}"#, 3, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),

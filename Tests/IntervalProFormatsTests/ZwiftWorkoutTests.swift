@@ -35,6 +35,12 @@ struct ZwiftWorkoutTests {
         #expect(
             refusal(recording, file: "run.jsonl")
                 == "run.jsonl: an IntervalPro recording, not a plan: replay it with `intervalpro replay run.jsonl` (`--plan PLAN` scores it against another plan)")
+        // A JSON plan with comments before it, as editors allow: said for what it is, not read
+        // as intervals.icu text without steps.
+        for text in ["// tempo\n{\"name\": \"x\", \"steps\": []}", "/* tempo */ {\"name\": \"x\", \"steps\": []}"] {
+            let message = refusal(text, file: "tempo.json") ?? ""
+            #expect(message.contains("a JSON plan cannot hold comments"), "\(message)")
+        }
     }
 
     @Test func everyStepElementAndIntervalsT() throws {
