@@ -15,7 +15,9 @@
 /// hold this implementation to: an extra beat is removed, a missed beat is put back halfway,
 /// an ectopic or long/short beat is moved halfway between its neighbours; detection and
 /// correction repeat while the number of artifacts found keeps falling. The first two and the
-/// last beat are never moved.
+/// last beat are never moved. A beat flagged again in a later pass (an ectopic beat's
+/// neighbours often are) is one beat corrected, not two: each beat is followed through the
+/// passes' removals and insertions.
 public enum ArtifactCorrection {
     /// What one pass found, by the index of the beat (the interval ending at it).
     public struct Artifacts: Equatable, Sendable {
@@ -38,7 +40,7 @@ public enum ArtifactCorrection {
     public struct Result: Equatable, Sendable {
         /// Milliseconds, in order.
         public var intervals: [Double]
-        /// Every artifact corrected, over all passes.
+        /// The beats flagged as artifacts in any pass, each counted once.
         public var corrected: Int
         /// The passes' findings, in order (empty when the series was clean).
         public var passes: [Artifacts]
@@ -57,16 +59,38 @@ public enum ArtifactCorrection {
         var found = detect(beats)
         guard found.count > 0 else { return Result(intervals: intervals, corrected: 0, passes: []) }
         var passes = [found]
-        beats = apply(found, to: beats)
+        // Who each beat is: its place in the series as given, or a new number for one put back.
+        var beatsSeen = Identities(count: beats.count)
+        beatsSeen.flag(found)
+        beats = apply(found, to: beats, identities: &beatsSeen)
         while true {
             let again = detect(beats)
             // Stops once a pass finds no fewer than the last: that one is not applied.
             guard again.count < found.count, again.count > 0 else { break }
             found = again
             passes.append(found)
-            beats = apply(found, to: beats)
+            beatsSeen.flag(found)
+            beats = apply(found, to: beats, identities: &beatsSeen)
         }
-        return Result(intervals: differences(beats), corrected: passes.reduce(0) { $0 + $1.count }, passes: passes)
+        return Result(intervals: differences(beats), corrected: beatsSeen.flagged.count, passes: passes)
+    }
+
+    /// The beats of a series followed through the passes, and those flagged so far.
+    struct Identities {
+        var current: [Int]
+        var next: Int
+        var flagged: Set<Int> = []
+
+        init(count: Int) {
+            current = Array(0..<count)
+            next = count
+        }
+
+        mutating func flag(_ artifacts: Artifacts) {
+            for index in artifacts.ectopic + artifacts.missed + artifacts.extra + artifacts.longShort where current.indices.contains(index) {
+                flagged.insert(current[index])
+            }
+        }
     }
 
     /// The beat times the intervals imply, the first at 0.
@@ -172,7 +196,8 @@ public enum ArtifactCorrection {
 
     /// Applies one pass's corrections: extra beats removed, missed ones put back, misplaced
     /// ones moved, keeping the other lists' indices pointing at the same beats.
-    static func apply(_ artifacts: Artifacts, to beats: [Double]) -> [Double] {
+    /// `identities` follow the beats removed and put back.
+    static func apply(_ artifacts: Artifacts, to beats: [Double], identities: inout Identities) -> [Double] {
         var beats = beats
         var missed = artifacts.missed
         var ectopic = artifacts.ectopic
@@ -180,6 +205,7 @@ public enum ArtifactCorrection {
         if !artifacts.extra.isEmpty {
             let removed = Set(artifacts.extra)
             beats = beats.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+            identities.current = identities.current.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
             missed = shifted(missed, past: artifacts.extra, by: -1)
             ectopic = shifted(ectopic, past: artifacts.extra, by: -1)
             longShort = shifted(longShort, past: artifacts.extra, by: -1)
@@ -188,7 +214,11 @@ public enum ArtifactCorrection {
             let valid = missed.filter { $0 > 1 && $0 < beats.count }
             // Inserted from the last, so the earlier positions stay as computed.
             let added = valid.map { (at: $0, time: beats[$0 - 1] + (beats[$0] - beats[$0 - 1]) / 2) }
-            for insertion in added.reversed() { beats.insert(insertion.time, at: insertion.at) }
+            for insertion in added.reversed() {
+                beats.insert(insertion.time, at: insertion.at)
+                identities.current.insert(identities.next, at: insertion.at)
+                identities.next += 1
+            }
             ectopic = shifted(ectopic, past: missed, by: 1)
             longShort = shifted(longShort, past: missed, by: 1)
         }

@@ -57,6 +57,7 @@ from checks import ROOT, Tally, keep_matplotlib_out_of_home, run  # noqa: E402
 
 _matplotlib_folder = keep_matplotlib_out_of_home()
 import neurokit2 as nk  # noqa: E402
+from neurokit2.signal.signal_fixpeaks import _update_indices  # noqa: E402
 import numpy as np
 from hrvanalysis import get_time_domain_features
 
@@ -198,22 +199,54 @@ def combine(parts):
 def kubios(peaks):
     """NeuroKit2's iterative Kubios correction, pass by pass through its public API, so that every
     pass's artifacts are counted (the `info` of an iterative call describes the last pass only).
-    Returns the corrected peaks and the beats corrected over all passes."""
+    Returns the corrected peaks and the beats corrected: those flagged in any pass, each once,
+    followed through the passes by NeuroKit2's own index bookkeeping (a beat removed as extra is
+    gone; one put back for a missed beat is new)."""
+    kinds = ("ectopic", "missed", "extra", "longshort")
+
     def one_pass(p):
         info, fixed = nk.signal_fixpeaks(p, sampling_rate=NEUROKIT_RATE, iterative=False, method="Kubios")
-        return fixed, sum(len(info[k]) for k in ("ectopic", "missed", "extra", "longshort"))
+        return fixed, {k: list(info[k]) for k in kinds}
+
+    identities = list(range(len(peaks)))
+    next_identity = len(peaks)
+    flagged = set()
+
+    def follow(found):
+        """The identities after NeuroKit2's _correct_artifacts applies `found`."""
+        nonlocal identities, next_identity
+        for k in kinds:
+            flagged.update(identities[i] for i in found[k] if i < len(identities))
+        if found["extra"]:
+            identities = list(np.delete(np.array(identities), found["extra"]))
+            missed = _update_indices(found["extra"], found["missed"], -1)
+        else:
+            missed = found["missed"]
+        if missed:
+            missed = np.array(missed)
+            valid = missed[np.logical_and(missed > 1, missed < len(identities))]
+            fresh = list(range(next_identity, next_identity + len(valid)))
+            next_identity += len(valid)
+            identities = list(np.insert(np.array(identities), valid, fresh))
 
     # As NeuroKit2 iterates: the first pass always applies; another while it finds fewer.
-    peaks, found = one_pass(peaks)
-    total = found
-    if found:
+    fixed, found = one_pass(peaks)
+    count = sum(len(found[k]) for k in kinds)
+    if count:
+        follow(found)
+        peaks = fixed
         while True:
-            again, count = one_pass(peaks)
-            if count >= found:
+            again, found_again = one_pass(peaks)
+            count_again = sum(len(found_again[k]) for k in kinds)
+            if count_again >= count:
                 break
-            peaks, found = again, count
-            total += count
-    return peaks, total
+            follow(found_again)
+            peaks, count = again, count_again
+    else:
+        peaks = fixed
+    if len(identities) != len(peaks):
+        raise RuntimeError("following the beats through the passes lost count of them")
+    return peaks, len(flagged)
 
 
 def neurokit_reference(segments_units):
@@ -586,7 +619,9 @@ def check_public_data(binary, env, scratch):
 # Storage and the baseline
 # ------------------------------------------------------------------------------------------------
 
-TODAY = date(2026, 11, 25)
+# The month ends eleven days ago: its last check files a morning ten days on, and a morning is
+# never filed under a day to come.
+TODAY = date.today() - timedelta(days=11)
 MONTH_SEED = 225
 
 

@@ -302,9 +302,9 @@ class ScoredSegments(list):
     lost = 0
 
 
-def scored_segments(notifications, settle_s=SETTLE_S, duration_s=120.0):
+def scored_segments(notifications, settle_s=SETTLE_S, duration_s=120.0, longest=LONGEST_HEARTBEAT_UNITS):
     """The RR intervals (1/1024 s) the measurement scores, one list per stretch of contact or
-    between intervals too long for a heartbeat."""
+    between intervals too long for a heartbeat (over `longest`; None: every interval is one)."""
     clock = ContactClock(settle_s, duration_s)
     segments = ScoredSegments()
     open_segment = False
@@ -320,7 +320,7 @@ def scored_segments(notifications, settle_s=SETTLE_S, duration_s=120.0):
         if clock.counted <= clock.settle:
             continue
         for units in n.rr_units:
-            if units > LONGEST_HEARTBEAT_UNITS:
+            if longest is not None and units > longest:
                 segments.lost += 1
                 open_segment = False
                 continue
@@ -535,7 +535,9 @@ def recording_from_intervals(intervals_ms, minutes, seed=0, settle_s=SETTLE_S, s
             rest += settle_units.pop()
         settle_units.append(rest)
         notifications = package(settle_units + scored, times, first_beat_s, Faults(), settle_s, duration_s, tail_s)
-        if _boundary_safe(notifications, settle_s, duration_s) and scored_segments(notifications, settle_s, duration_s) == [scored]:
+        # All the given intervals as sent, a heartbeat's longest aside: a run's recording (alpha 1)
+        # scores every one.
+        if _boundary_safe(notifications, settle_s, duration_s) and scored_segments(notifications, settle_s, duration_s, longest=None) == [scored]:
             return Recording(notifications, started_at=started_at, seed=seed)
     raise ValueError(f"{len(scored)} intervals ({sum(scored) / RR_UNITS_PER_SECOND:.1f} s) do not fit a {minutes}-minute measurement")
 
