@@ -235,6 +235,13 @@ public enum HistoryImport {
             }
         }
         guard holdsActivityOrRecording(content) else {
+            // A file named as an activity that is none (cut to nothing, overwritten, a download
+            // that failed) is named with what it holds, not counted among the photos.
+            if let format = statedFormat(of: file) {
+                let holds = content.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) } ? "the file is empty" : ActivityImport.opening(content)
+                report.unreadable.append(Skipped(file: file, reason: "named as a \(format) activity, but not one: \(holds)"))
+                return
+            }
             report.otherFiles += 1
             if ActivityImport.encoding(of: content) == .rrIntervalText { report.rrIntervalFiles += 1 }
             return
@@ -289,6 +296,18 @@ public enum HistoryImport {
         } catch {
             report.unreadable.append(Skipped(file: file, reason: "\(error)"))
         }
+    }
+
+    /// The activity format a file's name gives (`run.fit`, `1234.tcx.gz`, a zip's part
+    /// `export.zip (activities/1.gpx)`), if any.
+    static func statedFormat(of file: String) -> String? {
+        var name = file.lowercased()
+        if name.hasSuffix(")"), let open = name.lastIndex(of: "(") {
+            name = String(name[name.index(after: open)..<name.index(before: name.endIndex)])
+        }
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        for (suffix, format) in [(".fit", "FIT"), (".tcx", "TCX"), (".gpx", "GPX")] where name.hasSuffix(suffix) { return format }
+        return nil
     }
 
     /// What recorded the activity, as the key of duplicates: the file's own word, or its format.

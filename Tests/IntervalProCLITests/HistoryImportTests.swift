@@ -157,5 +157,20 @@ struct HistoryImportTests {
         let missing = try store.run("history", "import", store.directory.path("nowhere"))
         #expect(missing.status == 66, "stderr: \(missing.stderr)")
         #expect(missing.stderr.contains("nowhere"))
+
+        // Named as an activity and none (random bytes, a download cut to nothing): named with what
+        // it holds, not counted among the photos with exit 0.
+        let garbage = try store.directory.write("garbage.fit", "\u{01}\u{02}not a FIT file at all")
+        let named = try store.run("history", "import", garbage)
+        #expect(named.status == 65, "stdout: \(named.stdout) stderr: \(named.stderr)")
+        #expect(named.stdout.contains("garbage.fit: named as a FIT activity, but not one"), "\(named.stdout)")
+        try FileManager.default.createDirectory(atPath: store.directory.path("mixed"), withIntermediateDirectories: true)
+        _ = try store.directory.write("mixed/empty.gpx", "")
+        _ = try store.directory.write("mixed/photo.jpg", "\u{FF}\u{D8}\u{FF}")
+        let folder = try store.run("history", "import", store.directory.path("mixed"), "--json")
+        let report = try #require(jsonObject(folder.stdoutData), "stdout: \(folder.stdout)")
+        let unreadable = (report["unreadable"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
+        #expect(unreadable == ["named as a GPX activity, but not one: the file is empty"], "\(report)")
+        #expect(report["other_files"] as? Int == 1, "the photo")
     }
 }
