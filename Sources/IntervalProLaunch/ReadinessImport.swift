@@ -115,9 +115,11 @@ public enum ReadinessImport {
         } catch let failure as LaunchError {
             return skip(\.unreadable, failure.message)
         } catch let problem as ImportError {
-            return skip(\.unreadable, problem.description)
+            // The file is named beside the reason: the reason says where in it.
+            let place = problem.place.map { $0.allSatisfy(\.isNumber) ? "line \($0): " : "\($0): " } ?? ""
+            return skip(\.unreadable, place + problem.message)
         } catch let error as RecordingError {
-            return skip(\.unreadable, error.description)
+            return skip(\.unreadable, "line \(error.line): \(error.message)")
         } catch {
             return skip(\.unreadable, "\(error)")
         }

@@ -129,6 +129,7 @@ import Testing
         try dir.write("export/2026-11-23 06-30-00.txt", beats(170, [1000, 1030, 1055, 1045, 1015, 985, 960, 1900]).map(String.init).joined(separator: "\n") + "\n")
         try dir.write("export/morning.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
         try dir.write("export/Readings.csv", "Date,Readiness,HRV\n2026-11-20,7,64\n")
+        try dir.write("export/2026-11-24 06-30-00.txt", "812\n790\nabc\n")
         let recorded = try recording(dir, seconds: 160, startedAt: "2026-11-19T12:00:00Z")
         try FileManager.default.moveItem(atPath: recorded, toPath: dir.path("export/morning.jsonl"))
         var west = environment(dir)
@@ -149,6 +150,10 @@ import Testing
         #expect((refused.first?["reason"] as? String)?.contains("needed correcting") == true)
         #expect((report["undated"] as? [[String: Any]])?.compactMap { $0["file"] as? String }.map { $0.hasSuffix("morning.txt") } == [true])
         #expect(report["other_files"] as? Int == 1)
+        // Where in the file, once; the file is named beside it (it was "FILE: FILE:3: …").
+        #expect(
+            (report["unreadable"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
+                == ["line 3: 'abc' is not an RR interval (a number of milliseconds or seconds)"], "\(report["unreadable"] ?? "")")
         #expect((report["other_file_names"] as? [String])?.map { $0.hasSuffix(".csv") } == [true], "\(report)")
         // The figures are those `readiness --replay` gives the same file.
         let one = try intervalpro("readiness", "--replay", elite, "--date", "2026-11-20", "--no-save", "--json", environment: west)

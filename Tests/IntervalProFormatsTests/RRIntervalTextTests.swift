@@ -55,7 +55,9 @@ struct RRIntervalTextTests {
                 == "rr.txt:1: every line holds 2 numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         #expect(refusal("# nothing\n\n") == "rr.txt: the file is empty: no RR intervals in it")
         #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
-        #expect(refusal("812\n70000\n812\n") == "rr.txt: interval 2 lasts 70 s: not a heartbeat (a pause in the recording?)")
+        #expect(refusal("812\n70000\n812\n") == "rr.txt:2: an interval of 70 s: not a heartbeat (a pause in the recording?)")
+        // The line, not the interval's number: a header and comments come before.
+        #expect(refusal("# morning\nRR\n812 790\n70000\n") == "rr.txt:4: an interval of 70 s: not a heartbeat (a pause in the recording?)")
     }
 
     @Test("only text that starts with numbers or an RR header is taken for RR intervals")
