@@ -106,51 +106,50 @@ public enum FileIO {
     public struct FolderContents: Sendable {
         public var files: [String] = []
         public var unopened: [FileError] = []
+        /// Links to folders, not followed: one to a parent would loop, one to `/` or the home
+        /// folder would walk far more than was asked.
+        public var linkedFolders: [String] = []
     }
 
-    /// The regular files under `folder` at any depth, sorted by path. Symbolic links are
-    /// followed, to files and to folders (a folder reached twice, through a link back to a
-    /// parent, is walked once). Only `folder` itself must open; a folder within it that does
-    /// not is named in `unopened`.
+    /// The regular files under `folder` at any depth, sorted by path, links to files among
+    /// them. Only `folder` itself must open; a folder within it that does not is named in
+    /// `unopened`, and a link to a folder in `linkedFolders`.
     public static func files(under folder: String) throws(FileError) -> FolderContents {
         var contents = FolderContents()
-        var walked: Set<FolderIdentity> = []
-        try walk(folder, into: &contents, walked: &walked)
+        try walk(folder, into: &contents)
         contents.files.sort()
         return contents
     }
 
-    /// A folder as the file system knows it, whatever the path that reached it.
-    private struct FolderIdentity: Hashable {
-        var device: UInt64
-        var inode: UInt64
-    }
-
-    private static func walk(_ folder: String, into contents: inout FolderContents, walked: inout Set<FolderIdentity>) throws(FileError) {
+    private static func walk(_ folder: String, into contents: inout FolderContents) throws(FileError) {
         guard let directory = opendir(folder) else {
             throw FileError(path: folder, operation: .open, errno: Errno(rawValue: errno))
         }
         defer { closedir(directory) }
-        var info = stat()
-        if fstat(dirfd(directory), &info) == 0 {
-            guard walked.insert(FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return }
-        }
         var folders: [String] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name != ".", name != ".." else { continue }
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            // Through a link to what it names; a link to nothing is no file.
-            guard stat(path, &info) == 0 else { continue }
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: folders.append(path)
             case S_IFREG: contents.files.append(path)
+            case S_IFLNK:
+                // Through the link to what it names; a link to nothing is no file.
+                guard stat(path, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFREG: contents.files.append(path)
+                case S_IFDIR: contents.linkedFolders.append(path)
+                default: break
+                }
             default: break
             }
         }
         for path in folders {
             do {
-                try walk(path, into: &contents, walked: &walked)
+                try walk(path, into: &contents)
             } catch {
                 contents.unopened.append(error)
             }

@@ -123,9 +123,14 @@ public enum HistoryImport {
             let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file])
             candidates += (try? holdsZip(file)) == true ? archiveParts(of: candidate) : [candidate]
         }
-        // A folder within that cannot be opened is named among the files that cannot be read.
+        // A folder within that cannot be opened is named among the files that cannot be read;
+        // so is a link to a folder, which is not followed.
         for failure in contents.unopened {
             candidates.append(Candidate(name: failure.path, load: { throw LaunchError(failure) }))
+        }
+        for link in contents.linkedFolders {
+            let reason = "a link to a folder, not followed (one to a parent would loop): import the folder it links to by its own path"
+            candidates.append(Candidate(name: link, load: { throw LaunchError(reason, kind: .missingInput) }))
         }
         return candidates
     }
