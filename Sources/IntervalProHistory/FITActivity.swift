@@ -4,7 +4,9 @@ import IntervalProFIT
 /// A stored session as a FIT activity file: what Garmin Connect, Strava and
 /// intervals.icu import.
 ///
-/// One record per stored second (heart rate, cadence, speed, distance), one lap per step,
+/// One record per stored second (heart rate, cadence, speed, distance) and one more at the
+/// session's end with the last second's values, as a watch writes its last record when it stops
+/// (a reader takes the activity's time from its first record to its last), one lap per step,
 /// one running session, and per record two developer fields: the step's target cadence
 /// (steps/min) and whether the runner was in the zone. FIT counts running cadence in
 /// strides per minute (one foot), so steps/min are halved, the half kept in
@@ -84,7 +86,14 @@ public enum FITActivity {
 
         for (lapIndex, span) in spans.enumerated() {
             let zone = span.result.step.zone
-            for sample in span.samples {
+            // The last lap's samples end with the session's end, at the last second's values.
+            var samples = Array(span.samples)
+            if lapIndex == spans.count - 1, var closing = samples.last, closing.second < endSecond {
+                closing.second = endSecond
+                closing.rrIntervals = []
+                samples.append(closing)
+            }
+            for sample in samples {
                 let cadence = sample.cadence.map(strideCadence)
                 // Only steps with a zone carry the developer fields: readers do not all
                 // treat a developer field's invalid value as absent.

@@ -1,7 +1,8 @@
 import IntervalProCore
 
 /// A stored session as Training Center XML (TCX, version 2): one Lap per step, one
-/// Trackpoint per stored second.
+/// Trackpoint per stored second and one more at the session's end with the last second's
+/// values (a reader takes the activity's time from its first trackpoint to its last).
 ///
 /// Running cadence goes where Garmin writes it: the ActivityExtension v2 `RunCadence` of
 /// each trackpoint and `AvgRunCadence`/`MaxRunCadence` of each lap, all per foot (strides
@@ -22,8 +23,9 @@ public enum TCXActivity {
                   <Id>\(time(0))</Id>
 
             """
-        for span in session.stepSpans {
-            lap(span, time: time, into: &xml)
+        let spans = session.stepSpans
+        for (index, span) in spans.enumerated() {
+            lap(span, closingAt: index == spans.count - 1 ? span.endSecond : nil, time: time, into: &xml)
         }
         xml += """
                   <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)"))</Notes>
@@ -44,7 +46,7 @@ public enum TCXActivity {
     /// Strides per minute, rounded, for an unsignedByte field.
     static func perFoot(_ stepsPerMinute: Double) -> Int { min(254, Int((stepsPerMinute / 2).rounded())) }
 
-    private static func lap(_ span: StepSpan, time: (Int) -> String, into xml: inout String) {
+    private static func lap(_ span: StepSpan, closingAt end: Int?, time: (Int) -> String, into xml: inout String) {
         let result = span.result
         let indent = "      "
         xml += "\(indent)<Lap StartTime=\"\(time(span.startSecond))\">\n"
@@ -68,6 +70,10 @@ public enum TCXActivity {
         if !span.samples.isEmpty {
             xml += "\(indent)  <Track>\n"
             for sample in span.samples { trackpoint(sample, time: time, into: &xml) }
+            if let end, var closing = span.samples.last, closing.second < end {
+                closing.second = end
+                trackpoint(closing, time: time, into: &xml)
+            }
             xml += "\(indent)  </Track>\n"
         }
         xml += "\(indent)  <Notes>\(escaped(result.step.title))</Notes>\n"

@@ -48,7 +48,14 @@ def check_fit(path, stored, name):
     start = datetime.strptime(stored["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
     samples = stored["samples"]
     records = messages["record_mesgs"]
-    check(len(records) == len(samples), f"{name}: {len(records)} records for {len(samples)} samples")
+    # One a second, and one at the session's end with the last second's values: a reader takes
+    # the activity's time from its first record to its last (without it, a second short).
+    check(len(records) == len(samples) + 1, f"{name}: {len(records)} records for {len(samples)} samples and the end")
+    if records and samples:
+        closing, last = records[-1], samples[-1]
+        check(closing["timestamp"].timestamp() == start.timestamp() + last["t"] + 1 and closing.get("heart_rate") == last["hr_bpm"]
+              and (records[-1]["timestamp"] - records[0]["timestamp"]).total_seconds() == stored["duration_s"],
+              f"{name}: the last record closes the session at its end, {stored['duration_s']} s from the first, with the last second's values")
     steps = {s["index"]: s for s in stored["steps"]}
     mismatches = 0
     for record, sample in zip(records, samples):
@@ -135,7 +142,7 @@ def check_fit(path, stored, name):
 def check_tcx(path, stored, name):
     exercise = TCXReader().read(path, only_gps=False)
     samples = stored["samples"]
-    check(len(exercise.trackpoints) == len(samples), f"{name}: {len(exercise.trackpoints)} trackpoints")
+    check(len(exercise.trackpoints) == len(samples) + 1, f"{name}: {len(exercise.trackpoints)} trackpoints, a second and the end")
     check(exercise.activity_type == "Running", f"{name}: activity type {exercise.activity_type}")
     wrong = 0
     for point, sample in zip(exercise.trackpoints, samples):
@@ -172,8 +179,12 @@ def check_tcx(path, stored, name):
             out_of_order += positions != sorted(positions)
     check(out_of_order == 0, f"{name}: {out_of_order} TCX elements out of schema order")
     run_cadence = root.findall(f".//{TCX}Trackpoint/{TCX}Extensions/{AX}TPX/{AX}RunCadence")
-    check(len(run_cadence) == sum(1 for s in samples if s["cadence_spm"] is not None),
-          f"{name}: RunCadence per trackpoint in the ActivityExtension v2 namespace")
+    check(len(run_cadence) == sum(1 for s in samples if s["cadence_spm"] is not None) + (samples[-1]["cadence_spm"] is not None),
+          f"{name}: RunCadence per trackpoint (and the closing one) in the ActivityExtension v2 namespace")
+    times = [point.findtext(TCX + "Time") for point in root.iter(TCX + "Trackpoint")]
+    if times:
+        span = (datetime.strptime(times[-1], "%Y-%m-%dT%H:%M:%SZ") - datetime.strptime(times[0], "%Y-%m-%dT%H:%M:%SZ")).total_seconds()
+        check(span == stored["duration_s"], f"{name}: the trackpoints span the session, {span} s for {stored['duration_s']}")
     check(len(root.findall(f".//{TCX}Lap/{TCX}Extensions/{AX}LX/{AX}AvgRunCadence")) ==
           sum(1 for s in stored["steps"] if s["avg_cadence_spm"] is not None), f"{name}: AvgRunCadence per lap")
 
