@@ -213,7 +213,8 @@ public enum FITActivity {
                 FITField(Field.Lap.totalElapsedTime, .uint32, .int((span.endSecond - span.startSecond) * 1000)),
                 FITField(Field.Lap.totalTimerTime, .uint32, .int(milliseconds(result.duration))),  // timer (pauses excluded)
                 FITField(Field.Lap.totalDistance, .uint32, .int(result.distance.map { Int(($0 * 100).rounded()) })),
-                FITField(Field.Lap.totalCycles, .uint32, .int(strides(cadenceSeconds: span.cadenceSeconds))),
+                // Left invalid without a cadence reading: 0 would say the runner took no step.
+                FITField(Field.Lap.totalCycles, .uint32, .int(span.hasCadence ? strides(cadenceSeconds: span.cadenceSeconds) : nil)),
                 FITField(Field.Lap.avgHeartRate, .uint8, .int(result.averageHeartRate.map { Int($0.rounded()) })),
                 FITField(Field.Lap.maxHeartRate, .uint8, .int(result.maxHeartRate)),
                 FITField(Field.Lap.avgCadence, .uint8, .int(average?.whole)),
@@ -247,7 +248,9 @@ public enum FITActivity {
                 FITField(Field.Session.totalElapsedTime, .uint32, .int(endSecond * 1000)),
                 FITField(Field.Session.totalTimerTime, .uint32, .int(milliseconds(summary?.duration))),
                 FITField(Field.Session.totalDistance, .uint32, .int(summary?.distance.map { Int(($0 * 100).rounded()) })),
-                FITField(Field.Session.totalCycles, .uint32, .int(strides(cadenceSeconds: cadenceSeconds))),
+                FITField(
+                    Field.Session.totalCycles, .uint32,
+                    .int(spans.contains(where: \.hasCadence) ? strides(cadenceSeconds: cadenceSeconds) : nil)),
                 FITField(Field.Session.avgHeartRate, .uint8, .int(summary?.averageHeartRate.map { Int($0.rounded()) })),
                 FITField(Field.Session.maxHeartRate, .uint8, .int(summary?.maxHeartRate)),
                 FITField(Field.Session.avgCadence, .uint8, .int(average?.whole)),

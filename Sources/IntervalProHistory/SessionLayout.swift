@@ -15,6 +15,8 @@ public struct StepSpan: Equatable, Sendable {
     /// Steps counted over the step's seconds: Σ cadence/60, kept as spm-seconds so that
     /// sums stay exact.
     public var cadenceSeconds: Int { samples.reduce(0) { $0 + ($1.cadence ?? 0) } }
+    /// Whether any of its seconds had a cadence reading.
+    public var hasCadence: Bool { samples.contains { $0.cadence != nil } }
 }
 
 /// Strides (one foot) in `cadenceSeconds` spm-seconds: /60 for steps, /2 for strides,

@@ -290,6 +290,19 @@ struct HistoryTextTests {
         #expect(FITActivity.milliseconds(rr: 1024) == 1000 && FITActivity.milliseconds(rr: 1) == 1)
     }
 
+    /// An imported run without cadence (a phone and a strap) had "0 strides" in its export.
+    @Test("FIT: without a cadence reading, strides are left invalid, not 0")
+    func fitStridesWithoutCadence() throws {
+        var session = Self.storedSession()
+        for index in session.samples.indices { session.samples[index].cadence = nil }
+        let records = try FITFileReader.read(FITActivity.encode(session))
+        let laps = records.filter { $0.global == 19 }, sessions = records.filter { $0.global == 18 }
+        #expect(!laps.isEmpty && !sessions.isEmpty)
+        #expect((laps + sessions).allSatisfy { $0.integer(10) == nil }, "total_cycles (10) invalid")
+        let withCadence = try FITFileReader.read(FITActivity.encode(Self.storedSession())).filter { $0.global == 18 }
+        #expect(withCadence.first?.integer(10) != nil)
+    }
+
     @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
     func tcx() {
         let xml = TCXActivity.document(Self.storedSession())
