@@ -86,11 +86,16 @@ public enum IntervalsICUWorkout {
         }
 
         /// In a repeat, of the steps whose kind no word decided the first is work, the others rest:
-        /// "4x / - 2m / - 1m" is 2 min hard, 1 min easy.
+        /// "4x / - 2m / - 1m" is 2 min hard, 1 min easy; "8x / - Walk 1m / - Run 90s" walks, then
+        /// runs (the first step nothing names comes after one a word named).
         static func restAfterFirst(_ steps: [(step: PlanStep, kindDecided: Bool)]) -> [PlanNode] {
-            steps.enumerated().map { index, entry in
+            var undecidedSeen = false
+            return steps.map { entry in
                 var step = entry.step
-                if index > 0, steps.count > 1, !entry.kindDecided { step.kind = .rest }
+                if !entry.kindDecided {
+                    if undecidedSeen { step.kind = .rest }
+                    undecidedSeen = true
+                }
                 return .step(step)
             }
         }
@@ -165,13 +170,16 @@ public enum IntervalsICUWorkout {
 
         static let restWords = ["rest", "recover", "easy", "jog", "walk"]
 
-        /// The kind the section's name or the cue gives ("Warmup", "Recovery jog"), if any.
+        /// The kind the section's name or the cue gives ("Warmup", "Recovery jog"), if any: by
+        /// the words' beginnings, not anywhere in them ("Hill crest surges" is no rest, "School
+        /// loop" no cool-down).
         static func kind(section: String, cue: String) -> StepKind? {
-            let cue = cue.lowercased()
-            let section = section.lowercased()
-            if cue.contains("warm") || section.contains("warm") { return .warmup }
-            if cue.contains("cool") || section.contains("cool") { return .cooldown }
-            if restWords.contains(where: cue.contains) { return .rest }
+            func words(_ text: String) -> [Substring] { text.lowercased().split { !$0.isLetter } }
+            let cueWords = words(cue), sectionWords = words(section)
+            func names(_ beginning: String, in words: [Substring]) -> Bool { words.contains { $0.hasPrefix(beginning) } }
+            if names("warm", in: cueWords) || names("warm", in: sectionWords) { return .warmup }
+            if names("cool", in: cueWords) || names("cool", in: sectionWords) { return .cooldown }
+            if restWords.contains(where: { names($0, in: cueWords) }) { return .rest }
             return nil
         }
 

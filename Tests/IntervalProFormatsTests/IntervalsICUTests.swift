@@ -52,6 +52,18 @@ struct IntervalsICUTests {
         #expect(steps[7].repetition == nil)
     }
 
+    /// A beginner's run-walk: the walk named, the run not. The run was made rest too (only the
+    /// repeat's first step could be work), so nothing in the session was scored as work.
+    @Test func theFirstStepNothingNamesIsWorkWhereverItIs() throws {
+        let runWalk = try timeline("Run-walk 3x\n- Walk 1m\n- Run 90s 175rpm")
+        #expect(runWalk.map(\.kind) == [.rest, .work, .rest, .work, .rest, .work])
+        let recoveryFirst = try timeline("4x\n- Recovery jog 2m\n- 3m 180rpm")
+        #expect(recoveryFirst.prefix(2).map(\.kind) == [.rest, .work])
+        // A kind word counts at a word's beginning only: a hill's crest is no rest, a school no cool-down.
+        let words = try timeline("- Hill crest surges 2m 180rpm\n- School loop 5m 170rpm\n- Easy jogging 3m 160rpm\n- Warm-up 5m 160rpm")
+        #expect(words.map(\.kind) == [.work, .work, .rest, .warmup])
+    }
+
     @Test func repeatOnALineOfItsOwn() throws {
         let steps = try timeline("5x\n- 30s 190rpm\n- 30s 160rpm\n- 5m 165rpm")
         // The third step is in the block too (no blank line): intervals.icu repeats all three.
