@@ -5,8 +5,9 @@ import IntervalProCore
 ///
 /// Durations are seconds, or metres when the file says `<durationType>distance</durationType>`.
 /// A `Cadence` attribute is the step's zone (steps/min on a run) with the plan's tolerance,
-/// none when -1 or 0; IntervalsT's `CadenceResting` is its off steps' zone. An element or
-/// part that lasts 0 is left out. A textevent at the start of a step labels it; later ones
+/// none when -1 or 0; `CadenceLow` and `CadenceHigh` instead are the zone itself (Zwift's
+/// attributes, as h4l's zwift-workout-file-reference lists them); IntervalsT's
+/// `CadenceResting` is its off steps' zone. An element or part that lasts 0 is left out. A textevent at the start of a step labels it; later ones
 /// are reported, together. Power and pace shape the effort in Zwift; only cadence is scored
 /// here.
 public enum ZwiftWorkout {
@@ -134,14 +135,31 @@ public enum ZwiftWorkout {
         }
 
         mutating func cadence(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> CadenceSpec? {
+            if let value = try number(element, attribute) { return .target(value) }
+            // A range instead (`CadenceLow`/`CadenceHigh`, on the elements that take `Cadence`;
+            // of an IntervalsT, its on steps'): the zone is the range itself.
+            guard attribute == "Cadence" else { return nil }
+            switch (try number(element, "CadenceLow"), try number(element, "CadenceHigh")) {
+            case (let low?, let high?):
+                guard low <= high else { throw fail(element, "CadenceLow=\"\(JSONValue.format(low))\" is above CadenceHigh=\"\(JSONValue.format(high))\"") }
+                return .range(low: low, high: high)
+            case (let one?, nil), (nil, let one?):
+                return .target(one)
+            case (nil, nil):
+                return nil
+            }
+        }
+
+        /// A cadence attribute's value, checked; nil when absent, or -1 or 0, which tools that
+        /// write every attribute write for "no cadence".
+        mutating func number(_ element: MarkupElement, _ attribute: String) throws(ImportError) -> Double? {
             guard let text = element.attribute(attribute) else { return nil }
             guard let value = Double(text.trimmingWhitespace) else {
                 throw fail(element, "\(attribute)=\"\(text)\" is not a number")
             }
-            // Tools that write every attribute write -1 (or 0) for "no cadence".
             guard value > 0 else { return nil }
             sawCadence = true
-            return .target(try limits.cadence(value, at: "\(element.line)"))
+            return try limits.cadence(value, at: "\(element.line)")
         }
 
         /// Messages of the element's textevents at the given offsets (seconds into the

@@ -154,6 +154,27 @@ struct ZwiftWorkoutTests {
 
     /// A .zwo beside the activities of a folder `history import` reads: a plan, not a file it
     /// cannot read.
+    /// Zwift's CadenceLow/CadenceHigh (on SteadyState, IntervalsT, Warmup, Cooldown, FreeRide):
+    /// the zone is the range; before, such a step had no zone and no word was said.
+    @Test func cadenceLowAndHighAreTheZone() throws {
+        let plan = try read(
+            """
+            <workout_file><sportType>run</sportType><workout>
+            <SteadyState Duration="600" Power="0.8" CadenceLow="170" CadenceHigh="176"/>
+            <IntervalsT Repeat="2" OnDuration="60" OffDuration="60" CadenceLow="180" CadenceHigh="186" CadenceResting="160"/>
+            <FreeRide Duration="60" CadenceHigh="165"/>
+            </workout></workout_file>
+            """
+        ).plan
+        let steps = plan.timeline()
+        #expect(steps.map { $0.zone.map { [$0.low, $0.high] } }.prefix(2) == [[170, 176], [180, 186]])
+        #expect(steps[2].zone?.target == 160, "the off part keeps CadenceResting's zone")
+        #expect(steps.last?.zone?.target == 165, "one of the two alone: a target")
+        #expect(throws: ImportError.self) {
+            try read(#"<workout_file><workout><SteadyState Duration="60" CadenceLow="180" CadenceHigh="170"/></workout></workout_file>"#)
+        }
+    }
+
     @Test func readAsAnActivityItIsAWorkout() throws {
         let root = try MarkupReader.read(Array("<workout_file><workout><SteadyState Duration=\"60\"/></workout></workout_file>".utf8))
         #expect(throws: ImportError(file: "w.zwo", message: "a Zwift workout (a plan), not an activity: run it with `intervalpro run w.zwo`", kind: .notAnActivity)) {
