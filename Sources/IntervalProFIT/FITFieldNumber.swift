@@ -141,5 +141,10 @@ public enum FITFieldNumber {
         public static let customTargetValueLow: UInt8 = 5
         public static let customTargetValueHigh: UInt8 = 6
         public static let intensity: UInt8 = 7
+        /// A second target beside the first (Garmin Connect's run steps: pace, then cadence).
+        public static let secondaryTargetType: UInt8 = 19
+        public static let secondaryTargetValue: UInt8 = 20
+        public static let secondaryCustomTargetValueLow: UInt8 = 21
+        public static let secondaryCustomTargetValueHigh: UInt8 = 22
     }
 }

@@ -85,9 +85,7 @@ public enum FITWorkout {
         guard !steps.isEmpty else { throw ImportError(file: file, message: "no workout_step messages: not a FIT workout") }
 
         // Garmin Connect's run workouts may carry cadence per foot; decide once for the file.
-        let highs = steps.compactMap { _, record in
-            record.integer(Step.targetType) == Target.cadence ? record.integer(Step.customTargetValueHigh) : nil
-        }
+        let highs = steps.compactMap { _, record in cadenceTarget(record)?.high }
         let perFoot = running && !highs.isEmpty && highs.allSatisfy { $0 > 0 && $0 < 120 }
         if perFoot {
             warnings.append(ImportError(file: file, message: "cadence targets are all below 120: read as per foot and doubled to steps/min"))
@@ -132,9 +130,8 @@ public enum FITWorkout {
             }
             var cadence: CadenceSpec?
             var tolerance: Double?
-            if record.integer(Step.targetType) == Target.cadence {
-                let zone = record.integer(Step.targetValue) ?? 0
-                if zone == 0, let low = record.integer(Step.customTargetValueLow), let high = record.integer(Step.customTargetValueHigh) {
+            if let target = cadenceTarget(record) {
+                if target.zone == 0, let low = target.low, let high = target.high {
                     let scale = perFoot ? 2.0 : 1.0
                     (cadence, tolerance) = try limits.range(Double(low) * scale, Double(high) * scale, at: where_)
                 } else {
@@ -148,6 +145,21 @@ public enum FITWorkout {
         }
         let plan = try limits.plan(name: workout?.string(Field.Workout.workoutName) ?? "", nodes: built.map(\.node))
         return ImportedPlan(plan: plan, format: .fitWorkout, warnings: warnings)
+    }
+
+    /// A step's cadence target: its target, or its secondary one (Garmin Connect puts cadence
+    /// there beside a pace target). `zone` is the target value (0: custom low and high).
+    static func cadenceTarget(_ record: FITRecord) -> (zone: Int64, low: Int64?, high: Int64?)? {
+        if record.integer(Step.targetType) == Target.cadence {
+            return (record.integer(Step.targetValue) ?? 0, record.integer(Step.customTargetValueLow), record.integer(Step.customTargetValueHigh))
+        }
+        if record.integer(Step.secondaryTargetType) == Target.cadence {
+            return (
+                record.integer(Step.secondaryTargetValue) ?? 0, record.integer(Step.secondaryCustomTargetValueLow),
+                record.integer(Step.secondaryCustomTargetValueHigh)
+            )
+        }
+        return nil
     }
 
     // MARK: - Writing
