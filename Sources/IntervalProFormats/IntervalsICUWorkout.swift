@@ -127,12 +127,28 @@ public enum IntervalsICUWorkout {
                     end = try limits.distance(metres, at: place)
                     continue
                 }
-                if end == nil {
-                    cue.append(word)
-                    continue
-                }
+                // A cadence is one wherever it stands, before the duration too ("- 170rpm 5m").
                 if let zone = try Self.cadence(lower, limits: limits, at: place) {
                     cadence = zone
+                    continue
+                }
+                // "170 rpm": the number, then the unit.
+                if lower == "rpm" || lower == "spm", let number = (end == nil ? cue : targets).last,
+                    let zone = try Self.cadence(number.lowercased() + lower, limits: limits, at: place)
+                {
+                    if end == nil { cue.removeLast() } else { targets.removeLast() }
+                    cadence = zone
+                    continue
+                }
+                // A word ending in rpm that is no cadence ("17Orpm"): kept in the label, and said.
+                if lower.hasSuffix("rpm") || lower.hasSuffix("spm"), lower.count > 3 {
+                    warnings.append(
+                        ImportError(
+                            file: limits.file, place: place,
+                            message: "'\(word)' is not a cadence (steps/min like 170rpm or 165-175rpm): the step has no zone from it"))
+                }
+                if end == nil {
+                    cue.append(word)
                     continue
                 }
                 if lower == "press", index + 1 < words.count, words[index + 1].lowercased() == "lap" {

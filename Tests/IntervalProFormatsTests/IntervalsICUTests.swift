@@ -64,6 +64,16 @@ struct IntervalsICUTests {
         #expect(words.map(\.kind) == [.work, .work, .rest, .warmup])
     }
 
+    /// Cadence as runners write it by hand: a space before the unit, before the duration; and
+    /// one not understood is said, not silently kept as a label.
+    @Test func cadenceWrittenByHand() throws {
+        let steps = try timeline("- 10m 170 rpm\n- 170rpm 5m\n- Strides 30s 185 spm")
+        #expect(steps.map { $0.zone?.target } == [170, 170, 185])
+        let imported = try IntervalsICUWorkout.read(Array("- 10m 170rpm\n- 5m 17Orpm\n".utf8), file: "w.txt")
+        #expect(imported.plan.timeline()[1].zone == nil)
+        #expect(imported.warnings.map(\.description) == ["w.txt:2: '17Orpm' is not a cadence (steps/min like 170rpm or 165-175rpm): the step has no zone from it"])
+    }
+
     @Test func repeatOnALineOfItsOwn() throws {
         let steps = try timeline("5x\n- 30s 190rpm\n- 30s 160rpm\n- 5m 165rpm")
         // The third step is in the block too (no blank line): intervals.icu repeats all three.
