@@ -83,6 +83,9 @@ public enum FITActivity {
                     FITField(Field.DeviceInfo.productName, .string, .string("IntervalPro")),
                 ]))
         writer.write(event(at: time(0), type: 0))  // timer start
+        // The runner's pauses, as a watch writes them: the timer stopped at the first paused
+        // second and started again at the first after, no record between.
+        var paused = false
 
         for (lapIndex, span) in spans.enumerated() {
             let zone = span.result.step.zone
@@ -94,6 +97,11 @@ public enum FITActivity {
                 samples.append(closing)
             }
             for sample in samples {
+                if (sample.zoneStatus == .paused) != paused {
+                    paused.toggle()
+                    writer.write(event(at: time(sample.second), type: paused ? 4 : 0))  // timer stop all, start
+                }
+                if paused { continue }
                 let cadence = sample.cadence.map(strideCadence)
                 // Only steps with a zone carry the developer fields: readers do not all
                 // treat a developer field's invalid value as absent.

@@ -67,13 +67,22 @@ public enum TCXActivity {
             case .next, .finished, .sourceEnded: "Manual"
             }
         xml += "\(indent)  <TriggerMethod>\(trigger)</TriggerMethod>\n"
-        if !span.samples.isEmpty {
-            xml += "\(indent)  <Track>\n"
-            for sample in span.samples { trackpoint(sample, time: time, into: &xml) }
-            if let end, var closing = span.samples.last, closing.second < end {
-                closing.second = end
-                trackpoint(closing, time: time, into: &xml)
+        // A Track per stretch the runner did not pause, as a watch splits them.
+        var stretches: [[SessionSample]] = [[]]
+        for sample in span.samples {
+            if sample.zoneStatus == .paused {
+                if !(stretches.last?.isEmpty ?? true) { stretches.append([]) }
+            } else {
+                stretches[stretches.count - 1].append(sample)
             }
+        }
+        if let end, var closing = span.samples.last, closing.zoneStatus != .paused, closing.second < end {
+            closing.second = end
+            stretches[stretches.count - 1].append(closing)
+        }
+        for stretch in stretches where !stretch.isEmpty {
+            xml += "\(indent)  <Track>\n"
+            for sample in stretch { trackpoint(sample, time: time, into: &xml) }
             xml += "\(indent)  </Track>\n"
         }
         xml += "\(indent)  <Notes>\(escaped(result.step.title))</Notes>\n"

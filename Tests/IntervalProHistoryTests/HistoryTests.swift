@@ -303,6 +303,26 @@ struct HistoryTextTests {
         #expect(withCadence.first?.integer(10) != nil)
     }
 
+    /// A paused session exported with no sign of the pause: a reader counted the pause as
+    /// running (its own import gave 7:28 for a session of 5:28).
+    @Test("FIT and TCX: a pause stops the timer (no records) and splits the Track, as a watch writes them")
+    func pausesAreWrittenAsAWatchWritesThem() throws {
+        var session = Self.storedSession()
+        let pausedSeconds = Array(session.samples.indices.dropFirst(3).prefix(3))
+        for index in pausedSeconds { session.samples[index].zoneStatus = .paused }
+        let pausedTimes = pausedSeconds.map { session.samples[$0].second }
+        let records = try FITFileReader.read(FITActivity.encode(session))
+        let start = session.startUnixSeconds - FITTime.epochOffset
+        let timerEvents = records.filter { $0.global == 21 && $0.integer(0) == 0 }.map { ($0.integer(253).map { $0 - start }, $0.integer(1)) }
+        #expect(timerEvents.map(\.1) == [0, 4, 0, 4], "start, stop at the pause, start after it, stop all at the end")
+        #expect(timerEvents[1].0 == Int64(pausedTimes[0]) && timerEvents[2].0 == Int64(pausedTimes[2] + 1))
+        let recordTimes = records.filter { $0.global == 20 }.compactMap { $0.integer(253).map { Int($0 - start) } }
+        #expect(Set(recordTimes).isDisjoint(with: pausedTimes))
+        let xml = TCXActivity.document(session)
+        #expect(xml.occurrences(of: "<Track>") == 4, "the paused lap's Track in two, and the other laps'")
+        #expect(!pausedTimes.contains { xml.contains("<Time>\(UTCTimestamp.text(unixSeconds: session.startUnixSeconds + Int64($0)))</Time>") })
+    }
+
     @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
     func tcx() {
         let xml = TCXActivity.document(Self.storedSession())
