@@ -106,7 +106,9 @@ public struct PlanDecoder {
             metronome: metronome)
         let count = Self.expandedCount(nodes)
         guard count <= Self.maxTimelineSteps else {
-            throw failure(stepsNode, "steps", "the plan expands to \(count) steps, more than \(Self.maxTimelineSteps)")
+            // The count stops at Int32.max, which a nest of repeats passes: said as such.
+            let counted = count >= Int(Int32.max) ? "over \(Int32.max - 1)" : "\(count)"
+            throw failure(stepsNode, "steps", "the plan expands to \(counted) steps, more than \(Self.maxTimelineSteps)")
         }
         return plan
     }

@@ -419,6 +419,9 @@ struct PlanValidationTests {
             ]}
             """
         expectError(text, at: "[\n", path: "steps", "the plan expands to 20000 steps, more than 10000 at steps")
+        // Five nests of 100: 10^10 steps, past what the count holds; it said 2147483647.
+        let nest = String(repeating: #"{"repeat": 100, "steps": ["#, count: 5) + #"{"kind": "work", "duration": 1}"# + String(repeating: "]}", count: 5)
+        expectError(#"{"name": "huge", "steps": ["# + nest + "]}", at: "[", path: "steps", "the plan expands to over 2147483646 steps, more than 10000 at steps")
     }
 
     @Test func errorWithoutLocation() {
