@@ -372,6 +372,11 @@ import Testing
         let noSuchDay = try intervalpro("readiness", "--date", "2026-02-31", environment: environment(dir))
         #expect(noSuchDay.status == 64)
         #expect(noSuchDay.stderr.contains("--date takes a day written YYYY-MM-DD"))
+        // An empty file: said plainly, not as a recording without its header.
+        let emptyFile = try dir.write("empty.txt", "\n")
+        let empty = try intervalpro("readiness", "--replay", emptyFile, environment: environment(dir))
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("empty.txt: the file is empty: no beats in it"), "\(empty.stderr)")
         // Nor a day to come: a slip of the year filed it where no verdict would read it.
         let nextYear = try intervalpro("readiness", "--date", "2999-11-26", environment: environment(dir))
         #expect(nextYear.status == 64)
