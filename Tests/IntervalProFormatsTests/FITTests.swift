@@ -95,19 +95,22 @@ struct FITTests {
         #expect(back[9].repetition == nil)
     }
 
-    @Test func perFootCadenceTargetsAreDoubled() throws {
+    /// A running workout (file type 5, sport 1) of one five-minute step with `targets`.
+    static func fiveMinuteRunStep(_ targets: [FITField]) -> [UInt8] {
         var writer = FITFileWriter()
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
         writer.write(FITMessage(26, [FITField(4, .enumeration, .int(1))]))
         writer.write(
             FITMessage(
-                27,
-                [
-                    FITField(254, .uint16, .int(0)), FITField(1, .enumeration, .int(0)), FITField(2, .uint32, .int(300_000)),
-                    FITField(3, .enumeration, .int(3)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(85)),
-                    FITField(6, .uint32, .int(90)),
-                ]))
-        let imported = try FITWorkout.read(writer.fileBytes(), file: "w.fit")
+                27, [FITField(254, .uint16, .int(0)), FITField(1, .enumeration, .int(0)), FITField(2, .uint32, .int(300_000))] + targets))
+        return writer.fileBytes()
+    }
+
+    @Test func perFootCadenceTargetsAreDoubled() throws {
+        let file = Self.fiveMinuteRunStep([
+            FITField(3, .enumeration, .int(3)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(85)), FITField(6, .uint32, .int(90)),
+        ])
+        let imported = try FITWorkout.read(file, file: "w.fit")
         #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 175, low: 170, high: 180))
         #expect(imported.warnings.count == 1)
     }
@@ -115,20 +118,13 @@ struct FITTests {
     /// Garmin Connect's run step with a pace target keeps cadence as its secondary target: it
     /// was left out without a word, the step without a zone.
     @Test func aSecondaryCadenceTargetIsTheZone() throws {
-        var writer = FITFileWriter()
-        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
-        writer.write(FITMessage(26, [FITField(4, .enumeration, .int(1))]))
-        writer.write(
-            FITMessage(
-                27,
-                [
-                    FITField(254, .uint16, .int(0)), FITField(1, .enumeration, .int(0)), FITField(2, .uint32, .int(300_000)),
-                    // Primary: speed (0), custom 3.0-3.3 m/s; secondary: cadence (3), custom 88-92 per foot.
-                    FITField(3, .enumeration, .int(0)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(3000)),
-                    FITField(6, .uint32, .int(3300)), FITField(19, .enumeration, .int(3)), FITField(20, .uint32, .int(0)),
-                    FITField(21, .uint32, .int(88)), FITField(22, .uint32, .int(92)),
-                ]))
-        let imported = try FITWorkout.read(writer.fileBytes(), file: "w.fit")
+        // Primary: speed (0), custom 3.0-3.3 m/s; secondary: cadence (3), custom 88-92 per foot.
+        let file = Self.fiveMinuteRunStep([
+            FITField(3, .enumeration, .int(0)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(3000)),
+            FITField(6, .uint32, .int(3300)), FITField(19, .enumeration, .int(3)), FITField(20, .uint32, .int(0)),
+            FITField(21, .uint32, .int(88)), FITField(22, .uint32, .int(92)),
+        ])
+        let imported = try FITWorkout.read(file, file: "w.fit")
         #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 180, low: 176, high: 184))
     }
 
