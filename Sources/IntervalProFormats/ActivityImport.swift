@@ -97,6 +97,10 @@ public enum ActivityImport {
         }
     }
 
+    /// Whether `bytes` hold nothing but white space (after a byte order mark): an empty file,
+    /// which `encoding(of:)` gives to the recording reader to say what it lacks.
+    public static func holdsNothing(_ bytes: [UInt8]) -> Bool { WorkoutImport.firstSignificantByte(bytes) == nil }
+
     /// How a file of another kind begins, for the error that refuses it: its first line (up
     /// to 40 characters) when it is text, "binary data" when it is not.
     public static func opening(_ bytes: [UInt8]) -> String {

@@ -243,7 +243,7 @@ public enum HistoryImport {
             // A file named as an activity that is none (cut to nothing, overwritten, a download
             // that failed) is named with what it holds, not counted among the photos.
             if let format = statedFormat(of: file) {
-                let holds = content.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) } ? "the file is empty" : ActivityImport.opening(content)
+                let holds = ActivityImport.holdsNothing(content) ? "the file is empty" : ActivityImport.opening(content)
                 report.unreadable.append(Skipped(file: file, reason: "named as a \(format) activity, but not one: \(holds)"))
                 return
             }

@@ -220,7 +220,7 @@ private func readRecording(_ bytes: [UInt8], file path: String, choice: Activity
 func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
     var activity: ImportedActivity
     switch ActivityImport.encoding(of: bytes) {
-    case .recording where choice.heartRateOnly && bytes.droppingUTF8ByteOrderMark.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }):
+    case .recording where choice.heartRateOnly && ActivityImport.holdsNothing(bytes):
         // For a morning, an empty file is as likely RR text as a recording: said plainly.
         throw ImportError(file: path, message: "the file is empty: no beats in it")
     case .recording:
