@@ -67,10 +67,14 @@ public struct ImportedActivity: Sendable {
     public var creator: String?
     /// The activity's own name (a GPX track's `<name>`, "Morning Run"), when it has one.
     public var name: String?
+    /// Where the runner stopped the timer, in the recording's session time: from the last point
+    /// before the stop to the first after it, in order. The watch counts none of it as the
+    /// run's time.
+    public var pauses: [Range<SessionTime>]
 
     public init(
         recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportError], creator: String? = nil,
-        name: String? = nil
+        name: String? = nil, pauses: [Range<SessionTime>] = []
     ) {
         self.recording = recording
         self.format = format
@@ -78,6 +82,7 @@ public struct ImportedActivity: Sendable {
         self.warnings = warnings
         self.creator = creator
         self.name = name
+        self.pauses = pauses
     }
 }
 

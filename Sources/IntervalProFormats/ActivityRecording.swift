@@ -20,7 +20,20 @@ extension ActivityImport {
             warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
         }
         let recording = recording(points, start: start, device: RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: .steps))
-        return ImportedActivity(recording: recording, format: format, points: points.count, warnings: warnings)
+        return ImportedActivity(
+            recording: recording, format: format, points: points.count, warnings: warnings,
+            pauses: pauses(points, start: start))
+    }
+
+    /// The stretches between a point after which the recording stopped and the next point in
+    /// time (`ActivityPoint.pausedAfter`), relative to `start`.
+    static func pauses(_ points: [ActivityPoint], start: Int64) -> [Range<SessionTime>] {
+        let inTime = points.indices.sorted { (points[$0].time, $0) < (points[$1].time, $1) }
+        return zip(inTime, inTime.dropFirst()).compactMap { earlier, later in
+            let from = points[earlier].time, to = points[later].time
+            guard points[earlier].pausedAfter, from < to else { return nil }
+            return SessionTime(microseconds: from - start)..<SessionTime(microseconds: to - start)
+        }
     }
 
     /// The longest gap between two points over which the first is held (seconds).

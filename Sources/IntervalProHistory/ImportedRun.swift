@@ -23,13 +23,28 @@ public struct ImportedRun: Sendable {
     public var controls: [SessionControl]
 
     /// Scores `entries` as a replay of them on virtual time does, through the runner: every
-    /// entry, then the source's end at the last one's time.
-    public init(planName: String, timeline: [TimelineStep], cadenceUnits: [String: CadenceUnit], entries: [RecordingEntry]) {
+    /// entry, then the source's end at the last one's time. Over each of `pauses` (the watch's
+    /// timer stopped) the session is paused, as the runner would have paused it live: a pause
+    /// after the entries at its start, the resume before those at its end.
+    public init(
+        planName: String, timeline: [TimelineStep], cadenceUnits: [String: CadenceUnit], entries: [RecordingEntry],
+        pauses: [Range<SessionTime>] = []
+    ) {
         let engine = SessionEngine(
             planName: planName, timeline: timeline, source: .imported, cadenceUnits: cadenceUnits, reportsSamples: true)
         var runner = SessionRunner(
             engine: engine, source: EntryList(entries, kind: .imported), observer: Kept(), pacing: .virtual,
             clock: ContinuousClock())
+        // The entries come in time order (`ActivityImport.recording`).
+        func entriesBefore(_ time: SessionTime, including: Bool) -> Int {
+            entries.firstIndex { including ? $0.time > time : $0.time >= time } ?? entries.count
+        }
+        runner.scheduled = pauses.flatMap { pause in
+            [
+                ScheduledEvent(time: pause.lowerBound, afterEntries: entriesBefore(pause.lowerBound, including: true), event: .command(.pause)),
+                ScheduledEvent(time: pause.upperBound, afterEntries: entriesBefore(pause.upperBound, including: false), event: .command(.resume)),
+            ]
+        }
         summary = runner.runInMemory()
         samples = runner.observer.samples
         controls = runner.observer.controls

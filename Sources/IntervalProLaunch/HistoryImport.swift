@@ -285,7 +285,7 @@ public enum HistoryImport {
             let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
             let run = ImportedRun(
                 planName: plan.name, timeline: plan.timeline(), cadenceUnits: header.cadenceUnits,
-                entries: activity.recording.entries)
+                entries: activity.recording.entries, pauses: activity.pauses)
             guard
                 let id = try store.saveImported(
                     run, origin: origin, planName: plan.name, planText: planText, devices: header.devices,

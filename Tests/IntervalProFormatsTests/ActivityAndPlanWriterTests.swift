@@ -94,6 +94,7 @@ struct TCXActivityTests {
             + "</Activity></Activities></TrainingCenterDatabase>"
         let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
         #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16])
+        #expect(activity.pauses == [.seconds(5) ..< .seconds(15)])
     }
 
     /// TCX cadence in steps per minute already (median over 120) is kept, as for GPX.

@@ -222,6 +222,7 @@ struct FITTests {
             writer.write(record(16))
             let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
             #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16], "stop first: \(stopFirst)")
+            #expect(activity.pauses == [.seconds(5) ..< .seconds(15)], "stop first: \(stopFirst)")
         }
     }
 

@@ -252,6 +252,8 @@ struct GPXActivityTests {
         let activity = try read(gpx)
         let rsc = try readings(activity).filter { if case .rsc = $0.reading { true } else { false } }
         #expect(rsc.map(\.seconds) == [0, 1, 2, 3, 4, 5, 15, 16])
+        // The gap is a pause: the runner's time does not count it.
+        #expect(activity.pauses == [.seconds(5) ..< .seconds(15)])
     }
 
     /// A track whose points the file lists out of time order is measured in the order it was

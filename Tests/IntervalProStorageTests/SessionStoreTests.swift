@@ -365,4 +365,39 @@ struct ImportedRunStoreTests {
         #expect(try store.importedSession(startedAt: origin.startedAt, device: origin.device) == nil)
         #expect(try store.saveImported(run, origin: origin, planName: "x", planText: Self.planText, devices: devices, entries: entries) != nil)
     }
+
+    /// A watch's timer stopped at a crossing: the run's time leaves the stop out, as the watch's
+    /// does, rather than counting it as time without signal; stored, it replays the same.
+    @Test("an activity's pauses are paused time, kept as the session's controls")
+    func pausesAreNotRunTime() throws {
+        let timeline = try PlanDecoder.decode(Array(Self.planText.utf8), file: "plan").timeline()
+        // 0-9 s, stopped from 9 s to 30 s, 30-39 s.
+        let entries = (0..<10).map { notification(Double($0), 170) } + (30..<40).map { notification(Double($0), 172) }
+        let run = ImportedRun(
+            planName: "Morning Run", timeline: timeline, cadenceUnits: ["pod": .steps], entries: entries,
+            pauses: [.seconds(9) ..< .seconds(30)])
+        let step = try #require(run.summary.steps.first)
+        #expect(step.duration == .seconds(18))
+        #expect(step.noSignal == .zero)
+        #expect(run.controls.map(\.kind) == [.pause, .resume, .sourceEnded])
+        #expect(run.controls.map(\.afterEntries) == [10, 10, 20])
+
+        let unpaused = ImportedRun(planName: "Morning Run", timeline: timeline, cadenceUnits: ["pod": .steps], entries: entries)
+        #expect(unpaused.summary.steps.first?.duration == .seconds(39))
+
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let origin = ActivityOrigin(startedAt: "2026-03-01T07:30:00Z", device: "gpx Strava", file: "a.gpx")
+        let id = try #require(
+            try store.saveImported(
+                run, origin: origin, planName: "Morning Run", planText: Self.planText,
+                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], entries: entries))
+        let stored = try #require(try store.session(id: id))
+        #expect(stored.summary == run.summary)
+        #expect(stored.listing.duration == 18)
+        let replayed = SessionReplay.summary(
+            planName: "Morning Run", timeline: timeline, source: .imported, cadenceUnits: ["pod": .steps],
+            entries: stored.entries, controls: stored.controls)
+        #expect(replayed == run.summary)
+    }
 }
