@@ -194,8 +194,11 @@ public enum ReadinessRun {
         } else {
             earlier = ReadinessToday.stored(in: store, since: since)
         }
+        // In the order they were taken, as the store lists them: a morning replayed after a
+        // later one of its day is not the day's value.
+        let measurements = (earlier + [record]).sorted { ($0.localDate, $0.takenAt) < ($1.localDate, $1.takenAt) }
         let assessment = ReadinessBaseline.assess(
-            (earlier + [record]).map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) },
+            measurements.map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) },
             today: localDate)
         return Scored(record: record, assessment: assessment)
     }

@@ -110,6 +110,30 @@ import Testing
         #expect(undated["date"] as? String != "1970-01-01")
     }
 
+    /// The day's value is its last measurement: one taken earlier the same morning, replayed
+    /// afterwards, was judged as the day's value, where history and the page kept the later.
+    @Test("a morning replayed after a later one of its day: judged with the later one as the day's value")
+    func anEarlierMeasurementOfTheDay() throws {
+        let dir = try ScratchDirectory()
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let later = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, startedAt: "2026-11-20T06:30:00Z"), "--json", environment: utc)
+        #expect(later.status == 0, "stderr: \(later.stderr)")
+        let laterJSON = try #require(jsonObject(later.stdoutData))
+        let laterValue = try #require(number(laterJSON["ln_rmssd"]))
+        // An hour earlier, steadier beats: another value.
+        let steady = [1000, 1010, 1020, 1010, 1000, 990, 980, 990].map(Double.init)
+        let earlier = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: steady, startedAt: "2026-11-20T05:30:00Z"), "--json",
+            environment: utc)
+        #expect(earlier.status == 0, "stderr: \(earlier.stderr)")
+        let json = try #require(jsonObject(earlier.stdoutData))
+        let earlierValue = try #require(number(json["ln_rmssd"]))
+        #expect(abs(earlierValue - laterValue) > 0.1)
+        #expect(number((json["assessment"] as? [String: Any])?["today_ln_rmssd"]) == laterValue)
+    }
+
     /// Mornings measured with another app, brought in at once: each under its own day, from the
     /// file's time or its name's; before, one `readiness --replay FILE --date DAY` each, and an
     /// app's zip was refused as "a zip file with no activity or recording in it".
