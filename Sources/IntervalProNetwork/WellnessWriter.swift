@@ -6,6 +6,8 @@ public import IntervalProStorage
 /// Writes readiness measurements into intervals.icu's wellness (rMSSD as `hrv`, the mean heart
 /// rate as `restingHR`) and reads a day's wellness back. Each write is queued in the store
 /// before it is sent, as session uploads are, so one that fails stays for `upload --pending`.
+/// The wellness holds one value a day, and it is the day's as readiness judges it: its last
+/// measurement, whichever of the day's is being sent.
 public struct WellnessWriter: Sendable {
     public let store: SessionStore
     public let context: ServiceContext
@@ -40,10 +42,13 @@ public struct WellnessWriter: Sendable {
             return Result(
                 record: record, localDate: "", failure: ServiceError(.intervalsICU, .notFound, record.lastError ?? ""))
         }
+        // A write queued for an earlier measurement of a day since measured again (or one
+        // replayed after a later one) sends the later: the day's value.
+        let dayValue = try store.readinessRecords(since: measurement.localDate).last { $0.localDate == measurement.localDate } ?? measurement
         let failure: ServiceError?
         do throws(ServiceError) {
             let api = try context.intervalsICU()
-            let hrv = measurement.figures.hrv
+            let hrv = dayValue.figures.hrv
             _ = try await context.caller(.intervalsICU).success(
                 api.updateWellness(
                     on: measurement.localDate, rmssd: hrv.rmssd, restingHeartRate: Int(hrv.meanHeartRate.rounded())),

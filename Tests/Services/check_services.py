@@ -1239,6 +1239,25 @@ def group_wellness(g):
     again = s.run("upload", "--pending")
     expect(g, again, 0, "nothing is left queued", stdout_has=["No uploads queued."])
 
+    # A morning taken an hour before the day's last, replayed after it, its write queued: the
+    # wellness gets the day's value (its last measurement), not the earlier one's.
+    six = datetime.datetime.combine(TODAY, datetime.time(6, 0)).astimezone(datetime.timezone.utc)
+    early = make_recording(seed=2, minutes=1, started_at=six.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+        os.path.join(s.dir, "early.jsonl"))
+    s.fault(match=f"PUT {wellness_path}", status=503, times=-1)
+    expect(g, s.run("readiness", "--replay", early, "--duration", "1", "--upload"), 69,
+           "an earlier morning's failing write: 69, queued")
+    s.clear()
+    expect(g, s.run("upload", "--pending"), 0, "upload --pending sends it")
+    kept = s.run("readiness", "history", "--json").json() or []
+    by_time = sorted(kept, key=lambda r: (r.get("taken_at"), r.get("id")))
+    last_put = s.requests("PUT", wellness_path)[-1:] or [{}]
+    written = json.loads(last_put[0].get("json") or "{}")
+    g.check(len(by_time) == 3 and round(by_time[0]["rmssd_ms"], 1) != round(by_time[-1]["rmssd_ms"], 1)
+            and written.get("hrv") == round(by_time[-1]["rmssd_ms"], 1),
+            "the queued write of an earlier morning sends the day's last measurement's rMSSD",
+            f"{written} {[(r.get('taken_at'), r.get('rmssd_ms')) for r in by_time]}")
+
     # The account's setting sends every measurement without --upload.
     expect(g, s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY,
                     "--readiness-to-wellness"), 0, "account add intervals.icu --readiness-to-wellness")
