@@ -18,8 +18,11 @@ struct LiveScreen {
         colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// - Parameter music: what the runner's music player plays ("artist – title").
-    mutating func draw(_ view: SessionView, music: String? = nil) -> String {
+    /// - Parameters:
+    ///   - music: what the runner's music player plays ("artist – title").
+    ///   - columns: the terminal's width. Each line is cut to it: one that wrapped took two
+    ///     rows, and the next frame, moving up by lines, left a row behind at every redraw.
+    mutating func draw(_ view: SessionView, music: String? = nil, columns: Int = 80) -> String {
         var lines: [String] = []
         if let step = view.step {
             lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
@@ -30,7 +33,8 @@ struct LiveScreen {
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
             let signal = view.hasSignal ? paint("cadence ok", "32") : paint("no signal", "31")
-            lines.append("HR \(hr)\(Self.alphaOneText(view.alphaOne))   in zone so far \(pct)   sensor: \(signal)")
+            lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
+            if let alphaOne = Self.alphaOneText(view.alphaOne) { lines.append(alphaOne) }
         } else {
             lines.append("Finished")
         }
@@ -40,20 +44,42 @@ struct LiveScreen {
 
         var out = "\u{1B}[?25l"
         if drawnLines > 0 { out += "\u{1B}[\(drawnLines)F" }
-        for line in lines { out += "\u{1B}[2K" + line + "\n" }
+        for line in lines { out += "\u{1B}[2K" + Self.cut(line, to: columns - 1) + "\n" }
+        // Clears what a longer frame left below (a warning line gone).
+        out += "\u{1B}[J"
         drawnLines = lines.count
         return out
     }
 
-    /// "   alpha 1 0.82", "   alpha 1 settling", "   alpha 1 unreliable (4% artifacts)".
-    static func alphaOneText(_ window: AlphaWindow?) -> String {
-        guard let window else { return "" }
+    /// `line` with at most `width` characters shown, its colour codes counting for none;
+    /// a cut line ends in "…" and resets the colour.
+    static func cut(_ line: String, to width: Int) -> String {
+        // Escape sequences ("\u{1B}[33;1m", to their final letter) take no column.
+        var visible: [String.Index] = []
+        var inEscape = false
+        for index in line.indices {
+            let character = line[index]
+            if inEscape || character == "\u{1B}" {
+                inEscape = character == "\u{1B}" || !character.isLetter
+            } else {
+                visible.append(index)
+            }
+        }
+        guard width > 0, visible.count > width else { return line }
+        return String(line[..<visible[width - 1]]) + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+    }
+
+    /// "alpha 1 0.82", "alpha 1 settling", "alpha 1 unreliable (4% artifacts)"; nil without beats.
+    static func alphaOneText(_ window: AlphaWindow?) -> String? {
+        guard let window else { return nil }
         switch window.status {
-        case .settling: return "   alpha 1 settling"
+        case .settling: return "alpha 1 settling"
         case .unreliable:
-            let share = Int((100 * window.artifactShare).rounded())
-            return share > 0 ? "   alpha 1 unreliable (\(share)% artifacts)" : "   alpha 1 unreliable (too few beats)"
-        case .scored: return "   alpha 1 " + (window.alpha1.map { JSONValue.format($0.rounded(toPlaces: 2)) } ?? "--")
+            // Not scored for its artifacts only at the share that refuses one; below it, for its
+            // beats (too few, or covering too little of the window).
+            guard window.artifactShare >= SessionHRV.trustedArtifactShare else { return "alpha 1 unreliable (too few beats)" }
+            return "alpha 1 unreliable (\(Int((100 * window.artifactShare).rounded()))% artifacts)"
+        case .scored: return "alpha 1 " + (window.alpha1.map { JSONValue.format($0.rounded(toPlaces: 2)) } ?? "--")
         }
     }
 

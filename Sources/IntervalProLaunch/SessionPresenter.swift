@@ -82,7 +82,7 @@ struct SessionPresenter: SessionObserver {
 
     mutating func show(_ view: SessionView) {
         guard case .screen(let stream) = style else { return }
-        stream.write(screen.draw(view, music: nowPlaying()))
+        stream.write(screen.draw(view, music: nowPlaying(), columns: Terminal.columns))
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {

@@ -44,10 +44,16 @@ public enum SummaryReport {
         if !hrv.isTrusted {
             line += " (too many to trust alpha 1: wet the strap's electrodes before the run)"
         }
-        guard hrv.scoredWindows > 0 else { return line + "; no two-minute window to score alpha 1 in." }
-        let crossed = SessionHRV.thresholds.map { threshold -> String in
+        guard hrv.scoredWindows > 0 else {
+            return line
+                + "; no two-minute window could be scored for alpha 1 (too many corrected beats, or too few beats: "
+                + "a strap without contact, or one that sends only some of its intervals)."
+        }
+        var crossed: [String] = [], notCrossed: [String] = []
+        for threshold in SessionHRV.thresholds {
             guard let crossing = hrv.crossings.first(where: { $0.threshold == threshold }) else {
-                return "\(JSONValue.format(threshold)) not crossed"
+                notCrossed.append(JSONValue.format(threshold))
+                continue
             }
             let window = crossing.window
             var at = "\(JSONValue.format(threshold)) at \(formatClock(Double(window.second)))"
@@ -55,8 +61,14 @@ public enum SummaryReport {
                 window.heartRate.map { "HR \(Int($0.rounded()))" }, window.cadence.map { "\(Int($0.rounded())) spm" },
             ].compactMap { $0 }
             if !detail.isEmpty { at += " (" + detail.joined(separator: ", ") + ")" }
-            return at
+            crossed.append(at)
         }
-        return line + "; alpha 1 crossed " + crossed.joined(separator: ", ") + "."
+        // "crossed 0.75 at 12:25 (…); not 0.5", "crossed neither 0.75 nor 0.5".
+        switch (crossed.isEmpty, notCrossed.isEmpty) {
+        case (true, _): return line + "; alpha 1 crossed neither " + notCrossed.joined(separator: " nor ") + "."
+        case (false, true): return line + "; alpha 1 crossed " + crossed.joined(separator: ", ") + "."
+        case (false, false):
+            return line + "; alpha 1 crossed " + crossed.joined(separator: ", ") + "; not " + notCrossed.joined(separator: " nor ") + "."
+        }
     }
 }

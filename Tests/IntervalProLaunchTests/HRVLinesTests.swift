@@ -1,0 +1,65 @@
+import IntervalProCore
+@testable import IntervalProLaunch
+import Testing
+
+/// What the summary's closing line and the live screen say of alpha 1.
+struct HRVLinesTests {
+    func window(second: Int, status: AlphaWindow.Status = .scored, beats: Int = 300, artifacts: Int = 0, alpha1: Double? = 0.7) -> AlphaWindow {
+        AlphaWindow(
+            second: second, stepIndex: 0, status: status, beats: beats, artifacts: artifacts, alpha1: alpha1, heartRate: 153,
+            cadence: 160)
+    }
+
+    func hrv(crossings: [AlphaCrossing], scoredWindows: Int = 100) -> SessionHRV {
+        SessionHRV(beats: 5200, artifacts: 62, stepAlpha1: [:], crossings: crossings, scoredWindows: scoredWindows)
+    }
+
+    @Test func theClosingLineReadsAsASentence() {
+        let aerobic = AlphaCrossing(threshold: 0.75, window: window(second: 745))
+        let anaerobic = AlphaCrossing(threshold: 0.5, window: window(second: 1500))
+        #expect(
+            SummaryReport.beatsLine(hrv(crossings: [aerobic]))
+                == "Beats 5200, 1.2% corrected; alpha 1 crossed 0.75 at 12:25 (HR 153, 160 spm); not 0.5.")
+        #expect(
+            SummaryReport.beatsLine(hrv(crossings: [aerobic, anaerobic]))
+                == "Beats 5200, 1.2% corrected; alpha 1 crossed 0.75 at 12:25 (HR 153, 160 spm), 0.5 at 25:00 (HR 153, 160 spm).")
+        // It was "alpha 1 crossed 0.75 not crossed, 0.5 not crossed."
+        #expect(SummaryReport.beatsLine(hrv(crossings: [])) == "Beats 5200, 1.2% corrected; alpha 1 crossed neither 0.75 nor 0.5.")
+        #expect(SummaryReport.beatsLine(hrv(crossings: [], scoredWindows: 0)).contains("no two-minute window could be scored"))
+    }
+
+    /// A window left unscored with a few corrected beats was said to be so for its artifacts,
+    /// where its beats were missing (a dropout, a strap without contact).
+    @Test func anUnreliableWindowSaysWhy() {
+        #expect(LiveScreen.alphaOneText(window(second: 300, status: .unreliable, beats: 200, artifacts: 2, alpha1: nil))
+            == "alpha 1 unreliable (too few beats)")
+        #expect(LiveScreen.alphaOneText(window(second: 300, status: .unreliable, beats: 200, artifacts: 8, alpha1: nil))
+            == "alpha 1 unreliable (4% artifacts)")
+        #expect(LiveScreen.alphaOneText(window(second: 300)) == "alpha 1 0.7")
+    }
+
+    /// On an 80-column terminal the heart-rate line with alpha 1 beside it was 87-91 characters:
+    /// it wrapped, and each redraw, moving up by lines, left a row behind. Every line now fits.
+    @Test func everyLineFitsTheTerminal() throws {
+        let plan = try PlanDecoder.decode(
+            Array(#"{"version":1,"name":"Ladder","steps":[{"kind":"work","duration":600,"cadence":180,"label":"Ladder rung"}]}"#.utf8),
+            file: "p.json")
+        var engine = SessionEngine(plan: plan, source: .simulation)
+        _ = engine.handle(.tick, now: .zero)
+        var view = SessionView(engine, at: .seconds(200))
+        view.heartRate = 167
+        view.alphaOne = window(second: 200, status: .unreliable, beats: 200, artifacts: 1, alpha1: nil)
+        var screen = LiveScreen(colour: true)
+        screen.warning = "ant:12345 disconnected: the foot pod is out of range, or its battery is low; looking for it again"
+        let music = "A band with a very long name – A song whose title goes on and on and on (extended remix)"
+        for frame in screen.draw(view, music: music, columns: 80).split(separator: "\n").dropLast() {
+            let shown = frame.replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: "")
+            #expect(shown.count <= 79, "\(shown.count): \(shown)")
+        }
+        let second = screen.draw(view, music: music, columns: 80)
+        #expect(second.contains("\u{1B}[9F"), "moves up by the nine lines it drew: \(second.debugDescription)")
+        #expect(second.contains("alpha 1 unreliable (too few beats)"))
+        #expect(LiveScreen.cut("\u{1B}[33mwarning: abcdef\u{1B}[0m", to: 10) == "\u{1B}[33mwarning: …\u{1B}[0m")
+        #expect(LiveScreen.cut("short", to: 10) == "short")
+    }
+}
