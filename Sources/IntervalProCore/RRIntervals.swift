@@ -5,6 +5,12 @@
 /// parser allocates nothing per notification (0 to 9 intervals at the default ATT MTU, up to
 /// 255 at a larger one).
 public struct RRIntervals: RandomAccessCollection, Equatable, Hashable, Sendable, ExpressibleByArrayLiteral {
+    /// The intervals (1/1024 s) a heart beats at: 30 to 240 bpm. A longer one is beats the
+    /// strap missed (one without contact sends an interval of seconds; 2,000 ms is the upper
+    /// bound of hrv-analysis's `remove_outliers`, Aura Healthcare, `high_rri=2000`), a
+    /// shorter one noise: no beat.
+    public static let heartbeat: ClosedRange<UInt16> = 256...2048
+
     private let bytes: [UInt8]
     private let offset: Int
     public let count: Int

@@ -46,9 +46,8 @@ extension ActivityImport {
     /// stays a gap.
     public static let smartRecordingHold: Int64 = 25
 
-    /// RR intervals (1/1024 s) a heart beats at, 30 to 240 bpm: only these give a point without
-    /// a heart rate its own.
-    static let heartbeat: ClosedRange<UInt16> = 256...2048
+    /// RR intervals a heart beats at: only these give a point without a heart rate its own.
+    static let heartbeat = RRIntervals.heartbeat
 
     /// The points as the notifications a sensor would have sent: an RSC Measurement per
     /// point with cadence (speed and distance with it), a Heart Rate Measurement per point

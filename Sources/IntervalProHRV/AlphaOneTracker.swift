@@ -41,8 +41,9 @@ public struct AlphaOneTracker: Sendable {
     /// `evaluating` false only keeps the sample, for a tracker that starts mid-session (see
     /// `analyse(_:parts:perform:)`): the windows before its first are another's to compute.
     mutating func add(_ sample: SessionSample, evaluating: Bool) -> AlphaWindow? {
-        seconds.append(Second(second: sample.second, beats: sample.rrIntervals.count, cadence: sample.cadence))
-        for interval in sample.rrIntervals { intervals.append(Double(interval) * 1000 / 1024) }
+        let beats = Self.heartbeats(sample)
+        seconds.append(Second(second: sample.second, beats: beats.count, cadence: sample.cadence))
+        for interval in beats { intervals.append(Double(interval) * 1000 / 1024) }
         while windowStart < seconds.count, seconds[windowStart].second <= sample.second - Self.windowSeconds {
             windowFirstBeat += seconds[windowStart].beats
             windowStart += 1
@@ -89,6 +90,14 @@ public struct AlphaOneTracker: Sendable {
         result.status = .scored
         result.alpha1 = alpha1
         return result
+    }
+
+    /// A sample's beats: its RR intervals a heart beats at (`RRIntervals.heartbeat`). The
+    /// interval of seconds a strap sends after losing contact is beats lost, a gap as a
+    /// dropout is, not one beat: taken as one, it was scored in the windows around it (a
+    /// "crossing" of 0.75 at HR 119 in a run at 140).
+    public static func heartbeats(_ sample: SessionSample) -> [UInt16] {
+        sample.rrIntervals.filter(RRIntervals.heartbeat.contains)
     }
 
     /// The session's figures from its windows and all its beats (1/1024 s, in order): each
@@ -148,7 +157,7 @@ extension AlphaOneTracker {
     public static func analyse(
         _ samples: [SessionSample], parts: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
     ) -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        analyse(samples, after: [], from: 0, beats: samples.flatMap(\.rrIntervals), parts: parts, perform: perform)
+        analyse(samples, after: [], from: 0, beats: samples.flatMap(heartbeats), parts: parts, perform: perform)
     }
 
     /// The rest of a session's windows, from `samples[start]` on, after `earlier` (the

@@ -21,7 +21,7 @@ public struct ReadinessMeasurement: Sendable {
         /// longer one is beats the strap missed, or a gap in an app's export (10 s where the
         /// signal was lost): no beat, but a pause, as a silence is; and an artifact, counted
         /// with those corrected.
-        public var longestHeartbeat: UInt16 = 2048
+        public var longestHeartbeat: UInt16 = RRIntervals.heartbeat.upperBound
         /// A strap that has sent this many values with contact and not one RR interval sends none.
         public var valuesBeforeNoRR = 10
         /// The largest share of corrected beats a measurement may have and still be scored:

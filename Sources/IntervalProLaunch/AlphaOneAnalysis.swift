@@ -59,7 +59,7 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     public func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         for case .sample(let sample) in actions {
             recent.append(sample)
-            beats += sample.rrIntervals
+            beats += AlphaOneTracker.heartbeats(sample)
             if !sample.rrIntervals.isEmpty { lastBeatSecond = sample.second }
             guard lastBeatSecond != nil else {
                 // Before the first beat: only the samples its windows may cover are kept (cut

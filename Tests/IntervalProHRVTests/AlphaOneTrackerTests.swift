@@ -88,6 +88,23 @@ struct AlphaOneTrackerTests {
         #expect(windows.first { $0.second == 240 }?.status == .scored)
     }
 
+    /// A strap that lost contact for 20 s sends one interval of 20 s when it finds the beat
+    /// again: beats lost, not a beat. Taken as one, it was scored in the windows around it
+    /// (alpha 1 2.11, a heart rate of 117-121 in a run at 140); now they are those of the same
+    /// dropout without it.
+    @Test func anIntervalOfSecondsIsBeatsLostNotABeat() {
+        var dropout = Self.samples(Self.uncorrelated(600))
+        for i in dropout.indices where (60..<80).contains(dropout[i].second) { dropout[i].rrIntervals = [] }
+        var sent = dropout
+        sent[sent.firstIndex { $0.second == 80 }!].rrIntervals.insert(20 * 1024, at: 0)
+        let windows = Self.windows(sent)
+        #expect(windows == Self.windows(dropout))
+        for window in windows where (120..<200).contains(window.second) {
+            #expect((window.heartRate ?? 0) > 145, "window at \(window.second): HR \(window.heartRate ?? 0)")
+        }
+        #expect(AlphaOneTracker.analyse(sent).summary == AlphaOneTracker.analyse(dropout).summary)
+    }
+
     @Test func stepMeansAndTheThresholdsCrossed() throws {
         // Easy first (alpha high), then hard (alpha near 0.5): step 0 for 240 s, step 1 after.
         let easy = Self.correlated(560)
