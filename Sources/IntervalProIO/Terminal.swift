@@ -111,9 +111,9 @@ public final class RawKeyboard {
     }
 }
 
-/// Turns SIGINT and SIGTERM into a flag the run loop reads, so Ctrl-C finishes the
-/// session cleanly with its summary instead of killing the process mid-write; and into a
-/// byte on a pipe, so a loop waiting in poll(2) wakes for it.
+/// Turns SIGINT, SIGTERM and SIGHUP into a flag the run loop reads, so Ctrl-C (or a closed
+/// terminal, a dropped ssh) finishes the session cleanly with its summary instead of killing
+/// the process mid-write; and into a byte on a pipe, so a loop waiting in poll(2) wakes for it.
 public enum InterruptSignal {
     private static let raised = Atomic<Bool>(false)
     private static let pipeWriteEnd = Atomic<Int32>(-1)
@@ -140,6 +140,9 @@ public enum InterruptSignal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // Under `nohup` a hang-up is ignored, and stays so.
+        let previous = signal(SIGHUP, handler)
+        if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGHUP, SIG_IGN) }
     }
 
     /// Readable after a signal arrived (once `install` ran); `drain` empties it.

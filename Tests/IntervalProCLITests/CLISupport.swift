@@ -151,6 +151,11 @@ final class RunningCommand: @unchecked Sendable {
         }
     }
 
+    /// The terminal closed, or the ssh session dropped.
+    func hangUp() {
+        kill(process.processIdentifier, SIGHUP)
+    }
+
     func interrupt() {
         kill(process.processIdentifier, SIGINT)
     }

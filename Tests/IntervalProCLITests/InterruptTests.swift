@@ -28,6 +28,23 @@ struct InterruptTests {
         #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
     }
 
+    /// A hang-up killed the process (129): no summary, the session left running until the
+    /// next command marked it interrupted.
+    @Test("a hang-up (terminal closed, ssh dropped) finishes the session as Ctrl-C does, saved")
+    func hangUpFinishesWithSummary() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        let command = try RunningCommand(["run", plan, "--simulate", "--speed", "50", "--json"], environment: environment)
+        #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
+        command.hangUp()
+        let result = command.finish()
+        #expect(result.exited && result.status == 0, "status \(result.status), stderr: \(result.stderr)")
+        let summary = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect(summary["completed"] as? Bool == false)
+        #expect(result.stderr.contains("saved as session 1"), "stderr: \(result.stderr)")
+    }
+
     @Test("Ctrl-C in the text mode prints the summary marked as finished early")
     func interruptText() throws {
         let dir = try ScratchDirectory()
