@@ -178,6 +178,9 @@ def per_notification(folder, label, command_for):
         fake = Fake(folder, scenario(10, 50))
         try:
             out = os.path.join(folder, "out.jsonl")
+            # `record` never writes over a recording: each run writes a new one.
+            if os.path.exists(out):
+                os.remove(out)
             daemon_before = fake.daemon_cpu()
             cpu, wall, rss, _, _, samples = measured_rusage(command_for(seconds, out), fake.env, sample=memory_only)
             daemon = fake.daemon_cpu() - daemon_before

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProIO
 import IntervalProLaunch
 import Logging
 import Synchronization
@@ -53,6 +54,11 @@ struct IntervalPro: AsyncParsableCommand {
             }
         } catch {
             exit(withError: error)
+        }
+        // `history --json > file` on a full disk printed nothing, said nothing and exited 0.
+        if let failure = Terminal.flushStandardOutput() {
+            Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
+            exit(withError: ExitCode(ExitStatus.ioError.rawValue))
         }
     }
 }

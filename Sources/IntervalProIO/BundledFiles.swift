@@ -39,6 +39,12 @@ public enum BundledFiles {
         access(path, F_OK) == 0
     }
 
+    /// Whether `path` cannot be looked at, a folder on the way not to be searched: not the
+    /// same as a file that is not there.
+    public static func isOutOfReach(_ path: String) -> Bool {
+        access(path, F_OK) != 0 && errno == EACCES
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -12,6 +12,16 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var operation: Operation
     public var errno: Errno
+    /// Said instead of the error's own text, where it tells more ("a recording is never
+    /// written over").
+    public var reason: String?
+
+    public init(path: String, operation: Operation, errno: Errno, reason: String? = nil) {
+        self.path = path
+        self.operation = operation
+        self.errno = errno
+        self.reason = reason
+    }
 
     public var isNotFound: Bool { errno == .noSuchFileOrDirectory }
     public var isPermissionDenied: Bool { errno == .permissionDenied }
@@ -19,7 +29,7 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var isFolder: Bool { errno == .isDirectory }
 
     public var description: String {
-        "cannot \(operation.rawValue) '\(path)': \(errno.description.capitalisedFirst)"
+        "cannot \(operation.rawValue) '\(path)': \(reason ?? errno.description.capitalisedFirst)"
     }
 }
 
@@ -164,16 +174,45 @@ public final class RecordingWriter {
     public let path: String
     private var fd: FileDescriptor?
 
+    /// Refuses a file that holds something already: a recording run again with the same name
+    /// replaced the first without a word (an empty file, as `mktemp` leaves, or a pipe is taken).
     public init(path: String, headerLine: String) throws(FileError) {
         self.path = path
+        let opened: FileDescriptor
         do {
-            fd = try FileDescriptor.open(
-                FilePath(path), .writeOnly, options: [.create, .truncate],
+            opened = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .append],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
             throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
         }
+        var info = stat()
+        if fstat(opened.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 {
+            try? opened.close()
+            throw Self.exists(path)
+        }
+        fd = opened
         try write(line: headerLine)
+    }
+
+    /// Says now what `init` would refuse (a file that holds something, a folder that is not
+    /// there), before sensors are looked for and connected: up to `--scan-timeout` in vain.
+    public static func checkTarget(_ path: String) throws(FileError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 { throw exists(path) }
+            return
+        }
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        if !folder.isEmpty, stat(folder, &info) != 0 {
+            throw FileError(path: path, operation: .create, errno: Errno(rawValue: errno))
+        }
+    }
+
+    private static func exists(_ path: String) -> FileError {
+        FileError(
+            path: path, operation: .create, errno: .fileExists,
+            reason: "it exists, and a recording is never written over: choose another name, or remove it first")
     }
 
     public func write(line: String) throws(FileError) {

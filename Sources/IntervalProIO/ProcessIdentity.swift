@@ -50,12 +50,43 @@ public enum DataDirectory {
 }
 
 extension FileIO {
-    /// Writes `bytes` to `path`, replacing what was there.
+    /// Writes `bytes` to `path`, replacing what was there: in a new file beside it, renamed
+    /// over it once whole, so that a full disk leaves the old file (or none), never half of
+    /// the new. A device, a pipe or a link is written in place. A database (the session store,
+    /// named by mistake) is never written over.
     public static func write(_ bytes: some Sequence<UInt8>, to path: String) throws(FileError) {
+        var info = stat()
+        let exists = lstat(path, &info) == 0
+        if exists, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK, holdsDatabase(path) {
+            throw FileError(
+                path: path, operation: .write, errno: .fileExists,
+                reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
+        }
+        guard !exists || info.st_mode & S_IFMT == S_IFREG else {
+            try writeInPlace(bytes, to: path)
+            return
+        }
+        let temporary = "\(path).intervalpro-\(getpid()).tmp"
+        do {
+            try writeInPlace(bytes, to: temporary, exclusive: true)
+        } catch {
+            unlink(temporary)
+            throw FileError(path: path, operation: error.operation, errno: error.errno)
+        }
+        // A file replaced keeps who may read it.
+        if exists { chmod(temporary, info.st_mode & 0o7777) }
+        guard rename(temporary, path) == 0 else {
+            let failure = Errno(rawValue: errno)
+            unlink(temporary)
+            throw FileError(path: path, operation: .write, errno: failure)
+        }
+    }
+
+    private static func writeInPlace(_ bytes: some Sequence<UInt8>, to path: String, exclusive: Bool = false) throws(FileError) {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(
-                FilePath(path), .writeOnly, options: [.create, .truncate],
+                FilePath(path), .writeOnly, options: exclusive ? [.create, .exclusiveCreate] : [.create, .truncate],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
         } catch {
             throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
@@ -65,5 +96,14 @@ extension FileIO {
         } catch {
             throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
         }
+    }
+
+    /// Whether the file at `path` begins as an SQLite database does ("SQLite format 3\0").
+    private static func holdsDatabase(_ path: String) -> Bool {
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return false }
+        defer { try? fd.close() }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = (try? header.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        return count == 16 && header == Array("SQLite format 3\u{0}".utf8)
     }
 }

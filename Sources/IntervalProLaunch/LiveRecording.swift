@@ -14,6 +14,7 @@ public enum LiveRecording {
         _ request: SensorRequest, to path: String, duration: SessionTime?, cadenceUnit: CadenceUnit?,
         notice: (String) -> Void, progress: ((SessionTime, [String: Int]) -> Void)?
     ) async throws -> Int {
+        do throws(FileError) { try RecordingWriter.checkTarget(path) } catch { throw LaunchError(error) }
         let sensors: LiveSensorSet
         // Start-up is over: its pages go back before the sensors need theirs.
         ExecutablePages.giveBack()

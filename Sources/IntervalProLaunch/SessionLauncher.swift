@@ -79,6 +79,9 @@ public enum SessionLauncher {
     /// sensor without a fallback (69), a recording that cannot be read (65, 66), a session
     /// that stopped (74).
     public static func run(_ request: SessionRequest, follower: (any SessionFollower)? = nil) async throws -> SessionOutcome {
+        if let path = request.recordPath {
+            do throws(FileError) { try RecordingWriter.checkTarget(path) } catch { throw LaunchError(error) }
+        }
         switch request.source {
         case .simulate(let configuration):
             return try await runSimulated(request, configuration, follower: follower)

@@ -27,6 +27,13 @@ public struct StoreLocation: Sendable {
     /// there is none an empty one is read from memory.
     public func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
         let path = try databasePath()
+        // A store in a folder that may not be searched (one `sudo intervalpro run` left) is
+        // not "no sessions saved yet".
+        if BundledFiles.isOutOfReach(path) {
+            throw LaunchError(
+                "cannot open '\(path)': Permission denied (its folder may not be read: was it made by another user, or with sudo?)",
+                kind: .missingInput)
+        }
         // A read command where nothing was ever saved creates nothing: no file, no folder.
         if readingOnly, !BundledFiles.exists(path) {
             return try storeCall { () throws(StoreError) in try SessionStore(emptyInPlaceOf: path) }
@@ -48,8 +55,16 @@ public struct StoreLocation: Sendable {
         case .failure(let error):
             throw LaunchError(error.description, kind: .io)
         }
-        let closed = try storeCall { () throws(StoreError) in
-            try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
+        let closed: [SessionListing]
+        do throws(StoreError) {
+            closed = try store.closeInterruptedSessions(isRunning: ProcessIdentity.isRunning)
+        } catch where readingOnly && error.isWriteRefused {
+            // A full disk or a file system gone read-only keeps a session cut off marked
+            // running; the sessions are read all the same.
+            logger.notice("\(error.reason): a session cut off is still marked running until the store can be written")
+            return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
+        } catch {
+            throw LaunchError(error.description, kind: .io)
         }
         for listing in closed {
             logger.notice(

@@ -32,7 +32,13 @@ import Testing
     func recordHRMPro(_ fake: FakeBlueZ, _ dir: ScratchDirectory, seconds: Int, extra: [String] = []) throws
         -> (result: CommandResult, path: String)
     {
-        let out = dir.path("live.jsonl")
+        // A new file each time: `record` never writes over a recording.
+        var out = dir.path("live.jsonl")
+        var count = 1
+        while FileManager.default.fileExists(atPath: out) {
+            count += 1
+            out = dir.path("live-\(count).jsonl")
+        }
         let result = try intervalpro(
             arguments: ["record", out, "--duration", String(seconds), "--hr", Self.hrmPro, "--cadence", Self.hrmPro]
                 + extra,

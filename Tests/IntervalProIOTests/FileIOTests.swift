@@ -115,3 +115,39 @@ struct RegularFileTests {
         #expect(FileIO.isRegularFile(dir.file("link.zip")))
     }
 }
+
+@Suite("FileIO.write")
+struct FileIOWriteTests {
+    /// `export -o` naming the session store wrote over it, and every session was gone.
+    @Test("a database is never written over")
+    func aDatabaseIsKept() throws {
+        let dir = try TemporaryDirectory()
+        let database = try dir.write("intervalpro.sqlite", Array("SQLite format 3\u{0}".utf8) + [UInt8](repeating: 7, count: 4080))
+        let before = try FileIO.readAll(database)
+        let error = try #require(throws: FileError.self) { try FileIO.write([1, 2, 3], to: database) }
+        #expect(error.description.contains("SQLite database"), "\(error)")
+        #expect(try FileIO.readAll(database) == before)
+        #expect(symlink(database, dir.file("link.fit")) == 0)
+        #expect(throws: FileError.self) { try FileIO.write([1, 2, 3], to: dir.file("link.fit")) }
+        #expect(try FileIO.readAll(database) == before)
+    }
+
+    /// Written beside and renamed over: a failed write leaves the old file whole, not emptied.
+    @Test("a file is replaced whole, keeping its mode; a device is written in place; nothing is left beside")
+    func replacedWhole() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("run.tcx", Array("old".utf8))
+        #expect(chmod(path, 0o600) == 0)
+        try FileIO.write(Array("new content".utf8), to: path)
+        #expect(try FileIO.readAll(path) == Array("new content".utf8))
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["run.tcx"])
+        try FileIO.write([1, 2, 3], to: "/dev/null")
+        // Into a folder that may not be written (as root, a file that is a folder instead): an error, the old file kept.
+        let folder = dir.file("taken")
+        #expect(mkdir(folder, 0o755) == 0)
+        #expect(throws: FileError.self) { try FileIO.write([1], to: folder) }
+    }
+}
+

@@ -63,16 +63,6 @@ struct RecordingWriterTests {
         #expect(try Self.parse(path).entries == Self.entries)
     }
 
-    @Test("an existing file is replaced, not appended to")
-    func truncates() throws {
-        let dir = try TemporaryDirectory()
-        let path = try dir.write("rec.jsonl", Array(repeating: UInt8(ascii: "x"), count: 10_000))
-        let writer = try RecordingWriter(path: path, headerLine: RecordingLine.header(Self.header))
-        try writer.close()
-        #expect(try Self.parse(path).entries.isEmpty)
-        #expect(try FileIO.readAll(path).count == RecordingLine.header(Self.header).utf8.count + 1)
-    }
-
     @Test("close() is idempotent, and writes after it are dropped")
     func closeTwice() throws {
         let dir = try TemporaryDirectory()
@@ -122,4 +112,27 @@ struct RecordingWriterTests {
         #expect(error.operation == .create)
         #expect(!error.isNotFound)
     }
+
+    /// A second recording with the same name replaced the first without a word (and before
+    /// that, was appended to it).
+    @Test("a file that holds something is never written over nor appended to; an empty one is taken; said before sensors are looked for")
+    func anExistingRecordingIsKept() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("rec.jsonl")
+        try RecordingWriter(path: path, headerLine: RecordingLine.header(Self.header)).close()
+        let before = try FileIO.readAll(path)
+        for attempt in [{ _ = try RecordingWriter(path: path, headerLine: "{}") }, { try RecordingWriter.checkTarget(path) }] {
+            let error = try #require(throws: FileError.self) { try attempt() }
+            #expect(error.description.contains("a recording is never written over"), "\(error)")
+        }
+        #expect(try FileIO.readAll(path) == before)
+
+        let empty = try dir.write("empty.jsonl", [])
+        try RecordingWriter.checkTarget(empty)
+        try RecordingWriter(path: empty, headerLine: RecordingLine.header(Self.header)).close()
+        #expect(try Self.parse(empty).header == Self.header)
+        try RecordingWriter.checkTarget(dir.file("new.jsonl"))
+        #expect(throws: FileError.self) { try RecordingWriter.checkTarget(dir.file("no/such/rec.jsonl")) }
+    }
 }
+

@@ -4,7 +4,8 @@ import IntervalProIO
 import IntervalProLaunch
 
 /// What `run` and `replay` print when a session ends: the summary on stdout (JSON or text),
-/// where the recording and the saved session went on stderr; exit 74 when saving failed.
+/// where the recording and the saved session went on stderr; exit 74 when saving, or the
+/// recording asked for, failed (it was said as it happened; `record` exits 74 the same way).
 enum SessionOutput {
     static func print(_ outcome: SessionOutcome, json: Bool, recordPath: String?) throws {
         if json {
@@ -15,6 +16,6 @@ enum SessionOutput {
         }
         if let recordPath, outcome.recorded { Terminal.writeStandardError("intervalpro: recorded to \(recordPath)\n") }
         if let id = outcome.savedSessionID { Terminal.writeStandardError("intervalpro: saved as session \(id)\n") }
-        if outcome.saveFailed { throw ExitCode(ExitStatus.ioError.rawValue) }
+        if outcome.saveFailed || (recordPath != nil && !outcome.recorded) { throw ExitCode(ExitStatus.ioError.rawValue) }
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a runner's slips and a full disk do to what was recorded: nothing.
+@Suite struct DataSafetyTests {
+    func environment(_ dir: ScratchDirectory) -> [String: String?] {
+        ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+    }
+
+    /// `export 1 -o` naming the history's own file wrote a FIT file over it: every session gone.
+    @Test("export, report and --record never write over the session store")
+    func theStoreIsNeverWrittenOver() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let env = environment(dir)
+        #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: env).status == 0)
+        let store = dir.path("data") + "/intervalpro/intervalpro.sqlite"
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        for arguments in [["export", "1", "--format", "fit", "-o", store], ["report", "1", "-o", store]] {
+            let refused = try intervalpro(arguments: arguments, environment: env)
+            #expect(refused.status == 74, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("SQLite database"), "\(arguments): \(refused.stderr)")
+        }
+        let recorded = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", store, environment: env)
+        #expect(recorded.status == 74, "stderr: \(recorded.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        #expect(try intervalpro("history", environment: env).stdout.contains("Ten minutes"))
+    }
+
+    /// A second `--record` with the same name replaced the first recording without a word.
+    @Test("a recording is never written over: 74 before the session starts, the file as it was")
+    func aRecordingIsKept() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let recording = dir.path("run.jsonl")
+        let env = environment(dir)
+        #expect(try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", recording, environment: env).status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: recording))
+        let again = try intervalpro("run", plan, "--simulate", "--fast", "--seed", "9", "--record", recording, environment: env)
+        #expect(again.status == 74)
+        #expect(again.stderr.contains("a recording is never written over"), "stderr: \(again.stderr)")
+        #expect(again.stdout.isEmpty, "no session ran: \(again.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == first)
+    }
+
+    /// On a full disk `history --json > file` printed nothing, said nothing, and exited 0; and
+    /// `run --record` warned once and exited 0 with the recording cut.
+    @Test("a full disk under standard output or the recording: 74, said")
+    func aFullDiskIsSaid() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let env = environment(dir)
+        #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: env).status == 0)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executablePath)
+        process.arguments = ["history", "--json"]
+        var processEnvironment = ProcessInfo.processInfo.environment
+        for (key, value) in env { processEnvironment[key] = value }
+        process.environment = processEnvironment
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 74, "stderr: \(said)")
+        #expect(said.contains("cannot write to standard output"), "stderr: \(said)")
+
+        let recorded = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", "/dev/full", environment: env)
+        #expect(recorded.status == 74, "stderr: \(recorded.stderr)")
+    }
+
+    /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
+    /// "No sessions saved yet" with exit 0.
+    @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
+    func aFolderThatMayNotBeOpened() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let data = dir.path("data")
+        try FileManager.default.createDirectory(atPath: data + "/intervalpro", withIntermediateDirectories: true)
+        #expect(chmod(dir.url.path, 0o755) == 0 && chmod(data, 0o755) == 0 && chmod(data + "/intervalpro", 0o700) == 0)
+        let result = try intervalpro(
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "history"],
+            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": data], executable: "/usr/bin/setpriv")
+        #expect(result.status == 66, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
+    }
+}
