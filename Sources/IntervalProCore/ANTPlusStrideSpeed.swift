@@ -6,10 +6,11 @@ public enum ANTPlusStrideSpeedPage: Equatable, Sendable {
     /// Page 1: the pod's time (1/200 s, rolling over at 256 s), distance (1/16 m, rolling over
     /// at 256 m), instantaneous speed (1/256 m/s) and stride count (rolling over at 256).
     case distance(time: Double, distance: Double, speed: Double, strides: UInt8)
-    /// Page 2: cadence in strides per minute (1/16), speed, and the pod's status.
+    /// Page 2: cadence in strides per minute (1/16), speed, and the pod's status. Page 3 is
+    /// page 2 with calories in byte 6: a pod sends one or the other beside page 1.
     case cadence(stridesPerMinute: Double, speed: Double, status: Status)
     case common(ANTPlusCommonPage)
-    /// A page this decoder does not read (3, calories; 16-22, ...), by number.
+    /// A page this decoder does not read (16-22, ...), by number.
     case other(UInt8)
 
     /// Page 2's status byte: where the pod is worn, its battery, its health, and whether the
@@ -36,14 +37,14 @@ public enum ANTPlusStrideSpeedPage: Equatable, Sendable {
 
     public static func parse(_ bytes: [UInt8]) throws(ANTPlusHeartRatePage.ParseError) -> ANTPlusStrideSpeedPage {
         guard bytes.count == 8 else { throw .wrongLength(bytes.count) }
-        // Speed: whole m/s in byte 4's low nibble, 1/256 m/s in byte 5 (pages 1 and 2).
+        // Speed: whole m/s in byte 4's low nibble, 1/256 m/s in byte 5 (pages 1, 2 and 3).
         let speed = Double(bytes[4] & 0x0F) + Double(bytes[5]) / 256
         switch bytes[0] & 0x7F {
         case 1:
             return .distance(
                 time: Double(bytes[2]) + Double(bytes[1]) / 200, distance: Double(bytes[3]) + Double(bytes[4] >> 4) / 16,
                 speed: speed, strides: bytes[6])
-        case 2:
+        case 2, 3:
             return .cadence(stridesPerMinute: Double(bytes[3]) + Double(bytes[4] >> 4) / 16, speed: speed, status: Status(bytes[7]))
         case 80, 81:
             return .common(ANTPlusCommonPage(bytes)!)

@@ -203,7 +203,16 @@ struct ANTPlusPageTests {
         #expect(
             try ANTPlusStrideSpeedPage.parse([81, 0xFF, 0xFF, 7, 0x78, 0x56, 0x34, 0x12])
                 == .common(.product(softwareRevision: 7, serialNumber: 0x1234_5678)))
-        #expect(try ANTPlusStrideSpeedPage.parse([3, 0, 0, 0, 0, 0, 0, 0]) == .other(3))
+        // Page 3, page 2 with calories (byte 6) that some pods send instead: it was left unread,
+        // and such a pod gave no cadence, speed or distance.
+        let page3 = try ANTPlusStrideSpeedPage.parse([3, 0xFF, 0xFF, 85, 0x53, 0x00, 42, 0x11])
+        #expect(page3.stepsPerMinute == 170.625)
+        guard case .cadence(_, let speed3, _) = page3 else {
+            Issue.record("page 3 read as \(page3)")
+            return
+        }
+        #expect(speed3 == 3)
+        #expect(try ANTPlusStrideSpeedPage.parse([16, 0, 0, 0, 0, 0, 0, 0]) == .other(16))
     }
 }
 
