@@ -123,11 +123,7 @@ public enum ReadinessImport {
         } catch {
             return skip(\.unreadable, "\(error)")
         }
-        // RR interval text does not say when it began: its name may.
-        if outcome.startedAt == nil, let named = RRIntervalText.time(inName: name) {
-            outcome.startedAt = WallClock.unixSeconds(
-                localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute, second: named.second)
-        }
+        outcome.takeTime(fromName: name)
         guard let ended = outcome.endedAt else {
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }

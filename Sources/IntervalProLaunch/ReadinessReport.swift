@@ -161,10 +161,12 @@ public struct ReadinessCheck: Sendable {
     /// the runner stops it, and what `ReadinessRun` throws for a measurement it refuses.
     public func run(status: @escaping @Sendable (ReadinessRun.Status) -> Void) async throws -> Result {
         let services = try ReadinessReport.services(required: upload, verbose: verbose)
-        let outcome: ReadinessRun.Outcome
+        var outcome: ReadinessRun.Outcome
         switch source {
         case .replay(let path, let device):
             outcome = try ReadinessRun.replay(path, device: device, settings: settings)
+            // As `readiness import` reads it: replayed, an app's morning went under today.
+            outcome.takeTime(fromName: path)
         case .live(let sensors):
             guard let measured = try await ReadinessRun.live(sensors, settings: settings, status: status) else {
                 throw LaunchError("measurement cancelled; nothing was saved", kind: .cancelled)

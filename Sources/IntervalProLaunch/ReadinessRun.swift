@@ -24,6 +24,14 @@ public enum ReadinessRun {
         var endedAt: Int64? {
             startedAt.map { $0 + Int64((measurement.lastValueTime ?? .zero).seconds.rounded(.down)) }
         }
+
+        /// RR interval text does not say when it began: its file's name may, in local time
+        /// (Elite HRV's "2026-11-25 06-30-00.txt"; `RRIntervalText.time(inName:)`).
+        mutating func takeTime(fromName name: String) {
+            guard startedAt == nil, let named = RRIntervalText.time(inName: name) else { return }
+            startedAt = WallClock.unixSeconds(
+                localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute, second: named.second)
+        }
     }
 
     /// What a live measurement shows while it runs, once a second.

@@ -265,6 +265,13 @@ import Testing
         #expect(short.status == 65)
         #expect(short.stderr.contains("the measurement needs 2:30 (30 s settling, then 2:00); `--duration 1.5` scores what it holds"), "\(short.stderr)")
         #expect(try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--no-save", environment: environment(dir)).status == 0)
+        // Filed under the day and time its name says, as `readiness import` files it (it went under today).
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let named = try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--json", "--no-save", environment: utc)
+        let namedJSON = try #require(jsonObject(named.stdoutData), "stderr: \(named.stderr)")
+        #expect(namedJSON["date"] as? String == "2026-11-25")
+        #expect((namedJSON["taken_at"] as? String)?.hasPrefix("2026-11-25T06:3") == true, "\(namedJSON["taken_at"] ?? "")")
 
         // Polar Sensor Logger's heart-rate file, given for its RR file: said for what it is, not "invalid JSON".
         let hrFile = try dir.write("polar_HR.txt", "Phone timestamp;sensor timestamp [ns];HR [bpm];HRV [ms];\n2026-11-25T06:30:00.000;1;60;;\n")
