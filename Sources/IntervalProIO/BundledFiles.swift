@@ -5,10 +5,14 @@ import Glibc
 /// Finds the recordings and example plans that ship with IntervalPro.
 public enum BundledFiles {
     /// The recordings, for `run` without a sensor.
-    public static func recordingsDirectory() -> String? { directory("Recordings", override: "INTERVALPRO_RECORDINGS") }
+    public static func recordingsDirectory() -> String? {
+        directory("Recordings", holding: "first-cadence-session.jsonl", override: "INTERVALPRO_RECORDINGS")
+    }
 
     /// The example plans.
-    public static func plansDirectory() -> String? { directory("Plans", override: "INTERVALPRO_PLANS") }
+    public static func plansDirectory() -> String? {
+        directory("Plans", holding: "plan.schema.json", override: "INTERVALPRO_PLANS")
+    }
 
     /// An example plan by name ("cadence-ladder"), for a plan argument that names no file.
     public static func plan(named name: String) -> String? {
@@ -20,11 +24,12 @@ public enum BundledFiles {
     /// Candidate folders, first match wins: the override variable, ./NAME, the checkout the
     /// binary was built in (.build/<triple>/<config>/intervalpro), the binary's own install
     /// prefix (PREFIX/bin/intervalpro → PREFIX/share/intervalpro/NAME), and the usual
-    /// install locations.
-    private static func directory(_ name: String, override: String) -> String? {
-        var candidates: [String] = []
-        if let path = Terminal.environment(override) { candidates.append(path) }
-        candidates.append(name)
+    /// install locations. But for the override, a folder is ours when it holds `marker`, a
+    /// file IntervalPro ships in it: run from the home folder, `~/Recordings` (a sound
+    /// recorder's) was taken for the bundled recordings, and the plan's was "cannot open".
+    private static func directory(_ name: String, holding marker: String, override: String) -> String? {
+        if let path = Terminal.environment(override), isDirectory(path) { return path }
+        var candidates: [String] = [name]
         if let executable = executablePath() {
             var root = executable
             for _ in 0..<4 { root = parent(of: root) }
@@ -32,7 +37,7 @@ public enum BundledFiles {
             candidates.append(parent(of: parent(of: executable)) + "/share/intervalpro/" + name)
         }
         candidates += ["/usr/local/share/intervalpro/" + name, "/usr/share/intervalpro/" + name]
-        return candidates.first(where: isDirectory)
+        return candidates.first { exists($0 + "/" + marker) }
     }
 
     public static func exists(_ path: String) -> Bool {

@@ -125,6 +125,24 @@ struct RunCommandTests {
         #expect(result.stderr.contains("first-cadence-session.jsonl"))
     }
 
+    /// Run from a home folder with a sound recorder's `Recordings` and a `Plans` of its own,
+    /// those were taken for the bundled ones: "cannot open" the recording, and the plan by name.
+    @Test("folders named Recordings and Plans that are not IntervalPro's: the bundled ones are still found")
+    func bundledFilesBesideOthersOfTheSameName() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("Recordings"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.path("Plans"), withIntermediateDirectories: true)
+        _ = try dir.write("Recordings/voice memo.ogg", "OggS")
+        let plan = try dir.write("plan.json", shortPlanText)
+        let fallback = try intervalpro(
+            "run", plan, "--fast", "--json", "--no-save", "--fallback", "recording", in: dir.url, environment: noSystemBus)
+        #expect(fallback.status == 0, "stderr: \(fallback.stderr)")
+        #expect(fallback.stderr.contains("first-cadence-session.jsonl"))
+        let named = try intervalpro("run", "pyramid", "--simulate", "--fast", "--json", "--no-save", in: dir.url)
+        #expect(named.status == 0, "stderr: \(named.stderr)")
+        #expect(jsonObject(named.stdoutData)?["plan"] as? String == "Cadence pyramid")
+    }
+
     @Test("with no sensor, run falls back to a simulated runner by default, or exits 69 with --require-sensor")
     func simulationFallbackAndRequireSensor() throws {
         let dir = try ScratchDirectory()
