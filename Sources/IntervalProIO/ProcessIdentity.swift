@@ -98,6 +98,18 @@ extension FileIO {
         }
     }
 
+    /// Writes `bytes` to standard output, past anything `print` buffered.
+    public static func writeStandardOutput(_ bytes: [UInt8]) throws(FileError) {
+        if let failure = Terminal.flushStandardOutput() {
+            throw FileError(path: "standard output", operation: .write, errno: failure)
+        }
+        do {
+            _ = try FileDescriptor.standardOutput.writeAll(bytes)
+        } catch {
+            throw FileError(path: "standard output", operation: .write, errno: error as? Errno ?? .ioError)
+        }
+    }
+
     /// Whether the file at `path` begins as an SQLite database does ("SQLite format 3\0").
     private static func holdsDatabase(_ path: String) -> Bool {
         guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return false }

@@ -47,17 +47,24 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Writes a file the user asked for (an export, a report, a plan), or says why it cannot be.
+/// Writes a command's file: `-` is standard output, as for any Unix tool (it wrote a file
+/// named "-").
 public func writeOutput(_ bytes: [UInt8], to path: String) throws {
     do {
-        try FileIO.write(bytes, to: path)
+        if path == "-" {
+            try FileIO.writeStandardOutput(bytes)
+        } else {
+            try FileIO.write(bytes, to: path)
+        }
     } catch {
         throw LaunchError(error)
     }
 }
 
+/// Reads a file a command was given: `-` is standard input.
 public func readInput(_ path: String) throws -> [UInt8] {
     do {
-        return try FileIO.readAll(path)
+        return try FileIO.readAll(path == "-" ? "/dev/stdin" : path)
     } catch {
         throw LaunchError(error)
     }

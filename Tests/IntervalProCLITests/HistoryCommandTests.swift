@@ -191,6 +191,12 @@ struct HistoryCommandTests {
 
         let unwritable = try store.run("export", "last", "--format", "fit", "-o", "/nonexistent/dir/x.fit")
         #expect(unwritable.status == 74)
+
+        // `-o -` is standard output (it wrote a file named "-").
+        let piped = try store.run("export", "last", "--format", "jsonl", "-o", "-")
+        #expect(piped.status == 0, "stderr: \(piped.stderr)")
+        #expect(piped.stdoutData == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(!FileManager.default.fileExists(atPath: packagePath("-")))
     }
 
     @Test("kill -9 mid-run: the next start closes the session as interrupted, scored up to the last second saved")

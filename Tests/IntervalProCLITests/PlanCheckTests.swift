@@ -15,6 +15,15 @@ struct PlanCheckTests {
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
+    /// `-` was "cannot open '-'" (66).
+    @Test("a plan on standard input: plan check -")
+    func planOnStandardInput() throws {
+        let result = try intervalpro(
+            arguments: ["-c", "\"$0\" plan check - < Plans/cadence-ladder.json", executablePath], in: packageRoot, executable: "/bin/sh")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("Cadence ladder: 15 steps"))
+    }
+
     @Test("an example plan by name, from any folder; a file of that name comes first; INTERVALPRO_PLANS points elsewhere")
     func examplePlanByName() throws {
         let dir = try ScratchDirectory()
