@@ -55,7 +55,8 @@ public struct AlphaOneTracker: Sendable {
             windowStart = 0
             windowFirstBeat = 0
         }
-        guard evaluating, sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
+        // Paused, the runner stands: no window is scored for the run.
+        guard evaluating, sample.zoneStatus != .paused, sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
         return evaluate(endingAt: sample.second, stepIndex: sample.stepIndex)
     }
 
@@ -92,12 +93,15 @@ public struct AlphaOneTracker: Sendable {
         return result
     }
 
-    /// A sample's beats: its RR intervals a heart beats at (`RRIntervals.heartbeat`). The
-    /// interval of seconds a strap sends after losing contact is beats lost, a gap as a
-    /// dropout is, not one beat: taken as one, it was scored in the windows around it (a
-    /// "crossing" of 0.75 at HR 119 in a run at 140).
+    /// A sample's beats: its RR intervals a heart beats at (`RRIntervals.heartbeat`), while the
+    /// session runs. The interval of seconds a strap sends after losing contact is beats lost, a
+    /// gap as a dropout is, not one beat: taken as one, it was scored in the windows around it
+    /// (a "crossing" of 0.75 at HR 119 in a run at 140). Paused, the runner stands at a crossing
+    /// and the heart slows: those beats were scored as the run's (a Work step's alpha 1 0.82,
+    /// over the aerobic threshold, where its running windows gave 0.68).
     public static func heartbeats(_ sample: SessionSample) -> [UInt16] {
-        sample.rrIntervals.filter(RRIntervals.heartbeat.contains)
+        guard sample.zoneStatus != .paused else { return [] }
+        return sample.rrIntervals.filter(RRIntervals.heartbeat.contains)
     }
 
     /// The session's figures from its windows and all its beats (1/1024 s, in order): each

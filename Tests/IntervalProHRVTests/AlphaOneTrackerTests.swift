@@ -105,6 +105,23 @@ struct AlphaOneTrackerTests {
         #expect(AlphaOneTracker.analyse(sent).summary == AlphaOneTracker.analyse(dropout).summary)
     }
 
+    /// Paused at a crossing, the runner stands and the heart slows: those beats went into the
+    /// windows, and windows were scored while paused.
+    @Test func pausedSecondsAreNotTheRun() {
+        var paused = Self.samples(Self.uncorrelated(600))
+        for i in paused.indices where (150..<170).contains(paused[i].second) {
+            paused[i].zoneStatus = .paused
+            paused[i].rrIntervals = [1024]
+        }
+        var silent = paused
+        for i in silent.indices where silent[i].zoneStatus == .paused { silent[i].rrIntervals = [] }
+        let windows = Self.windows(paused)
+        #expect(!windows.contains { (150..<170).contains($0.second) })
+        #expect(windows.contains { $0.second == 170 })
+        #expect(windows == Self.windows(silent))
+        #expect(AlphaOneTracker.analyse(paused).summary?.beats == AlphaOneTracker.analyse(silent).summary?.beats)
+    }
+
     @Test func stepMeansAndTheThresholdsCrossed() throws {
         // Easy first (alpha high), then hard (alpha near 0.5): step 0 for 240 s, step 1 after.
         let easy = Self.correlated(560)

@@ -113,7 +113,10 @@ def smoothness_priors_detrended(series, regularization):
 def heartbeats(sample):
     """A second's RR intervals a heart beats at, 30-240 bpm (256-2048 units); one of seconds
     (a strap finding the beat again after losing contact) is beats lost, not a beat: the upper
-    bound of hrv-analysis's remove_outliers (high_rri=2000 ms)."""
+    bound of hrv-analysis's remove_outliers (high_rri=2000 ms). None while paused: the runner
+    stands."""
+    if sample.get("zone") == "paused":
+        return []
     return [u for u in sample["rr"] if 256 <= u <= 2048]
 
 
@@ -122,7 +125,7 @@ def expected_windows(samples):
     out = []
     for sample in samples:
         t = sample["t"]
-        if t <= 0 or t % EVERY_S:
+        if t <= 0 or t % EVERY_S or sample.get("zone") == "paused":
             continue
         seconds = [s for s in samples if t - WINDOW_S < s["t"] <= t]
         units = [u for s in seconds for u in heartbeats(s)]
