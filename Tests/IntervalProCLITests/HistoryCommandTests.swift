@@ -237,6 +237,8 @@ struct HistoryCommandTests {
         let full = try store.run("run", plan, "--simulate", "--seed", "5", "--fast")
         #expect(full.status == 0)
         let whole = try store.run("show", "last", "--json", "--samples")
+        // Without --json it was passed over without a word.
+        #expect(try store.run("show", "last", "--samples").status == 64)
         let fullSamples = try #require(jsonObject(whole.stdoutData)?["samples"] as? [[String: Any]])
         let prefix = Array(fullSamples.prefix(samples.count))
         #expect(canonical(prefix) == canonical(samples), "the saved samples are the run's own")

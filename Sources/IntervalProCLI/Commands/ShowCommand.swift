@@ -26,6 +26,11 @@ struct ShowCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    func validate() throws {
+        // It was passed over without a word.
+        if samples, !json { throw ValidationError("--samples adds to the JSON: add --json") }
+    }
+
     func run() throws {
         try reportingFailures {
             let sessionStore = try store.open(readingOnly: true)
