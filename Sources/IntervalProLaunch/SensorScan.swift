@@ -95,8 +95,9 @@ public enum SensorScan {
                 clock: { origin.duration(to: clock.now) }, status: { _ in })
             try sensors.startScan()
         } catch {
-            guard let ant = await antScan?.value, !ant.sensors.isEmpty else {
-                throw ScanError(description: "cannot reach the system bus: \(error)")
+            let ant = await antScan?.value
+            guard let ant, !ant.sensors.isEmpty else {
+                throw ScanError(description: Self.saying("cannot reach the system bus: \(error)", ant, seconds: seconds))
             }
             return Result(adapter: nil, sensors: ant.sensors, problems: ["cannot reach the system bus (\(error)): ANT+ devices only"] + ant.problems)
         }
@@ -118,9 +119,18 @@ public enum SensorScan {
         let adapterName = machine.adapterName
         await sensors.stop()
         let ant = await antScan?.value
-        if let problem, ant?.sensors.isEmpty ?? true { throw ScanError(description: problem) }
+        if let problem, ant?.sensors.isEmpty ?? true { throw ScanError(description: Self.saying(problem, ant, seconds: seconds)) }
         return Result(
             adapter: adapterName, sensors: found + (ant?.sensors ?? []), problems: (problem.map { [$0] } ?? []) + (ant?.problems ?? []))
+    }
+
+    /// Bluetooth's problem and, when an ANT stick was scanned too, what became of it: on a
+    /// machine with no Bluetooth, a stick that may not be opened, or that heard nothing, was
+    /// hidden behind "cannot reach the system bus".
+    static func saying(_ problem: String, _ ant: Result?, seconds: Double) -> String {
+        guard let ant else { return problem }
+        let stick = ant.problems.isEmpty ? ["ANT stick: no ANT+ device heard in \(JSONValue.format(seconds)) s"] : ant.problems
+        return ([problem] + stick).joined(separator: "; ")
     }
 
     /// The ANT stick's scan; a stick that cannot be used is a problem, not a failure.

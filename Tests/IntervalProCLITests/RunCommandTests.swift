@@ -143,6 +143,16 @@ struct RunCommandTests {
         #expect(jsonObject(named.stdoutData)?["plan"] as? String == "Cadence pyramid")
     }
 
+    /// On a machine without Bluetooth, `scan` said only "cannot reach the system bus", whatever
+    /// became of the ANT stick it was given.
+    @Test("scan without Bluetooth says what became of the ANT stick too")
+    func scanSaysTheStick() throws {
+        let result = try intervalpro("scan", "--timeout", "1", "--ant-stick", "/nonexistent/ttyANT", environment: noSystemBus)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("cannot reach the system bus"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("ANT stick: ") && result.stderr.contains("/nonexistent/ttyANT"), "stderr: \(result.stderr)")
+    }
+
     @Test("with no sensor, run falls back to a simulated runner by default, or exits 69 with --require-sensor")
     func simulationFallbackAndRequireSensor() throws {
         let dir = try ScratchDirectory()
