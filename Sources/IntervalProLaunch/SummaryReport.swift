@@ -33,11 +33,16 @@ public enum SummaryReport {
         totals += "   avg HR \(formatFigure(summary.averageHeartRate))"
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
         lines.append(bold(totals))
-        if let hrv = summary.hrv { lines.append(beatsLine(hrv)) }
+        if let hrv = summary.hrv {
+            lines.append(beatsLine(hrv))
+        } else if summary.averageHeartRate != nil {
+            // A strap that sends heart rate alone was met with silence about alpha 1.
+            lines.append("No RR intervals came with the heart rate: no alpha 1 (optical sensors and some straps send none).")
+        }
         return lines.joined(separator: "\n")
     }
 
-    /// "Beats 5,402, 0.4% corrected; alpha 1 crossed 0.75 at 24:10 (HR 152, 168 spm), 0.5 not."
+    /// "Beats 5402, 0.4% corrected; alpha 1 crossed 0.75 at 24:10 (HR 152, 168 spm); not 0.5."
     public static func beatsLine(_ hrv: SessionHRV) -> String {
         let share = JSONValue.format((100 * hrv.artifactShare).rounded(toPlaces: 1))
         var line = "Beats \(hrv.beats), \(share)% corrected"

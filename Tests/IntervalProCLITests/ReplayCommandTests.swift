@@ -47,6 +47,19 @@ struct ReplayCommandTests {
         #expect(number(steps[2]["no_signal_s"]) == 0)
     }
 
+    /// A strap sending heart rate without RR intervals gave no word on alpha 1 at all.
+    @Test("heart rate without RR intervals: the summary says there is no alpha 1, and why")
+    func heartRateWithoutBeats() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("short.json", shortPlanText)
+        let lines = [#"{"intervalpro_recording":1,"devices":[{"id":"wrist","name":"Optical"}]}"#]
+            + (0..<180).map { #"{"t":\#($0).0,"dev":"wrist","char":"2a37","hex":"0096"}"# }
+        let recording = try dir.write("optical.jsonl", lines.joined(separator: "\n") + "\n")
+        let result = try intervalpro("replay", recording, "--plan", plan, "--fast", "--no-save")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("No RR intervals came with the heart rate: no alpha 1"), "stdout: \(result.stdout)")
+    }
+
     @Test("a plan given where a recording belongs is said to be a plan, with the commands that take it")
     func aPlanIsNotARecording() throws {
         let result = try intervalpro("replay", "Plans/pyramid.json")
