@@ -84,7 +84,11 @@ public struct ANTStickMachine: Sendable {
     /// channel closes and is opened again.
     static let searchTimeoutUnits: UInt8 = 12
 
-    public let channels: [ANTChannelPlan]
+    /// The plans, each channel's wildcard replaced by the device it paired with: a channel
+    /// opened again after its search timed out, or the stick set up again after it was pulled
+    /// out, looks for that device, not any of its type (a neighbour's foot pod, on the next
+    /// treadmill, was taken after a replug).
+    public private(set) var channels: [ANTChannelPlan]
     /// Continuous scanning instead of channels: every device heard is reported, none tracked.
     public let scanning: Bool
     public private(set) var states: [ChannelState]
@@ -165,8 +169,10 @@ public struct ANTStickMachine: Sendable {
                 switch radio {
                 case .lostGoingToSearch: setState(index, .searching, into: &actions)
                 case .channelClosed:
-                    // The search timed out (or the stick closed it): search again.
+                    // The search timed out (or the stick closed it): search again, for the
+                    // device the channel paired with.
                     setState(index, .searching, into: &actions)
+                    queue.append(Self.channelID(channel, channels[index]))
                     queue.append(ANTMessage(.openChannel, [channel]))
                     if awaiting == nil { sendNext(now: now, into: &actions) }
                 default: break
@@ -235,9 +241,7 @@ public struct ANTStickMachine: Sendable {
             let channel = UInt8(index)
             messages += [
                 ANTMessage(.assignChannel, [channel, 0x00, networkNumber]),  // 0x00: bidirectional receive
-                ANTMessage(
-                    .channelID,
-                    [channel, UInt8(plan.deviceNumber & 0xFF), UInt8(plan.deviceNumber >> 8), plan.deviceType, plan.transmissionType]),
+                Self.channelID(channel, plan),
                 ANTMessage(.channelPeriod, [channel, UInt8(plan.period & 0xFF), UInt8(plan.period >> 8)]),
                 ANTMessage(.radioFrequency, [channel, plan.frequency]),
                 ANTMessage(.searchTimeout, [channel, Self.searchTimeoutUnits]),
@@ -245,6 +249,10 @@ public struct ANTStickMachine: Sendable {
             ]
         }
         return messages
+    }
+
+    private static func channelID(_ channel: UInt8, _ plan: ANTChannelPlan) -> ANTMessage {
+        ANTMessage(.channelID, [channel, UInt8(plan.deviceNumber & 0xFF), UInt8(plan.deviceNumber >> 8), plan.deviceType, plan.transmissionType])
     }
 
     /// Commands whose answer names the channel in its first byte.
@@ -267,6 +275,10 @@ public struct ANTStickMachine: Sendable {
     private mutating func setState(_ index: Int, _ state: ChannelState, into actions: inout [Action]) {
         guard states[index] != state else { return }
         states[index] = state
+        if case .tracking(let device) = state, channels[index].deviceNumber == 0 {
+            channels[index].deviceNumber = device.number
+            channels[index].transmissionType = device.transmissionType
+        }
         actions.append(.channelState(channel: index, state))
     }
 

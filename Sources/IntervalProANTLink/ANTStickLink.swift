@@ -168,6 +168,8 @@ public final class ANTStickLink: @unchecked Sendable {
                 guard let opened = reopen() else { return retry() }
                 port = opened
                 deframer = ANTDeframer()
+                // The devices paired before, not any of their type.
+                channels = machine.channels
                 machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
                 notice("\(name): the ANT stick is back")
                 watchPort()

@@ -111,7 +111,11 @@ struct ANTStickMachineTests {
         #expect(stick.machine.states == [.searching])
         stick.deliver(ANTMessage(.channelEvent, [0, 1, 0x01]))  // the search timed out
         stick.deliver(ANTMessage(.channelEvent, [0, 1, 0x07]))  // and the channel closed
+        // Opened again for the strap it paired with, not any strap (it was the wildcard again).
         #expect(stick.sent.count == opened + 1)
+        #expect(stick.sent.last == ANTMessage(.channelID, [0, 0x39, 0x30, 120, 1]))
+        #expect(stick.machine.channels == [ANTChannelPlan(deviceType: 120, deviceNumber: 12345, transmissionType: 1, period: 8070)])
+        stick.deliver(ANTMessage(.channelEvent, [0, ANTMessageID.channelID.rawValue, 0]))
         #expect(stick.sent.last == ANTMessage(.openChannel, [0]))
         stick.deliver(ANTMessage(.channelEvent, [0, ANTMessageID.openChannel.rawValue, 0]))
         stick.deliver(ANTMessage(.broadcastData, [0] + page + [0x80, 0x39, 0x30, 120, 1]))
