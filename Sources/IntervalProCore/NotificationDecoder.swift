@@ -81,8 +81,8 @@ public struct NotificationDecoder: Sendable {
             case .strideSpeed:
                 let page = try ANTPlusStrideSpeedPage.parse(notification.bytes)
                 switch page {
-                case .distance(_, let metres, _, _):
-                    distances[device, default: PodDistance()].add(metres)
+                case .distance(_, let metres, let speed, _):
+                    distances[device, default: PodDistance()].add(metres, speed: speed, at: notification.time)
                     return nil
                 case .cadence(let strides, let speed, let status):
                     let steps = (strides * 2).rounded()
@@ -100,14 +100,22 @@ public struct NotificationDecoder: Sendable {
     }
 
     /// A foot pod's distance: page 1 counts metres (1/16) rolling over at 256; the sum of the
-    /// steps between pages, from the first page on.
+    /// steps between pages, from the first page on. Across a gap in which 256 m or more may
+    /// have been run (the pod out of range, the stick pulled out: 85 s at 3 m/s), the whole
+    /// rollovers are those the speeds on either side of it give; each was lost (600 m read as
+    /// 332).
     struct PodDistance: Sendable {
-        private var last: Double?
+        private var last: (metres: Double, speed: Double, time: SessionTime)?
         private var total = 0.0
 
-        mutating func add(_ metres: Double) {
-            if let last { total += (metres - last + 256).truncatingRemainder(dividingBy: 256) }
-            last = metres
+        mutating func add(_ metres: Double, speed: Double, at time: SessionTime) {
+            if let last {
+                let step = (metres - last.metres + 256).truncatingRemainder(dividingBy: 256)
+                let expected = (time - last.time).seconds * (last.speed + speed) / 2
+                let rollovers = expected > 256 ? ((expected - step) / 256).rounded() : 0
+                total += step + 256 * max(0, rollovers)
+            }
+            last = (metres, speed, time)
         }
 
         /// In RSC's unit, 1/10 m.

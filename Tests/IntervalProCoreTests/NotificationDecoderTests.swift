@@ -31,4 +31,28 @@ struct NotificationDecoderTests {
         // A characteristic nothing here reads carries no reading.
         #expect(try decoder.decode(RawNotification(time: .zero, device: "x", characteristicID: "ant-bike", bytes: [])) == nil)
     }
+
+    /// A pod out of range for 30 s at 12 m/s, counting on: 360 m run, one whole rollover
+    /// unseen. Each was lost (600 m read as 332).
+    @Test("across a gap, the rollovers the pod's speed gives are counted")
+    func rolloversAcrossAGap() throws {
+        var decoder = NotificationDecoder()
+        func page1(_ metres: Int, speed: UInt8, at seconds: Double) -> RawNotification {
+            ant(.strideSpeed, [1, 0, 0, UInt8(metres % 256), speed & 0x0F, 0, 0, 0], at: seconds)
+        }
+        func distance(at seconds: Double) throws -> UInt32? {
+            guard case .rsc(let rsc) = try decoder.decode(ant(.strideSpeed, [2, 0, 0, 85, 0x0C, 0, 0, 0x01], at: seconds)) else { return nil }
+            return rsc.totalDistanceRaw
+        }
+        _ = try decoder.decode(page1(0, speed: 12, at: 0))
+        _ = try decoder.decode(page1(12, speed: 12, at: 1))
+        #expect(try distance(at: 1) == 120)
+        // Back 30 s later, 372 m on: the page says 372 - 256 = 116.
+        _ = try decoder.decode(page1(372, speed: 12, at: 31))
+        #expect(try distance(at: 31) == 3720)
+        // A second later, at a walk: one step, no rollover made up.
+        _ = try decoder.decode(page1(373, speed: 1, at: 32))
+        #expect(try distance(at: 32) == 3730)
+    }
 }
+
