@@ -73,6 +73,20 @@ import Glibc
 
         let recorded = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", "/dev/full", environment: env)
         #expect(recorded.status == 74, "stderr: \(recorded.stderr)")
+        // A recording cut short as it is written (files limited to 8 KiB, as a full disk would
+        // stop it): it warned once and exited 0.
+        let cut = dir.path("cut.jsonl")
+        let limited = try intervalpro(
+            arguments: ["-c", "trap '' XFSZ; ulimit -f 16; exec \"$0\" run \"$1\" --simulate --fast --no-save --record \"$2\"", executablePath, plan, cut],
+            environment: env, executable: "/bin/sh")
+        #expect(limited.status == 74, "stderr: \(limited.stderr)")
+        #expect(limited.stderr.contains("the recording \(cut) was cut short"), "stderr: \(limited.stderr)")
+
+        // A store that cannot be written: said when it happens, and again after the summary
+        // (on the live screen, the first was drawn over).
+        let unsaved = try intervalpro("run", plan, "--simulate", "--fast", "--db", "/dev/full/history.sqlite", environment: env)
+        #expect(unsaved.status == 74, "stderr: \(unsaved.stderr)")
+        #expect(unsaved.stderr.hasSuffix("the session was not saved in the history: its store could not be written (said when it happened)\n"), "stderr: \(unsaved.stderr)")
     }
 
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
