@@ -79,6 +79,15 @@ public final class LiveSensorSet: Sendable {
         }
         if !quiet {
             for device in antDevices { logger.notice("\(device.name ?? device.id): \(device.id)") }
+            // A role asked of the stick and never heard was passed over in silence (a session
+            // without heart rate, or with "no signal" throughout).
+            let within = "on \(ant.path) within \(Int(request.scanTimeout)) s"
+            if cadence != nil, !antDevices.contains(where: { $0.cadenceUnit != nil }) {
+                logger.notice("no ANT+ foot pod heard \(within): going on without cadence from the stick")
+            }
+            if heartRate != nil, !antDevices.contains(where: { $0.cadenceUnit == nil }) {
+                logger.notice("no ANT+ heart-rate strap heard \(within): going on without heart rate from the stick")
+            }
         }
         rememberANT(antDevices)
         return LiveSensorSet(devices: (bluetooth?.devices ?? []) + antDevices, bluetooth: bluetooth?.sensors, ant: ant)

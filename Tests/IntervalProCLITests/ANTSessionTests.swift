@@ -18,9 +18,12 @@ final class PseudoTerminalStick: @unchecked Sendable {
 
     /// How many channels the session opens before the pages start.
     let channels: Int
+    /// Whether the strap sends: without it, only the foot pod is in range.
+    let strap: Bool
 
-    init(channels: Int = 2) throws {
+    init(channels: Int = 2, strap: Bool = true) throws {
         self.channels = channels
+        self.strap = strap
         // posix_openpt, unlockpt and ptsname by hand: Glibc's module leaves them out. The ioctl
         // numbers are Linux's generic ones (asm-generic/ioctls.h).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -75,7 +78,9 @@ final class PseudoTerminalStick: @unchecked Sendable {
             let beats = tick / 4
             let time = UInt16(truncatingIfNeeded: beats * 1024)
             send(0x4E, [0, 0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11, 0x80, 0xE1, 0x10, 124, 5])
-            send(0x4E, [1, 0x00, 0, 0, 0, UInt8(time & 0xFF), UInt8(time >> 8), UInt8(truncatingIfNeeded: beats), 61, 0x80, 0x39, 0x30, 120, 1])
+            if strap {
+                send(0x4E, [1, 0x00, 0, 0, 0, UInt8(time & 0xFF), UInt8(time >> 8), UInt8(truncatingIfNeeded: beats), 61, 0x80, 0x39, 0x30, 120, 1])
+            }
             tick += 1
             usleep(250_000)
         }
@@ -113,6 +118,25 @@ struct ANTSessionTests {
         let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save")
         let replayed = try #require(jsonObject(replay.stdoutData), "stderr: \(replay.stderr)")
         #expect(canonical(replayed["totals"] as Any) == canonical(summary["totals"] as Any))
+    }
+
+    /// The strap asked of the stick and never heard: the session went on with no word of it.
+    @Test("a role asked of the stick and never heard is said, and the session goes on with what there is")
+    func aRoleNeverHeardIsSaid() throws {
+        let stick = try PseudoTerminalStick(strap: false)
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 4, "cadence": 170}]}"#)
+        let run = try intervalpro(
+            arguments: [
+                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--scan-timeout", "2", "--json",
+                "--no-save", "--metronome", "off", "--no-voice",
+            ],
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("no ANT+ heart-rate strap heard on \(stick.path) within 2 s"), "\(run.stderr)")
+        #expect(!run.stderr.contains("no ANT+ foot pod heard"), "\(run.stderr)")
     }
 
     @Test("no stick where named: said, and the session falls back as it does without Bluetooth sensors")
