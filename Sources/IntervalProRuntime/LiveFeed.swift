@@ -27,20 +27,6 @@ public final class LiveFeed: Sendable {
         var origin: Duration?
         var entries: [RecordingEntry] = []
         var notices: [String] = []
-
-        /// Before the session begins, a value replaces the one before it from the same device
-        /// and characteristic: a foot pod heard while a strap was still looked for (four ANT+
-        /// pages a second, up to the scan's 20 s) put every page at time zero, and the distance
-        /// run meanwhile into the session (114 m for 20 s at 3 m/s).
-        mutating func keep(_ entry: RecordingEntry) {
-            if origin == nil, case .notification(let new) = entry {
-                entries.removeAll { kept in
-                    guard case .notification(let old) = kept else { return false }
-                    return old.device == new.device && old.characteristicID == new.characteristicID
-                }
-            }
-            entries.append(entry)
-        }
     }
 
     private let clock: @Sendable () -> Duration
@@ -52,8 +38,7 @@ public final class LiveFeed: Sendable {
     }
 
     /// Session time starts now. What arrived while the sensors were connecting (the values
-    /// read on connect, the first notifications) is kept, at time zero: each device's latest
-    /// value of each characteristic, and its events.
+    /// read on connect, the first notifications) is kept, at time zero.
     public func begin() {
         state.withLock { $0.origin = clock() }
     }
@@ -69,7 +54,7 @@ public final class LiveFeed: Sendable {
     public func push(_ makeEntry: (SessionTime) -> RecordingEntry) {
         state.withLock { state in
             let time = state.origin.map { Self.sessionTime(clock() - $0) } ?? .zero
-            state.keep(makeEntry(time))
+            state.entries.append(makeEntry(time))
         }
     }
 
@@ -79,7 +64,7 @@ public final class LiveFeed: Sendable {
     public func push(stampedAt clockTime: Duration, _ makeEntry: (SessionTime) -> RecordingEntry) {
         state.withLock { state in
             let time = state.origin.map { Self.sessionTime(max(.zero, clockTime - $0)) } ?? .zero
-            state.keep(makeEntry(time))
+            state.entries.append(makeEntry(time))
         }
     }
 

@@ -86,8 +86,6 @@ struct ANTStickLinkTests {
             let start = ContinuousClock.now
             let clock: @Sendable () -> Duration = { ContinuousClock.now - start }
             feed = LiveFeed(clock: clock)
-            // The session has begun: every page is kept (before, a device's latest only).
-            feed.begin()
             link = ANTStickLink(
                 loop: loop, port: SerialStickPort(descriptor: pair[0]), name: "/dev/ttyUSB0", networkKey: [1, 2, 3, 4, 5, 6, 7, 8],
                 channels: [.strideSpeed(), .heartRate()], feed: feed, arrivals: LoopCondition(loop: loop), clock: clock)
