@@ -156,11 +156,14 @@ public struct CadenceStream: Sendable {
     }
 
     /// Prefers the sensor's own total distance; otherwise integrates speed, the previous
-    /// speed holding until this reading (at most for the staleness window).
+    /// speed holding until this reading (at most for the staleness window). What arrived
+    /// while the sensors were connecting comes at time zero: the distance between those
+    /// readings was run before the session began (a foot pod heard while a strap was looked
+    /// for gave 20 s of it: 114 m for a run of 60), and the last of them is the baseline.
     private mutating func accumulateDistance(_ rsc: RSCMeasurement, previousTotal: UInt32?, at now: SessionTime) {
         var covered = distance ?? 0
         if let total = rsc.totalDistanceRaw {
-            if let last = previousTotal, total >= last {
+            if let last = previousTotal, total >= last, now > .zero {
                 covered += Double(total - last) / 10
             }
         } else if let speed, isCurrent(speed, at: now) {

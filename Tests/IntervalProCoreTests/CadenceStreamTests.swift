@@ -198,6 +198,18 @@ struct CadenceStreamTests {
         #expect(stream.distance == 135)
     }
 
+    /// Values that arrived while the sensors were connecting all come at time zero: a pod
+    /// heard for 20 s while a strap was looked for put that distance into the session.
+    @Test func distanceBeforeTheSessionBeganIsNotTheSessions() {
+        var stream = CadenceStream(units: ["pod": .steps])
+        for total in stride(from: UInt32(0), through: 600, by: 30) {
+            stream.ingest(.rsc(rsc(170, speedRaw: 768, total: total)), from: "pod", at: at(0))
+        }
+        #expect(stream.distance == 0)
+        stream.ingest(.rsc(rsc(170, speedRaw: 768, total: 630)), from: "pod", at: at(1))
+        #expect(stream.distance == 3)
+    }
+
     @Test func distanceFromIntegratedSpeed() {
         var stream = CadenceStream(units: ["pod": .steps])
         stream.ingest(.rsc(rsc(170, speedRaw: 512)), from: "pod", at: at(0))  // 2 m/s
