@@ -187,7 +187,7 @@ public final class RecordingWriter {
             throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
         }
         var info = stat()
-        if fstat(opened.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 {
+        if fstat(opened.rawValue, &info) == 0, Self.holdsSomething(info) {
             try? opened.close()
             throw Self.exists(path)
         }
@@ -200,7 +200,7 @@ public final class RecordingWriter {
     public static func checkTarget(_ path: String) throws(FileError) {
         var info = stat()
         if stat(path, &info) == 0 {
-            if info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 { throw exists(path) }
+            if holdsSomething(info) { throw exists(path) }
             return
         }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
@@ -208,6 +208,9 @@ public final class RecordingWriter {
             throw FileError(path: path, operation: .create, errno: Errno(rawValue: errno))
         }
     }
+
+    /// A regular file with bytes in it: not to be written over.
+    private static func holdsSomething(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 }
 
     private static func exists(_ path: String) -> FileError {
         FileError(
