@@ -34,6 +34,12 @@ public struct StoreLocation: Sendable {
                 "cannot open '\(path)': Permission denied (its folder may not be read: was it made by another user, or with sudo?)",
                 kind: .missingInput)
         }
+        // SQLite says only "disk I/O error" of a folder.
+        if BundledFiles.isDirectory(path) {
+            throw LaunchError(
+                "'\(path)' is a folder, not a session store: --db takes the store's file (like \(path)/intervalpro.sqlite)",
+                kind: .usage)
+        }
         // A read command where nothing was ever saved creates nothing: no file, no folder.
         if readingOnly, !BundledFiles.exists(path) {
             return try storeCall { () throws(StoreError) in try SessionStore(emptyInPlaceOf: path) }

@@ -89,6 +89,18 @@ import Glibc
         #expect(unsaved.stderr.hasSuffix("the session was not saved in the history: its store could not be written (said when it happened)\n"), "stderr: \(unsaved.stderr)")
     }
 
+    /// `--db` naming a folder (the data folder, not its file) said only "disk I/O error", 74.
+    @Test("--db naming a folder: 64, said as a folder")
+    func aFolderIsNotAStore() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        for command in [["history"], ["show", "last"], ["trends"]] {
+            let result = try intervalpro(arguments: command + ["--db", dir.url.path], environment: env)
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("is a folder, not a session store"), "\(command): \(result.stderr)")
+        }
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
