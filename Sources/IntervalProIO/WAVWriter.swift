@@ -1,26 +1,24 @@
 import SystemPackage
 
-/// Writes 16-bit PCM as a RIFF/WAVE file. The header's sizes are written as zero first
-/// and filled in by `close`, so a long render streams to disk in pieces.
+/// Writes 16-bit PCM as a RIFF/WAVE file. The length is known before the first sample (a
+/// session's audio timeline ends where its last event does), so the header is written once,
+/// first, and a long render streams out in pieces: to a file, which replaces the old one only
+/// once whole (`FileIO.Replacement`), or to standard output or a pipe (`-o -`), which cannot
+/// seek back to fill sizes in.
 public final class WAVWriter {
-    public let path: String
     public let sampleRate: Int
     public let channels: Int
+    /// The frames the header promises.
+    public let length: Int
     public private(set) var frames: Int = 0
-    private var fd: FileDescriptor?
+    private let file: FileIO.Replacement
 
-    public init(path: String, sampleRate: Int, channels: Int) throws(FileError) {
-        self.path = path
+    public init(_ file: FileIO.Replacement, sampleRate: Int, channels: Int, frames: Int) throws(FileError) {
+        self.file = file
         self.sampleRate = sampleRate
         self.channels = channels
-        do {
-            fd = try FileDescriptor.open(
-                FilePath(path), .writeOnly, options: [.create, .truncate],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead])
-        } catch {
-            throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
-        }
-        try write(bytes: Self.header(sampleRate: sampleRate, channels: channels, dataBytes: 0))
+        length = frames
+        try file.write(Self.header(sampleRate: sampleRate, channels: channels, dataBytes: frames * channels * 2))
     }
 
     /// Appends interleaved samples (a whole number of frames).
@@ -29,46 +27,16 @@ public final class WAVWriter {
         frames += samples.count / channels
         // WAV is little-endian, as is every machine this runs on; say so if that changes.
         #if _endian(big)
-        try write(bytes: samples.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) })
+        try file.write(samples.flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) })
         #else
-        try write(raw: UnsafeRawBufferPointer(samples))
+        try file.write(UnsafeRawBufferPointer(samples))
         #endif
     }
 
-    /// Fills in the sizes and closes the file.
-    public func close() throws(FileError) {
-        guard let fd else { return }
-        defer { self.fd = nil }
-        let header = Self.header(sampleRate: sampleRate, channels: channels, dataBytes: frames * channels * 2)
-        do {
-            try fd.closeAfter {
-                _ = try fd.seek(offset: 0, from: .start)
-                _ = try fd.writeAll(header)
-            }
-        } catch {
-            throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
-        }
-    }
-
-    deinit {
-        try? close()
-    }
-
-    private func write(bytes: [UInt8]) throws(FileError) {
-        var failure: FileError?
-        bytes.withUnsafeBytes { raw in
-            do throws(FileError) { try write(raw: raw) } catch { failure = error }
-        }
-        if let failure { throw failure }
-    }
-
-    private func write(raw: UnsafeRawBufferPointer) throws(FileError) {
-        guard let fd else { return }
-        do {
-            _ = try fd.writeAll(raw)
-        } catch {
-            throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
-        }
+    /// Puts the file in place, once every frame the header promised is written.
+    public func finish() throws(FileError) {
+        assert(frames == length, "the header promised \(length) frames, \(frames) were written")
+        try file.commit()
     }
 
     /// The 44-byte canonical header.

@@ -67,10 +67,10 @@ public enum AudioRendering {
         }
         guard let file else { return rendered }
         do {
-            let writer = try WAVWriter(path: file, sampleRate: rate, channels: channels)
+            let writer = try WAVWriter(try openOutput(file), sampleRate: rate, channels: channels, frames: Int(end))
             let renderer = MetronomeRenderer(sampleRate: rate, channels: channels, volume: settings.volume)
             try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in try writer.write(block) }
-            try writer.close()
+            try writer.finish()
         } catch let error as FileError {
             throw LaunchError(error)
         }

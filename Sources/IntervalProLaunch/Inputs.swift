@@ -51,14 +51,17 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
 /// named "-").
 public func writeOutput(_ bytes: [UInt8], to path: String) throws {
     do {
-        if path == "-" {
-            try FileIO.writeStandardOutput(bytes)
-        } else {
-            try FileIO.write(bytes, to: path)
-        }
+        let output = try openOutput(path)
+        try output.write(bytes)
+        try output.commit()
     } catch {
         throw LaunchError(error)
     }
+}
+
+/// A command's file to write, put in place by `commit`: `-` is standard output.
+func openOutput(_ path: String) throws(FileError) -> FileIO.Replacement {
+    path == "-" ? try FileIO.Replacement(standardOutput: ()) : try FileIO.Replacement(path)
 }
 
 /// Reads a file a command was given: `-` is standard input.

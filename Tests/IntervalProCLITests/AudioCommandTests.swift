@@ -196,6 +196,30 @@ struct AudioCommandTests {
         #expect(differ && voiced)
     }
 
+    /// `-o -` wrote a file named "-", and `-o` naming the session store truncated it to a WAV.
+    @Test("render-audio: -o - is standard output, the same bytes as the file; a store is never written over")
+    func renderAudioOutputs() throws {
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write("plan.json", shortPlanText)
+        let common = ["render-audio", plan, "--simulate", "--no-voice", "--audio-rate", "8000", "--audio-channels", "1"]
+        let file = scratch.path("clicks.wav")
+        #expect(try intervalpro(arguments: common + ["-o", file]).status == 0)
+        let piped = try intervalpro(arguments: common + ["-o", "-"], in: scratch.url)
+        #expect(piped.status == 0, "stderr: \(piped.stderr)")
+        #expect(piped.stdoutData == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(WAVFile.parse(Array(piped.stdoutData))?.samples.contains { $0 != 0 } == true)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("-")))
+
+        let store = scratch.path("data/intervalpro/intervalpro.sqlite")
+        let env = ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")]
+        #expect(try intervalpro(arguments: ["run", plan, "--simulate", "--fast"], environment: env).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let refused = try intervalpro(arguments: common + ["-o", store], environment: env)
+        #expect(refused.status == 74, "stderr: \(refused.stderr)")
+        #expect(refused.stderr.contains("SQLite database"), "stderr: \(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+    }
+
     /// A two-minute work step at 170 (zone 165-175), and a footpod that drops to 150 spm
     /// from 30 s to 70 s.
     static func offTargetRecording() -> String {

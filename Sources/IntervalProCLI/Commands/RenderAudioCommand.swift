@@ -48,7 +48,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
             let rendered = try await AudioRendering.render(plan, from: source, audio: audio.choice, to: output)
             let what = describe(frames: rendered.frames, rate: rendered.sampleRate, channels: rendered.channels)
             if let output {
-                Terminal.writeStandardError("intervalpro: rendered \(what) to \(output)\n")
+                Terminal.writeStandardError("intervalpro: rendered \(what) to \(output == "-" ? "standard output" : output)\n")
             } else {
                 Terminal.writeStandardError("intervalpro: played \(what) through '\(audio.device)'\n")
             }

@@ -1,0 +1,120 @@
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileIO {
+    /// A file a command writes for the user (an export, a report, a rendered WAV), replacing
+    /// what `path` held: written in a new file beside it and renamed over it by `commit`, so
+    /// that a full disk or a failure half way leaves the old file (or none), never half of the
+    /// new. A device, a pipe or a link is written in place, and standard output as it is. A
+    /// database (the session store, named by mistake) is never written over.
+    public final class Replacement {
+        public let path: String
+        private var descriptor: FileDescriptor?
+        /// Where the bytes go until `commit`; nil when written in place.
+        private let temporary: String?
+        private let closesDescriptor: Bool
+
+        public init(_ path: String) throws(FileError) {
+            self.path = path
+            closesDescriptor = true
+            var info = stat()
+            let exists = lstat(path, &info) == 0
+            let kind = info.st_mode & S_IFMT
+            if exists, kind == S_IFREG || kind == S_IFLNK, FileIO.holdsDatabase(path) {
+                throw FileError(
+                    path: path, operation: .write, errno: .fileExists,
+                    reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
+            }
+            let inPlace = exists && kind != S_IFREG
+            let target = inPlace ? path : "\(path).intervalpro-\(getpid()).tmp"
+            do {
+                descriptor = try FileDescriptor.open(
+                    FilePath(target), .writeOnly, options: inPlace ? [.create, .truncate] : [.create, .exclusiveCreate],
+                    permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            } catch {
+                throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
+            }
+            temporary = inPlace ? nil : target
+            // A file replaced keeps who may read it.
+            if exists, let temporary { chmod(temporary, info.st_mode & 0o7777) }
+        }
+
+        /// Standard output, past anything `print` buffered.
+        public init(standardOutput: ()) throws(FileError) {
+            path = "standard output"
+            if let failure = Terminal.flushStandardOutput() {
+                throw FileError(path: path, operation: .write, errno: failure)
+            }
+            descriptor = .standardOutput
+            temporary = nil
+            closesDescriptor = false
+        }
+
+        deinit {
+            // Not committed: the old file stays as it was.
+            if closesDescriptor { try? descriptor?.close() }
+            if let temporary, descriptor != nil { unlink(temporary) }
+        }
+
+        public func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+            guard let descriptor else { return }
+            do {
+                _ = try descriptor.writeAll(bytes)
+            } catch {
+                throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+        }
+
+        public func write(_ bytes: some Sequence<UInt8>) throws(FileError) {
+            guard let descriptor else { return }
+            do {
+                _ = try descriptor.writeAll(bytes)
+            } catch {
+                throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+        }
+
+        /// Closes the file and puts it in place of the old one.
+        public func commit() throws(FileError) {
+            guard let descriptor else { return }
+            defer { self.descriptor = nil }
+            guard closesDescriptor else { return }
+            do {
+                try descriptor.close()
+            } catch {
+                if let temporary { unlink(temporary) }
+                throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+            guard let temporary else { return }
+            guard rename(temporary, path) == 0 else {
+                let failure = Errno(rawValue: errno)
+                unlink(temporary)
+                throw FileError(path: path, operation: .write, errno: failure)
+            }
+        }
+    }
+
+    /// Writes `bytes` to `path`, replacing what was there (see `Replacement`).
+    public static func write(_ bytes: some Sequence<UInt8>, to path: String) throws(FileError) {
+        let file = try Replacement(path)
+        try file.write(bytes)
+        try file.commit()
+    }
+
+    /// Writes `bytes` to standard output, past anything `print` buffered.
+    public static func writeStandardOutput(_ bytes: [UInt8]) throws(FileError) {
+        let output = try Replacement(standardOutput: ())
+        try output.write(bytes)
+    }
+
+    /// Whether the file at `path` begins as an SQLite database does ("SQLite format 3\0").
+    private static func holdsDatabase(_ path: String) -> Bool {
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return false }
+        defer { try? fd.close() }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = (try? header.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        return count == 16 && header == Array("SQLite format 3\u{0}".utf8)
+    }
+}
