@@ -247,6 +247,12 @@ public enum HistoryImport {
                 report.unreadable.append(Skipped(file: file, reason: "named as a \(format) activity, but not one: \(holds)"))
                 return
             }
+            // An export that failed to download: not a file of photos to leave out.
+            if file.lowercased().hasSuffix(".zip") {
+                let holds = ActivityImport.holdsNothing(content) ? "the file is empty" : ActivityImport.opening(content)
+                report.unreadable.append(Skipped(file: file, reason: "named as a zip archive, but not one: \(holds)"))
+                return
+            }
             report.otherFiles += 1
             if ActivityImport.encoding(of: content) == .rrIntervalText { report.rrIntervalFiles += 1 }
             return

@@ -150,8 +150,10 @@ struct HistoryImportTests {
         let broken = try store.directory.write("broken.gpx", "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>yesterday</time></trkpt></trkseg></trk></gpx>")
         let result = try store.run("history", "import", broken)
         #expect(result.status == 65, "stdout: \(result.stdout) stderr: \(result.stderr)")
-        #expect(result.stdout.contains("broken.gpx"), "\(result.stdout)")
-        #expect(result.stdout.contains("not an ISO 8601 time"), "\(result.stdout)")
+        // Said on standard error, as the exit status says it (it was on standard output).
+        #expect(result.stderr.contains("broken.gpx"), "\(result.stderr)")
+        #expect(result.stderr.contains("not an ISO 8601 time"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
         #expect(!looksLikeACrash(result.stderr))
 
         let missing = try store.run("history", "import", store.directory.path("nowhere"))
@@ -163,7 +165,14 @@ struct HistoryImportTests {
         let garbage = try store.directory.write("garbage.fit", "\u{01}\u{02}not a FIT file at all")
         let named = try store.run("history", "import", garbage)
         #expect(named.status == 65, "stdout: \(named.stdout) stderr: \(named.stderr)")
-        #expect(named.stdout.contains("garbage.fit: named as a FIT activity, but not one"), "\(named.stdout)")
+        #expect(named.stderr.contains("garbage.fit: named as a FIT activity, but not one"), "\(named.stderr)")
+        // A Strava export whose download failed: not "a file that holds no activity", exit 0.
+        for (name, content) in [("empty.zip", ""), ("junk.zip", "\u{01}\u{02}\u{03} not an archive")] {
+            let zip = try store.directory.write(name, content)
+            let failed = try store.run("history", "import", zip)
+            #expect(failed.status == 65, "\(name): stdout: \(failed.stdout) stderr: \(failed.stderr)")
+            #expect(failed.stderr.contains("\(name): named as a zip archive, but not one"), "\(name): \(failed.stderr)")
+        }
         try FileManager.default.createDirectory(atPath: store.directory.path("mixed"), withIntermediateDirectories: true)
         _ = try store.directory.write("mixed/empty.gpx", "")
         _ = try store.directory.write("mixed/photo.jpg", "\u{FF}\u{D8}\u{FF}")

@@ -37,14 +37,16 @@ struct HistoryImportCommand: ParsableCommand {
                 Terminal.writeStandardError("\r\u{1B}[KImporting: \(done) of \(total) files")
             }
             if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
+            let failed = report.imported.isEmpty && report.duplicates.isEmpty && report.notRuns.isEmpty && !report.unreadable.isEmpty
             if json {
                 print(report.json.serialized(pretty: true))
+            } else if failed {
+                // Nothing could be read: said where errors are, as the exit status says it.
+                Terminal.writeStandardError(report.lines(path: path).joined(separator: "\n") + "\n")
             } else {
                 print(report.lines(path: path).joined(separator: "\n"))
             }
-            if report.imported.isEmpty, report.duplicates.isEmpty, report.notRuns.isEmpty, !report.unreadable.isEmpty {
-                throw ExitCode(ExitStatus.dataError.rawValue)
-            }
+            if failed { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
     }
 }
