@@ -240,6 +240,14 @@ struct GPXActivityTests {
         let perFoot = try read(track([0, 85, 86, 86]))
         #expect(try cadences(perFoot) == [0, 170, 172, 172])
         #expect(perFoot.warnings.isEmpty)
+        // A walk-run in steps a minute has its middle among the walking: doubled, it ran at 340.
+        let walkRun = try read(track([110, 110, 110, 110, 110, 170, 170]))
+        #expect(try cadences(walkRun) == [110, 110, 110, 110, 110, 170, 170])
+        #expect(walkRun.warnings.map(\.description) == ["run.gpx:1: cadence over 125 (up to 170) in 2 of 7 samples: steps per minute already, so not doubled"])
+        // Per foot, a walk-run with a sprint (a tenth of it over 125) is doubled.
+        let walkRunPerFoot = try read(track([55, 55, 55, 85, 85, 85, 85, 85, 85, 126]))
+        #expect(try cadences(walkRunPerFoot) == [110, 110, 110, 170, 170, 170, 170, 170, 170, 252])
+        #expect(walkRunPerFoot.warnings.isEmpty)
     }
 
     /// Points seconds apart are held (smart recording), but not across a new track segment,
