@@ -113,6 +113,8 @@ public func loadRecording(_ path: String, choice: ActivityChoice = .init()) thro
 /// Whether the file at `path` starts as a zip archive does; throws when it cannot be opened.
 /// A pipe (`<(zcat …)`) is never taken for one: its first bytes, once read, would be gone.
 func holdsZip(_ path: String) throws -> Bool {
+    // Standard input is a pipe or a terminal as often as a file.
+    guard path != "-" else { return false }
     do {
         guard FileIO.isRegularFile(path) else {
             // Opened only, so that a missing file is said here as it would be when read.

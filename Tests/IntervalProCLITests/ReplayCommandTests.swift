@@ -47,6 +47,20 @@ struct ReplayCommandTests {
         #expect(number(steps[2]["no_signal_s"]) == 0)
     }
 
+    /// `replay -` was "cannot open '-'" (66), as the docs promise standard input.
+    @Test("a recording on standard input: replay - and run --replay - score as the file does")
+    func recordingOnStandardInput() throws {
+        let recorded = try Recorded()
+        let file = try intervalpro("replay", recorded.recording, "--plan", recorded.plan, "--fast", "--json", "--no-save")
+        for command in ["replay - --plan \"$1\"", "run \"$1\" --replay -"] {
+            let piped = try intervalpro(
+                arguments: ["-c", "cat \"$2\" | \"$0\" \(command) --fast --json --no-save", executablePath, recorded.plan, recorded.recording],
+                executable: "/bin/sh")
+            #expect(piped.status == 0, "\(command): \(piped.stderr)")
+            #expect(piped.stdoutData == file.stdoutData, "\(command): \(piped.stdout)")
+        }
+    }
+
     /// A strap sending heart rate without RR intervals gave no word on alpha 1 at all.
     @Test("heart rate without RR intervals: the summary says there is no alpha 1, and why")
     func heartRateWithoutBeats() throws {
