@@ -247,12 +247,14 @@ public enum HTMLReport {
 
     static func grid(_ frame: Frame, step: Double, unit: String) -> String {
         var svg = ""
-        var value = (frame.low / step).rounded(.up) * step
-        while value <= frame.high {
+        // Counted in steps, not added up: 0.1 added to 3.2 is 3.3000000000000003, which the
+        // label printed.
+        let first = (frame.low / step).rounded(.up), last = (frame.high / step + 1e-9).rounded(.down)
+        for count in stride(from: first, through: last, by: 1) {
+            let value = (count * step).rounded(toPlaces: 6)
             let y = frame.y(value)
             svg += "<line x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(chartWidth - right))\" y2=\"\(n(y))\" stroke=\"#e6e8ee\"/>\n"
             svg += "<text x=\"\(n(left - 6))\" y=\"\(n(y + 4))\" text-anchor=\"end\">\(JSONValue.format(value))\(unit)</text>\n"
-            value += step
         }
         return svg
     }

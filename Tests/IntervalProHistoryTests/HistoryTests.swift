@@ -385,4 +385,12 @@ struct HistoryTextTests {
         #expect(html.contains("class=\"baseline\""))
         #expect(!html.contains("<script"))
     }
+
+    /// The readiness chart's axis read "3.3000000000000003": its labels were added up 0.1 at a time.
+    @Test("the chart's axis labels are the grid's values as written: 3.3, not 3.3000000000000003")
+    func axisLabelsAreRound() {
+        let grid = HTMLReport.grid(HTMLReport.Frame(seconds: 1, low: 3.2, high: 3.6), step: 0.1, unit: "")
+        let labels = grid.split(separator: "</text>").dropLast().compactMap { $0.split(separator: ">").last.map(String.init) }
+        #expect(labels == ["3.2", "3.3", "3.4", "3.5", "3.6"], "\(labels)")
+    }
 }
