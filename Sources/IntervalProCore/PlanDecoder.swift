@@ -71,7 +71,11 @@ public struct PlanDecoder {
         }
         for member in members where !allowed.contains(member.key) {
             var message = "unknown key '\(member.key)' at \(display(path))"
-            if let near = nearest(member.key, in: allowed) { message += "; did you mean '\(near)'?" }
+            if let near = nearest(member.key, in: allowed) {
+                message += "; did you mean '\(near)'?"
+            } else if allowed.contains("cadence"), ["bpm", "spm", "rpm"].contains(member.key.lowercased()) {
+                message += "; a step's target is 'cadence', in steps per minute (BPM in a plan means steps)"
+            }
             throw failure(at: member.keyOffset, path: path, message)
         }
         return members

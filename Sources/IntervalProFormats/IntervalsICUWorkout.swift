@@ -147,6 +147,14 @@ public enum IntervalsICUWorkout {
                             file: limits.file, place: place,
                             message: "'\(word)' is not a cadence (steps/min like 170rpm or 165-175rpm): the step has no zone from it"))
                 }
+                // intervals.icu's bpm is heart rate; IntervalPro's BPM are steps: said, as the
+                // runner may have meant either.
+                if lower.hasSuffix("bpm"), lower.count > 3, lower.dropLast(3).allSatisfy({ $0.isNumber || $0 == "-" }) {
+                    warnings.append(
+                        ImportError(
+                            file: limits.file, place: place,
+                            message: "'\(word)' is heart rate in intervals.icu text: kept in the label, not scored (a cadence target is \(lower.dropLast(3))rpm)"))
+                }
                 if end == nil {
                     cue.append(word)
                     continue

@@ -210,6 +210,9 @@ struct PlanValidationTests {
             "unknown key 'cadance' at steps[0]; did you mean 'cadence'?")
         expectError(planWithStep(#"{"kind": "work", "duration": 60, "zzz": 1}"#), at: #""zzz""#, path: "steps[0]",
             "unknown key 'zzz' at steps[0]")
+        // The help says BPM in a plan is steps: the key that holds them is named.
+        expectError(planWithStep(#"{"kind": "work", "duration": 60, "bpm": 170}"#), at: #""bpm""#, path: "steps[0]",
+            "unknown key 'bpm' at steps[0]; a step's target is 'cadence', in steps per minute (BPM in a plan means steps)")
         expectError(#"{"Name": "x", "steps": []}"#, at: #""Name""#, path: "",
             "unknown key 'Name' at the top level; did you mean 'name'?")
         expectError(#"{"name": "x", "colour": "red", "steps": []}"#, at: #""colour""#, path: "",

@@ -72,6 +72,10 @@ struct IntervalsICUTests {
         let imported = try IntervalsICUWorkout.read(Array("- 10m 170rpm\n- 5m 17Orpm\n".utf8), file: "w.txt")
         #expect(imported.plan.timeline()[1].zone == nil)
         #expect(imported.warnings.map(\.description) == ["w.txt:2: '17Orpm' is not a cadence (steps/min like 170rpm or 165-175rpm): the step has no zone from it"])
+        // intervals.icu's bpm is heart rate: a step whose only target it is got no zone without a word.
+        let heartRate = try IntervalsICUWorkout.read(Array("- 5m 175bpm\n- 1m 150rpm\n".utf8), file: "w.txt")
+        #expect(heartRate.plan.timeline()[0].zone == nil)
+        #expect(heartRate.warnings.map(\.description) == ["w.txt:1: '175bpm' is heart rate in intervals.icu text: kept in the label, not scored (a cadence target is 175rpm)"])
     }
 
     @Test func repeatOnALineOfItsOwn() throws {
