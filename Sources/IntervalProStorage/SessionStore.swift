@@ -85,13 +85,6 @@ public final class SessionStore: Sendable {
         } catch {
             throw StoreError(path: path, reason: "cannot create it: \(error)", isWriteRefused: true)
         }
-        // Created private before SQLite opens it: SQLite gives the -wal and -shm files the
-        // database file's mode.
-        let created = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard created >= 0 else {
-            throw StoreError(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))", isWriteRefused: true)
-        }
-        close(created)
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
@@ -104,6 +97,18 @@ public final class SessionStore: Sendable {
         // ran outside the transactions that run them, so two first opens would both migrate.
         let turn = Self.takeTurn(in: directory.isEmpty ? "." : directory)
         defer { if turn >= 0 { close(turn) } }
+        // Created private before SQLite opens it: SQLite gives the -wal and -shm files the
+        // database file's mode. Only where there is none: closing a descriptor of a file that
+        // is there drops every fcntl lock this process holds on it, SQLite's connections'
+        // too (POSIX locks belong to the process), and another process's connection, finding
+        // itself the last, checkpointed and deleted the write-ahead log a session in the web
+        // server was still writing: a page's history read during a run lost every session.
+        let created = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 {
+            close(created)
+        } else if errno != EEXIST {
+            throw StoreError(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))", isWriteRefused: true)
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try Schema.migrator.migrate(queue)

@@ -52,6 +52,42 @@ struct SessionStoreTests {
         #expect(try reopened.listing(id: id)?.status == .running)
     }
 
+    /// The web server opens the store for each page while a session writes in it. Opening
+    /// closed a descriptor of the database, which dropped the session's locks (POSIX locks
+    /// belong to the process); the next process to close the store, finding itself the last,
+    /// checkpointed and deleted the write-ahead log the session still wrote to, and the
+    /// session's writes, then every session, were lost.
+    @Test("opening the store again keeps the other connections' locks: another process leaves the log a session writes to")
+    func openingAgainKeepsTheLocks() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        let store = try SessionStore(path: path)
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .simulation,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        // The page's history, read in the process the session runs in.
+        do {
+            let page = try SessionStore(path: path)
+            #expect(try page.listings().map(\.id) == [id])
+        }
+        // `intervalpro history` in a shell: another process opens the store and closes it.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        other.arguments = [
+            "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('select count(*) from session').fetchall(); c.close()",
+            path,
+        ]
+        try other.run()
+        other.waitUntilExit()
+        #expect(other.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the session's log was deleted under it")
+        var batch = StoreBatch()
+        batch.entries = [notification(0, 80)]
+        batch.lastTime = .seconds(1)
+        try store.save(batch, session: id)
+        #expect(try SessionStore(readingOnly: path).session(id: id)?.entries.count == 1)
+    }
+
     @Test("batches read back as they were written; a finished session keeps its exact summary")
     func roundTrip() throws {
         let directory = try StoreDirectory()
