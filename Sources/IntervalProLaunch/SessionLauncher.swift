@@ -100,8 +100,15 @@ public enum SessionLauncher {
                     configuration.seed = 1
                     return try await runSimulated(request, configuration, follower: follower)
                 case .recording:
+                    guard let recording = try bundledRecording(for: request.planFile) else {
+                        // Another plan's recording scored against this one reads as a runner who
+                        // never found a zone (0.4 % in a work step): a runner of this plan instead.
+                        logger.notice("\(unavailable); no recording of this plan is bundled: simulating a runner instead")
+                        return try await runSimulated(request, .covering(request.plan.timeline()), follower: follower)
+                    }
                     logger.notice("\(unavailable)")
-                    return try await runReplay(request, path: try bundledRecording(for: request.planFile), follower: follower)
+                    logger.notice("replaying the bundled recording \(recording)")
+                    return try await runReplay(request, path: recording, follower: follower)
                 }
             }
         }
@@ -263,14 +270,12 @@ public enum SessionLauncher {
             recorded: request.recordPath != nil && runner.observer.primary.recorder != nil)
     }
 
-    /// The bundled recording for a plan: the one of the same name, else the first session's.
-    public static func bundledRecording(for planFile: String) throws -> String {
+    /// The bundled recording of a plan: the one of the same name, if there is one.
+    static func bundledRecording(for planFile: String) throws -> String? {
         guard let directory = BundledFiles.recordingsDirectory() else {
             throw LaunchError("no bundled recordings were found; use --simulate or --replay FILE", kind: .unavailable)
         }
         let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
-        let path = BundledFiles.exists(matching) ? matching : "\(directory)/first-cadence-session.jsonl"
-        logger.notice("replaying the bundled recording \(path)")
-        return path
+        return BundledFiles.exists(matching) ? matching : nil
     }
 }

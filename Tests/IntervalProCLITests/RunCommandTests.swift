@@ -102,27 +102,29 @@ struct RunCommandTests {
         #expect(result.stdoutData == explicit.stdoutData)
     }
 
-    @Test("a plan with no recording of its name falls back to the first cadence session")
+    /// Another plan's recording was scored against it (`make run PLAN=Plans/metronome-intervals.json`:
+    /// a work step 0.4 % in zone, saved to the history).
+    @Test("a plan with no recording of its name is simulated, not scored against another plan's recording")
     func bundledRecordingDefault() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("my-own-plan.json", shortPlanText)
         let result = try intervalpro(
-            "run", plan, "--fast", "--json", "--fallback", "recording", in: packageRoot, environment: noSystemBus)
+            "run", plan, "--fast", "--json", "--fallback", "recording", "--no-save", in: packageRoot, environment: noSystemBus)
         #expect(result.status == 0)
         #expect(result.stderr.contains("cannot reach the system bus"))
-        #expect(result.stderr.contains("first-cadence-session.jsonl"))
-        #expect(jsonObject(result.stdoutData)?["source"] as? String == "replay")
+        #expect(result.stderr.contains("no recording of this plan is bundled: simulating a runner instead"), "\(result.stderr)")
+        #expect(jsonObject(result.stdoutData)?["source"] as? String == "simulation")
     }
 
     @Test("the bundled recordings are found from the binary's checkout in any directory")
     func bundledRecordingFromElsewhere() throws {
         let dir = try ScratchDirectory()
-        let plan = try dir.write("plan.json", shortPlanText)
+        let plan = try dir.write("pyramid.json", shortPlanText)
         let result = try intervalpro(
-            "run", plan, "--fast", "--json", "--fallback", "recording", in: dir.url, environment: noSystemBus)
+            "run", plan, "--fast", "--json", "--fallback", "recording", "--no-save", in: dir.url, environment: noSystemBus)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("cannot reach the system bus"))
-        #expect(result.stderr.contains("first-cadence-session.jsonl"))
+        #expect(result.stderr.contains("Recordings/pyramid.jsonl"), "\(result.stderr)")
     }
 
     /// Run from a home folder with a sound recorder's `Recordings` and a `Plans` of its own,
@@ -133,11 +135,11 @@ struct RunCommandTests {
         try FileManager.default.createDirectory(atPath: dir.path("Recordings"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.path("Plans"), withIntermediateDirectories: true)
         _ = try dir.write("Recordings/voice memo.ogg", "OggS")
-        let plan = try dir.write("plan.json", shortPlanText)
+        let plan = try dir.write("pyramid.json", shortPlanText)
         let fallback = try intervalpro(
             "run", plan, "--fast", "--json", "--no-save", "--fallback", "recording", in: dir.url, environment: noSystemBus)
         #expect(fallback.status == 0, "stderr: \(fallback.stderr)")
-        #expect(fallback.stderr.contains("first-cadence-session.jsonl"))
+        #expect(fallback.stderr.contains("Recordings/pyramid.jsonl"), "\(fallback.stderr)")
         let named = try intervalpro("run", "pyramid", "--simulate", "--fast", "--json", "--no-save", in: dir.url)
         #expect(named.status == 0, "stderr: \(named.stderr)")
         #expect(jsonObject(named.stdoutData)?["plan"] as? String == "Cadence pyramid")
