@@ -25,14 +25,17 @@ struct LiveScreen {
     mutating func draw(_ view: SessionView, music: String? = nil, columns: Int = 80) -> String {
         var lines: [String] = []
         if let step = view.step {
+            // A run on live sensors that found none goes on with a simulated runner: its
+            // figures are not the runner's, said on every frame.
             lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
+                + (view.source == .simulation ? paint("   SIMULATED", "35;1") : "")
                 + (view.isPaused ? paint("   PAUSED", "33;1") : ""))
             lines.append(timeLine(step))
             lines.append(cadenceLine(step, view))
             lines.append(adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
-            let signal = view.hasSignal ? paint("cadence ok", "32") : paint("no signal", "31")
+            let signal = view.hasSignal ? paint(view.source == .simulation ? "simulated" : "cadence ok", "32") : paint("no signal", "31")
             lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
             if let alphaOne = Self.alphaOneText(view.alphaOne) { lines.append(alphaOne) }
         } else {

@@ -37,7 +37,7 @@ enum WebPage {
 <main>
   <section id="view-live" class="hidden">
     <div class="row"><span id="step-title">&nbsp;</span><span id="step-number"></span></div>
-    <div class="row"><span class="label" id="plan-name"></span><span id="paused-badge" class="hidden">PAUSED</span></div>
+    <div class="row"><span class="label" id="plan-name"></span><span><span id="source-badge" class="hidden">SIMULATED </span><span id="paused-badge" class="hidden">PAUSED</span></span></div>
     <div id="time-left"></div><div id="step-other" class="hidden"></div>
     <div class="bar"><div id="progress"></div></div>
     <div class="row" style="margin-top: 14px"><span><span id="cadence">--</span> <span class="label">spm</span></span><span class="label" id="zone-text"></span></div>

@@ -28,6 +28,8 @@ function render(s) {
   $("session-time").dataset.seconds = s.sessionTime;
   $("session-time").textContent = clock(s.sessionTime);
   $("paused-badge").classList.toggle("hidden", !s.paused);
+  // A start on live sensors that found none runs a simulated runner: its figures are not the runner's.
+  $("source-badge").classList.toggle("hidden", s.source !== "simulation");
   $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
   $("notice").textContent = s.notice || "";
   $("music").classList.toggle("hidden", !s.music);
@@ -41,6 +43,12 @@ function render(s) {
     $("time-left").textContent = "";
     $("step-other").classList.add("hidden");
     $("progress").style.width = "100%";
+    // The last moment's cadence and advice ("faster +12 spm") are no longer the runner's.
+    $("cadence").textContent = "--";
+    $("advice").textContent = "";
+    $("advice").className = "";
+    $("zone-text").textContent = "";
+    $("scale").classList.add("invisible");
     const pct = s.summary && s.summary.totals.in_zone_pct;
     $("summary-in-zone").textContent = pct == null ? "--" : pct.toFixed(1) + "%";
     $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
@@ -70,7 +78,7 @@ function render(s) {
   if (alpha) $("alpha1").textContent = alpha.status === "scored" ? alpha.value.toFixed(2) : alpha.status;
   $("alpha1").classList.toggle("word", !!alpha && alpha.status !== "scored");
   $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
-  $("signal").textContent = s.signal ? "ok" : "none";
+  $("signal").textContent = s.source === "simulation" ? "simulated" : s.signal ? "ok" : "none";
   const zone = s.zone;
   // Kept in place on a step without a zone: what follows stays where it was.
   $("scale").classList.toggle("invisible", !zone);

@@ -40,7 +40,7 @@ extension WebPage {
   .facts b { display: block; font-size: clamp(1.1rem, 5.4vw, 1.6rem); line-height: 2rem; white-space: nowrap; }
   .facts b.word { font-size: clamp(0.8rem, 3.7vw, 1rem); }
   .invisible { visibility: hidden; }
-  #paused-badge { color: var(--warn); font-weight: 700; }
+  #paused-badge, #source-badge { color: var(--warn); font-weight: 700; }
   /* Below the buttons, like the connection message: a sensor's news, however long, never
      moves them. */
   #notice { color: var(--warn); text-align: center; margin: 10px 0 0; }

@@ -47,6 +47,9 @@ import Testing
         #expect(lines.all.isEmpty)
         #expect(screen.all.contains("\u{1B}["), "the screen is drawn with escape sequences")
         #expect(screen.all.contains("step 1 of 2"))
+        // A simulated runner is said on every frame: a live start that found no sensor runs one.
+        #expect(screen.all.contains("step 1 of 2   SIMULATED"))
+        #expect(screen.all.contains("sensor: simulated"))
     }
 
     @Test func withoutAScreenRealTimeWritesLines() async throws {

@@ -972,6 +972,10 @@ def start_page_choices(binary, driver, port, cli, log):
     check(running is not None and running.get("plan") == "Cadence builder",
           f"today's run starts from the page, named after its event: {running and running.get('plan')}")
     check(len([l for l in open(log) if "/events/101" in l]) == before + 1, "the event is read from intervals.icu once, as run icu:101 reads it")
+    # A simulated runner's figures are not the runner's: the page says so (it showed "sensor ok").
+    badge = "return [!document.getElementById('source-badge').classList.contains('hidden'), document.getElementById('signal').textContent]"
+    shown = wait_until(lambda: (lambda b: b if b[0] else None)(driver.execute_script(badge)), 5)
+    check(shown is not None and shown[1] == "simulated", f"a simulated session says SIMULATED on the page: {driver.execute_script(badge)}")
     post_json(port, "/api/command", {"command": "finish"})
     wait_state(port, lambda st: st.get("status") == "finished")
     for body, what in [({"plan": ladder_id, "source": "simulate", "metronome": "loud"}, "metronome"),
