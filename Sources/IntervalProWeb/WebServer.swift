@@ -78,6 +78,9 @@ public struct WebServer: Sendable {
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
             throw LaunchError("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
+        } catch is SocketAddressError.UnknownHost {
+            // A host name that does not resolve (a typo): it was printed raw, and exited 1.
+            throw LaunchError("cannot listen on \(address): no address found for that host name", kind: .usage)
         }
     }
 

@@ -56,6 +56,10 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         let result = try intervalpro("serve", "--listen", "127.0.0.1:\(held.port)", "--allow-root")
         #expect(result.status == 69)
         #expect(result.stderr.contains("Address already in use"))
+        // A host name that does not resolve was printed raw ("SocketAddressError.UnknownHost"), exit 1.
+        let unknown = try intervalpro("serve", "--listen", "no-such-host.invalid:\(held.port)", "--allow-root")
+        #expect(unknown.status == 64, "stderr: \(unknown.stderr)")
+        #expect(unknown.stderr.contains("no address found for that host name"), "stderr: \(unknown.stderr)")
     }
 
     @Test(.enabled(if: geteuid() == 0, "only root can be refused for being root"))
