@@ -1,4 +1,5 @@
 public import IntervalProCore
+import IntervalProHRV
 
 /// The human-readable summary printed at the end of a session and by `show`.
 public enum SummaryReport {
@@ -34,7 +35,7 @@ public enum SummaryReport {
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
         lines.append(bold(totals))
         if let hrv = summary.hrv {
-            lines.append(beatsLine(hrv))
+            lines.append(beatsLine(hrv, runSeconds: summary.duration.seconds))
         } else if summary.averageHeartRate != nil {
             // A strap that sends heart rate alone was met with silence about alpha 1.
             lines.append("No RR intervals came with the heart rate: no alpha 1 (optical sensors and some straps send none).")
@@ -43,13 +44,17 @@ public enum SummaryReport {
     }
 
     /// "Beats 5402, 0.4% corrected; alpha 1 crossed 0.75 at 24:10 (HR 152, 168 spm); not 0.5."
-    public static func beatsLine(_ hrv: SessionHRV) -> String {
+    /// `runSeconds`: the session's time, which a window needs two minutes of.
+    public static func beatsLine(_ hrv: SessionHRV, runSeconds: Double? = nil) -> String {
         let share = JSONValue.format((100 * hrv.artifactShare).rounded(toPlaces: 1))
         var line = "Beats \(hrv.beats), \(share)% corrected"
         if !hrv.isTrusted {
             line += " (too many to trust alpha 1: wet the strap's electrodes before the run)"
         }
         guard hrv.scoredWindows > 0 else {
+            if let runSeconds, runSeconds < Double(AlphaOneTracker.windowSeconds) {
+                return line + "; no alpha 1: the session was shorter than the two minutes of beats a window takes."
+            }
             return line
                 + "; no two-minute window could be scored for alpha 1 (too many corrected beats, or too few beats: "
                 + "a strap without contact, or one that sends only some of its intervals)."
