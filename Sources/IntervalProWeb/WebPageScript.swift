@@ -391,7 +391,7 @@ async function drawTrends() {
     }
   });
   const perWeek = trends.work_cadence_trend_spm_per_week;
-  $("trend-summary").textContent = points.length + " sessions in " + weeks + " weeks" +
+  $("trend-summary").textContent = points.length + (points.length === 1 ? " session in " : " sessions in ") + weeks + " weeks" +
     (perWeek == null ? "" : "; work cadence " + (perWeek >= 0 ? "+" : "") + perWeek.toFixed(1) + " spm a week");
 }
 $("trend-weeks").onchange = drawTrends;

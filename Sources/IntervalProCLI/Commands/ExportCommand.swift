@@ -35,7 +35,7 @@ struct ExportCommand: ParsableCommand {
                 throw LaunchError("session \(session.listing.id) is still running; export it when it ends", kind: .unavailable)
             }
             try writeOutput(format.encode(session), to: output)
-            Terminal.writeStandardError("intervalpro: wrote session \(session.listing.id) to \(output)\n")
+            Terminal.writeStandardError("intervalpro: wrote session \(session.listing.id) to \(output == "-" ? "standard output" : output)\n")
         }
     }
 }
