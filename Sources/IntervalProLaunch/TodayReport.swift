@@ -12,17 +12,23 @@ public struct TodayReport: Sendable {
     public var runs: [PlannedRun]
     public var readiness: ReadinessToday?
     public var wellness: Wellness?
+    /// Whether an intervals.icu account gives a calendar to read.
+    public var hasCalendar = true
 
-    /// The runs planned on `date` (nil: today).
+    /// The runs planned on `date` (nil: today). Without an intervals.icu account there is no
+    /// calendar, but the morning's readiness is still the day's news (it was exit 77 and
+    /// nothing else, for a runner who measures mornings and plans elsewhere).
     public static func read(date: String?, context: ServiceContext) async throws -> TodayReport {
         let today = ServiceContext.localDate(secondsSince1970: context.now())
         let day = date ?? today
+        let readiness = ReadinessToday.read(StoreLocation(), today: day)
+        guard context.accounts.intervalsICU != nil else {
+            return TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil, hasCalendar: false)
+        }
         let runs = try await PlannedRuns.readable(on: day, context: context)
         // The day's wellness as a watch, ring or app gave it to intervals.icu, beside the strap's.
         let wellness = await ReadinessReport.wellness(on: day, context: context)
-        return TodayReport(
-            day: day, isToday: day == today, runs: runs, readiness: ReadinessToday.read(StoreLocation(), today: day),
-            wellness: wellness)
+        return TodayReport(day: day, isToday: day == today, runs: runs, readiness: readiness, wellness: wellness)
     }
 
     public var json: JSONValue {
@@ -40,7 +46,7 @@ public struct TodayReport: Sendable {
         }
         return .object([
             ("date", .string(day)), ("runs", .array(list)), ("readiness", readiness.map(ReadinessJSON.today) ?? .null),
-            ("intervals_icu_wellness", ReadinessReport.json(wellness)),
+            ("intervals_icu_wellness", ReadinessReport.json(wellness)), ("calendar", .bool(hasCalendar)),
         ])
     }
 
@@ -48,6 +54,13 @@ public struct TodayReport: Sendable {
         var lines: [String] = []
         if let readiness { lines.append(readiness.line) }
         if let other = ReadinessReport.text(wellness) { lines.append("intervals.icu wellness (a watch, ring or app): \(other)") }
+        guard hasCalendar else {
+            if readiness == nil { lines.append("No readiness measured yet: `intervalpro readiness` measures a morning.") }
+            return lines + [
+                "No planned runs: no intervals.icu account gives a calendar "
+                    + "(`intervalpro account add intervals.icu --athlete ID --api-key KEY` connects one).",
+            ]
+        }
         guard !runs.isEmpty else { return lines + ["No run planned in intervals.icu for \(day)."] }
         lines.append("Planned in intervals.icu for \(day):")
         for run in runs {

@@ -522,7 +522,11 @@ def add_strava(g, s, what):
 def group_icu(g):
     """intervals.icu: the account, today's calendar, run today / icu:ID, upload."""
     s = Scenario(g, "intervals.icu", events=CALENDAR)
-    expect(g, s.run("today"), 77, "today without an account is refused")
+    # Without an account there is no calendar, but a morning's readiness is still the day's
+    # news: said, with how to connect one (it was exit 77 and nothing else).
+    expect(g, s.run("today"), 0, "today without an account says there is no calendar",
+           stdout_has=["No planned runs: no intervals.icu account gives a calendar"])
+    g.check((s.run("today", "--json").json() or {}).get("calendar") is False, "today --json without an account: calendar false")
     # A day that does not exist is a usage error, said before any account or calendar is asked.
     expect(g, s.run("today", "--date", "2026-13-01"), 64, "today --date 2026-13-01: a usage error (64), not the account's",
            stderr_has=["--date must be a day written YYYY-MM-DD"])
