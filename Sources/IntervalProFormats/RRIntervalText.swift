@@ -42,8 +42,6 @@ public enum RRIntervalText {
                 message: "every line holds \(firstFields.count) numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         }
         var intervals: [Double] = []
-        // The line each interval is on, for an error about one.
-        var lineNumbers: [Int] = []
         for line in lines {
             let fields = split(line.text)
             let values = column.map { $0 < fields.count ? [fields[$0]] : [] } ?? fields
@@ -52,19 +50,14 @@ public enum RRIntervalText {
                     throw ImportError(file: file, place: "\(line.number)", message: "'\(field)' is not an RR interval (a number of milliseconds or seconds)")
                 }
                 intervals.append(value)
-                lineNumbers.append(line.number)
             }
         }
         guard !intervals.isEmpty else { throw ImportError(file: file, message: "no RR intervals in the file") }
         // Seconds (0.3 to 2 for a heart at rest) when most are below 10: no heart beats 10 ms apart.
         let median = intervals.sorted()[intervals.count / 2]
         if median < 10 { intervals = intervals.map { $0 * 1000 } }
-        // What a Heart Rate Measurement carries: 1/1024 s in 16 bits.
-        if let index = intervals.firstIndex(where: { $0 * 1.024 >= Double(UInt16.max) + 0.5 }) {
-            throw ImportError(
-                file: file, place: "\(lineNumbers[index])",
-                message: "an interval of \(JSONValue.format((intervals[index] / 1000).rounded())) s: not a heartbeat (a pause in the recording?)")
-        }
+        // An interval over the 64 s a Heart Rate Measurement carries is beats lost, as one of
+        // 10 s is (`RRIntervals.heartbeat`): it refused the whole morning.
         return intervals
     }
 

@@ -55,9 +55,20 @@ struct RRIntervalTextTests {
                 == "rr.txt:1: every line holds 2 numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         #expect(refusal("# nothing\n\n") == "rr.txt: the file is empty: no RR intervals in it")
         #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
-        #expect(refusal("812\n70000\n812\n") == "rr.txt:2: an interval of 70 s: not a heartbeat (a pause in the recording?)")
-        // The line, not the interval's number: a header and comments come before.
-        #expect(refusal("# morning\nRR\n812 790\n70000\n") == "rr.txt:4: an interval of 70 s: not a heartbeat (a pause in the recording?)")
+    }
+
+    /// An interval over the 64 s a Heart Rate Measurement can carry refused the whole morning,
+    /// where one of 10 s was beats lost, as the docs say of every interval over 2 s.
+    @Test("a pause of over a minute is beats lost, as a shorter one is: the beats go on at their time")
+    func longPausesAreBeatsLost() throws {
+        #expect(try read("812\n70000\n812\n") == [812, 70000, 812])
+        let recording = RRIntervalText.recording([812, 70000, 812])
+        let beats = recording.entries.compactMap { entry -> (Double, [UInt16])? in
+            guard case .notification(let raw) = entry, let rate = try? HeartRateMeasurement.parse(raw.bytes) else { return nil }
+            return (raw.time.seconds, Array(rate.rrIntervals))
+        }.filter { !$0.1.isEmpty }
+        #expect(beats.map(\.1) == [[831], [UInt16.max], [831]])
+        #expect(abs((beats.last?.0 ?? 0) - 71.624) < 0.001, "the beat after the pause at its own time")
     }
 
     @Test("only text that starts with numbers or an RR header is taken for RR intervals")
