@@ -90,7 +90,11 @@ def main():
 
         check("<script" not in html.lower(), "no scripts")
         check(not re.search(r'(src|href)\s*=\s*"(https?:)?//', html), "nothing loaded from the network")
-        check(html.count("<svg") == 3, "three SVG charts")
+        # Cadence and heart rate, the steps' bars, and alpha 1 where a window was scored (the
+        # bundled recordings carry every beat).
+        scored = (stored.get("hrv") or {}).get("scored_windows", 0) > 0
+        check(scored, "the ladder's beats score alpha 1")
+        check(html.count("<svg") == (4 if scored else 3), f"{4 if scored else 3} SVG charts: {html.count('<svg')}")
         zoned = [s for s in stored["steps"] if s["target_spm"] is not None]
         check(html.count('class="zone"') == len(zoned), "a zone band per step with a zone")
         check(html.count('class="in-zone"') == sum(1 for s in zoned if s["in_zone_s"] > 0), "an in-zone bar per step")
@@ -102,13 +106,13 @@ def main():
         profile = os.path.join(scratch, "chromium-profile")
         result = subprocess.run(
             [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-             f"--user-data-dir={profile}", "--window-size=1000,1400", f"--screenshot={shot}", "file://" + page],
+             f"--user-data-dir={profile}", "--window-size=1000,1800", f"--screenshot={shot}", "file://" + page],
             capture_output=True, text=True, timeout=120,
             env=home_within(os.path.join(scratch, "chromium")))
         check(result.returncode == 0 and os.path.exists(shot), f"chromium rendered the page: {result.stderr[-500:]}")
         if os.path.exists(shot):
             width, height, rows = png_pixels(shot)
-            check((width, height) == (1000, 1400), f"screenshot size {width}x{height}")
+            check((width, height) == (1000, 1800), f"screenshot size {width}x{height}")
             for name, colour, at_least in [("in-zone bars", "#2e9d5b", 2000), ("below bars", "#e0a526", 500),
                                            ("above bars", "#d64545", 500), ("cadence trace", "#1f5fbf", 500),
                                            ("heart-rate trace", "#c2185b", 500)]:

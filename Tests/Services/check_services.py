@@ -581,7 +581,8 @@ def group_icu(g):
                                           "duration_s": 300, "problem": None}],
                 "readiness": None, "intervals_icu_wellness": {"hrv_ms": None, "hrv_sdnn_ms": None,
                                                               "resting_hr_bpm": None, "sleep_s": None,
-                                                              "sleep_score": None, "readiness": None}}
+                                                              "sleep_score": None, "readiness": None},
+                "calendar": True}
     g.check(listed.returncode == 0 and listed.json() == expected,
             "today --json: the run, its steps and duration (no readiness measured yet)",
             f"{listed.json()} != {expected}")
@@ -675,7 +676,8 @@ def group_icu(g):
     g.check(s.account("intervals.icu") is None, "the key is gone from accounts.json", str(s.accounts()))
     expect(g, s.run("account", "remove", "intervals.icu"), 66, "account remove of an absent account")
     expect(g, s.run("account", "remove", "strava"), 66, "account remove strava (never added)")
-    expect(g, s.run("today"), 77, "today after the account is removed")
+    expect(g, s.run("today"), 0, "today after the account is removed: no calendar, said",
+           stdout_has=["No planned runs: no intervals.icu account gives a calendar"])
 
 
 def group_calendar(g):
