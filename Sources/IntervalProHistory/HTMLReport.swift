@@ -59,7 +59,7 @@ public enum HTMLReport {
             <body>
             <h1>\(escaped(listing.planName))</h1>
             <p class="meta">Session \(listing.id) · \(escaped(listing.startedAt.replacingFirst("T", " ").replacingFirst("Z", " UTC"))) · \
-            \(listing.source.rawValue) · \(listing.status.rawValue)\(listing.completed == false ? " (finished early)" : "")</p>
+            \(listing.source.rawValue) · \(listing.statusText)</p>
 
             """
         html += figures(session)

@@ -28,6 +28,12 @@ public struct SessionListing: Equatable, Sendable {
     public var maxHeartRate: Int?
     public var distance: Double?
 
+    /// The status as the history, the report and the page say it: "finished (early)" for a
+    /// session stopped before its plan's end.
+    public var statusText: String {
+        status.rawValue + (status == .finished && completed == false ? " (early)" : "")
+    }
+
     public init(
         id: Int64, startedAt: String, planName: String, source: SessionSourceKind, status: SessionStatus,
         completed: Bool? = nil, duration: Double? = nil, inZonePercent: Double? = nil, averageCadence: Double? = nil,

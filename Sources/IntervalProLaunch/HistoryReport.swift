@@ -11,11 +11,11 @@ public enum HistoryReport {
             [
                 "\(s.id)", formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
                 s.inZonePercent.map { formatFigure($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
-                formatFigure(s.averageHeartRate), s.status.rawValue + (s.completed == false && s.status == .finished ? " (early)" : ""),
+                formatFigure(s.averageHeartRate), s.statusText,
             ]
         }
         return TextTable.render(
-            header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
+            header: ["id", "date (UTC)", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
             rightAligned: [0, 4, 5, 6, 7])
     }
 

@@ -323,7 +323,7 @@ async function showHistory() {
     card.appendChild(element("div", s.plan, "plan"));
     const facts = [s.duration == null ? "--" : clock(s.duration),
       s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",
-      s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.status];
+      s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.statusText];
     card.appendChild(element("div", facts.join(" · "), "label facts-line"));
     const uploaded = s.uploads.filter((u) => u.status === "done");
     const uploads = element("div", uploaded.length ? "Uploaded to " + uploaded.map((u) => u.service).join(", ") : "Not uploaded", "label uploads");

@@ -411,7 +411,7 @@ public struct WebServer: Sendable {
                 ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
                 ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
                 ("averageWorkCadence", .nullable(listing.averageWorkCadence?.rounded(toPlaces: 1))),
-                ("status", .string(listing.status.rawValue)),
+                ("status", .string(listing.status.rawValue)), ("statusText", .string(listing.statusText)),
                 ("report", .string("/sessions/\(listing.id)/report")),
                 (
                     "uploads",

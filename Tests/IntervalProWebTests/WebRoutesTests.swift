@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import IntervalProCore
+import IntervalProHistory
 import IntervalProLaunch
 import Testing
 
@@ -168,5 +169,20 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The page's history said "finished" of a session `history` and the report call "finished (early)".
+    @Test("the page's history says a session stopped early as the command line does")
+    func historyStatusAsTheCommandLineSaysIt() throws {
+        let early = SessionListing(
+            id: 3, startedAt: "2026-11-28T07:30:00Z", planName: "Ladder", source: .simulation, status: .finished, completed: false)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(WebServer.history([early]).utf8)) as? [String: Any])
+        let session = try #require((json["sessions"] as? [[String: Any]])?.first)
+        #expect(session["status"] as? String == "finished")
+        #expect(session["statusText"] as? String == "finished (early)")
+        #expect(early.statusText == "finished (early)")
+        var whole = early
+        whole.completed = true
+        #expect(whole.statusText == "finished")
     }
 }
