@@ -119,6 +119,9 @@ public enum FileIO {
         /// Links to folders, not followed: one to a parent would loop, one to `/` or the home
         /// folder would walk far more than was asked.
         public var linkedFolders: [String] = []
+        /// Files and folders whose names are not UTF-8 (Latin-1 from an old disk), which a
+        /// path here cannot name: each with its bytes that are not written `\xE4`.
+        public var misnamed: [String] = []
     }
 
     /// The regular files under `folder` at any depth, sorted by path, links to files among
@@ -138,7 +141,14 @@ public enum FileIO {
         defer { closedir(directory) }
         var folders: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            // Decoded with replacement characters, such a name named no file and was passed
+            // over without a word, a folder with all it held.
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }.joined()
+                contents.misnamed.append(folder.hasSuffix("/") ? folder + shown : folder + "/" + shown)
+                continue
+            }
             guard name != ".", name != ".." else { continue }
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             var info = stat()

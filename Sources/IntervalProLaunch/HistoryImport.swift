@@ -128,6 +128,10 @@ public enum HistoryImport {
         for failure in contents.unopened {
             candidates.append(Candidate(name: failure.path, load: { throw LaunchError(failure) }))
         }
+        for name in contents.misnamed {
+            let reason = "its name is not UTF-8 (from an older system's disk?), which IntervalPro cannot open by: rename it (`convmv -f latin1 -t utf8 -r --notest FOLDER` renames them all)"
+            candidates.append(Candidate(name: name, load: { throw LaunchError(reason, kind: .missingInput) }))
+        }
         for link in contents.linkedFolders {
             let reason = "a link to a folder, not followed (one to a parent would loop): import the folder it links to by its own path"
             candidates.append(Candidate(name: link, load: { throw LaunchError(reason, kind: .missingInput) }))

@@ -144,6 +144,25 @@ struct HistoryImportTests {
         #expect(number((stored["totals"] as? [String: Any])?["avg_cadence_spm"]) == 172)
     }
 
+    /// A Latin-1 name (an old disk's "Läuf.gpx") was decoded with a replacement character,
+    /// named no file and was passed over: "Imported 0 runs (0 files read)", exit 0.
+    @Test("a file whose name is not UTF-8 is named among the unreadable, with how to rename it")
+    func namesThatAreNotUTF8AreSaid() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("old disk")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = try store.directory.write("run.gpx", gpxRun(start: Date(timeIntervalSince1970: 1_780_000_000), seconds: 60, perFoot: 85))
+        let copied = try intervalpro(
+            arguments: ["-c", "cp \"$0\" \"$1/$(printf 'L\\344uf.gpx')\"", source, folder], executable: "/bin/sh")
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let result = try store.run("history", "import", folder, "--json")
+        #expect(result.status == 65, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        let unreadable = try #require(report["unreadable"] as? [[String: Any]])
+        #expect(unreadable.first?["file"] as? String == folder + "/L\\xE4uf.gpx", "\(unreadable)")
+        #expect((unreadable.first?["reason"] as? String)?.contains("its name is not UTF-8") == true, "\(unreadable)")
+    }
+
     @Test("nothing readable: exit 65 naming the file and what is wrong; a missing path: 66")
     func unreadableFilesAreNamed() throws {
         let store = try ScratchStore()
