@@ -127,6 +127,10 @@ public struct CadenceStream: Sendable {
     }
 
     private mutating func ingestRSC(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
+        if units[device] == CadenceUnit.none {
+            ingestDistance(rsc, from: device, at: now)
+            return
+        }
         if cadenceDevice != device {
             guard cadenceDevice == nil || !isCurrent(cadence, at: now) else { return }
             cadenceDevice = device
@@ -144,6 +148,19 @@ public struct CadenceStream: Sendable {
         }
         cadence = TimedValue(value: steps, time: now)
         rawCadence = Int(rsc.cadence)
+        speed = TimedValue(value: rsc.speedMps, time: now)
+    }
+
+    /// A device that measures distance and no steps (`CadenceUnit.none`): its speed and
+    /// distance count while no device's cadence is current (a footpod's own come first), its
+    /// cadence field never.
+    private mutating func ingestDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
+        var state = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
+        let previousTotal = state.lastTotalDistance
+        if let total = rsc.totalDistanceRaw { state.lastTotalDistance = total }
+        devices[device] = state
+        guard !isCurrent(cadence, at: now) else { return }
+        accumulateDistance(rsc, previousTotal: previousTotal, at: now)
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
 

@@ -21,6 +21,13 @@ public enum CadenceUnit: String, Sendable, CaseIterable {
     case strides
     /// Decided from the readings themselves; see `CadenceNormaliser`.
     case auto
+    /// Its RSC Measurement carries speed and distance, and no cadence (the field is mandatory,
+    /// so 0): an activity's GPS, in a run a watch recorded without a footpod (recording format
+    /// 1, added: its distance was lost).
+    case none
+
+    /// What a sensor on the command line may be said to count.
+    public static let ofSensors: [CadenceUnit] = [.steps, .strides, .auto]
 }
 
 public struct RecordedDevice: Equatable, Sendable {
@@ -207,7 +214,7 @@ public struct RecordingParser {
                 var unit: CadenceUnit?
                 if let unitNode = element["cadence_unit"] {
                     guard let text = unitNode.stringValue, let parsed = CadenceUnit(rawValue: text) else {
-                        throw error("devices[\(i)].cadence_unit must be \"steps\", \"strides\" or \"auto\"")
+                        throw error("devices[\(i)].cadence_unit must be \"steps\", \"strides\", \"auto\" or \"none\"")
                     }
                     unit = parsed
                 }

@@ -16,10 +16,21 @@ extension ActivityImport {
             throw ImportError(file: file, message: "no \(samples): the activity holds no samples")
         }
         var warnings = warnings
-        if !points.contains(where: { $0.cadence != nil }) {
+        var points = points
+        // An app without a footpod writes cadence 0 throughout: as no cadence, not a run at 0
+        // (it put weeks at 136 spm in trends).
+        if points.contains(where: { $0.cadence != nil }), !points.contains(where: { ($0.cadence ?? 0) > 0 }) {
+            for index in points.indices { points[index].cadence = nil }
+            warnings.append(ImportError(file: file, message: "cadence 0 in every sample (an app without a footpod writes it): taken as no cadence"))
+        }
+        // Without cadence the samples' speed and distance still count: the device measures
+        // distance and no steps (a run without a footpod lost its distance).
+        let hasCadence = points.contains { $0.cadence != nil }
+        if !hasCadence {
             warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
         }
-        let recording = recording(points, start: start, device: RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: .steps))
+        let device = RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: hasCadence ? .steps : CadenceUnit.none)
+        let recording = recording(points, start: start, device: device)
         return ImportedActivity(
             recording: recording, format: format, points: points.count, warnings: warnings,
             pauses: pauses(points, start: start))
@@ -78,7 +89,10 @@ extension ActivityImport {
             if !point.pausedAfter, let next = nextTime[index], next - point.time > heldFrom, next - point.time <= heldUpTo {
                 moments += stride(from: point.time + second, to: next, by: Int(second))
             }
-            let rsc = point.cadence.map { cadence in
+            // A device of no cadence (`CadenceUnit.none`) sends its speed and distance with 0
+            // in the field the specification makes mandatory.
+            let measuresDistanceOnly = device.cadenceUnit == CadenceUnit.none && (point.speed != nil || point.distance != nil)
+            let rsc = (point.cadence ?? (measuresDistanceOnly ? 0 : nil)).map { cadence in
                 RSCMeasurement(
                     speedRaw: rounded((point.speed ?? 0) * 256),
                     cadence: rounded(cadence),

@@ -275,7 +275,13 @@ public enum HistoryImport {
             report.unreadable.append(Skipped(file: file, reason: "\(error)"))
             return
         }
-        guard !activity.recording.entries.isEmpty else {
+        // Speed and distance alone (a phone's GPS) are no cadence or heart rate to keep.
+        let units = activity.recording.header.cadenceUnits
+        let hasReadings = activity.recording.entries.contains { entry in
+            guard case .notification(let notification) = entry else { return false }
+            return notification.characteristic == .heartRateMeasurement || units[notification.device] != CadenceUnit.none
+        }
+        guard hasReadings else {
             // Kept, it was a session of 0:00 with nothing in it.
             report.withoutReadings.append(Skipped(file: file, reason: "neither cadence nor heart rate"))
             return

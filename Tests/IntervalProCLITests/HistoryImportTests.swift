@@ -144,6 +144,39 @@ struct HistoryImportTests {
         #expect(number((stored["totals"] as? [String: Any])?["avg_cadence_spm"]) == 172)
     }
 
+    /// A run without a footpod kept its time and heart rate and lost its distance; one whose
+    /// app wrote cadence 0 throughout was a run at 0 spm (it put weeks at 136 in trends).
+    @Test("a run without cadence keeps its distance; cadence 0 throughout is no cadence, said")
+    func distanceWithoutCadence() throws {
+        let store = try ScratchStore()
+        // 61 points 0.00003° of latitude apart: 60 × 3.3359 m on the mean earth radius.
+        func gpx(cadence: String?) -> String {
+            let points = (0...60).map { second in
+                #"<trkpt lat="\#(52 + Double(second) * 0.00003)" lon="4.3"><time>2026-03-0\#(cadence == nil ? 1 : 2)T06:\#(30 + second / 60):\#(second % 60 < 10 ? "0" : "")\#(second % 60)Z</time>"#
+                    + #"<extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>150</gpxtpx:hr>\#(cadence.map { "<gpxtpx:cad>\($0)</gpxtpx:cad>" } ?? "")"#
+                    + "</gpxtpx:TrackPointExtension></extensions></trkpt>"
+            }
+            return #"<gpx version="1.1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><type>running</type><trkseg>"#
+                + points.joined() + "</trkseg></trk></gpx>"
+        }
+        let folder = store.directory.path("runs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try store.directory.write("runs/strap-only.gpx", gpx(cadence: nil))
+        _ = try store.directory.write("runs/zeros.gpx", gpx(cadence: "0"))
+        let result = try store.run("history", "import", folder, "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect((report["warnings"] as? [String])?.contains { $0.contains("cadence 0 in every sample") } == true, "\(report)")
+        let sessions = try store.sessions()
+        #expect(sessions.count == 2)
+        for session in sessions {
+            let distance = try #require(number(session["distance_m"]), "\(session)")
+            #expect(abs(distance - 200.15) < 0.5, "\(session)")
+            #expect(session["avg_cadence_spm"] is NSNull, "\(session)")
+            #expect(number(session["avg_hr_bpm"]) == 150)
+        }
+    }
+
     /// A Latin-1 name (an old disk's "Läuf.gpx") was decoded with a replacement character,
     /// named no file and was passed over: "Imported 0 runs (0 files read)", exit 0.
     @Test("a file whose name is not UTF-8 is named among the unreadable, with how to rename it")

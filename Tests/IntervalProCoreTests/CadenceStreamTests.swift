@@ -299,4 +299,23 @@ struct CadenceStreamTests {
         #expect(stream.heartRate == nil)
         #expect(stream.cadenceDevice == nil)
     }
+
+    /// A run a watch recorded without a footpod: its GPS's distance, with 0 in the RSC cadence
+    /// field, counts; its cadence never does; and a footpod's own distance comes first.
+    @Test func aDeviceOfNoCadenceGivesDistanceAlone() {
+        var stream = CadenceStream(units: ["gps": .none, "pod": .steps])
+        for second in 0...10 {
+            stream.ingest(.rsc(rsc(0, speedRaw: moving, total: UInt32(second * 30))), from: "gps", at: .seconds(Double(second)))
+        }
+        #expect(stream.cadence == nil)
+        #expect(stream.cadenceDevice == nil)
+        #expect(stream.distance == 30)
+        #expect(stream.speed?.value == 3)
+        // A footpod's readings: its distance, not the GPS's beside it.
+        stream.ingest(.rsc(rsc(170, speedRaw: moving, total: 1000)), from: "pod", at: .seconds(11))
+        stream.ingest(.rsc(rsc(0, speedRaw: moving, total: 360)), from: "gps", at: .seconds(12))
+        stream.ingest(.rsc(rsc(172, speedRaw: moving, total: 1040)), from: "pod", at: .seconds(12))
+        #expect(stream.currentCadence(at: .seconds(12)) == 172)
+        #expect(stream.distance == 34)
+    }
 }

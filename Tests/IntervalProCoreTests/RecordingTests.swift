@@ -162,7 +162,7 @@ struct RecordingParserTests {
         (#"{"intervalpro_recording":1,"devices":[{"id":"a"},{"name":"b"}]}"#, 1, #"devices[1] needs an "id" string"#),
         (#"{"intervalpro_recording":1,"devices":[{"id":""}]}"#, 1, #"devices[0] needs an "id" string"#),
         (#"{"intervalpro_recording":1,"devices":[{"id":"a","cadence_unit":"feet"}]}"#, 1,
-         #"devices[0].cadence_unit must be "steps", "strides" or "auto""#),
+         #"devices[0].cadence_unit must be "steps", "strides", "auto" or "none""#),
         ("", 1, "empty recording: no header line"),
         ("\n\n  \n", 1, "empty recording: no header line"),
     ] as [(String, Int, String)])

@@ -32,11 +32,11 @@ struct CadenceUnitArgument: ExpressibleByArgument {
     var unit: CadenceUnit
 
     init?(argument: String) {
-        guard let unit = CadenceUnit(rawValue: argument.lowercased()) else { return nil }
+        guard let unit = CadenceUnit(rawValue: argument.lowercased()), CadenceUnit.ofSensors.contains(unit) else { return nil }
         self.unit = unit
     }
 
-    static var allValueStrings: [String] { CadenceUnit.allCases.map(\.rawValue) }
+    static var allValueStrings: [String] { CadenceUnit.ofSensors.map(\.rawValue) }
 }
 
 extension SessionRequest {
