@@ -10,6 +10,11 @@ struct LiveScreen {
     static let showCursor = "\u{1B}[?25h"
     static let barWidth = 40
 
+    /// The bars' width on a terminal `columns` wide: 40, narrower where the cadence line
+    /// ("cadence 166 spm  [bar]  zone 176-184", 34 besides the bar) would be cut, its zone
+    /// first (at 40 columns the time left and the zone were cut off).
+    static func barWidth(columns: Int) -> Int { max(8, min(barWidth, columns - 1 - 34)) }
+
     init(colour: Bool) {
         self.colour = colour
     }
@@ -30,8 +35,9 @@ struct LiveScreen {
             lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
                 + (view.source == .simulation ? paint("   SIMULATED", "35;1") : "")
                 + (view.isPaused ? paint("   PAUSED", "33;1") : ""))
-            lines.append(timeLine(step))
-            lines.append(cadenceLine(step, view))
+            let width = Self.barWidth(columns: columns)
+            lines.append(timeLine(step, width: width))
+            lines.append(cadenceLine(step, view, width: width))
             lines.append(adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
@@ -86,38 +92,38 @@ struct LiveScreen {
         }
     }
 
-    private func timeLine(_ step: SessionView.Step) -> String {
+    private func timeLine(_ step: SessionView.Step, width: Int) -> String {
         switch step.end {
         case .time:
-            return "\(bar(fraction: step.progress ?? 0))  \(formatClock(Double(step.secondsLeft ?? 0))) left"
+            return "\(bar(fraction: step.progress ?? 0, width: width))  \(formatClock(Double(step.secondsLeft ?? 0))) left"
         case .distance:
-            return "\(bar(fraction: step.progress ?? 0))  \(Int(step.metresLeft ?? 0)) m left"
+            return "\(bar(fraction: step.progress ?? 0, width: width))  \(Int(step.metresLeft ?? 0)) m left"
         case .open:
             return "open step: \(formatClock(step.elapsed.seconds)) so far, press n for the next step"
         }
     }
 
-    private func bar(fraction: Double) -> String {
-        let filled = Int((min(1, max(0, fraction)) * Double(Self.barWidth)).rounded())
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: Self.barWidth - filled) + "]"
+    private func bar(fraction: Double, width: Int) -> String {
+        let filled = Int((min(1, max(0, fraction)) * Double(width)).rounded())
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
     }
 
     /// A scale from target-30 to target+30 spm: the zone as '=', the target as '|', the
     /// runner as '●'.
-    private func cadenceLine(_ step: SessionView.Step, _ view: SessionView) -> String {
+    private func cadenceLine(_ step: SessionView.Step, _ view: SessionView, width: Int) -> String {
         let smoothed = view.cadence
         let reading = smoothed.map { "\(Int($0.rounded())) spm" } ?? "-- spm"
         guard let zone = step.zone else { return "cadence \(reading)   (no zone in this step)" }
         let span = 30.0
         func column(_ value: Double) -> Int {
-            Int(((value - (zone.target - span)) / (2 * span) * Double(Self.barWidth - 1)).rounded())
+            Int(((value - (zone.target - span)) / (2 * span) * Double(width - 1)).rounded())
         }
-        var cells = [Character](repeating: " ", count: Self.barWidth)
-        for i in max(0, column(zone.low))...min(Self.barWidth - 1, max(0, column(zone.high))) { cells[i] = "=" }
-        cells[min(Self.barWidth - 1, max(0, column(zone.target)))] = "|"
+        var cells = [Character](repeating: " ", count: width)
+        for i in max(0, column(zone.low))...min(width - 1, max(0, column(zone.high))) { cells[i] = "=" }
+        cells[min(width - 1, max(0, column(zone.target)))] = "|"
         var scale = String(cells)
         if let smoothed {
-            let at = min(Self.barWidth - 1, max(0, column(smoothed)))
+            let at = min(width - 1, max(0, column(smoothed)))
             var marked = Array(scale)
             marked[at] = "*"
             scale = String(marked)

@@ -65,4 +65,22 @@ struct HRVLinesTests {
         #expect(LiveScreen.cut("\u{1B}[33mwarning: abcdef\u{1B}[0m", to: 10) == "\u{1B}[33mwarning: …\u{1B}[0m")
         #expect(LiveScreen.cut("short", to: 10) == "short")
     }
+
+    /// At 40 and 60 columns the bars stayed 40 wide: the time left and the zone were cut off.
+    @Test func theBarsNarrowWithTheTerminal() throws {
+        let plan = try PlanDecoder.decode(
+            Array(#"{"version":1,"name":"Ladder","steps":[{"kind":"work","duration":600,"cadence":180}]}"#.utf8), file: "p.json")
+        var engine = SessionEngine(plan: plan, source: .replay)
+        _ = engine.handle(.tick, now: .zero)
+        var view = SessionView(engine, at: .seconds(200))
+        view.cadence = 175
+        for columns in [60, 80] {
+            var screen = LiveScreen(colour: false)
+            let lines = screen.draw(view, columns: columns).replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: "").split(separator: "\n")
+            #expect(lines.contains { $0.hasSuffix(" left") }, "\(columns): \(lines)")
+            #expect(lines.contains { $0.contains(/zone \d+-\d+$/) }, "\(columns): \(lines)")
+            #expect(lines.allSatisfy { $0.count < columns }, "\(columns): \(lines)")
+        }
+        #expect(LiveScreen.barWidth(columns: 80) == 40 && LiveScreen.barWidth(columns: 60) == 25)
+    }
 }
