@@ -20,6 +20,15 @@ enum SessionUpload {
         case .bool(let value)?: force = value
         default: return WebServer.error(.badRequest, "'force' must be true or false")
         }
+        // The session first: no such session is 404 whatever the accounts (it was 409, "no accounts yet").
+        let sessionStore: SessionStore
+        do {
+            sessionStore = try store.open()
+            guard let listing = try sessionStore.listing(id: id) else { return WebServer.error(.notFound, "no session \(id)") }
+            guard listing.status != .running else { return WebServer.error(.conflict, "session \(id) is running: finish it first") }
+        } catch {
+            return WebServer.error(.internalServerError, "\(error)")
+        }
         let context: ServiceContext
         let services: [Service]
         do {
@@ -34,14 +43,6 @@ enum SessionUpload {
                 default: .internalServerError
                 }
             return WebServer.error(status, failure.message)
-        } catch {
-            return WebServer.error(.internalServerError, "\(error)")
-        }
-        let sessionStore: SessionStore
-        do {
-            sessionStore = try store.open()
-            guard let listing = try sessionStore.listing(id: id) else { return WebServer.error(.notFound, "no session \(id)") }
-            guard listing.status != .running else { return WebServer.error(.conflict, "session \(id) is running: finish it first") }
         } catch {
             return WebServer.error(.internalServerError, "\(error)")
         }

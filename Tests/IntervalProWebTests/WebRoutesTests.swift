@@ -65,6 +65,11 @@ import Testing
             ) { response in
                 #expect(response.status == .badRequest)
             }
+            // No such session, whatever the accounts (without any it was 409, "no accounts yet").
+            try await client.execute(uri: "/api/sessions/7/upload", method: .post, headers: Self.json, body: ByteBuffer(string: "{}")) {
+                response in
+                #expect(response.status == .notFound, "\(String(buffer: response.body))")
+            }
         }
     }
 
