@@ -29,12 +29,20 @@ public enum BundledFiles {
     /// recorder's) was taken for the bundled recordings, and the plan's was "cannot open".
     private static func directory(_ name: String, holding marker: String, override: String) -> String? {
         if let path = Terminal.environment(override), isDirectory(path) { return path }
+        return directory(name, holding: marker, executable: executablePath())
+    }
+
+    /// The folder as found from `executable`. `intervalpro-web` is installed in
+    /// PREFIX/libexec/intervalpro: from there PREFIX/share is a folder further up (the page of
+    /// a `make install PREFIX=/opt/intervalpro` offered no plans and no recordings).
+    static func directory(_ name: String, holding marker: String, executable: String?) -> String? {
         var candidates: [String] = [name]
-        if let executable = executablePath() {
+        if let executable {
             var root = executable
             for _ in 0..<4 { root = parent(of: root) }
             candidates.append(root + "/" + name)
             candidates.append(parent(of: parent(of: executable)) + "/share/intervalpro/" + name)
+            candidates.append(parent(of: parent(of: parent(of: executable))) + "/share/intervalpro/" + name)
         }
         candidates += ["/usr/local/share/intervalpro/" + name, "/usr/share/intervalpro/" + name]
         return candidates.first { exists($0 + "/" + marker) }

@@ -45,6 +45,22 @@ struct BundledFilesTests {
         #expect(!BundledFiles.isDirectory(fileLink))
     }
 
+    /// The page of an install under another prefix offered no plans: intervalpro-web, in
+    /// PREFIX/libexec/intervalpro, looked in PREFIX/libexec/share.
+    @Test("the bundled files are found from PREFIX/bin/intervalpro and from PREFIX/libexec/intervalpro/intervalpro-web")
+    func foundFromEitherInstalledBinary() throws {
+        let prefix = try TemporaryDirectory()
+        // A name the working folder (the checkout, with its own Plans) does not hold.
+        let examples = prefix.file("share/intervalpro/Examples")
+        try FileManager.default.createDirectory(atPath: examples, withIntermediateDirectories: true)
+        _ = try prefix.write("share/intervalpro/Examples/marker.json", Array("{}".utf8))
+        for executable in ["bin/intervalpro", "libexec/intervalpro/intervalpro-web"] {
+            #expect(
+                BundledFiles.directory("Examples", holding: "marker.json", executable: prefix.file(executable)) == examples,
+                "\(executable)")
+        }
+    }
+
     @Test("exists: files and directories, not missing paths")
     func exists() throws {
         let dir = try TemporaryDirectory()
