@@ -181,6 +181,9 @@ struct RunCommandTests {
             ["run", "Plans/pyramid.json", "--dropout", "10:5"],
             ["run", "Plans/pyramid.json", "--simulate", "--dropout", "ten"],
             ["run", "Plans/pyramid.json", "--cadence-unit", "furlongs"],
+            // A cadence unit that is no sensor's, and exiting 69 and falling back together.
+            ["run", "Plans/pyramid.json", "--cadence-unit", "none"],
+            ["run", "Plans/pyramid.json", "--require-sensor", "--fallback", "recording"],
             ["run"],
         ])
     func usageErrors(arguments: [String]) throws {

@@ -59,8 +59,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 69 when no sensor is found, instead of falling back.")
     var requireSensor = false
 
-    @Option(help: "With no sensor: simulate a runner, or replay the bundled recording for the plan.")
-    var fallback: SessionRequest.Fallback = .simulate
+    @Option(help: "With no sensor: simulate a runner (the default), or replay the bundled recording for the plan.")
+    var fallback: SessionRequest.Fallback?
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
@@ -76,6 +76,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
+        if requireSensor, fallback != nil { throw ValidationError("--require-sensor exits when no sensor is found: drop --fallback") }
         if requireSensor, replay != nil || simulate {
             throw ValidationError("--require-sensor is for live sensors: drop --replay/--simulate")
         }
@@ -122,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
 
     private func source(for plan: Plan) -> SessionRequest.Source {
         if let replay { return .replay(path: replay, choice: activity.choice) }
-        guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback) }
+        guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback ?? .simulate) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed
         configuration.perFoot = perFoot
