@@ -71,6 +71,11 @@ public struct ImportedActivity: Sendable {
     /// before the stop to the first after it, in order. The watch counts none of it as the
     /// run's time.
     public var pauses: [Range<SessionTime>]
+    /// The file's other legs that say they are runs (1-based; a GPX of two runs' tracks), when
+    /// the first was read for want of a choice: `history import` imports each.
+    public var otherRunLegs: [Int] = []
+    /// The warning among `warnings` that says which leg was read, of a file of several.
+    public var legsWarning: ImportError?
 
     public init(
         recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportError], creator: String? = nil,
@@ -226,8 +231,8 @@ public enum ActivityImport {
                         + "\(kept.count) record\(kept.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
         }
         warnings += farWarnings
-        let (leg, choosing) = try choose(legs, choice, file: file)
-        var activity = try activity(leg.points, format: .fit, file: file, warnings: warnings + choosing)
+        let chosen = try choose(legs, choice, file: file)
+        var activity = chosen.told(try activity(chosen.leg.points, format: .fit, file: file, warnings: warnings + chosen.warnings))
         // file_id: manufacturer (1), product (2), serial_number (3).
         if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }) {
             let parts = [Field.FileID.manufacturer, Field.FileID.product, Field.FileID.serialNumber].map { fileID.integer($0).map(String.init) ?? "-" }

@@ -29,6 +29,8 @@ struct ActivityLeg {
     var points: [ActivityPoint]
     /// Where the leg is in the file ("session 2", a line).
     var place: String?
+    /// Its own name, where the file gives each leg one (a GPX track's `<name>`).
+    var name: String? = nil
 
     enum Kind {
         /// The file says run.
@@ -103,13 +105,34 @@ extension ActivityImport {
         legs: [ActivityLeg], format: ActivityFormat, file: String, choice: ActivityChoice, warnings: [ImportError]
     ) throws(ImportError) -> ImportedActivity {
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
-        let (leg, choosing) = try choose(kept, choice, file: file)
-        return try activity(leg.points, format: format, file: file, warnings: warnings + farWarnings + choosing)
+        let chosen = try choose(kept, choice, file: file)
+        return chosen.told(try activity(chosen.leg.points, format: format, file: file, warnings: warnings + farWarnings + chosen.warnings))
+    }
+
+    /// The leg `choose` took, the warnings of taking it (the one that says which among them),
+    /// and the file's other legs that say they are runs (1-based).
+    struct Chosen {
+        var leg: ActivityLeg
+        var warnings: [ImportError]
+        var legsWarning: ImportError?
+        var otherRunLegs: [Int]
+
+        /// `activity` as read from this leg: its other run legs, and the warning that said
+        /// which was read, are told to it.
+        func told(_ activity: ImportedActivity) -> ImportedActivity {
+            var activity = activity
+            activity.otherRunLegs = otherRunLegs
+            activity.legsWarning = legsWarning
+            if let name = leg.name { activity.name = name }
+            return activity
+        }
     }
 
     /// The leg to score, by `choice`, and a warning that says which when there is a choice.
-    static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> (ActivityLeg, [ImportError]) {
-        guard !legs.isEmpty else { return (ActivityLeg(sport: nil, kind: .unsaid, points: [], place: nil), []) }
+    static func choose(_ legs: [ActivityLeg], _ choice: ActivityChoice, file: String) throws(ImportError) -> Chosen {
+        guard !legs.isEmpty else {
+            return Chosen(leg: ActivityLeg(sport: nil, kind: .unsaid, points: [], place: nil), warnings: [], otherRunLegs: [])
+        }
         let start = legs.flatMap(\.points).map(\.time).min() ?? 0
         func named(_ leg: ActivityLeg) -> String { leg.sport ?? "sport not given" }
         func described(_ number: Int) -> String {
@@ -144,14 +167,20 @@ extension ActivityImport {
                 kind: .notARun(sport: named(leg)))
         }
         var warnings: [ImportError] = []
+        var legsWarning: ImportError?
         if legs.count > 1 {
             let all = legs.indices.map { "\($0 + 1) \(named(legs[$0]))" }.joined(separator: ", ")
-            warnings.append(
-                ImportError(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another"))
+            let warning = ImportError(file: file, message: "a multisport activity of \(legs.count) legs (\(all)): \(described(number)) is read; --leg N reads another")
+            warnings.append(warning)
+            legsWarning = warning
         }
         if !leg.isRun, !choice.heartRateOnly {
             warnings.append(ImportError(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
         }
-        return (leg, warnings)
+        // Only where the first run was taken for want of a choice: a leg asked for is the one.
+        let otherRunLegs = choice.leg != nil || choice.anySport ? [] : legs.indices.filter {
+            $0 != number - 1 && legs[$0].kind == .run && !legs[$0].points.isEmpty
+        }.map { $0 + 1 }
+        return Chosen(leg: leg, warnings: warnings, legsWarning: legsWarning, otherRunLegs: otherRunLegs)
     }
 }

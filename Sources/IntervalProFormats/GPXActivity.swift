@@ -35,12 +35,14 @@ extension ActivityImport {
             cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(track.line)")
             let type = track.child("type")?.text
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
-            legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)"))
+            let name = track.child("name")?.text
+            legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)", name: name?.isEmpty == false ? name : nil))
         }
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
-        activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty }
+        // The track read's own name, else the first a track has.
+        if activity.name == nil { activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty } }
         return activity
     }
 

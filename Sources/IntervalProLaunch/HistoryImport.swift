@@ -275,6 +275,28 @@ public enum HistoryImport {
             report.unreadable.append(Skipped(file: file, reason: "\(error)"))
             return
         }
+        // A file of several runs (a GPX of two runs' tracks): each is a session of its own,
+        // where the first alone was imported with "--leg N reads another", which import lacks.
+        var activities = [activity]
+        for leg in activity.otherRunLegs {
+            do {
+                activities.append(try readActivity(content, file: name, choice: ActivityChoice(leg: leg)))
+            } catch {
+                report.unreadable.append(Skipped(file: "\(file) (leg \(leg))", reason: "\(error)"))
+            }
+        }
+        for one in activities {
+            keep(one, everyLeg: activities.count > 1, file: file, named: activityName, in: store, report: &report)
+        }
+    }
+
+    /// Stores one activity read from `file`, unless it was imported before or holds no
+    /// cadence or heart rate. `everyLeg`: the file's runs are all imported, so the warning
+    /// that said which one was read is not said.
+    private static func keep(
+        _ activity: ImportedActivity, everyLeg: Bool, file: String, named activityName: String?, in store: SessionStore,
+        report: inout Report
+    ) {
         // Speed and distance alone (a phone's GPS) are no cadence or heart rate to keep.
         let units = activity.recording.header.cadenceUnits
         let hasReadings = activity.recording.entries.contains { entry in
@@ -311,7 +333,7 @@ public enum HistoryImport {
                 return
             }
             report.imported.append(id)
-            report.warnings += activity.warnings.map(\.description)
+            report.warnings += activity.warnings.filter { !everyLeg || $0 != activity.legsWarning }.map(\.description)
         } catch let error as StoreError {
             report.unreadable.append(Skipped(file: file, reason: error.description))
         } catch {

@@ -144,6 +144,30 @@ struct HistoryImportTests {
         #expect(number((stored["totals"] as? [String: Any])?["avg_cadence_spm"]) == 172)
     }
 
+    /// A GPX of two runs' tracks imported the first alone, with a warning that `--leg N` reads
+    /// another, an option `history import` does not have.
+    @Test("a file of two runs is two sessions, each under its track's name")
+    func everyRunOfAFile() throws {
+        let store = try ScratchStore()
+        func track(_ text: String) -> Substring {
+            let start = text.range(of: "<trk>")!.lowerBound, end = text.range(of: "</trk>")!.upperBound
+            return text[start..<end]
+        }
+        let first = gpxRun(start: Date(timeIntervalSince1970: 1_780_000_000), seconds: 60, perFoot: 85, type: "running", name: "Day A")
+        let second = gpxRun(start: Date(timeIntervalSince1970: 1_780_086_400), seconds: 60, perFoot: 86, type: "running", name: "Day B")
+        let both = first.replacingOccurrences(of: String(track(first)), with: String(track(first)) + String(track(second)))
+        let file = try store.directory.write("two.gpx", both)
+        let result = try store.run("history", "import", file, "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect((report["imported"] as? [Int])?.count == 2, "\(report)")
+        #expect((report["warnings"] as? [String])?.contains { $0.contains("--leg") } == false, "\(report)")
+        #expect(try store.sessions().compactMap { $0["plan"] as? String }.sorted() == ["Day A", "Day B"])
+        // Imported again: both are there already.
+        let again = try store.run("history", "import", file, "--json")
+        #expect((jsonObject(again.stdoutData)?["duplicates"] as? [Any])?.count == 2, "\(again.stdout)")
+    }
+
     /// A run without a footpod kept its time and heart rate and lost its distance; one whose
     /// app wrote cadence 0 throughout was a run at 0 spm (it put weeks at 136 in trends).
     @Test("a run without cadence keeps its distance; cadence 0 throughout is no cadence, said")
