@@ -43,6 +43,14 @@ public struct AudioDirector: Sendable {
     public static let previewLead = SessionTime.seconds(10)
     public static let countdownMinimum = SessionTime.seconds(6)
     public static let halfwayMinimum = SessionTime.seconds(60)
+    /// The least time between two coaching cues, whatever the cooldown asked: a cue lasts
+    /// about a second and a half, and reminders closer together queued up behind each other,
+    /// still saying "faster" minutes after the runner was in zone (a cooldown of 0 repeated
+    /// the cue at the same instant without end, until the memory ran out).
+    public static let shortestCoachingCooldown = SessionTime.seconds(3)
+
+    /// The cooldown that applies: the settings', no shorter than `shortestCoachingCooldown`.
+    private var coachingCooldown: SessionTime { max(settings.coachingCooldown, Self.shortestCoachingCooldown) }
 
     public let settings: MetronomeSettings
     public let timeline: [TimelineStep]
@@ -225,7 +233,7 @@ public struct AudioDirector: Sendable {
         guard settings.voice, let since = outOfZoneSince, let cue = outOfZoneCue else { return }
         cancel([.coaching])
         var time = max(now, since + settings.coachingGrace)
-        if let last = lastCoaching { time = max(time, last + settings.coachingCooldown) }
+        if let last = lastCoaching { time = max(time, last + coachingCooldown) }
         addCue(time, cue, .coaching)
     }
 
@@ -257,7 +265,7 @@ public struct AudioDirector: Sendable {
                 lastCoaching = item.time
                 // Still out of zone: remind again after the cooldown.
                 if let cue = outOfZoneCue, !finished {
-                    add(item.time + settings.coachingCooldown, .cue(cue), .coaching)
+                    add(item.time + coachingCooldown, .cue(cue), .coaching)
                 }
             default:
                 break

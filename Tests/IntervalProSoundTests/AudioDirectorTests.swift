@@ -101,6 +101,17 @@ struct AudioDirectorTests {
         #expect(run(settings).contains(at(30, .clicksAudible(false))))
     }
 
+    /// A cooldown of 0 repeated the cue at the same instant without end (the session died out
+    /// of memory); one under a cue's length queued cues behind each other for hours.
+    @Test(arguments: [0.0, 0.001, 1.0])
+    func aCooldownShorterThanACueIsTheShortest(cooldown: Double) {
+        var settings = MetronomeSettings()
+        settings.coachingCooldown = .seconds(cooldown)
+        let items = run(settings, extra: [(40, [.feedbackChanged(.faster(6))]), (56, [.feedbackChanged(.inZone)])])
+        let coaching = items.filter { $0.item == .cue(.faster(6)) }.map(\.time)
+        #expect(coaching == [.seconds(50), .seconds(53), .seconds(56)], "\(coaching)")
+    }
+
     @Test func backInZoneBeforeTheGraceCancelsEverything() {
         var settings = MetronomeSettings()
         settings.mode = .offTarget
