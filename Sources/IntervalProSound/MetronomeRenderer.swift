@@ -70,6 +70,10 @@ public final class MetronomeRenderer: @unchecked Sendable {
 
     private var grid: BeatGrid?
     private var pattern = ClickPattern.plain
+    /// Beats since the first grid, across steps and pauses: the alternate pattern's foot. A
+    /// new grid's beat count starts at 0, and a step of an odd number of beats began again on
+    /// the left, the runner on the wrong foot for the whole next step.
+    private var stride: Int64 = 0
     private var audible = true
 
     private static let maxClicks = 4
@@ -157,7 +161,10 @@ public final class MetronomeRenderer: @unchecked Sendable {
             if var beat = grid, beat.nextFrame <= frame {
                 if audible { startClick(sound(forBeat: beat.beat)) }
                 // A grid that started in the past (a late event) catches up without a burst.
-                while beat.nextFrame <= frame { beat.advance() }
+                while beat.nextFrame <= frame {
+                    beat.advance()
+                    stride += 1
+                }
                 grid = beat
             }
             var left: Float = 0
@@ -250,7 +257,7 @@ public final class MetronomeRenderer: @unchecked Sendable {
     private func sound(forBeat beat: Int64) -> ClickBank.Sound {
         switch pattern {
         case .plain: .plain
-        case .alternate: beat % 2 == 0 ? .left : .right
+        case .alternate: stride % 2 == 0 ? .left : .right
         case .accentFirst: beat == 0 ? .accent : .plain
         }
     }

@@ -76,6 +76,17 @@ struct RendererTests {
         #expect(peak(0..<1_000, channel: 0) > 2 * peak(0..<1_000, channel: 1))
         #expect(peak(8_000..<9_000, channel: 1) > 2 * peak(8_000..<9_000, channel: 0))
 
+        // A step of an odd number of beats, then the next: its first beat is the right foot,
+        // where every step began again on the left.
+        let steps = MetronomeRenderer(sampleRate: 16_000, channels: 2, volume: 1)
+        steps.schedule(AudioEvent(frame: 0, kind: .tempo(spm: 120, pattern: .alternate)))
+        steps.schedule(AudioEvent(frame: 24_000, kind: .tempo(spm: 120, pattern: .alternate)))
+        let both = render(steps, frames: 40_000)
+        func stepPeak(_ range: Range<Int>, channel: Int) -> Int { range.map { abs(Int(both[$0 * 2 + channel])) }.max()! }
+        #expect(stepPeak(16_000..<17_000, channel: 0) > 2 * stepPeak(16_000..<17_000, channel: 1), "beat 3: left")
+        #expect(stepPeak(24_000..<25_000, channel: 1) > 2 * stepPeak(24_000..<25_000, channel: 0), "the next step's first: right")
+        #expect(stepPeak(32_000..<33_000, channel: 0) > 2 * stepPeak(32_000..<33_000, channel: 1), "then left")
+
         let accented = MetronomeRenderer(sampleRate: 16_000, channels: 1, volume: 1)
         accented.schedule(AudioEvent(frame: 0, kind: .tempo(spm: 120, pattern: .accentFirst)))
         let mono = render(accented, frames: 16_000)
