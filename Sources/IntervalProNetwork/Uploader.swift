@@ -40,8 +40,12 @@ public struct Uploader: Sendable {
 
     /// Queues the session for each service (a row marked pending), so that a failure later,
     /// or the program ending, leaves it to `upload --pending`.
+    /// One Strava is processing keeps its upload id, to be asked about again: queued anew, the
+    /// file was sent a second time.
     public func enqueue(session id: Int64, to services: [Service]) throws(StoreError) {
-        for service in services where try store.upload(session: id, service: service.rawValue)?.status != .done {
+        for service in services {
+            let status = try store.upload(session: id, service: service.rawValue)?.status
+            guard status != .done, status != .processing else { continue }
             try store.saveUpload(
                 UploadRecord(sessionID: id, service: service.rawValue, status: .pending, updatedAt: WallClock.iso8601Now()))
         }
@@ -81,6 +85,10 @@ public struct Uploader: Sendable {
             try store.saveUpload(record)
             return Result(record: record, kind: kind)
         } catch let failure as ServiceError {
+            // What the sending kept on the way (an upload Strava is processing, with its id)
+            // stays: a 5xx while asking about it left the row pending without the id, and the
+            // file was sent again.
+            if let kept = try store.upload(session: id, service: service.rawValue) { record = kept }
             if failure.kind == .rejected { record.status = .rejected }
             record.lastError = failure.message
             record.updatedAt = WallClock.iso8601Now()

@@ -935,6 +935,26 @@ def group_strava(g):
             == {f"/api/v3/uploads/{upload_id}"}, f"... by polling upload {upload_id}, without sending the file again",
             str([(r["method"], r["path"]) for r in s.log() if r.get("received", 0) >= since]))
 
+    # A 5xx while asking about a processing upload keeps its id, and `upload N` again asks about
+    # it: the row went back to pending without the id, and either command sent the file again.
+    session = s.session(6)
+    s.fault(match="GET /api/v3/uploads/", times=-1, status=503)
+    since = time.monotonic()
+    failed = s.run("upload", str(session), "--to", "strava")
+    s.clear()
+    sent = [p for p in s.requests("POST", "/api/v3/uploads", since) if p["status"] == 201]
+    g.check(failed.returncode == 69 and len(sent) == 1 and s.upload_rows().get((session, "strava")) == "processing",
+            "a 5xx while Strava processes: 69, the upload kept as processing", f"{failed.describe()} {s.upload_rows()}")
+    upload_id = max(int(k) for k in s.state()["uploads"])
+    since = time.monotonic()
+    again = s.run("upload", str(session), "--to", "strava", "--json")
+    outcome = (again.json() or {}).get("uploads") or [{}]
+    g.check(again.returncode == 0 and outcome[0].get("outcome") == "uploaded"
+            and not s.requests("POST", "/api/v3/uploads", since)
+            and {p["path"] for p in s.requests("GET", "/api/v3/uploads/", since, prefix=True)} == {f"/api/v3/uploads/{upload_id}"},
+            f"upload {session} again asks about upload {upload_id}, without sending the file again",
+            f"{again.describe()} {[(r['method'], r['path']) for r in s.log() if r.get('received', 0) >= since]}")
+
     saved = s.account("strava") or {}
     expect(g, s.run("account", "remove", "strava", "-v"), 0, "account remove strava")
     with open(s.accounts_path, encoding="utf-8") as handle:
