@@ -39,6 +39,26 @@ public struct AccountFile: Sendable {
         }
     }
 
+    /// The accounts' lock, held until it is released (deinit): one process renews a token
+    /// at a time. Strava replaces the refresh token at each renewal: two commands renewing at
+    /// once (a cron `upload --pending` beside a run's upload) sent the same one, and the one
+    /// Strava refused told the runner access was revoked. Nil where the file's folder is not
+    /// there (no account yet) or cannot be written: the renewal goes ahead unlocked.
+    public final class Lock: Sendable {
+        private let descriptor: Int32
+
+        fileprivate init?(path: String) {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { return nil }
+            while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    public func lock() -> Lock? { Lock(path: path + ".lock") }
+
     public func save(_ accounts: Accounts) throws(FileError) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty {

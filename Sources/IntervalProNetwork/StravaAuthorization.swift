@@ -36,7 +36,17 @@ public struct StravaAuthorization: Sendable {
     }
 
     private func refresh() async throws(ServiceError) -> String {
+        guard let used = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
+        // One process renews at a time, and one that renewed while this one waited has left
+        // its tokens in the file: those are taken, not renewed again with a refresh token
+        // Strava has replaced.
+        let lock = context.file.lock()
+        defer { withExtendedLifetime(lock) {} }
+        context.reload()
         guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
+        if account.refreshToken != used.refreshToken, !Strava.needsRefresh(account, now: context.now()) {
+            return account.accessToken
+        }
         let response = try await caller.response(to: strava.refresh(account))
         guard response.isSuccess, let grant = Strava.grant(response) else {
             if (400..<500).contains(response.status) && response.status != 429 {

@@ -1012,6 +1012,20 @@ def group_refresh(g):
             "the next command refreshes first, with the refresh token saved during the killed one",
             str([(r["method"], r["path"]) for r in log]))
 
+    # Three commands renewing at once: each takes its turn and the tokens the one before it
+    # saved (Strava replaces the refresh token at each renewal: sent twice, it was refused,
+    # and the losers said access was revoked, 77).
+    sessions = [s.session(seed) for seed in (7, 8, 9)]
+    processes = [start_binary(["upload", str(n), "--to", "strava"], s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for n in sessions]
+    results = []
+    for n, process in zip(sessions, processes):
+        stdout, stderr = process.communicate(timeout=120)
+        results.append(Result(["upload", str(n), "--to", "strava", "(at once)"], process.returncode, stdout, stderr, 0))
+        s.record(results[-1])
+    g.check(all(r.returncode == 0 for r in results),
+            "three uploads renewing the token at once all upload", " | ".join(r.describe() for r in results))
+
     s.control("revoke", {"service": "strava"})
     session = s.session(2)
     revoked = s.run("upload", str(session), "--to", "strava")
