@@ -59,6 +59,10 @@ public struct AccountFile: Sendable {
 
     public func lock() -> Lock? { Lock(path: path + ".lock") }
 
+    /// The uploads' lock: one process sends a session at a time, so that two commands at
+    /// once (two `upload --pending`, a cron's beside a run's) do not both send it.
+    public func uploadsLock() -> Lock? { Lock(path: path + ".uploads.lock") }
+
     public func save(_ accounts: Accounts) throws(FileError) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty {

@@ -60,6 +60,13 @@ public struct Uploader: Sendable {
     }
 
     public func upload(session id: Int64, to service: Service, force: Bool) async throws(StoreError) -> Result {
+        // Read after the turn: another command may have sent it while this one waited.
+        let turn = context.file.uploadsLock()
+        defer { withExtendedLifetime(turn) {} }
+        return try await send(session: id, to: service, force: force)
+    }
+
+    private func send(session id: Int64, to service: Service, force: Bool) async throws(StoreError) -> Result {
         let previous = try store.upload(session: id, service: service.rawValue)
         if let previous, previous.status == .done, !force { return Result(record: previous, kind: .refusedDuplicate) }
         var record =
@@ -105,11 +112,15 @@ public struct Uploader: Sendable {
     }
 
     /// Everything queued, oldest session first.
+    /// The queue is read in the uploads' turn: two `upload --pending` at once both sent
+    /// every queued session.
     public func uploadPending() async throws(StoreError) -> [Result] {
+        let turn = context.file.uploadsLock()
+        defer { withExtendedLifetime(turn) {} }
         var results: [Result] = []
         for record in try store.pendingUploads() {
             guard let service = Service(rawValue: record.service) else { continue }
-            results.append(try await upload(session: record.sessionID, to: service, force: false))
+            results.append(try await send(session: record.sessionID, to: service, force: false))
         }
         return results
     }

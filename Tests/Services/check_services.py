@@ -1115,6 +1115,26 @@ def group_queue(g):
     expect(g, pending, 0, "upload --pending with the new key uploads it",
            stdout_has=[f"session {fourth} → intervals.icu: {s.base}/activities/"])
 
+    # Two `upload --pending` at once (a cron's beside a hand's): the queued session is sent
+    # once, the second command finding it done (both sent it).
+    fifth = s.session(5)
+    s.fault(match=f"POST {ACTIVITIES}", status=503, times=-1)
+    s.run("upload", str(fifth), "--to", "intervals.icu")
+    s.clear()
+    s.fault(match=f"POST {ACTIVITIES}", delay=2)
+    since = time.monotonic()
+    processes = [start_binary(["upload", "--pending"], s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    codes = []
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=120)
+        codes.append(process.returncode)
+        s.record(Result(["upload", "--pending", "(two at once)"], process.returncode, stdout, stderr, 0))
+    s.clear()
+    g.check(codes == [0, 0] and len(s.requests("POST", ACTIVITIES, since)) == 1
+            and s.upload_rows().get((fifth, "intervals.icu")) == "done",
+            "two upload --pending at once send the queued session once",
+            f"{codes} {len(s.requests('POST', ACTIVITIES, since))} POSTs")
+
 
 def group_retries(g):
     """Retries: 5xx twice then success, 429 with Retry-After, a dropped connection, a slow server."""
