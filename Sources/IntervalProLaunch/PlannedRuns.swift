@@ -51,17 +51,25 @@ public enum PlannedRuns {
             guard let first = runs.first else {
                 throw LaunchError("no run planned in intervals.icu for today (\(date)); see `intervalpro today`", kind: .missingInput)
             }
-            if runs.count > 1 {
+            // Of several, the one that can be run: one without steps is no choice to make.
+            let runnable = runs.filter { PlannedRun($0).plan != nil }
+            if runs.count > 1, runnable.count != 1 {
                 let list = runs.map { "\($0.reference) (\($0.name))" }.joined(separator: ", ")
                 throw LaunchError("\(runs.count) runs are planned today: \(list); run one with `intervalpro run icu:ID`", kind: .usage)
             }
-            workout = first
+            workout = runs.count > 1 ? runnable[0] : first
         case .event(let id):
             workout = try await serviceCall { () throws(ServiceError) in
                 let api = try context.intervalsICU()
                 let response = try await context.caller(.intervalsICU).success(
                     api.plannedWorkout(id: id), doing: "reading event \(id)")
                 return try IntervalsICU.plannedWorkout(response)
+            }
+            // A ride's 90rpm is no running cadence, and its FIT went up as a run.
+            guard workout.isRun else {
+                throw LaunchError(
+                    "\(workout.reference) (\(workout.name)) is a \(workout.type) workout, not a run: IntervalPro runs running workouts",
+                    kind: .invalidData)
             }
         }
         let imported: ImportedPlan

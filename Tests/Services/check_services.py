@@ -702,6 +702,19 @@ def group_calendar(g):
     bad = two.run("run", "icu:204", "--simulate", "--fast")
     g.check(bad.returncode not in (0,) and bad.returncode > 0 and bad.stderr.strip(),
             "run icu:ID of an event without steps fails with a message", bad.describe())
+    # A ride was run with 90rpm as a running cadence, and its FIT uploaded as a run.
+    expect(g, two.run("run", "icu:203", "--simulate", "--fast", "--no-save"), 65, "run icu:ID of a ride is refused",
+           stderr_has=["is a Ride workout, not a run"])
+
+    # Two runs today, one without steps: the one that can be run is run (64 named both).
+    one = Scenario(g, "one runnable run today", events=[
+        event(301, day(0), "Intervals", "- 5m 170rpm"),
+        event(304, day(0), "Easy jog", "Easy, no structure at all"),
+    ])
+    add_icu(g, one)
+    ran = one.run("run", "today", "--simulate", "--fast", "--no-save", "--json")
+    g.check(ran.returncode == 0 and (ran.json() or {}).get("plan") == "Intervals",
+            "run today with one of two runs runnable runs it", ran.describe())
 
     empty = Scenario(g, "empty calendar", events=[])
     add_icu(g, empty)
