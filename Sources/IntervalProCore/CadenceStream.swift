@@ -56,6 +56,9 @@ public struct CadenceStream: Sendable {
     public static let smoothingSeconds = 3.0
 
     private var units: [String: CadenceUnit]
+    /// The devices whose cadence is none (`CadenceUnit.none`), apart: a reading asks only when
+    /// there are any, not the units by its address at every notification.
+    private let distanceOnlyDevices: Set<String>
     /// What each RSC device's next reading is read against, in one place: a reading looks its
     /// device up once (by its address, a string to hash), not once per figure.
     private var devices: [String: DeviceState] = [:]
@@ -83,6 +86,7 @@ public struct CadenceStream: Sendable {
 
     public init(units: [String: CadenceUnit] = [:]) {
         self.units = units
+        distanceOnlyDevices = Set(units.filter { $0.value == CadenceUnit.none }.keys)
     }
 
     public func isCurrent<V>(_ value: TimedValue<V>?, at now: SessionTime) -> Bool {
@@ -127,7 +131,7 @@ public struct CadenceStream: Sendable {
     }
 
     private mutating func ingestRSC(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
-        if units[device] == CadenceUnit.none {
+        if !distanceOnlyDevices.isEmpty, distanceOnlyDevices.contains(device) {
             ingestDistance(rsc, from: device, at: now)
             return
         }
