@@ -39,11 +39,9 @@ public struct AccountFile: Sendable {
         }
     }
 
-    /// The accounts' lock, held until it is released (deinit): one process renews a token
-    /// at a time. Strava replaces the refresh token at each renewal: two commands renewing at
-    /// once (a cron `upload --pending` beside a run's upload) sent the same one, and the one
-    /// Strava refused told the runner access was revoked. Nil where the file's folder is not
-    /// there (no account yet) or cannot be written: the renewal goes ahead unlocked.
+    /// A lock beside the accounts file, held by one process at a time until it is released
+    /// (deinit). Nil where the file's folder is not there (no account yet) or cannot be
+    /// written: the work goes ahead unlocked.
     public final class Lock: Sendable {
         private let descriptor: Int32
 
@@ -57,6 +55,10 @@ public struct AccountFile: Sendable {
         deinit { close(descriptor) }
     }
 
+    /// The tokens' lock: one process renews a token at a time. Strava replaces the refresh
+    /// token at each renewal: two commands renewing at once (a cron `upload --pending` beside
+    /// a run's upload) sent the same one, and the one Strava refused told the runner access
+    /// was revoked.
     public func lock() -> Lock? { Lock(path: path + ".lock") }
 
     /// The uploads' lock: one process sends a session at a time, so that two commands at

@@ -48,13 +48,13 @@ public final class ServiceContext: @unchecked Sendable {
 
     public func now() -> Double { Date().timeIntervalSince1970 }
 
-    /// Changes the accounts and rewrites the file at once (an account added or removed, a
-    /// refreshed token: one Strava just replaced is never lost).
     /// The accounts as the file holds them now: another process may have renewed a token.
     public func reload() {
         if let current = try? file.load() { accounts = current }
     }
 
+    /// Changes the accounts and rewrites the file at once (an account added or removed, a
+    /// refreshed token: one Strava just replaced is never lost).
     public func update(_ change: (inout Accounts) -> Void) throws(FileError) {
         change(&accounts)
         try file.save(accounts)

@@ -39,9 +39,8 @@ public struct Uploader: Sendable {
     }
 
     /// Queues the session for each service (a row marked pending), so that a failure later,
-    /// or the program ending, leaves it to `upload --pending`.
-    /// One Strava is processing keeps its upload id, to be asked about again: queued anew, the
-    /// file was sent a second time.
+    /// or the program ending, leaves it to `upload --pending`. An upload Strava is processing
+    /// keeps its id, to be asked about again: queued anew, the file was sent a second time.
     public func enqueue(session id: Int64, to services: [Service]) throws(StoreError) {
         for service in services {
             let status = try store.upload(session: id, service: service.rawValue)?.status
@@ -111,9 +110,8 @@ public struct Uploader: Sendable {
         }
     }
 
-    /// Everything queued, oldest session first.
-    /// The queue is read in the uploads' turn: two `upload --pending` at once both sent
-    /// every queued session.
+    /// Everything queued, oldest session first, read in the uploads' turn: two `upload
+    /// --pending` at once both sent every queued session.
     public func uploadPending() async throws(StoreError) -> [Result] {
         let turn = context.file.uploadsLock()
         defer { withExtendedLifetime(turn) {} }
