@@ -14,6 +14,9 @@ public struct TodayReport: Sendable {
     public var wellness: Wellness?
     /// Whether an intervals.icu account gives a calendar to read.
     public var hasCalendar = true
+    /// Why the calendar could not be read (unreachable, a key refused): the morning's readiness
+    /// is still shown, and the command then fails with this.
+    public var calendarFailure: LaunchError?
 
     /// The runs planned on `date` (nil: today). Without an intervals.icu account there is no
     /// calendar, but the morning's readiness is still the day's news (it was exit 77 and
@@ -25,7 +28,15 @@ public struct TodayReport: Sendable {
         guard context.accounts.intervalsICU != nil else {
             return TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil, hasCalendar: false)
         }
-        let runs = try await PlannedRuns.readable(on: day, context: context)
+        let runs: [PlannedRun]
+        do {
+            runs = try await PlannedRuns.readable(on: day, context: context)
+        } catch let failure as LaunchError {
+            // Offline by the bed, the readiness measured there is still the morning's news.
+            var report = TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil)
+            report.calendarFailure = failure
+            return report
+        }
         // The day's wellness as a watch, ring or app gave it to intervals.icu, beside the strap's.
         let wellness = await ReadinessReport.wellness(on: day, context: context)
         return TodayReport(day: day, isToday: day == today, runs: runs, readiness: readiness, wellness: wellness)
@@ -47,6 +58,7 @@ public struct TodayReport: Sendable {
         return .object([
             ("date", .string(day)), ("runs", .array(list)), ("readiness", readiness.map(ReadinessJSON.today) ?? .null),
             ("intervals_icu_wellness", ReadinessReport.json(wellness)), ("calendar", .bool(hasCalendar)),
+            ("calendar_error", calendarFailure.map { .string($0.message) } ?? .null),
         ])
     }
 
@@ -61,6 +73,8 @@ public struct TodayReport: Sendable {
                     + "(`intervalpro account add intervals.icu --athlete ID --api-key KEY` connects one).",
             ]
         }
+        // The failure itself is said by whoever reports it (the command line on stderr, with its status).
+        if calendarFailure != nil { return lines }
         guard !runs.isEmpty else { return lines + ["No run planned in intervals.icu for \(day)."] }
         lines.append("Planned in intervals.icu for \(day):")
         for run in runs {

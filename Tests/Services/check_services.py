@@ -582,7 +582,7 @@ def group_icu(g):
                 "readiness": None, "intervals_icu_wellness": {"hrv_ms": None, "hrv_sdnn_ms": None,
                                                               "resting_hr_bpm": None, "sleep_s": None,
                                                               "sleep_score": None, "readiness": None},
-                "calendar": True}
+                "calendar": True, "calendar_error": None}
     g.check(listed.returncode == 0 and listed.json() == expected,
             "today --json: the run, its steps and duration (no readiness measured yet)",
             f"{listed.json()} != {expected}")
@@ -1293,6 +1293,18 @@ def group_wellness(g):
     today = s.run("today")
     expect(g, today, 0, "today shows today's readiness and the day's wellness, each labelled",
            stdout_has=["Readiness today: rMSSD", "intervals.icu wellness (a watch, ring or app): HRV "])
+    # Offline by the bed: the calendar cannot be read, the morning's readiness is still shown
+    # (it was dropped, with only the calendar's error), then the failure and its status.
+    s.fault(match=f"GET /api/v1/athlete/{ATHLETE}/events", status=503, times=-1)
+    offline = s.run("today")
+    expect(g, offline, 69, "today with the calendar unreachable: 69, the readiness still shown",
+           stdout_has=["Readiness today: rMSSD"], stderr_has=["intervalpro: error:"])
+    offline_json = s.run("today", "--json")
+    listed = offline_json.json() or {}
+    g.check(offline_json.returncode == 69 and listed.get("readiness") is not None
+            and isinstance(listed.get("calendar_error"), str) and listed.get("runs") == [],
+            "today --json with the calendar unreachable: the readiness, and calendar_error", offline_json.describe())
+    s.clear()
     text = s.run("readiness", "--replay", recording, "--duration", "1", "--no-save")
     expect(g, text, 0, "readiness with an account and no --upload reads the wellness only",
            stdout_has=["intervals.icu wellness", "sleep 7 h 12 min", "readiness 74"])

@@ -26,7 +26,9 @@ struct TodayCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let report = try await TodayReport.read(date: date, context: try options.context())
-            print(json ? report.json.serialized(pretty: true) : report.lines.joined(separator: "\n"))
+            let text = json ? report.json.serialized(pretty: true) : report.lines.joined(separator: "\n")
+            if !text.isEmpty { print(text) }
+            if let failure = report.calendarFailure { throw failure }
         }
     }
 }
