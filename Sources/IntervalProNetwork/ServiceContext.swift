@@ -21,8 +21,20 @@ public final class ServiceContext: @unchecked Sendable {
         self.accounts = accounts
         self.verbose = verbose
         self.policy = policy
-        let seconds = timeout ?? ProcessEnvironment.value("INTERVALPRO_HTTP_TIMEOUT").flatMap(Double.init) ?? 30
+        let seconds = timeout ?? Self.timeoutFromEnvironment()
         transport = Result { () throws(TransportError) in try CurlTransport(timeout: seconds) }
+    }
+
+    /// `INTERVALPRO_HTTP_TIMEOUT` in seconds, else 30 s. A value that is no time limit (`abc`,
+    /// `0`, `inf`, which trapped on the way to curl's milliseconds) is said and not used.
+    static func timeoutFromEnvironment() -> Double {
+        let standard = 30.0
+        guard let text = ProcessEnvironment.value("INTERVALPRO_HTTP_TIMEOUT"), !text.isEmpty else { return standard }
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+            logger.warning("INTERVALPRO_HTTP_TIMEOUT=\(text) is not a time limit in seconds (more than 0, at most 86400): using \(Int(standard)) s")
+            return standard
+        }
+        return seconds
     }
 
     /// The service's base URL: its variable when set (a proxy, a stand-in), else the real one.

@@ -1194,6 +1194,12 @@ def group_retries(g):
     g.check(slow.elapsed < 20, "... well under 30 s", f"{slow.elapsed:.1f} s")
     g.check(s.upload_rows().get((session, "intervals.icu")) == "pending", "the slow upload stays queued")
     s.clear()
+    # A value that is no time limit is said, and the standard 30 s used (inf trapped; abc was
+    # passed over without a word).
+    for value in ("inf", "abc", "0"):
+        told = s.run("today", env={"INTERVALPRO_HTTP_TIMEOUT": value})
+        expect(g, told, 0, f"INTERVALPRO_HTTP_TIMEOUT={value}: said, and 30 s used",
+               stderr_has=[f"INTERVALPRO_HTTP_TIMEOUT={value} is not a time limit"])
 
 
 def group_unreachable(g):
