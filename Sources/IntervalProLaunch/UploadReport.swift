@@ -12,6 +12,7 @@ extension Uploader.Result {
         case .alreadyThere: "already-there"
         case .refusedDuplicate: "refused-duplicate"
         case .stillProcessing: "processing"
+        case .waitingForAccount: "queued"
         case .failed: record.status == .rejected ? "rejected" : "queued"
         }
     }
@@ -53,6 +54,9 @@ public struct UploadReport: Sendable {
                 lines.append(
                     .notice("\(subject): the service is still processing it; `intervalpro upload --pending` checks again"))
                 failures.append(.unavailable)
+            case .waitingForAccount:
+                lines.append(
+                    .notice("\(subject): stays queued: no \(record.service) account to send it with (`intervalpro account add \(record.service)` adds one)"))
             case .failed(let failure):
                 let queued = record.status == .rejected ? "" : " (queued: `intervalpro upload --pending` retries)"
                 lines.append(.error("\(subject): \(failure.message)\(queued)"))
@@ -71,7 +75,9 @@ public struct UploadReport: Sendable {
         for result in wellness {
             let record = result.record
             let subject = "readiness \(record.readinessID) (\(result.localDate)) → \(record.service) wellness"
-            if let failure = result.failure {
+            if result.waitingForAccount {
+                lines.append(.notice("\(subject): stays queued: no intervals.icu account to write it with"))
+            } else if let failure = result.failure {
                 let queued = record.status == .pending ? " (queued: `intervalpro upload --pending` retries)" : ""
                 lines.append(.error("\(subject): \(failure.message)\(queued)"))
                 failures.append(LaunchError(failure).kind)

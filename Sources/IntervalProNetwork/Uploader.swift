@@ -28,6 +28,8 @@ public struct Uploader: Sendable {
             case refusedDuplicate
             /// Strava is still processing: `upload --pending` asks again.
             case stillProcessing
+            /// Queued for a service whose account was removed: kept, not tried, until one is added.
+            case waitingForAccount
             case failed(ServiceError)
         }
         public var kind: Kind
@@ -118,6 +120,11 @@ public struct Uploader: Sendable {
         var results: [Result] = []
         for record in try store.pendingUploads() {
             guard let service = Service(rawValue: record.service) else { continue }
+            // Tried, each was refused for want of an account (77) at every --pending, for ever.
+            guard context.accounts.services.contains(service) else {
+                results.append(Result(record: record, kind: .waitingForAccount))
+                continue
+            }
             results.append(try await send(session: record.sessionID, to: service, force: false))
         }
         return results

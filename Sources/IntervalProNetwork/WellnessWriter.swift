@@ -23,6 +23,8 @@ public struct WellnessWriter: Sendable {
         public var localDate: String
         /// Nil when it was written.
         public var failure: ServiceError?
+        /// Queued while there is no intervals.icu account: kept, not tried, until one is added.
+        public var waitingForAccount = false
     }
 
     /// Queues the measurement, then writes it.
@@ -67,7 +69,14 @@ public struct WellnessWriter: Sendable {
     /// Every queued measurement, oldest first.
     public func sendPending() async throws(StoreError) -> [Result] {
         var results: [Result] = []
-        for record in try store.pendingReadinessUploads() { results.append(try await send(readiness: record.readinessID)) }
+        for record in try store.pendingReadinessUploads() {
+            guard context.accounts.intervalsICU != nil else {
+                let day = try store.readiness(id: record.readinessID)?.localDate ?? ""
+                results.append(Result(record: record, localDate: day, failure: nil, waitingForAccount: true))
+                continue
+            }
+            results.append(try await send(readiness: record.readinessID))
+        }
         return results
     }
 

@@ -59,6 +59,7 @@ enum SessionUpload {
                 case .uploaded, .alreadyThere: nil
                 case .refusedDuplicate: "already uploaded; send again with force"
                 case .stillProcessing: "the service is still processing it"
+                case .waitingForAccount: "queued until an account for the service is added"
                 case .failed(let failure): failure.message
                 }
             return .object([

@@ -672,8 +672,26 @@ def group_icu(g):
     g.check(pending.returncode == 0 and pending.json() == {"uploads": []}, "upload --pending --json: no uploads",
             pending.describe())
 
+    # An upload queued when the account is removed stays queued, untried, until one is added
+    # again (each --pending was refused for want of an account, 77, for ever).
+    queued = s.session(6)
+    s.fault(match=f"POST {ACTIVITIES}", status=503, times=-1)
+    expect(g, s.run("upload", str(queued), "--to", "intervals.icu"), 69, "an upload that fails: queued")
+    s.clear()
     expect(g, s.run("account", "remove", "intervals.icu"), 0, "account remove intervals.icu")
     g.check(s.account("intervals.icu") is None, "the key is gone from accounts.json", str(s.accounts()))
+    sent_before = len(s.requests("POST", ACTIVITIES))
+    waiting = s.run("upload", "--pending", "--json")
+    listed = ((waiting.json() or {}).get("uploads") or [{}])[0]
+    g.check(waiting.returncode == 0 and listed.get("outcome") == "queued" and listed.get("status") == "pending"
+            and "stays queued: no intervals.icu account to send it with" in waiting.stderr
+            and len(s.requests("POST", ACTIVITIES)) == sent_before,
+            "upload --pending with the account removed: its queued upload said to wait for one, not tried, 0",
+            waiting.describe())
+    add_icu(g, s)
+    expect(g, s.run("upload", "--pending"), 0, "the account added again: upload --pending sends it",
+           stdout_has=[f"session {queued} → intervals.icu: http"])
+    expect(g, s.run("account", "remove", "intervals.icu"), 0, "account remove intervals.icu (again)")
     expect(g, s.run("account", "remove", "intervals.icu"), 66, "account remove of an absent account")
     expect(g, s.run("account", "remove", "strava"), 66, "account remove strava (never added)")
     expect(g, s.run("today"), 0, "today after the account is removed: no calendar, said",
