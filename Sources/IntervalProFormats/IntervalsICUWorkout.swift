@@ -1,4 +1,4 @@
-import IntervalProCore
+public import IntervalProCore
 
 /// intervals.icu's workout text: section lines, and steps that start with "-".
 ///
@@ -114,6 +114,7 @@ public enum IntervalsICUWorkout {
             var end: StepEnd?
             var cadence: (spec: CadenceSpec, tolerance: Double?)?
             var kind: StepKind?
+            var pressLap = false
             var index = 0
             while index < words.count {
                 let word = words[index]
@@ -155,13 +156,15 @@ public enum IntervalsICUWorkout {
                             file: limits.file, place: place,
                             message: "'\(word)' is heart rate in intervals.icu text: kept in the label, not scored (a cadence target is \(lower.dropLast(3))rpm)"))
                 }
-                if end == nil {
-                    cue.append(word)
+                // "press lap" wherever it stands ("- Jog press lap", "- press lap 5m"): the step
+                // ends on "next", a duration beside it being the watch's estimate.
+                if lower == "press", index + 1 < words.count, words[index + 1].lowercased() == "lap" {
+                    pressLap = true
+                    index += 1
                     continue
                 }
-                if lower == "press", index + 1 < words.count, words[index + 1].lowercased() == "lap" {
-                    end = .open
-                    index += 1
+                if end == nil {
+                    cue.append(word)
                     continue
                 }
                 if lower.hasPrefix("intensity=") {
@@ -177,6 +180,7 @@ public enum IntervalsICUWorkout {
                 }
                 targets.append(word)
             }
+            if pressLap { end = .open }
             guard let end else {
                 throw ImportError(
                     file: limits.file, place: place,
@@ -269,5 +273,105 @@ public enum IntervalsICUWorkout {
                 return nil
             }
         }
+    }
+}
+
+extension IntervalsICUWorkout {
+    /// intervals.icu's structured workout (`workout_doc`), for events whose text has no steps,
+    /// read field by field: `{"steps": [{"text", "duration": s, "distance": m,
+    /// "until_lap_press", "cadence": {"value"} or {"start", "end"}, "warmup", "cooldown",
+    /// "intensity"}, {"reps": 4, "steps": [...]}]}`. Written out as workout text, a step's own
+    /// words were read as its duration ("400m repeat": 400 minutes), and a lap-press step with
+    /// no duration was refused.
+    public static func read(workoutDoc doc: JSONNode, file: String) throws(ImportError) -> ImportedPlan {
+        var reader = DocReader(limits: PlanLimits(file: file))
+        guard case .array(let steps)? = doc["steps"]?.kind, !steps.isEmpty else {
+            throw ImportError(file: file, place: "workout_doc", message: "no steps")
+        }
+        let nodes = try reader.nodes(steps, path: "workout_doc.steps", inRepeat: false)
+        if !reader.sawCadence {
+            reader.warnings.append(
+                ImportError(file: file, message: "no step has a cadence target: the session will have nothing to score"))
+        }
+        let plan = try reader.limits.plan(name: WorkoutImport.stem(of: file), nodes: nodes)
+        return ImportedPlan(plan: plan, format: .intervalsICU, warnings: reader.warnings)
+    }
+
+    private struct DocReader {
+        var limits: PlanLimits
+        var warnings: [ImportError] = []
+        var sawCadence = false
+
+        mutating func nodes(_ entries: [JSONNode], path: String, inRepeat: Bool) throws(ImportError) -> [PlanNode] {
+            var nodes: [PlanNode] = []
+            // In a repeat, as in the text: of the steps no word decided, the first is work, the others rest.
+            var undecidedSeen = false
+            for (index, entry) in entries.enumerated() {
+                let place = "\(path)[\(index)]"
+                if let reps = entry["reps"]?.numberValue, case .array(let inner)? = entry["steps"]?.kind {
+                    guard reps.isFinite, reps == reps.rounded(), abs(reps) <= 1_000_000 else {
+                        throw ImportError(file: limits.file, place: "\(place).reps", message: "\(JSONValue.format(reps)) is not a repeat count")
+                    }
+                    let count = try limits.repeatCount(Int(reps), at: "\(place).reps")
+                    nodes.append(.group(repeat: count, nodes: try self.nodes(inner, path: "\(place).steps", inRepeat: true)))
+                    continue
+                }
+                var (step, decided) = try self.step(entry, at: place)
+                if inRepeat, !decided {
+                    if undecidedSeen { step.kind = .rest }
+                    undecidedSeen = true
+                }
+                nodes.append(.step(step))
+            }
+            return nodes
+        }
+
+        mutating func step(_ entry: JSONNode, at place: String) throws(ImportError) -> (PlanStep, kindDecided: Bool) {
+            let text = (entry["text"]?.stringValue ?? "").trimmingWhitespace
+            let end: StepEnd
+            if entry["until_lap_press"]?.kind.isTrue == true {
+                end = .open
+            } else if let metres = entry["distance"]?.numberValue, metres > 0 {
+                // A distance step carries the time intervals.icu estimates for it too.
+                end = try limits.distance(metres, at: "\(place).distance")
+            } else if let seconds = entry["duration"]?.numberValue, seconds > 0 {
+                end = try limits.duration(seconds, at: "\(place).duration")
+            } else {
+                end = .open
+            }
+            var zone: (spec: CadenceSpec, tolerance: Double?)?
+            if let cadence = entry["cadence"] {
+                if let value = cadence["value"]?.numberValue {
+                    zone = (.target(try limits.cadence(value, at: "\(place).cadence.value")), nil)
+                } else if let low = cadence["start"]?.numberValue, let high = cadence["end"]?.numberValue {
+                    zone = try limits.range(low, high, at: "\(place).cadence")
+                }
+            }
+            if zone != nil { sawCadence = true }
+            var kind: StepKind?
+            if entry["warmup"]?.kind.isTrue == true { kind = .warmup }
+            if entry["cooldown"]?.kind.isTrue == true { kind = .cooldown }
+            if kind == nil, let intensity = entry["intensity"]?.stringValue?.lowercased() {
+                switch intensity {
+                case "warmup": kind = .warmup
+                case "cooldown": kind = .cooldown
+                case "rest", "recovery": kind = .rest
+                case "active", "interval", "work": kind = .work
+                default: break
+                }
+            }
+            let named = kind ?? Reader.kind(section: "", cue: text)
+            let step = PlanStep(
+                kind: named ?? .work, end: .fixed(end), cadence: zone.map { .fixed($0.spec) }, tolerance: zone?.tolerance,
+                label: text.isEmpty ? nil : text)
+            return (step, named != nil)
+        }
+    }
+}
+
+extension JSONNode.Kind {
+    fileprivate var isTrue: Bool {
+        if case .bool(true) = self { return true }
+        return false
     }
 }

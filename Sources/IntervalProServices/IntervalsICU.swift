@@ -1,4 +1,4 @@
-import IntervalProCore
+public import IntervalProCore
 public import IntervalProFormats
 
 /// intervals.icu's REST API (https://intervals.icu/api-docs.html): HTTP basic auth with the
@@ -152,8 +152,8 @@ public struct PlannedWorkout: Sendable {
     public var type: String
     /// The workout text ("- 10m 170rpm" lines), as the runner wrote it.
     public var description: String
-    /// The workout as intervals.icu parsed it, for events that only carry that.
-    public var structuredSteps: String?
+    /// The workout as intervals.icu parsed it (`workout_doc`), for events that only carry that.
+    public var workoutDoc: JSONNode?
 
     init?(event: JSONNode) {
         guard let id = IntervalsICU.idText(event["id"]) else { return nil }
@@ -162,7 +162,7 @@ public struct PlannedWorkout: Sendable {
         name = event["name"]?.stringValue ?? "intervals.icu workout \(id)"
         type = event["type"]?.stringValue ?? ""
         description = event["description"]?.stringValue ?? ""
-        structuredSteps = event["workout_doc"].flatMap(WorkoutDocText.text(of:))
+        workoutDoc = event["workout_doc"]
     }
 
     /// How the command line names it: `intervalpro run icu:ID`.
@@ -172,67 +172,17 @@ public struct PlannedWorkout: Sendable {
     public var isRun: Bool { type.hasSuffix("Run") }
 
     /// The plan: the workout text read by the intervals.icu reader, or, when the text has no
-    /// steps, the structured workout written out as such text.
+    /// steps, the structured workout.
     public func plan() throws(ImportError) -> ImportedPlan {
         let file = "intervals.icu event \(id)"
         var imported: ImportedPlan
         do {
             imported = try IntervalsICUWorkout.read(Array(description.utf8), file: file)
         } catch {
-            guard let structuredSteps else { throw error }
-            imported = try IntervalsICUWorkout.read(Array(structuredSteps.utf8), file: file)
+            guard case .array(let steps)? = workoutDoc?["steps"]?.kind, !steps.isEmpty, let workoutDoc else { throw error }
+            imported = try IntervalsICUWorkout.read(workoutDoc: workoutDoc, file: file)
         }
         imported.plan.name = name
         return imported
-    }
-}
-
-/// intervals.icu's structured workout (`workout_doc`) as workout text, so that one reader
-/// turns both into plans: `{"steps": [{"duration": 600, "cadence": {"start": 165, "end":
-/// 175}}, {"reps": 4, "steps": [...]}]}`.
-enum WorkoutDocText {
-    static func text(of doc: JSONNode) -> String? {
-        guard case .array(let steps)? = doc["steps"]?.kind, !steps.isEmpty else { return nil }
-        var lines: [String] = []
-        for step in steps {
-            if let reps = step["reps"]?.numberValue, case .array(let inner)? = step["steps"]?.kind {
-                lines.append("\(Int(reps))x")
-                lines += inner.map(line(for:))
-                lines.append("")
-            } else {
-                lines.append(line(for: step))
-                lines.append("")
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    private static func line(for step: JSONNode) -> String {
-        var words = ["-"]
-        if let text = step["text"]?.stringValue, !text.isEmpty { words.append(text) }
-        if let seconds = step["duration"]?.numberValue, seconds > 0 {
-            words.append("\(Int(seconds.rounded()))s")
-        } else if let metres = step["distance"]?.numberValue, metres > 0 {
-            words.append("\(Int(metres.rounded()))mtr")
-        } else {
-            words.append("press lap")
-        }
-        if let cadence = step["cadence"] {
-            if let value = cadence["value"]?.numberValue {
-                words.append("\(Int(value.rounded()))rpm")
-            } else if let start = cadence["start"]?.numberValue, let end = cadence["end"]?.numberValue {
-                words.append("\(Int(start.rounded()))-\(Int(end.rounded()))rpm")
-            }
-        }
-        if step["warmup"]?.kind.isTrue == true { words.append("intensity=warmup") }
-        if step["cooldown"]?.kind.isTrue == true { words.append("intensity=cooldown") }
-        return words.joined(separator: " ")
-    }
-}
-
-extension JSONNode.Kind {
-    var isTrue: Bool {
-        if case .bool(true) = self { return true }
-        return false
     }
 }

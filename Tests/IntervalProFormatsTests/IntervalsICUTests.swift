@@ -106,6 +106,50 @@ struct IntervalsICUTests {
         #expect(steps[2].kind == .rest)
     }
 
+    @Test func pressLapWithoutADurationOrBeforeItIsAnOpenStep() throws {
+        let steps = try timeline("- Jog press lap 160rpm\n- press lap 5m 165rpm\n- 5m 170rpm")
+        #expect(steps.map(\.end) == [.open, .open, .time(.seconds(300))])
+        #expect(steps[0].label == "Jog")
+        #expect(steps[0].kind == .rest)
+    }
+
+    @Test func aStructuredWorkoutIsReadFieldByFieldNotAsText() throws {
+        // The step's own words ("400m repeat", "Last 30s hard") are its label, never its end.
+        let doc = try JSONParser.parse(
+            Array(
+                """
+                {"steps": [
+                  {"text": "Easy", "duration": 600, "cadence": {"start": 160, "end": 170}, "warmup": true},
+                  {"reps": 4, "steps": [
+                    {"text": "400m repeat", "duration": 100, "distance": 400, "cadence": {"value": 185}},
+                    {"text": "Jog", "until_lap_press": true, "duration": 90}]},
+                  {"text": "Last 30s hard", "duration": 120, "cadence": {"value": 180}},
+                  {"text": "Walk it off"},
+                  {"duration": 300, "intensity": "cooldown"}]}
+                """.utf8))
+        let imported = try IntervalsICUWorkout.read(workoutDoc: doc, file: "intervals.icu event 7")
+        let steps = imported.plan.timeline()
+        let repeated: [StepEnd] = [.distance(400), .open, .distance(400), .open, .distance(400), .open, .distance(400), .open]
+        let expected: [StepEnd] = [.time(.seconds(600))] + repeated + [.time(.seconds(120)), .open, .time(.seconds(300))]
+        #expect(steps.map(\.end) == expected)
+        #expect(steps[1].label == "400m repeat")
+        #expect(steps[1].kind == StepKind.work)
+        #expect(steps[2].kind == StepKind.rest)
+        #expect(steps[9].label == "Last 30s hard")
+        #expect(steps[1].zone?.target == 185)
+        #expect(steps.last?.kind == .cooldown)
+    }
+
+    @Test func aStructuredWorkoutsErrorsNameTheStep() throws {
+        let doc = try JSONParser.parse(Array(#"{"steps": [{"duration": 60}, {"reps": 1e300, "steps": [{"duration": 30}]}]}"#.utf8))
+        do throws(ImportError) {
+            _ = try IntervalsICUWorkout.read(workoutDoc: doc, file: "e")
+            Issue.record("a repeat count of 1e300 was read")
+        } catch {
+            #expect(error.place == "workout_doc.steps[1].reps")
+        }
+    }
+
     @Test func errorsNameTheLineAndWhatWasNotUnderstood() {
         #expect(throws: ImportError(file: "w.txt", place: "3", message: "cadence 400 steps/min is outside 60-260")) {
             try IntervalsICUWorkout.read(Array("Warmup\n- 10m\n- 5m 400rpm".utf8), file: "w.txt")
