@@ -32,6 +32,11 @@ public struct JSONNode: Sendable {
         }
     }
 
+    public var isNull: Bool {
+        if case .null = kind { return true }
+        return false
+    }
+
     public subscript(key: String) -> JSONNode? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }?.value

@@ -161,6 +161,10 @@ public struct RecordingParser {
     private var lineNumber = 0
     private var lastTime = SessionTime.zero
     private var scanner = RecordingLineScanner()
+    /// The header's device ids by their lower case: a line's "aa:bb:…" is the header's
+    /// "AA:BB:…" (Bluetooth addresses know no case), whose cadence unit it then has.
+    private var headerIDs: [String: String] = [:]
+    private var lastDevice: (written: String, id: String)?
 
     public init(file: String) {
         self.file = file
@@ -179,7 +183,7 @@ public struct RecordingParser {
         if header != nil, let line = scanner.notification(bytes), line.seconds <= Self.latestTime {
             return .notification(
                 RawNotification(
-                    time: arrived(at: line.seconds), device: line.device, characteristicID: line.characteristicID,
+                    time: arrived(at: line.seconds), device: deviceID(line.device), characteristicID: line.characteristicID,
                     characteristic: line.characteristic, bytes: line.bytes))
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
@@ -197,11 +201,12 @@ public struct RecordingParser {
         return try parseEntry(node)
     }
 
-    private func parseHeader(_ node: JSONNode) throws(RecordingError) -> RecordingHeader {
+    private mutating func parseHeader(_ node: JSONNode) throws(RecordingError) -> RecordingHeader {
         guard let versionNode = node["intervalpro_recording"] else {
             throw error("not an IntervalPro recording: the first line has no \"intervalpro_recording\" key")
         }
-        guard case .number(let version, true) = versionNode.kind, version == Double(RecordingFormat.version) else {
+        // 1.0 is 1 (a writer's number type), as a plan's "version": 1.0 is.
+        guard case .number(let version, _) = versionNode.kind, version == Double(RecordingFormat.version) else {
             throw error("unsupported recording version (this program reads version \(RecordingFormat.version))")
         }
         var devices: [RecordedDevice] = []
@@ -212,7 +217,8 @@ public struct RecordingParser {
                     throw error("devices[\(i)] needs an \"id\" string")
                 }
                 var unit: CadenceUnit?
-                if let unitNode = element["cadence_unit"] {
+                // null is no unit, as `replay --json` and `show --json` write it.
+                if let unitNode = element["cadence_unit"], !unitNode.isNull {
                     guard let text = unitNode.stringValue, let parsed = CadenceUnit(rawValue: text) else {
                         throw error("devices[\(i)].cadence_unit must be \"steps\", \"strides\", \"auto\" or \"none\"")
                     }
@@ -221,7 +227,16 @@ public struct RecordingParser {
                 devices.append(RecordedDevice(id: id, name: element["name"]?.stringValue, cadenceUnit: unit))
             }
         }
+        for device in devices { headerIDs[device.id.lowercased()] = device.id }
         return RecordingHeader(startedAt: node["started_at"]?.stringValue, devices: devices)
+    }
+
+    private mutating func deviceID(_ written: String) -> String {
+        guard !headerIDs.isEmpty else { return written }
+        if let lastDevice, lastDevice.written == written { return lastDevice.id }
+        let id = headerIDs[written.lowercased()] ?? written
+        lastDevice = (written, id)
+        return id
     }
 
     private mutating func parseEntry(_ node: JSONNode) throws(RecordingError) -> RecordingEntry {
@@ -230,7 +245,8 @@ public struct RecordingParser {
             throw error("\"t\" must be a number of seconds from 0 to 10000000 (115 days)")
         }
         let time = arrived(at: seconds)
-        guard let device = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
+        guard let written = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
+        let device = deviceID(written)
         if let event = node["event"] {
             guard let name = event.stringValue else { throw error("\"event\" must be a string") }
             return .event(time: time, device: device, name: name)

@@ -64,6 +64,25 @@ struct RecordingParserTests {
         #expect(entries.isEmpty)
     }
 
+    @Test("what a reasonable writer writes: version 1.0, a null cadence unit, a device id in another case")
+    func reasonableWriters() throws {
+        let text = """
+            {"intervalpro_recording": 1.0, "devices": [{"id": "AA:BB:CC:DD:EE:01", "cadence_unit": "strides"}, {"id": "HR", "cadence_unit": null}]}
+            {"t": 1, "dev": "aa:bb:cc:dd:ee:01", "char": "2a53", "hex": "02000355"}
+            {"t": 2, "dev": "hr", "char": "2a37", "hex": "0096"}
+
+            """
+        let (parsedHeader, entries) = try parse(text)
+        #expect(parsedHeader.devices == [RecordedDevice(id: "AA:BB:CC:DD:EE:01", cadenceUnit: .strides), RecordedDevice(id: "HR")])
+        // The line's device is the header's, whose unit (strides) it then has.
+        guard case .notification(let pod) = entries.first, case .notification(let strap) = entries.last else {
+            Issue.record("\(entries)")
+            return
+        }
+        #expect(pod.device == "AA:BB:CC:DD:EE:01")
+        #expect(strap.device == "HR")
+    }
+
     @Test func crlfLineEndings() throws {
         let text = header + "\r\n" + #"{"t":2,"dev":"pod","event":"disconnected"}"# + "\r\n"
         let (_, entries) = try parse(text)
