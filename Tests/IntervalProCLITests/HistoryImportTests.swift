@@ -220,6 +220,27 @@ struct HistoryImportTests {
         #expect((unreadable.first?["reason"] as? String)?.contains("its name is not UTF-8") == true, "\(unreadable)")
     }
 
+    @Test("a recording's started_at with a fraction or an offset is kept in UTC to the second; one that is no time is refused")
+    func recordingStartTimesAreKeptInUTC() throws {
+        let store = try ScratchStore()
+        let lines = (0..<30).map { #"{"t": \#($0), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }.joined(separator: "\n")
+        for (name, startedAt) in [("fraction", "2026-09-09T07:30:00.250Z"), ("offset", "2026-09-16T08:30:00+01:00")] {
+            let file = try store.directory.write(
+                "\(name).jsonl", #"{"intervalpro_recording": 1, "started_at": "\#(startedAt)", "devices": [{"id": "pod"}]}"# + "\n" + lines + "\n")
+            let imported = try store.run("history", "import", file)
+            #expect(imported.status == 0, "\(name): \(imported.stderr)")
+        }
+        let listed = try store.run("history", "--json")
+        let sessions = try #require(jsonObject(listed.stdoutData)?["sessions"] as? [[String: Any]], "\(listed.stdout)")
+        #expect(Set(sessions.compactMap { $0["started_at"] as? String }) == ["2026-09-09T07:30:00Z", "2026-09-16T07:30:00Z"])
+
+        let vague = try store.directory.write(
+            "vague.jsonl", #"{"intervalpro_recording": 1, "started_at": "yesterday", "devices": [{"id": "pod"}]}"# + "\n" + lines + "\n")
+        let refused = try store.run("history", "import", vague)
+        #expect(refused.status == 65, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains(#"started_at "yesterday" is not a time"#), "\(refused.stderr)")
+    }
+
     @Test("nothing readable: exit 65 naming the file and what is wrong; a missing path: 66")
     func unreadableFilesAreNamed() throws {
         let store = try ScratchStore()
