@@ -228,7 +228,7 @@ public enum ActivityImport {
                 ImportError(
                     file: file, place: "byte \(damage.offset)",
                     message: "\(damage.message); read what comes before it: \(salvage.readUpTo) of \(bytes.count) bytes, "
-                        + "\(kept.count) record\(kept.count == 1 ? "" : "s")\(span) (--strict refuses the file)"))
+                        + "\(kept.count) record\(kept.count == 1 ? "" : "s")\(span) (`replay --strict` refuses the file)"))
         }
         warnings += farWarnings
         let chosen = try choose(legs, choice, file: file)

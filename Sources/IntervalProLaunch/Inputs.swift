@@ -147,7 +147,7 @@ private func unpacked(_ bytes: [UInt8], path: String, choice: ActivityChoice) th
             // A recording cut there ends in a line cut in two, which `readActivity` reads as a
             // crash leaves one.
             logger.warning(
-                "\(path): a gzip file that cannot be inflated whole: \(damage.message); reading the \(content.count) bytes before it (--strict refuses the file)")
+                "\(path): a gzip file that cannot be inflated whole: \(damage.message); reading the \(content.count) bytes before it (`replay --strict` refuses the file)")
         }
         return (content, "\(path) (inflated)")
     }
@@ -254,7 +254,7 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
             ImportError(
                 file: path, place: "\(cut.line)",
                 message: "the last line is cut short (\(cut.message)): the recording was interrupted as it was written; "
-                    + "read the \(cut.line - 1) lines before it (--strict refuses the file)")
+                    + "read the \(cut.line - 1) lines before it (`replay --strict` refuses the file)")
         }
         return ImportedActivity(
             recording: recording, format: .recording, points: recording.entries.count, warnings: warnings.map { [$0] } ?? [])
@@ -295,7 +295,7 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
                 ImportError(
                     file: path, place: damage.line.map { "\($0)" },
                     message: "invalid XML: \(damage.message); read what comes before it: "
-                        + "\(activity.points) point\(activity.points == 1 ? "" : "s") (--strict refuses the file)"))
+                        + "\(activity.points) point\(activity.points == 1 ? "" : "s") (`replay --strict` refuses the file)"))
         }
     }
     return activity

@@ -568,7 +568,7 @@ def check_damaged_activities(binary, env, scratch):
         check(result.returncode == 0 and ours == garmin and garmin > 0 and errors,
               f"{name}: {ours} records read (exit {result.returncode}), Garmin's FIT SDK {garmin} ({errors[:1]})")
         check("read what comes before it" in result.stderr and f"{garmin} records" in result.stderr
-              and "--strict refuses the file" in result.stderr, f"{name}: the warning says what was read: {result.stderr!r}")
+              and "`replay --strict` refuses the file" in result.stderr, f"{name}: the warning says what was read: {result.stderr!r}")
         strict = subprocess.run([binary, "replay", path, "--strict"], env=env, capture_output=True, text=True)
         check(strict.returncode == 65 and ("is damaged" in strict.stderr or "truncated?" in strict.stderr),
               f"{name} --strict: exit {strict.returncode}, {strict.stderr!r}")

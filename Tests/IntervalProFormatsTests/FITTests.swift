@@ -320,7 +320,7 @@ struct FITSalvageTests {
         #expect(activity.warnings.count == 1)
         let warning = try #require(activity.warnings.first).description
         #expect(warning.hasPrefix("battery.fit: byte 4: the header announces"), "\(warning)")
-        #expect(warning.hasSuffix("of \(cut.count) bytes, \(records) records, \(formatClock(Double(records - 1))) (--strict refuses the file)"), "\(warning)")
+        #expect(warning.hasSuffix("of \(cut.count) bytes, \(records) records, \(formatClock(Double(records - 1))) (`replay --strict` refuses the file)"), "\(warning)")
         #expect(throws: ImportError(file: "battery.fit", place: "byte 4", message: "the header announces \(whole.count - 16) bytes of messages, but the file ends first (truncated?)")) {
             try ActivityImport.readFIT(cut, file: "battery.fit", choice: ActivityChoice(strict: true))
         }
