@@ -100,9 +100,12 @@ public struct PlanDecoder {
         let version = try root["version"].map { node throws(PlanError) in
             try integer(node, "version", in: 1...Plan.formatVersion)
         } ?? 1
-        // Plan format version 1 promised that a top-level "metronome" object is accepted:
-        // it is honoured in any version.
-        let metronome = try root["metronome"].map { node throws(PlanError) in try metronomeSettings(node, "metronome") }
+        // Plan format version 1 promised that a top-level "metronome" object is accepted, any
+        // object: its settings are honoured in any version, and in version 1 a key or value
+        // version 2 does not know is passed over, as version 1 passed over the whole object.
+        let metronome = try root["metronome"].map { node throws(PlanError) in
+            try metronomeSettings(node, "metronome", lenient: version == 1)
+        }
         guard let stepsNode = root["steps"] else { throw failure(root, "", "missing required key 'steps'") }
         let nodes = try stepList(stepsNode, "steps", groupCount: nil)
         let plan = Plan(
@@ -117,9 +120,23 @@ public struct PlanDecoder {
         return plan
     }
 
-    private func metronomeSettings(_ node: JSONNode, _ path: String) throws(PlanError) -> MetronomeSettings {
-        _ = try members(node, path, allowed: Self.metronomeKeys, what: "metronome settings")
+    private func metronomeSettings(_ node: JSONNode, _ path: String, lenient: Bool) throws(PlanError) -> MetronomeSettings {
         var settings = MetronomeSettings()
+        if lenient {
+            guard case .object = node.kind else {
+                throw failure(node, path, "expected metronome settings (an object), found \(node.typeName)")
+            }
+        } else {
+            _ = try members(node, path, allowed: Self.metronomeKeys, what: "metronome settings")
+        }
+        // A setting version 2 refuses is an error there, and passed over in version 1.
+        func setting(_ apply: () throws(PlanError) -> Void) throws(PlanError) {
+            do throws(PlanError) {
+                try apply()
+            } catch {
+                if !lenient { throw error }
+            }
+        }
         func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(PlanError) -> T?
         where T.RawValue == String {
             guard let value = node[key] else { return nil }
@@ -134,22 +151,26 @@ public struct PlanDecoder {
                 .seconds(try number(value, "\(path).\(key)", in: MetronomeSettings.delayRange, unit: "s"))
             }
         }
-        if let mode = try choice("mode", MetronomeMode.self) { settings.mode = mode }
-        if let accent = try choice("accent", MetronomeAccent.self) { settings.accent = accent }
-        if let value = node["volume"] {
-            settings.volume = try number(value, "\(path).volume", in: MetronomeSettings.volumeRange, unit: "(volume)")
+        try setting { () throws(PlanError) in if let mode = try choice("mode", MetronomeMode.self) { settings.mode = mode } }
+        try setting { () throws(PlanError) in if let accent = try choice("accent", MetronomeAccent.self) { settings.accent = accent } }
+        try setting { () throws(PlanError) in
+            if let value = node["volume"] {
+                settings.volume = try number(value, "\(path).volume", in: MetronomeSettings.volumeRange, unit: "(volume)")
+            }
         }
-        if let grace = try seconds("grace") { settings.grace = grace }
-        if let grace = try seconds("coaching_grace") { settings.coachingGrace = grace }
-        if let cooldown = try seconds("coaching_cooldown") { settings.coachingCooldown = cooldown }
-        if let voice = node["voice"] {
-            switch voice.kind {
-            case .bool(false), .string("off"):
-                settings.voice = false
-            case .string(let text) where CueLanguage(rawValue: text) != nil:
-                settings.language = CueLanguage(rawValue: text)!
-            default:
-                throw failure(voice, "\(path).voice", "expected \"en\", \"es\" or \"off\"")
+        try setting { () throws(PlanError) in if let grace = try seconds("grace") { settings.grace = grace } }
+        try setting { () throws(PlanError) in if let grace = try seconds("coaching_grace") { settings.coachingGrace = grace } }
+        try setting { () throws(PlanError) in if let cooldown = try seconds("coaching_cooldown") { settings.coachingCooldown = cooldown } }
+        try setting { () throws(PlanError) in
+            if let voice = node["voice"] {
+                switch voice.kind {
+                case .bool(false), .string("off"):
+                    settings.voice = false
+                case .string(let text) where CueLanguage(rawValue: text) != nil:
+                    settings.language = CueLanguage(rawValue: text)!
+                default:
+                    throw failure(voice, "\(path).voice", "expected \"en\", \"es\" or \"off\"")
+                }
             }
         }
         return settings

@@ -40,6 +40,18 @@ struct PlanVersionTests {
         #expect(explicit.metronome == two.metronome)
     }
 
+    /// ... any object: what version 2 does not know, or refuses, is passed over in version 1
+    /// (a first-release plan's {"enabled": true, "bpm": 170} was refused), the rest honoured.
+    @Test func versionOneKeepsItsPromiseOfAnyObject() throws {
+        let plan = try decode(
+            #"{"name": "x", "metronome": {"enabled": true, "bpm": 170, "volume": 1.5, "mode": "off-target"}, \#(Self.steps)}"#)
+        var expected = MetronomeSettings()
+        expected.mode = .offTarget
+        #expect(plan.metronome == expected)
+        #expect(error(#"{"name": "x", "metronome": true, \#(Self.steps)}"#)?.path == "metronome")
+        #expect(error(#"{"version": 2, "name": "x", "metronome": {"bpm": 170}, \#(Self.steps)}"#)?.path == "metronome")
+    }
+
     @Test func everySettingIsRead() throws {
         let plan = try decode(
             #"""

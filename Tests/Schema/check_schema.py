@@ -134,6 +134,9 @@ VALID = [
     # Plan format version 1 promised that a top-level "metronome" object is accepted.
     ("metronome in a plan without version (version 1)", variant(setter(top, "metronome", {"mode": "always"}))),
     ("metronome in an explicit version 1", variant(lambda p: p.update({"version": 1, "metronome": {}}))),
+    # ... any object: what version 2 does not know is passed over there (it was refused).
+    ("version 1: metronome keys version 2 does not know", variant(setter(top, "metronome", {"enabled": True, "bpm": 170}))),
+    ("version 1: metronome values version 2 refuses", variant(setter(top, "metronome", {"volume": 1.5, "mode": "sometimes"}))),
     ('duration "h:mm:ss"', variant(setter(work, "duration", "1:05:30"))),
     ('duration "m:ss" with 3 minute digits', variant(setter(work, "duration", "120:00"))),
     ("duration 86400", variant(setter(work, "duration", 86400))),
