@@ -94,7 +94,9 @@ import Testing
         #expect(refiled["date"] as? String == "2026-11-21")
         #expect(refiled["taken_at"] as? String == "2026-11-20T02:02:31Z")
         let listed = try intervalpro("readiness", "history", environment: west)
-        #expect(listed.stdout.contains("2026-11-19  02:02"), "stdout: \(listed.stdout)")
+        // The local time beside the local date (02:02 UTC is 21:02 the evening before; the UTC
+        // time beside that date read as a moment a day later).
+        #expect(listed.stdout.contains("2026-11-19  21:02"), "stdout: \(listed.stdout)")
         // Judged as of today, not as of the latest morning (filed under the 21st).
         #expect(listed.stdout.contains("Today, ") && !listed.stdout.contains("\n2026-11-21: "), "stdout: \(listed.stdout)")
 
