@@ -297,7 +297,7 @@ let package = Package(
             dependencies: [
                 "IntervalProWeb", "IntervalProLaunch", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore", "IntervalProRuntime",
-                "IntervalProHRV", "IntervalProHistory",
+                "IntervalProHRV", "IntervalProHistory", "IntervalProStorage",
             ],
             swiftSettings: strictSettings),
         .testTarget(

@@ -283,13 +283,19 @@ public final class SessionStore: Sendable {
 
     /// The newest sessions first, by start time: an imported run sits among the sessions of
     /// its day, not where it was imported.
-    public func listings(limit: Int? = nil) throws(StoreError) -> [SessionListing] {
+    public func listings(limit: Int? = nil, skipping offset: Int = 0) throws(StoreError) -> [SessionListing] {
         // Plain SQL, as in hasRunningSessions: `history` starts sooner.
         try read { db in
             try SessionRow.fetchAll(
-                db, sql: "SELECT * FROM session ORDER BY started_at DESC, id DESC LIMIT ?", arguments: [limit ?? -1]
+                db, sql: "SELECT * FROM session ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
+                arguments: [limit ?? -1, max(0, offset)]
             ).map(\.listing)
         }
+    }
+
+    /// How many sessions the store holds.
+    public func sessionCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM session") ?? 0 }
     }
 
     /// Sessions started at or after `startedAt` (ISO 8601 UTC), oldest first.

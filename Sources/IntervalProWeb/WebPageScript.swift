@@ -310,10 +310,15 @@ function element(tag, text, className) {
 async function showHistory() {
   show("history");
   drawTrends();
-  const list = await fetch("/api/sessions").then((r) => r.json());
   const box = $("history-list");
   box.textContent = "";
-  if (list.sessions.length === 0) box.appendChild(element("p", "No sessions saved yet.", "label"));
+  await showSessions(box, 0);
+}
+
+// A page of sessions, newest first, and a button for the older ones while there are more.
+async function showSessions(box, offset) {
+  const list = await fetch("/api/sessions?limit=100&offset=" + offset).then((r) => r.json());
+  if (offset === 0 && list.sessions.length === 0) box.appendChild(element("p", "No sessions saved yet.", "label"));
   for (const s of list.sessions) {
     // One card a session: when (the Pi's local time), plan, figures, status, uploads, actions.
     const card = element("div", null, "session");
@@ -345,6 +350,12 @@ async function showHistory() {
     }
     card.appendChild(actions);
     box.appendChild(card);
+  }
+  const shown = offset + list.sessions.length;
+  if (shown < list.total) {
+    const more = element("button", "Show older sessions (" + (list.total - shown) + " more)", "secondary btn-more");
+    more.onclick = async () => { more.remove(); await showSessions(box, shown); };
+    box.appendChild(more);
   }
 }
 

@@ -150,15 +150,23 @@ public struct WebServer: Sendable {
             }
             return await Self.start(body, host: host, catalogue: catalogue)
         }
-        router.get("/api/sessions") { _, _ -> Response in
+        router.get("/api/sessions") { request, _ -> Response in
+            // A page at a time (a year of runs is over 200 sessions): `total` says how many there are.
+            let query = request.uri.queryParameters
+            let limit = query.get("limit").map { Int($0) } ?? 200
+            let offset = query.get("offset").map { Int($0) } ?? 0
+            guard let limit, (1...1000).contains(limit) else { return Self.error(.badRequest, "'limit' must be from 1 to 1000") }
+            guard let offset, offset >= 0 else { return Self.error(.badRequest, "'offset' must be 0 or more") }
             do {
                 let opened = try store.open(readingOnly: true)
-                let listings = try opened.listings(limit: 200)
+                let (listings, total) = try storeCall { () throws(StoreError) in
+                    (try opened.listings(limit: limit, skipping: offset), try opened.sessionCount())
+                }
                 var uploads: [Int64: [UploadRecord]] = [:]
                 for listing in listings {
                     uploads[listing.id] = try storeCall { () throws(StoreError) in try opened.uploads(session: listing.id) }
                 }
-                return Self.json(.ok, Self.history(listings, uploads: uploads))
+                return Self.json(.ok, Self.history(listings, uploads: uploads, total: total))
             } catch let failure as LaunchError {
                 return Self.error(failure)
             }
@@ -402,7 +410,7 @@ public struct WebServer: Sendable {
         return JSONValue.object([("plans", .array(list)), ("unreadable", .array(unreadable))]).serialized(pretty: false)
     }
 
-    static func history(_ listings: [SessionListing], uploads: [Int64: [UploadRecord]] = [:]) -> String {
+    static func history(_ listings: [SessionListing], uploads: [Int64: [UploadRecord]] = [:], total: Int? = nil) -> String {
         let list: [JSONValue] = listings.map { listing in
             .object([
                 ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
@@ -425,7 +433,7 @@ public struct WebServer: Sendable {
                 ),
             ])
         }
-        return JSONValue.object([("sessions", .array(list))]).serialized(pretty: false)
+        return JSONValue.object([("sessions", .array(list)), ("total", .int(total ?? listings.count))]).serialized(pretty: false)
     }
 
     struct BodyError: Error {

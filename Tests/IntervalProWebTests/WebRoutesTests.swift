@@ -4,6 +4,7 @@ import HummingbirdTesting
 import IntervalProCore
 import IntervalProHistory
 import IntervalProLaunch
+import IntervalProStorage
 import Testing
 
 @testable import IntervalProWeb
@@ -42,6 +43,39 @@ import Testing
             for weeks in ["0", "521", "x"] {
                 try await client.execute(uri: "/api/trends?weeks=\(weeks)", method: .get, headers: Self.local) { response in
                     #expect(response.status == .badRequest, "weeks=\(weeks)")
+                }
+            }
+        }
+    }
+
+    /// The page listed the newest 200 and no more: a year of runs lost its first months.
+    @Test("sessions: a page at a time, with the total; limit and offset out of range are a 400")
+    func sessionsPageByPage() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try StoreLocation(path: folder.appendingPathComponent("intervalpro.sqlite").path).open()
+        for day in 1...5 {
+            _ = try store.beginSession(
+                startedAt: "2026-11-0\(day)T07:30:00Z", planName: "Run \(day)",
+                planText: #"{"name": "Run", "steps": [{"kind": "work", "duration": 60}]}"#, source: .simulation, devices: [], owner: "test")
+        }
+        try await app.test(.router) { client in
+            // (query, the plans listed, newest first)
+            let pages: [(String, [String])] = [
+                ("", ["Run 5", "Run 4", "Run 3", "Run 2", "Run 1"]), ("?limit=2", ["Run 5", "Run 4"]), ("?limit=2&offset=4", ["Run 1"]),
+            ]
+            for (query, names) in pages {
+                try await client.execute(uri: "/api/sessions\(query)", method: .get, headers: Self.local) { response in
+                    #expect(response.status == .ok, "\(query): \(String(buffer: response.body))")
+                    let body = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
+                    let listed = ((body?["sessions"] as? [[String: Any]]) ?? []).compactMap { $0["plan"] as? String }
+                    #expect(listed == names, "\(query)")
+                    #expect(body?["total"] as? Int == 5, "\(query)")
+                }
+            }
+            for query in ["limit=0", "limit=1001", "limit=x", "offset=-1"] {
+                try await client.execute(uri: "/api/sessions?\(query)", method: .get, headers: Self.local) { response in
+                    #expect(response.status == .badRequest, "\(query)")
                 }
             }
         }
