@@ -1,3 +1,4 @@
+import IntervalProCore
 import Testing
 @testable import IntervalProHRV
 
@@ -98,5 +99,25 @@ struct ReadinessBaselineTests {
         #expect(chart.count == 8)
         #expect(chart.joined().contains("●") && chart.joined().contains("─") && chart.joined().contains("░"))
         #expect(ReadinessTrend([], days: 5, endingOn: Self.date(3)).isEmpty)
+    }
+
+    /// Over more than the 60 days of the range, in no order, some days measured twice: each
+    /// day is what that day's assessment of all the measurements says.
+    @Test func aLongTrendIsEachDaysAssessmentOfEveryMeasurement() throws {
+        func date(_ day: Int) -> String { String(UTCTimestamp.text(unixSeconds: Int64(20_000 + day) * 86_400).prefix(10)) }
+        var measurements = (0..<200).filter { $0 % 9 != 4 }.map { day in
+            ReadinessBaseline.Measurement(date: date(day), lnRMSSD: 4 + Double((day * 37) % 23) / 40)
+        }
+        measurements += (0..<200).filter { $0 % 13 == 0 }.map { ReadinessBaseline.Measurement(date: date($0), lnRMSSD: 3.7) }
+        // A fixed scramble of their order.
+        measurements = measurements.enumerated().sorted { ($0.offset * 7919) % 211 < ($1.offset * 7919) % 211 }.map(\.element)
+        let trend = ReadinessTrend(measurements, days: 150, endingOn: date(199))
+        #expect(trend.days.count == 150)
+        for day in trend.days {
+            let assessment = ReadinessBaseline.assess(measurements, today: day.date)
+            #expect(
+                day.value == assessment.today && day.baseline == assessment.baseline && day.normalLow == assessment.normalLow
+                    && day.normalHigh == assessment.normalHigh, "\(day.date)")
+        }
     }
 }
