@@ -703,7 +703,7 @@ def start_page(binary, scratch):
         status, _, _ = request(port, "GET", "/sessions/1/report")
         check(status == 404, f"the report of a session that does not exist: 404, got {status}")
         sessions = get_json(port, "/api/sessions")
-        check(sessions == {"sessions": []}, f"a new store lists no sessions: {sessions}")
+        check(sessions == {"sessions": [], "total": 0}, f"a new store lists no sessions: {sessions}")
 
         plans = get_json(port, "/api/plans").get("plans", [])
         by_name = {p.get("name"): p for p in plans}
