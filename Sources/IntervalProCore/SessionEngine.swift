@@ -91,6 +91,7 @@ public struct SessionEngine: Sendable {
     /// Session time up to which the current step has been scored.
     public private(set) var cursor = SessionTime.zero
     private var distanceAtStepStart: Double?
+    static let distanceSlack = 1e-6
     public private(set) var isPaused = false
     public private(set) var isFinished = false
     private var started = false
@@ -354,8 +355,10 @@ public struct SessionEngine: Sendable {
             // Beats of the device the session takes heart rate from, with skin contact.
             if reportsSamples { beatsSinceSample.append(contentsOf: measurement.rrIntervals) }
         }
+        // Reached to within a micrometre: tenths of a metre summed in binary fall short of a
+        // decimal target (2001.3 - 1601.3 < 400), and the step ended a reading late.
         if case .distance(let target) = timeline[stepIndex].end, !isPaused,
-            let covered = distanceInStep, covered >= target
+            let covered = distanceInStep, covered >= target - Self.distanceSlack
         {
             finishStep(at: now, reason: .distance, into: &actions)
         }

@@ -200,6 +200,21 @@ struct SessionEngineAverageTests {
         #expect(h.samples.map(\.rrIntervals) == [[], [440, 430, 435], [420], [], [410], []])
     }
 
+    /// A sensor's total in tenths of a metre, summed in binary: 4,000 tenths fell short of 400 m
+    /// and the step ended a reading late.
+    @Test func aDistanceStepEndsAtTheReadingThatReachesIt() throws {
+        // 20 cm a reading, ten readings a second: 20 m in the first 10 s, then the 400 m step.
+        let track = TimelineStep(index: 1, kind: .work, label: nil, repetition: nil, end: .distance(400), zone: zone170)
+        var h = EngineHarness([Fixture.timed(0, 10, kind: .warmup), track, Fixture.timed(2, 60, kind: .rest)])
+        for reading in 0...2_200 {
+            h.rsc(Double(reading) / 10, 170, total: 16_013 + 2 * UInt32(reading))
+        }
+        let reached = try #require(h.finishedSteps.first { $0.step.index == 1 })
+        #expect(reached.endedBy == .distance)
+        // 2,000 readings of two tenths, the first the one at 10 s as the step began: the last at 209.9 s.
+        #expect(reached.duration == .seconds(199.9))
+    }
+
     @Test func summaryJSON() throws {
         let first = TimelineStep(
             index: 0, kind: .work, label: "Go", repetition: .init(number: 1, count: 2), end: .time(.seconds(10)), zone: zone170)
