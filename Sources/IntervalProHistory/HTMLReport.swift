@@ -66,8 +66,20 @@ public enum HTMLReport {
         let spans = session.stepSpans
         html += "<h2>Cadence and zones</h2>\n"
         html += cadenceChart(session, spans)
-        if session.alphaWindows.contains(where: { $0.status == .scored }) {
+        // The figures `show` and the screen's summary give (beats corrected, the crossings, whether
+        // to trust them), then the chart: the report drew the chart alone.
+        if let hrv = session.summary?.hrv {
             html += "<h2>DFA alpha 1</h2>\n"
+            html += "<p class=\"hrv-line\">\(escaped(hrv.line(runSeconds: session.summary?.duration.seconds)))</p>\n"
+            let perStep = spans.compactMap { span in
+                hrv.stepAlpha1[span.result.step.index].map {
+                    "\(span.result.step.index + 1). \(span.result.step.title) \(JSONValue.format($0.rounded(toPlaces: 2)))"
+                }
+            }
+            if !perStep.isEmpty { html += "<p class=\"meta hrv-steps\">Alpha 1 per step: \(escaped(perStep.joined(separator: " · ")))</p>\n" }
+        }
+        if session.alphaWindows.contains(where: { $0.status == .scored }) {
+            if session.summary?.hrv == nil { html += "<h2>DFA alpha 1</h2>\n" }
             html += """
                 <p class="legend"><span><i style="background:\(alphaColour)"></i>alpha 1, each 2-minute window</span>\
                 <span><i style="background:\(thresholdColour);height:3px;vertical-align:3px"></i>0.75 aerobic, \

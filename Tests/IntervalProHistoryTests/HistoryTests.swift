@@ -369,6 +369,26 @@ struct HistoryTextTests {
         #expect(!HTMLReport.page(Self.storedSession()).contains("id=\"alpha1\""), "no chart without scored windows")
     }
 
+    /// The report drew the chart alone: nothing of the beats corrected, the crossings, nor that
+    /// the figures were not to be trusted, which `show` says.
+    @Test("the report says alpha 1's figures as show does: beats corrected, crossings, trust, each step's alpha 1")
+    func reportSaysTheAlphaOneFigures() throws {
+        var session = Self.storedSession()
+        var summary = try #require(session.summary)
+        let window = AlphaWindow(
+            second: 610, stepIndex: 0, status: .scored, beats: 300, artifacts: 0, alpha1: 0.74, heartRate: 152, cadence: 168)
+        summary.hrv = SessionHRV(
+            beats: 1000, artifacts: 40, stepAlpha1: [0: 0.81], crossings: [AlphaCrossing(threshold: 0.75, window: window)],
+            scoredWindows: 20)
+        session.summary = summary
+        let html = HTMLReport.page(session)
+        let line = try #require(summary.hrv?.line(runSeconds: summary.duration.seconds))
+        #expect(line.contains("too many to trust") && line.contains("crossed 0.75 at 10:10 (HR 152, 168 spm)"), "\(line)")
+        #expect(html.contains("Beats 1000, 4% corrected (too many to trust alpha 1") && html.contains("crossed 0.75 at 10:10 (HR 152, 168 spm)"), "the line, as show says it")
+        #expect(html.contains("Alpha 1 per step: 1. "), "each step's alpha 1")
+        #expect(html.contains(" 0.81</p>"))
+    }
+
     @Test("with readiness measured, the report charts each morning, the baseline and the normal range")
     func reportWithReadiness() {
         // Nine mornings of ten: from the 7th day on a normal range, from the 3rd a baseline.
