@@ -12,6 +12,7 @@ public enum FITFieldNumber {
         public static let product: UInt8 = 2
         public static let serialNumber: UInt8 = 3
         public static let timeCreated: UInt8 = 4
+        public static let productName: UInt8 = 8
     }
 
     public enum FileCreator {

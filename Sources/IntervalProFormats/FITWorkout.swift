@@ -10,6 +10,8 @@ import IntervalProFIT
 /// targets are all below 120 counts one foot (as Garmin's activity records do) and is
 /// doubled, with a warning. Intensity gives the kind.
 public enum FITWorkout {
+    /// file_id's product_name in a workout IntervalPro wrote.
+    static let productName = "IntervalPro"
     typealias Message = FITMessageNumber
 
     typealias Field = FITFieldNumber
@@ -85,8 +87,12 @@ public enum FITWorkout {
         guard !steps.isEmpty else { throw ImportError(file: file, message: "no workout_step messages: not a FIT workout") }
 
         // Garmin Connect's run workouts may carry cadence per foot; decide once for the file.
+        // IntervalPro's own export (named in file_id) writes steps/min: a walking plan's 100
+        // came back as 200.
+        let ownExport = records.first { $0.global == Message.fileID }?.string(Field.FileID.productName) == Self.productName
         let highs = steps.compactMap { _, record in cadenceTarget(record)?.high }
-        let perFoot = running && !highs.isEmpty && highs.allSatisfy { $0 > 0 && $0 < 120 }
+        let perFoot =
+            !ownExport && running && !highs.isEmpty && highs.allSatisfy { $0 > 0 && Double($0) < WorkoutImport.slowestRunningCadence }
         if perFoot {
             warnings.append(ImportError(file: file, message: "cadence targets are all below 120: read as per foot and doubled to steps/min"))
         }
@@ -206,6 +212,7 @@ public enum FITWorkout {
                     FITField(Field.FileID.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.FileID.product, .uint16, .int(1)),
                     FITField(Field.FileID.timeCreated, .uint32, .int(Int(createdUnixSeconds - FITTime.epochOffset))),
+                    FITField(Field.FileID.productName, .string, .string(Self.productName)),
                 ]))
         writer.write(
             FITMessage(

@@ -38,7 +38,9 @@ public enum IntervalsICUWorkout {
                 ImportError(file: file, message: "no step has a cadence target (like 170rpm): the session will have nothing to score"))
         }
         let plan = try reader.limits.plan(name: WorkoutImport.stem(of: file), nodes: reader.nodes)
-        return ImportedPlan(plan: plan, format: .intervalsICU, warnings: reader.warnings)
+        return ImportedPlan(
+            plan: plan, format: .intervalsICU,
+            warnings: reader.warnings + [WorkoutImport.slowZones(plan, file: file)].compactMap { $0 })
     }
 
     private struct Reader {
@@ -294,7 +296,9 @@ extension IntervalsICUWorkout {
                 ImportError(file: file, message: "no step has a cadence target: the session will have nothing to score"))
         }
         let plan = try reader.limits.plan(name: WorkoutImport.stem(of: file), nodes: nodes)
-        return ImportedPlan(plan: plan, format: .intervalsICU, warnings: reader.warnings)
+        return ImportedPlan(
+            plan: plan, format: .intervalsICU,
+            warnings: reader.warnings + [WorkoutImport.slowZones(plan, file: file)].compactMap { $0 })
     }
 
     private struct DocReader {

@@ -60,6 +60,22 @@ public struct ImportedPlan: Sendable {
 public typealias XMLReading = ([UInt8]) throws(MarkupError) -> MarkupElement
 
 public enum WorkoutImport {
+    /// A running cadence is over 120 steps/min; targets all below it count one foot, as Garmin's
+    /// FIT workouts do (doubled there), or are a typo.
+    static let slowestRunningCadence = 120.0
+
+    /// The warning for a run whose every zone is below 120 steps/min, which no runner meets:
+    /// the same workout scored 0 % from a .zwo or text and 71 % from its FIT, where such
+    /// targets are doubled, and nothing said why.
+    static func slowZones(_ plan: Plan, file: String) -> ImportError? {
+        let zones = plan.timeline().compactMap(\.zone)
+        guard let fastest = zones.map(\.target).max(), zones.allSatisfy({ $0.high < slowestRunningCadence }) else { return nil }
+        let example = Int(fastest.rounded())
+        return ImportError(
+            file: file,
+            message: "every cadence target is below 120 steps/min, slower than running: if they count one foot (strides/min, as Garmin's do), double them (\(example) is \(example * 2) steps/min)")
+    }
+
     /// What `bytes` hold, by content: FIT signature, an XML document, a JSON object, else text.
     public static func format(of bytes: [UInt8]) -> WorkoutFormat {
         if FITFileReader.looksLikeFIT(bytes) { return .fitWorkout }

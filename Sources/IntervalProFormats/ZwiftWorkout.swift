@@ -43,7 +43,8 @@ public enum ZwiftWorkout {
         let description = root.child("description")?.text
         let plan = try reader.limits.plan(
             name: name, description: description?.isEmpty == false ? description : nil, nodes: nodes)
-        return ImportedPlan(plan: plan, format: .zwift, warnings: reader.warnings)
+        return ImportedPlan(
+            plan: plan, format: .zwift, warnings: reader.warnings + [WorkoutImport.slowZones(plan, file: file)].compactMap { $0 })
     }
 
     private struct Reader {

@@ -80,6 +80,17 @@ struct FITTests {
             .step(PlanStep(kind: .cooldown, end: .fixed(.open))),
         ])
 
+    /// A walking plan (zones under 120 steps/min) came back doubled: the reader took
+    /// IntervalPro's own steps/min for Garmin's per-foot counts.
+    @Test func aWalkingPlanImportsBackAsItWas() throws {
+        let walk = try PlanDecoder.decode(
+            Array(#"{"name": "Walk", "steps": [{"kind": "work", "duration": 600, "cadence": {"low": 96, "high": 104}}]}"#.utf8),
+            file: "walk.json")
+        let imported = try FITWorkout.read(FITWorkout.encode(walk, createdUnixSeconds: 1_772_350_200), file: "walk.fit")
+        #expect(imported.plan.timeline().first?.zone == walk.timeline().first?.zone)
+        #expect(!imported.warnings.contains { $0.message.contains("per foot") }, "\(imported.warnings)")
+    }
+
     @Test func aWorkoutImportsBackToTheSameTimeline() throws {
         let bytes = FITWorkout.encode(Self.plan, createdUnixSeconds: 1_772_350_200)
         let imported = try FITWorkout.read(bytes, file: "ladder.fit")

@@ -106,6 +106,16 @@ struct IntervalsICUTests {
         #expect(steps[2].kind == .rest)
     }
 
+    /// Read as written (steps/min), but said: a run's 80-90rpm can never be met, and the same
+    /// targets in a FIT workout are doubled.
+    @Test func zonesAllBelowRunningCadenceAreSaid() throws {
+        let slow = try IntervalsICUWorkout.read(Array("- 10m 80-90rpm\n- 5m 88rpm".utf8), file: "w.txt")
+        #expect(slow.plan.timeline().first?.zone?.high == 90)
+        #expect(slow.warnings.map(\.message).contains { $0.hasPrefix("every cadence target is below 120 steps/min") }, "\(slow.warnings)")
+        let running = try IntervalsICUWorkout.read(Array("- 10m 110rpm\n- 5m 170rpm".utf8), file: "w.txt")
+        #expect(running.warnings.isEmpty, "\(running.warnings)")
+    }
+
     @Test func pressLapWithoutADurationOrBeforeItIsAnOpenStep() throws {
         let steps = try timeline("- Jog press lap 160rpm\n- press lap 5m 165rpm\n- 5m 170rpm")
         #expect(steps.map(\.end) == [.open, .open, .time(.seconds(300))])

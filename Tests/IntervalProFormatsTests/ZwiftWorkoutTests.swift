@@ -92,6 +92,16 @@ struct ZwiftWorkoutTests {
         #expect(steps[0].zone?.target == 180)
     }
 
+    @Test func cadenceAllBelowRunningIsSaid() throws {
+        let imported = try read(
+            """
+            <workout_file><name>x</name><sportType>run</sportType>
+            <workout><SteadyState Duration="600" Cadence="88"/><SteadyState Duration="60" Cadence="92"/></workout></workout_file>
+            """)
+        #expect(imported.plan.timeline().first?.zone?.target == 88)
+        #expect(imported.warnings.map(\.message).contains { $0.contains("(92 is 184 steps/min)") }, "\(imported.warnings)")
+    }
+
     @Test func unknownElementsAndLateTextEventsAreWarnings() throws {
         let imported = try read(
             """
