@@ -64,7 +64,13 @@ public enum FITWorkout {
         return try read(records, file: file)
     }
 
-    static func place(_ record: FITRecord, _ name: String) -> String { "message \(record.index) (\(name))" }
+    static func place(_ record: FITRecord, _ name: String) -> String {
+        // A step by its message_index, as FIT tools number steps, and where it is in the file.
+        if name == "workout_step", let index = record.integer(Field.messageIndex) {
+            return "workout_step \(index) (message \(record.index))"
+        }
+        return "message \(record.index) (\(name))"
+    }
 
     static func read(_ records: [FITRecord], file: String) throws(ImportError) -> ImportedPlan {
         let limits = PlanLimits(file: file)
@@ -80,7 +86,15 @@ public enum FITWorkout {
             throw ImportError(file: file, place: place(fileID, "file_id"), message: "FIT file type \(type), not a workout (5)")
         }
         let workout = records.first { $0.global == Message.workout }
-        let running = workout?.integer(Field.Workout.sport).map { $0 == FITSport.running } ?? true
+        let sport = workout?.integer(Field.Workout.sport)
+        let running = sport.map { $0 == FITSport.running } ?? true
+        // A ride's 90 rpm is no running cadence: read as written, as a .zwo of another sport is, and said.
+        if let sport, sport != FITSport.running, sport != FITSport.generic, let workout {
+            warnings.append(
+                ImportError(
+                    file: file, place: place(workout, "workout"),
+                    message: "a \(FITSport.name(sport)) workout, not a run: its cadence (rpm) is read as steps/min"))
+        }
         let steps = records.filter { $0.global == Message.workoutStep }.enumerated()
             .map { ($0.element.integer(Field.messageIndex) ?? Int64($0.offset), $0.element) }
             .sorted { $0.0 < $1.0 }
@@ -120,6 +134,10 @@ public enum FITWorkout {
             }
             let end: StepEnd
             switch durationType {
+            case Duration.time where value == 0, Duration.distance where value == 0:
+                // A step of nothing, as a .zwo's is: left out, said (it refused the whole workout).
+                warnings.append(ImportError(file: file, place: where_, message: "a step that lasts 0 was left out"))
+                continue
             case Duration.time:
                 guard let value else { throw ImportError(file: file, place: where_, message: "a timed step with no duration") }
                 end = try limits.duration(Double(value) / 1000, at: where_)
@@ -128,8 +146,8 @@ public enum FITWorkout {
                 end = try limits.distance(Double(value) / 100, at: where_)
             case Duration.open:
                 end = .open
-            case 7...13:
-                throw ImportError(file: file, place: where_, message: "a repeat until a time, distance, calorie, heart-rate or power goal (duration type \(durationType)) cannot run here; only counted repeats can")
+            case 7...13, 17, 18, 27:
+                throw ImportError(file: file, place: where_, message: "a repeat until a time, distance, calorie, heart-rate, power or TSS goal (duration type \(durationType)) cannot run here; only counted repeats can")
             default:
                 warnings.append(ImportError(file: file, place: where_, message: "a step that ends on a heart-rate, power or calorie goal (duration type \(durationType)) is open here: it ends on \"next\""))
                 end = .open

@@ -139,6 +139,39 @@ struct FITTests {
         #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 180, low: 176, high: 184))
     }
 
+    /// A workout of `steps` (each its duration type and value), `sport` its sport.
+    static func workout(sport: Int, _ steps: [(type: Int, value: Int)]) -> [UInt8] {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
+        writer.write(FITMessage(26, [FITField(4, .enumeration, .int(sport))]))
+        for (index, step) in steps.enumerated() {
+            writer.write(
+                FITMessage(
+                    27,
+                    [
+                        FITField(254, .uint16, .int(index)), FITField(1, .enumeration, .int(step.type)),
+                        FITField(2, .uint32, .int(step.value)), FITField(3, .enumeration, .int(3)), FITField(4, .uint32, .int(0)),
+                        FITField(5, .uint32, .int(170)), FITField(6, .uint32, .int(176)),
+                    ]))
+        }
+        return writer.fileBytes()
+    }
+
+    /// A step of 0 s refused the whole workout (a .zwo's is left out); a repeat until a TSS
+    /// goal became an extra open step; a ride's rpm was taken for a run's steps without a word.
+    @Test func whatAWatchWorkoutHoldsThatCannotRunHereIsSaid() throws {
+        let zero = try FITWorkout.read(Self.workout(sport: 1, [(0, 300_000), (0, 0), (0, 60_000)]), file: "w.fit")
+        #expect(zero.plan.timeline().map(\.end) == [.time(.seconds(300)), .time(.seconds(60))])
+        #expect(zero.warnings.map(\.description) == ["w.fit: workout_step 1 (message 3): a step that lasts 0 was left out"])
+        for type in [17, 18, 27] {
+            #expect(throws: ImportError.self, "duration type \(type)") {
+                try FITWorkout.read(Self.workout(sport: 1, [(0, 300_000), (type, 0)]), file: "w.fit")
+            }
+        }
+        let ride = try FITWorkout.read(Self.workout(sport: 2, [(0, 300_000)]), file: "ride.fit")
+        #expect(ride.warnings.map(\.message).contains("a cycling workout, not a run: its cadence (rpm) is read as steps/min"), "\(ride.warnings)")
+    }
+
     @Test func anActivityIsNotAWorkoutAndTheErrorSaysWhatToDo() {
         var writer = FITFileWriter()
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
