@@ -94,6 +94,9 @@ public enum FITActivity {
             if lapIndex == spans.count - 1, var closing = samples.last, closing.second < endSecond {
                 closing.second = endSecond
                 closing.rrIntervals = []
+                // The distance covered to the session's end, as the session message says it (the
+                // last second's fell a few metres short: imported again, a run lost them).
+                if let total = session.summary?.distance, total > closing.distance ?? 0 { closing.distance = total }
                 samples.append(closing)
             }
             for sample in samples {

@@ -25,7 +25,9 @@ public enum TCXActivity {
             """
         let spans = session.stepSpans
         for (index, span) in spans.enumerated() {
-            lap(span, closingAt: index == spans.count - 1 ? span.endSecond : nil, time: time, into: &xml)
+            lap(
+                span, closingAt: index == spans.count - 1 ? span.endSecond : nil, totalDistance: session.summary?.distance, time: time,
+                into: &xml)
         }
         xml += """
                   <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)"))</Notes>
@@ -43,10 +45,14 @@ public enum TCXActivity {
         return xml
     }
 
-    /// Strides per minute, rounded, for an unsignedByte field.
-    static func perFoot(_ stepsPerMinute: Double) -> Int { min(254, Int((stepsPerMinute / 2).rounded())) }
+    /// Strides per minute, rounded half to even, for an unsignedByte field: an odd cadence's half
+    /// stride goes up as often as down (rounded up, 167 came back as 168 and a run's average
+    /// half a step higher).
+    static func perFoot(_ stepsPerMinute: Double) -> Int { min(254, Int((stepsPerMinute / 2).rounded(.toNearestOrEven))) }
 
-    private static func lap(_ span: StepSpan, closingAt end: Int?, time: (Int) -> String, into xml: inout String) {
+    private static func lap(
+        _ span: StepSpan, closingAt end: Int?, totalDistance: Double?, time: (Int) -> String, into xml: inout String
+    ) {
         let result = span.result
         let indent = "      "
         xml += "\(indent)<Lap StartTime=\"\(time(span.startSecond))\">\n"
@@ -78,6 +84,9 @@ public enum TCXActivity {
         }
         if let end, var closing = span.samples.last, closing.zoneStatus != .paused, closing.second < end {
             closing.second = end
+            // At the session's end, the distance covered to its end: the last second's fell a
+            // few metres short of the lap's, and the file disagreed with itself.
+            if let totalDistance, totalDistance > closing.distance ?? 0 { closing.distance = totalDistance }
             stretches[stretches.count - 1].append(closing)
         }
         for stretch in stretches where !stretch.isEmpty {

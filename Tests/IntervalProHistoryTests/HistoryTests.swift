@@ -323,6 +323,24 @@ struct HistoryTextTests {
         #expect(!pausedTimes.contains { xml.contains("<Time>\(UTCTimestamp.text(unixSeconds: session.startUnixSeconds + Int64($0)))</Time>") })
     }
 
+    /// Exported and imported again, a run lost the metres of its last second (the closing
+    /// record kept the last second's distance; the session's is to its end), and TCX's per-foot
+    /// cadence rounded every odd cadence up.
+    @Test("FIT and TCX: the closing record carries the session's distance; odd cadences round half to even")
+    func exportsEndAtTheSessionsDistance() throws {
+        var session = Self.storedSession()
+        let total = try #require(session.summary?.distance)
+        // The last second's distance short of the session's, as the last fraction of a second runs on.
+        session.samples[session.samples.count - 1].distance = total - 2.7
+        let records = try FITFileReader.read(FITActivity.encode(session)).filter { $0.global == 20 }
+        // distance (5) in centimetres
+        #expect(records.last?.integer(5) == Int64((total * 100).rounded()), "total \(total)")
+        let xml = TCXActivity.document(session)
+        let lastPoint = xml.split(separator: "<Trackpoint>").last.map(String.init) ?? ""
+        #expect(lastPoint.contains("<DistanceMeters>\(TCXActivity.decimal(total, 2))</DistanceMeters>"), "\(lastPoint)")
+        #expect([165, 167, 169, 171].map { TCXActivity.perFoot(Double($0)) } == [82, 84, 84, 86])
+    }
+
     @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
     func tcx() {
         let xml = TCXActivity.document(Self.storedSession())
