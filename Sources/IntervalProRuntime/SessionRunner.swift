@@ -133,6 +133,7 @@ where C.Duration == Duration {
         func consider(_ time: SessionTime) { if target.map({ time < $0 }) ?? true { target = time } }
         if let pending { consider(pending.time) }
         if let due = dueScheduled { consider(due.time) }
+        if let command = source.command { consider(max(command.time, engine.cursor)) }
         if let deadline = engine.nextDeadline { consider(deadline) }
         if let cutOff { consider(cutOff) }
         if exhausted, endsSource, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
@@ -169,6 +170,9 @@ where C.Duration == Duration {
         if let due = dueScheduled, due.time <= target {
             nextScheduled += 1
             deliver(due.event, at: max(due.time, engine.cursor), summary: &summary)
+        } else if let command = source.command, max(command.time, engine.cursor) <= target {
+            source.commandDelivered()
+            deliver(.command(command.command), at: target, summary: &summary)
         } else if let entry = pending, entry.time == target {
             pending = nil
             delivered += 1

@@ -18,12 +18,18 @@ public protocol SessionSource {
     /// `timeout` passes (nil: only for an arrival), then returns the session time now and
     /// what arrived.
     mutating func wait(timeout: Duration?) async -> LivePoll
+    /// A command the source gives at its own session time (a simulated runner presses "next"
+    /// to end an open step), nil when none; `commandDelivered` once the runner gave it.
+    var command: (time: SessionTime, command: UserCommand)? { get }
+    mutating func commandDelivered()
 }
 
 extension SessionSource {
     public mutating func observe(_ action: SessionEngine.Action) {}
     public var isLive: Bool { false }
     public mutating func wait(timeout: Duration?) async -> LivePoll { LivePoll(now: .zero, entries: []) }
+    public var command: (time: SessionTime, command: UserCommand)? { nil }
+    public mutating func commandDelivered() {}
 }
 
 /// Plays back a recording's entries.

@@ -54,6 +54,9 @@ public struct SimulatedRunner: SessionSource {
             self.duration = duration
         }
 
+        /// How long the simulated runner runs an open step before pressing "next".
+        public static let openStepLength = SessionTime.seconds(300)
+
         /// Long enough for the plan: timed steps as written, open steps 5 minutes, distance
         /// steps at an easy 2.5 m/s.
         public static func covering(_ timeline: [TimelineStep]) -> Configuration {
@@ -61,7 +64,7 @@ public struct SimulatedRunner: SessionSource {
             for step in timeline {
                 switch step.end {
                 case .time(let length): total += length
-                case .open: total += .seconds(300)
+                case .open: total += openStepLength
                 case .distance(let metres): total += .seconds(metres / 2.5)
                 }
             }
@@ -95,6 +98,8 @@ public struct SimulatedRunner: SessionSource {
     private var beatRandom: SplitMix64
     private var lastBeat = 0.0
     private var beatDeviation = 0.0
+    /// The "next" that ends the open step running.
+    private var lap: (time: SessionTime, command: UserCommand)?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -104,10 +109,15 @@ public struct SimulatedRunner: SessionSource {
     }
 
     public var kind: SessionSourceKind { .simulation }
+    public var command: (time: SessionTime, command: UserCommand)? { lap }
+    public mutating func commandDelivered() { lap = nil }
     public var devices: [RecordedDevice] { [Self.heartRateDevice, Self.footpod(perFoot: configuration.perFoot)] }
 
     public mutating func observe(_ action: SessionEngine.Action) {
-        guard case .stepStarted(let step, _) = action else { return }
+        guard case .stepStarted(let step, let start) = action else { return }
+        // An open step ends when the runner says so: the simulated one does after its five
+        // minutes (the first open step ran until the simulation ran out, every later step 0 s).
+        lap = step.end == .open ? (start + Configuration.openStepLength, .next) : nil
         stepKind = step.kind
         let easyCadence: Double =
             switch step.kind {

@@ -211,6 +211,25 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         #expect(try #require(summary.steps[1].averageHeartRate) > 120)
     }
 
+    /// A track session's lap-button jog: the simulated runner ran the first open step until the
+    /// simulation ran out, and every later step lasted 0 s.
+    @Test func theSimulatedRunnerEndsAnOpenStepAfterItsFiveMinutes() async throws {
+        let plan = try plan(
+            """
+            {"name": "Track", "steps": [{"kind": "warmup", "duration": 60, "cadence": 160},
+              {"repeat": 2, "steps": [{"kind": "work", "duration": 30, "cadence": 180}, {"kind": "rest", "duration": "open"}]},
+              {"kind": "cooldown", "duration": 60}]}
+            """)
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .simulation),
+            source: SimulatedRunner(configuration: .covering(plan.timeline())), observer: RecordingObserver(),
+            pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.steps.map(\.duration.seconds) == [60, 30, 300, 30, 300, 60])
+        #expect(summary.steps.map(\.endedBy) == [.time, .time, .next, .time, .next, .time])
+        #expect(summary.completed)
+    }
+
     @Test func aPerFootFootpodSendsHalfTheStepRate() async throws {
         let entries = try await simulatedEntries(try plan(shortPlan), perFoot: true)
         let cadences = entries.compactMap { entry -> UInt8? in
