@@ -4,7 +4,10 @@ public import IntervalProCore
 /// session run from a workout file. `PlanDecoder` reads it back to the same timeline.
 public enum PlanWriter {
     public static func json(_ plan: Plan) -> JSONValue {
-        var members: [(String, JSONValue)] = [("version", .int(plan.metronome == nil ? 1 : 2)), ("name", .string(plan.name))]
+        // Version 1 had no "version" key and its first readers refuse unknown keys: only a
+        // version-2 plan says its version.
+        var members: [(String, JSONValue)] = plan.metronome == nil ? [] : [("version", .int(2))]
+        members.append(("name", .string(plan.name)))
         if let description = plan.description { members.append(("description", .string(description))) }
         members.append(("tolerance", .number(plan.tolerance)))
         if let metronome = plan.metronome { members.append(("metronome", json(metronome))) }

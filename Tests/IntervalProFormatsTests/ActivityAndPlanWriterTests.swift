@@ -163,6 +163,8 @@ struct PlanWriterTests {
             let back = try PlanDecoder.decode(Array(text.utf8), file: "written")
             #expect(back.timeline() == plan.timeline(), "\(name)")
             #expect(back.metronome == plan.metronome && back.name == plan.name && back.tolerance == plan.tolerance)
+            // Version 1 had no "version" key (its first readers refuse unknown keys); version 2 says it.
+            #expect(text.contains(#""version""#) == (plan.metronome != nil), "\(name)")
         }
     }
 }
