@@ -170,12 +170,8 @@ public enum IntervalsICUWorkout {
                     continue
                 }
                 if lower.hasPrefix("intensity=") {
-                    switch lower.dropFirst("intensity=".count) {
-                    case "warmup": kind = .warmup
-                    case "cooldown": kind = .cooldown
-                    case "rest", "recovery": kind = .rest
-                    case "active", "interval": kind = .work
-                    default:
+                    kind = IntervalsICUWorkout.kind(intensity: String(lower.dropFirst("intensity=".count)))
+                    if kind == nil {
                         warnings.append(ImportError(file: limits.file, place: place, message: "'\(word)' is not an intensity this program knows; ignored"))
                     }
                     continue
@@ -279,6 +275,18 @@ public enum IntervalsICUWorkout {
 }
 
 extension IntervalsICUWorkout {
+    /// The kind an intervals.icu intensity names (in text `intensity=rest`, in a structured
+    /// workout `"intensity": "recovery"`), nil for one it does not.
+    static func kind(intensity: String) -> StepKind? {
+        switch intensity {
+        case "warmup": .warmup
+        case "cooldown": .cooldown
+        case "rest", "recovery": .rest
+        case "active", "interval", "work": .work
+        default: nil
+        }
+    }
+
     /// intervals.icu's structured workout (`workout_doc`), for events whose text has no steps,
     /// read field by field: `{"steps": [{"text", "duration": s, "distance": m,
     /// "until_lap_press", "cadence": {"value"} or {"start", "end"}, "warmup", "cooldown",
@@ -356,13 +364,7 @@ extension IntervalsICUWorkout {
             if entry["warmup"]?.kind.isTrue == true { kind = .warmup }
             if entry["cooldown"]?.kind.isTrue == true { kind = .cooldown }
             if kind == nil, let intensity = entry["intensity"]?.stringValue?.lowercased() {
-                switch intensity {
-                case "warmup": kind = .warmup
-                case "cooldown": kind = .cooldown
-                case "rest", "recovery": kind = .rest
-                case "active", "interval", "work": kind = .work
-                default: break
-                }
+                kind = IntervalsICUWorkout.kind(intensity: intensity)
             }
             let named = kind ?? Reader.kind(section: "", cue: text)
             let step = PlanStep(
