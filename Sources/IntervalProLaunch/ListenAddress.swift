@@ -34,6 +34,11 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     public static func isLoopbackName(_ host: String) -> Bool {
         let name = host.lowercased()
-        return name == "localhost" || name == "::1" || name == "[::1]" || name.hasPrefix("127.")
+        if name == "localhost" || name == "::1" || name == "[::1]" { return true }
+        // 127.0.0.0/8 written as an address, four numbers: "127.attacker.example" is a name
+        // anyone can point at 127.0.0.1 (DNS rebinding), and passed as loopback.
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127"
+            && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil }
     }
 }

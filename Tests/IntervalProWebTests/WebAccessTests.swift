@@ -35,6 +35,15 @@ func facts(
             Issue.record("a rebound name is refused")
             return
         }
+        // A name that only begins like a loopback address is a name (it passed, and a page of
+        // that name rebound to 127.0.0.1 deleted sessions).
+        for host in ["127.attacker.example:8417", "127.0.0.1.nip.io:8417", "127.1:8417", "127.0.0.256:8417"] {
+            guard case .deny(403, _) = access.decide(facts(host: host)) else {
+                Issue.record("\(host) is refused")
+                continue
+            }
+        }
+        #expect(access.decide(facts(host: "127.0.0.53:8417")) == .allow)
         guard case .deny(403, _) = access.decide(facts(host: nil)) else {
             Issue.record("no Host is refused")
             return
