@@ -17,6 +17,7 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
 /// Applies `WebAccess` to every request before any route sees it.
 struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: WebAccess
+    static var cookieLifetime: Int { 400 * 86_400 }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -29,11 +30,20 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             origin: request.headers[.origin], changesState: request.method != .get || isUpgrade)
         switch access.decide(facts) {
         case .allow:
-            return try await next(request, context)
+            var response = try await next(request, context)
+            // No page elsewhere may frame this one: on loopback, where no token is asked, a
+            // site in the same browser could show it and have its buttons pressed.
+            response.headers[.init("X-Frame-Options")!] = "DENY"
+            response.headers[.contentSecurityPolicy] = "frame-ancestors 'none'"
+            return response
         case .setCookieAndRedirect(let location):
             var response = Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+            // Kept across the browser's restarts (400 days, the longest browsers keep one): a
+            // session cookie went with them, and the home-screen icon then opened on a 401.
             response.setCookie(
-                Cookie(name: WebAccess.cookieName, value: access.token ?? "", path: "/", httpOnly: true, sameSite: .strict))
+                Cookie(
+                    name: WebAccess.cookieName, value: access.token ?? "", maxAge: Self.cookieLifetime, path: "/", httpOnly: true,
+                    sameSite: .strict))
             return response
         case .deny(let status, let message):
             return WebServer.error(HTTPResponse.Status(code: status), message)

@@ -42,6 +42,19 @@ public struct WebServer: Sendable {
     /// The server is put together here rather than by Hummingbird's `Application`, whose run
     /// also starts a task that formats the Date header once a second: an idle `serve` on a Pi
     /// woke some six times a second for it, all day. The header is written per response instead.
+    /// HTTP/1 with the WebSocket upgrade, as `http1WebSocketUpgrade` builds it, with time
+    /// limits: 10 s for a connection's first request head, 30 s idle between requests.
+    static func serverBuilder(_ router: Router<BasicWebSocketRequestContext>) -> HTTPServerBuilder {
+        let webSocketResponder = router.buildResponder()
+        return HTTPServerBuilder { responder in
+            HeadDeadlineChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: .seconds(30)))),
+                deadline: .seconds(10))
+        }
+    }
+
     public func run(
         stopOnSignals: Bool, stopping: AsyncStream<Void>? = nil, listening: @escaping @Sendable () -> Void
     ) async throws {
@@ -51,7 +64,7 @@ public struct WebServer: Sendable {
         let router = makeRouter()
         let responder = router.buildResponder()
         do {
-            let server = try HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router).buildServer(
+            let server = try Self.serverBuilder(router).buildServer(
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
                 responder: { [logger] request, writer, channel in
