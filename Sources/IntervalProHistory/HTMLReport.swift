@@ -44,12 +44,12 @@ public enum HTMLReport {
             .legend span { display: inline-block; margin-right: 14px; font-size: 0.9em; }
             .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px;
                         vertical-align: -1px; }
-            footer { color: #8a909c; font-size: 0.8em; margin-top: 2em; }
+            footer { color: #5b6270; font-size: 0.8em; margin-top: 2em; }
             :root { color-scheme: light dark; }
             /* The phone page's dark palette when the reader prefers dark. */
             @media (prefers-color-scheme: dark) {
               body { color: #eee; background: #111; }
-              .meta, .figure .label { color: #9aa0a6; }
+              .meta, .figure .label, footer { color: #9aa0a6; }
               .figure, svg { background: #1d1f21; border-color: #333; }
               svg text { fill: #c8ccd2; }
               a { color: #8ab4f8; }
@@ -57,6 +57,7 @@ public enum HTMLReport {
             </style>
             </head>
             <body>
+            <main>
             <h1>\(escaped(listing.planName))</h1>
             <p class="meta">Session \(listing.id) · \(escaped(listing.startedAt.replacingFirst("T", " ").replacingFirst("Z", " UTC"))) · \
             \(listing.source.rawValue) · \(listing.statusText)</p>
@@ -109,7 +110,7 @@ public enum HTMLReport {
                 """
             html += readinessChart(readiness)
         }
-        html += "<footer>Drawn by IntervalPro from the stored session. Cadence in steps per minute.</footer>\n"
+        html += "</main>\n<footer>Drawn by IntervalPro from the stored session. Cadence in steps per minute.</footer>\n"
         html += "</body>\n</html>\n"
         return html
     }

@@ -57,7 +57,8 @@ enum SessionUpload {
             let message: String? =
                 switch result.kind {
                 case .uploaded, .alreadyThere: nil
-                case .refusedDuplicate: "already uploaded; send again with force"
+                // The page has no force: the command line's `upload ID --force` sends it again.
+                case .refusedDuplicate: result.record.activityURL.map { "there as \($0)" }
                 case .stillProcessing: "the service is still processing it"
                 case .waitingForAccount: "queued until an account for the service is added"
                 case .failed(let failure): failure.message

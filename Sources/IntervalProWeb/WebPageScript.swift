@@ -330,8 +330,7 @@ async function showSessions(box, offset) {
       s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",
       s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.statusText];
     card.appendChild(element("div", facts.join(" · "), "label facts-line"));
-    const uploaded = s.uploads.filter((u) => u.status === "done");
-    const uploads = element("div", uploaded.length ? "Uploaded to " + uploaded.map((u) => u.service).join(", ") : "Not uploaded", "label uploads");
+    const uploads = element("div", uploadsText(s.uploads), "label uploads");
     card.appendChild(uploads);
     const actions = element("div", null, "actions");
     if (s.status !== "running") {
@@ -359,11 +358,21 @@ async function showSessions(box, offset) {
   }
 }
 
+// Where each upload stands, a failed one too: "Not uploaded" hid one waiting to be sent again.
+function uploadsText(list) {
+  if (list.length === 0) return "Not uploaded";
+  const words = { done: "uploaded", pending: "queued, not sent yet (Upload tries again)",
+    processing: "the service is still processing it", rejected: "refused by the service" };
+  return list.map((u) => u.service + ": " + (words[u.status] || u.status)).join("; ");
+}
+
 async function upload(s, line) {
   line.textContent = "Uploading…";
   const { ok, answer } = await post("/api/sessions/" + s.id + "/upload", { to: "all" });
   if (!ok) { line.textContent = answer.error || "could not upload"; return; }
-  line.textContent = answer.results.map((r) => r.service + ": " + r.outcome + (r.message ? " (" + r.message + ")" : "")).join("; ");
+  const words = { uploaded: "uploaded", "already-there": "already there", "refused-duplicate": "already uploaded",
+    processing: "the service is still processing it", queued: "queued, not sent yet (Upload tries again)", rejected: "refused" };
+  line.textContent = answer.results.map((r) => r.service + ": " + (words[r.outcome] || r.outcome) + (r.message ? " (" + r.message + ")" : "")).join("; ");
 }
 
 async function remove(s, card) {

@@ -58,7 +58,7 @@ extension WebPage {
   .session { background: var(--card); border-radius: 12px; padding: 10px 12px; margin: 10px 0; }
   .session .when { font-weight: 700; } .session .plan { font-size: 1.15rem; margin: 2px 0; }
   .actions { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 8px; margin-top: 8px; align-items: center; }
-  .actions a { display: inline-block; padding: 12px 4px; min-height: 44px; }
+  .actions a, #summary-report, #summary-new { display: inline-block; padding: 12px 4px; min-height: 44px; }
   .actions button { font-size: 1.05rem; padding: 10px 6px; }
   #trend-chart { background: var(--card); border-radius: 10px; }
   .preview-line { stroke: var(--ok); stroke-width: 4; fill: none; } #preview-chart { background: var(--card); border-radius: 10px; }

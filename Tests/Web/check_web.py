@@ -704,6 +704,26 @@ def start_page(binary, scratch):
         check(status == 404, f"the report of a session that does not exist: 404, got {status}")
         sessions = get_json(port, "/api/sessions")
         check(sessions == {"sessions": [], "total": 0}, f"a new store lists no sessions: {sessions}")
+        # No site may frame the page (on loopback no token is asked: its buttons could be pressed).
+        _, page_headers, _ = request(port, "GET", "/")
+        check(page_headers.get("x-frame-options") == "DENY"
+              and page_headers.get("content-security-policy") == "frame-ancestors 'none'",
+              f"the page may not be framed: {page_headers}")
+        # A connection that sends part of a request head is closed after 10 s (each was held for
+        # ever: a thousand of them locked the phone out); a whole request meanwhile is answered.
+        partial = socket.create_connection(("127.0.0.1", port))
+        partial.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        opened = time.monotonic()
+        answered, _, _ = request(port, "GET", "/api/state")
+        partial.settimeout(30)
+        try:
+            closed = partial.recv(100) == b""
+        except OSError:
+            closed = False
+        held = time.monotonic() - opened
+        partial.close()
+        check(answered == 200 and closed and 8 < held < 20,
+              f"a part of a request head is closed after about 10 s ({held:.1f} s, closed {closed}); a whole one is answered ({answered})")
 
         plans = get_json(port, "/api/plans").get("plans", [])
         by_name = {p.get("name"): p for p in plans}
@@ -988,6 +1008,10 @@ def start_page_choices(binary, driver, port, cli, log):
     check(status == 404, f"POST /api/sessions for an event intervals.icu does not have: 404, got {status} {answer}")
     driver.get(f"http://127.0.0.1:{port}/")
     if wait_until(lambda: driver.find_element("id", "summary-new").is_displayed() or None, timeout=5):
+        # The summary's links are touch targets too (they were 19 px high).
+        small = [(e.get_attribute("id"), e.size) for e in driver.find_elements("css selector", "#summary-new, #summary-report")
+                 if e.is_displayed() and e.size["height"] < 44]
+        check(not small, f"the summary's links are at least 44 px high: {small}")
         click(driver, "summary-new")
     check(wait_until(lambda: driver.find_element("id", "view-start").is_displayed() or None) is not None,
           "after the session, New session shows the start page again")
@@ -1075,6 +1099,13 @@ def history_page(binary, scratch, screenshot_copy=None):
         again = post_json(port, f"/api/sessions/{newest}/upload", {"to": "intervals.icu"})
         check(again[0] == 200 and again[1]["results"][0]["outcome"] == "refused-duplicate",
               f"a second upload is refused as a duplicate: {again[:2]}")
+        # The page has no force: its message does not ask for one (it said "send again with force").
+        check("force" not in (again[1]["results"][0].get("message") or "") if again[0] == 200 else False,
+              f"the duplicate's message names no force the page lacks: {again[:2]}")
+        # Reloaded, the card says where each upload stands.
+        driver.get(f"http://127.0.0.1:{port}/history")
+        card = wait_until(lambda: driver.find_element("css selector", f"#session-{newest} .uploads").text or None)
+        check(card == "intervals.icu: uploaded", f"the reloaded card says the upload: {card!r}")
         status, answer, _ = post_json(port, f"/api/sessions/{newest}/upload", {"to": "strava"})
         check(status == 409 and "strava" in answer.get("error", ""), f"upload to a service without an account: 409, {status} {answer}")
         status, answer, _ = post_json(port, "/api/sessions/999/upload", {"to": "all"})
@@ -1118,6 +1149,10 @@ def history_page(binary, scratch, screenshot_copy=None):
             backgrounds[scheme] = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
             found = axe_violations(driver)
             check(not found, f"history, {scheme}: no serious or critical accessibility finding: {found}")
+            # The report too (its footer's grey was 3.1:1 on the light background).
+            driver.get(f"http://127.0.0.1:{port}/sessions/{newest}/report")
+            found = axe_violations(driver)
+            check(not found, f"the report, {scheme}: no serious or critical accessibility finding: {found}")
             if screenshot_copy:
                 driver.save_screenshot(os.path.join(os.path.dirname(screenshot_copy), f"web-history-{scheme}.png"))
         check(backgrounds.get("light") != backgrounds.get("dark"), f"the page follows the light or dark preference: {backgrounds}")
@@ -1455,6 +1490,8 @@ def access(binary, scratch):
             check(attributes[:1] == [f"intervalpro_token={token}"] and "httponly" in attributes and
                   "samesite=strict" in attributes and "path=/" in attributes,
                   f"GET {path}?token=TOKEN sets the cookie HttpOnly, SameSite=Strict, Path=/: {set_cookie!r}")
+            # Kept across the browser's restarts: a session cookie left the home-screen icon on a 401.
+            check(f"max-age={400 * 86400}" in attributes, f"the cookie lasts 400 days: {set_cookie!r}")
             if status == 303 and set_cookie:
                 cookie = {"Cookie": set_cookie.split(";")[0].strip()}
         if cookie is None:
