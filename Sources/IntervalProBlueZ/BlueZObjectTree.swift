@@ -1,3 +1,4 @@
+import IntervalProCore
 public import IntervalProDBus
 
 /// A local copy of BlueZ's object tree (path → interface → properties), kept current from
@@ -119,7 +120,8 @@ public struct BlueZObjectTree: Equatable, Sendable {
         }
         return Device(
             path: path, adapterPath: device["Adapter"]?.string ?? parent(of: path),
-            address: address.uppercased(), name: device["Name"]?.string ?? device["Alias"]?.string,
+            // A name comes over the air, from whoever is near: shown, never obeyed by a terminal.
+            address: address.uppercased(), name: (device["Name"]?.string ?? device["Alias"]?.string)?.printable,
             rssi: device["RSSI"]?.integer.map { Int($0) } ?? lastRSSI[path],
             serviceUUIDs: (device["UUIDs"]?.stringList ?? []).compactMap(BlueZ.shortUUID),
             connected: device["Connected"]?.bool ?? false,

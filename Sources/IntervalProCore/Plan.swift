@@ -147,7 +147,7 @@ public struct TimelineStep: Equatable, Sendable {
     public var title: String {
         var title = kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst()
         if let repetition { title += " \(repetition)" }
-        if let label { title += " · \(label)" }
+        if let label { title += " · \(label.printable)" }
         return title
     }
 }

@@ -1,6 +1,8 @@
 /// Plain aligned columns for terminal tables.
 public enum TextTable {
     public static func render(header: [String], rows: [[String]], rightAligned: [Int] = []) -> [String] {
+        // Cells hold what others wrote (a plan's name, a file's, a device's): shown, never obeyed.
+        let rows = rows.map { $0.map(\.printable) }
         var widths = header.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
@@ -32,4 +34,30 @@ public func formatFigure(_ value: Double?, _ places: Int = 0) -> String {
 public func formatMinute(_ iso: String) -> String {
     guard iso.count >= 16 else { return iso }
     return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+}
+
+extension String {
+    /// The text with its control characters (C0, DEL and C1: ESC, BEL, CR...) shown as U+FFFD:
+    /// a name someone else wrote (a shared plan, an activity, a Bluetooth device's, a zip
+    /// entry's) printed on a terminal could otherwise retitle, recolour or clear it.
+    /// `keepingLineBreaks` keeps line feeds and tabs, for text of several lines.
+    public func printable(keepingLineBreaks: Bool) -> String {
+        guard unicodeScalars.contains(where: { Self.isControl($0, keepingLineBreaks: keepingLineBreaks) }) else { return self }
+        var shown = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            shown.append(Self.isControl(scalar, keepingLineBreaks: keepingLineBreaks) ? "\u{FFFD}" : scalar)
+        }
+        return String(shown)
+    }
+
+    /// `printable(keepingLineBreaks: false)`: a name or a one-line label.
+    public var printable: String { printable(keepingLineBreaks: false) }
+
+    private static func isControl(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool) -> Bool {
+        switch scalar.value {
+        case 0x0A, 0x09: !keepingLineBreaks
+        case 0x00...0x1F, 0x7F...0x9F: true
+        default: false
+        }
+    }
 }

@@ -117,9 +117,12 @@ public enum TCXActivity {
         JSONValue.format(value.rounded(toPlaces: places))
     }
 
+    /// Text for XML (the TCX file, the HTML report): markup escaped, and the control
+    /// characters XML 1.0 does not allow shown as U+FFFD (an ESC in a plan's label made the
+    /// exported TCX no XML at all, and its own import read 20 of 60 points).
     static func escaped(_ text: String) -> String {
         var out = ""
-        for character in text {
+        for character in text.printable(keepingLineBreaks: true) {
             switch character {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

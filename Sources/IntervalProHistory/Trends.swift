@@ -163,7 +163,7 @@ public struct Trends: Sendable {
             lines.append("")
             lines.append("Work cadence trend: \(sign)\(JSONValue.format(slope.rounded(toPlaces: 1))) spm per week")
         }
-        return lines
+        return lines.map(\.printable)
     }
 }
 
@@ -195,7 +195,7 @@ public enum TextChart {
             lines.append("\(axis) │" + cells.joined())
         }
         lines.append(pad(label(low)) + " └" + String(repeating: "─", count: values.count))
-        return lines
+        return lines.map(\.printable)
     }
 
     /// Dates ("03-01") under the first and last columns; `indent` is the y-axis width.

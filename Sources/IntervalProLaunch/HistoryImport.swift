@@ -429,6 +429,7 @@ extension HistoryImport.Report {
             if warnings.count > 10 { lines.append("  … and \(warnings.count - 10) more (--json lists them all)") }
         }
         if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
-        return lines
+        // File, entry and activity names are others' words: shown, never obeyed by the terminal.
+        return lines.map(\.printable)
     }
 }

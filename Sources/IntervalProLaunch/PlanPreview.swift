@@ -49,6 +49,6 @@ public enum PlanPreview {
         if open > 0 { total += " + \(open) open step\(open == 1 ? "" : "s")" }
         if distance > 0 { total += " + \(distance) distance step\(distance == 1 ? "" : "s")" }
         lines.append(total)
-        return lines.joined(separator: "\n")
+        return lines.map(\.printable).joined(separator: "\n")
     }
 }

@@ -200,6 +200,6 @@ extension ReadinessImport.Report {
             lines += listed(unreadable)
         }
         if !imported.isEmpty { lines.append("See them with `intervalpro readiness history` and `intervalpro trends`.") }
-        return lines
+        return lines.map(\.printable)
     }
 }

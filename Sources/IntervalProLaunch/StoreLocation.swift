@@ -74,7 +74,7 @@ public struct StoreLocation: Sendable {
         }
         for listing in closed {
             logger.notice(
-                "session \(listing.id) (\(listing.planName)) was cut off after \(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there")
+                "session \(listing.id) (\(listing.planName.printable)) was cut off after \(formatClock(listing.duration ?? 0)); kept as interrupted, scored up to there")
         }
         return store
     }

@@ -18,7 +18,7 @@ public enum SummaryReport {
         }
         var lines = [
             "",
-            bold("\(summary.plan) — \(summary.source.rawValue), \(formatClock(summary.duration.seconds))"
+            bold("\(summary.plan.printable) — \(summary.source.rawValue), \(formatClock(summary.duration.seconds))"
                 + (summary.completed ? "" : " (finished early)")),
             "",
         ]

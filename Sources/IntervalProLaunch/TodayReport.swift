@@ -62,7 +62,10 @@ public struct TodayReport: Sendable {
         ])
     }
 
-    public var lines: [String] {
+    /// The event names are the calendar's, which a coach may write: shown, never obeyed.
+    public var lines: [String] { unfiltered.map(\.printable) }
+
+    private var unfiltered: [String] {
         var lines: [String] = []
         if let readiness { lines.append(readiness.line) }
         if let other = ReadinessReport.text(wellness) { lines.append("intervals.icu wellness (a watch, ring or app): \(other)") }

@@ -15,6 +15,25 @@ struct PlanCheckTests {
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
+    /// A shared plan's name and labels with escape sequences retitled and recoloured the
+    /// terminal that checked, ran or listed it.
+    @Test("a plan's escape sequences are shown, not obeyed: plan check, run, history")
+    func escapeSequencesInAPlanAreShown() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write(
+            "evil.json",
+            #"{"name": "Track\u001b]0;PWNED\u0007", "steps": [{"kind": "work", "duration": 5, "cadence": 170, "label": "Fast\u001b[31m"}]}"#)
+        let environment = ["XDG_DATA_HOME": dir.path("data"), "XDG_CONFIG_HOME": dir.path("config")]
+        let checked = try intervalpro("plan", "check", plan, environment: environment)
+        let ran = try intervalpro("run", plan, "--simulate", "--fast", environment: environment)
+        let listed = try intervalpro("history", environment: environment)
+        for (what, result) in [("plan check", checked), ("run", ran), ("history", listed)] {
+            #expect(result.status == 0, "\(what): \(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("\u{1B}") && !(result.stdout + result.stderr).contains("\u{07}"), "\(what): \(result.stdout)")
+            #expect(result.stdout.contains("Track\u{FFFD}]0;PWNED\u{FFFD}"), "\(what): \(result.stdout)")
+        }
+    }
+
     /// `-` was "cannot open '-'" (66).
     @Test("a plan on standard input: plan check -")
     func planOnStandardInput() throws {

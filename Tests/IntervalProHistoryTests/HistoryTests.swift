@@ -341,6 +341,13 @@ struct HistoryTextTests {
         #expect([165, 167, 169, 171].map { TCXActivity.perFoot(Double($0)) } == [82, 84, 84, 86])
     }
 
+    /// An ESC in a plan's label made the exported TCX no XML at all.
+    @Test("TCX and the report: control characters XML does not allow are shown as U+FFFD")
+    func controlCharactersStayOutOfXML() {
+        #expect(TCXActivity.escaped("Fast\u{1B}[31m <b>\u{07}") == "Fast\u{FFFD}[31m &lt;b&gt;\u{FFFD}")
+        #expect(TCXActivity.escaped("two\nlines") == "two\nlines")
+    }
+
     @Test("TCX: a lap per step, per-foot RunCadence, escaped text")
     func tcx() {
         let xml = TCXActivity.document(Self.storedSession())

@@ -100,7 +100,7 @@ extension AccountCommand {
             }
             let account = try await IntervalsICUSignIn.add(
                 athlete: athlete ?? "", apiKey: key, readinessToWellness: readinessToWellness, context: context)
-            print("intervals.icu: added \(account.name.map { "\($0) (\(account.athleteID))" } ?? account.athleteID)")
+            print("intervals.icu: added \(account.name.map { "\($0.printable) (\(account.athleteID))" } ?? account.athleteID)")
         }
 
         private func addStrava(_ context: ServiceContext, through webStack: any WebStack) async throws {
@@ -110,7 +110,7 @@ extension AccountCommand {
             ) { url in
                 Terminal.writeStandardError("intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
             }
-            print("strava: added \(account.athleteName ?? "the athlete")")
+            print("strava: added \(account.athleteName?.printable ?? "the athlete")")
         }
     }
 

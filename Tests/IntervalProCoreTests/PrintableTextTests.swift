@@ -1,0 +1,26 @@
+import Testing
+import IntervalProCore
+
+/// Names others wrote (a shared plan, an activity, a Bluetooth device, a zip entry) reach the
+/// terminal: its escape sequences retitled, recoloured or cleared it.
+@Suite("Text others wrote, shown on a terminal")
+struct PrintableTextTests {
+    @Test func controlCharactersAreShownNotObeyed() {
+        #expect("Track \u{1B}]0;PWNED\u{07}6x400".printable == "Track \u{FFFD}]0;PWNED\u{FFFD}6x400")
+        #expect("a\u{1B}[2Jb\u{7F}c\u{9B}d".printable == "a\u{FFFD}[2Jb\u{FFFD}c\u{FFFD}d")
+        #expect("Läufe 6×400 — ok".printable == "Läufe 6×400 — ok")
+        #expect("two\nlines\tand\r".printable == "two\u{FFFD}lines\u{FFFD}and\u{FFFD}")
+        #expect("two\nlines\tand\r".printable(keepingLineBreaks: true) == "two\nlines\tand\u{FFFD}")
+    }
+
+    @Test func aTableShowsItsCellsNotTheirEscapes() {
+        let lines = TextTable.render(header: ["id", "plan"], rows: [["1", "Ladder\u{1B}[31m"]])
+        #expect(lines[1] == "1   Ladder\u{FFFD}[31m")
+        #expect(!lines.joined().unicodeScalars.contains { $0.value == 0x1B })
+    }
+
+    @Test func aStepTitleShowsItsLabel() {
+        let step = TimelineStep(index: 0, kind: .work, label: "Fast\u{1B}]2;x\u{07}", end: .open)
+        #expect(step.title == "Work · Fast\u{FFFD}]2;x\u{FFFD}")
+    }
+}
