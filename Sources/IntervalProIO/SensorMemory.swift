@@ -112,9 +112,14 @@ extension FileIO {
     /// Replaces a file's contents atomically: readers see the old file or the new one.
     public static func replaceContents(of path: String, with text: String) throws(FileError) {
         let temporary = path + ".tmp"
+        // A new file of the owner's alone: one left at that name (0644, or a link elsewhere)
+        // was written through, and the token or the accounts came out with its mode.
+        if unlink(temporary) != 0, errno != ENOENT {
+            throw FileError(path: temporary, operation: .write, errno: Errno(rawValue: errno))
+        }
         do {
             let fd = try FileDescriptor.open(
-                FilePath(temporary), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+                FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite])
             try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
         } catch {
             throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)

@@ -151,3 +151,21 @@ struct FileIOWriteTests {
     }
 }
 
+
+@Suite("FileIO.replaceContents")
+struct ReplaceContentsTests {
+    /// A stray web-token.tmp of mode 0644 was written through: the token came out world-readable.
+    @Test("the new file is the owner's alone, whatever was left at the temporary name")
+    func theNewFileIsTheOwnersAlone() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("web-token", Array("old".utf8))
+        let stray = try dir.write("web-token.tmp", Array("left over".utf8))
+        #expect(chmod(stray, 0o644) == 0)
+        try FileIO.replaceContents(of: path, with: "0123456789abcdef")
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(try FileIO.readAll(path) == Array("0123456789abcdef".utf8))
+        #expect(access(stray, F_OK) != 0, "the temporary is renamed away")
+    }
+}
