@@ -71,7 +71,9 @@ public struct WebAccess: Sendable {
                 return String(parts[1])
             }
             if let queryToken = request.queryToken, request.method == "GET", Self.same(queryToken, token) {
-                return .setCookieAndRedirect(location: request.path)
+                // A path of this server: "//evil.example/" is another site's to a browser.
+                let path = request.path.hasPrefix("//") ? "/" + request.path.drop { $0 == "/" } : request.path
+                return .setCookieAndRedirect(location: path)
             }
             let presented = [bearer, request.cookieToken].contains { $0.map { Self.same($0, token) } ?? false }
             guard presented else { return .deny(status: 401, message: "a token is needed: open the address with ?token= that intervalpro printed") }

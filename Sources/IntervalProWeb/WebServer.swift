@@ -456,7 +456,9 @@ public struct WebServer: Sendable {
     /// A POST's JSON body, or the response refusing it: 415 not JSON, 413 too large, 400 malformed.
     static func jsonBody(_ request: Request) async -> Result<JSONNode, BodyError> {
         let type = request.headers[.contentType] ?? ""
-        guard type.lowercased().hasPrefix("application/json") else {
+        // "application/json", with parameters or none ("application/jsonx" is another type).
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.filter { !$0.isWhitespace }.lowercased() } ?? ""
+        guard mediaType == "application/json" else {
             return .failure(BodyError(response: error(.unsupportedMediaType, "send JSON (Content-Type: application/json)")))
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bodyLimit {

@@ -69,6 +69,8 @@ func facts(
         #expect(access.decide(facts(bearer: token)) == .allow)
         #expect(access.decide(facts(cookie: token)) == .allow)
         #expect(access.decide(facts(path: "/", query: token)) == .setCookieAndRedirect(location: "/"))
+        // A path of this server, never another site's ("//evil.example/" to a browser).
+        #expect(access.decide(facts(path: "//evil.example/", query: token)) == .setCookieAndRedirect(location: "/evil.example/"))
         guard case .deny(401, _) = access.decide(facts("POST", path: "/api/command", query: token)) else {
             Issue.record("the query token is for GET only")
             return

@@ -89,6 +89,16 @@ import Testing
             try await client.execute(uri: "/api/sessions/7", method: .delete, headers: Self.local) { response in
                 #expect(response.status == .notFound)
             }
+            // JSON is application/json, with its parameters or none; "application/jsonx" was taken for it.
+            for (type, expected) in [
+                ("application/jsonx", HTTPResponse.Status.unsupportedMediaType), ("Application/JSON; charset=utf-8", .notFound),
+            ] {
+                try await client.execute(
+                    uri: "/api/sessions/7/upload", method: .post, headers: [.contentType: type], body: ByteBuffer(string: #"{"to":"all"}"#)
+                ) { response in
+                    #expect(response.status == expected, "\(type)")
+                }
+            }
             try await client.execute(
                 uri: "/api/sessions/7/upload", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"to":"garmin"}"#)
             ) { response in
