@@ -27,13 +27,22 @@ struct LiveScreen {
     ///   - music: what the runner's music player plays ("artist – title").
     ///   - columns: the terminal's width. Each line is cut to it: one that wrapped took two
     ///     rows, and the next frame, moving up by lines, left a row behind at every redraw.
+    /// What stands beside the step when the figures are not the runner's own, now.
+    static func sourceBadge(_ source: SessionSourceKind) -> String? {
+        switch source {
+        case .simulation: "SIMULATED"
+        case .replay: "REPLAY"
+        case .live, .imported: nil
+        }
+    }
+
     mutating func draw(_ view: SessionView, music: String? = nil, columns: Int = 80) -> String {
         var lines: [String] = []
         if let step = view.step {
-            // A run on live sensors that found none goes on with a simulated runner: its
-            // figures are not the runner's, said on every frame.
+            // A run on live sensors that found none goes on with a simulated runner, and a
+            // replay is a recording's figures: neither is the runner's now, said on every frame.
             lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
-                + (view.source == .simulation ? paint("   SIMULATED", "35;1") : "")
+                + (Self.sourceBadge(view.source).map { paint("   " + $0, "35;1") } ?? "")
                 + (view.isPaused ? paint("   PAUSED", "33;1") : ""))
             let width = Self.barWidth(columns: columns)
             lines.append(timeLine(step, width: width))
@@ -41,7 +50,8 @@ struct LiveScreen {
             lines.append(adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
-            let signal = view.hasSignal ? paint(view.source == .simulation ? "simulated" : "cadence ok", "32") : paint("no signal", "31")
+            let signalWord = view.source == .simulation ? "simulated" : view.source == .replay ? "replayed" : "cadence ok"
+            let signal = view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")
             lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
             if let alphaOne = Self.alphaOneText(view.alphaOne) { lines.append(alphaOne) }
         } else {

@@ -28,8 +28,11 @@ function render(s) {
   $("session-time").dataset.seconds = s.sessionTime;
   $("session-time").textContent = clock(s.sessionTime);
   $("paused-badge").classList.toggle("hidden", !s.paused);
-  // A start on live sensors that found none runs a simulated runner: its figures are not the runner's.
-  $("source-badge").classList.toggle("hidden", s.source !== "simulation");
+  // A start on live sensors that found none runs a simulated runner, a recording replays
+  // what it holds: neither is the runner's now, said as the screen says it.
+  const badge = { simulation: "SIMULATED ", replay: "REPLAY " }[s.source];
+  $("source-badge").textContent = badge || "";
+  $("source-badge").classList.toggle("hidden", !badge);
   $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
   $("notice").textContent = s.notice || "";
   $("music").classList.toggle("hidden", !s.music);
@@ -78,7 +81,7 @@ function render(s) {
   if (alpha) $("alpha1").textContent = alpha.status === "scored" ? alpha.value.toFixed(2) : alpha.status;
   $("alpha1").classList.toggle("word", !!alpha && alpha.status !== "scored");
   $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
-  $("signal").textContent = s.source === "simulation" ? "simulated" : s.signal ? "ok" : "none";
+  $("signal").textContent = s.source === "simulation" ? "simulated" : !s.signal ? "none" : s.source === "replay" ? "replayed" : "ok";
   const zone = s.zone;
   // Kept in place on a step without a zone: what follows stays where it was.
   $("scale").classList.toggle("invisible", !zone);

@@ -52,6 +52,19 @@ import Testing
         #expect(screen.all.contains("sensor: simulated"))
     }
 
+    /// A recording started from the page showed no badge and "sensor ok": a live run's look.
+    @Test func aReplaySaysItIsOneOnEveryFrame() async throws {
+        let (screen, lines) = (Written(), Written())
+        let display = SessionDisplay(screen: screen.stream, lines: lines.stream, steering: false)
+        var replay = try request(fast: false, speed: 100, display: display)
+        let recording = "\(#filePath)".split(separator: "/").dropLast(3).joined(separator: "/")
+        replay.source = .replay(path: "/" + recording + "/Recordings/first-cadence-session.jsonl")
+        _ = try await SessionLauncher.run(replay)
+        #expect(screen.all.contains("step 1 of 2   REPLAY"), "\(screen.all.suffix(400))")
+        #expect(screen.all.contains("sensor: replayed"))
+        #expect(!screen.all.contains("SIMULATED"))
+    }
+
     @Test func withoutAScreenRealTimeWritesLines() async throws {
         let lines = Written()
         let display = SessionDisplay(screen: nil, lines: lines.stream, steering: false)
