@@ -82,6 +82,8 @@ function render(s) {
   $("alpha1").classList.toggle("word", !!alpha && alpha.status !== "scored");
   $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
   $("signal").textContent = s.source === "simulation" ? "simulated" : !s.signal ? "none" : s.source === "replay" ? "replayed" : "ok";
+  // A word in the smaller type alpha 1's words take: "replayed" at full size spilled out of its fifth of a phone.
+  $("signal").classList.toggle("word", $("signal").textContent.length > 4);
   const zone = s.zone;
   // Kept in place on a step without a zone: what follows stays where it was.
   $("scale").classList.toggle("invisible", !zone);

@@ -40,7 +40,9 @@ extension WebPage {
   .facts b { display: block; font-size: clamp(1.1rem, 5.4vw, 1.6rem); line-height: 2rem; white-space: nowrap; }
   .facts b.word { font-size: clamp(0.8rem, 3.7vw, 1rem); }
   .invisible { visibility: hidden; }
-  #paused-badge, #source-badge { color: var(--warn); font-weight: 700; }
+  #paused-badge, #source-badge { color: var(--warn); font-weight: 700; white-space: nowrap; }
+  /* A long plan name gives way to the badges beside it, on a phone's width. */
+  #plan-name { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   /* Below the buttons, like the connection message: a sensor's news, however long, never
      moves them. */
   #notice { color: var(--warn); text-align: center; margin: 10px 0 0; }

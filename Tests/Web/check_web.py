@@ -846,6 +846,10 @@ def start_page(binary, scratch):
             check(False, "the session started from the page advances 10 s of session time")
         status, body, _ = post_json(port, "/api/sessions", {"plan": ladder_id, "source": "simulate"})
         check(status == 409, f"POST /api/sessions while one runs: 409, got {status} {body}")
+        # A recording's figures are not the runner's now: REPLAY beside the step (a live run's look before).
+        badge = "return [document.getElementById('source-badge').textContent, document.getElementById('source-badge').classList.contains('hidden')]"
+        replayed = wait_until(lambda: (lambda b: b if b[0].strip() == "REPLAY" and not b[1] else None)(driver.execute_script(badge)), 5)
+        check(replayed is not None, f"a recording's session says REPLAY on the page: {driver.execute_script(badge)}")
 
         click(driver, "btn-finish")
         finished = wait_state(port, lambda s: s.get("status") == "finished")
