@@ -259,6 +259,9 @@ extension SensorLinkMachine.Status {
         case .notifying(let device, let characteristic, let path, let refused):
             "\(device): \(BluetoothUUID.shortText(characteristic)) through \(path.rawValue)"
                 + (refused.map { path == .acquired ? " refused: \($0)" : " (AcquireNotify refused: \($0))" } ?? "")
+        case .notifyRefused(let device, let characteristic, let error):
+            "\(device) will not send its \(BluetoothUUID.shortText(characteristic)) measurements (\(error)): "
+                + "switch the sensor off and on, or remove it in the phone or watch that holds it"
         case .lost(let device): "\(device): signal lost, reconnecting"
         case .bluezRestarted: "bluetoothd went away; reconnecting when it is back"
         }

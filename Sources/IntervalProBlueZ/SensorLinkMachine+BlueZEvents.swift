@@ -137,6 +137,9 @@ extension SensorLinkMachine {
             {
                 links[i].notifyStarted(characteristic, uuid: uuid)
             } else {
+                if let link = links.first(where: { $0.path == device }), let uuid = subscriptions[characteristic]?.1 {
+                    report(.notifyRefused(device: link.address, characteristic: uuid, error: failure.description), into: &actions)
+                }
                 subscriptions[characteristic] = nil
             }
         case (.acquireNotify(let device, let characteristic), .success(let values)):

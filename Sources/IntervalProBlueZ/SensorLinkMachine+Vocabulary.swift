@@ -59,6 +59,9 @@ extension SensorLinkMachine {
         case subscribed(device: String)
         /// Which path a measurement's values take; `refused` says why AcquireNotify was not used.
         case notifying(device: String, characteristic: UInt16, path: NotifyPath, refused: String?)
+        /// Neither AcquireNotify nor StartNotify was let through: the device will send nothing
+        /// of this measurement (it said nothing, and the run was "no signal" to its end).
+        case notifyRefused(device: String, characteristic: UInt16, error: String)
         case lost(device: String)
         case bluezRestarted
     }

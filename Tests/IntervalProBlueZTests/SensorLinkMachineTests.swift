@@ -371,7 +371,12 @@ import Testing
         rig.deviceChanged(Fixture.hrmPro, ["ServicesResolved": .boolean(true)], at: 1.5)
         rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
         rig.added(Fixture.Char.rscMeasurement, at: 1.6)
-        rig.fail(.startNotify(characteristic: rscPath), .bluezNotPermitted, "Notify not permitted", at: 1.7)
+        let refused = rig.fail(.startNotify(characteristic: rscPath), .bluezNotPermitted, "Notify not permitted", at: 1.7)
+        // Said: the run was "no signal" to its end without a word of why.
+        #expect(
+            refused.statuses == [
+                .notifyRefused(device: Fixture.hrmPro, characteristic: 0x2A53, error: "Notify not permitted (org.bluez.Error.NotPermitted)")
+            ])
         let value = rig.changed(rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 1, 2, 3])], at: 2)
         #expect(value.isEmpty)
     }
