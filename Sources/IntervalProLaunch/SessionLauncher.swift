@@ -172,8 +172,11 @@ public enum SessionLauncher {
     ) async throws -> SessionOutcome {
         let plan = request.plan
         var units = cadenceUnits
+        // Not an ANT+ foot pod's: its pages count strides by the profile and are doubled as
+        // they are read (--cadence-unit strides doubled them again: 330 spm).
+        let overridden = source.devices.filter { !$0.id.hasPrefix(ANTSensors.devicePrefix) }
         if let override = request.cadenceUnit {
-            for device in source.devices { units[device.id] = override }
+            for device in overridden { units[device.id] = override }
         }
         // Live sensors arrive in real time whatever the request says.
         let pacing: Pacing =
@@ -182,7 +185,9 @@ public enum SessionLauncher {
         if let path = request.recordPath {
             var devices = source.devices
             if let override = request.cadenceUnit {
-                for i in devices.indices where devices[i].cadenceUnit != nil { devices[i].cadenceUnit = override }
+                for i in devices.indices where devices[i].cadenceUnit != nil && !devices[i].id.hasPrefix(ANTSensors.devicePrefix) {
+                    devices[i].cadenceUnit = override
+                }
             }
             let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
             do {

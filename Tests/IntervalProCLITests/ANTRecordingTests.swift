@@ -50,6 +50,12 @@ struct ANTRecordingTests {
         // The one bad page is said once and skipped; the file is not refused.
         #expect(result.stderr.contains("ant-sdm: an ANT+ data page is 8 bytes, not 2"), "\(result.stderr)")
 
+        // --cadence-unit is for Bluetooth pods: a foot pod's pages are strides by their profile,
+        // doubled as read (strides doubled them again: 342).
+        let strides = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save", "--cadence-unit", "strides")
+        let stridesTotals = try #require(jsonObject(strides.stdoutData)?["totals"] as? [String: Any], "stdout: \(strides.stdout)")
+        #expect(number(stridesTotals["avg_cadence_spm"]) == 171)
+
         let statistics = try intervalpro("replay", recording, "--json")
         #expect(statistics.status == 0, "stderr: \(statistics.stderr)")
         #expect(statistics.stdout.contains("ant-sdm"), "\(statistics.stdout)")
