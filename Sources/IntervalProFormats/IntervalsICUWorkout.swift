@@ -132,6 +132,13 @@ public enum IntervalsICUWorkout {
                 }
                 // A cadence is one wherever it stands, before the duration too ("- 170rpm 5m").
                 if let zone = try Self.cadence(lower, limits: limits, at: place) {
+                    // Two of them: the last is the zone, and that is said (the first went without a word).
+                    if cadence != nil {
+                        warnings.append(
+                            ImportError(
+                                file: limits.file, place: place,
+                                message: "two cadence targets in one step: '\(word)', the last, is the zone (a range is written 165-175rpm)"))
+                    }
                     cadence = zone
                     continue
                 }

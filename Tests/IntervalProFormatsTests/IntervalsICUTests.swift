@@ -108,6 +108,12 @@ struct IntervalsICUTests {
 
     /// Read as written (steps/min), but said: a run's 80-90rpm can never be met, and the same
     /// targets in a FIT workout are doubled.
+    @Test func twoCadencesInAStepAreSaid() throws {
+        let imported = try IntervalsICUWorkout.read(Array("- 10m 170rpm 180rpm".utf8), file: "w.txt")
+        #expect(imported.plan.timeline().first?.zone?.target == 180)
+        #expect(imported.warnings.map(\.description) == ["w.txt:1: two cadence targets in one step: '180rpm', the last, is the zone (a range is written 165-175rpm)"])
+    }
+
     @Test func zonesAllBelowRunningCadenceAreSaid() throws {
         let slow = try IntervalsICUWorkout.read(Array("- 10m 80-90rpm\n- 5m 88rpm".utf8), file: "w.txt")
         #expect(slow.plan.timeline().first?.zone?.high == 90)
