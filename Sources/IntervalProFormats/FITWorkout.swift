@@ -167,6 +167,18 @@ public enum FITWorkout {
             let step = PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, tolerance: tolerance, label: label)
             built.append((index, .step(step)))
         }
+        // What is left out is said, as for the other formats: a watch's pace, heart-rate or
+        // power targets were dropped without a word.
+        let otherTargets = steps.filter { _, record in
+            guard let type = record.integer(Step.targetType) else { return false }
+            return type != Target.open && type != Target.cadence
+        }.count
+        if otherTargets > 0 {
+            warnings.append(
+                ImportError(
+                    file: file,
+                    message: "\(otherTargets) step\(otherTargets == 1 ? " has a pace, heart-rate or power target" : "s have pace, heart-rate or power targets"), which are not scored here (cadence is)"))
+        }
         let plan = try limits.plan(name: workout?.string(Field.Workout.workoutName) ?? "", nodes: built.map(\.node))
         return ImportedPlan(plan: plan, format: .fitWorkout, warnings: warnings)
     }

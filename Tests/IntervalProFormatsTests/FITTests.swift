@@ -137,6 +137,8 @@ struct FITTests {
         ])
         let imported = try FITWorkout.read(file, file: "w.fit")
         #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 180, low: 176, high: 184))
+        // The pace target beside it is not scored, and that is said (it went without a word).
+        #expect(imported.warnings.map(\.message).contains("1 step has a pace, heart-rate or power target, which are not scored here (cadence is)"), "\(imported.warnings)")
     }
 
     /// A workout of `steps` (each its duration type and value), `sport` its sport.
