@@ -17,6 +17,8 @@ public final class LiveStateHub: Sendable {
     private struct State {
         var seq = 0
         var text = ""
+        /// What `text` says, member by member.
+        var members: [(String, JSONValue)] = []
         var running = false
         var readers: [Int: AsyncStream<String>.Continuation] = [:]
         var nextReader = 0
@@ -153,9 +155,21 @@ public final class LiveStateHub: Sendable {
     /// True when `finish` was sent since the last call (the measurement is to be cancelled).
     public func takeFinish() -> Bool { takeCommands().contains(.finish) }
 
+    /// The finished session was deleted: the state no longer names it (its report link gave a
+    /// 404 to every phone still showing the summary).
+    public func sessionDeleted(_ id: Int64) {
+        let members = state.withLock { $0.members }
+        guard let index = members.firstIndex(where: { $0.0 == "sessionId" }), case .int(let shown) = members[index].1, shown == Int(id)
+        else { return }
+        var forgotten = members
+        forgotten[index].1 = .null
+        publish(forgotten)
+    }
+
     /// Publishes a state: `seq` first, then `members`.
     func publish(_ members: [(String, JSONValue)]) {
         state.withLock { state in
+            state.members = members
             state.seq += 1
             state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
             for reader in state.readers.values { reader.yield(state.text) }

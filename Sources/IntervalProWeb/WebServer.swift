@@ -201,7 +201,9 @@ public struct WebServer: Sendable {
                 let opened = try store.open()
                 let deletion = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
                 switch deletion {
-                case .deleted: return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+                case .deleted:
+                    host.hub.sessionDeleted(id)
+                    return Response(status: .noContent, headers: [.cacheControl: "no-store"])
                 case .noSuchSession: return Self.error(.notFound, "no session \(id)")
                 case .running: return Self.error(.conflict, "session \(id) is running: finish it first")
                 }

@@ -44,6 +44,21 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(!hub.send(.pause))
     }
 
+    /// Deleting the session the summary shows left its id in the state, and every phone's
+    /// Report link on a 404.
+    @Test func aDeletedSessionIsNoLongerNamed() throws {
+        let hub = LiveStateHub()
+        let plan = try PlanDecoder.decode(Array(ladder.utf8), file: "two.json")
+        let summary = SessionSummary(plan: plan.name, source: .simulation, steps: [], completed: true)
+        hub.sessionFinished(summary, at: .seconds(240), sessionID: 5)
+        hub.sessionDeleted(6)
+        #expect(try JSONParser.parse(hub.current)["sessionId"]?.numberValue == 5)
+        hub.sessionDeleted(5)
+        let state = try JSONParser.parse(hub.current)
+        #expect(state["sessionId"]?.isNull == true)
+        #expect(state["status"]?.stringValue == "finished" && state["summary"] != nil)
+    }
+
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
         let hub = LiveStateHub()
         let stream = hub.subscribe()
