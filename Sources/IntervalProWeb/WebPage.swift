@@ -141,6 +141,7 @@ enum WebPage {
 </main>
 <script>
 \#(script)
+\#(historyScript)
 </script>
 </body>
 </html>

@@ -1,0 +1,34 @@
+import IntervalProCore
+import IntervalProHistory
+import IntervalProIO
+import IntervalProStorage
+
+extension WebServer {
+    /// `GET /api/sessions`' document: a page of the saved sessions, newest first, each with its
+    /// uploads, and how many there are in all.
+    static func history(_ listings: [SessionListing], uploads: [Int64: [UploadRecord]] = [:], total: Int? = nil) -> String {
+        let list: [JSONValue] = listings.map { listing in
+            .object([
+                ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
+                ("localStartedAt", .string(UTCTimestamp.unixSeconds(listing.startedAt).map(WallClock.localDateTime) ?? listing.startedAt)),
+                ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
+                ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
+                ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
+                ("averageWorkCadence", .nullable(listing.averageWorkCadence?.rounded(toPlaces: 1))),
+                ("status", .string(listing.status.rawValue)), ("statusText", .string(listing.statusText)),
+                ("report", .string("/sessions/\(listing.id)/report")),
+                (
+                    "uploads",
+                    .array(
+                        (uploads[listing.id] ?? []).map { record in
+                            .object([
+                                ("service", .string(record.service)), ("status", .string(record.status.rawValue)),
+                                ("url", record.activityURL.map(JSONValue.string) ?? .null),
+                            ])
+                        })
+                ),
+            ])
+        }
+        return JSONValue.object([("sessions", .array(list)), ("total", .int(total ?? listings.count))]).serialized(pretty: false)
+    }
+}
