@@ -164,7 +164,10 @@ public struct RecordingParser {
     /// The header's device ids by their lower case: a line's "aa:bb:…" is the header's
     /// "AA:BB:…" (Bluetooth addresses know no case), whose cadence unit it then has.
     private var headerIDs: [String: String] = [:]
-    private var lastDevice: (written: String, id: String)?
+    /// The last few ids as written and what each reads as: a recording's lines take turns
+    /// between its devices, and lowering the case of each line's id again cost a replay more
+    /// than reading the rest of the line.
+    private var resolvedDevices: [(written: String, id: String)] = []
 
     public init(file: String) {
         self.file = file
@@ -233,9 +236,10 @@ public struct RecordingParser {
 
     private mutating func deviceID(_ written: String) -> String {
         guard !headerIDs.isEmpty else { return written }
-        if let lastDevice, lastDevice.written == written { return lastDevice.id }
+        if let known = resolvedDevices.first(where: { $0.written == written }) { return known.id }
         let id = headerIDs[written.lowercased()] ?? written
-        lastDevice = (written, id)
+        if resolvedDevices.count == 8 { resolvedDevices.removeFirst() }
+        resolvedDevices.append((written, id))
         return id
     }
 
