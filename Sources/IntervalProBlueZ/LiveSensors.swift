@@ -50,6 +50,23 @@ public final class LiveSensors: Sendable {
         case ready([RecordedDevice])
         case noAdapter(String)
         case noSensor
+        /// The user stopped it (`Interrupt`); `stop()` then disconnects what was connecting.
+        case interrupted
+    }
+
+    /// Ctrl-C while connecting: `descriptor` turns readable when it comes (`drain` empties it),
+    /// and `raised` says whether it came. Killed by it instead, the process left a sensor it was
+    /// connecting connected to the computer, out of reach of the runner's watch or phone.
+    public struct Interrupt: Sendable {
+        public var descriptor: Int32
+        public var drain: @Sendable () -> Void
+        public var raised: @Sendable () -> Bool
+
+        public init(descriptor: Int32, drain: @escaping @Sendable () -> Void, raised: @escaping @Sendable () -> Bool) {
+            self.descriptor = descriptor
+            self.drain = drain
+            self.raised = raised
+        }
     }
 
     /// Starts the client; what it reports reaches the feed (values, device events) and
@@ -96,10 +113,11 @@ public final class LiveSensors: Sendable {
         }
     }
 
-    /// Connects and waits until the chosen devices are subscribed, at most `timeout`.
-    /// Throws when the system bus cannot be reached.
-    public func connect(timeout: Duration) async throws -> Readiness {
+    /// Connects and waits until the chosen devices are subscribed, at most `timeout`, or until
+    /// `interrupt` is raised. Throws when the system bus cannot be reached.
+    public func connect(timeout: Duration, interrupt: Interrupt? = nil) async throws -> Readiness {
         try startClient()
+        if let interrupt { changed.raise(whenReadable: interrupt.descriptor, drain: interrupt.drain) }
         let clock = ContinuousClock()
         let started = clock.now
         let deadline = started + timeout
@@ -111,6 +129,7 @@ public final class LiveSensors: Sendable {
             let client = self.client
             let machine = await loop.submit { client.machine }
             if let failure = client.failure { throw failure }
+            if interrupt?.raised() ?? false { return .interrupted }
             let now = clock.now
             let subscribed = machine.subscribedDevices
             if !subscribed.isEmpty, firstReadyAt == nil { firstReadyAt = now }

@@ -157,6 +157,9 @@ public enum InterruptSignal {
         while read(fd, &buffer, buffer.count) > 0 {}
     }
 
+    /// Whether a signal arrived and was not taken yet.
+    public static var isRaised: Bool { raised.load(ordering: .relaxed) }
+
     /// True once after a signal arrived.
     public static func take() -> Bool {
         raised.exchange(false, ordering: .relaxed)

@@ -149,13 +149,16 @@ public final class ANTSensors: @unchecked Sendable {
     /// returns the devices heard as a recording lists them (a foot pod's cadence in steps).
     /// A channel for a device of `widening`'s types (remembered, not named) that hears nothing
     /// in its first 5 s opens again for any device of its type: the remembered one is only preferred.
-    public func connect(timeout: Duration, quiet: Bool = false, widening: Set<UInt8> = []) async -> [RecordedDevice] {
+    /// `stopped` (Ctrl-C) ends the wait early.
+    public func connect(
+        timeout: Duration, quiet: Bool = false, widening: Set<UInt8> = [], until stopped: () -> Bool = { false }
+    ) async -> [RecordedDevice] {
         link.start()
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var widenAt: ContinuousClock.Instant? = widening.isEmpty ? nil : clock.now + .seconds(5)
         var heard: [ANTDeviceID] = []
-        while clock.now < deadline {
+        while clock.now < deadline, !stopped() {
             heard = await loop.submit { [link] in link.devices }
             if heard.count >= plans.count { break }
             if let at = widenAt, clock.now >= at {

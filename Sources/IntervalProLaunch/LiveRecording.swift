@@ -1,4 +1,5 @@
 public import IntervalProCore
+import IntervalProBlueZ
 import IntervalProEventLoop
 import IntervalProIO
 import IntervalProRuntime
@@ -21,9 +22,12 @@ public enum LiveRecording {
         do {
             // Nothing waits on a recording's values in real time: acquired ones are read
             // once a second, each with its arrival time, which saves a wake-up per value.
-            sensors = try await LiveSensorSet.connect(request, cadenceUnit: cadenceUnit, coalescing: .seconds(1))
+            sensors = try await LiveSensorSet.connect(
+                request, cadenceUnit: cadenceUnit, coalescing: .seconds(1), interrupt: .ctrlC())
         } catch let unavailable as LiveSensorConnection.UnavailableError {
             throw LaunchError("\(unavailable)", kind: .unavailable)
+        } catch is LiveSensorConnection.InterruptedError {
+            throw LaunchError("stopped while connecting to the sensors; nothing was recorded", kind: .cancelled)
         }
         let writer: RecordingWriter
         do throws(FileError) {

@@ -57,13 +57,17 @@ public struct LiveSensorConnection: Sendable {
         public var description: String
     }
 
+    /// Ctrl-C came while connecting: what was connecting is disconnected, nothing started.
+    public struct InterruptedError: Error {}
+
     /// - Parameter requireCadence: no cadence source is a failure (`--require-sensor`), not a
     ///   session with heart rate alone.
     ///   - coalescing: for a recording: acquired values read together once per window, with
     ///     their arrival times (a session takes each at once).
+    ///   - interrupt: ends connecting early (`InterruptedError`), the devices disconnected.
     public static func connect(
         _ options: SensorRequest, cadenceUnit: CadenceUnit?, quiet: Bool = false, requireCadence: Bool = false,
-        coalescing: Duration = .zero
+        coalescing: Duration = .zero, interrupt: LiveSensors.Interrupt? = nil
     ) async throws -> LiveSensorConnection {
         // Roles an ANT stick serves are not looked for on Bluetooth.
         let antRoles = options.antRoles
@@ -104,11 +108,14 @@ public struct LiveSensorConnection: Sendable {
 
         let readiness: LiveSensors.Readiness
         do {
-            readiness = try await sensors.connect(timeout: .seconds(options.scanTimeout))
+            readiness = try await sensors.connect(timeout: .seconds(options.scanTimeout), interrupt: interrupt)
         } catch let failure as DBusCallError {
             throw UnavailableError(description: "cannot reach the system bus: \(failure)")
         }
         switch readiness {
+        case .interrupted:
+            await sensors.stop()
+            throw InterruptedError()
         case .noAdapter(let reason):
             await sensors.stop()
             throw UnavailableError(description: reason)
@@ -169,5 +176,15 @@ public struct LiveSensorConnection: Sendable {
         } catch {
             logger.warning("could not remember the sensors: \(error)")
         }
+    }
+}
+
+extension LiveSensors.Interrupt {
+    /// Ctrl-C (and SIGTERM, SIGHUP), caught from now on instead of ending the process, so that
+    /// connecting can disconnect first; nil when the signals cannot be caught.
+    static func ctrlC() -> Self? {
+        InterruptSignal.install()
+        guard let descriptor = InterruptSignal.descriptor else { return nil }
+        return Self(descriptor: descriptor, drain: InterruptSignal.drain, raised: { InterruptSignal.isRaised })
     }
 }

@@ -1,4 +1,4 @@
-import IntervalProBlueZ
+public import IntervalProBlueZ
 public import IntervalProCore
 public import IntervalProEventLoop
 import IntervalProANT
@@ -31,14 +31,32 @@ public final class LiveSensorSet: Sendable {
     /// - Parameters:
     ///   - coalescing: for a recording (see `LiveSensorConnection.connect`).
     ///   - quiet: nothing said on stderr while connecting.
+    ///   - interrupt: Ctrl-C, which ends connecting with `LiveSensorConnection.InterruptedError`,
+    ///     what was connecting disconnected (nil: the process's own handling, a server's).
     public static func connect(
         _ request: SensorRequest, cadenceUnit: CadenceUnit?, requireCadence: Bool = false, quiet: Bool = false,
-        coalescing: Duration = .zero
+        coalescing: Duration = .zero, interrupt: LiveSensors.Interrupt? = nil
+    ) async throws -> LiveSensorSet {
+        let set = try await connecting(
+            request, cadenceUnit: cadenceUnit, requireCadence: requireCadence, quiet: quiet, coalescing: coalescing,
+            interrupt: interrupt)
+        // Ctrl-C as the last device came up: nothing starts.
+        if interrupt?.raised() ?? false {
+            await set.stop()
+            throw LiveSensorConnection.InterruptedError()
+        }
+        return set
+    }
+
+    private static func connecting(
+        _ request: SensorRequest, cadenceUnit: CadenceUnit?, requireCadence: Bool, quiet: Bool,
+        coalescing: Duration, interrupt: LiveSensors.Interrupt?
     ) async throws -> LiveSensorSet {
         let (request, remembered) = rememberedANT(request)
         guard request.usesANT else {
             let connection = try await LiveSensorConnection.connect(
-                request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence, coalescing: coalescing)
+                request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence, coalescing: coalescing,
+                interrupt: interrupt)
             return LiveSensorSet(devices: connection.devices, bluetooth: connection.sensors, ant: nil)
         }
         let heartRate = ANTSensors.deviceNumber(request.heartRate)
@@ -51,7 +69,7 @@ public final class LiveSensorSet: Sendable {
             do {
                 bluetooth = try await LiveSensorConnection.connect(
                     request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence && cadence == nil,
-                    coalescing: coalescing)
+                    coalescing: coalescing, interrupt: interrupt)
             } catch let unavailable as LiveSensorConnection.UnavailableError {
                 // A Bluetooth device named on the command line is required; an unnamed role is not.
                 let named = heartRate == nil ? request.heartRate : request.cadence
@@ -67,9 +85,16 @@ public final class LiveSensorSet: Sendable {
             await bluetooth?.sensors.stop()
             throw LiveSensorConnection.UnavailableError(description: error.description)
         }
+        if let interrupt { ant.wakeOnInput(interrupt.descriptor, drain: interrupt.drain) }
         let antDevices = await ant.connect(
             timeout: .seconds(request.scanTimeout), quiet: quiet,
-            widening: Set(remembered.map { $0 == .cadence ? ANTPlusStrideSpeedPage.deviceType : ANTPlusHeartRatePage.deviceType }))
+            widening: Set(remembered.map { $0 == .cadence ? ANTPlusStrideSpeedPage.deviceType : ANTPlusHeartRatePage.deviceType }),
+            until: { interrupt?.raised() ?? false })
+        if interrupt?.raised() ?? false {
+            ant.stop()
+            await bluetooth?.sensors.stop()
+            throw LiveSensorConnection.InterruptedError()
+        }
         if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
             ant.stop()
             await bluetooth?.sensors.stop()

@@ -115,9 +115,9 @@ public enum ReadinessRun {
         _ request: SensorRequest, settings: ReadinessMeasurement.Settings, interruptible: Bool = true,
         stop: @escaping @Sendable () -> Bool = { false }, status: @escaping @Sendable (Status) -> Void
     ) async throws -> Outcome? {
-        // From the start: Ctrl-C while the strap is found and connected cancels too, once
-        // connecting settles, instead of killing the process. (A server keeps its own handling.)
-        if interruptible { InterruptSignal.install() }
+        // From the start: Ctrl-C while the strap is found and connected cancels too, the strap
+        // disconnected, instead of killing the process. (A server keeps its own handling.)
+        let interrupt: LiveSensors.Interrupt? = interruptible ? .ctrlC() : nil
         // The strap alone: no footpod is looked for, waited for or connected.
         var request = request
         (request.roles, request.cadence) = ([.heartRate], nil)
@@ -125,9 +125,12 @@ public enum ReadinessRun {
         do {
             // Values are read together once a second, each with its arrival time: nothing here
             // needs them sooner, and it saves a wake-up per value.
-            sensors = try await LiveSensorSet.connect(request, cadenceUnit: nil, coalescing: .seconds(1))
+            sensors = try await LiveSensorSet.connect(
+                request, cadenceUnit: nil, coalescing: .seconds(1), interrupt: interrupt)
         } catch let unavailable as LiveSensorConnection.UnavailableError {
             throw LaunchError("\(unavailable)", kind: .unavailable)
+        } catch is LiveSensorConnection.InterruptedError {
+            return nil
         }
         if interruptible, let interrupt = InterruptSignal.descriptor {
             sensors.wakeOnInput(interrupt, drain: InterruptSignal.drain)

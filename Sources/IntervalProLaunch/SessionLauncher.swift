@@ -136,8 +136,15 @@ public enum SessionLauncher {
     ) async throws -> SessionOutcome {
         // Start-up is over: its pages go back before the sensors and the session need theirs.
         ExecutablePages.giveBack()
-        let sensors = try await LiveSensorSet.connect(
-            sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence)
+        let sensors: LiveSensorSet
+        do {
+            // Ctrl-C at the terminal ends connecting too; a server keeps its own handling.
+            sensors = try await LiveSensorSet.connect(
+                sensorRequest, cadenceUnit: request.cadenceUnit, requireCadence: requireCadence,
+                interrupt: request.display.steering ? .ctrlC() : nil)
+        } catch is LiveSensorConnection.InterruptedError {
+            throw LaunchError("stopped while connecting to the sensors; nothing was kept", kind: .cancelled)
+        }
         // Live sensors arrive in real time, and so does the metronome.
         var realTime = request
         if request.fast || request.speed.map({ $0 != 1 }) ?? false {

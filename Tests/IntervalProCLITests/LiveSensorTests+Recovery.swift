@@ -106,4 +106,37 @@ extension LiveSensorTests {
         let sent = fake.sentNotifications().filter { $0.characteristic == "2a53" }
         #expect(sent.count - recorded.count <= 1)
     }
+
+    @Test("Ctrl-C while a sensor is connecting: it is disconnected, 130, nothing kept (run, record, readiness)")
+    func interruptedWhileConnecting() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let recording = dir.path("never.jsonl")
+        let commands = [
+            ["run", plan, "--hr", Self.hrmPro, "--cadence", Self.hrmPro, "--record", recording],
+            ["record", recording, "--hr", Self.hrmPro, "--cadence", Self.hrmPro],
+            ["readiness", "--hr", Self.hrmPro],
+        ]
+        for arguments in commands {
+            // Its services take 30 s to resolve: Connect is still waiting for its answer.
+            let fake = try FakeBlueZ(json: hrmProScenario(#", "resolve_delay": 30"#))
+            var environment = environment(fake, dir)
+            environment["XDG_DATA_HOME"] = dir.path("data")
+            let command = try RunningCommand(arguments + ["-v"], environment: environment)
+            let device = "/org/bluez/hci0/dev_C8_3A_35_11_22_33"
+            #expect(command.stderr.wait(upTo: 20) { $0.contains("→ Connect \(device)") }, "\(arguments[0])")
+            command.interrupt()
+            let result = command.finish()
+            #expect(result.status == 130, "\(arguments[0]) stderr: \(result.stderr)")
+            // Killed instead, it left the strap connected to the computer, out of the watch's reach.
+            #expect(fake.calls("Disconnect").count == 1, "\(arguments[0])")
+            #expect(!result.stderr.contains("no signal") && !looksLikeACrash(result.stderr), "\(arguments[0])")
+        }
+        #expect(!FileManager.default.fileExists(atPath: recording))
+        let stored = ["XDG_DATA_HOME": dir.path("data"), "XDG_CONFIG_HOME": dir.path("config")]
+        let sessions = try intervalpro(arguments: ["history", "--json"], environment: stored)
+        #expect((jsonObject(sessions.stdoutData)?["sessions"] as? [Any])?.isEmpty == true, "\(sessions.stdout)")
+        let mornings = try intervalpro(arguments: ["readiness", "history", "--json"], environment: stored)
+        #expect(String(decoding: mornings.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+    }
 }
