@@ -54,6 +54,12 @@ public struct ANTPlusBeatTracker: Sendable {
     private var last: (count: UInt8, time: UInt16)?
     /// Intervals outside 0.2-3 s (300-20 beats a minute) are no beat-to-beat interval.
     static let plausible: ClosedRange<UInt16> = 205...3072
+    /// Whether a beat went by without its interval since the last interval given.
+    private var lostSinceLastInterval = false
+    /// Whether the interval `add` gave last does not follow the one given before it: beats
+    /// between them were missed (pages lost, or bridged by page 4 only for the last beat), or
+    /// an interval no heart beats was left out. No successive difference is taken across it.
+    public private(set) var beatsLostBefore = false
 
     public init() {}
 
@@ -62,6 +68,7 @@ public struct ANTPlusBeatTracker: Sendable {
         defer { last = (page.beatCount, page.beatTime) }
         guard let last, page.beatCount != last.count else { return [] }
         let interval: UInt16
+        if page.beatCount != last.count &+ 1 { lostSinceLastInterval = true }
         if case .previousBeat(let previous) = page.detail {
             interval = page.beatTime &- previous
         } else if page.beatCount == last.count &+ 1 {
@@ -69,6 +76,12 @@ public struct ANTPlusBeatTracker: Sendable {
         } else {
             return []
         }
-        return Self.plausible.contains(interval) ? [interval] : []
+        guard Self.plausible.contains(interval) else {
+            lostSinceLastInterval = true
+            return []
+        }
+        beatsLostBefore = lostSinceLastInterval
+        lostSinceLastInterval = false
+        return [interval]
     }
 }

@@ -12,6 +12,10 @@ public struct HeartRateMeasurement: Equatable, Sendable {
     public var energyExpendedKJ: UInt16?
     /// RR intervals in the wire unit of 1/1024 s, oldest first.
     public var rrIntervals: RRIntervals
+    /// Beats the strap counted went by unseen before these intervals (an ANT+ strap's pages
+    /// were missed): the first does not follow the last one received. A Bluetooth value cannot
+    /// tell (false).
+    public var beatsLostBefore = false
 
     public init(
         heartRate: UInt16, sensorContact: SensorContact = .unsupported,

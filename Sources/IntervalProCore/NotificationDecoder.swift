@@ -75,9 +75,13 @@ public struct NotificationDecoder: Sendable {
             switch profile {
             case .heartRate:
                 let page = try ANTPlusHeartRatePage.parse(notification.bytes)
-                let intervals = beats[device, default: ANTPlusBeatTracker()].add(page)
-                return .heartRate(
-                    HeartRateMeasurement(heartRate: UInt16(page.heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals(intervals)))
+                var tracker = beats[device, default: ANTPlusBeatTracker()]
+                let intervals = tracker.add(page)
+                beats[device] = tracker
+                var measurement = HeartRateMeasurement(
+                    heartRate: UInt16(page.heartRate), sensorContact: .unsupported, rrIntervals: RRIntervals(intervals))
+                measurement.beatsLostBefore = !intervals.isEmpty && tracker.beatsLostBefore
+                return .heartRate(measurement)
             case .strideSpeed:
                 let page = try ANTPlusStrideSpeedPage.parse(notification.bytes)
                 switch page {

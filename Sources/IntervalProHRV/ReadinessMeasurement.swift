@@ -8,7 +8,8 @@ public import IntervalProCore
 /// strap reports skin contact (or cannot tell) and values keep arriving: a "no contact" value
 /// or a silence longer than `staleAfter` pauses the count, and no successive difference is
 /// taken across such a pause; nor across an interval longer than any heartbeat's, which is
-/// beats lost. The first `settle` seconds are not scored.
+/// beats lost, nor across beats a strap says went by unseen (`beatsLostBefore`). The first
+/// `settle` seconds are not scored.
 public struct ReadinessMeasurement: Sendable {
     public struct Settings: Equatable, Sendable {
         /// Scored time, after settling.
@@ -134,8 +135,8 @@ public struct ReadinessMeasurement: Sendable {
         valuesWithContact += 1
         intervalsReceived += measurement.rrIntervals.count
         guard !wasComplete else { return }
-        // A silence lost beats: what follows starts a new stretch.
-        if silenceBefore { segmentOpen = false }
+        // A silence lost beats, as do an ANT+ strap's missed pages: what follows starts a new stretch.
+        if silenceBefore || measurement.beatsLostBefore { segmentOpen = false }
         guard contactTime > settings.settle else { return }
         for interval in measurement.rrIntervals {
             guard interval <= settings.longestHeartbeat else {

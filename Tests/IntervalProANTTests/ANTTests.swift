@@ -179,12 +179,19 @@ struct ANTPlusPageTests {
         #expect(tracker.add(try page(0, time: 64_000, count: 255)).isEmpty)  // the same beat again
         // The beat time rolls over at 65,536/1024 s: 999 after 64,000 is 2,535 later (2.48 s).
         #expect(tracker.add(try page(0, time: 999, count: 0)) == [2_535])
+        #expect(!tracker.beatsLostBefore)
         // Two beats at once without page 4: nothing made up.
         #expect(tracker.add(try page(0, time: 3_000, count: 2)).isEmpty)
-        // Two beats at once with page 4: the last interval, from its previous beat time.
+        // Two beats at once with page 4: the last interval, from its previous beat time; the
+        // beat before it went by unseen, so it does not follow the last interval given.
         #expect(tracker.add(try page(4, time: 5_000, count: 4, previous: 4_000)) == [1_000])
-        // An interval no heart beats (a 5 s gap) is left out.
-        #expect(tracker.add(try page(0, time: 10_120, count: 5)).isEmpty)
+        #expect(tracker.beatsLostBefore)
+        #expect(tracker.add(try page(0, time: 6_000, count: 5)) == [1_000])
+        #expect(!tracker.beatsLostBefore)
+        // An interval no heart beats (a 5 s gap) is left out, and the next does not follow.
+        #expect(tracker.add(try page(0, time: 11_120, count: 6)).isEmpty)
+        #expect(tracker.add(try page(0, time: 12_120, count: 7)) == [1_000])
+        #expect(tracker.beatsLostBefore)
     }
 
     @Test("foot pod pages: cadence in strides per minute doubled to steps, speed, distance, status, common pages")

@@ -111,6 +111,40 @@ struct ReadinessMeasurementTests {
         #expect(measurement.artifactsSoFar() == 2)
     }
 
+    @Test("an ANT+ strap's missed pages start a new stretch: no difference is taken across the beats they held")
+    func missedANTPagesStartANewStretch() throws {
+        // One page a beat, intervals alternating 1000 and 1040 (1/1024 s): every true
+        // successive difference is 40. Pages of beats 60 and 61 are lost (no page 4 to
+        // bridge them), and that of beat 75, whose next page is a page 4 giving beat 76's
+        // interval. Joined across either gap, two intervals of a kind meet: a difference of 0.
+        var decoder = NotificationDecoder()
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        var time: UInt32 = 0
+        var beatTimes: [UInt32] = [0]
+        for beat in 1...120 {
+            time += beat % 2 == 0 ? 1000 : 1040
+            beatTimes.append(time)
+        }
+        for beat in 0...120 where ![60, 61, 75].contains(beat) {
+            let now = UInt16(truncatingIfNeeded: beatTimes[beat])
+            let previous = UInt16(truncatingIfNeeded: beatTimes[max(0, beat - 1)])
+            let page: UInt8 = beat == 76 ? 4 : 0
+            let bytes = [page, 0, UInt8(previous & 0xFF), UInt8(previous >> 8), UInt8(now & 0xFF), UInt8(now >> 8), UInt8(beat % 256), 60]
+            let notification = RawNotification(
+                time: SessionTime(microseconds: Int64(beatTimes[beat]) * 1_000_000 / 1024), device: "ant:hr:1",
+                characteristicID: "ant-hr", bytes: bytes)
+            guard case .heartRate(let value)? = try decoder.decode(notification) else {
+                Issue.record("page of beat \(beat) gave no heart rate")
+                continue
+            }
+            measurement.receive(value, at: notification.time)
+        }
+        #expect(measurement.isComplete)
+        #expect(measurement.segments.count == 3, "stretches \(measurement.segments.map(\.count))")
+        let figures = try measurement.result().get()
+        #expect(abs(figures.hrv.rmssd - 40 * 1000 / 1024) < 1e-9, "rMSSD \(figures.hrv.rmssd)")
+    }
+
     @Test func aStrapWithoutRRIsFoundOutWithinTenValues() {
         var measurement = ReadinessMeasurement(settings: Self.settings())
         for second in 1...9 {
