@@ -70,7 +70,7 @@ public struct ANTStickMachine: Sendable {
 
     public enum Action: Equatable, Sendable {
         case send(ANTMessage)
-        /// Eight bytes of a data page from a channel's device (nil until the stick names it).
+        /// Eight bytes of a data page from a channel's device (held until the stick names it).
         case page(channel: Int, device: ANTDeviceID?, bytes: [UInt8])
         case channelState(channel: Int, ChannelState)
         /// The stick refused a command or did not answer: the session goes on without it.
@@ -96,6 +96,11 @@ public struct ANTStickMachine: Sendable {
     /// False when the stick refused to add the channel id to data messages: it is asked for
     /// once per device found instead.
     public private(set) var extendedData = true
+    /// Without extended data, the pages a channel heard before the stick named its device (a
+    /// few, at 4 Hz, while the request is answered): given with the device once it is named,
+    /// not dropped. A channel that loses its device, or closes, drops them: whose they were is unknown.
+    private var unnamedPages: [Int: [[UInt8]]] = [:]
+    static let unnamedPagesKept = 16
     private let networkKey: [UInt8]
     private let networkNumber: UInt8
     private var queue: [ANTMessage] = []
@@ -167,8 +172,11 @@ public struct ANTStickMachine: Sendable {
                 let index = Int(channel)
                 guard index < states.count else { return }
                 switch radio {
-                case .lostGoingToSearch: setState(index, .searching, into: &actions)
+                case .lostGoingToSearch:
+                    unnamedPages[index] = nil
+                    setState(index, .searching, into: &actions)
                 case .channelClosed:
+                    unnamedPages[index] = nil
                     // The search timed out (or the stick closed it): search again, for the
                     // device the channel paired with.
                     setState(index, .searching, into: &actions)
@@ -202,7 +210,12 @@ public struct ANTStickMachine: Sendable {
                 queue.append(ANTMessage(.request, [UInt8(index), ANTMessageID.channelID.rawValue]))
                 if awaiting == nil { sendNext(now: now, into: &actions) }
             }
-            if let device, states[index] != .tracking(device) { setState(index, .tracking(device), into: &actions) }
+            guard let device else {
+                unnamedPages[index, default: []].append(bytes)
+                if unnamedPages[index]!.count > Self.unnamedPagesKept { unnamedPages[index]!.removeFirst() }
+                return
+            }
+            if states[index] != .tracking(device) { setState(index, .tracking(device), into: &actions) }
             actions.append(.page(channel: index, device: device, bytes: bytes))
         case .channelID:
             // The answer to a request for a channel's id.
@@ -280,6 +293,11 @@ public struct ANTStickMachine: Sendable {
             channels[index].transmissionType = device.transmissionType
         }
         actions.append(.channelState(channel: index, state))
+        if case .tracking(let device) = state {
+            for bytes in unnamedPages.removeValue(forKey: index) ?? [] {
+                actions.append(.page(channel: index, device: device, bytes: bytes))
+            }
+        }
     }
 
     private mutating func fail(_ reason: String, into actions: inout [Action]) {

@@ -123,19 +123,30 @@ struct ANTStickMachineTests {
         #expect(stick.failures.isEmpty)
     }
 
-    @Test("a stick without extended data is asked for the channel id once a device is heard")
+    @Test("a stick without extended data is asked for the channel id once a device is heard; the pages before are kept")
     func askingForTheChannelID() {
         var stick = ScriptedStick(channels: [.strideSpeed()], refuseLibConfig: true)
         #expect(!stick.machine.extendedData)
         #expect(stick.machine.states == [.searching])
-        let page: [UInt8] = [0x02, 0, 0, 85, 0x83, 0x20, 0, 0x01]
-        stick.deliver(ANTMessage(.broadcastData, [0] + page))
-        stick.deliver(ANTMessage(.broadcastData, [0] + page))
+        let pages: [[UInt8]] = (0..<3).map { [0x02, 0, 0, 85 + $0, 0x83, 0x20, 0, 0x01] }
+        stick.deliver(ANTMessage(.broadcastData, [0] + pages[0]))
+        stick.deliver(ANTMessage(.broadcastData, [0] + pages[1]))
         #expect(stick.sent.filter { $0.id == .request } == [ANTMessage(.request, [0, 0x51])])
-        #expect(stick.pages.map(\.1) == [nil, nil])
+        // Held until the device is named (given without a name, they were dropped).
+        #expect(stick.pages.isEmpty)
         stick.deliver(ANTMessage(.channelID, [0, 0xD2, 0x04, 124, 5]))
-        stick.deliver(ANTMessage(.broadcastData, [0] + page))
-        #expect(stick.pages.last?.1 == ANTDeviceID(number: 1234, type: 124, transmissionType: 5))
+        stick.deliver(ANTMessage(.broadcastData, [0] + pages[2]))
+        let pod = ANTDeviceID(number: 1234, type: 124, transmissionType: 5)
+        #expect(stick.pages.map(\.1) == [pod, pod, pod])
+        #expect(stick.pages.map(\.2) == pages)
+        #expect(stick.states.last.map { $0.1 } == .tracking(pod))
+
+        // A channel that loses its device before it is named drops what it held.
+        var lost = ScriptedStick(channels: [.strideSpeed()], refuseLibConfig: true)
+        lost.deliver(ANTMessage(.broadcastData, [0] + pages[0]))
+        lost.deliver(ANTMessage(.channelEvent, [0, 1, 0x08]))  // EVENT_RX_FAIL_GO_TO_SEARCH
+        lost.deliver(ANTMessage(.channelID, [0, 0x2E, 0x16, 124, 5]))
+        #expect(lost.pages.isEmpty)
     }
 
     @Test("no answer in time, or a refusal, fails once with the command named")
