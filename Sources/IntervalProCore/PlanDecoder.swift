@@ -61,6 +61,13 @@ public struct PlanDecoder {
 
     private func display(_ path: String) -> String { path.isEmpty ? "the top level" : path }
 
+    /// An optional key's value; `null` is the key left out, as a writer with no value for it
+    /// (Python's None, a JavaScript null) writes it.
+    private func optional(_ node: JSONNode, _ key: String) -> JSONNode? {
+        guard let value = node[key], !value.isNull else { return nil }
+        return value
+    }
+
     // MARK: - Structure
 
     private func members(
@@ -88,22 +95,22 @@ public struct PlanDecoder {
             throw failure(nameNode, "name", "expected a non-empty string, found \(nameNode.typeName)")
         }
         var description: String?
-        if let node = root["description"] {
+        if let node = optional(root, "description") {
             guard let text = node.stringValue else {
                 throw failure(node, "description", "expected a string, found \(node.typeName)")
             }
             description = text
         }
-        let tolerance = try root["tolerance"].map { node throws(PlanError) in
+        let tolerance = try optional(root, "tolerance").map { node throws(PlanError) in
             try number(node, "tolerance", in: Self.toleranceRange, unit: "spm")
         } ?? Plan.defaultTolerance
-        let version = try root["version"].map { node throws(PlanError) in
+        let version = try optional(root, "version").map { node throws(PlanError) in
             try integer(node, "version", in: 1...Plan.formatVersion)
         } ?? 1
         // Plan format version 1 promised that a top-level "metronome" object is accepted, any
         // object: its settings are honoured in any version, and in version 1 a key or value
         // version 2 does not know is passed over, as version 1 passed over the whole object.
-        let metronome = try root["metronome"].map { node throws(PlanError) in
+        let metronome = try optional(root, "metronome").map { node throws(PlanError) in
             try metronomeSettings(node, "metronome", lenient: version == 1)
         }
         guard let stepsNode = root["steps"] else { throw failure(root, "", "missing required key 'steps'") }
@@ -139,7 +146,7 @@ public struct PlanDecoder {
         }
         func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(PlanError) -> T?
         where T.RawValue == String {
-            guard let value = node[key] else { return nil }
+            guard let value = optional(node, key) else { return nil }
             guard let text = value.stringValue, let parsed = T(rawValue: text) else {
                 let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
                 throw failure(value, "\(path).\(key)", "expected one of \(allowed)")
@@ -147,14 +154,14 @@ public struct PlanDecoder {
             return parsed
         }
         func seconds(_ key: String) throws(PlanError) -> SessionTime? {
-            try node[key].map { value throws(PlanError) in
+            try optional(node, key).map { value throws(PlanError) in
                 .seconds(try number(value, "\(path).\(key)", in: MetronomeSettings.delayRange, unit: "s"))
             }
         }
         try setting { () throws(PlanError) in if let mode = try choice("mode", MetronomeMode.self) { settings.mode = mode } }
         try setting { () throws(PlanError) in if let accent = try choice("accent", MetronomeAccent.self) { settings.accent = accent } }
         try setting { () throws(PlanError) in
-            if let value = node["volume"] {
+            if let value = optional(node, "volume") {
                 settings.volume = try number(value, "\(path).volume", in: MetronomeSettings.volumeRange, unit: "(volume)")
             }
         }
@@ -162,7 +169,7 @@ public struct PlanDecoder {
         try setting { () throws(PlanError) in if let grace = try seconds("coaching_grace") { settings.coachingGrace = grace } }
         try setting { () throws(PlanError) in if let cooldown = try seconds("coaching_cooldown") { settings.coachingCooldown = cooldown } }
         try setting { () throws(PlanError) in
-            if let voice = node["voice"] {
+            if let voice = optional(node, "voice") {
                 switch voice.kind {
                 case .bool(false), .string("off"):
                     settings.voice = false
@@ -214,7 +221,7 @@ public struct PlanDecoder {
             throw failure(kindNode, path + ".kind", "expected one of \(allowed)")
         }
         let end: PerRepetition<StepEnd>
-        switch (node["duration"], node["distance"]) {
+        switch (optional(node, "duration"), optional(node, "distance")) {
         case (let duration?, nil):
             end = try perRepetition(duration, path + ".duration", groupCount: groupCount) { n, p throws(PlanError) in
                 try self.duration(n, p)
@@ -226,18 +233,24 @@ public struct PlanDecoder {
         case (_?, _?):
             throw failure(node, path, "give either 'duration' or 'distance', not both,")
         case (nil, nil):
+            // A step's only end given as null is said as the value it is.
+            if let given = node["duration"] {
+                _ = try self.duration(given, path + ".duration")
+            } else if let given = node["distance"] {
+                _ = try self.distance(given, path + ".distance")
+            }
             throw failure(node, path, "missing required key 'duration' (or 'distance')")
         }
-        let cadence = try node["cadence"].map { cadenceNode throws(PlanError) in
+        let cadence = try optional(node, "cadence").map { cadenceNode throws(PlanError) in
             try perRepetition(cadenceNode, path + ".cadence", groupCount: groupCount) { n, p throws(PlanError) in
                 try self.cadence(n, p)
             }
         }
-        let tolerance = try node["tolerance"].map { n throws(PlanError) in
+        let tolerance = try optional(node, "tolerance").map { n throws(PlanError) in
             try number(n, path + ".tolerance", in: Self.toleranceRange, unit: "spm")
         }
         var label: String?
-        if let labelNode = node["label"] {
+        if let labelNode = optional(node, "label") {
             guard let text = labelNode.stringValue else {
                 throw failure(labelNode, path + ".label", "expected a string, found \(labelNode.typeName)")
             }

@@ -79,6 +79,31 @@ struct PlanTimelineTests {
         #expect(plan.nodes.count == 4)
     }
 
+    @Test("an optional key given as null is the key left out; a required one is still required")
+    func nullOptionalKeys() throws {
+        let withNulls = try decode(
+            """
+            {"name": "Nulls", "version": null, "description": null, "tolerance": null, "metronome": null,
+             "steps": [
+               {"kind": "work", "duration": "1:00", "distance": null, "cadence": null, "tolerance": null, "label": null},
+               {"kind": "rest", "duration": null, "distance": 400}
+             ]}
+            """)
+        let without = try decode(
+            """
+            {"name": "Nulls", "steps": [{"kind": "work", "duration": "1:00"}, {"kind": "rest", "distance": 400}]}
+            """)
+        #expect(withNulls.timeline() == without.timeline())
+        #expect(withNulls.version == 1 && withNulls.description == nil && withNulls.metronome == nil)
+        #expect(withNulls.tolerance == Plan.defaultTolerance)
+        let settings = try decode(
+            #"{"name": "M", "version": 2, "metronome": {"mode": null, "volume": null, "voice": null}, "steps": [{"kind": "work", "duration": 60}]}"#)
+        #expect(settings.metronome == MetronomeSettings())
+        #expect(planError(#"{"name": null, "steps": [{"kind": "work", "duration": 60}]}"#)?.message.contains("expected a non-empty string, found null") == true)
+        // A step's only end given as null: said as the value it is.
+        #expect(planError(planWithStep(#"{"kind": "work", "duration": null}"#))?.message.contains("found null at steps[0].duration") == true)
+    }
+
     @Test func expansion() throws {
         let timeline = try decode(Self.text).timeline()
         typealias R = TimelineStep.Repetition

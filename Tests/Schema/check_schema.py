@@ -126,6 +126,13 @@ INVALID = [
     ("metronome voice true", variant(lambda p: p.update({"version": 2, "metronome": {"voice": True}}))),
     ("metronome grace 601", variant(lambda p: p.update({"version": 2, "metronome": {"grace": 601}}))),
     ("metronome coaching_cooldown -1", variant(lambda p: p.update({"version": 2, "metronome": {"coaching_cooldown": -1}}))),
+    # null is an optional key left out, never a required one, nor a step's only end.
+    ("name null", variant(setter(top, "name", None))),
+    ("steps null", variant(setter(top, "steps", None))),
+    ("kind null", variant(setter(work, "kind", None))),
+    ("duration null, no distance", variant(setter(work, "duration", None))),
+    ("duration null, distance null", variant(lambda p: work(p).update({"duration": None, "distance": None}))),
+    ("null inside a cadence array", variant(setter(work, "cadence", [170, None]))),
 ]
 
 # (description, plan) pairs that must be ACCEPTED.
@@ -156,6 +163,14 @@ VALID = [
         "mode": "off-target", "accent": "alternate", "volume": 0.5, "grace": 3, "voice": "es",
         "coaching_grace": 12, "coaching_cooldown": 30}}))),
     ("metronome voice false", variant(lambda p: p.update({"version": 2, "metronome": {"voice": False}}))),
+    # An optional key given as null is the key left out (what Python's None writes).
+    ("null optional keys", variant(lambda p: (
+        p.update({"version": None, "description": None, "tolerance": None, "metronome": None}),
+        work(p).update({"cadence": None, "tolerance": None, "label": None, "distance": None})))),
+    ("duration null beside a distance", variant(lambda p: work(p).update({"duration": None, "distance": 400}))),
+    ("version 2 with null metronome settings", variant(lambda p: p.update({"version": 2, "metronome": {
+        "mode": None, "accent": None, "volume": None, "grace": None, "voice": None,
+        "coaching_grace": None, "coaching_cooldown": None}}))),
     ("nested groups", variant(setter(group, "steps", [
         {"repeat": 3, "steps": [{"kind": "work", "duration": [30, 45, 60], "cadence": 180}]},
         {"kind": "rest", "duration": "2:00"},
