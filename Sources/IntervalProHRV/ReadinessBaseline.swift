@@ -6,7 +6,9 @@ import IntervalProCore
 /// The method HRV4Training publishes (Altini, "The importance of normal values", 2022) and the
 /// HRV-guided training studies use (Plews et al. 2013, IJSPP 8(6):688; Vesterinen et al. 2016,
 /// MSSE 48(7):1347; Javaloyes et al. 2019, IJSPP 14(1):23):
-/// - the daily value is ln rMSSD, the last measurement of the day;
+/// - the daily value is ln rMSSD, the last measurement of the day's morning: the method is a
+///   measurement just after waking, so one taken later the same day (an evening's, after a
+///   run) does not replace it; a day measured only later (a night shift's waking) takes its last;
 /// - the **baseline** is the mean of the daily values of the last 7 days;
 /// - the **normal range** is the mean of the daily values of the last 60 days ± 0.5 × their
 ///   standard deviation (the smallest worthwhile change);
@@ -28,15 +30,27 @@ public enum ReadinessBaseline {
     /// How far below the 60-day mean today's value must fall to count as a drop, in standard deviations.
     public static let dropDepth = 1.0
 
-    /// One stored measurement: its local date ("2026-11-25") and ln rMSSD.
+    /// One stored measurement: its local date ("2026-11-25"), ln rMSSD, and whether it was
+    /// taken in the morning (local time, before `morningEndsAtHour`).
     public struct Measurement: Equatable, Sendable {
         public var date: String
         public var lnRMSSD: Double
+        public var morning: Bool
 
-        public init(date: String, lnRMSSD: Double) {
+        public init(date: String, lnRMSSD: Double, morning: Bool = true) {
             self.date = date
             self.lnRMSSD = lnRMSSD
+            self.morning = morning
         }
+    }
+
+    /// A measurement from this local hour on is not a morning's.
+    public static let morningEndsAtHour = 12
+
+    /// Which of one day's measurements (in the order taken) is the day's value: the last taken
+    /// in the morning, or without one the last.
+    public static func dayValue<Element>(of measurements: some BidirectionalCollection<Element>, morning: (Element) -> Bool) -> Element? {
+        measurements.last(where: morning) ?? measurements.last
     }
 
     /// `measurements` in the order they were taken; `today` a local date.
@@ -44,12 +58,13 @@ public enum ReadinessBaseline {
         guard let todayNumber = UTCTimestamp.dayNumber(ofDate: today) else {
             return ReadinessAssessment(verdict: .building, daysMeasured: 0, daysThisWeek: 0)
         }
-        var daily: [Int64: Double] = [:]
+        var byDay: [Int64: [Measurement]] = [:]
         for measurement in measurements {
             guard let day = UTCTimestamp.dayNumber(ofDate: measurement.date), day <= todayNumber, day > todayNumber - Int64(normalRangeDays)
             else { continue }
-            daily[day] = measurement.lnRMSSD  // the last of the day
+            byDay[day, default: []].append(measurement)
         }
+        let daily = byDay.compactMapValues { dayValue(of: $0, morning: \.morning)?.lnRMSSD }
         // In day order, so that the same measurements always give the same sums to the last bit.
         let days = daily.sorted { $0.key < $1.key }
         let week = days.filter { $0.key > todayNumber - Int64(baselineDays) }.map(\.value)
@@ -159,7 +174,7 @@ public struct ReadinessAssessment: Equatable, Sendable {
 public struct ReadinessTrend: Equatable, Sendable {
     public struct Day: Equatable, Sendable {
         public var date: String
-        /// The day's ln rMSSD (the last measurement of the day), when measured.
+        /// The day's ln rMSSD (`ReadinessBaseline.dayValue`), when measured.
         public var value: Double?
         public var baseline: Double?
         public var normalLow: Double?

@@ -23,6 +23,8 @@ public enum ReadinessImport {
         public var imported: [Imported] = []
         /// Measurements scored for less than the duration asked, as long as their files hold.
         public var shortened: [HistoryImport.Skipped] = []
+        /// Imported, but another of their day is its value (an evening's beside the morning's).
+        public var notDaysValue: [HistoryImport.Skipped] = []
         public var duplicates: [HistoryImport.Skipped] = []
         /// Measured and refused (too many artifacts, not at rest, too short, no RR intervals).
         public var refused: [HistoryImport.Skipped] = []
@@ -134,6 +136,7 @@ public enum ReadinessImport {
         do {
             let scored = try ReadinessRun.score(outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, store: store)
             report.imported.append(Imported(file: name, record: scored.record))
+            if !scored.isDaysValue { skip(\.notDaysValue, ReadinessReport.notTheDaysValue) }
             if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }
         } catch let failure as LaunchError {
             skip(\.refused, failure.message)
@@ -155,6 +158,7 @@ extension ReadinessImport.Report {
                 return .object(members)
             })),
             ("shortened", skipped(shortened)),
+            ("not_days_value", skipped(notDaysValue)),
             ("duplicates", skipped(duplicates)),
             ("refused", skipped(refused)),
             ("undated", skipped(undated)),
@@ -181,6 +185,10 @@ extension ReadinessImport.Report {
         for (reason, n) in scoredFor.sorted(by: { $0.key > $1.key }) {
             let scored = reason.split(separator: ",").first.map(String.init) ?? reason
             lines.append("\(count(n, "morning", "mornings")) \(scored), as long as \(n == 1 ? "its file holds" : "their files hold") after settling.")
+        }
+        if !notDaysValue.isEmpty {
+            lines.append("Kept \(count(notDaysValue.count, "measurement", "measurements")) that another of \(notDaysValue.count == 1 ? "its" : "their") day stands for (the day's value is its last morning measurement, before noon):")
+            lines += listed(notDaysValue)
         }
         if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "morning", "mornings")) imported before.") }
         if !refused.isEmpty {

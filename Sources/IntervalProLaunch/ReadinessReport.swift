@@ -72,7 +72,7 @@ public enum ReadinessReport {
 
     public static func text(
         _ record: ReadinessRecord, deviceLabel: String, assessment a: ReadinessAssessment, settle: SessionTime,
-        wellness: Wellness?
+        wellness: Wellness?, isDaysValue: Bool = true
     ) -> String {
         let f = record.figures
         let share = (f.artifactShare * 1000).rounded() / 10
@@ -88,6 +88,7 @@ public enum ReadinessReport {
             lines.append(
                 "  baseline    ln rMSSD \(two(baseline)) over 7 days; normal range \(two(low))-\(two(high))")
         }
+        if !isDaysValue { lines.append("  kept        \(Self.notTheDaysValue)") }
         if a.dropToday { lines.append("  today       well below your usual (ln \(two(a.today ?? 0)))") }
         lines.append("  advice      \(a.advice)")
         // Another source's figures for the day, labelled: the baseline stays the strap's.
@@ -95,6 +96,10 @@ public enum ReadinessReport {
         if let id = record.id { lines.append("saved as readiness measurement \(id) (`intervalpro readiness history`)") }
         return lines.joined(separator: "\n")
     }
+
+    /// Said of a measurement another of its day stands for.
+    static let notTheDaysValue =
+        "not the day's value: that is the day's last morning measurement (before noon), since readiness is measured just after waking"
 
     private static func two(_ x: Double) -> String {
         let hundredths = Int((x * 100).rounded())
@@ -196,13 +201,17 @@ public struct ReadinessCheck: Sendable {
     }
 
     public func json(_ result: Result) -> JSONValue {
-        ReadinessReport.json(
+        guard case .object(var fields) = ReadinessReport.json(
             result.scored.record, assessment: result.scored.assessment, settle: settings.settle, wellness: result.wellness)
+        else { return .null }
+        let at = fields.firstIndex { $0.0 == "assessment" } ?? fields.endIndex
+        fields.insert(("days_value", .bool(result.scored.isDaysValue)), at: at)
+        return .object(fields)
     }
 
     public func text(_ result: Result) -> String {
         ReadinessReport.text(
             result.scored.record, deviceLabel: result.deviceLabel, assessment: result.scored.assessment,
-            settle: settings.settle, wellness: result.wellness)
+            settle: settings.settle, wellness: result.wellness, isDaysValue: result.scored.isDaysValue)
     }
 }

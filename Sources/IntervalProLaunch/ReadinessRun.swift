@@ -173,6 +173,9 @@ public enum ReadinessRun {
     public struct Scored: Sendable {
         public var record: ReadinessRecord
         public var assessment: ReadinessAssessment
+        /// False when another measurement of its day is the day's value: one taken that morning
+        /// when this one was later (an evening's), or a later one of the morning.
+        public var isDaysValue = true
     }
 
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
@@ -209,9 +212,11 @@ public enum ReadinessRun {
         // later one of its day is not the day's value.
         let measurements = (earlier + [record]).sorted { ($0.localDate, $0.takenAt) < ($1.localDate, $1.takenAt) }
         let assessment = ReadinessBaseline.assess(
-            measurements.map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) },
+            measurements.map(\.baselineMeasurement),
             today: localDate)
-        return Scored(record: record, assessment: assessment)
+        let daysValue = ReadinessBaseline.dayValue(
+            of: measurements.filter { $0.localDate == record.localDate }, morning: \.takenInTheMorning)
+        return Scored(record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt)
     }
 
     /// The loop's state, kept on the sensors' thread.

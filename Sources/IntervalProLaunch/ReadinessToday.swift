@@ -21,7 +21,7 @@ public struct ReadinessToday: Sendable {
         let records = stored(in: location, since: since).filter { $0.localDate <= today }
         guard let latest = records.last else { return nil }
         let assessment = ReadinessBaseline.assess(
-            records.map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }, today: today)
+            records.map(\.baselineMeasurement), today: today)
         return ReadinessToday(latest: latest, assessment: assessment, today: today)
     }
 
@@ -42,7 +42,7 @@ public struct ReadinessToday: Sendable {
         guard let lastDay = UTCTimestamp.dayNumber(ofDate: last) else { return nil }
         let first = String(UTCTimestamp.text(unixSeconds: (lastDay - Int64(days + ReadinessBaseline.normalRangeDays)) * 86_400).prefix(10))
         let measurements = stored(in: location, since: first).filter { $0.localDate <= last }
-            .map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }
+            .map(\.baselineMeasurement)
         let trend = ReadinessTrend(measurements, days: days, endingOn: last)
         return trend.isEmpty ? nil : trend
     }

@@ -20,7 +20,7 @@ public struct TrendsReport: Sendable {
         let days = days ?? weeks * 7
         let first = String(UTCTimestamp.text(unixSeconds: now - Int64(days + 60) * 86_400).prefix(10))
         let measurements = try store.readinessRecords(since: first)
-            .map { ReadinessBaseline.Measurement(date: $0.localDate, lnRMSSD: $0.figures.hrv.lnRMSSD) }
+            .map(\.baselineMeasurement)
         readiness = ReadinessTrend(measurements, days: days, endingOn: today)
     }
 

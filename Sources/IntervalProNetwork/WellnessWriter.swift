@@ -45,8 +45,9 @@ public struct WellnessWriter: Sendable {
                 record: record, localDate: "", failure: ServiceError(.intervalsICU, .notFound, record.lastError ?? ""))
         }
         // A write queued for an earlier measurement of a day since measured again (or one
-        // replayed after a later one) sends the later: the day's value.
-        let dayValue = try store.readinessRecords(since: measurement.localDate).last { $0.localDate == measurement.localDate } ?? measurement
+        // replayed after a later one) sends the day's value, as the baseline reads it.
+        let sameDay = try store.readinessRecords(since: measurement.localDate).filter { $0.localDate == measurement.localDate }
+        let dayValue = ReadinessBaseline.dayValue(of: sameDay, morning: \.takenInTheMorning) ?? measurement
         let failure: ServiceError?
         do throws(ServiceError) {
             let api = try context.intervalsICU()

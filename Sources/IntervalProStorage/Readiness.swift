@@ -1,5 +1,6 @@
 import IntervalProCore
 public import IntervalProHRV
+import IntervalProIO
 import GRDB
 
 /// A stored readiness measurement.
@@ -38,6 +39,20 @@ public struct ReadinessRecord: Sendable, Equatable {
         self.method = method
         self.figures = figures
         self.rrSegments = rrSegments
+    }
+}
+
+extension ReadinessRecord {
+    /// Taken before `ReadinessBaseline.morningEndsAtHour`, local time (the system's time zone
+    /// now; a measurement whose time cannot be read counts as a morning's, as before).
+    public var takenInTheMorning: Bool {
+        guard let seconds = UTCTimestamp.unixSeconds(takenAt) else { return true }
+        return WallClock.localHour(unixSeconds: seconds) < ReadinessBaseline.morningEndsAtHour
+    }
+
+    /// What the baseline reads of it.
+    public var baselineMeasurement: ReadinessBaseline.Measurement {
+        ReadinessBaseline.Measurement(date: localDate, lnRMSSD: figures.hrv.lnRMSSD, morning: takenInTheMorning)
     }
 }
 

@@ -136,6 +136,39 @@ import Testing
         #expect(number((json["assessment"] as? [String: Any])?["today_ln_rmssd"]) == laterValue)
     }
 
+    @Test("an evening's measurement after the morning's is kept but is not the day's value; an afternoon alone is")
+    func anEveningMeasurementKeepsTheMorning() throws {
+        let dir = try ScratchDirectory()
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let morning = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, startedAt: "2026-11-20T06:30:00Z"), "--json", environment: utc)
+        #expect(morning.status == 0, "stderr: \(morning.stderr)")
+        let morningJSON = try #require(jsonObject(morning.stdoutData))
+        let morningValue = try #require(number(morningJSON["ln_rmssd"]))
+        // After a day on the feet, steadier beats: a lower value, which would have been the day's.
+        let steady = [1000, 1010, 1020, 1010, 1000, 990, 980, 990].map(Double.init)
+        let evening = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: steady, startedAt: "2026-11-20T19:00:00Z"), "--json",
+            environment: utc)
+        #expect(evening.status == 0, "stderr: \(evening.stderr)")
+        let json = try #require(jsonObject(evening.stdoutData))
+        #expect(abs((number(json["ln_rmssd"]) ?? 0) - morningValue) > 0.1)
+        #expect(json["days_value"] as? Bool == false)
+        #expect(number((json["assessment"] as? [String: Any])?["today_ln_rmssd"]) == morningValue)
+        let text = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: steady, startedAt: "2026-11-20T19:30:00Z"), "--no-save",
+            environment: utc)
+        #expect(text.stdout.contains("not the day's value"), "\(text.stdout)")
+        // A day measured only in the afternoon: that is its value.
+        let afternoon = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: steady, startedAt: "2026-11-21T15:00:00Z"), "--json",
+            environment: utc)
+        let afternoonJSON = try #require(jsonObject(afternoon.stdoutData))
+        #expect(afternoonJSON["days_value"] as? Bool == true)
+        #expect(number((afternoonJSON["assessment"] as? [String: Any])?["today_ln_rmssd"]) == number(afternoonJSON["ln_rmssd"]))
+    }
+
     /// Mornings measured with another app, brought in at once: each under its own day, from the
     /// file's time or its name's; before, one `readiness --replay FILE --date DAY` each, and an
     /// app's zip was refused as "a zip file with no activity or recording in it".

@@ -48,6 +48,26 @@ struct ReadinessBaselineTests {
         #expect(assessment.daysMeasured == 10)
     }
 
+    @Test("a later measurement of the day does not replace its morning's; a day measured only later takes its last")
+    func theMorningIsTheDaysValue() {
+        var measurements = Self.month(Array(repeating: 4.2, count: 10))
+        // An evening's reading after a run, low: the morning stays the day's value.
+        measurements.append(ReadinessBaseline.Measurement(date: Self.date(9), lnRMSSD: 3.2, morning: false))
+        var assessment = ReadinessBaseline.assess(measurements, today: Self.date(9))
+        #expect(assessment.today == 4.2)
+        #expect(assessment.verdict == .within && !assessment.dropToday)
+        // A second morning measurement replaces the first (a runner who moved during it).
+        measurements.append(ReadinessBaseline.Measurement(date: Self.date(9), lnRMSSD: 4.1, morning: true))
+        #expect(ReadinessBaseline.assess(measurements, today: Self.date(9)).today == 4.1)
+        // A day measured only in the afternoon (a night shift's waking) counts with its last.
+        measurements.append(ReadinessBaseline.Measurement(date: Self.date(10), lnRMSSD: 4.0, morning: false))
+        measurements.append(ReadinessBaseline.Measurement(date: Self.date(10), lnRMSSD: 4.3, morning: false))
+        assessment = ReadinessBaseline.assess(measurements, today: Self.date(10))
+        #expect(assessment.today == 4.3 && assessment.daysMeasured == 11)
+        #expect(ReadinessBaseline.dayValue(of: [1, 2, 3], morning: { $0 == 2 }) == 2)
+        #expect(ReadinessBaseline.dayValue(of: [1, 2, 3], morning: { _ in false }) == 3)
+    }
+
     @Test func aboveAndWithin() {
         let steady = (0..<20).map { $0 % 2 == 0 ? 4.0 : 4.2 }
         #expect(ReadinessBaseline.assess(Self.month(steady), today: Self.date(19)).verdict == .within)
