@@ -46,6 +46,7 @@ struct IntervalPro: AsyncParsableCommand {
     /// the concurrency threads, which started three threads for `--version`, about 1 ms.
     @MainActor static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
+        Terminal.continueWhenOutputCloses()
         do {
             var command = try parseAsRoot(nil)
             if var waiting = command as? any AsyncParsableCommand {
@@ -58,6 +59,9 @@ struct IntervalPro: AsyncParsableCommand {
         }
         // `history --json > file` on a full disk printed nothing, said nothing and exited 0.
         if let failure = Terminal.flushStandardOutput() {
+            // The reader left (`| head`): nothing to say to it, and the status a shell gives a
+            // command SIGPIPE ended; what the command did (a session saved) stands.
+            if failure.isBrokenPipe { exit(withError: ExitCode(ExitStatus.outputClosed.rawValue)) }
             Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
             exit(withError: ExitCode(ExitStatus.ioError.rawValue))
         }

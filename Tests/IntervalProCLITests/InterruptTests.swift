@@ -45,6 +45,27 @@ struct InterruptTests {
         #expect(result.stderr.contains("saved as session 1"), "stderr: \(result.stderr)")
     }
 
+    @Test("standard output closed (`| head`, a pager quit): the session runs to its end and is saved, exit 141 quietly")
+    func closedOutputFinishesTheSession() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        // A reader that has gone: every write to the pipe fails.
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        let result = try RunningCommand(
+            ["run", plan, "--simulate", "--fast"], environment: environment, stdout: pipe.fileHandleForWriting
+        ).finish()
+        // SIGPIPE ended it at the first line, the session kept as interrupted at 0:00.
+        #expect(result.exited && result.status == 141, "status \(result.status), stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("error") && !looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
+        let history = try intervalpro("history", "--json", environment: environment)
+        let sessions = try #require(jsonObject(history.stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        #expect(sessions.first?["status"] as? String == "finished" && sessions.first?["completed"] as? Bool == true)
+        #expect(number(sessions.first?["duration_s"]) == 600)
+    }
+
     @Test("Ctrl-C in the text mode prints the summary marked as finished early")
     func interruptText() throws {
         let dir = try ScratchDirectory()

@@ -10,6 +10,8 @@ enum ExitStatus: Int32, Sendable {
     case noPermission = 77
     /// Stopped by Ctrl-C before there was anything to keep (128 + SIGINT, as shells report it).
     case cancelled = 130
+    /// Standard output's reader left (128 + SIGPIPE, as shells report a command it ended).
+    case outputClosed = 141
 }
 
 import IntervalProLaunch
