@@ -66,16 +66,27 @@ public enum AudioRendering {
             return rendered
         }
         guard let file else { return rendered }
+        // Ctrl-C (or SIGTERM, SIGHUP) stops between blocks, and the unfinished file goes: killed,
+        // the process left hundreds of megabytes of it beside the one asked for.
+        InterruptSignal.install()
         do {
             let writer = try WAVWriter(try openOutput(file), sampleRate: rate, channels: channels, frames: Int(end))
             let renderer = MetronomeRenderer(sampleRate: rate, channels: channels, volume: settings.volume)
-            try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in try writer.write(block) }
+            try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in
+                if InterruptSignal.isRaised { throw Stopped() }
+                try writer.write(block)
+            }
             try writer.finish()
         } catch let error as FileError {
             throw LaunchError(error)
+        } catch is Stopped {
+            throw LaunchError("stopped before the end: \(file) was not written", kind: .cancelled)
         }
         return rendered
     }
+
+    /// Ctrl-C came while the file was written.
+    private struct Stopped: Error {}
 
     private static func session<Source: SessionSource>(
         _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector

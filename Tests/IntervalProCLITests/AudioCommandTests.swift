@@ -220,6 +220,27 @@ struct AudioCommandTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
+    @Test("render-audio stopped by Ctrl-C: 130, and neither the file nor its unfinished copy is left")
+    func renderAudioInterrupted() throws {
+        let scratch = try ScratchDirectory()
+        let file = scratch.path("long.wav")
+        let command = try RunningCommand(
+            ["render-audio", packagePath("Plans/long-steady-run.json"), "--simulate", "--no-voice", "-o", file])
+        // Once the unfinished copy is being written, a few blocks in.
+        let deadline = Date().addingTimeInterval(30)
+        func unfinished() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: scratch.url.path)) ?? []).filter { $0.hasSuffix(".tmp") }
+        }
+        while unfinished().isEmpty, command.process.isRunning, Date() < deadline { usleep(10_000) }
+        #expect(!unfinished().isEmpty, "no unfinished copy seen")
+        command.interrupt()
+        let result = command.finish()
+        // Killed, it left hundreds of megabytes of WAV beside the file asked for, and said nothing.
+        #expect(result.exited && result.status == 130, "status \(result.status), stderr: \(result.stderr)")
+        #expect(result.stderr.contains("long.wav was not written"), "stderr: \(result.stderr)")
+        #expect(unfinished().isEmpty && !FileManager.default.fileExists(atPath: file))
+    }
+
     /// A two-minute work step at 170 (zone 165-175), and a footpod that drops to 150 spm
     /// from 30 s to 70 s.
     static func offTargetRecording() -> String {
