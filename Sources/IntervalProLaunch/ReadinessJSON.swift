@@ -44,10 +44,11 @@ public enum ReadinessJSON {
     }
 
 
-    /// Today's readiness: the latest measurement's fields, `measured_today`, and the assessment.
+    /// Today's readiness: the latest measurement's fields, `measured_today`, `advice_today`, and the assessment.
     public static func today(_ readiness: ReadinessToday) -> JSONValue {
         var fields = measurement(readiness.latest)
         fields.append(("measured_today", .bool(readiness.measuredToday)))
+        fields.append(("advice_today", readiness.adviceToday.map(JSONValue.string) ?? .null))
         fields.append(("assessment", assessment(readiness.assessment)))
         return .object(fields)
     }

@@ -14,6 +14,16 @@ public struct ReadinessToday: Sendable {
 
     public var measuredToday: Bool { latest.localDate == today }
 
+    /// What to make of readiness for today's run, when there is something to say: today's
+    /// verdict and advice once measured; and without today's measurement, a week whose 7-day
+    /// baseline is below the normal range, which the method judges on the mornings measured
+    /// (three a week), not on today's alone. Nil otherwise: measure first.
+    public var adviceToday: String? {
+        if measuredToday { return assessment.advice }
+        guard assessment.verdict == .below else { return nil }
+        return "your 7-day baseline is \(assessment.summary): \(assessment.advice)"
+    }
+
     /// Nil when no store exists yet or it holds no measurement in the last 60 days. Reading the
     /// store never stops a run: a store that cannot be read gives nil.
     public static func read(_ location: StoreLocation, today: String) -> ReadinessToday? {
@@ -52,7 +62,8 @@ public struct ReadinessToday: Sendable {
         let hrv = latest.figures.hrv
         let figures = "rMSSD \(JSONValue.format(hrv.rmssd.rounded(toPlaces: 1))) ms (ln \(JSONValue.format(hrv.lnRMSSD.rounded(toPlaces: 2))))"
         guard measuredToday else {
-            return "Readiness: last measured \(latest.localDate), \(figures); measure this morning with `intervalpro readiness`"
+            let advice = adviceToday.map { "; \($0)" } ?? ""
+            return "Readiness: last measured \(latest.localDate), \(figures)\(advice); measure this morning with `intervalpro readiness`"
         }
         return "Readiness today: \(figures), \(assessment.summary): \(assessment.advice)"
     }

@@ -34,10 +34,10 @@ public struct RunPreparation: Sendable {
     }
 
     /// Today's readiness, to say before a session with work steps (the kind it matters for),
-    /// when it was measured this morning.
+    /// when there is advice for today (`ReadinessToday.adviceToday`).
     public func readinessNotice(store: StoreLocation) -> String? {
         guard plan.timeline().contains(where: { $0.kind == .work }),
-            let readiness = ReadinessToday.read(store, today: WallClock.localDateToday()), readiness.measuredToday
+            let readiness = ReadinessToday.read(store, today: WallClock.localDateToday()), readiness.adviceToday != nil
         else { return nil }
         return readiness.line
     }

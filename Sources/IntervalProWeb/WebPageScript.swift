@@ -152,7 +152,8 @@ async function showReadiness() {
   const verdict = $("readiness-verdict");
   verdict.textContent = a.summary + (a.baseline_ln_rmssd == null ? "" : " (baseline " + a.baseline_ln_rmssd.toFixed(2) + ", normal " + a.normal_low.toFixed(2) + "–" + a.normal_high.toFixed(2) + ")");
   verdict.className = a.drop_today ? "drop" : a.verdict;
-  $("readiness-advice").textContent = r.measured_today ? a.advice : "measure this morning with `intervalpro readiness`";
+  $("readiness-advice").textContent = r.measured_today ? r.advice_today
+    : (r.advice_today ? r.advice_today + "; " : "") + "measure this morning with `intervalpro readiness`";
 }
 
 // A measurement from the phone: the strap's progress while it runs, then the figures.

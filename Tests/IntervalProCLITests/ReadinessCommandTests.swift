@@ -370,6 +370,38 @@ import Testing
         #expect(jsonObject(after.stdoutData) != nil, "stdout stays the summary alone")
     }
 
+    @Test("a week below the normal range is said before a run and by today without this morning's measurement")
+    func aWeekBelowIsSaidWithoutTodaysMeasurement() throws {
+        let dir = try ScratchDirectory()
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd"
+        format.timeZone = TimeZone(identifier: "UTC")
+        // Three weeks of one person, then six mornings with half the variability; none today.
+        let steady = [1000, 1010, 1020, 1010, 1000, 990, 980, 990].map(Double.init)
+        for back in (1...26).reversed() {
+            let day = format.string(from: Date(timeIntervalSinceNow: -Double(back) * 86_400))
+            let cycle: [Double] = back <= 6 ? steady : [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+            let measured = try intervalpro(
+                "readiness", "--replay", try recording(dir, seconds: 160, cycle: cycle), "--date", day, environment: utc)
+            #expect(measured.status == 0, "\(day): \(measured.stderr)")
+        }
+        let today = try intervalpro("today", "--json", environment: utc)
+        let readiness = try #require(jsonObject(today.stdoutData)?["readiness"] as? [String: Any], "\(today.stdout)")
+        #expect(readiness["measured_today"] as? Bool == false)
+        #expect((readiness["assessment"] as? [String: Any])?["verdict"] as? String == "below")
+        #expect((readiness["advice_today"] as? String)?.contains("no hard intervals") == true, "\(readiness)")
+        // Before it said only when the strap was last worn, and `run` said nothing.
+        let run = try intervalpro(
+            arguments: [
+                "run", "Plans/first-cadence-session.json", "--replay", "Recordings/first-cadence-session.jsonl", "--fast",
+                "--json", "--no-save",
+            ], environment: utc)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("your 7-day baseline is below your normal range: keep today's running easy"), "\(run.stderr)")
+    }
+
     @Test("trends charts readiness: --json gives each measured day's ln rMSSD as measured")
     func trendsShowReadiness() throws {
         let dir = try ScratchDirectory()
