@@ -250,7 +250,7 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
         case .tooManyArtifacts(let corrected, let beats, let limit):
             "\(corrected) of \(beats) beats needed correcting (\(percent(Double(corrected) / Double(beats)))), more than the \(percent(limit)) a reliable measurement allows: wet the strap's electrodes, lie still and breathe calmly, then measure again"
         case .notAtRest(let heartRate, let limit):
-            "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; measure again at rest"
+            "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
         }
     }
 

@@ -442,6 +442,8 @@ import Testing
         let run = try intervalpro("readiness", "--replay", "Recordings/long-steady-run.jsonl", environment: environment(dir))
         #expect(run.status == 65, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("the heart rate averaged 134 bpm, over the 100 bpm a heart at rest stays under"))
+        // Lying still, such a heart is a reason not to train (it said only "on the move").
+        #expect(run.stderr.contains("a reason not to train today (illness, fever"))
         #expect(run.stderr.contains("nothing was saved"))
         let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
         #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
