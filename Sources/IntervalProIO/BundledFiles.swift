@@ -58,6 +58,12 @@ public enum BundledFiles {
         access(path, F_OK) != 0 && errno == EACCES
     }
 
+    /// A regular file of no bytes (one `touch` made, or a mistyped path's).
+    public static func isEmptyFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_size == 0
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -40,8 +40,9 @@ public struct StoreLocation: Sendable {
                 "'\(path)' is a folder, not a session store: --db takes the store's file (like \(path)/intervalpro.sqlite)",
                 kind: .usage)
         }
-        // A read command where nothing was ever saved creates nothing: no file, no folder.
-        if readingOnly, !BundledFiles.exists(path) {
+        // A read command where nothing was ever saved creates nothing: no file, no folder; and
+        // an empty file stays one (`history --db notes.txt` made it a 90 KB database).
+        if readingOnly, !BundledFiles.exists(path) || BundledFiles.isEmptyFile(path) {
             return try storeCall { () throws(StoreError) in try SessionStore(emptyInPlaceOf: path) }
         }
         // A read command on a store that is up to date and has no session marked running has
@@ -59,7 +60,7 @@ public struct StoreLocation: Sendable {
         case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
             return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
         case .failure(let error):
-            throw LaunchError(error.description, kind: .io)
+            throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : .io)
         }
         let closed: [SessionListing]
         do throws(StoreError) {

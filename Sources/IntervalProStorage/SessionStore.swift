@@ -15,6 +15,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var isWriteRefused: Bool
     /// Another process held the database past the wait: a later try may succeed.
     public var isBusy = false
+    /// The file is no SQLite database, or a damaged one: bad data, not a failed write.
+    public var isNotAStore = false
 
     public var description: String { "session store '\(path)': \(reason)" }
 
@@ -37,7 +39,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             self.init(
                 path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
                 isWriteRefused: true)
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT: self.init(path: path, reason: "not an IntervalPro database (or damaged)")
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            self.init(path: path, reason: "not an IntervalPro database (or damaged)")
+            isNotAStore = true
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
             isBusy = true

@@ -101,6 +101,22 @@ import Glibc
         }
     }
 
+    @Test("--db naming an empty file: a read leaves it empty (it became a 90 KB database); a file that is no store: 65")
+    func anEmptyFileIsNoStoreToRead() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        let empty = try dir.write("notes.txt", "")
+        for command in [["history"], ["trends"], ["readiness", "history"]] {
+            let result = try intervalpro(arguments: command + ["--db", empty], environment: env)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect((try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int) == 0, "\(command)")
+        }
+        let notes = try dir.write("notes.json", #"{"name": "not a store"}"# + "\n")
+        let refused = try intervalpro(arguments: ["history", "--db", notes], environment: env)
+        #expect(refused.status == 65, "stderr: \(refused.stderr)")
+        #expect(refused.stderr.contains("not an IntervalPro database"), "stderr: \(refused.stderr)")
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
