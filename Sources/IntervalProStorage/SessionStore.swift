@@ -112,6 +112,14 @@ public final class SessionStore: Sendable {
             close(created)
         } else if errno != EEXIST {
             throw StoreError(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))", isWriteRefused: true)
+        } else if let tables = Self.foreignTables(path), !tables.isEmpty {
+            // Another program's database: migrating would add ten tables to it and turn it to
+            // WAL, as a mistyped --db did.
+            var error = StoreError(
+                path: path,
+                reason: "an SQLite database of another program (tables \(tables.prefix(3).joined(separator: ", "))\(tables.count > 3 ? ", …" : "")), not an IntervalPro store; left as it is")
+            error.isNotAStore = true
+            throw error
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -119,6 +127,20 @@ public final class SessionStore: Sendable {
         } catch {
             throw StoreError(path: path, error)
         }
+    }
+
+    /// The tables of an SQLite database at `path` that is not an IntervalPro store (has tables,
+    /// but not the migrations' own); empty for a store or a database with no tables, nil when
+    /// it cannot be read as one (the open that follows says why).
+    private static func foreignTables(_ path: String) -> [String]? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration),
+            let tables = try? queue.read({ db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            })
+        else { return nil }
+        return tables.contains("grdb_migrations") ? [] : tables.sorted()
     }
 
     /// An exclusive flock(2) on the store's folder (a lock of its own kind, apart from

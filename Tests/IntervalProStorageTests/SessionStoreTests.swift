@@ -322,6 +322,34 @@ struct SessionStoreTests {
         #expect(try reopened.pendingUploads().isEmpty)
     }
 
+    @Test("another program's SQLite database is refused and left as it was; one without tables becomes a store")
+    func anotherProgramsDatabaseIsLeftAlone() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/contacts.sqlite"
+        do {
+            let foreign = try DatabaseQueue(path: path)
+            try foreign.write { db in
+                try db.execute(sql: "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ana')")
+            }
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Migrated, it took ten tables and WAL: a mistyped --db changed another program's file.
+        #expect {
+            _ = try SessionStore(path: path)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.isNotAStore && error.reason.contains("another program (tables contacts)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+
+        // A database with no tables yet is taken, as an empty file is.
+        let empty = directory.path + "/new.sqlite"
+        do { _ = try DatabaseQueue(path: empty).read { db in try db.tableExists("x") } }
+        let store = try SessionStore(path: empty)
+        #expect(try store.listings().isEmpty)
+    }
+
     @Test("a file that is not a database is refused with a clear error")
     func notADatabase() throws {
         let directory = try StoreDirectory()
