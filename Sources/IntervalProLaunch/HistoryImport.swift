@@ -37,6 +37,9 @@ public enum HistoryImport {
         public var warnings: [String] = []
         /// Files looked at, the parts of archives counted.
         public var filesRead = 0
+        /// Why the import stopped: the store could not be written (a full disk, a read-only
+        /// file system). The files after it were not tried: an import run again takes them.
+        public var storeFailure: String?
 
         mutating func merge(_ other: Report) {
             imported += other.imported
@@ -48,6 +51,7 @@ public enum HistoryImport {
             rrIntervalFiles += other.rrIntervalFiles
             warnings += other.warnings
             filesRead += other.filesRead
+            storeFailure = storeFailure ?? other.storeFailure
         }
 
         /// In the order of files and sessions, however the workers finished.
@@ -56,6 +60,12 @@ public enum HistoryImport {
             for list in [\Report.duplicates, \.notRuns, \.withoutReadings, \.unreadable] { self[keyPath: list].sort { $0.file < $1.file } }
             warnings.sort()
         }
+    }
+
+    /// Said when the store could not take more: what was imported stays, and importing the
+    /// same files again takes the rest (the imported ones are skipped as imported before).
+    public static func stopped(_ storeFailure: String) -> String {
+        "Stopped: \(storeFailure). The rest was not imported: import again once the store can be written (what was imported is skipped)."
     }
 
     /// A file to look at: a path, or a part of an archive already in memory.
@@ -81,7 +91,8 @@ public enum HistoryImport {
             while true {
                 let index = state.withLock { state in
                     defer { state.next += 1 }
-                    return state.next
+                    // A store that cannot be written takes no more: the rest is left for later.
+                    return state.report.storeFailure == nil ? state.next : candidates.count
                 }
                 guard index < candidates.count else { return }
                 var found = Report()
@@ -343,6 +354,9 @@ public enum HistoryImport {
             }
             report.imported.append(id)
             report.warnings += activity.warnings.filter { !everyLeg || $0 != activity.legsWarning }.map(\.description)
+        } catch let error as StoreError where error.isWriteRefused {
+            // Not the file's fault: said once, as what stopped the import.
+            report.storeFailure = error.description
         } catch let error as StoreError {
             report.unreadable.append(Skipped(file: file, reason: error.description))
         } catch {
@@ -394,6 +408,7 @@ extension HistoryImport.Report {
             ("other_files", .int(otherFiles)),
             ("rr_interval_files", .int(rrIntervalFiles)),
             ("warnings", .array(warnings.map { .string($0) })),
+            ("store_failure", storeFailure.map(JSONValue.string) ?? .null),
         ])
     }
 
@@ -428,6 +443,7 @@ extension HistoryImport.Report {
             lines += warnings.prefix(10).map { "  \($0)" }
             if warnings.count > 10 { lines.append("  … and \(warnings.count - 10) more (--json lists them all)") }
         }
+        if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
         if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
         // File, entry and activity names are others' words: shown, never obeyed by the terminal.
         return lines.map(\.printable)

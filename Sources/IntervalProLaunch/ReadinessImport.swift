@@ -34,6 +34,8 @@ public enum ReadinessImport {
         /// Files that hold no beats (an app's summary CSV, photos), by name.
         public var otherFiles: [String] = []
         public var filesRead = 0
+        /// Why the import stopped: the store could not be written; the rest was not tried.
+        public var storeFailure: String?
 
         /// Whether the path held mornings and none of them could be taken.
         public var nothingTaken: Bool {
@@ -52,7 +54,7 @@ public enum ReadinessImport {
         let store = try location.open()
         var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.map { "\($0.localDate) \($0.takenAt)" })
         var report = Report()
-        for (index, candidate) in candidates.enumerated() {
+        for (index, candidate) in candidates.enumerated() where report.storeFailure == nil {
             take(candidate.name, load: candidate.load, settings: settings, store: location, known: &known, report: &report)
             progress(index + 1, candidates.count)
         }
@@ -138,6 +140,9 @@ public enum ReadinessImport {
             report.imported.append(Imported(file: name, record: scored.record))
             if !scored.isDaysValue { skip(\.notDaysValue, ReadinessReport.notTheDaysValue) }
             if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }
+        } catch let failure as LaunchError where failure.kind == .io {
+            // The store, not the morning: said once, as what stopped the import.
+            report.storeFailure = failure.message
         } catch let failure as LaunchError {
             skip(\.refused, failure.message)
         } catch {
@@ -165,6 +170,7 @@ extension ReadinessImport.Report {
             ("unreadable", skipped(unreadable)),
             ("other_files", .int(otherFiles.count)),
             ("other_file_names", .array(otherFiles.map(JSONValue.string))),
+            ("store_failure", storeFailure.map(JSONValue.string) ?? .null),
         ])
     }
 
@@ -207,6 +213,7 @@ extension ReadinessImport.Report {
             lines.append("Could not read \(count(unreadable.count, "file", "files")):")
             lines += listed(unreadable)
         }
+        if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
         if !imported.isEmpty { lines.append("See them with `intervalpro readiness history` and `intervalpro trends`.") }
         return lines.map(\.printable)
     }

@@ -117,6 +117,43 @@ import Glibc
         #expect(refused.stderr.contains("not an IntervalPro database"), "stderr: \(refused.stderr)")
     }
 
+    @Test("imports on a full disk stop, say the store could not be written and exit 74; importing again takes the rest")
+    func importsStopOnAFullDisk() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        let store = dir.path("store.sqlite")
+        let first = try intervalpro(
+            "history", "import", packagePath("Recordings/first-cadence-session.jsonl"), "--db", store, environment: env)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        // A file size limit makes the disk refuse the store's writes, as a full disk would.
+        func limited(_ kilobytes: Int, _ arguments: [String]) throws -> CommandResult {
+            try intervalpro(
+                arguments: ["-c", "trap '' XFSZ; ulimit -f \(kilobytes); exec \"$0\" \"$@\"", executablePath] + arguments,
+                environment: env, executable: "/bin/sh")
+        }
+        // The watch's files were said to be unreadable (65), or the mornings refused (0).
+        let runs = try limited(256, ["history", "import", packagePath("Recordings"), "--db", store])
+        #expect(runs.status == 74, "stderr: \(runs.stderr)")
+        #expect(runs.stdout.contains("Stopped: session store") && !runs.stdout.contains("Could not read"), "\(runs.stdout)")
+        let again = try intervalpro("history", "import", packagePath("Recordings"), "--db", store, "--json", environment: env)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let report = try #require(jsonObject(again.stdoutData))
+        #expect((report["imported"] as? [Any])?.count == 3 && report["store_failure"] is NSNull, "\(report)")
+
+        try FileManager.default.createDirectory(atPath: dir.path("mornings"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        for day in 10...29 {
+            try dir.write(
+                "mornings/2026-10-\(day) 06-30-00.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
+        }
+        try FileManager.default.createDirectory(atPath: dir.path("first"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dir.path("mornings/2026-10-10 06-30-00.txt"), toPath: dir.path("first/2026-10-10 06-30-00.txt"))
+        #expect(try intervalpro("readiness", "import", dir.path("first"), "--db", dir.path("readiness.sqlite"), environment: env).status == 0)
+        let mornings = try limited(64, ["readiness", "import", dir.path("mornings"), "--db", dir.path("readiness.sqlite")])
+        #expect(mornings.status == 74, "stderr: \(mornings.stderr)")
+        #expect(mornings.stdout.contains("Stopped: ") && !mornings.stdout.contains("Refused"), "\(mornings.stdout)")
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")

@@ -46,6 +46,8 @@ struct HistoryImportCommand: ParsableCommand {
             } else {
                 print(report.lines(path: path).joined(separator: "\n"))
             }
+            // The store could not be written: an I/O failure, said where errors are.
+            if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if failed { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
     }

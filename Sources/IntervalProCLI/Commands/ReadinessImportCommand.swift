@@ -46,6 +46,7 @@ struct ReadinessImportCommand: ParsableCommand {
             }
             if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
             print(json ? report.json.serialized(pretty: true) : report.lines(path: path).joined(separator: "\n"))
+            if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
     }
