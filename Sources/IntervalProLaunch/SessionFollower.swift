@@ -12,6 +12,7 @@ public protocol SessionFollower: Sendable {
     /// a timer, when a command arrives.
     func sessionStarted(wake: (@Sendable () -> Void)?)
     func sessionEnded()
-    /// The finished session, at `position` of its plan, and its id when it was saved.
-    func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?)
+    /// The finished session, at `position` of its plan, and its id when it was saved; or, when
+    /// saving was asked for and failed, why (`notSaved`).
+    func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, notSaved: String?)
 }

@@ -69,6 +69,9 @@ public struct SessionOutcome: Sendable {
     public var saveFailed: Bool
     /// The recording file asked for was written to the end.
     public var recorded: Bool
+    /// The session's row when saving failed part way: still marked running, for whoever
+    /// outlives the session (a server) to close as interrupted (`SessionStore.closeAbandoned`).
+    public var unsavedSessionID: Int64? = nil
 }
 
 /// Starts sessions: the launch policy `run` and the web page share. Chooses the source
@@ -272,14 +275,17 @@ public enum SessionLauncher {
         summary.hrv = await alphaOne.finish().summary
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
-        follower?.sessionFinished(summary, at: runner.engine.cursor, sessionID: savedID)
+        let notSaved: String? =
+            if let saveFailure { "not saved: \(saveFailure.reason)" } else if request.store != nil && writer == nil { "not saved: the session store could not be opened" } else { nil }
+        follower?.sessionFinished(summary, at: runner.engine.cursor, sessionID: savedID, notSaved: notSaved)
         // The summary cue plays out (ducked), then the volume goes back and music this paused
         // plays, before anything is printed.
         audio?.finish()
         await music?.link.finish()
         return SessionOutcome(
             summary: summary, savedSessionID: savedID, saveFailed: request.store != nil && savedID == nil,
-            recorded: request.recordPath != nil && runner.observer.primary.recorder != nil)
+            recorded: request.recordPath != nil && runner.observer.primary.recorder != nil,
+            unsavedSessionID: saveFailure == nil ? nil : writer?.sessionID)
     }
 
     /// The bundled recording of a plan: the one of the same name, if there is one.

@@ -278,17 +278,30 @@ public final class SessionStore: Sendable {
         }
         var closed: [SessionListing] = []
         for row in running where !(row.owner.map(isRunning) ?? false) {
-            guard let id = row.id, let session = try session(id: id) else { continue }
-            let reached = try read { db in try Self.timeReached(db, id: id) }
-            let summary = session.replayedSummary(interruptedAt: SessionTime(microseconds: max(row.lastTimeUs, reached)))
-            try write { db in
-                // Checked again inside the transaction: another process may have closed it.
-                guard try SessionRow.fetchOne(db, key: id)?.status == SessionStatus.running.rawValue else { return }
-                try Self.finish(db, id: id, summary: summary, status: .interrupted)
-            }
-            if let listing = try listing(id: id) { closed.append(listing) }
+            if let listing = try closeAsInterrupted(row) { closed.append(listing) }
         }
         return closed
+    }
+
+    /// Closes a session its own process gave up saving (the disk was full when it ended) as
+    /// interrupted, scored up to what was saved, though that process still runs (a server):
+    /// nothing else would, while it lives. Nil when the session is not running.
+    public func closeAbandoned(session id: Int64) throws(StoreError) -> SessionListing? {
+        guard let row = try read({ db in try SessionRow.fetchOne(db, key: id) }), row.status == SessionStatus.running.rawValue
+        else { return nil }
+        return try closeAsInterrupted(row)
+    }
+
+    private func closeAsInterrupted(_ row: SessionRow) throws(StoreError) -> SessionListing? {
+        guard let id = row.id, let session = try session(id: id) else { return nil }
+        let reached = try read { db in try Self.timeReached(db, id: id) }
+        let summary = session.replayedSummary(interruptedAt: SessionTime(microseconds: max(row.lastTimeUs, reached)))
+        try write { db in
+            // Checked again inside the transaction: another process may have closed it.
+            guard try SessionRow.fetchOne(db, key: id)?.status == SessionStatus.running.rawValue else { return }
+            try Self.finish(db, id: id, summary: summary, status: .interrupted)
+        }
+        return try listing(id: id)
     }
 
     /// The latest session time a session's saved rows show it reached: its last sample's

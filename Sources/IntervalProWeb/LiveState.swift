@@ -222,7 +222,9 @@ public struct LiveStatePublisher: SessionObserver {
     }
 
     /// The finished session: its summary, and the saved session's id.
-    static func finished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, to hub: LiveStateHub) {
+    static func finished(
+        _ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, notice: String? = nil, to hub: LiveStateHub
+    ) {
         var members: [(String, JSONValue)] = [
             ("status", .string("finished")),
             ("sessionTime", .number(summary.duration.seconds.rounded(toPlaces: 3))),
@@ -235,7 +237,7 @@ public struct LiveStatePublisher: SessionObserver {
             ("step", .null), ("cadence", .null), ("zone", .null), ("advice", .null), ("heartRate", .null),
             ("alpha1", .null),
             ("inZonePercent", .nullable(summary.inZonePercent?.rounded(toPlaces: 1))), ("signal", .bool(false)),
-            ("notice", .null), ("music", .null), ("summary", summary.json),
+            ("notice", notice.map(JSONValue.string) ?? .null), ("music", .null), ("summary", summary.json),
             ("sessionId", sessionID.map { .int(Int($0)) } ?? .null),
         ]
         hub.publish(members)
@@ -311,7 +313,7 @@ extension LiveStateHub: SessionFollower {
         LiveStatePublisher(hub: self, nowPlaying: nowPlaying)
     }
 
-    public func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?) {
-        LiveStatePublisher.finished(summary, at: position, sessionID: sessionID, to: self)
+    public func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, notSaved: String?) {
+        LiveStatePublisher.finished(summary, at: position, sessionID: sessionID, notice: notSaved, to: self)
     }
 }

@@ -39,6 +39,9 @@ public final class SessionHost: Sendable {
     }
 
     private let running = Mutex(Running())
+    /// Sessions this server gave up saving part way (the disk was full): still marked running
+    /// in the store, and as this process lives on, no other would close them.
+    private let abandoned = Mutex<Set<Int64>>([])
 
     /// The page's sensor scan: what it found so far, whether it still runs, what went wrong.
     public struct ScanState: Sendable {
@@ -133,6 +136,10 @@ public final class SessionHost: Sendable {
                 let outcome = try await SessionLauncher.run(accepted, follower: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
                 logger.notice("session of \(name) finished\(saved)")
+                if let unsaved = outcome.unsavedSessionID {
+                    self.abandoned.withLock { _ = $0.insert(unsaved) }
+                    self.closeAbandonedSessions()
+                }
             } catch let failure as LaunchError {
                 logger.error("\(failure.message)")
             } catch {
@@ -206,7 +213,26 @@ public final class SessionHost: Sendable {
 
     /// Claims the one slot sessions, measurements and scans share (one radio, one sound
     /// output); `.busy` when it is taken, or a session started elsewhere runs.
+    /// Closes the sessions this server gave up saving as interrupted, scored up to what was
+    /// saved, once the store takes the write (after the session, at the next start, when the
+    /// history is read or a session deleted); those it still refuses wait for the next time.
+    public func closeAbandonedSessions() {
+        let waiting = abandoned.withLock { $0 }
+        guard !waiting.isEmpty, let location = defaults?.store, let store = try? location.open() else { return }
+        for id in waiting {
+            do throws(StoreError) {
+                if try store.closeAbandoned(session: id) != nil {
+                    logger.notice("session \(id) kept as interrupted, scored up to what was saved")
+                }
+                abandoned.withLock { _ = $0.remove(id) }
+            } catch {
+                continue
+            }
+        }
+    }
+
     private func claim() throws(StartError) {
+        closeAbandonedSessions()
         let hub = self.hub
         let accepted = running.withLock { running in
             guard !running.busy, !hub.isRunning else { return false }

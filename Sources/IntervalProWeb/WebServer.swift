@@ -170,6 +170,7 @@ public struct WebServer: Sendable {
             let offset = query.get("offset").map { Int($0) } ?? 0
             guard let limit, (1...1000).contains(limit) else { return Self.error(.badRequest, "'limit' must be from 1 to 1000") }
             guard let offset, offset >= 0 else { return Self.error(.badRequest, "'offset' must be 0 or more") }
+            host.closeAbandonedSessions()
             do {
                 let opened = try store.open(readingOnly: true)
                 let (listings, total) = try storeCall { () throws(StoreError) in
@@ -196,6 +197,7 @@ public struct WebServer: Sendable {
             }
         }
         router.delete("/api/sessions/:id") { _, context -> Response in
+            host.closeAbandonedSessions()
             guard let id = context.parameters.get("id", as: Int64.self) else { return Self.error(.notFound, "no such session") }
             do {
                 let opened = try store.open()

@@ -242,6 +242,25 @@ struct SessionStoreTests {
         #expect(try store.closeInterruptedSessions(isRunning: { _ in false }).isEmpty, "closed once")
     }
 
+    @Test("a session its living process gave up saving (a server on a full disk) is closed when asked, once")
+    func closesAbandoned() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "the server")
+        var batch = StoreBatch()
+        batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
+        batch.lastTime = .seconds(14)
+        try store.save(batch, session: id)
+        // Its process lives on: nothing else closes it (it stayed running for the server's life).
+        #expect(try store.closeInterruptedSessions(isRunning: { _ in true }).isEmpty)
+        let closed = try #require(try store.closeAbandoned(session: id))
+        #expect(closed.id == id && closed.status == .interrupted)
+        #expect(try store.session(id: id)?.summary?.duration == .seconds(13.5), "scored up to what was saved")
+        #expect(try store.closeAbandoned(session: id) == nil, "closed once")
+    }
+
     @Test("delete removes a session and everything kept of it")
     func delete() throws {
         let directory = try StoreDirectory()

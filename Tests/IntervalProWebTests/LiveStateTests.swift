@@ -50,13 +50,23 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         let hub = LiveStateHub()
         let plan = try PlanDecoder.decode(Array(ladder.utf8), file: "two.json")
         let summary = SessionSummary(plan: plan.name, source: .simulation, steps: [], completed: true)
-        hub.sessionFinished(summary, at: .seconds(240), sessionID: 5)
+        hub.sessionFinished(summary, at: .seconds(240), sessionID: 5, notSaved: nil)
         hub.sessionDeleted(6)
         #expect(try JSONParser.parse(hub.current)["sessionId"]?.numberValue == 5)
         hub.sessionDeleted(5)
         let state = try JSONParser.parse(hub.current)
         #expect(state["sessionId"]?.isNull == true)
         #expect(state["status"]?.stringValue == "finished" && state["summary"] != nil)
+    }
+
+    /// A server's session on a full disk ended without a word to the phone: no id, no notice.
+    @Test func aSessionNotSavedSaysSo() throws {
+        let hub = LiveStateHub()
+        let summary = SessionSummary(plan: "Two", source: .simulation, steps: [], completed: true)
+        hub.sessionFinished(summary, at: .seconds(240), sessionID: nil, notSaved: "not saved: the disk is full")
+        let state = try JSONParser.parse(hub.current)
+        #expect(state["notice"]?.stringValue == "not saved: the disk is full")
+        #expect(state["sessionId"]?.isNull == true)
     }
 
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
