@@ -85,7 +85,9 @@ public enum WorkoutImport {
         // A JSON plan with comments before it, as editors allow: a plan all the same, refused
         // for the comments (intervals.icu text has no `//`).
         case UInt8(ascii: "/") where firstByteAfterComments(bytes) == UInt8(ascii: "{"): return .planJSON
-        default: return .intervalsICU
+        // JSON whose top level is no object (a list of steps, null): a plan that is wrong, said
+        // with its JSON path, not intervals.icu text without steps.
+        default: return (try? JSONParser.parse(Array(bytes.droppingUTF8ByteOrderMark))) != nil ? .planJSON : .intervalsICU
         }
     }
 

@@ -28,6 +28,20 @@ struct IntervalsICUTests {
         }
     }
 
+    /// `[ {step} ]`, `null`, `42`: JSON, but not the object a plan is; read as intervals.icu
+    /// text, they were said to hold no step "like '- 5m 170rpm'".
+    @Test func jsonThatIsNoObjectIsSaidToBeAPlanOfTheWrongShape() {
+        for text in [#"[{"kind": "work", "duration": 60}]"#, "null", "42", #""hello""#] {
+            #expect(WorkoutImport.format(of: Array(text.utf8)) == .planJSON, "\(text)")
+            #expect {
+                try WorkoutImport.read(Array(text.utf8), file: "p.json") { _ throws(MarkupError) in throw MarkupError(line: nil, message: "") }
+            } throws: { error in
+                "\(error)".contains("expected a plan (an object)") && "\(error)".contains("at the top level")
+            }
+        }
+        #expect(WorkoutImport.format(of: Array("- 10m 170rpm\n".utf8)) == .intervalsICU)
+    }
+
     @Test func durationsInEveryDocumentedForm() throws {
         let text = "- 30s 170rpm\n- 10m 170rpm\n- 1h 170rpm\n- 1m30 170rpm\n- 5' 170rpm\n- 30\" 170rpm\n- 1'30\" 170rpm\n- 1h2m30s 170rpm\n- 5m30s 170rpm"
         let seconds = try timeline(text).map { step -> Double in
