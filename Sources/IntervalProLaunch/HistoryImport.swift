@@ -22,6 +22,9 @@ public enum HistoryImport {
         public var imported: [Int64] = []
         /// Imported before (or twice in this import).
         public var duplicates: [Skipped] = []
+        /// Of those imported before, the files that hold more than the session kept of them (a
+        /// copy cut short was imported first).
+        public var longerThanKept: [Skipped] = []
         /// Activities of another sport: their sport.
         public var notRuns: [Skipped] = []
         /// Runs with neither cadence nor heart rate (a phone's GPS alone): nothing to keep.
@@ -44,6 +47,7 @@ public enum HistoryImport {
         mutating func merge(_ other: Report) {
             imported += other.imported
             duplicates += other.duplicates
+            longerThanKept += other.longerThanKept
             notRuns += other.notRuns
             withoutReadings += other.withoutReadings
             unreadable += other.unreadable
@@ -57,7 +61,9 @@ public enum HistoryImport {
         /// In the order of files and sessions, however the workers finished.
         mutating func sort() {
             imported.sort()
-            for list in [\Report.duplicates, \.notRuns, \.withoutReadings, \.unreadable] { self[keyPath: list].sort { $0.file < $1.file } }
+            for list in [\Report.duplicates, \.longerThanKept, \.notRuns, \.withoutReadings, \.unreadable] {
+                self[keyPath: list].sort { $0.file < $1.file }
+            }
             warnings.sort()
         }
     }
@@ -336,7 +342,16 @@ public enum HistoryImport {
         let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
         do {
             if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
+                // A copy cut short (a watch file damaged, a recording taken while it was still
+                // being written) was kept in silence, and the whole run skipped for good.
+                let length = activity.recording.entries.last?.time.seconds ?? 0
                 report.duplicates.append(Skipped(file: file, reason: "imported before as session \(existing)"))
+                if let kept = try store.listing(id: existing)?.duration, length > kept + 1 {
+                    report.longerThanKept.append(
+                        Skipped(
+                            file: file,
+                            reason: "session \(existing) is \(formatClock(kept)), this file \(formatClock(length)): `intervalpro delete \(existing)` and import again to keep it"))
+                }
                 return
             }
             let planText = ImportedRun.planText(name: activityName ?? activity.name)
@@ -402,6 +417,7 @@ extension HistoryImport.Report {
             ("files_read", .int(filesRead)),
             ("imported", .array(imported.map { .int(Int($0)) })),
             ("duplicates", skipped(duplicates)),
+            ("longer_than_kept", skipped(longerThanKept)),
             ("not_runs", skipped(notRuns)),
             ("without_readings", skipped(withoutReadings)),
             ("unreadable", skipped(unreadable)),
@@ -419,6 +435,10 @@ extension HistoryImport.Report {
             "Imported \(count(imported.count, "run", "runs")) from \(path) (\(count(filesRead, "file", "files")) read)."
         ]
         if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "run", "runs")) imported before.") }
+        if !longerThanKept.isEmpty {
+            lines.append("Of them, \(count(longerThanKept.count, "file holds", "files hold")) more than the session kept (a copy cut short was imported first):")
+            lines += longerThanKept.prefix(10).map { "  \($0.file): \($0.reason)" }
+        }
         if !notRuns.isEmpty {
             var sports: [String: Int] = [:]
             for skipped in notRuns { sports[skipped.reason, default: 0] += 1 }

@@ -124,6 +124,22 @@ struct HistoryImportTests {
         #expect(points.count == 4)
     }
 
+    @Test("a copy cut short imported first: the whole file is skipped as imported before, and said to hold more")
+    func aLongerCopyOfAnImportedRunIsSaid() throws {
+        let store = try ScratchStore()
+        let cut = try store.directory.write("cut.gpx", gpxRun(start: Self.lastRun, seconds: 96, perFoot: 86))
+        let whole = try store.directory.write("whole.gpx", gpxRun(start: Self.lastRun, seconds: 600, perFoot: 86))
+        #expect(try store.run("history", "import", cut).status == 0)
+        let again = try store.run("history", "import", whole, "--json")
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let report = try #require(jsonObject(again.stdoutData))
+        #expect((report["duplicates"] as? [Any])?.count == 1)
+        let longer = try #require(report["longer_than_kept"] as? [[String: Any]])
+        #expect(longer.count == 1 && (longer.first?["reason"] as? String)?.contains("session 1 is 1:35, this file 9:59") == true, "\(longer)")
+        let text = try store.run("history", "import", whole)
+        #expect(text.stdout.contains("Of them, 1 file holds more than the session kept"), "\(text.stdout)")
+    }
+
     @Test("an imported run is the session a replay of the file against an open plan scores")
     func anImportedRunScoresAsItsReplay() throws {
         let store = try ScratchStore()
