@@ -211,6 +211,8 @@ public final class RecordingWriter {
         var info = stat()
         if stat(path, &info) == 0 {
             if holdsSomething(info) { throw exists(path) }
+            // A folder was found out only once the sensors were up, when the first write failed.
+            if info.st_mode & S_IFMT == S_IFDIR { throw FileError(path: path, operation: .create, errno: .isDirectory) }
             return
         }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."

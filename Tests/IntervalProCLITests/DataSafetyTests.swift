@@ -154,6 +154,19 @@ import Glibc
         #expect(mornings.stdout.contains("Stopped: ") && !mornings.stdout.contains("Refused"), "\(mornings.stdout)")
     }
 
+    @Test("record and run --record naming a folder: 74 at once, before any sensor is looked for")
+    func aFolderIsNoRecording() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        // Found out only once the sensors were up (or said as a missing system bus, 69).
+        for arguments in [["record", dir.url.path, "--duration", "1"], ["run", plan, "--record", dir.url.path]] {
+            let result = try intervalpro(arguments: arguments, environment: env)
+            #expect(result.status == 74, "\(arguments[0]): \(result.stderr)")
+            #expect(result.stderr.contains("Is a directory") || result.stderr.contains("is a directory"), "\(arguments[0]): \(result.stderr)")
+        }
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
