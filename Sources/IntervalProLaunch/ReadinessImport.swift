@@ -137,6 +137,11 @@ public enum ReadinessImport {
         }
         do {
             let scored = try ReadinessRun.score(outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, store: store)
+            if let failure = scored.saveFailure {
+                // The store, not the morning: said once, as what stopped the import.
+                report.storeFailure = failure
+                return
+            }
             report.imported.append(Imported(file: name, record: scored.record))
             if !scored.isDaysValue { skip(\.notDaysValue, ReadinessReport.notTheDaysValue) }
             if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }

@@ -176,6 +176,9 @@ public enum ReadinessRun {
         /// False when another measurement of its day is the day's value: one taken that morning
         /// when this one was later (an evening's), or a later one of the morning.
         public var isDaysValue = true
+        /// Why it was not saved, when saving was asked for and the store refused (a full disk):
+        /// the figures are the runner's all the same, shown before the failure is said.
+        public var saveFailure: String? = nil
     }
 
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
@@ -199,12 +202,21 @@ public enum ReadinessRun {
             takenAt: takenAt, localDate: localDate, source: source, device: outcome.device?.id, figures: figures,
             rrSegments: outcome.measurement.segments)
         let since = ReadinessBaseline.windowStart(today: localDate) ?? localDate
-        let earlier: [ReadinessRecord]
+        var earlier: [ReadinessRecord] = []
+        var saveFailure: String?
         if let save {
-            let opened = try save.open()
-            record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
-            earlier = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
-                .filter { $0.id != record.id }
+            do {
+                let opened = try save.open()
+                record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
+                earlier = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
+                    .filter { $0.id != record.id }
+            } catch let failure as LaunchError where failure.kind == .io {
+                // A full or read-only store lost the morning's figures with it: judged against
+                // what can be read, shown, and said not saved.
+                record.id = nil
+                saveFailure = failure.message
+                earlier = ReadinessToday.stored(in: store, since: since)
+            }
         } else {
             earlier = ReadinessToday.stored(in: store, since: since)
         }
@@ -216,7 +228,8 @@ public enum ReadinessRun {
             today: localDate)
         let daysValue = ReadinessBaseline.dayValue(
             of: measurements.filter { $0.localDate == record.localDate }, morning: \.takenInTheMorning)
-        return Scored(record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt)
+        return Scored(
+            record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt, saveFailure: saveFailure)
     }
 
     /// The loop's state, kept on the sensors' thread.

@@ -169,8 +169,13 @@ public final class SessionHost: Sendable {
                         save: defaults.store, store: defaults.store)
                     var result = ReadinessJSON.measurement(scored.record)
                     result.append(("assessment", ReadinessJSON.assessment(scored.assessment)))
+                    result.append(("not_saved", scored.saveFailure.map(JSONValue.string) ?? .null))
                     hub.publishReadiness([("phase", .string("done")), ("result", .object(result))])
-                    logger.notice("readiness measured, saved as measurement \(scored.record.id ?? 0)")
+                    if let failure = scored.saveFailure {
+                        logger.warning("readiness measured, not saved: \(failure)")
+                    } else {
+                        logger.notice("readiness measured, saved as measurement \(scored.record.id ?? 0)")
+                    }
                 } else {
                     hub.publishReadiness([("phase", .string("cancelled"))])
                 }

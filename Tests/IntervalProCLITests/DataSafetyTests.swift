@@ -152,6 +152,13 @@ import Glibc
         let mornings = try limited(64, ["readiness", "import", dir.path("mornings"), "--db", dir.path("readiness.sqlite")])
         #expect(mornings.status == 74, "stderr: \(mornings.stderr)")
         #expect(mornings.stdout.contains("Stopped: ") && !mornings.stdout.contains("Refused"), "\(mornings.stdout)")
+        // One morning measured onto a full store: its figures shown all the same (it printed
+        // nothing but the store's failure), then said not saved.
+        let one = try limited(
+            64, ["readiness", "--replay", dir.path("mornings/2026-10-29 06-30-00.txt"), "--db", dir.path("readiness.sqlite")])
+        #expect(one.status == 74, "stderr: \(one.stderr)")
+        #expect(one.stdout.contains("rMSSD") && one.stdout.contains("verdict"), "\(one.stdout)")
+        #expect(one.stderr.contains("the measurement was not saved"), "\(one.stderr)")
     }
 
     @Test("record and run --record naming a folder: 74 at once, before any sensor is looked for")

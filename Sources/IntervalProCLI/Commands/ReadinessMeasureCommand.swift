@@ -82,6 +82,9 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
             }
             if showsLine { Terminal.writeStandardError("\r\u{1B}[K") }
             print(json ? check.json(result).serialized(pretty: true) : check.text(result))
+            if let failure = result.scored.saveFailure {
+                throw LaunchError("the measurement was not saved: \(failure)", kind: .io)
+            }
             if let write = try await check.sendToWellness(result) { try UploadCommand.report([], wellness: [write], json: false, linesToStandardError: true) }
         }
     }
