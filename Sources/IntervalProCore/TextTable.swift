@@ -3,13 +3,13 @@ public enum TextTable {
     public static func render(header: [String], rows: [[String]], rightAligned: [Int] = []) -> [String] {
         // Cells hold what others wrote (a plan's name, a file's, a device's): shown, never obeyed.
         let rows = rows.map { $0.map(\.printable) }
-        var widths = header.map(\.count)
+        var widths = header.map(\.terminalWidth)
         for row in rows {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.terminalWidth) }
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
-                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                let pad = String(repeating: " ", count: widths[i] - cell.terminalWidth)
                 return rightAligned.contains(i) ? pad + cell : cell + pad
             }.joined(separator: "  ").trimmingTrailingSpaces
         }
@@ -18,6 +18,29 @@ public enum TextTable {
 }
 
 extension String {
+    /// The columns the text takes on a terminal: two for each East Asian wide or fullwidth
+    /// character and each emoji shown as one (a plan's label in Japanese counted one column a
+    /// character put every later column out of line), none for a lone format character, one
+    /// for the rest. Combining marks belong to their character. Unicode's East Asian Width
+    /// (UAX #11), by the blocks that are wide throughout.
+    public var terminalWidth: Int {
+        reduce(0) { width, character in
+            guard let first = character.unicodeScalars.first else { return width }
+            if character.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .format }) { return width }
+            return width + (Self.isWide(first) ? 2 : 1)
+        }
+    }
+
+    private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            true
+        default:
+            scalar.properties.isEmojiPresentation
+        }
+    }
+
     fileprivate var trimmingTrailingSpaces: String {
         var text = self
         while text.last == " " { text.removeLast() }

@@ -19,6 +19,19 @@ struct PrintableTextTests {
         #expect(!lines.joined().unicodeScalars.contains { $0.value == 0x1B })
     }
 
+    /// A label in Japanese took two columns a character and was counted one: the columns after
+    /// it went out of line by up to 9.
+    @Test func wideCharactersTakeTwoColumns() {
+        #expect("インターバル".terminalWidth == 12)
+        #expect("Läufe".terminalWidth == 5 && "La\u{0308}ufe".terminalWidth == 5)
+        #expect("run 🏃".terminalWidth == 6 && "a\u{200B}b".terminalWidth == 2)
+        let lines = TextTable.render(header: ["plan", "spm"], rows: [["インターバル", "170"], ["Easy", "160"]])
+        // The cadence column starts where "spm" does, in every row.
+        let header = String(lines[0].prefix { $0 != "s" }).terminalWidth
+        let rows = lines.dropFirst().map { String($0.prefix { $0 != "1" }).terminalWidth }
+        #expect(rows == [header, header], "\(lines)")
+    }
+
     @Test func aStepTitleShowsItsLabel() {
         let step = TimelineStep(index: 0, kind: .work, label: "Fast\u{1B}]2;x\u{07}", end: .open)
         #expect(step.title == "Work · Fast\u{FFFD}]2;x\u{FFFD}")
