@@ -22,6 +22,12 @@ public struct RunPreparation: Sendable {
         -> RunPreparation
     {
         let planned = PlannedRuns.Reference(planArgument)
+        // Said before an account is asked for (77 said there was none, of a typo).
+        if case .event(let id) = planned, !id.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw LaunchError(
+                "'\(planArgument)' names no intervals.icu event: an event is icu: and its number (icu:12345, as `intervalpro today` lists them)",
+                kind: .usage)
+        }
         let services = upload == nil && planned == nil ? nil : try ServiceContext.standard(verbose: verbose)
         let uploadTo = try upload.map { try Uploader.destinations($0, accounts: services!.accounts) } ?? []
         let (plan, text) =

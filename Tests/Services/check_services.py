@@ -624,6 +624,9 @@ def group_icu(g):
             f"{shown.get('plan')} {[st.get('duration_s') for st in shown.get('steps', [])]}")
     expect(g, s.run("run", "icu:999", "--simulate", "--fast"), 66, "run icu:999 (no such event)",
            stderr_has=["999"])
+    # A typo in the id was asked an account for (77 where there was none): said as the usage it is.
+    expect(g, s.run("run", "icu:abc", "--simulate", "--fast"), 64, "run icu:abc (no event id): 64, said",
+           stderr_has=["names no intervals.icu event"])
 
     since = time.monotonic()
     upload = s.run("upload", "1", "--to", "intervals.icu", "-v")
