@@ -196,7 +196,16 @@ public final class RecordingWriter {
         } catch {
             throw FileError(path: path, operation: .create, errno: error as? Errno ?? .ioError)
         }
+        // Held while it is written: two recordings started at once onto one name both found it
+        // empty and both wrote (two headers, a file replay refuses). A regular file only: a
+        // pipe or a terminal is another program's to share.
         var info = stat()
+        if fstat(opened.rawValue, &info) == 0, info.st_mode & S_IFMT == S_IFREG, flock(opened.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            try? opened.close()
+            throw FileError(
+                path: path, operation: .create, errno: .resourceTemporarilyUnavailable,
+                reason: "another recording is being written to it")
+        }
         if fstat(opened.rawValue, &info) == 0, Self.holdsSomething(info) {
             try? opened.close()
             throw Self.exists(path)

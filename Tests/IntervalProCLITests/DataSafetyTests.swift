@@ -174,6 +174,21 @@ import Glibc
         }
     }
 
+    @Test("a recording another one is writing is refused (74): two started at once both wrote, two headers")
+    func aRecordingBeingWrittenIsNotShared() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let path = try dir.write("same.jsonl", "")
+        // What the other recording holds while it writes.
+        let held = open(path, O_RDONLY)
+        #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
+        defer { close(held) }
+        let second = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", path, environment: environment(dir))
+        #expect(second.status == 74, "stderr: \(second.stderr)")
+        #expect(second.stderr.contains("another recording is being written to it"), "stderr: \(second.stderr)")
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0)
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
