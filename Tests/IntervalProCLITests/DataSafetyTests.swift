@@ -189,6 +189,19 @@ import Glibc
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0)
     }
 
+    @Test("a recording whose cut last line is NUL bytes (a power cut): the warning shows them, never writes them raw")
+    func aCutLineOfZerosIsShownNotWritten() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        var text = #"{"intervalpro_recording":1,"started_at":"2026-03-01T07:30:00Z","devices":[{"id":"pod","cadence_unit":"steps"}]}"# + "\n"
+        for second in 0..<30 { text += #"{"t":\#(second).000,"dev":"pod","char":"2a53","hex":"04a802aa"}"# + "\n" }
+        let recording = try dir.write("cut.jsonl", text + String(repeating: "\u{0}", count: 16))
+        let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--no-save", environment: environment(dir))
+        #expect(replay.status == 0, "stderr: \(replay.stderr)")
+        #expect(replay.stderr.contains("cut short"), "stderr: \(replay.stderr)")
+        #expect(!replay.stderrData.contains(0), "a NUL reached the terminal")
+    }
+
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")

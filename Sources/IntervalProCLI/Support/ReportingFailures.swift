@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
 
@@ -22,6 +23,6 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
 }
 
 private func reported(_ failure: LaunchError) -> ExitCode {
-    Terminal.writeStandardError("intervalpro: error: \(failure.message)\n")
+    Terminal.writeStandardError("intervalpro: error: \(failure.message.printable(keepingLineBreaks: true))\n")
     return ExitCode(ExitStatus(failure.kind).rawValue)
 }

@@ -1,3 +1,4 @@
+import IntervalProCore
 import IntervalProIO
 import Logging
 
@@ -22,6 +23,7 @@ struct TerminalLogHandler: LogHandler {
             case .trace, .debug, .info, .notice: ""
             }
         let clear = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
-        Terminal.writeStandardError("\(clear)intervalpro: \(kind)\(event.message)\n")
+        // A message may quote others' bytes (a file's cut line of NULs, a device's name): shown.
+        Terminal.writeStandardError("\(clear)intervalpro: \(kind)\("\(event.message)".printable(keepingLineBreaks: true))\n")
     }
 }
