@@ -12,6 +12,9 @@ public protocol SessionFollower: Sendable {
     /// a timer, when a command arrives.
     func sessionStarted(wake: (@Sendable () -> Void)?)
     func sessionEnded()
+    /// Something the runner should know that the terminal hears on stderr (the store refused
+    /// a write: the session goes on unsaved), to show beside the running session.
+    func notice(_ text: String)
     /// The finished session, at `position` of its plan, and its id when it was saved; or, when
     /// saving was asked for and failed, why (`notSaved`).
     func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, notSaved: String?)

@@ -220,10 +220,13 @@ public enum SessionLauncher {
         if let audio { companions.append(audio) }
         if let probe { companions.append(probe) }
         let nowPlaying: @Sendable () -> String? = { [link = music?.link] in link?.nowPlaying }
+        // Saving that stops is said on stderr, and to the page when one follows.
+        var tell: (@Sendable (String) -> Void)?
+        if let follower { tell = { text in follower.notice(text) } }
         let writer = request.store.flatMap { location in
             SessionSaving(location: location, planText: request.planText).start(
                 plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units,
-                realTime: pacing != .virtual)
+                realTime: pacing != .virtual, tell: tell)
         }
         if let writer { companions.append(SessionRecorder(writer: writer)) }
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.

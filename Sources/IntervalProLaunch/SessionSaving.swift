@@ -12,9 +12,10 @@ struct SessionSaving {
     var planText: String
 
     /// Opens the store and starts the session's row; nil (after a warning) when it cannot.
+    /// `tell`: who else hears that saving stopped (the page), beside stderr.
     func start(
         plan: Plan, source: SessionSourceKind, devices: [RecordedDevice], cadenceUnits: [String: CadenceUnit],
-        realTime: Bool
+        realTime: Bool, tell: (@Sendable (String) -> Void)? = nil
     ) -> SessionWriter? {
         do {
             let store = try location.open(syncEveryCommit: realTime)
@@ -23,7 +24,10 @@ struct SessionSaving {
             let id = try store.beginSession(
                 startedAt: WallClock.iso8601Now(), planName: plan.name, planText: planText, source: source,
                 devices: kept, owner: ProcessIdentity.current())
-            return SessionWriter(store: store, sessionID: id, warn: Self.warn)
+            return SessionWriter(store: store, sessionID: id) { error in
+                Self.warn(error)
+                tell?("not saved: \(error.reason); the session goes on")
+            }
         } catch let failure as LaunchError {
             Self.warn(failure.message)
         } catch {

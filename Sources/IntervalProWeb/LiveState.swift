@@ -23,6 +23,7 @@ public final class LiveStateHub: Sendable {
         var readers: [Int: AsyncStream<String>.Continuation] = [:]
         var nextReader = 0
         var commands: [UserCommand] = []
+        var notice: String?
         var wake: (@Sendable () -> Void)?
         /// Readers inside `forEachState`, and who waits for them to be done.
         var delivering = 0
@@ -135,6 +136,18 @@ public final class LiveStateHub: Sendable {
         }
     }
 
+    /// A notice for the running session's page (saving stopped), shown with its next state.
+    public func notice(_ text: String) {
+        state.withLock { $0.notice = text }
+    }
+
+    func takeNotice() -> String? {
+        state.withLock { state in
+            defer { state.notice = nil }
+            return state.notice
+        }
+    }
+
     func takeCommands() -> [UserCommand] {
         state.withLock { state in
             defer { state.commands.removeAll() }
@@ -211,7 +224,10 @@ public struct LiveStatePublisher: SessionObserver {
         if let last { show(last, force: true) }
     }
 
-    public mutating func pendingCommands() -> [UserCommand] { hub.takeCommands() }
+    public mutating func pendingCommands() -> [UserCommand] {
+        if let text = hub.takeNotice() { notice(text) }
+        return hub.takeCommands()
+    }
 
     private mutating func show(_ view: SessionView, force: Bool) {
         let music = nowPlaying()

@@ -69,6 +69,21 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(state["sessionId"]?.isNull == true)
     }
 
+    /// A server's session whose saving stopped (a full disk) went on with notice null: the
+    /// phone never heard it was not being saved.
+    @Test func aNoticeForTheRunningSessionReachesThePage() async throws {
+        let hub = LiveStateHub()
+        let stream = hub.subscribe()
+        hub.notice("not saved: the disk is full; the session goes on")
+        _ = try await SessionLauncher.run(try request(fast: true, planText: shortLadder), follower: hub)
+        hub.stop()
+        var texts: [String] = []
+        for await text in stream { texts.append(text) }
+        let running = try states(texts).filter { $0["status"]?.stringValue == "running" }
+        #expect(!running.isEmpty)
+        #expect(running.contains { $0["notice"]?.stringValue == "not saved: the disk is full; the session goes on" })
+    }
+
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
         let hub = LiveStateHub()
         let stream = hub.subscribe()
