@@ -100,6 +100,18 @@ struct ReplayCommandTests {
                 == viaReplay.stdout)
     }
 
+    @Test("--seed without --simulate is refused (64): a replay or live sensors have no runner to seed")
+    func aSeedWithoutASimulationIsRefused() throws {
+        for arguments in [
+            ["run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl", "--seed", "3", "--fast"],
+            ["render-audio", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl", "--seed", "3", "-o", "/tmp/x.wav"],
+        ] {
+            let result = try intervalpro(arguments: arguments)
+            #expect(result.status == 64, "\(arguments[0]): \(result.stderr)")
+            #expect(result.stderr.contains("--seed"), "\(arguments[0]): \(result.stderr)")
+        }
+    }
+
     @Test("the same seed records the same notifications")
     func seedIsReproducible() throws {
         let first = try Recorded()

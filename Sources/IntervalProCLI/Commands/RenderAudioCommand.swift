@@ -27,7 +27,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
     var simulate = false
 
     @Option(help: .seed)
-    var seed: UInt64 = 1
+    var seed: UInt64?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The WAV file to write.", valueName: "file"))
     var output: String?
@@ -36,6 +36,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (replay != nil) != simulate else { throw ValidationError("give exactly one of --replay FILE or --simulate") }
+        if seed != nil, !simulate { throw ValidationError("--seed shapes the simulated runner: a replay has none") }
         guard (output != nil) != (audio.audioDevice != nil) else {
             throw ValidationError("give exactly one of -o FILE or --audio-device NAME")
         }
@@ -44,7 +45,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let plan = try loadPlan(plan)
-            let source: AudioRendering.Source = replay.map { .recording($0) } ?? .simulation(seed: seed)
+            let source: AudioRendering.Source = replay.map { .recording($0) } ?? .simulation(seed: seed ?? 1)
             let rendered = try await AudioRendering.render(plan, from: source, audio: audio.choice, to: output)
             let what = describe(frames: rendered.frames, rate: rendered.sampleRate, channels: rendered.channels)
             if let output {

@@ -41,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     var simulate = false
 
     @Option(help: .seed)
-    var seed: UInt64 = 1
+    var seed: UInt64?
 
     @Flag(help: "Simulated footpod reports strides per minute (one foot), as some sensors do.")
     var perFoot = false
@@ -80,8 +80,9 @@ struct RunCommand: AsyncParsableCommand {
         if requireSensor, replay != nil || simulate {
             throw ValidationError("--require-sensor is for live sensors: drop --replay/--simulate")
         }
-        if !simulate, perFoot || !dropout.isEmpty {
-            throw ValidationError("--per-foot and --dropout shape the simulated runner: add --simulate")
+        // Given without --simulate, --seed was passed over without a word (a replay has no runner to seed).
+        if !simulate, perFoot || !dropout.isEmpty || seed != nil {
+            throw ValidationError("--seed, --per-foot and --dropout shape the simulated runner: add --simulate")
         }
         if upload != nil, save.noSave { throw ValidationError("--upload sends the saved session: drop --no-save") }
     }
@@ -125,7 +126,7 @@ struct RunCommand: AsyncParsableCommand {
         if let replay { return .replay(path: replay, choice: activity.choice) }
         guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback ?? .simulate) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
-        configuration.seed = seed
+        configuration.seed = seed ?? 1
         configuration.perFoot = perFoot
         configuration.dropouts = dropout.map { ($0.start, $0.length) }
         return .simulate(configuration)

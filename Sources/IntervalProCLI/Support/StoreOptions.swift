@@ -59,6 +59,6 @@ extension ArgumentHelp {
     static var planFile: ArgumentHelp {
         "The plan: a plan file (JSON, version 1 or 2), intervals.icu text, a Zwift .zwo or a FIT workout."
     }
-    static var seed: ArgumentHelp { "Seed of the simulated runner (same seed, same run)." }
+    static var seed: ArgumentHelp { "Seed of the simulated runner (same seed, same run; 1 when not given)." }
     static var adapter: ArgumentHelp { ArgumentHelp("Bluetooth adapter to use (default: the first powered one).", valueName: "hciN") }
 }
