@@ -121,11 +121,26 @@ public final class SessionStore: Sendable {
             error.isNotAStore = true
             throw error
         }
+        Self.makeJournalsWritable(path)
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try Schema.migrator.migrate(queue)
         } catch {
             throw StoreError(path: path, error)
+        }
+    }
+
+    /// A read of the store while it could not be written (mode 0400) leaves its -wal and -shm
+    /// of that mode, which SQLite gives them from the store; once the store may be written
+    /// again, every save failed as "read-only" while the store itself looked writable. This
+    /// process's own, they are given the store's mode back.
+    private static func makeJournalsWritable(_ path: String) {
+        var store = stat()
+        guard stat(path, &store) == 0, access(path, W_OK) == 0 else { return }
+        for journal in [path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(journal, &info) == 0, info.st_uid == getuid(), access(journal, W_OK) != 0 else { continue }
+            chmod(journal, store.st_mode & 0o666)
         }
     }
 

@@ -204,6 +204,31 @@ import Glibc
 
     /// A data folder `sudo intervalpro run` left behind, which the runner may not open, read as
     /// "No sessions saved yet" with exit 0.
+    @Test("a store read while read-only, then made writable again, saves again; as root modes do not bind, so run as nobody")
+    func journalsOfAReadOnlyReadAreMadeWritable() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let data = dir.path("data")
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        #expect(chmod(dir.url.path, 0o755) == 0 && chmod(plan, 0o644) == 0 && chown(data, 65534, 65534) == 0)
+        func asNobody(_ arguments: [String]) throws -> CommandResult {
+            try intervalpro(
+                arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath] + arguments,
+                environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": data], executable: "/usr/bin/setpriv")
+        }
+        #expect(try asNobody(["run", plan, "--simulate", "--fast"]).status == 0)
+        let store = data + "/intervalpro/intervalpro.sqlite"
+        for journal in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + journal) }
+        #expect(chmod(store, 0o400) == 0)
+        #expect(try asNobody(["history"]).status == 0)
+        #expect(chmod(store, 0o600) == 0)
+        // Its -wal and -shm stayed 0400: every save failed, "the database is read-only".
+        let saved = try asNobody(["run", plan, "--simulate", "--fast"])
+        #expect(saved.status == 0, "stderr: \(saved.stderr)")
+        #expect(saved.stderr.contains("saved as session 2"), "stderr: \(saved.stderr)")
+    }
+
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
     func aFolderThatMayNotBeOpened() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
