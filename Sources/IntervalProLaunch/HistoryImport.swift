@@ -307,6 +307,18 @@ public enum HistoryImport {
         }
     }
 
+    /// The activity as a session of its own: the plan it is kept with and the run scored.
+    private static func imported(
+        _ activity: ImportedActivity, named activityName: String?, file: String
+    ) throws -> (plan: Plan, planText: String, run: ImportedRun) {
+        let planText = ImportedRun.planText(name: activityName ?? activity.name)
+        let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
+        let run = ImportedRun(
+            planName: plan.name, timeline: plan.timeline(), cadenceUnits: activity.recording.header.cadenceUnits,
+            entries: activity.recording.entries, pauses: activity.pauses)
+        return (plan, planText, run)
+    }
+
     /// Stores one activity read from `file`, unless it was imported before or holds no
     /// cadence or heart rate. `everyLeg`: the file's runs are all imported, so the warning
     /// that said which one was read is not said.
@@ -344,9 +356,14 @@ public enum HistoryImport {
             if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
                 // A copy cut short (a watch file damaged, a recording taken while it was still
                 // being written) was kept in silence, and the whole run skipped for good.
-                let length = activity.recording.entries.last?.time.seconds ?? 0
+                let elapsed = activity.recording.entries.last?.time.seconds ?? 0
                 report.duplicates.append(Skipped(file: file, reason: "imported before as session \(existing)"))
-                if let kept = try store.listing(id: existing)?.duration, length > kept + 1 {
+                // The session keeps the timer's time, pauses left out: the file's is compared, as
+                // it would be kept (its whole span said every paused run was cut short).
+                if let kept = try store.listing(id: existing)?.duration, elapsed > kept + 1,
+                    case let length = try imported(activity, named: activityName, file: file).run.summary.duration.seconds,
+                    length > kept + 1
+                {
                     report.longerThanKept.append(
                         Skipped(
                             file: file,
@@ -354,11 +371,7 @@ public enum HistoryImport {
                 }
                 return
             }
-            let planText = ImportedRun.planText(name: activityName ?? activity.name)
-            let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
-            let run = ImportedRun(
-                planName: plan.name, timeline: plan.timeline(), cadenceUnits: header.cadenceUnits,
-                entries: activity.recording.entries, pauses: activity.pauses)
+            let (plan, planText, run) = try imported(activity, named: activityName, file: file)
             guard
                 let id = try store.saveImported(
                     run, origin: origin, planName: plan.name, planText: planText, devices: header.devices,

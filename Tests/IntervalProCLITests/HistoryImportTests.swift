@@ -124,6 +124,24 @@ struct HistoryImportTests {
         #expect(points.count == 4)
     }
 
+    /// The session keeps the timer's time: compared with the file's whole span, every paused
+    /// run imported again was said to be a copy cut short, to be deleted and imported again.
+    @Test("a paused run imported again is skipped as imported before, and not said to hold more")
+    func aPausedRunImportedAgainIsNotSaidToHoldMore() throws {
+        let store = try ScratchStore()
+        var lines = gpxRun(start: Self.lastRun, seconds: 600, perFoot: 86).components(separatedBy: "\n")
+        // Paused from the 300th second to the 420th: a second track segment after the gap.
+        let points = lines.indices.filter { lines[$0].contains("<trkpt") }
+        lines.replaceSubrange(points[300]..<points[420], with: ["</trkseg><trkseg>"])
+        let paused = try store.directory.write("paused.gpx", lines.joined(separator: "\n"))
+        #expect(try store.run("history", "import", paused).status == 0)
+        let again = try store.run("history", "import", paused, "--json")
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let report = try #require(jsonObject(again.stdoutData))
+        #expect((report["duplicates"] as? [Any])?.count == 1)
+        #expect((report["longer_than_kept"] as? [Any])?.isEmpty == true, "\(report)")
+    }
+
     @Test("a copy cut short imported first: the whole file is skipped as imported before, and said to hold more")
     func aLongerCopyOfAnImportedRunIsSaid() throws {
         let store = try ScratchStore()
