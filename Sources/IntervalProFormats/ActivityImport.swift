@@ -19,6 +19,9 @@ public struct ActivityPoint: Equatable, Sendable {
     /// second TCX Track in a lap: the runner paused, or the signal was lost): the point is not
     /// held over the gap to the next, however short.
     public var pausedAfter = false
+    /// When the timer stopped after this point, where the file says (a FIT timer stop event):
+    /// the runner ran up to then, not only up to the point.
+    public var stoppedAt: Int64?
 
     public init(
         time: Int64, cadence: Double? = nil, heartRate: Int? = nil, speed: Double? = nil, distance: Double? = nil,
@@ -251,7 +254,10 @@ public enum ActivityImport {
         var stop = 0
         for (earlier, later) in zip(inTime, inTime.dropFirst()) {
             while stop < stops.count, stops[stop] < points[earlier].time { stop += 1 }
-            if stop < stops.count, stops[stop] < points[later].time { points[earlier].pausedAfter = true }
+            if stop < stops.count, stops[stop] < points[later].time {
+                points[earlier].pausedAfter = true
+                points[earlier].stoppedAt = stops[stop]
+            }
         }
     }
 

@@ -37,11 +37,15 @@ extension ActivityImport {
     }
 
     /// The stretches between a point after which the recording stopped and the next point in
-    /// time (`ActivityPoint.pausedAfter`), relative to `start`.
+    /// time (`ActivityPoint.pausedAfter`), relative to `start`: from the timer's stop where the
+    /// file gives it (a watch's timer counts the second of the point before its stop: a pause
+    /// taken from the point lost that second at every stop, and another at every export and
+    /// import again), else from the point.
     static func pauses(_ points: [ActivityPoint], start: Int64) -> [Range<SessionTime>] {
         let inTime = points.indices.sorted { (points[$0].time, $0) < (points[$1].time, $1) }
         return zip(inTime, inTime.dropFirst()).compactMap { earlier, later in
-            let from = points[earlier].time, to = points[later].time
+            let to = points[later].time
+            let from = min(max(points[earlier].stoppedAt ?? points[earlier].time, points[earlier].time), to)
             guard points[earlier].pausedAfter, from < to else { return nil }
             return SessionTime(microseconds: from - start)..<SessionTime(microseconds: to - start)
         }

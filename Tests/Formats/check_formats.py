@@ -32,12 +32,14 @@ import zlib
 from datetime import datetime, timezone
 
 from fit_tool.fit_file_builder import FitFileBuilder
+from fit_tool.profile.messages.event_message import EventMessage
 from fit_tool.profile.messages.file_id_message import FileIdMessage
 from fit_tool.profile.messages.record_message import RecordMessage
 from fit_tool.profile.messages.session_message import SessionMessage
 from fit_tool.profile.messages.workout_message import WorkoutMessage
 from fit_tool.profile.messages.workout_step_message import WorkoutStepMessage
-from fit_tool.profile.profile_type import FileType, Intensity, Manufacturer, Sport, WorkoutStepDuration, WorkoutStepTarget
+from fit_tool.profile.profile_type import (
+    Event, EventType, FileType, Intensity, Manufacturer, Sport, WorkoutStepDuration, WorkoutStepTarget)
 from garmin_fit_sdk import Decoder, Stream
 from jsonschema import Draft202012Validator
 from lxml import etree
@@ -654,6 +656,69 @@ def check_history_import(binary, env, scratch):
     check(len(third["imported"]) == 1, f"history import: a deleted run comes back: {third}")
 
 
+def check_a_paused_run(binary, env, scratch):
+    """A watch's run with a pause, as Garmin writes it: records each second up to the stop, the
+    timer stopped a second after the last (its timer counts that second), none while paused.
+    Imported, its time is the watch's timer time as the SDK reads it; imported again, it is not
+    said to be a copy cut short; exported and imported again, neither its stops nor its time move."""
+    path = os.path.join(scratch, "paused.fit")
+    base = round(START.timestamp() * 1000)
+    messages = [file_id(FileType.ACTIVITY)]
+
+    def timer(second, kind):
+        event = EventMessage()
+        event.timestamp = base + second * 1000
+        event.event = Event.TIMER
+        event.event_type = kind
+        messages.append(event)
+
+    timer(0, EventType.START)
+    for second in list(range(0, 600)) + list(range(720, 1800)):
+        if second == 720:
+            timer(720, EventType.START)
+        record = RecordMessage()
+        record.timestamp = base + second * 1000
+        record.cadence = 85
+        record.heart_rate = 150
+        messages.append(record)
+        if second == 599:
+            timer(600, EventType.STOP_ALL)
+    timer(1799, EventType.STOP_ALL)
+    session = SessionMessage()
+    session.timestamp = base + 1799 * 1000
+    session.start_time = base
+    session.sport = Sport.RUNNING
+    session.total_timer_time = 1679
+    session.total_elapsed_time = 1799
+    messages.append(session)
+    fit_file(messages).to_file(path)
+
+    def timer_of(fit):
+        read, errors = Decoder(Stream.from_file(fit)).read()
+        check(errors == [], f"paused run: the SDK reads {os.path.basename(fit)}: {errors}")
+        start = read["record_mesgs"][0]["timestamp"]
+        events = [(e["event_type"], (e["timestamp"] - start).total_seconds()) for e in read["event_mesgs"] if e["event"] == "timer"]
+        return read["session_mesgs"][0]["total_timer_time"], events
+
+    watch_timer, watch_events = timer_of(path)
+    db = os.path.join(scratch, "paused.sqlite")
+    run(binary, env, "history", "import", path, "--db", db)
+    kept = json.loads(run(binary, env, "show", "last", "--json", "--db", db))
+    check(kept["duration_s"] == watch_timer == 1679, f"paused run: kept {kept['duration_s']} s, the watch's timer {watch_timer} s")
+    again = json.loads(run(binary, env, "history", "import", path, "--json", "--db", db))
+    check(len(again["duplicates"]) == 1 and again["longer_than_kept"] == [],
+          f"paused run: imported again, skipped and not said to be cut short: {again}")
+    for round_trip in (1, 2):
+        exported = os.path.join(scratch, f"paused-{round_trip}.fit")
+        run(binary, env, "export", "last", "--format", "fit", "-o", exported, "--db", db)
+        exported_timer, exported_events = timer_of(exported)
+        check((exported_timer, exported_events) == (watch_timer, watch_events),
+              f"paused run: export {round_trip} has the watch's timer and stops: {exported_timer} {exported_events} vs {watch_events}")
+        run(binary, env, "history", "import", exported, "--db", db)
+        check(json.loads(run(binary, env, "show", "last", "--json", "--db", db))["duration_s"] == 1679,
+              f"paused run: export {round_trip} imported again keeps 1679 s")
+
+
 def check_a_disk_as_it_holds_its_folders(binary, env):
     """`history import` of a folder as an external disk holds one: a folder that may not be
     opened (a root-only lost+found) is named and the rest imported; a link to a folder (of runs,
@@ -740,6 +805,7 @@ def main():
         check_multisport(binary, env, scratch)
         check_cut_xml_activities(binary, env, scratch)
         check_history_import(binary, env, scratch)
+        check_a_paused_run(binary, env, scratch)
         check_a_disk_as_it_holds_its_folders(binary, env)
         check_errors(binary, env, scratch)
     return tally.report()
