@@ -11,10 +11,17 @@ public struct TimedValue<Value: Sendable & Equatable>: Equatable, Sendable {
 /// steps/min does not happen, so a moving reading under 120 is per-foot. Five moving
 /// readings in a row that agree settle the unit for the rest of the session; until then
 /// each moving reading is judged alone, and readings taken standing are left as sent.
+/// Strides settled, five moving readings in a row that no runner's strides reach
+/// (`implausibleStrides`) settle steps instead: a step-counting sensor's average ramping up
+/// from a standing start (70, 90, 105, 112, 118 with the running bit set) or a brisk walk
+/// settled strides and doubled the whole run (332 spm, 0 % in zone).
 public struct CadenceNormaliser: Sendable {
     public static let movingSpeedMps = 1.8
     public static let strideThreshold: UInt8 = 120
     public static let readingsToSettle = 5
+    /// Strides per minute no runner reaches: 280 steps/min doubled, above the 260 a plan's
+    /// zone may ask for.
+    public static let implausibleStrides: UInt8 = 140
 
     public let configured: CadenceUnit
     public private(set) var settled: CadenceUnit?
@@ -32,13 +39,25 @@ public struct CadenceNormaliser: Sendable {
     }
 
     private mutating func unit(for reading: RSCMeasurement) -> CadenceUnit {
-        if let settled { return settled }
         let moving = reading.speedMps >= Self.movingSpeedMps || reading.running
+        if let settled {
+            // Only a unit `auto` settled is settled again; one the user or a header set is kept.
+            guard configured == .auto, settled == .strides else { return settled }
+            streak = moving && reading.cadence >= Self.implausibleStrides ? streak + 1 : 0
+            if streak >= Self.readingsToSettle {
+                self.settled = .steps
+                return .steps
+            }
+            return settled
+        }
         guard moving, reading.cadence > 0 else { return .steps }
         let guess: CadenceUnit = reading.cadence < Self.strideThreshold ? .strides : .steps
         streak = guess == streakUnit ? streak + 1 : 1
         streakUnit = guess
-        if streak >= Self.readingsToSettle { settled = guess }
+        if streak >= Self.readingsToSettle {
+            settled = guess
+            streak = 0
+        }
         return guess
     }
 }

@@ -43,6 +43,26 @@ struct CadenceNormaliserTests {
         #expect(n.stepsPerMinute(rsc(150, speedRaw: moving)) == 300)
     }
 
+    /// A step-counting footpod's average ramping up from a standing start, five readings under
+    /// 120 with the running bit set, settled strides and doubled the whole run to 332 spm.
+    @Test func autoSettlesStepsWhenStridesNoRunnerReachesFollow() {
+        var n = CadenceNormaliser(unit: .auto)
+        for cadence in [70, 90, 105, 112, 118] as [UInt8] { _ = n.stepsPerMinute(rsc(cadence, speedRaw: 0, running: true)) }
+        #expect(n.settled == .strides)
+        // Four in a row, then one a runner's strides do reach: no evidence yet.
+        for _ in 1...4 { #expect(n.stepsPerMinute(rsc(166, speedRaw: moving)) == 332) }
+        #expect(n.stepsPerMinute(rsc(120, speedRaw: moving)) == 240)
+        for _ in 1...4 { _ = n.stepsPerMinute(rsc(166, speedRaw: moving)) }
+        #expect(n.settled == .strides)
+        #expect(n.stepsPerMinute(rsc(166, speedRaw: moving)) == 166)
+        #expect(n.settled == .steps)
+        #expect(n.stepsPerMinute(rsc(168, speedRaw: moving)) == 168)
+        // A unit set by the user (or a recording's header) stays as set.
+        var configured = CadenceNormaliser(unit: .strides)
+        for _ in 1...10 { _ = configured.stepsPerMinute(rsc(166, speedRaw: moving)) }
+        #expect(configured.settled == .strides)
+    }
+
     @Test func autoSettlesOnStepsToo() {
         var n = CadenceNormaliser(unit: .auto)
         for _ in 1...5 { #expect(n.stepsPerMinute(rsc(172, speedRaw: moving)) == 172) }
