@@ -201,9 +201,10 @@ public enum ActivityImport {
                 continue
             }
             var point = ActivityPoint(time: time)
+            // Per foot as the profile has it; doubled with the leg's other points (`inStepsPerMinute`).
             if let whole = record.integer(Field.Record.cadence) {
                 let fraction = Double(record.integer(Field.Record.fractionalCadence) ?? 0) / 128
-                point.cadence = 2 * (Double(whole) + fraction)
+                point.cadence = Double(whole) + fraction
             }
             point.heartRate = record.integer(Field.Record.heartRate).map { Int($0) }
             if let speed = record.integer(Field.Record.enhancedSpeed) ?? record.integer(Field.Record.speed) {
@@ -223,7 +224,10 @@ public enum ActivityImport {
         if untimed > 0 {
             warnings.append(ImportError(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
         }
-        let (legs, farWarnings) = leavingOutFarSamples(fitLegs(records, points), file: file)
+        var (legs, farWarnings) = leavingOutFarSamples(fitLegs(records, points), file: file)
+        // Some apps write steps a minute where the profile has one foot's: taken as a GPX's
+        // or a TCX's cadence is, leg by leg (doubled, 170 became 340 and was cut to 255).
+        for index in legs.indices { warnings += inStepsPerMinute(&legs[index].points, file: file, place: legs[index].place) }
         if let damage = salvage.damage {
             let kept = legs.flatMap { $0.points.map(\.time) }
             let span = kept.isEmpty ? "" : ", " + formatClock(Double(kept.max()! - kept.min()!) / 1_000_000)

@@ -29,7 +29,10 @@ extension ActivityImport {
         if !hasCadence {
             warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
         }
-        let device = RecordedDevice(id: deviceID, name: format.rawValue, cadenceUnit: hasCadence ? .steps : CadenceUnit.none)
+        // A measurement carries 255 steps a minute at most: a sprint over it is sent in strides.
+        let overSteps = points.contains { ($0.cadence ?? 0).rounded() > Double(UInt8.max) }
+        let device = RecordedDevice(
+            id: deviceID, name: format.rawValue, cadenceUnit: hasCadence ? (overSteps ? .strides : .steps) : CadenceUnit.none)
         let recording = recording(points, start: start, device: device)
         return ImportedActivity(
             recording: recording, format: format, points: points.count, warnings: warnings,
@@ -67,10 +70,11 @@ extension ActivityImport {
     /// The points as the notifications a sensor would have sent: an RSC Measurement per
     /// point with cadence (speed and distance with it), a Heart Rate Measurement per point
     /// with heart rate, carrying the point's beats (more than nine take more measurements).
-    /// RSC carries whole steps/min, so cadence is rounded to the nearest. A point followed
-    /// by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and no
-    /// longer than `smartRecordingHold` is repeated each second until the next, without its
-    /// beats, as a sensor would have sent it; unless the runner paused after it.
+    /// RSC carries whole steps/min, so cadence is rounded to the nearest (whole strides for a
+    /// device whose unit is strides: a sprint over the 255 a measurement carries). A point
+    /// followed by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and
+    /// no longer than `smartRecordingHold` is repeated each second until the next, without
+    /// its beats, as a sensor would have sent it; unless the runner paused after it.
     public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
         var entries: [RecordingEntry] = []
         var outOfOrder = 0
@@ -99,7 +103,7 @@ extension ActivityImport {
             let rsc = (point.cadence ?? (measuresDistanceOnly ? 0 : nil)).map { cadence in
                 RSCMeasurement(
                     speedRaw: rounded((point.speed ?? 0) * 256),
-                    cadence: rounded(cadence),
+                    cadence: rounded(device.cadenceUnit == .strides ? cadence / 2 : cadence),
                     totalDistanceRaw: point.distance.map { rounded($0 * 10) },
                     running: cadence > 0
                 ).encoded()

@@ -294,6 +294,36 @@ struct FITTests {
         #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16, 17, 18, 19, 20])
     }
 
+    /// A FIT file's cadence is one foot's (the profile's rpm): doubled, unless the file holds
+    /// steps a minute (as some apps write them), which were doubled to 340 and cut to the 255 a
+    /// measurement carries; a sprint over 255 steps a minute was cut to 255 too.
+    @Test func cadenceInStepsIsNotDoubledAndSprintsAreNotCut() throws {
+        func activity(_ cadences: [Int]) throws -> ImportedActivity {
+            var writer = FITFileWriter()
+            writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+            let start = 1_772_350_200 - Int(FITTime.epochOffset)
+            for (second, cadence) in cadences.enumerated() {
+                writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(cadence))]))
+            }
+            return try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        }
+        func stepsPerMinute(_ activity: ImportedActivity) throws -> [Int] {
+            let unit = try #require(activity.recording.header.devices.first?.cadenceUnit)
+            return activity.recording.entries.compactMap { entry in
+                guard case .notification(let notification) = entry, notification.characteristic == .rscMeasurement,
+                    let rsc = try? RSCMeasurement.parse(notification.bytes)
+                else { return nil }
+                return Int(rsc.cadence) * (unit == .strides ? 2 : 1)
+            }
+        }
+        let inSteps = try activity([168, 170, 172, 175])
+        #expect(try stepsPerMinute(inSteps) == [168, 170, 172, 175])
+        #expect(inSteps.warnings.map(\.description) == ["run.fit: cadence 172 in the middle: steps per minute already, so not doubled"])
+        let sprints = try activity([85, 86, 132, 132, 85, 86])
+        #expect(try stepsPerMinute(sprints) == [170, 172, 264, 264, 170, 172])
+        #expect(sprints.warnings.isEmpty)
+    }
+
     @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
         func file(type: Int) -> [UInt8] {
             var writer = FITFileWriter()
@@ -432,7 +462,11 @@ struct FITOutlandishValuesTests {
         body += [0x43, 0, 0, 18, 0, 1, 2, 8, 0x8F] + [0x03] + [UInt8](repeating: 0x7F, count: 8)
         let activity = try ActivityImport.readFIT(FITTests.file(body), file: "odd.fit")
         #expect(activity.points == 1)
-        #expect(activity.warnings.map(\.message) == ["1 record message without a timestamp left out"])
+        // Its cadence goes through the rule a leg's cadence does (one foot's, unless steps).
+        #expect(activity.warnings.map(\.message) == [
+            "1 record message without a timestamp left out",
+            "cadence 9.187201950435738e+18 in the middle: steps per minute already, so not doubled",
+        ])
         guard case .notification(let first) = activity.recording.entries.first,
             case .rsc(let rsc) = try SensorReading.decode(.rscMeasurement, first.bytes)
         else {

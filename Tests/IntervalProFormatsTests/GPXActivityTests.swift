@@ -243,11 +243,15 @@ struct GPXActivityTests {
         // A walk-run in steps a minute has its middle among the walking: doubled, it ran at 340.
         let walkRun = try read(track([110, 110, 110, 110, 110, 170, 170]))
         #expect(try cadences(walkRun) == [110, 110, 110, 110, 110, 170, 170])
-        #expect(walkRun.warnings.map(\.description) == ["run.gpx:1: cadence over 125 (up to 170) in 2 of 7 samples: steps per minute already, so not doubled"])
-        // Per foot, a walk-run with a sprint (a tenth of it over 125) is doubled.
+        #expect(walkRun.warnings.map(\.description) == ["run.gpx:1: cadence over 145 (up to 170) in 2 of 7 samples: steps per minute already, so not doubled"])
+        // Per foot, a walk-run with a sprint is doubled.
         let walkRunPerFoot = try read(track([55, 55, 55, 85, 85, 85, 85, 85, 85, 126]))
         #expect(try cadences(walkRunPerFoot) == [110, 110, 110, 170, 170, 170, 170, 170, 170, 252])
         #expect(walkRunPerFoot.warnings.isEmpty)
+        // A sprint workout per foot: a fifth of it at 127 strides (254 steps a minute), doubled.
+        let sprints = try read(track([85, 85, 86, 86, 127, 85, 85, 86, 86, 127]))
+        #expect(try cadences(sprints) == [170, 170, 172, 172, 254, 170, 170, 172, 172, 254])
+        #expect(sprints.warnings.isEmpty)
     }
 
     /// Points seconds apart are held (smart recording), but not across a new track segment,
