@@ -99,6 +99,8 @@ public enum SessionLauncher {
                     throw LaunchError("\(unavailable)", kind: .unavailable)
                 case .simulate:
                     logger.notice("\(unavailable); simulating a runner instead")
+                    // The page showed only a badge: the runner on the treadmill is told why.
+                    follower?.notice("\(unavailable): a simulated runner instead, not yours")
                     var configuration = SimulatedRunner.Configuration.covering(request.plan.timeline())
                     configuration.seed = 1
                     return try await runSimulated(request, configuration, follower: follower)
@@ -107,10 +109,12 @@ public enum SessionLauncher {
                         // Another plan's recording scored against this one reads as a runner who
                         // never found a zone (0.4 % in a work step): a runner of this plan instead.
                         logger.notice("\(unavailable); no recording of this plan is bundled: simulating a runner instead")
+                        follower?.notice("\(unavailable): a simulated runner instead, not yours")
                         return try await runSimulated(request, .covering(request.plan.timeline()), follower: follower)
                     }
                     logger.notice("\(unavailable)")
                     logger.notice("replaying the bundled recording \(recording)")
+                    follower?.notice("\(unavailable): the plan's bundled recording instead, not yours")
                     return try await runReplay(request, path: recording, follower: follower)
                 }
             }

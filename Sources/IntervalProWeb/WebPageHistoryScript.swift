@@ -20,7 +20,9 @@ async function showSessions(box, offset) {
     card.id = "session-" + s.id;
     card.dataset.id = s.id;
     card.appendChild(element("div", s.localStartedAt, "when"));
-    card.appendChild(element("div", s.plan, "plan"));
+    // Not the runner's own run (as the CLI's source column says): simulated, replayed, imported.
+    const from = { simulation: "simulated", replay: "replayed", imported: "imported" }[s.source];
+    card.appendChild(element("div", s.plan + (from ? " (" + from + ")" : ""), "plan"));
     const facts = [s.duration == null ? "--" : clock(s.duration),
       s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",
       s.averageWorkCadence == null ? "--" : Math.round(s.averageWorkCadence) + " spm work", s.statusText];

@@ -183,9 +183,14 @@ function renderMeasurement(s) {
   }
 }
 $("btn-measure").onclick = async () => {
+  const before = state;
   const { ok, answer } = await post("/api/readiness", {});
   $("error").textContent = ok ? "" : answer.error || "could not start a measurement";
-  if (ok) { choosing = false; renderMeasurement({ phase: "connecting" }); }
+  if (!ok) return;
+  choosing = false;
+  // The measurement's own state may have come first (one that failed at once, with no system
+  // bus): drawn over with "Connecting", the page waited on a strap for good.
+  renderMeasurement(state !== before && state.status === "readiness" ? state : { phase: "connecting" });
 };
 $("btn-measure-cancel").onclick = () => command("finish");
 $("btn-measure-done").onclick = () => { choosing = true; showStart(); };
@@ -211,6 +216,12 @@ async function showStart() {
     line.textContent = "Not offered: " + u.id + ": " + u.error;
     $("plan-problems").appendChild(line);
   }
+  // Left as it is, the plan's own recording (the server finds it); the list's first, sent
+  // always before, replayed another plan's recording and saved its score.
+  const own = document.createElement("option");
+  own.value = "";
+  own.textContent = "The plan's own";
+  $("recording").appendChild(own);
   for (const r of recordings.recordings) {
     const o = document.createElement("option");
     o.value = r.id;
@@ -297,7 +308,7 @@ $("btn-start").onclick = async () => {
   if ($("metronome").value) body.metronome = $("metronome").value;
   if ($("volume").dataset.touched) body.volume = Number($("volume").value) / 100;
   if ($("voice").value) body.voice = $("voice").value;
-  if (source === "recording") body.recording = $("recording").value;
+  if (source === "recording" && $("recording").value) body.recording = $("recording").value;
   if (source !== "live") body.speed = Number($("speed").value) || 1;
   const { ok, answer } = await post("/api/sessions", body);
   $("error").textContent = ok ? "" : answer.error || "could not start";
@@ -386,13 +397,22 @@ async function showSensors() {
   }
 }
 
+// A session the link went away from: the server restarted under it (it keeps what was saved,
+// as interrupted) when the first state after the link is back is no session at all.
+let lostSession = false;
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
   socket.onopen = () => { linkLost = false; sayLink(""); };
-  socket.onmessage = (event) => render(JSON.parse(event.data));
+  socket.onmessage = (event) => {
+    const next = JSON.parse(event.data);
+    const cutOff = lostSession && next.status === "idle";
+    lostSession = false;
+    render(next);
+    if (cutOff) $("error").textContent = "The session stopped when the server restarted: what was saved of it is in History.";
+  };
   socket.onclose = () => {
     // Said once when the link goes, not again at each attempt to get it back.
-    if (!linkLost) { linkLost = true; sayLink(standingLink()); }
+    if (!linkLost) { linkLost = true; lostSession = state.status === "running"; sayLink(standingLink()); }
     setTimeout(connect, 1000);
   };
 }

@@ -338,10 +338,13 @@ public struct WebServer: Sendable {
             guard let found = catalogue.recording(id: id) else { return error(.notFound, "no recording '\(id)'") }
             recording = found
         } else if source == .recording {
+            // The plan's own; not the first there is: another plan's recording scored against
+            // this one reads as a runner who never found a zone, and was saved so.
             let stem = entry.map { BundledFiles.stem(of: $0.path) }
-            guard let first = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) ?? catalogue.recordings().first
-            else { return error(.notFound, "no recordings are installed") }
-            recording = first
+            guard let own = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) else {
+                return error(.notFound, "no recording of this plan is bundled: choose one ('recording')")
+            }
+            recording = own
         }
         var speed: Double?
         if let speedNode = body["speed"] {

@@ -644,6 +644,13 @@ def connection_lost(binary, scratch):
         check(said is not None and said.startswith("Pause: no answer from 127.0.0.1:"),
               f"Pause with the Pi gone says it got no answer: {said!r}")
         check(button_places(driver) == controls_at, "the message leaves the buttons where they were")
+        # Back with no session (restarted, it kept what was saved): the page went to the start
+        # page without a word, the runner's session gone.
+        server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+        server.start()
+        said = wait_until(lambda: (lambda e: e.text if e.is_displayed() and e.text else None)(driver.find_element("id", "error")), 15)
+        check(said is not None and "server restarted" in said and driver.find_element("id", "view-start").is_displayed(),
+              f"the page back from the Pi without the session says the session stopped: {said!r}")
     finally:
         driver.quit()
         server.stop()
@@ -772,6 +779,8 @@ def start_page(binary, scratch):
             ({"plan": ladder_id, "source": "simulate", "recording": rec_id}, 400, "a recording with source simulate"),
             ({"plan": ladder_id, "source": "live", "speed": 10}, 400, "a speed with source live"),
             ({"plan": ladder_id, "source": "teleport"}, 400, "an unknown source"),
+            # Another plan's recording was replayed against it (the first), its score saved.
+            ({"plan": mine.get("id"), "source": "recording"}, 404, "a recording for a plan none is bundled with"),
             ({"source": "simulate"}, 400, "no plan"),
         ]:
             status, body, _ = post_json(port, "/api/sessions", value)
@@ -821,6 +830,10 @@ def start_page(binary, scratch):
         recording_element = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(
             driver.find_element("id", "recording")), 5)
         check(recording_element is not None, "choosing source recording shows the recording choice")
+        # Left as it is, the plan's own recording, not the list's first (sent always before).
+        chosen = wait_until(lambda: (lambda o: o if o.text else None)(Select(driver.find_element("id", "recording")).first_selected_option))
+        check(chosen is not None and chosen.get_attribute("value") == "" and chosen.text == "The plan's own",
+              f"the recording choice starts at the plan's own: {chosen and chosen.text!r}")
         Select(driver.find_element("id", "recording")).select_by_value(rec_id)
         speed = driver.find_element("id", "speed")
         if not speed.is_displayed():
@@ -1072,6 +1085,9 @@ def history_page(binary, scratch, screenshot_copy=None):
         check(cards is not None, "the history view shows a card per session")
         whens = [e.text for e in driver.find_elements("css selector", ".session .when")]
         check(whens == [s["localStartedAt"] for s in sessions], f"the cards show local times, newest first: {whens}")
+        # Simulated runs were filed among the runner's own with nothing to tell them apart.
+        names = [e.text for e in driver.find_elements("css selector", "#history-list .session .plan")]
+        check(names == ["Cadence ladder (simulated)"] * 3, f"the cards say a simulated session is one: {names}")
         facts = [e.text for e in driver.find_elements("css selector", ".session .facts-line")]
         check(all("in zone" in f and "spm work" in f and "finished" in f for f in facts),
               f"each card shows duration, in-zone %, work cadence and status: {facts}")
@@ -1314,6 +1330,8 @@ def readiness_card(binary, scratch):
     os.makedirs(folder)
     port = free_port()
     server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    # A Pi without bluetoothd's bus: a measurement fails at once, a live session falls back.
+    server.env.update(DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + os.path.join(folder, "no-bus"))
     driver = None
     try:
         server.start()
@@ -1359,6 +1377,25 @@ def readiness_card(binary, scratch):
               and card["advice"] == assessment.get("advice"),
               f"the card shows today's figures ({expected}), the verdict and the advice: {card}")
         check(fits_phone(driver), "the start page with the card still fits the phone's width")
+
+        # Failing before the page heard its start was answered, the measurement was drawn over
+        # with "Connecting to the strap…", and the page waited on it for good.
+        click(driver, "btn-measure")
+        said = wait_until(lambda: (lambda t: t if t[0].startswith("Not measured") else None)(driver.execute_script(
+            "const t = (id) => document.getElementById(id).textContent.trim(); return [t('measure-phase'), t('measure-error')];")), 10)
+        phase = driver.execute_script("return document.getElementById('measure-phase').textContent")
+        check(said is not None and "bus" in said[1], f"a measurement that fails at once says Not measured and why: {phase!r} {said}")
+        wait_state(port, lambda st: st.get("status") != "readiness" or st.get("phase") == "failed")
+
+        # Live sensors that cannot be had: a simulated runner, and the state says why.
+        plan_id = next(p["id"] for p in get_json(port, "/api/plans")["plans"] if p["name"] == "Cadence ladder")
+        status, body, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "live"})
+        running = wait_state(port, lambda st: st.get("status") == "running" and st.get("notice"))
+        check(status == 201 and running is not None and running.get("source") == "simulation"
+              and "simulated runner instead" in running.get("notice", ""),
+              f"a live session with no sensors runs simulated and its notice says why: {status} {running}")
+        post_json(port, "/api/command", {"command": "finish"})
+        wait_state(port, lambda st: st.get("status") == "finished")
     finally:
         if driver:
             driver.quit()
