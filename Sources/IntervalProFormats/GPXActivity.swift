@@ -88,6 +88,9 @@ extension ActivityImport {
         for index in points.indices.sorted(by: { (points[$0].time, $0) < (points[$1].time, $1) }) {
             defer { previous = points[index] }
             guard let position = positions[index] else { continue }
+            // Across a new segment the session is paused: its metres are not the run's, as its
+            // time is not (counted, a pause of 100 s added 319 m, 6 % of the run, to its pace).
+            if previous?.pausedAfter == true { path.liftPen() }
             points[index].distance = path.add(position)
             if points[index].speed == nil, let previous, !previous.pausedAfter, let before = previous.distance,
                 points[index].time > previous.time
@@ -121,6 +124,11 @@ struct GreatCircleDistance {
 
     private(set) var total = 0.0
     private var last: Position?
+
+    /// The next position starts a new stretch: no leg to it from the last.
+    mutating func liftPen() {
+        last = nil
+    }
 
     /// Adds the leg from the last point to `position`; the metres from the first point.
     mutating func add(_ position: Position) -> Double {

@@ -308,6 +308,27 @@ struct GPXActivityTests {
         #expect(speeds.last == 0, "\(speeds)")
     }
 
+    /// Nor distance: the metres between two segments were counted while their time was not
+    /// (a pause of 100 s added 319 m, 6 % of a run's distance, to its pace); gpxpy's
+    /// `length_2d` sums within segments too.
+    @Test func noDistanceAcrossAPause() throws {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="0" lon="0"><time>2026-03-01T07:30:00Z</time><extensions><cad>85</cad></extensions></trkpt>
+            <trkpt lat="0.001" lon="0"><time>2026-03-01T07:30:05Z</time><extensions><cad>85</cad></extensions></trkpt>
+            </trkseg><trkseg>
+            <trkpt lat="0.005" lon="0"><time>2026-03-01T07:32:00Z</time><extensions><cad>85</cad></extensions></trkpt>
+            <trkpt lat="0.006" lon="0"><time>2026-03-01T07:32:05Z</time><extensions><cad>85</cad></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let distances = try readings(try read(gpx)).compactMap { entry -> Double? in
+            guard case .rsc(let rsc) = entry.reading else { return nil }
+            return rsc.totalDistanceM
+        }
+        let step = 6_371_008.8 * Double.pi / 180 * 0.001
+        #expect(abs((distances.last ?? 0) - 2 * step) <= 0.1, "\(distances): two legs of \(step) m, not the 0.004° between")
+    }
+
     /// What writers put where they have no reading, and times in RFC 3339's lower case, read
     /// rather than refused.
     @Test func emptyValuesAndLowerCaseTimes() throws {
