@@ -20,6 +20,16 @@ public enum UTCTimestamp {
         return self.text(unixSeconds: days * 86_400).hasPrefix(text) ? days : nil
     }
 
+    /// The days of `month` (1 to 12) in `year` of the Gregorian calendar: February 29th
+    /// every fourth year but centuries, but every fourth century.
+    public static func daysIn(month: Int64, of year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
     /// Days from 1970-01-01 to a proleptic Gregorian date (civil calendar arithmetic with
     /// March-based years, so that leap days fall at the end of a year).
     public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
@@ -70,7 +80,8 @@ public enum ISO8601 {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...UTCTimestamp.daysIn(month: month, of: year)).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var index = 19
         var micros: Int64 = 0

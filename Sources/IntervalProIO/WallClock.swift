@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IntervalProCore
 
 /// The calendar time, for headers that say when something began. The core never asks.
 public enum WallClock {
@@ -46,9 +47,11 @@ extension WallClock {
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 
     /// Seconds since 1970 of a local date and time in the system's time zone (summer time as
-    /// it was that day); nil when the fields are out of range.
+    /// it was that day); nil when the fields are out of range (mktime takes February 30th as
+    /// March 2nd).
     public static func unixSeconds(localYear year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64? {
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
+        guard (1...12).contains(month), (1...UTCTimestamp.daysIn(month: Int64(month), of: Int64(year))).contains(Int64(day)),
+            (0...23).contains(hour), (0...59).contains(minute),
             (0...60).contains(second)
         else { return nil }
         var parts = tm()

@@ -143,6 +143,13 @@ struct TCXActivityTests {
         // RFC 3339's lower case "t" and "z" (section 5.6).
         #expect(ISO8601.microseconds("1970-01-01t00:00:01.5z") == 1_500_000)
         #expect(ISO8601.microseconds("1970-01-01T00:00:00x") == nil)
+        // No such day: they were taken as the next month's (February 30th as March 2nd).
+        #expect(ISO8601.microseconds("2026-02-30T07:30:00Z") == nil)
+        #expect(ISO8601.microseconds("2025-02-29T10:00:00Z") == nil)
+        #expect(ISO8601.microseconds("2026-04-31T10:00:00Z") == nil)
+        #expect(ISO8601.microseconds("2100-02-29T10:00:00Z") == nil)
+        #expect(ISO8601.microseconds("2024-02-29T00:00:00Z") == ISO8601.microseconds("2024-03-01T00:00:00Z").map { $0 - 86_400_000_000 })
+        #expect(ISO8601.microseconds("2000-02-29T00:00:00Z") != nil)
     }
 }
 
