@@ -102,6 +102,9 @@ public struct CadenceStream: Sendable {
     /// Metres covered since the session began; nil until a device reports speed.
     public private(set) var distance: Double?
     public private(set) var batteryLevels: [String: UInt8] = [:]
+    /// A device of no cadence counted metres while no cadence was current: the cadence
+    /// device's total, when it comes back, holds those same metres.
+    private var distanceCoveredByOther = false
 
     public init(units: [String: CadenceUnit] = [:]) {
         self.units = units
@@ -159,7 +162,12 @@ public struct CadenceStream: Sendable {
             cadenceDevice = device
             // Its total may be old: the device that covered the meantime counted that distance.
             devices[device]?.lastTotalDistance = nil
+        } else if distanceCoveredByOther {
+            // Back after a dropout a phone's GPS covered: the footpod's total ran on meanwhile,
+            // and its jump counted the gap a second time (249 m for a run of 236).
+            devices[device]?.lastTotalDistance = nil
         }
+        distanceCoveredByOther = false
         let (steps, previousTotal) = Self.take(
             rsc, into: &devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: units[device] ?? .auto))])
         accumulateDistance(rsc, previousTotal: previousTotal, at: now)
@@ -184,6 +192,7 @@ public struct CadenceStream: Sendable {
         devices[device] = state
         guard !isCurrent(cadence, at: now) else { return }
         accumulateDistance(rsc, previousTotal: previousTotal, at: now)
+        if cadenceDevice != nil { distanceCoveredByOther = true }
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
 

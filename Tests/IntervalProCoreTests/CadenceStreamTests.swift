@@ -230,6 +230,30 @@ struct CadenceStreamTests {
         #expect(stream.distance == 3)
     }
 
+    /// A footpod out for 20 s while a phone's GPS (a device of no cadence) counted the metres:
+    /// back, its own total had run on over the gap, and its jump counted the gap again.
+    @Test func aDropoutAPhoneCoveredIsNotCountedTwice() {
+        var stream = CadenceStream(units: ["pod": .steps, "phone": CadenceUnit.none])
+        stream.ingest(.rsc(rsc(170, total: 0)), from: "pod", at: at(0))
+        stream.ingest(.rsc(rsc(170, total: 30)), from: "pod", at: at(1))
+        #expect(stream.distance == 3)
+        // The phone's total: its baseline while the pod counts, then 4 m a second in the gap.
+        stream.ingest(.rsc(rsc(0, total: 1000)), from: "phone", at: at(1))
+        for second in 5...24 { stream.ingest(.rsc(rsc(0, total: UInt32(1000 + 40 * (second - 1)))), from: "phone", at: at(Double(second))) }
+        // From its last total (at 1 s) on, once the pod went stale.
+        let covered = stream.distance ?? 0
+        #expect(covered == 3 + 4 * 23)
+        // The pod back: its total ran on 63 m over the gap, then 3 m in its next second.
+        stream.ingest(.rsc(rsc(170, total: 660)), from: "pod", at: at(25))
+        stream.ingest(.rsc(rsc(170, total: 690)), from: "pod", at: at(26))
+        #expect(stream.distance == covered + 3)
+        // Alone, a pod's jump over its own dropout is what it ran, and counts.
+        var alone = CadenceStream(units: ["pod": .steps])
+        alone.ingest(.rsc(rsc(170, total: 0)), from: "pod", at: at(0))
+        alone.ingest(.rsc(rsc(170, total: 660)), from: "pod", at: at(25))
+        #expect(alone.distance == 66)
+    }
+
     @Test func distanceFromIntegratedSpeed() {
         var stream = CadenceStream(units: ["pod": .steps])
         stream.ingest(.rsc(rsc(170, speedRaw: 512)), from: "pod", at: at(0))  // 2 m/s
