@@ -46,7 +46,9 @@ public struct StreamStatistics: Sendable {
             case .event(_, _, let name):
                 devices[i].events[name, default: 0] += 1
             case .notification(let n):
-                devices[i].notifications[n.characteristicID, default: 0] += 1
+                // By the characteristic, however the line spells it ("2A53", a full UUID): one
+                // characteristic was two keys ({"2A53": 1, "2a53": 1}) where scoring took one.
+                devices[i].notifications[n.characteristic?.shortID ?? n.characteristicID.lowercased(), default: 0] += 1
                 let reading: SensorReading
                 do {
                     guard let decoded = try decoder.decode(n) else { continue }

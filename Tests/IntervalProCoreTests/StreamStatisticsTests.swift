@@ -21,6 +21,17 @@ struct StreamStatisticsTests {
         ]
     }
 
+    /// Counted by the characteristic whatever the line's spelling: "2A37", the full UUID and
+    /// "2a37" were three keys for one characteristic.
+    @Test func notificationsAreCountedByCharacteristic() {
+        let bytes = HeartRateMeasurement(heartRate: 140, sensorContact: .detected).encoded()
+        let entries: [RecordingEntry] = ["2A37", "00002A37-0000-1000-8000-00805F9B34FB", "2a37", "2A5B"].enumerated().map {
+            .notification(RawNotification(time: .seconds(Double($0.offset)), device: "strap", characteristicID: $0.element, bytes: bytes))
+        }
+        let stats = StreamStatistics(header: Self.header, entries: entries, units: [:])
+        #expect(stats.devices[1].notifications == ["2a37": 3, "2a5b": 1])
+    }
+
     @Test func figures() {
         let stats = StreamStatistics(header: Self.header, entries: Self.entries, units: ["pod": .strides])
         #expect(stats.duration == .seconds(14.5))
