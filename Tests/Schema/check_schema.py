@@ -106,6 +106,11 @@ INVALID = [
     ('duration "1:60:00"', variant(setter(work, "duration", "1:60:00"))),
     ('duration "2:0"', variant(setter(work, "duration", "2:0"))),
     ('duration "90"', variant(setter(work, "duration", "90"))),
+    # Over 24 hours as the program refuses them (the pattern took any number of digits).
+    ('duration "24:00:01"', variant(setter(work, "duration", "24:00:01"))),
+    ('duration "25:00:00"', variant(setter(work, "duration", "25:00:00"))),
+    ('duration "1441:00"', variant(setter(work, "duration", "1441:00"))),
+    ('duration "1440:01"', variant(setter(work, "duration", "1440:01"))),
     ('duration "Open"', variant(setter(work, "duration", "Open"))),
     ("empty duration array", variant(setter(work, "duration", []))),
     ('duration array with "1:75"', variant(setter(work, "duration", ["1:00", "1:75"]))),
@@ -147,6 +152,9 @@ VALID = [
     ('duration "h:mm:ss"', variant(setter(work, "duration", "1:05:30"))),
     ('duration "m:ss" with 3 minute digits', variant(setter(work, "duration", "120:00"))),
     ("duration 86400", variant(setter(work, "duration", 86400))),
+    *[(f'duration "{text}"', variant(setter(work, "duration", text)))
+      for text in ["24:00:00", "1440:00", "23:59:59", "0:30:00", "1439:59", "007:30", "999:59", "1000:00"]],
+    ('"$schema" null (an optional key)', variant(setter(top, "$schema", None))),
     ("duration 0.5", variant(setter(work, "duration", 0.5))),
     ('duration array with "open"', variant(setter(work, "duration", ["1:00", 90, "open"]))),
     ('distance "400m"', variant(lambda p: work(p).update({"distance": "400m"}) or work(p).pop("duration"))),
