@@ -39,6 +39,8 @@ struct intervalpro_xml {
     void (*set_error_handler)(void *reader, intervalpro_xml_error_handler handler, void *context);
     int (*locator_line)(void *locator);
     void (*free_reader)(void *reader);
+    // xmlTextReaderGetParserLineNumber: where the parser is in the input; may be NULL.
+    int (*parser_line)(void *reader);
     // xmlSetGenericErrorFunc: per thread, so set before each read; may be NULL.
     void (*set_generic_error)(void *context, void (*handler)(void *context, const char *message, ...));
 };
@@ -83,6 +85,7 @@ static inline int intervalpro_xml_open(struct intervalpro_xml *api) {
         return -1;
     }
     INTERVALPRO_XML_FIND(set_generic_error, "xmlSetGenericErrorFunc");
+    INTERVALPRO_XML_FIND(parser_line, "xmlTextReaderGetParserLineNumber");
 #undef INTERVALPRO_XML_FIND
     return 0;
 }

@@ -210,6 +210,8 @@ public enum MarkupReader {
         var texts: [String] = []
         var root: MarkupElement?
         var failure: MarkupError?
+        /// The reader, while it reads: an error's line is where its parser stopped.
+        var reader: UnsafeMutableRawPointer?
 
         init(api: intervalpro_xml) {
             self.api = api
@@ -225,13 +227,21 @@ public enum MarkupReader {
                 }
             }
             guard let reader = created else { throw MarkupError(line: nil, message: "libxml2 could not start reading") }
-            defer { api.free_reader(reader) }
+            self.reader = reader
+            defer {
+                self.reader = nil
+                api.free_reader(reader)
+            }
             let context = Unmanaged.passUnretained(self).toOpaque()
             api.set_error_handler(reader, { context, message, severity, locator in
                 let builder = Unmanaged<TreeBuilder>.fromOpaque(context!).takeUnretainedValue()
                 guard builder.failure == nil else { return }
                 let text = message.map { String(cString: $0) } ?? "not well-formed"
-                let line = builder.api.locator_line(locator)
+                // The locator's line is the node being read's: for a file cut short, the
+                // <trkseg> open since line 5, not the cut 850 lines on. The parser's is where
+                // it found the error.
+                let parserLine = builder.reader.flatMap { reader in builder.api.parser_line.map { $0(reader) } } ?? 0
+                let line = parserLine > 0 ? parserLine : builder.api.locator_line(locator)
                 builder.failure = MarkupError(
                     line: line > 0 ? Int(line) : nil, message: text.trimmingWhitespace)
             }, context)
