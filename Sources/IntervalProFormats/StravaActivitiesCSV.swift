@@ -16,7 +16,9 @@ public enum StravaActivitiesCSV {
         else { return [:] }
         var names: [String: String] = [:]
         for row in rows.dropFirst() where row.count > max(nameColumn, fileColumn) {
-            let name = row[nameColumn].trimmingWhitespace
+            // A name is one line: one typed over two ("Long run\nwith friends") showed its line
+            // break as U+FFFD in every table.
+            let name = row[nameColumn].split(whereSeparator: { $0.isNewline || $0 == "\t" }).joined(separator: " ").trimmingWhitespace
             let file = row[fileColumn].trimmingWhitespace
             guard !name.isEmpty, !file.isEmpty else { continue }
             names[file] = name

@@ -32,5 +32,8 @@ struct StravaActivitiesCSVTests {
             ])
         #expect(StravaActivitiesCSV.names(Array("Activity ID,Activity Name\n1,Run\n".utf8)) == [:])
         #expect(StravaActivitiesCSV.names([0xFF, 0xFE, 0x00]) == [:])
+        // A name typed over two lines is one line (its break showed as U+FFFD in the tables).
+        let twoLines = "Activity Name,Filename\n\"Long run\r\nwith\tfriends\",activities/1.fit\n"
+        #expect(StravaActivitiesCSV.names(Array(twoLines.utf8)) == ["activities/1.fit": "Long run with friends"])
     }
 }
