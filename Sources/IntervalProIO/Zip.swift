@@ -85,7 +85,7 @@ public enum Zip {
             let commentLength = Int(reader.u16(p + 32))
             guard p + 46 + nameLength + extraLength <= directoryEnd else { throw damaged() }
             var entry = Entry(
-                name: String(decoding: bytes[(p + 46)..<(p + 46 + nameLength)], as: UTF8.self),
+                name: Self.name(bytes[(p + 46)..<(p + 46 + nameLength)], flags: reader.u16(p + 8)),
                 method: reader.u16(p + 10), flags: reader.u16(p + 8), crc32: reader.u32(p + 16),
                 compressedSize: Int(reader.u32(p + 20)), size: Int(reader.u32(p + 24)),
                 localHeaderOffset: Int(reader.u32(p + 42)))
@@ -211,4 +211,21 @@ public enum Zip {
             return nil
         }
     }
+}
+
+extension Zip {
+    /// An entry's name: UTF-8 where the entry says so (general purpose flag bit 11), or where
+    /// its bytes are UTF-8 (Info-ZIP on Linux and macOS writes them without the flag); else IBM
+    /// code page 437, as APPNOTE.TXT (section 4.4.4) has names without the flag, which Windows
+    /// tools write ("Läufe" was shown "L�ufe").
+    static func name<Bytes: Collection<UInt8>>(_ bytes: Bytes, flags: UInt16) -> String {
+        if flags & 0x0800 != 0 || String(validating: bytes, as: UTF8.self) != nil {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(bytes.map { $0 < 0x80 ? Character(Unicode.Scalar($0)) : codePage437[Int($0) - 0x80] })
+    }
+
+    /// Code page 437's characters for bytes 0x80 to 0xFF.
+    private static let codePage437 = Array(
+        "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{00A0}")
 }

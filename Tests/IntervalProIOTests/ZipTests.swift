@@ -23,6 +23,17 @@ struct ZipTests {
 
     let activity: [UInt8] = Array((0..<50_000).map { "\($0 % 97) steps\n" }.joined().utf8)
 
+    /// Names without the UTF-8 flag are code page 437 (APPNOTE 4.4.4), as Windows tools
+    /// write them: "Läufe" was "L�ufe"; UTF-8 bytes without the flag (Info-ZIP on Linux) stay.
+    @Test func namesAreUTF8OrCodePage437() {
+        let windows: [UInt8] = Array("L".utf8) + [0x84] + Array("ufe/kaputt_".utf8) + [0x81] + Array(".gpx".utf8)
+        #expect(Zip.name(windows[...], flags: 0) == "Läufe/kaputt_ü.gpx")
+        let utf8 = Array("Läufe/morgen.tcx".utf8)
+        #expect(Zip.name(utf8[...], flags: 0x0800) == "Läufe/morgen.tcx")
+        #expect(Zip.name(utf8[...], flags: 0) == "Läufe/morgen.tcx")
+        #expect(Zip.name(Array("run.fit".utf8)[...], flags: 0) == "run.fit")
+    }
+
     @Test func storedAndDeflatedEntriesComeBackByteForByte() throws {
         for options in [[], ["-0"], ["-9"]] {
             let archive = try zipped([("run.fit", activity), ("README.txt", Array("hello\n".utf8))], options)
