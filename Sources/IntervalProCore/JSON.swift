@@ -70,15 +70,20 @@ public struct SourceLocation: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The position of byte `offset`; a byte order mark is not a column (editors do not show it).
+    /// Columns count characters as an editor does, not bytes: "é" is one (an error after it was
+    /// said a column too far).
     public init(offset: Int, in bytes: [UInt8]) {
         var line = 1
         var lineStart = bytes.starts(with: utf8ByteOrderMark) && offset >= utf8ByteOrderMark.count
             ? utf8ByteOrderMark.count : 0
-        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+        let end = min(offset, bytes.count)
+        for index in 0..<end where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }
-        self.init(line: line, column: offset - lineStart + 1)
+        // A UTF-8 continuation byte (10xxxxxx) is part of the character before it.
+        let characters = bytes[min(lineStart, end)..<end].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        self.init(line: line, column: characters + max(0, offset - end) + 1)
     }
 
     public var description: String { "\(line):\(column)" }

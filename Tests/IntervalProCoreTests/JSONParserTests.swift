@@ -176,6 +176,9 @@ struct JSONParserTests {
         #expect(IntervalProCore.SourceLocation(offset: 8, in: bytes) == .init(line: 4, column: 2))
         #expect(IntervalProCore.SourceLocation(offset: 9, in: bytes) == .init(line: 4, column: 3))  // end of input
         #expect(IntervalProCore.SourceLocation(line: 12, column: 7).description == "12:7")
+        // Characters, not bytes: "é" (2 bytes) and "🏃" (4) are a column each.
+        let accented = Array("{\"é🏃\": x}".utf8)
+        #expect(IntervalProCore.SourceLocation(offset: accented.firstIndex(of: UInt8(ascii: "x"))!, in: accented) == .init(line: 1, column: 8))
     }
 }
 
