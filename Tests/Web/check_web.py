@@ -1253,6 +1253,11 @@ def sensors_page(binary, scratch):
               f"the choice is the remembered sensors file `run` reads: {memory}")
         status, answer, _ = request(port, "PUT", "/api/sensors", body={"cadence": STRAP})
         check(status == 422, f"choosing the strap for cadence: 422, got {status}")
+        # What is no choice is refused, not answered 200 having changed nothing.
+        for body in [{"foo": 1}, {"heartRate": STRAP, "hr": POD}, [STRAP]]:
+            status, _, data = request(port, "PUT", "/api/sensors", body=body)
+            check(status == 400, f"PUT /api/sensors {body}: 400, got {status} {data[:120]!r}")
+        check(json.load(open(memory_path)).get("cadence", {}).get("address") == POD, "a refused choice changes nothing")
 
         # A following `run` on the same machine takes the chosen sensors.
         plan = os.path.join(folder, "short.json")
