@@ -284,6 +284,18 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// The sessions another process still running records (its `owner`, not `owner`): a
+    /// server's page may not start one beside it, which would take its sensors.
+    public func sessionsRunning(elsewhereThan owner: String, isRunning: (String) -> Bool) throws(StoreError) -> [Int64] {
+        let running = try read { db in
+            try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchAll(db)
+        }
+        return running.compactMap { row in
+            guard let other = row.owner, other != owner, isRunning(other) else { return nil }
+            return row.id
+        }
+    }
+
     /// Closes the sessions left `running` by a process that is gone: each is scored from
     /// its stored notifications up to the last second saved and marked `interrupted`.
     /// Returns their listings.

@@ -216,8 +216,6 @@ public final class SessionHost: Sendable {
         }
     }
 
-    /// Claims the one slot sessions, measurements and scans share (one radio, one sound
-    /// output); `.busy` when it is taken, or a session started elsewhere runs.
     /// Closes the sessions this server gave up saving as interrupted, scored up to what was
     /// saved, once the store takes the write (after the session, at the next start, when the
     /// history is read or a session deleted); those it still refuses wait for the next time.
@@ -236,8 +234,17 @@ public final class SessionHost: Sendable {
         }
     }
 
+    /// Claims the one slot sessions, measurements and scans share (one radio, one sound
+    /// output); `.busy` when it is taken, or a session another program records runs (an
+    /// `intervalpro run` in a terminal: the page's scan or session would take its sensors).
     private func claim() throws(StartError) {
         closeAbandonedSessions()
+        if let store = try? defaults?.store.open(readingOnly: true),
+            let elsewhere = try? store.sessionsRunning(elsewhereThan: ProcessIdentity.current(), isRunning: ProcessIdentity.isRunning),
+            !elsewhere.isEmpty
+        {
+            throw .busy
+        }
         let hub = self.hub
         let accepted = running.withLock { running in
             guard !running.busy, !hub.isRunning else { return false }

@@ -1407,6 +1407,38 @@ def readiness_card(binary, scratch):
         server.stop()
 
 
+def another_programs_session(binary, scratch):
+    """A session `intervalpro run` records in a terminal has the sensors: the page's scan,
+    session and measurement wait for it (each was accepted beside it, to take its radio)."""
+    folder = os.path.join(scratch, "elsewhere")
+    os.makedirs(folder)
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    terminal = None
+    try:
+        server.start()
+        plan_id = next(p["id"] for p in get_json(port, "/api/plans")["plans"] if p["name"] == "Cadence ladder")
+        terminal = subprocess.Popen(
+            [binary, "run", os.path.join(ROOT, "Plans", "cadence-ladder.json"), "--simulate", "--metronome", "off", "--no-voice"],
+            cwd=ROOT, env=server.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        listed = wait_until(lambda: [s for s in get_json(port, "/api/sessions")["sessions"] if s["status"] == "running"] or None, 30)
+        check(listed is not None, "the terminal's session is listed as running")
+        for path, body in [("/api/scan", {}), ("/api/sessions", {"plan": plan_id, "source": "simulate"}), ("/api/readiness", {})]:
+            status, answer, _ = post_json(port, path, body)
+            check(status == 409, f"POST {path} while a terminal's session runs: 409, got {status} {answer}")
+        terminal.send_signal(signal.SIGINT)
+        terminal.wait(30)
+        status, answer, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 100})
+        check(status == 201, f"a session from the page once the terminal's finished: 201, got {status} {answer}")
+        post_json(port, "/api/command", {"command": "finish"})
+        wait_state(port, lambda st: st.get("status") == "finished")
+    finally:
+        if terminal and terminal.poll() is None:
+            terminal.kill()
+            terminal.wait()
+        server.stop()
+
+
 def loopback_rules(port, plan_id):
     """On a loopback server: foreign Host headers and origins are refused; bad POSTs are
     refused while the session keeps running."""
@@ -1700,6 +1732,7 @@ def main():
                            ("history: local time, trends, upload, delete (serve)",
                             lambda: history_page(binary, scratch, screenshot_copy)),
                            ("the readiness card (serve)", lambda: readiness_card(binary, scratch)),
+                           ("a session another program records (serve and run)", lambda: another_programs_session(binary, scratch)),
                            ("the access rules (serve on 0.0.0.0)", lambda: access(binary, scratch)),
                            ("20 WebSocket clients", lambda: many_clients(binary, scratch))]:
             try:
