@@ -8,6 +8,9 @@ import SystemPackage
 public final class WAVWriter {
     public let sampleRate: Int
     public let channels: Int
+    /// The most bytes of samples a WAV file's 32-bit sizes can say (its RIFF size counts 36
+    /// more): 93 minutes at 192 kHz in stereo, 6.2 hours at 48 kHz.
+    public static let mostDataBytes = Int(UInt32.max) - 36
     /// The frames the header promises.
     public let length: Int
     public private(set) var frames: Int = 0

@@ -66,6 +66,16 @@ public enum AudioRendering {
             return rendered
         }
         guard let file else { return rendered }
+        // Over 4 GiB a WAV header's sizes wrapped round: 100 minutes at 192 kHz in stereo was
+        // said to be 6:49 long, after writing 4.6 GB.
+        let bytes = Int(end) * channels * 2
+        guard bytes <= WAVWriter.mostDataBytes else {
+            let most = Double(WAVWriter.mostDataBytes) / Double(rate * channels * 2)
+            throw LaunchError(
+                "\(formatClock(Double(end) / Double(rate))) of audio at \(rate) Hz in \(channels == 1 ? "mono" : "stereo") is \(bytes / 1_000_000) MB, "
+                    + "more than a WAV file can hold (4 GiB, \(formatClock(most)) here): choose a lower --audio-rate or --audio-channels 1",
+                kind: .usage)
+        }
         // Ctrl-C (or SIGTERM, SIGHUP) stops between blocks, and the unfinished file goes: killed,
         // the process left hundreds of megabytes of it beside the one asked for.
         InterruptSignal.install()

@@ -409,5 +409,13 @@ struct AudioCommandTests {
         // Plan format version 1 promised that a top-level "metronome" object is accepted.
         let versionOne = try intervalpro(arguments: ["render-audio", v1, "--simulate", "-o", scratch.path("y.wav")])
         #expect(versionOne.status == 0, "stderr: \(versionOne.stderr)")
+        // More than a WAV file's 4 GiB: its sizes wrapped round (100 minutes said to be 6:49).
+        let long = try scratch.write("long.json", #"{"name": "long", "steps": [{"kind": "work", "duration": "1:40:00", "cadence": 172}]}"#)
+        let tooLong = try intervalpro(
+            arguments: ["render-audio", long, "--simulate", "--no-voice", "--audio-rate", "192000", "--audio-channels", "2",
+                        "-o", scratch.path("long.wav")])
+        #expect(tooLong.status == 64, "stderr: \(tooLong.stderr)")
+        #expect(tooLong.stderr.contains("more than a WAV file can hold"), "\(tooLong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("long.wav")))
     }
 }
