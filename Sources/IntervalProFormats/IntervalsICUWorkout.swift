@@ -130,6 +130,13 @@ public enum IntervalsICUWorkout {
                     end = try limits.distance(metres, at: place)
                     continue
                 }
+                // A range written with spaces ("165 - 175rpm", "165- 175rpm"): the words before
+                // this one were the label, and 175 the target (a zone 5 spm off, in silence).
+                if let (zone, taken) = Self.spacedRange(ending: lower, after: end == nil ? cue : targets, limits: limits, at: place) {
+                    if end == nil { cue.removeLast(taken) } else { targets.removeLast(taken) }
+                    cadence = zone
+                    continue
+                }
                 // A cadence is one wherever it stands, before the duration too ("- 170rpm 5m").
                 if let zone = try Self.cadence(lower, limits: limits, at: place) {
                     // Two of them: the last is the zone, and that is said (the first went without a word).
@@ -142,13 +149,19 @@ public enum IntervalsICUWorkout {
                     cadence = zone
                     continue
                 }
-                // "170 rpm": the number, then the unit.
-                if lower == "rpm" || lower == "spm", let number = (end == nil ? cue : targets).last,
-                    let zone = try Self.cadence(number.lowercased() + lower, limits: limits, at: place)
-                {
-                    if end == nil { cue.removeLast() } else { targets.removeLast() }
-                    cadence = zone
-                    continue
+                // "170 rpm": the number, then the unit; "165 - 175 rpm" a range so.
+                if lower == "rpm" || lower == "spm", let number = (end == nil ? cue : targets).last {
+                    let before = Array((end == nil ? cue : targets).dropLast())
+                    if let (zone, taken) = Self.spacedRange(ending: number.lowercased() + lower, after: before, limits: limits, at: place) {
+                        if end == nil { cue.removeLast(taken + 1) } else { targets.removeLast(taken + 1) }
+                        cadence = zone
+                        continue
+                    }
+                    if let zone = try Self.cadence(number.lowercased() + lower, limits: limits, at: place) {
+                        if end == nil { cue.removeLast() } else { targets.removeLast() }
+                        cadence = zone
+                        continue
+                    }
                 }
                 // A word ending in rpm that is no cadence ("17Orpm"): kept in the label, and said.
                 if lower.hasSuffix("rpm") || lower.hasSuffix("spm"), lower.count > 3 {
@@ -259,6 +272,32 @@ public enum IntervalsICUWorkout {
                 return value * metres
             }
             return nil
+        }
+
+        /// A cadence range written with spaces, `word` its end ("175rpm" after "165" "-" or
+        /// "165-", or "-175rpm" after "165"): the zone, and how many of `words` (the step's words
+        /// so far) it takes. Nil for anything else, or a range out of a plan's limits (the words
+        /// then stay the label they were).
+        static func spacedRange(
+            ending word: String, after words: [String], limits: PlanLimits, at place: String
+        ) -> (zone: (spec: CadenceSpec, tolerance: Double?), words: Int)? {
+            guard word.hasSuffix("rpm") || word.hasSuffix("spm") else { return nil }
+            let low: String
+            let taken: Int
+            if word.hasPrefix("-"), let last = words.last, Double(last) != nil {
+                (low, taken) = (last, 1)
+            } else if word.first?.isNumber == true, let last = words.last, last.hasSuffix("-"), last.count > 1,
+                Double(last.dropLast()) != nil
+            {
+                (low, taken) = (String(last.dropLast()), 1)
+            } else if word.first?.isNumber == true, words.count >= 2, words[words.count - 1] == "-", Double(words[words.count - 2]) != nil {
+                (low, taken) = (words[words.count - 2], 2)
+            } else {
+                return nil
+            }
+            let range = low + (word.hasPrefix("-") ? "" : "-") + word
+            guard let zone = (try? cadence(range, limits: limits, at: place)) ?? nil else { return nil }
+            return (zone, taken)
         }
 
         /// "170rpm", "165-175rpm" (also "spm"): a cadence zone, or nil for any other word.

@@ -92,6 +92,16 @@ struct IntervalsICUTests {
         #expect(heartRate.warnings.map(\.description) == ["w.txt:1: '175bpm' is heart rate in intervals.icu text: kept in the label, not scored (a cadence target is 175rpm)"])
     }
 
+    /// A range written with spaces was the label "165 -" and a target of 175: a zone 5 spm off.
+    @Test func aCadenceRangeWithSpaces() throws {
+        let steps = try timeline("- 2m 165 - 175rpm\n- 2m 165- 175 rpm\n- Hill 2m 160 -170rpm\n- 2m 10 - 170rpm")
+        #expect(steps.prefix(3).map { $0.zone.map { [$0.low, $0.high] } } == [[165, 175], [165, 175], [160, 170]])
+        #expect(steps.prefix(2).allSatisfy { $0.label == nil }, "\(steps.map(\.label))")
+        #expect(steps[2].label == "Hill")
+        // No range a plan may hold (10 steps/min): the words stay the label, 170 the target.
+        #expect(steps[3].zone?.target == 170 && steps[3].label == "10 -", "\(steps[3])")
+    }
+
     @Test func repeatOnALineOfItsOwn() throws {
         let steps = try timeline("5x\n- 30s 190rpm\n- 30s 160rpm\n- 5m 165rpm")
         // The third step is in the block too (no blank line): intervals.icu repeats all three.
