@@ -272,58 +272,6 @@ struct FITTests {
         }
     }
 
-    /// A watch's timer counts the second of the record before its stop: paused from that
-    /// record, every stop lost a second (27:58 for a watch's 27:59), and another at every
-    /// export and import again.
-    @Test func aPauseStartsAtTheTimersStop() throws {
-        var writer = FITFileWriter()
-        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
-        let start = 1_772_350_200 - Int(FITTime.epochOffset)
-        func timer(_ second: Int, _ type: Int) -> FITMessage {
-            FITMessage(21, [FITField(253, .uint32, .int(start + second)), FITField(0, .enumeration, .int(0)), FITField(1, .enumeration, .int(type))])
-        }
-        writer.write(timer(0, 0))
-        for second in 0...5 { writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85))])) }
-        writer.write(timer(6, 4))
-        writer.write(timer(15, 0))
-        for second in 15...20 { writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85))])) }
-        writer.write(timer(20, 4))
-        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
-        // Running 0 to 6 and 15 to 20: the watch's total_timer_time of 11 s.
-        #expect(activity.pauses == [.seconds(6) ..< .seconds(15)])
-        #expect(activity.recording.entries.map(\.time.seconds) == [0, 1, 2, 3, 4, 5, 15, 16, 17, 18, 19, 20])
-    }
-
-    /// A FIT file's cadence is one foot's (the profile's rpm): doubled, unless the file holds
-    /// steps a minute (as some apps write them), which were doubled to 340 and cut to the 255 a
-    /// measurement carries; a sprint over 255 steps a minute was cut to 255 too.
-    @Test func cadenceInStepsIsNotDoubledAndSprintsAreNotCut() throws {
-        func activity(_ cadences: [Int]) throws -> ImportedActivity {
-            var writer = FITFileWriter()
-            writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
-            let start = 1_772_350_200 - Int(FITTime.epochOffset)
-            for (second, cadence) in cadences.enumerated() {
-                writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(cadence))]))
-            }
-            return try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
-        }
-        func stepsPerMinute(_ activity: ImportedActivity) throws -> [Int] {
-            let unit = try #require(activity.recording.header.devices.first?.cadenceUnit)
-            return activity.recording.entries.compactMap { entry in
-                guard case .notification(let notification) = entry, notification.characteristic == .rscMeasurement,
-                    let rsc = try? RSCMeasurement.parse(notification.bytes)
-                else { return nil }
-                return Int(rsc.cadence) * (unit == .strides ? 2 : 1)
-            }
-        }
-        let inSteps = try activity([168, 170, 172, 175])
-        #expect(try stepsPerMinute(inSteps) == [168, 170, 172, 175])
-        #expect(inSteps.warnings.map(\.description) == ["run.fit: cadence 172 in the middle: steps per minute already, so not doubled"])
-        let sprints = try activity([85, 86, 132, 132, 85, 86])
-        #expect(try stepsPerMinute(sprints) == [170, 172, 264, 264, 170, 172])
-        #expect(sprints.warnings.isEmpty)
-    }
-
     @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
         func file(type: Int) -> [UInt8] {
             var writer = FITFileWriter()
