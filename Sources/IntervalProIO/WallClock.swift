@@ -35,6 +35,15 @@ extension WallClock {
         return localDate(unixSeconds: unixSeconds) + " \(two(parts.tm_hour)):\(two(parts.tm_min))"
     }
 
+    /// The local clock time to the second ("07:02:41") at a time, in the system's time zone.
+    public static func localTime(unixSeconds: Int64) -> String {
+        var seconds = time_t(unixSeconds)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
     /// The local hour (0-23) at a time, in the system's time zone.
     public static func localHour(unixSeconds: Int64) -> Int {
         var seconds = time_t(unixSeconds)

@@ -52,7 +52,7 @@ public enum ReadinessImport {
     ) throws -> Report {
         let candidates = try HistoryImport.files(in: path)
         let store = try location.open()
-        var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.map { "\($0.localDate) \($0.takenAt)" })
+        var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.flatMap(Self.keys))
         var report = Report()
         for (index, candidate) in candidates.enumerated() where report.storeFailure == nil {
             take(candidate.name, load: candidate.load, settings: settings, store: location, known: &known, report: &report)
@@ -60,6 +60,19 @@ public enum ReadinessImport {
         }
         report.imported.sort { ($0.record.localDate, $0.record.takenAt) < ($1.record.localDate, $1.record.takenAt) }
         return report
+    }
+
+    /// What makes a morning one imported before: the moment it ended, or the runner's date and
+    /// clock time then. An export names its mornings in local time without a zone, so the same
+    /// file imported again in another time zone is another moment but the same clock time.
+    static func keys(localDate: String, takenAt: String, localTime: String?) -> Set<String> {
+        var keys: Set<String> = ["at \(takenAt)"]
+        if let localTime { keys.insert("local \(localDate) \(localTime)") }
+        return keys
+    }
+
+    private static func keys(_ record: ReadinessRecord) -> Set<String> {
+        keys(localDate: record.localDate, takenAt: record.takenAt, localTime: record.localTime)
     }
 
     private static func take(
@@ -132,9 +145,11 @@ public enum ReadinessImport {
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
         let (localDate, takenAt) = (WallClock.localDate(unixSeconds: ended), UTCTimestamp.text(unixSeconds: ended))
-        guard known.insert("\(localDate) \(takenAt)").inserted else {
+        let keys = Self.keys(localDate: localDate, takenAt: takenAt, localTime: WallClock.localTime(unixSeconds: ended))
+        guard known.isDisjoint(with: keys) else {
             return skip(\.duplicates, "the morning of \(localDate) at \(takenAt), imported before")
         }
+        known.formUnion(keys)
         do {
             let scored = try ReadinessRun.score(outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, store: store)
             if let failure = scored.saveFailure {

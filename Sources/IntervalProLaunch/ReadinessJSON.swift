@@ -12,6 +12,7 @@ public enum ReadinessJSON {
             ("id", record.id.map { .int(Int($0)) } ?? .null),
             ("taken_at", .string(record.takenAt)),
             ("date", .string(record.localDate)),
+            ("local_time", record.localTime.map(JSONValue.string) ?? .null),
             ("source", .string(record.source.rawValue)),
             ("device", record.device.map(JSONValue.string) ?? .null),
             ("duration_s", .number(f.scoredDuration.seconds)),

@@ -198,8 +198,11 @@ public enum ReadinessRun {
         case .failure(let refusal):
             throw LaunchError("measurement refused: \(refusal); nothing was saved", kind: .invalidData)
         }
+        // The runner's clock now, where the measurement is saved: whether it was a morning's
+        // stays what it was here after travelling.
         var record = ReadinessRecord(
-            takenAt: takenAt, localDate: localDate, source: source, device: outcome.device?.id, figures: figures,
+            takenAt: takenAt, localDate: localDate, localTime: UTCTimestamp.unixSeconds(takenAt).map(WallClock.localTime),
+            source: source, device: outcome.device?.id, figures: figures,
             rrSegments: outcome.measurement.segments)
         let since = ReadinessBaseline.windowStart(today: localDate) ?? localDate
         var earlier: [ReadinessRecord] = []

@@ -16,6 +16,9 @@ public struct ReadinessRecord: Sendable, Equatable {
     public var takenAt: String
     /// The runner's local date then ("2026-11-25").
     public var localDate: String
+    /// The runner's clock time then ("07:02:41"), in the time zone of that moment; nil for a
+    /// measurement saved before it was kept.
+    public var localTime: String?
     public var source: Source
     public var device: String?
     /// Names the artifact correction the figures were computed with.
@@ -28,12 +31,13 @@ public struct ReadinessRecord: Sendable, Equatable {
     public static let currentMethod = "lipponen-tarvainen-2019"
 
     public init(
-        id: Int64? = nil, takenAt: String, localDate: String, source: Source, device: String?,
+        id: Int64? = nil, takenAt: String, localDate: String, localTime: String? = nil, source: Source, device: String?,
         method: String = ReadinessRecord.currentMethod, figures: ReadinessFigures, rrSegments: [[UInt16]]
     ) {
         self.id = id
         self.takenAt = takenAt
         self.localDate = localDate
+        self.localTime = localTime
         self.source = source
         self.device = device
         self.method = method
@@ -43,9 +47,12 @@ public struct ReadinessRecord: Sendable, Equatable {
 }
 
 extension ReadinessRecord {
-    /// Taken before `ReadinessBaseline.morningEndsAtHour`, local time (the system's time zone
-    /// now; a measurement whose time cannot be read counts as a morning's, as before).
+    /// Taken before `ReadinessBaseline.morningEndsAtHour` on the runner's clock then (a
+    /// morning in Tokyo stays a morning back home). A measurement saved without its clock time
+    /// is read in the system's time zone now; one whose time cannot be read counts as a
+    /// morning's, as before.
     public var takenInTheMorning: Bool {
+        if let localTime, let hour = Int(localTime.prefix(2)) { return hour < ReadinessBaseline.morningEndsAtHour }
         guard let seconds = UTCTimestamp.unixSeconds(takenAt) else { return true }
         return WallClock.localHour(unixSeconds: seconds) < ReadinessBaseline.morningEndsAtHour
     }
@@ -64,6 +71,7 @@ struct ReadinessRow: Codable, FetchableRecord, MutablePersistableRecord {
     var id: Int64?
     var takenAt: String
     var localDate: String
+    var localTime: String?
     var source: String
     var device: String?
     var durationS: Double
@@ -82,6 +90,7 @@ struct ReadinessRow: Codable, FetchableRecord, MutablePersistableRecord {
         id = record.id
         takenAt = record.takenAt
         localDate = record.localDate
+        localTime = record.localTime
         source = record.source.rawValue
         device = record.device
         durationS = record.figures.scoredDuration.seconds
@@ -106,7 +115,8 @@ struct ReadinessRow: Codable, FetchableRecord, MutablePersistableRecord {
         let hrv = TimeDomainHRV(
             beats: beats, meanInterval: meanRrMs, meanHeartRate: meanHrBpm, rmssd: rmssdMs, lnRMSSD: lnRmssd, sdnn: sdnnMs)
         return ReadinessRecord(
-            id: id, takenAt: takenAt, localDate: localDate, source: ReadinessRecord.Source(rawValue: source) ?? .live,
+            id: id, takenAt: takenAt, localDate: localDate, localTime: localTime,
+            source: ReadinessRecord.Source(rawValue: source) ?? .live,
             device: device, method: method,
             figures: ReadinessFigures(
                 scoredDuration: .seconds(durationS), hrv: hrv, artifactsCorrected: artifactsCorrected,

@@ -14,6 +14,7 @@ enum Schema {
         migrator.registerMigration("v4-readiness-uploads", migrate: version4)
         migrator.registerMigration("v5-sample-rr", migrate: version5)
         migrator.registerMigration("v6-imported-activities", migrate: version6)
+        migrator.registerMigration("v7-readiness-local-time", migrate: version7)
         return migrator
     }
 
@@ -204,5 +205,13 @@ enum Schema {
                     UNIQUE (started_at, device)
                 );
                 """)
+    }
+
+    /// The runner's clock time when each readiness measurement ended ("07:02:41"), in the time
+    /// zone of that moment, as `local_date` is: whether it was a morning's is the runner's
+    /// clock then, not the zone the store is read in after travelling. NULL for a
+    /// measurement saved before (read in the system's time zone, as it was).
+    private static func version7(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE readiness ADD COLUMN local_time TEXT")
     }
 }
