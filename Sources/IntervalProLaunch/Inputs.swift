@@ -24,6 +24,9 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
         case refused
         /// Stopped by the runner before there was anything to keep.
         case cancelled
+        /// Standard output's reader went away (`| head`, a pager quit): nothing more is
+        /// written, and there is no one to tell.
+        case outputClosed
     }
 
     public var message: String
@@ -40,7 +43,8 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
         // output we cannot create is I/O.
         let missingInput =
             (error.isNotFound || error.isPermissionDenied || error.isFolder) && (error.operation == .open || error.operation == .read)
-        self.init(error.description, kind: missingInput ? .missingInput : .io)
+        let outputClosed = error.errno.isBrokenPipe && error.operation == .write
+        self.init(error.description, kind: missingInput ? .missingInput : outputClosed ? .outputClosed : .io)
     }
 
     public var description: String { message }

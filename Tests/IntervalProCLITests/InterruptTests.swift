@@ -66,6 +66,23 @@ struct InterruptTests {
         #expect(number(sessions.first?["duration_s"]) == 600)
     }
 
+    /// `-o -` to a reader that went away said "cannot write to 'standard output': Broken pipe"
+    /// and exited 74, an I/O failure to a script, where `show | head` exits 141 quietly.
+    @Test("-o - to a closed standard output: exit 141 quietly, as for what is printed")
+    func closedOutputOfAnExport() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: environment).status == 0)
+        for arguments in [["export", "last", "--format", "jsonl", "-o", "-"], ["report", "last", "-o", "-"]] {
+            let pipe = Pipe()
+            try pipe.fileHandleForReading.close()
+            let result = try RunningCommand(arguments, environment: environment, stdout: pipe.fileHandleForWriting).finish()
+            #expect(result.exited && result.status == 141, "\(arguments[0]): status \(result.status), stderr: \(result.stderr)")
+            #expect(!result.stderr.contains("error"), "\(arguments[0]): \(result.stderr)")
+        }
+    }
+
     @Test("Ctrl-C in the text mode prints the summary marked as finished early")
     func interruptText() throws {
         let dir = try ScratchDirectory()

@@ -32,7 +32,7 @@ struct ReportCommand: ParsableCommand {
             }
             let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
             try writeOutput(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
-            Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output)\n")
+            Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output == "-" ? "standard output" : output)\n")
         }
     }
 }

@@ -28,6 +28,7 @@ extension ExitStatus {
             case .io: .ioError
             case .refused: .noPermission
             case .cancelled: .cancelled
+            case .outputClosed: .outputClosed
             }
     }
 }

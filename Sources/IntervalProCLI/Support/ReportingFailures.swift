@@ -23,6 +23,8 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
 }
 
 private func reported(_ failure: LaunchError) -> ExitCode {
+    // The reader of `-o -` left (`| head`): said to no one, as for what `print` wrote.
+    guard failure.kind != .outputClosed else { return ExitCode(ExitStatus.outputClosed.rawValue) }
     Terminal.writeStandardError("intervalpro: error: \(failure.message.printable(keepingLineBreaks: true))\n")
     return ExitCode(ExitStatus(failure.kind).rawValue)
 }
