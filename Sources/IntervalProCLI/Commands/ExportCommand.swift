@@ -22,7 +22,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "fit, tcx or jsonl.")
     var format: SessionExport
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"), completion: .file())
     var output: String
 
     @OptionGroup var store: StoreOptions

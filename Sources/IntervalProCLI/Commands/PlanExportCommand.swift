@@ -21,7 +21,7 @@ struct PlanExportCommand: ParsableCommand {
     @Option(help: "fit or json.")
     var format: PlanExport
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write.", valueName: "file"), completion: .file())
     var output: String
 
     func run() throws {

@@ -13,7 +13,9 @@ struct RecordCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The recording to write (JSON Lines, recording format version 1).", valueName: "out.jsonl"))
+    @Argument(
+        help: ArgumentHelp("The recording to write (JSON Lines, recording format version 1).", valueName: "out.jsonl"),
+        completion: .file(extensions: ["jsonl"]))
     var output: String
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))

@@ -29,7 +29,9 @@ struct RenderAudioCommand: AsyncParsableCommand {
     @Option(help: .seed)
     var seed: UInt64?
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The WAV file to write.", valueName: "file"))
+    @Option(
+        name: [.short, .customLong("output")], help: ArgumentHelp("The WAV file to write.", valueName: "file"),
+        completion: .file(extensions: ["wav"]))
     var output: String?
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions

@@ -17,7 +17,7 @@ struct ReplayCommand: AsyncParsableCommand {
         completion: .recordingFiles)
     var recording: String
 
-    @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"))
+    @Option(help: ArgumentHelp("Score the recording against this plan.", valueName: "file"), completion: .planFiles)
     var plan: String?
 
     @OptionGroup(title: "Activity files") var activity: ActivityOptions

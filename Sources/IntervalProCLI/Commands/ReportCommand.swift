@@ -19,7 +19,7 @@ struct ReportCommand: ParsableCommand {
     @Argument(help: .sessionID)
     var session: SessionReference
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"), completion: .file(extensions: ["html"]))
     var output: String
 
     @OptionGroup var store: StoreOptions

@@ -82,4 +82,6 @@ struct Choice<Value: RawRepresentable & CaseIterable>: ExpressibleByArgument whe
     }
 
     static var allValueStrings: [String] { Value.allCases.map(\.rawValue) }
+    // Only a CaseIterable argument offers its values by itself: this wrapper says them.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

@@ -80,5 +80,6 @@ struct NotifyMethodArgument: ExpressibleByArgument {
     }
     var defaultValueDescription: String { method.rawValue }
     static var allValueStrings: [String] { SensorLinkMachine.NotifyMethod.allCases.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 

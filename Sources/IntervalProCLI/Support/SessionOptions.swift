@@ -14,7 +14,9 @@ struct PacingOptions: ParsableArguments {
     @Flag(help: "Print the JSON summary (version 1) on stdout; progress lines go to stderr.")
     var json = false
 
-    @Option(help: ArgumentHelp("Also write what the source delivered to this recording file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Also write what the source delivered to this recording file.", valueName: "file"),
+        completion: .file(extensions: ["jsonl"]))
     var record: String?
 
     @Option(help: "Cadence unit of the RSC devices: steps, strides (per foot, doubled) or auto.")
@@ -37,6 +39,7 @@ struct CadenceUnitArgument: ExpressibleByArgument {
     }
 
     static var allValueStrings: [String] { CadenceUnit.ofSensors.map(\.rawValue) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 extension SessionRequest {

@@ -9,7 +9,8 @@ import IntervalProStorage
 struct StoreOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The session store (default: $XDG_DATA_HOME/intervalpro/intervalpro.sqlite).", valueName: "path"))
+            "The session store (default: $XDG_DATA_HOME/intervalpro/intervalpro.sqlite).", valueName: "path"),
+        completion: .file(extensions: ["sqlite", "db"]))
     var db: String?
 
     var location: StoreLocation { StoreLocation(path: db) }
