@@ -249,16 +249,22 @@ public struct RecordingParser {
             throw error("\"t\" must be a number of seconds from 0 to 10000000 (115 days)")
         }
         let time = arrived(at: seconds)
-        guard let written = node["dev"]?.stringValue else { throw error("missing \"dev\" (the device id)") }
+        // A key written with a number where text belongs is said as such, not as missing.
+        func text(_ key: String, _ what: String) throws(RecordingError) -> String? {
+            guard let value = node[key] else { return nil }
+            guard let text = value.stringValue else { throw error("\"\(key)\" must be a string (\(what)), not \(value.typeName)") }
+            return text
+        }
+        guard let written = try text("dev", "the device id") else { throw error("missing \"dev\" (the device id)") }
         let device = deviceID(written)
         if let event = node["event"] {
             guard let name = event.stringValue else { throw error("\"event\" must be a string") }
             return .event(time: time, device: device, name: name)
         }
-        guard let characteristic = node["char"]?.stringValue else {
+        guard let characteristic = try text("char", "the characteristic UUID, \"2a53\" or in full") else {
             throw error("missing \"char\" (the characteristic UUID) or \"event\"")
         }
-        guard let hexText = node["hex"]?.stringValue else { throw error("missing \"hex\" (the raw value)") }
+        guard let hexText = try text("hex", "the raw value in hex digits") else { throw error("missing \"hex\" (the raw value)") }
         guard let bytes = Hex.decode(hexText) else {
             throw error(hexText.count % 2 == 1 ? "\"hex\" is not an even number of hex digits" : "\"hex\" holds characters that are not hex digits (0-9, a-f)")
         }

@@ -247,4 +247,29 @@ struct ReplayCommandTests {
         #expect(result.status == 65)
         #expect(result.stderr.contains(path))
     }
+
+    /// A number where text belongs was said to be missing ("missing \"char\""), an empty name
+    /// "found a string"; `--record -` wrote a file named "-"; `replay - --plan -` read the
+    /// recording and called it "not a plan" (65).
+    @Test("what is wrong said as it is: a number for char, an empty name; --record - and two standard inputs refused (64)")
+    func wrongInputsSaidAsTheyAre() throws {
+        let dir = try ScratchDirectory()
+        let numbered = try dir.write(
+            "numbered.jsonl",
+            #"{"intervalpro_recording":1,"started_at":"2026-11-20T06:30:00Z","devices":[{"id":"A","name":"Pod"}]}"# + "\n"
+                + #"{"t":1,"dev":"A","char":10835,"hex":"00"}"# + "\n")
+        let number = try intervalpro("replay", numbered)
+        #expect(number.status == 65)
+        #expect(number.stderr.contains("numbered.jsonl:2: \"char\" must be a string"), "\(number.stderr)")
+        let unnamed = try dir.write("unnamed.json", #"{"name": "", "steps": [{"kind": "work", "duration": 60}]}"#)
+        let empty = try intervalpro("plan", "check", unnamed)
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("found an empty one at name"), "\(empty.stderr)")
+        let recordDash = try intervalpro(
+            "replay", packagePath("Recordings/pyramid.jsonl"), "--plan", packagePath("Plans/pyramid.json"), "--fast", "--no-save",
+            "--record", "-", in: dir.url)
+        #expect(recordDash.status == 64, "\(recordDash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("-")))
+        #expect(try intervalpro("replay", "-", "--plan", "-").status == 64)
+    }
 }

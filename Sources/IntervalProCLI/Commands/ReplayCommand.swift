@@ -33,6 +33,11 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var save: SaveOptions
 
+    func validate() throws {
+        // Both read standard input: the recording was read, and the plan said "not a plan".
+        if recording == "-", plan == "-" { throw ValidationError("the recording and --plan cannot both be '-' (standard input)") }
+    }
+
     func run() async throws {
         try await reportingFailures {
             if let plan {

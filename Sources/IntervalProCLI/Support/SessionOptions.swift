@@ -27,6 +27,9 @@ struct PacingOptions: ParsableArguments {
             guard !fast else { throw ValidationError("--speed and --fast cannot be used together") }
             guard speed > 0, speed <= 10_000 else { throw ValidationError("--speed must be more than 0 and at most 10000") }
         }
+        // It wrote a file named "-", where everywhere else "-" is standard output, which
+        // carries the session's own lines here.
+        if record == "-" { throw ValidationError("--record writes a file: name one ('-' is standard output, where the session's lines go)") }
     }
 }
 
