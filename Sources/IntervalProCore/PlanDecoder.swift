@@ -92,7 +92,7 @@ public struct PlanDecoder {
         _ = try members(root, "", allowed: Self.planKeys, what: "a plan")
         guard let nameNode = root["name"] else { throw failure(root, "", "missing required key 'name'") }
         guard let name = nameNode.stringValue, !name.allSatisfy(\.isWhitespace) else {
-            throw failure(nameNode, "name", "expected a non-empty string, found \(nameNode.stringValue == nil ? nameNode.typeName : "an empty one")")
+            throw failure(nameNode, "name", "expected a non-empty string, found \(nameNode.stringValue.map { $0.isEmpty ? "an empty one" : "only spaces" } ?? nameNode.typeName)")
         }
         var description: String?
         if let node = optional(root, "description") {

@@ -276,7 +276,7 @@ struct PlanValidationTests {
 
     @Test func badNameAndTopLevel() {
         expectError(#"{"name": "  ", "steps": []}"#, at: #""  ""#, path: "name",
-            "expected a non-empty string, found an empty one at name")
+            "expected a non-empty string, found only spaces at name")
         expectError(#"{"name": 5, "steps": []}"#, at: "5", path: "name", "expected a non-empty string, found a number at name")
         expectError(#"{"name": "x"}"#, at: "{", path: "", "missing required key 'steps' at the top level")
         expectError("  [1]", at: "[", path: "", "expected a plan (an object), found an array at the top level")
