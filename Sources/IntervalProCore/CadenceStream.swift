@@ -90,6 +90,13 @@ public struct CadenceStream: Sendable {
 
     public private(set) var cadenceDevice: String?
     public private(set) var heartRateDevice: String?
+    /// The device the session takes heartbeats (RR intervals) from, and when it last sent
+    /// some: the first to send them, replaced only when its beats go stale, as heart rate is,
+    /// but on its own. A watch broadcasting heart rate without RR intervals beside the strap
+    /// that sends them, or the watch taking over heart rate while the strap was away: the
+    /// strap's beats were dropped with the watch's heart rate, and the session had none.
+    public private(set) var beatDevice: String?
+    public private(set) var beatsTime: SessionTime?
     /// Latest normalised cadence (steps/min).
     public private(set) var cadence: TimedValue<Int>?
     /// The same reading's cadence as the sensor sent it (strides/min from a per-foot sensor).
@@ -140,6 +147,10 @@ public struct CadenceStream: Sendable {
         case .heartRate(let hr):
             // Without skin contact, or at 0, straps send placeholders, not heart rate.
             guard hr.sensorContact != .notDetected, hr.heartRate > 0 else { return }
+            if !hr.rrIntervals.isEmpty, beatDevice == device || beatsTime.map({ now >= $0 + Self.staleAfter }) ?? true {
+                beatDevice = device
+                beatsTime = now
+            }
             if heartRateDevice != device {
                 guard heartRateDevice == nil || !isCurrent(heartRate, at: now) else { return }
                 heartRateDevice = device

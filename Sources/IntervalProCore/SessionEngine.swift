@@ -345,15 +345,17 @@ public struct SessionEngine: Sendable {
             return
         }
         stream.ingest(reading, from: notification.device, at: now)
-        if case .heartRate(let measurement) = reading, stream.heartRateDevice == notification.device,
-            stream.heartRate?.time == now
-        {
-            if let heartRate = stream.currentHeartRate(at: now), var result = current {
+        if case .heartRate(let measurement) = reading {
+            if stream.heartRateDevice == notification.device, stream.heartRate?.time == now,
+                let heartRate = stream.currentHeartRate(at: now), var result = current
+            {
                 result.maxHeartRate = max(result.maxHeartRate ?? 0, heartRate)
                 current = result
             }
-            // Beats of the device the session takes heart rate from, with skin contact.
-            if reportsSamples { beatsSinceSample.append(contentsOf: measurement.rrIntervals) }
+            // Beats of the device the session takes them from, with skin contact.
+            if reportsSamples, stream.beatDevice == notification.device, stream.beatsTime == now {
+                beatsSinceSample.append(contentsOf: measurement.rrIntervals)
+            }
         }
         // Reached to within a micrometre: tenths of a metre summed in binary fall short of a
         // decimal target (2001.3 - 1601.3 < 400), and the step ended a reading late.

@@ -200,6 +200,26 @@ struct SessionEngineAverageTests {
         #expect(h.samples.map(\.rrIntervals) == [[], [440, 430, 435], [420], [], [410], []])
     }
 
+    /// A watch broadcasting heart rate without RR intervals, first to send, took heart rate,
+    /// and the strap's beats went with the strap's heart rate: a session with every beat sent
+    /// had none ("no RR intervals came"). Beats come from the device that sends them, one at a
+    /// time, as heart rate does.
+    @Test func beatsComeFromTheDeviceThatSendsThemBesideAWatchsHeartRate() {
+        var h = EngineHarness([Fixture.timed(0, 12)])
+        h.hr(0.1, 138, device: "watch", rr: [])
+        h.hr(0.5, 140, device: "strap", rr: [440])
+        h.hr(1.1, 139, device: "watch", rr: [])
+        h.hr(1.5, 141, device: "strap", rr: [430, 435])
+        // A second strap while the first sends beats: not counted twice.
+        h.hr(1.6, 150, device: "other strap", rr: [999])
+        // The first strap falls silent; the other's beats count once the first's are stale.
+        h.hr(3.0, 150, device: "other strap", rr: [998])
+        h.hr(4.6, 150, device: "other strap", rr: [997])
+        h.tick(6)
+        #expect(h.samples.map(\.rrIntervals) == [[], [440], [430, 435], [], [], [997]])
+        #expect(h.samples[1].heartRate == 138)
+    }
+
     /// A sensor's total in tenths of a metre, summed in binary: 4,000 tenths fell short of 400 m
     /// and the step ended a reading late.
     @Test func aDistanceStepEndsAtTheReadingThatReachesIt() throws {
