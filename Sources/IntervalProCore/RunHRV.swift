@@ -21,10 +21,13 @@ public struct AlphaWindow: Equatable, Sendable {
     /// Mean heart rate of the window's corrected beats, and mean cadence of its seconds.
     public var heartRate: Double?
     public var cadence: Double?
+    /// Unreliable for its beats: too few, or covering too little of its two minutes (a
+    /// dropout, a strap without contact), whatever share of them was corrected.
+    public var tooFewBeats: Bool
 
     public init(
         second: Int, stepIndex: Int?, status: Status, beats: Int, artifacts: Int, alpha1: Double?,
-        heartRate: Double?, cadence: Double?
+        heartRate: Double?, cadence: Double?, tooFewBeats: Bool = false
     ) {
         self.second = second
         self.stepIndex = stepIndex
@@ -34,6 +37,7 @@ public struct AlphaWindow: Equatable, Sendable {
         self.alpha1 = alpha1
         self.heartRate = heartRate
         self.cadence = cadence
+        self.tooFewBeats = tooFewBeats
     }
 
     public var artifactShare: Double { beats > 0 ? Double(artifacts) / Double(beats) : 0 }

@@ -84,7 +84,7 @@ public struct SessionView: Equatable, Sendable {
                 AlphaWindow(
                     second: 0, stepIndex: nil, status: window.status, beats: 0,
                     artifacts: Int((100 * window.artifactShare).rounded()), alpha1: window.alpha1?.rounded(toPlaces: 2),
-                    heartRate: nil, cadence: nil)
+                    heartRate: nil, cadence: nil, tooFewBeats: window.tooFewBeats)
             }
             if var step = view.step {
                 step.elapsed = .seconds(Int(step.elapsed.microseconds / 1_000_000))

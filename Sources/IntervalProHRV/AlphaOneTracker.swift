@@ -84,8 +84,8 @@ public struct AlphaOneTracker: Sendable {
             second: second, stepIndex: stepIndex, status: .unreliable, beats: beats,
             artifacts: corrected.corrected, alpha1: nil, heartRate: meanInterval > 0 ? 60_000 / meanInterval : nil,
             cadence: cadence)
-        guard beats >= Self.minimumBeats, coverage >= Self.minimumCoverage,
-            result.artifactShare < SessionHRV.trustedArtifactShare,
+        result.tooFewBeats = beats < Self.minimumBeats || coverage < Self.minimumCoverage
+        guard !result.tooFewBeats, result.artifactShare < SessionHRV.trustedArtifactShare,
             let alpha1 = DetrendedFluctuation.alpha1(corrected.intervals, detrendingWith: &detrending)
         else { return result }
         result.status = .scored

@@ -94,9 +94,10 @@ struct LiveScreen {
         switch window.status {
         case .settling: return "alpha 1 settling"
         case .unreliable:
-            // Not scored for its artifacts only at the share that refuses one; below it, for its
-            // beats (too few, or covering too little of the window).
-            guard window.artifactShare >= SessionHRV.trustedArtifactShare else { return "alpha 1 unreliable (too few beats)" }
+            // Too few beats first: after a dropout the few left were said to be "4% artifacts".
+            guard !window.tooFewBeats, window.artifactShare >= SessionHRV.trustedArtifactShare else {
+                return "alpha 1 unreliable (too few beats)"
+            }
             return "alpha 1 unreliable (\(Int((100 * window.artifactShare).rounded()))% artifacts)"
         case .scored: return "alpha 1 " + (window.alpha1.map { JSONValue.format($0.rounded(toPlaces: 2)) } ?? "--")
         }

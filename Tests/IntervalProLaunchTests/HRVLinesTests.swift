@@ -39,6 +39,18 @@ struct HRVLinesTests {
         #expect(LiveScreen.alphaOneText(window(second: 300, status: .unreliable, beats: 200, artifacts: 8, alpha1: nil))
             == "alpha 1 unreliable (4% artifacts)")
         #expect(LiveScreen.alphaOneText(window(second: 300)) == "alpha 1 0.7")
+        // After a dropout, 92 beats of which 4 were corrected: the missing beats are why.
+        var fewAfterADropout = window(second: 1880, status: .unreliable, beats: 92, artifacts: 4, alpha1: nil)
+        fewAfterADropout.tooFewBeats = true
+        #expect(LiveScreen.alphaOneText(fewAfterADropout) == "alpha 1 unreliable (too few beats)")
+    }
+
+    /// 126 of 4,211 beats (2.99 %) read "3% corrected" without the warning 3 % gives.
+    @Test func theShareCorrectedIsNotRoundedOverTheWarning() {
+        let under = SessionHRV(beats: 4211, artifacts: 126, stepAlpha1: [:], crossings: [], scoredWindows: 10)
+        #expect(SummaryReport.beatsLine(under).hasPrefix("Beats 4211, 2.9% corrected; alpha 1"), "\(SummaryReport.beatsLine(under))")
+        let at = SessionHRV(beats: 4200, artifacts: 126, stepAlpha1: [:], crossings: [], scoredWindows: 10)
+        #expect(SummaryReport.beatsLine(at).hasPrefix("Beats 4200, 3% corrected (too many to trust alpha 1"), "\(SummaryReport.beatsLine(at))")
     }
 
     /// On an 80-column terminal the heart-rate line with alpha 1 beside it was 87-91 characters:
