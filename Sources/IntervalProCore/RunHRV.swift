@@ -100,7 +100,8 @@ public struct SessionHRV: Equatable, Sendable {
                         .object([
                             ("threshold", .number(crossing.threshold)),
                             ("second", .int(crossing.window.second)),
-                            ("alpha1", .nullable(crossing.window.alpha1?.rounded(toPlaces: 2))),
+                            // Below the threshold, to 2 decimals rounded down: 0.7482 was 0.75, below 0.75.
+                            ("alpha1", .nullable(crossing.window.alpha1.map { ($0 * 100).rounded(.down) / 100 })),
                             ("hr_bpm", .nullable(crossing.window.heartRate?.rounded(toPlaces: 1))),
                             ("cadence_spm", .nullable(crossing.window.cadence?.rounded(toPlaces: 1))),
                         ])

@@ -45,6 +45,13 @@ struct HRVLinesTests {
         #expect(LiveScreen.alphaOneText(fewAfterADropout) == "alpha 1 unreliable (too few beats)")
     }
 
+    /// The cadence ladder's crossing at 0.7482 was given as "alpha1": 0.75, crossing 0.75.
+    @Test func aCrossingsAlphaOneReadsBelowItsThreshold() {
+        let crossing = AlphaCrossing(threshold: 0.75, window: window(second: 1270, alpha1: 0.7482))
+        let json = hrv(crossings: [crossing]).json.serialized(pretty: false)
+        #expect(json.contains(#""threshold":0.75,"second":1270,"alpha1":0.74"#), "\(json)")
+    }
+
     /// 126 of 4,211 beats (2.99 %) read "3% corrected" without the warning 3 % gives.
     @Test func theShareCorrectedIsNotRoundedOverTheWarning() {
         let under = SessionHRV(beats: 4211, artifacts: 126, stepAlpha1: [:], crossings: [], scoredWindows: 10)
