@@ -80,15 +80,22 @@ public struct LiveSensorConnection: Sendable {
                 logger.warning("ignoring remembered sensors: \(error)")
             }
         }
-        // A device named on the command line is required; a remembered one only preferred.
+        // A device named on the command line is required; a remembered one only preferred. An
+        // ANT+ one remembered is the stick's to look for: Bluetooth waited for it, never to
+        // appear, when no stick was plugged in.
+        func remembered(_ sensor: SensorMemory.Sensor?) -> DeviceChoice? {
+            guard let sensor, ANTSensors.deviceNumber(sensor.address) == nil else { return nil }
+            return DeviceChoice(sensor.address, remembered: true)
+        }
         var configuration = SensorLinkMachine.Configuration(
             adapter: options.adapter,
             heartRate: antRoles.contains(.heartRate) || !options.roles.contains(.heartRate)
-                ? nil
-                : options.heartRate.map { DeviceChoice($0) } ?? memory.heartRate.map { DeviceChoice($0.address, remembered: true) },
+                ? nil : options.heartRate.map { DeviceChoice($0) } ?? remembered(memory.heartRate),
             cadence: antRoles.contains(.cadence) || !options.roles.contains(.cadence)
-                ? nil
-                : options.cadence.map { DeviceChoice($0) } ?? memory.cadence.map { DeviceChoice($0.address, remembered: true) })
+                ? nil : options.cadence.map { DeviceChoice($0) } ?? remembered(memory.cadence))
+        // A remembered device away is waited for a third of the search at most: with a short
+        // --scan-timeout (4 s) the wait outlasted it, and the sensors in range were never taken.
+        configuration.rememberedWait = min(configuration.rememberedWait, .seconds(options.scanTimeout / 3))
         configuration.notify = options.notify
         configuration.roles = options.roles.subtracting(antRoles)
         let clock = ContinuousClock()

@@ -304,6 +304,42 @@ import Testing
         #expect(memory.contains(Self.forerunner) && memory.contains(Self.stryd) && !memory.contains(Self.hrmPro))
     }
 
+    /// The wait for a remembered device away was 5 s whatever --scan-timeout said: with 4 s,
+    /// the sensors in range were never taken ("no heart-rate or running sensor found", a
+    /// simulated runner instead, or 69 with --require-sensor).
+    @Test("with a short --scan-timeout, a remembered sensor out of range still gives way to those there")
+    func rememberedSensorAbsentShortTimeout() throws {
+        let fake = try FakeBlueZ(scenario: "watch-hr-and-footpod-rsc")
+        let dir = try ScratchDirectory()
+        try rememberHRMPro(in: dir)
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let recording = dir.path("run.jsonl")
+        let result = try intervalpro(
+            "run", plan, "--require-sensor", "--scan-timeout", "4.5", "--json", "--record", recording,
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let recorded = try notifications(in: recording)
+        #expect(recorded.contains { $0.char == "2a37" && $0.dev == Self.forerunner })
+    }
+
+    /// ANT+ sensors remembered, no stick plugged in: Bluetooth looked for "ant:12345" as a
+    /// remembered device, said it was not in range and waited for it.
+    @Test("ANT+ sensors remembered without a stick: Bluetooth does not look for them")
+    func rememberedANTWithoutAStick() throws {
+        let fake = try FakeBlueZ(scenario: "watch-hr-and-footpod-rsc")
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("config/intervalpro"), withIntermediateDirectories: true)
+        try dir.write(
+            "config/intervalpro/sensors.json",
+            #"{"version": 1, "heart_rate": {"address": "ant:12345", "name": "ANT+ heart rate"}, "#
+                + #""cadence": {"address": "ant:4321", "name": "ANT+ foot pod", "cadence_unit": "steps"}}"#)
+        let plan = try dir.write("plan.json", Self.livePlan)
+        // No ANT stick is plugged in where the tests run (USB sticks are the real-stack suite's).
+        let result = try intervalpro("run", plan, "--require-sensor", "--json", "--no-save", environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("ant:"), "stderr: \(result.stderr)")
+    }
+
     @Test("a remembered cadence device that offers only heart rate keeps heart rate; the footpod takes cadence")
     func rememberedDeviceLacksCadence() throws {
         let fake = try FakeBlueZ(scenario: "hr-only-strap-and-footpod")
