@@ -8,8 +8,9 @@ struct RecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Record live sensors to a file in the recording format, for replay later.",
         discussion: """
-            Every notification is written as it arrives, so Ctrl-C, a crash or a power cut keeps \
-            everything received until then. Stops after --duration, or on Ctrl-C.
+            Notifications are read once a second and written at once, each with its arrival \
+            time: Ctrl-C keeps everything received, and a crash or a power cut all but the last \
+            second at most. Stops after --duration, or on Ctrl-C.
             """
     )
 
