@@ -4,7 +4,11 @@ import IntervalProCore
 /// Redraws in place with ANSI cursor movement; colour only when allowed.
 struct LiveScreen {
     let colour: Bool
-    var warning: String?
+    /// The last thing said under the figures, one at a time: a warning (a value refused, a
+    /// device gone) or a notice (a device connected, the path its values take). A notice was
+    /// shown as "warning: … connected", and stayed on screen all run.
+    var warning: String? { didSet { if warning != nil { notice = nil } } }
+    var notice: String? { didSet { if notice != nil { warning = nil } } }
     private var drawnLines = 0
 
     static let showCursor = "\u{1B}[?25h"
@@ -59,6 +63,7 @@ struct LiveScreen {
         }
         if let music { lines.append(paint("♪ \(music)", "2")) }
         if let warning { lines.append(paint("warning: \(warning)", "33")) }
+        if let notice { lines.append(paint(notice, "2")) }
         lines.append(paint("space pause/resume · n next step · q finish", "2"))
 
         var out = "\u{1B}[?25l"

@@ -55,7 +55,7 @@ struct SessionPresenter: SessionObserver {
 
     mutating func notice(_ text: String) {
         switch style {
-        case .screen: screen.warning = text
+        case .screen: screen.notice = text
         case .lines(let stream): stream.write("[\(formatClock(lastTime.seconds))] \(text)\n")
         }
     }
@@ -92,7 +92,8 @@ struct SessionPresenter: SessionObserver {
             for action in actions {
                 switch action {
                 case .rejectedNotification(let device, let error): warnRejected(device, error)
-                case .deviceEvent(let device, let name): screen.warning = "\(device) \(name)"
+                case .deviceEvent(let device, let name) where name == "disconnected": screen.warning = "\(device) \(name)"
+                case .deviceEvent(let device, let name): screen.notice = "\(device) \(name)"
                 default: break
                 }
             }

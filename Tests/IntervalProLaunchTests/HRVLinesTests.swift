@@ -85,6 +85,23 @@ struct HRVLinesTests {
         #expect(LiveScreen.cut("short", to: 10) == "short")
     }
 
+    /// "C8:…: 2a53 through AcquireNotify" and "C8:… connected" were drawn as warnings, in
+    /// yellow, for the whole run. A notice is said as one; a warning after it replaces it.
+    @Test func aNoticeIsNotAWarning() throws {
+        let plan = try PlanDecoder.decode(
+            Array(#"{"name": "N", "steps": [{"kind": "work", "duration": 600, "cadence": 170}]}"#.utf8), file: "p.json")
+        var engine = SessionEngine(plan: plan, source: .simulation)
+        _ = engine.handle(.tick, now: .zero)
+        let view = SessionView(engine, at: .seconds(20))
+        var screen = LiveScreen(colour: false)
+        screen.notice = "C8:3A:35:11:22:33: 2a53 through AcquireNotify"
+        let quiet = screen.draw(view, music: nil, columns: 80)
+        #expect(quiet.contains("C8:3A:35:11:22:33: 2a53 through AcquireNotify") && !quiet.contains("warning:"), "\(quiet)")
+        screen.warning = "C8:3A:35:11:22:33 disconnected"
+        let warned = screen.draw(view, music: nil, columns: 80)
+        #expect(warned.contains("warning: C8:3A:35:11:22:33 disconnected") && !warned.contains("AcquireNotify"), "\(warned)")
+    }
+
     /// At 40 and 60 columns the bars stayed 40 wide: the time left and the zone were cut off.
     @Test func theBarsNarrowWithTheTerminal() throws {
         let plan = try PlanDecoder.decode(
