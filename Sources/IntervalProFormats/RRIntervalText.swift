@@ -15,15 +15,20 @@ public enum RRIntervalText {
     /// Whether `bytes` look like RR interval text: the first line that is not blank or a `#`
     /// comment holds only numbers, or is a header naming an RR column.
     public static func recognises(_ bytes: [UInt8]) -> Bool {
-        guard let first = contentLines(bytes.prefix(4096)).first else { return false }
+        let lines = contentLines(bytes.prefix(4096))
+        guard let first = lines.first else { return false }
         let fields = split(first.text)
         return fields.allSatisfy { number($0) != nil } || fields.contains(where: namesIntervals)
+            || writtenWithDecimalCommas(lines.prefix(1))
     }
 
     /// The intervals in milliseconds, in the file's order.
     public static func read(_ bytes: [UInt8], file: String) throws(ImportError) -> [Double] {
         var lines = contentLines(bytes[...])[...]
         guard let first = lines.first else { throw ImportError(file: file, message: "the file is empty: no RR intervals in it") }
+        if writtenWithDecimalCommas(lines) {
+            return milliseconds(lines.compactMap { number($0.text.trimmingWhitespace) })
+        }
         // A header names the column; without one, every number is an interval.
         var column: Int?
         let firstFields = split(first.text)
@@ -53,6 +58,27 @@ public enum RRIntervalText {
             }
         }
         guard !intervals.isEmpty else { throw ImportError(file: file, message: "no RR intervals in the file") }
+        return milliseconds(intervals)
+    }
+
+    /// One interval a line written with a decimal comma, as a European locale's export has
+    /// it ("1,126" seconds, "812,5" milliseconds): every line two runs of digits around one
+    /// comma, the first under 4 (seconds) or the second of one or two digits. Two intervals a
+    /// line ("812,790") never read so: no heart beats 100 ms apart, nor 4 s.
+    static func writtenWithDecimalCommas(_ lines: some Collection<(number: Int, text: Substring)>) -> Bool {
+        !lines.isEmpty
+            && lines.allSatisfy { line in
+                let parts = line.text.trimmingWhitespace.split(separator: ",", omittingEmptySubsequences: false)
+                guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+                    return false
+                }
+                return (Int(parts[0]) ?? 4) < 4 || parts[1].count <= 2
+            }
+    }
+
+    /// The intervals read, in milliseconds.
+    private static func milliseconds(_ read: [Double]) -> [Double] {
+        var intervals = read
         // Seconds (0.3 to 2 for a heart at rest) when most are below 10: no heart beats 10 ms apart.
         let median = intervals.sorted()[intervals.count / 2]
         if median < 10 { intervals = intervals.map { $0 * 1000 } }
@@ -167,7 +193,11 @@ public enum RRIntervalText {
         } else {
             fields = line.split(separator: " ")
         }
-        var trimmed = fields.map { $0.trimmingWhitespace }
+        // A CSV writer's quotes ("timestamp","rr" is what many write by default) are not the text.
+        var trimmed = fields.map { field in
+            let text = field.trimmingWhitespace
+            return text.count >= 2 && text.first == "\"" && text.last == "\"" ? String(text.dropFirst().dropLast()) : text
+        }
         // A header or row ending in its separator (`HR [bpm];HRV [ms];`) has no last field.
         if trimmed.count > 1, trimmed.last == "" { trimmed.removeLast() }
         return trimmed

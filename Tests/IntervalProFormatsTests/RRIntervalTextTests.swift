@@ -36,6 +36,18 @@ struct RRIntervalTextTests {
         #expect(try read(hrvLogger) == [1051, 1057])
         // A decimal comma where semicolons separate the fields; a row without a value is passed over.
         #expect(try read("time;IBI (s);\n0;0,812;\n1;;\n2;0,790;\n") == [812, 790])
+        // A header quoted, as many CSV writers write one: it was "not RR intervals".
+        #expect(try read("\"timestamp\",\"rr\"\n\"0\",\"1126\"\n\"1\",\"1135\"\n") == [1126, 1135])
+    }
+
+    /// One interval a line with a decimal comma (a European locale's Kubios or spreadsheet
+    /// export) was refused: "every line holds 2 numbers and no header names them".
+    @Test("one interval a line with a decimal comma, in seconds or milliseconds; two intervals a line stay two")
+    func decimalCommaOneALine() throws {
+        #expect(try read("1,126\n1,135\n0,998\n") == [1126, 1135, 998])
+        #expect(try read("812,5\n790,25\n") == [812.5, 790.25])
+        #expect(RRIntervalText.recognises(Array("1,126\n".utf8)))
+        #expect(try read("812,790") == [812, 790])
     }
 
     @Test("a byte order mark, CR LF, comments and blank lines are passed over")
