@@ -6,7 +6,9 @@ import IntervalProIO
 /// Today's readiness for the commands that start or list today's run (`run`, `today`) and, later,
 /// the web page: the latest measurement, the verdict of the day and its advice.
 public struct ReadinessToday: Sendable {
-    /// The latest measurement in the 60-day window.
+    /// The value of the latest day measured in the 60-day window: its morning's, not an
+    /// evening's after it ("Readiness today" gave the evening's 24.1 ms where the day's
+    /// value, and the verdict, were the morning's 68.1).
     public var latest: ReadinessRecord
     /// Judged as of today.
     public var assessment: ReadinessAssessment
@@ -29,7 +31,9 @@ public struct ReadinessToday: Sendable {
     public static func read(_ location: StoreLocation, today: String) -> ReadinessToday? {
         guard let since = ReadinessBaseline.windowStart(today: today) else { return nil }
         let records = stored(in: location, since: since).filter { $0.localDate <= today }
-        guard let latest = records.last else { return nil }
+        guard let last = records.last else { return nil }
+        let latest =
+            ReadinessBaseline.dayValue(of: records.filter { $0.localDate == last.localDate }, morning: \.takenInTheMorning) ?? last
         let assessment = ReadinessBaseline.assess(
             records.map(\.baselineMeasurement), today: today)
         return ReadinessToday(latest: latest, assessment: assessment, today: today)

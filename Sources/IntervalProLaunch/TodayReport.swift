@@ -21,10 +21,11 @@ public struct TodayReport: Sendable {
     /// The runs planned on `date` (nil: today). Without an intervals.icu account there is no
     /// calendar, but the morning's readiness is still the day's news (it was exit 77 and
     /// nothing else, for a runner who measures mornings and plans elsewhere).
-    public static func read(date: String?, context: ServiceContext) async throws -> TodayReport {
+    /// `store`: where the readiness measurements are kept.
+    public static func read(date: String?, context: ServiceContext, store: StoreLocation = StoreLocation()) async throws -> TodayReport {
         let today = ServiceContext.localDate(secondsSince1970: context.now())
         let day = date ?? today
-        let readiness = ReadinessToday.read(StoreLocation(), today: day)
+        let readiness = ReadinessToday.read(store, today: day)
         guard context.accounts.intervalsICU != nil else {
             return TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil, hasCalendar: false)
         }

@@ -199,6 +199,14 @@ import Testing
         let days = try #require(trendsJSON["readiness"] as? [[String: Any]])
         let day = try #require(days.first { $0["date"] as? String == "2026-11-20" })
         #expect(number(day["ln_rmssd"]) == morningValue)
+        // `today` says the day's value, the morning's, not the evening measured after it;
+        // from the store `--db` names as well.
+        let today = try intervalpro("today", "--date", "2026-11-20", "--json", environment: home)
+        let todayJSON = try #require(jsonObject(today.stdoutData))
+        #expect(number((todayJSON["readiness"] as? [String: Any])?["ln_rmssd"]) == morningValue, "\(today.stdout)")
+        let elsewhere = try intervalpro(
+            "today", "--date", "2026-11-20", "--db", dir.path("elsewhere.sqlite"), "--json", environment: home)
+        #expect(try #require(jsonObject(elsewhere.stdoutData))["readiness"] is NSNull, "\(elsewhere.stdout)")
         let listed = try intervalpro("readiness", "history", environment: home)
         #expect(listed.stdout.contains("2026-11-20  06:32"), "\(listed.stdout)")
         #expect(listed.stdout.contains("2026-11-20  18:32"), "\(listed.stdout)")

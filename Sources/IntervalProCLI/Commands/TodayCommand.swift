@@ -17,6 +17,9 @@ struct TodayCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ServiceOptions
 
+    // The readiness said beside the runs is read from the store `readiness --db` kept it in.
+    @OptionGroup var store: StoreOptions
+
     func validate() throws {
         if let date, UTCTimestamp.dayNumber(ofDate: date) == nil {
             throw ValidationError("--date must be a day written YYYY-MM-DD, like 2026-11-24")
@@ -25,7 +28,7 @@ struct TodayCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let report = try await TodayReport.read(date: date, context: try options.context())
+            let report = try await TodayReport.read(date: date, context: try options.context(), store: store.location)
             let text = json ? report.json.serialized(pretty: true) : report.lines.joined(separator: "\n")
             if !text.isEmpty { print(text) }
             if let failure = report.calendarFailure { throw failure }
