@@ -44,14 +44,6 @@ extension WallClock {
         return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 
-    /// The local hour (0-23) at a time, in the system's time zone.
-    public static func localHour(unixSeconds: Int64) -> Int {
-        var seconds = time_t(unixSeconds)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        return Int(parts.tm_hour)
-    }
-
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 

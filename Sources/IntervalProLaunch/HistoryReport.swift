@@ -25,7 +25,7 @@ public enum HistoryReport {
         let rows = records.map { r -> [String] in
             let f = r.figures
             return [
-                "\(r.id ?? 0)", r.localDate, r.localTime.map { String($0.prefix(5)) } ?? localTime(r.takenAt),
+                "\(r.id ?? 0)", r.localDate, r.localTime.map { String($0.prefix(5)) } ?? "--:--",
                 formatFigure(f.hrv.rmssd, 1), formatFigure(f.hrv.lnRMSSD, 2),
                 formatFigure(f.hrv.meanHeartRate), "\(f.beatsReceived)", "\(f.artifactsCorrected)", r.source.rawValue,
             ]
@@ -33,14 +33,6 @@ public enum HistoryReport {
         return TextTable.render(
             header: ["id", "date", "time", "rMSSD", "ln", "HR", "beats", "fixed", "source"], rows: rows,
             rightAligned: [0, 3, 4, 5, 6, 7])
-    }
-
-    /// The local clock time of a UTC timestamp, beside the local date the morning is filed
-    /// under (the UTC time there read as a moment a day off, for a morning after midnight east
-    /// of Greenwich): for a measurement saved without its own clock time.
-    static func localTime(_ utc: String) -> String {
-        guard let seconds = UTCTimestamp.unixSeconds(utc) else { return formatMinute(utc).suffix(5).description }
-        return String(WallClock.localDateTime(unixSeconds: seconds).suffix(5))
     }
 
     /// `show`: the session's heading, its summary (or that it still runs) and its uploads.

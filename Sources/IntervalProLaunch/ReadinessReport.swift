@@ -184,7 +184,7 @@ public struct ReadinessCheck: Sendable {
             outcome, source: isReplay ? .replay : .live,
             localDate: date ?? outcome.endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
             takenAt: outcome.endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
-            save: save ? store : nil, store: store)
+            timeOfDayKnown: outcome.endedAt != nil, save: save ? store : nil, store: store)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
         return result

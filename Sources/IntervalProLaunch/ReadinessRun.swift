@@ -184,8 +184,8 @@ public enum ReadinessRun {
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
     /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved).
     public static func score(
-        _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, save: StoreLocation?,
-        store: StoreLocation
+        _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, timeOfDayKnown: Bool = true,
+        save: StoreLocation?, store: StoreLocation
     ) throws -> Scored {
         let deviceLabel = outcome.device?.label ?? "the strap"
         let figures: ReadinessFigures
@@ -200,8 +200,9 @@ public enum ReadinessRun {
         }
         // The runner's clock now, where the measurement is saved: whether it was a morning's
         // stays what it was here after travelling.
+        let localTime = timeOfDayKnown ? UTCTimestamp.unixSeconds(takenAt).map(WallClock.localTime) : nil
         var record = ReadinessRecord(
-            takenAt: takenAt, localDate: localDate, localTime: UTCTimestamp.unixSeconds(takenAt).map(WallClock.localTime),
+            takenAt: takenAt, localDate: localDate, localTime: localTime,
             source: source, device: outcome.device?.id, figures: figures,
             rrSegments: outcome.measurement.segments)
         let since = ReadinessBaseline.windowStart(today: localDate) ?? localDate

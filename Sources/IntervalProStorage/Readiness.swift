@@ -16,8 +16,8 @@ public struct ReadinessRecord: Sendable, Equatable {
     public var takenAt: String
     /// The runner's local date then ("2026-11-25").
     public var localDate: String
-    /// The runner's clock time then ("07:02:41"), in the time zone of that moment; nil for a
-    /// measurement saved before it was kept.
+    /// The runner's clock time then ("07:02:41"), in the time zone of that moment; nil when
+    /// the time of day is not known (a replayed file that does not say when).
     public var localTime: String?
     public var source: Source
     public var device: String?
@@ -48,13 +48,12 @@ public struct ReadinessRecord: Sendable, Equatable {
 
 extension ReadinessRecord {
     /// Taken before `ReadinessBaseline.morningEndsAtHour` on the runner's clock then (a
-    /// morning in Tokyo stays a morning back home). A measurement saved without its clock time
-    /// is read in the system's time zone now; one whose time cannot be read counts as a
-    /// morning's, as before.
+    /// morning in Tokyo stays a morning back home). Without a time of day, the measurement
+    /// filed under its day is that day's morning: a file replayed with `--date` took the
+    /// moment the command was typed, and typed in the evening was an evening's.
     public var takenInTheMorning: Bool {
-        if let localTime, let hour = Int(localTime.prefix(2)) { return hour < ReadinessBaseline.morningEndsAtHour }
-        guard let seconds = UTCTimestamp.unixSeconds(takenAt) else { return true }
-        return WallClock.localHour(unixSeconds: seconds) < ReadinessBaseline.morningEndsAtHour
+        guard let hour = localTime.flatMap({ Int($0.prefix(2)) }) else { return true }
+        return hour < ReadinessBaseline.morningEndsAtHour
     }
 
     /// What the baseline reads of it.

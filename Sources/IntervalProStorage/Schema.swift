@@ -209,9 +209,15 @@ enum Schema {
 
     /// The runner's clock time when each readiness measurement ended ("07:02:41"), in the time
     /// zone of that moment, as `local_date` is: whether it was a morning's is the runner's
-    /// clock then, not the zone the store is read in after travelling. NULL for a
-    /// measurement saved before (read in the system's time zone, as it was).
+    /// clock then, not the zone the store is read in after travelling. NULL when the time of
+    /// day is not known (a replayed file that does not say when it was measured). The
+    /// measurements saved before take their clock time in the system's time zone now, as
+    /// they were read until then.
     private static func version7(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE readiness ADD COLUMN local_time TEXT")
+        try db.execute(
+            sql: """
+                ALTER TABLE readiness ADD COLUMN local_time TEXT;
+                UPDATE readiness SET local_time = strftime('%H:%M:%S', taken_at, 'localtime');
+                """)
     }
 }

@@ -1,6 +1,8 @@
+import GRDB
 import IntervalProCore
 import IntervalProHRV
-import IntervalProStorage
+import IntervalProIO
+@testable import IntervalProStorage
 import Testing
 
 @Suite("Readiness in the store")
@@ -15,6 +17,37 @@ struct ReadinessStoreTests {
             takenAt: takenAt, localDate: date, source: .replay, device: "00:00:5E:00:53:01",
             figures: ReadinessFigures(scoredDuration: .seconds(120), hrv: hrv, artifactsCorrected: 1, beatsReceived: 120),
             rrSegments: segments)
+    }
+
+    /// A measurement keeps the runner's clock time when it was taken (v7), so that a morning
+    /// measured abroad stays a morning back home; those saved before take theirs once, in the
+    /// system's time zone, as they were read until then.
+    @Test("a store made before the clock time was kept: each measurement takes its own once, in the system's zone")
+    func olderMeasurementsTakeTheirClockTime() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        do {
+            let older = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(older, upTo: "v6-imported-activities")
+            try older.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO readiness (taken_at, local_date, source, duration_s, method, beats_received,
+                            artifacts_corrected, beats, mean_rr_ms, mean_hr_bpm, rmssd_ms, ln_rmssd, sdnn_ms, rr_segments)
+                        VALUES ('2026-11-20T06:32:40Z', '2026-11-20', 'live', 120, 'lipponen-tarvainen-2019', 120, 0, 120,
+                            1000, 60, 61.5, 4.12, 50, '[[1024]]')
+                        """)
+            }
+        }
+        let store = try SessionStore(path: path)
+        let record = try #require(try store.readinessRecords().first)
+        #expect(record.localTime == WallClock.localTime(unixSeconds: 1_795_156_360))
+        // A measurement whose time of day is not known is its day's morning.
+        var timeless = Self.record(date: "2026-11-21", takenAt: "2026-11-28T20:23:20Z", rmssd: 60)
+        timeless.localTime = nil
+        #expect(timeless.takenInTheMorning)
+        timeless.localTime = "21:23:20"
+        #expect(!timeless.takenInTheMorning)
     }
 
     @Test("a measurement reads back as it was saved, RR intervals included, after reopening")
