@@ -21,6 +21,14 @@ public enum BundledFiles {
         return exists(path) ? path : nil
     }
 
+    /// A bundled recording by name ("cadence-ladder"), for a recording argument that names no
+    /// file: installed, the tour's `--replay cadence-ladder` has no path to type.
+    public static func recording(named name: String) -> String? {
+        guard !name.isEmpty, !name.contains("/"), let directory = recordingsDirectory() else { return nil }
+        let path = "\(directory)/\(name).jsonl"
+        return exists(path) ? path : nil
+    }
+
     /// Candidate folders, first match wins: the override variable, ./NAME, the checkout the
     /// binary was built in (.build/<triple>/<config>/intervalpro), the binary's own install
     /// prefix (PREFIX/bin/intervalpro → PREFIX/share/intervalpro/NAME), and the usual

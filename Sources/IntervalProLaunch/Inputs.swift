@@ -81,7 +81,9 @@ public func readInput(_ path: String) throws -> [UInt8] {
 /// Zwift .zwo, FIT workout); warnings about what was left out go to stderr.
 public func importPlan(_ path: String) throws -> ImportedPlan {
     let path = resolvePlan(path)
-    let bytes = try readInput(path)
+    let bytes = try withExampleNamed(path, kind: "plan", extension: ".json", found: BundledFiles.plan(named:)) {
+        try readInput(path)
+    }
     do {
         let imported = try WorkoutImport.read(bytes, file: path, xml: MarkupReader.read)
         for warning in imported.warnings { logger.warning("\(warning)") }
@@ -110,8 +112,31 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 /// the one such file in a zip archive. Warnings go to stderr. `choice` says how to read an
 /// activity: a damaged FIT file, a leg of a multisport one, a sport that is not running.
 public func loadRecording(_ path: String, choice: ActivityChoice = .init()) throws -> ParsedRecording {
-    let (bytes, file) = try holdsZip(path) ? zippedActivity(path) : unpacked(try readInput(path), path: path, choice: choice)
+    let path = BundledFiles.exists(path) || path == "-" ? path : BundledFiles.recording(named: path) ?? path
+    let (bytes, file) = try withExampleNamed(path, kind: "recording", extension: ".jsonl", found: BundledFiles.recording(named:)) {
+        try loadedRecordingBytes(path, choice: choice)
+    }
     return try readRecording(bytes, file: file, choice: choice)
+}
+
+/// `read`, and when the file is not there but IntervalPro ships an example of its name
+/// (`Plans/cadence-ladder.json` typed outside a clone), the name to give instead.
+private func withExampleNamed<T>(
+    _ path: String, kind: String, extension suffix: String, found: (String) -> String?, _ read: () throws -> T
+) throws -> T {
+    do {
+        return try read()
+    } catch var failure as LaunchError where failure.kind == .missingInput && !BundledFiles.exists(path) {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        let name = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : file
+        if name != path, found(name) != nil { failure.message += "; the example \(kind) of that name is given by its name alone: \(name)" }
+        throw failure
+    }
+}
+
+/// A recording's bytes as they are, gunzipped, or from the one activity in a zip archive.
+private func loadedRecordingBytes(_ path: String, choice: ActivityChoice) throws -> (bytes: [UInt8], file: String) {
+    try holdsZip(path) ? zippedActivity(path) : unpacked(try readInput(path), path: path, choice: choice)
 }
 
 /// Whether the file at `path` starts as a zip archive does; throws when it cannot be opened.

@@ -272,4 +272,20 @@ struct ReplayCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dir.path("-")))
         #expect(try intervalpro("replay", "-", "--plan", "-").status == 64)
     }
+
+    /// Installed, the tour's `--replay Recordings/cadence-ladder.jsonl` had no path to type and
+    /// recordings had no name form, as plans have: `Plans/…` outside a clone was a bare 66.
+    @Test("a bundled recording by name, as a plan; a bundled example's path typed elsewhere names the name to give")
+    func bundledRecordingsByName() throws {
+        let dir = try ScratchDirectory()
+        let named = try intervalpro("replay", "pyramid", "--plan", "pyramid", "--fast", "--json", "--no-save", in: dir.url)
+        #expect(named.status == 0, "stderr: \(named.stderr)")
+        #expect(jsonObject(named.stdoutData)?["completed"] as? Bool == true)
+        let path = try intervalpro("replay", "Recordings/pyramid.jsonl", in: dir.url)
+        #expect(path.status == 66)
+        #expect(path.stderr.contains("given by its name alone: pyramid"), "\(path.stderr)")
+        let plan = try intervalpro("plan", "check", "Plans/cadence-ladder.json", in: dir.url)
+        #expect(plan.status == 66)
+        #expect(plan.stderr.contains("given by its name alone: cadence-ladder"), "\(plan.stderr)")
+    }
 }
