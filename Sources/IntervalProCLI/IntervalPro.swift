@@ -21,8 +21,9 @@ struct IntervalPro: AsyncParsableCommand {
         discussion: """
             Cadence is running cadence in steps per minute (spm); "BPM" in a plan means steps, \
             never heart rate. Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, \
-            69 unavailable, 70 internal error, 74 I/O error, 77 permission (a service refused the \
-            credential), 130 stopped by Ctrl-C before anything was kept.
+            69 unavailable, 70 internal error, 74 I/O error, 77 not permitted (a service refused the \
+            credential, or serving as root), 130 stopped by Ctrl-C before anything was kept, 141 \
+            standard output closed (| head). docs/reference/exit-codes.md has each case.
             """,
         version: "0.1.0",
         subcommands: [
