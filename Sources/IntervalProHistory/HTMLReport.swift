@@ -19,9 +19,14 @@ public enum HTMLReport {
 
     /// `readiness`: the runner's morning readiness over the weeks up to the session's day,
     /// charted when any of those days was measured.
-    public static func page(_ session: StoredSession, readiness: ReadinessTrend? = nil) -> String {
+    /// `localStart`: when it began on the runner's clock ("2026-11-06 00:30"), as the page's
+    /// history says it; the title and heading gave the UTC date, a day off for a run after
+    /// midnight east of Greenwich.
+    public static func page(_ session: StoredSession, readiness: ReadinessTrend? = nil, localStart: String? = nil) -> String {
         let listing = session.listing
-        let title = "\(listing.planName) — \(listing.startedAt.prefix(10))"
+        let title = "\(listing.planName) — \((localStart ?? listing.startedAt).prefix(10))"
+        let utc = listing.startedAt.replacingFirst("T", " ").replacingFirst("Z", " UTC")
+        let when = localStart.map { "\($0) (\(utc))" } ?? utc
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -59,7 +64,7 @@ public enum HTMLReport {
             <body>
             <main>
             <h1>\(escaped(listing.planName))</h1>
-            <p class="meta">Session \(listing.id) · \(escaped(listing.startedAt.replacingFirst("T", " ").replacingFirst("Z", " UTC"))) · \
+            <p class="meta">Session \(listing.id) · \(escaped(when)) · \
             \(listing.source.rawValue) · \(listing.statusText)</p>
 
             """

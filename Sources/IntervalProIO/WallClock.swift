@@ -44,6 +44,12 @@ extension WallClock {
         return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 
+    /// The local date and time to the minute of a UTC timestamp ("2026-03-01T07:30:00Z"); nil
+    /// when it is not one.
+    public static func localDateTime(of utc: String) -> String? {
+        UTCTimestamp.unixSeconds(utc).map(localDateTime(unixSeconds:))
+    }
+
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 

@@ -55,7 +55,9 @@ public struct ReadinessToday: Sendable {
         let last = WallClock.localDate(unixSeconds: seconds)
         guard let lastDay = UTCTimestamp.dayNumber(ofDate: last) else { return nil }
         let first = String(UTCTimestamp.text(unixSeconds: (lastDay - Int64(days + ReadinessBaseline.normalRangeDays)) * 86_400).prefix(10))
-        let measurements = stored(in: location, since: first).filter { $0.localDate <= last }
+        // Before the run: a morning measured after a run past midnight is not charted under it.
+        let measurements = stored(in: location, since: first)
+            .filter { $0.localDate < last || ($0.localDate == last && $0.takenAt <= startedAt) }
             .map(\.baselineMeasurement)
         let trend = ReadinessTrend(measurements, days: days, endingOn: last)
         return trend.isEmpty ? nil : trend

@@ -10,7 +10,7 @@ extension WebServer {
         let list: [JSONValue] = listings.map { listing in
             .object([
                 ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
-                ("localStartedAt", .string(UTCTimestamp.unixSeconds(listing.startedAt).map(WallClock.localDateTime) ?? listing.startedAt)),
+                ("localStartedAt", .string(WallClock.localDateTime(of: listing.startedAt) ?? listing.startedAt)),
                 ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
                 ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
                 ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),

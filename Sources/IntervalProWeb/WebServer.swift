@@ -119,7 +119,7 @@ public struct WebServer: Sendable {
                 session.summary != nil
             else { return Self.error(.notFound, "no finished session \(id)") }
             let readiness = ReadinessToday.trend(store, before: session.listing.startedAt)
-            return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session, readiness: readiness))
+            return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session, readiness: readiness, localStart: WallClock.localDateTime(of: session.listing.startedAt)))
         }
         router.get("/api/state") { _, _ in Self.json(.ok, hub.current) }
         router.post("/api/command") { request, _ -> Response in

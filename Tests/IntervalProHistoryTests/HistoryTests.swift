@@ -368,6 +368,10 @@ struct HistoryTextTests {
         #expect(html.occurrences(of: "class=\"zone\"") == 2, "two steps with a zone")
         #expect(html.contains("class=\"cadence\""))
         #expect(!html.contains("Readiness before this run"), "no readiness without measurements")
+        // Dated on the runner's clock when the caller says it, as the page's history dates it.
+        let local = HTMLReport.page(Self.storedSession(), localStart: "2026-03-02 00:30")
+        #expect(local.contains("<title>Driven &lt;test&gt; &amp; co — 2026-03-02 · IntervalPro</title>"), "\(local.prefix(400))")
+        #expect(local.contains("Session 7 · 2026-03-02 00:30 (2026-03-01 07:30:00 UTC)"))
     }
 
     @Test("with scored alpha 1 windows, the report charts them under the cadence, with both thresholds")

@@ -31,7 +31,8 @@ struct ReportCommand: ParsableCommand {
                 throw LaunchError("session \(session.listing.id) is still running; report on it when it ends", kind: .unavailable)
             }
             let readiness = ReadinessToday.trend(store.location, before: session.listing.startedAt)
-            try writeOutput(Array(HTMLReport.page(session, readiness: readiness).utf8), to: output)
+            let page = HTMLReport.page(session, readiness: readiness, localStart: WallClock.localDateTime(of: session.listing.startedAt))
+            try writeOutput(Array(page.utf8), to: output)
             Terminal.writeStandardError("intervalpro: wrote the report of session \(session.listing.id) to \(output == "-" ? "standard output" : output)\n")
         }
     }
