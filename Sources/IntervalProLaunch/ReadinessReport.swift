@@ -86,7 +86,7 @@ public enum ReadinessReport {
         ]
         if let baseline = a.baseline, let low = a.normalLow, let high = a.normalHigh {
             lines.append(
-                "  baseline    ln rMSSD \(two(baseline)) over 7 days; normal range \(two(low))-\(two(high))")
+                "  baseline    ln rMSSD \(two(baseline)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(two(low))-\(two(high))")
         }
         if !isDaysValue { lines.append("  kept        \(Self.notTheDaysValue)") }
         if a.dropToday { lines.append("  today       well below your usual (ln \(two(a.today ?? 0)))") }
