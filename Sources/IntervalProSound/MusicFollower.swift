@@ -134,8 +134,14 @@ public struct MusicFollower: Sendable {
     private var cues: [(start: Duration, end: Duration)] = []
     /// The user's volume while ducked (what is restored); nil when not ducked.
     private var userVolume: Double?
-    /// What was set last, to tell its echo from the user's hand.
+    /// What was set last, not to set it again.
     private var lastSet: Double?
+    /// What was set in the last `echoWindow`, to tell the player's echoes from the user's
+    /// hand. A player that reports a Set on its own main loop reports it after the ramp's next
+    /// Set: compared with the last alone, each late echo was taken for the user's hand, the
+    /// ramp stopped, the volume was never put back, and every cue left it lower (0.8 to 0.03).
+    private var recentlySet: [(volume: Double, at: Duration)] = []
+    static let echoWindow = Duration.seconds(1)
     private var pausedForSession = false
     private var ended = false
 
@@ -175,7 +181,8 @@ public struct MusicFollower: Sendable {
                 players[index].title = metadata.title
                 players[index].artist = metadata.artist
             }
-            if let volume = change.volume {
+            // An echo of what was set, however late, leaves the player where it was set last.
+            if let volume = change.volume, busName != chosen || !isEcho(volume) {
                 players[index].volume = volume
                 if busName == chosen { userChanged(volume, into: &actions) }
             }
@@ -189,6 +196,7 @@ public struct MusicFollower: Sendable {
                 chosen = nil
                 userVolume = nil
                 lastSet = nil
+                recentlySet = []
                 pausedForSession = false
                 actions.append(.note("music: \(MusicPlayer(busName: busName, status: .stopped).name) left"))
                 if let next = players.first(where: wants) {
@@ -201,6 +209,7 @@ public struct MusicFollower: Sendable {
             if busName == chosen {
                 userVolume = nil
                 lastSet = nil
+                recentlySet = []
                 actions.append(.note("music: the player's volume cannot be set; cues play over it"))
             }
         case .cue(let start, let end):
@@ -263,13 +272,19 @@ public struct MusicFollower: Sendable {
         }
     }
 
-    /// A volume the player reports: the echo of the last set, or the user's hand.
+    /// Whether a volume the player reports is the last set, or one set in the last `echoWindow`.
+    private func isEcho(_ volume: Double) -> Bool {
+        if let lastSet, abs(lastSet - volume) < 0.0005 { return true }
+        return recentlySet.contains { lastNow - $0.at <= Self.echoWindow && abs($0.volume - volume) < 0.0005 }
+    }
+
+    /// A volume the player reports, not an echo of what was set: the user's hand.
     private mutating func userChanged(_ volume: Double, into actions: inout [Action]) {
-        if let lastSet, abs(volume - lastSet) < 0.0005 { return }
         guard userVolume != nil else { return }
         // The user moved it during a cue: theirs stands, and this cue's ducking is over.
         userVolume = nil
         lastSet = nil
+        recentlySet = []
         cues.removeAll { $0.start - settings.lead - settings.ramp <= lastNow }
         actions.append(.note("music: the volume was changed by hand; left as it is"))
     }
@@ -334,6 +349,8 @@ public struct MusicFollower: Sendable {
     /// Sets the volume, and takes it as the player's until it says otherwise.
     private mutating func set(_ volume: Double, at index: Int, into actions: inout [Action]) {
         lastSet = volume
+        recentlySet.removeAll { lastNow - $0.at > Self.echoWindow }
+        recentlySet.append((volume, lastNow))
         players[index].volume = volume
         actions.append(.setVolume(busName: players[index].busName, volume))
     }

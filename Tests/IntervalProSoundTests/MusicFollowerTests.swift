@@ -77,6 +77,39 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
         #expect(abs((drive.volumeSets.last?.value ?? 0) - 0.77 * 0.3) < 1e-9)
     }
 
+    /// A player that reports each Set on its own main loop, 120 ms later, after the ramp's next
+    /// Set: each late echo was taken for the user's hand ("changed by hand; left as it is"),
+    /// the volume was never put back and every cue left it lower (0.8 to 0.03 in 20 s).
+    @Test func lateEchoesAreNotTheUsersHand() {
+        var drive = Drive(.init(duck: 0.3))
+        drive.send(.found(player(vlc, .playing, volume: 0.8)), at: .zero)
+        for cue in 0..<3 {
+            let start = Duration.seconds(5 + 5 * cue)
+            drive.send(.cue(start: start, end: start + .seconds(1)), at: start - .seconds(2))
+            // Each Set echoed 120 ms after it was made, the events taken in time order.
+            let end = start + .seconds(3)
+            var echoes: [(at: Duration, value: Double)] = []
+            var seen = drive.volumeSets.count
+            while true {
+                let deadline = drive.follower.nextDeadline
+                if let echo = echoes.first, echo.at <= end, deadline.map({ echo.at <= $0 }) ?? true {
+                    echoes.removeFirst()
+                    drive.send(.changed(busName: vlc, MusicPlayerChange(volume: echo.value)), at: echo.at)
+                } else if let deadline, deadline <= end {
+                    drive.run(until: deadline)
+                } else {
+                    break
+                }
+                for set in drive.volumeSets[seen...] { echoes.append((set.at + ms(120), set.value)) }
+                seen = drive.volumeSets.count
+            }
+            drive.run(until: end)
+            #expect(drive.volumeSets.last?.value == 0.8, "after cue \(cue + 1): \(drive.volumeSets.last?.value ?? 0)")
+        }
+        #expect(!drive.log.contains { if case .note(let text) = $0.action { text.contains("by hand") } else { false } })
+        #expect(drive.follower.chosenPlayer?.volume == 0.8)
+    }
+
     @Test func aCueIsDuckedWithARampAndTheVolumeComesBackExactly() {
         var drive = Drive(.init(duck: 0.3))
         drive.send(.found(player(vlc, .playing, volume: 0.77)), at: .zero)
