@@ -179,7 +179,9 @@ public struct AudioDirector: Sendable {
         pausedAt = nil
         pausedInStep += now - since
         if let zone = step.zone, settings.mode != .off {
-            add(now, .tempo(spm: zone.target, pattern: pattern(atStepStart: false)), .none)
+            // A step that began while paused (next, during a pause) has not clicked yet: its
+            // first click is the step's, accented.
+            add(now, .tempo(spm: zone.target, pattern: pattern(atStepStart: since == stepStart)), .none)
         }
         if case .time(let length) = step.end {
             let elapsed = now - stepStart - pausedInStep

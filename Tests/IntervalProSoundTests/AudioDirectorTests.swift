@@ -79,6 +79,23 @@ struct AudioDirectorTests {
         #expect(run(settings) == [at(0, .silence), at(30, .silence), at(90, .silence), at(110, .silence)])
     }
 
+    /// With step-start accents, a step begun while paused (next, during a pause) clicked its
+    /// first beat plain on resume; one paused after its first click resumes plain.
+    @Test func aStepBegunWhilePausedAccentsItsFirstClick() {
+        var settings = MetronomeSettings()
+        settings.voice = false
+        settings.accent = .stepStart
+        var director = AudioDirector(settings: settings, timeline: Self.timeline)
+        director.perform([.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
+        director.perform([.applied(.pause)], at: .seconds(5))
+        director.perform([.stepFinished(result(0, 7), at: .seconds(7)), .stepStarted(Self.timeline[1], at: .seconds(7))], at: .seconds(7))
+        director.perform([.applied(.resume)], at: .seconds(9))
+        director.perform([.applied(.pause)], at: .seconds(20))
+        director.perform([.applied(.resume)], at: .seconds(25))
+        let tempos = director.takeAll().filter { if case .tempo = $0.item { true } else { false } }
+        #expect(tempos == [at(9, .tempo(spm: 170, pattern: .accentFirst)), at(25, .tempo(spm: 170, pattern: .plain))])
+    }
+
     @Test func coachingWaitsForItsGraceRepeatsAfterItsCooldownAndStopsInZone() {
         var settings = MetronomeSettings()
         settings.mode = .offTarget
