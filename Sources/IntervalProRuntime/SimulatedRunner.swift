@@ -100,6 +100,11 @@ public struct SimulatedRunner: SessionSource {
     private var beatDeviation = 0.0
     /// The "next" that ends the open step running.
     private var lap: (time: SessionTime, command: UserCommand)?
+    /// Session time the runner stood (paused), and since when it stands: the plan's end comes
+    /// that much later, and the runner runs to it (a pause of 6 s left the last 6 s of the plan
+    /// without readings: "no signal" at 1:52 of 1:56, coaching silenced).
+    private var stood = SessionTime.zero
+    private var standingSince: SessionTime?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -114,6 +119,13 @@ public struct SimulatedRunner: SessionSource {
     public var devices: [RecordedDevice] { [Self.heartRateDevice, Self.footpod(perFoot: configuration.perFoot)] }
 
     public mutating func observe(_ action: SessionEngine.Action) {
+        switch action {
+        case .applied(.pause): standingSince = standingSince ?? now
+        case .applied(.resume):
+            if let since = standingSince { stood += now - since }
+            standingSince = nil
+        default: break
+        }
         guard case .stepStarted(let step, let start) = action else { return }
         // An open step ends when the runner says so: the simulated one does after its five
         // minutes (the first open step ran until the simulation ran out, every later step 0 s).
@@ -131,7 +143,7 @@ public struct SimulatedRunner: SessionSource {
     public mutating func next() -> RecordingEntry? {
         if !pending.isEmpty { return pending.removeFirst() }
         let time = min(nextRSC, nextHeartRate)
-        guard time < configuration.duration else { return nil }
+        guard time < configuration.duration + stood + (standingSince.map { time - $0 } ?? .zero) else { return nil }
         evolve(to: time)
         if time == nextRSC {
             nextRSC += configuration.rscInterval

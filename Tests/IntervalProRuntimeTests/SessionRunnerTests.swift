@@ -230,6 +230,27 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         #expect(summary.completed)
     }
 
+    /// A simulated session paused for 6 s had no readings for its last 6 s ("no signal" at
+    /// 1:52 of 1:56, the end's coaching silenced): the runner stood, and the plan's end came
+    /// that much later than the runner ran.
+    @Test func theSimulatedRunnerRunsToThePlansEndAfterAPause() throws {
+        let plan = try plan(#"{"name": "P", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#)
+        var runner = SimulatedRunner(configuration: .covering(plan.timeline()))
+        var last = SessionTime.zero
+        func time(_ entry: RecordingEntry) -> SessionTime {
+            switch entry {
+            case .notification(let n): n.time
+            case .event(let time, _, _): time
+            }
+        }
+        while let entry = runner.next() {
+            last = time(entry)
+            if last >= .seconds(20), last < .seconds(20.6) { runner.observe(.applied(.pause)) }
+            if last >= .seconds(26), last < .seconds(26.6) { runner.observe(.applied(.resume)) }
+        }
+        #expect(last >= .seconds(65), "the last reading at \(last.seconds) s of a 66 s session")
+    }
+
     @Test func aPerFootFootpodSendsHalfTheStepRate() async throws {
         let entries = try await simulatedEntries(try plan(shortPlan), perFoot: true)
         let cadences = entries.compactMap { entry -> UInt8? in
