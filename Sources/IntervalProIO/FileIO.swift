@@ -42,6 +42,17 @@ public enum FileIO {
     public static func readAll(_ path: String) throws(FileError) -> [UInt8] {
         let fd = try openForReading(path)
         defer { try? fd.close() }
+        return try readAll(from: fd, name: path)
+    }
+
+    /// Reads all of standard input, from its descriptor: opened again as /dev/stdin, a pipe
+    /// from another user (`cat plan.json | sudo -u runner intervalpro plan check -`) was
+    /// "Permission denied", and a socket (a systemd unit's) "No such device or address".
+    public static func readStandardInput() throws(FileError) -> [UInt8] {
+        try readAll(from: .standardInput, name: "standard input")
+    }
+
+    private static func readAll(from fd: FileDescriptor, name path: String) throws(FileError) -> [UInt8] {
         // A regular file is read straight into an array of its size: grown chunk by chunk,
         // the array was copied into new pages at each doubling (a replay's recording: a third
         // of its page faults). What a pipe sends, or a file that grew meanwhile, comes after.

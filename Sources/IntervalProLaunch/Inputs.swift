@@ -71,7 +71,7 @@ func openOutput(_ path: String) throws(FileError) -> FileIO.Replacement {
 /// Reads a file a command was given: `-` is standard input.
 public func readInput(_ path: String) throws -> [UInt8] {
     do {
-        return try FileIO.readAll(path == "-" ? "/dev/stdin" : path)
+        return try path == "-" ? FileIO.readStandardInput() : FileIO.readAll(path)
     } catch {
         throw LaunchError(error)
     }

@@ -121,7 +121,8 @@ final class RunningCommand: @unchecked Sendable {
     ///   hung binary fails its test instead of hanging the suite.
     init(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
-        stdout stdoutHandle: FileHandle? = nil, watchdog: Double = 120, executable: String = executablePath
+        stdout stdoutHandle: FileHandle? = nil, stdin stdinHandle: FileHandle? = nil, watchdog: Double = 120,
+        executable: String = executablePath
     ) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -135,7 +136,7 @@ final class RunningCommand: @unchecked Sendable {
         env["XDG_DATA_HOME"] = testDataHome
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdinHandle ?? FileHandle.nullDevice
         let outPipe = Pipe()
         let errPipe = Pipe()
         if let stdoutHandle { process.standardOutput = stdoutHandle } else { process.standardOutput = outPipe }

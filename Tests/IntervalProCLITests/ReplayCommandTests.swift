@@ -288,4 +288,20 @@ struct ReplayCommandTests {
         #expect(plan.status == 66)
         #expect(plan.stderr.contains("given by its name alone: cadence-ladder"), "\(plan.stderr)")
     }
+
+    /// `-` opened /dev/stdin again by its path: a socket given as standard input (a systemd
+    /// unit's StandardInput=socket) was "No such device or address" (74), a pipe from another
+    /// user "Permission denied" (66). It is read from its descriptor.
+    @Test("a plan on standard input that is a socket: read from the descriptor")
+    func standardInputASocket() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        writer.write(Data(shortPlanText.utf8))
+        try writer.close()
+        let reader = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        let result = try RunningCommand(["plan", "check", "-"], stdin: reader).finish()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("Short test"), "\(result.stdout)")
+    }
 }
