@@ -190,16 +190,55 @@ public final class SessionStore: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
-        do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+        func opened(_ name: String) throws -> DatabaseQueue {
+            let queue = try DatabaseQueue(path: name, configuration: configuration)
             guard try queue.read({ db in try Schema.migrator.hasCompletedMigrations(db) }) else {
                 throw StoreError(path: path, reason: "the database is read-only and needs an upgrade this version makes")
+            }
+            return queue
+        }
+        do {
+            do {
+                queue = try opened(path)
+            } catch let error as DatabaseError where Self.inAFolderNotWritten(path) {
+                // WAL reads through a -shm file beside the store, which a folder that may not be
+                // written (a read-only mount, a backup, another user's) cannot hold: the store
+                // could not be read at all ("the database is read-only"). With nothing in its
+                // -wal, the file alone is the whole store, opened as one that cannot change.
+                guard Self.walIsEmpty(path) else { throw error }
+                queue = try opened("file:\(Self.uriPath(path))?immutable=1")
             }
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError(path: path, error)
         }
+    }
+
+    /// Whether the store's folder may not be written by this process.
+    private static func inAFolderNotWritten(_ path: String) -> Bool {
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        return access(folder.isEmpty ? "/" : folder, W_OK) != 0
+    }
+
+    /// Whether the store's write-ahead log holds nothing (or is not there).
+    private static func walIsEmpty(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path + "-wal", &info) != 0 || info.st_size == 0
+    }
+
+    /// The path as an SQLite URI's: the characters a URI gives a meaning, and bytes beyond
+    /// ASCII, escaped.
+    private static func uriPath(_ path: String) -> String {
+        var escaped = ""
+        for byte in path.utf8 {
+            if byte >= 0x80 || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                escaped += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            } else {
+                escaped.unicodeScalars.append(UnicodeScalar(byte))
+            }
+        }
+        return escaped
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
