@@ -15,8 +15,12 @@ public enum Terminal {
     public static func wantsColour(isTerminal: Bool) -> Bool {
         guard isTerminal else { return false }
         if let noColor = getenv("NO_COLOR"), noColor.pointee != 0 { return false }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
-        return true
+        return !isDumb
+    }
+
+    /// TERM=dumb (Emacs' shell, some IDE consoles): a terminal that cannot move its cursor.
+    public static var isDumb: Bool {
+        getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
     }
 
     public static var columns: Int {

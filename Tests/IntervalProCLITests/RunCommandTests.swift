@@ -256,6 +256,25 @@ struct RunCommandTests {
         #expect(output.contains("Short test"))
         #expect(output.contains("\u{1B}") == !noColor, "output: \(output.debugDescription)")
     }
+
+    /// On TERM=dumb (Emacs' shell) the live screen's redraws came out as raw escape codes,
+    /// thousands a second: such a terminal gets the plain lines a pipe gets.
+    @Test(
+        "on a dumb terminal, plain lines instead of the live screen",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func plainLinesOnADumbTerminal() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", shortPlanText)
+        let terminal = try PseudoTerminal()
+        let command = try RunningCommand(
+            ["run", plan, "--simulate", "--speed", "200", "--no-save", "--metronome", "off", "--no-voice"],
+            environment: ["TERM": "dumb"], stdout: terminal.secondaryHandle)
+        terminal.closeSecondary()
+        let output = terminal.readToEnd()
+        #expect(command.finish().status == 0)
+        #expect(output.contains("[0:00] Warmup"), "output: \(output.debugDescription)")
+        #expect(!output.contains("\u{1B}"), "output: \(output.debugDescription)")
+    }
 }
 
 /// A pseudo-terminal whose secondary side stands in for a terminal on stdout.

@@ -59,13 +59,14 @@ extension SessionRequest {
 }
 
 extension SessionDisplay {
-    /// The live screen on stdout when it is a terminal; else plain lines, on stderr under
-    /// --json so that stdout holds only the summary. Keys and Ctrl-C steer the session.
+    /// The live screen on stdout when it is a terminal that can move its cursor (on TERM=dumb
+    /// the screen's redraws were raw escape codes); else plain lines, on stderr under --json so
+    /// that stdout holds only the summary. Keys and Ctrl-C steer the session.
     static func terminal(json: Bool) -> SessionDisplay {
         let output = Stream(colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)) {
             Terminal.writeStandardOutput($0)
         }
-        let showsScreen = Terminal.standardOutputIsTerminal && !json
+        let showsScreen = Terminal.standardOutputIsTerminal && !Terminal.isDumb && !json
         return SessionDisplay(screen: showsScreen ? output : nil, lines: json ? .standardError : output, steering: true)
     }
 
