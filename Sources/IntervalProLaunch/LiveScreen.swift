@@ -75,22 +75,29 @@ struct LiveScreen {
         return out
     }
 
-    /// `line` with at most `width` characters shown, its colour codes counting for none;
-    /// a cut line ends in "…" and resets the colour.
+    /// `line` within `width` columns, its colour codes counting for none and a wide character
+    /// (a label in Japanese) for two; a cut line ends in "…" and resets the colour. Counted in
+    /// characters, a Japanese step line of 92 columns was left whole on 80, wrapped, and each
+    /// redraw left a copy of it behind.
     static func cut(_ line: String, to width: Int) -> String {
         // Escape sequences ("\u{1B}[33;1m", to their final letter) take no column.
-        var visible: [String.Index] = []
+        var visible: [(index: String.Index, columnsAfter: Int)] = []
+        var columns = 0
         var inEscape = false
         for index in line.indices {
             let character = line[index]
             if inEscape || character == "\u{1B}" {
                 inEscape = character == "\u{1B}" || !character.isLetter
             } else {
-                visible.append(index)
+                columns += String(character).terminalWidth
+                visible.append((index, columns))
             }
         }
-        guard width > 0, visible.count > width else { return line }
-        return String(line[..<visible[width - 1]]) + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+        guard width > 0, columns > width else { return line }
+        // The characters that leave a column for the "…".
+        let kept = visible.prefix { $0.columnsAfter <= width - 1 }
+        let end = kept.count < visible.count ? visible[kept.count].index : line.endIndex
+        return String(line[..<end]) + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
     }
 
     /// "alpha 1 0.82", "alpha 1 settling", "alpha 1 unreliable (4% artifacts)"; nil without beats.

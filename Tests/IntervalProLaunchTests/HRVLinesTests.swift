@@ -83,6 +83,11 @@ struct HRVLinesTests {
         #expect(second.contains("alpha 1 unreliable (too few beats)"))
         #expect(LiveScreen.cut("\u{1B}[33mwarning: abcdef\u{1B}[0m", to: 10) == "\u{1B}[33mwarning: …\u{1B}[0m")
         #expect(LiveScreen.cut("short", to: 10) == "short")
+        // Wide characters take two columns: a Japanese label was counted one a character, left
+        // whole past the terminal's edge, and each redraw left a copy behind.
+        #expect(LiveScreen.cut("ラダー走り", to: 6) == "ラダ…")
+        #expect(LiveScreen.cut("ラダー", to: 6) == "ラダー")
+        #expect(LiveScreen.cut("Work 2/6 · ラダー走り 段", to: 16).terminalWidth <= 16)
     }
 
     /// "C8:…: 2a53 through AcquireNotify" and "C8:… connected" were drawn as warnings, in
