@@ -41,6 +41,22 @@ public struct WebCatalogue: Sendable {
         }
     }
 
+    /// The plan folders that are there but cannot be listed, each with why ("mine/": its
+    /// plans vanished from the page without a word when the folder could not be read).
+    public func unlistedPlanFolders() -> [(id: String, problem: String)] { Self.unlisted(planFolders) }
+
+    static func unlisted(_ folders: [(folder: String, path: String)]) -> [(id: String, problem: String)] {
+        folders.compactMap { folder, path in
+            guard let handle = opendir(path) else {
+                let failure = errno
+                guard failure != ENOENT else { return nil }
+                return ("\(folder)/", "cannot read the folder \(path): \(String(cString: strerror(failure)))")
+            }
+            closedir(handle)
+            return nil
+        }
+    }
+
     public func plan(id: String) -> Entry? { plans().first { $0.id == id } }
     public func recording(id: String) -> Entry? { recordings().first { $0.id == id } }
 

@@ -427,6 +427,9 @@ public struct WebServer: Sendable {
                 unreadable.append(.object([("id", .string(entry.id)), ("error", .string("\(error)"))]))
             }
         }
+        for (id, problem) in catalogue.unlistedPlanFolders() {
+            unreadable.append(.object([("id", .string(id)), ("error", .string(problem))]))
+        }
         return JSONValue.object([("plans", .array(list)), ("unreadable", .array(unreadable))]).serialized(pretty: false)
     }
 

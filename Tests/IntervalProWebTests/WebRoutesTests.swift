@@ -29,6 +29,20 @@ import Testing
     static let json: HTTPFields = [.contentType: "application/json"]
     static let local: HTTPFields = [:]
 
+    /// A plans folder that could not be read (another user's, or a file where the folder
+    /// should be) left the runner's plans off the page without a word.
+    @Test("a plan folder that is there but cannot be listed is said, with why; one not there is not")
+    func anUnlistedPlanFolderIsSaid() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-plans-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("plans").path
+        try Data("not a folder".utf8).write(to: URL(fileURLWithPath: file))
+        let problems = WebCatalogue.unlisted([("examples", folder.path), ("mine", file), ("mine", folder.path + "/none")])
+        #expect(problems.map(\.id) == ["mine/"])
+        #expect(problems.first?.problem == "cannot read the folder \(file): Not a directory")
+    }
+
     @Test("trends: an empty store gives no sessions; weeks out of 1-520 is a 400")
     func trends() async throws {
         let (app, folder) = try application()
