@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "IntervalProStorageTests",
             dependencies: [
-                "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProRuntime", "IntervalProStorage",
+                "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProIO", "IntervalProRuntime", "IntervalProStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
