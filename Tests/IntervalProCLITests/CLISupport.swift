@@ -22,13 +22,17 @@ let executablePath: String = {
 }()
 
 /// The data directory every test's `intervalpro` saves sessions into (unless the test
-/// passes --db or its own XDG_DATA_HOME): one per test process, under the temporary directory.
+/// passes --db or its own XDG_DATA_HOME): one per test process, under the temporary directory,
+/// removed when the process exits (a run of the suite left one behind each time).
 let testDataHome: String = {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("intervalpro-clitests-data-\(getpid())", isDirectory: true)
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url.path
+    try? FileManager.default.createDirectory(atPath: testDataHomePath(), withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: testDataHomePath()) }
+    return testDataHomePath()
 }()
+
+private func testDataHomePath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("intervalpro-clitests-data-\(getpid())", isDirectory: true).path
+}
 
 func packagePath(_ relative: String) -> String {
     packageRoot.appendingPathComponent(relative).path

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -116,6 +117,7 @@ async def run_suite(arguments: argparse.Namespace) -> int:
         await asyncio.gather(*(vm.shutdown() for vm in vms))
         for air in airs:
             await air.close()
+        shutil.rmtree(socket_dir, ignore_errors=True)
     lines = [outcomes[name] for name, _ in selected if name in outcomes]
     failures = sum(line.startswith("FAIL") for line in lines)
     wall = time.monotonic() - started
