@@ -87,7 +87,8 @@ public enum FITWorkout {
         }
         let workout = records.first { $0.global == Message.workout }
         let sport = workout?.integer(Field.Workout.sport)
-        let running = sport.map { $0 == FITSport.running } ?? true
+        // Generic (what a tool writes when it does not say) may be a run, as for activities.
+        let running = sport.map { $0 == FITSport.running || $0 == FITSport.generic } ?? true
         // A ride's 90 rpm is no running cadence: read as written, as a .zwo of another sport is, and said.
         if let sport, sport != FITSport.running, sport != FITSport.generic, let workout {
             warnings.append(

@@ -106,11 +106,11 @@ struct FITTests {
         #expect(back[9].repetition == nil)
     }
 
-    /// A running workout (file type 5, sport 1) of one five-minute step with `targets`.
-    static func fiveMinuteRunStep(_ targets: [FITField]) -> [UInt8] {
+    /// A running workout (file type 5, sport 1 unless said) of one five-minute step with `targets`.
+    static func fiveMinuteRunStep(_ targets: [FITField], sport: Int = 1) -> [UInt8] {
         var writer = FITFileWriter()
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
-        writer.write(FITMessage(26, [FITField(4, .enumeration, .int(1))]))
+        writer.write(FITMessage(26, [FITField(4, .enumeration, .int(sport))]))
         writer.write(
             FITMessage(
                 27, [FITField(254, .uint16, .int(0)), FITField(1, .enumeration, .int(0)), FITField(2, .uint32, .int(300_000))] + targets))
@@ -124,6 +124,18 @@ struct FITTests {
         let imported = try FITWorkout.read(file, file: "w.fit")
         #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 175, low: 170, high: 180))
         #expect(imported.warnings.count == 1)
+    }
+
+    /// A workout of sport "generic" (what a tool writes when it does not say) with per-foot
+    /// targets was neither doubled nor warned about: 85-90 scored as steps/min, where a file
+    /// without a sport was doubled. Generic may be a run, as it is for activities.
+    @Test func aGenericWorkoutsPerFootTargetsAreDoubledAsARunsAre() throws {
+        let targets = [
+            FITField(3, .enumeration, .int(3)), FITField(4, .uint32, .int(0)), FITField(5, .uint32, .int(85)), FITField(6, .uint32, .int(90)),
+        ]
+        let imported = try FITWorkout.read(Self.fiveMinuteRunStep(targets, sport: 0), file: "w.fit")
+        #expect(imported.plan.timeline()[0].zone == CadenceZone(target: 175, low: 170, high: 180))
+        #expect(imported.warnings.map(\.message).contains { $0.contains("per foot") }, "\(imported.warnings)")
     }
 
     /// Garmin Connect's run step with a pace target keeps cadence as its secondary target: it
