@@ -36,7 +36,7 @@ public enum BundledFiles {
     /// file IntervalPro ships in it: run from the home folder, `~/Recordings` (a sound
     /// recorder's) was taken for the bundled recordings, and the plan's was "cannot open".
     private static func directory(_ name: String, holding marker: String, override: String) -> String? {
-        if let path = Terminal.environment(override), isDirectory(path) { return path }
+        if let path = ProcessEnvironment.value(override), isDirectory(path) { return path }
         return directory(name, holding: marker, executable: executablePath())
     }
 

@@ -39,12 +39,3 @@ public enum ProcessIdentity {
         return Int(fields[19])
     }
 }
-
-/// Where IntervalPro keeps its data: $XDG_DATA_HOME/intervalpro, else ~/.local/share/intervalpro.
-public enum DataDirectory {
-    public static func path() -> String? {
-        if let data = Terminal.environment("XDG_DATA_HOME"), data.hasPrefix("/") { return "\(data)/intervalpro" }
-        guard let home = Terminal.environment("HOME"), !home.isEmpty else { return nil }
-        return "\(home)/.local/share/intervalpro"
-    }
-}

@@ -29,11 +29,7 @@ public struct SensorMemory: Equatable, Sendable {
     }
 
     public static var defaultPath: String? {
-        let environment = ProcessEnvironment.self
-        if let config = environment.value("XDG_CONFIG_HOME"), config.hasPrefix("/") {
-            return config + "/intervalpro/sensors.json"
-        }
-        return environment.value("HOME").map { $0 + "/.config/intervalpro/sensors.json" }
+        UserFolders.configuration.map { $0 + "/sensors.json" }
     }
 
     /// What the file says; an absent file is empty memory, an unreadable one an error.
@@ -88,13 +84,6 @@ public struct SensorMemoryError: Error, CustomStringConvertible {
     public var path: String
     public var message: String
     public var description: String { "\(path): \(message)" }
-}
-
-/// The process environment, read in one place.
-public enum ProcessEnvironment {
-    public static func value(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
 }
 
 extension FileIO {

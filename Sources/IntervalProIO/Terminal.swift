@@ -29,10 +29,6 @@ public enum Terminal {
         return Int(size.ws_col)
     }
 
-    public static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
-
     public static func writeStandardOutput(_ text: String) {
         var text = text
         text.withUTF8 { buffer in

@@ -138,8 +138,7 @@ public final class ANTSensors: @unchecked Sendable {
 
     /// The key in the configuration folder, else the ANT+ network's.
     static func networkKey() -> [UInt8] {
-        guard let folder = Terminal.environment("XDG_CONFIG_HOME") ?? Terminal.environment("HOME").map({ $0 + "/.config" }),
-            let text = try? FileIO.readAll(folder + "/intervalpro/ant-network-key"),
+        guard let folder = UserFolders.configuration, let text = try? FileIO.readAll(folder + "/ant-network-key"),
             let key = Hex.decode(String(decoding: text, as: UTF8.self).trimmingWhitespace), key.count == 8
         else { return ANTPlusNetwork.key }
         return key

@@ -55,7 +55,7 @@ public enum Checkup {
     static func musicFinding() -> Diagnosis {
         let connection: DBusConnection
         do {
-            connection = try MusicLink.sessionBus(address: Terminal.environment("DBUS_SESSION_BUS_ADDRESS"))
+            connection = try MusicLink.sessionBus(address: ProcessEnvironment.value("DBUS_SESSION_BUS_ADDRESS"))
         } catch {
             return Diagnosis(
                 check: "music", ok: false, detail: "\(error)",

@@ -11,7 +11,7 @@ struct LatencyProbe: SessionObserver {
     private var samples: [Int64] = []
 
     init?(feed: LiveFeed) {
-        guard let path = Terminal.environment("INTERVALPRO_LATENCY_PROBE"), !path.isEmpty else { return nil }
+        guard let path = ProcessEnvironment.value("INTERVALPRO_LATENCY_PROBE"), !path.isEmpty else { return nil }
         self.feed = feed
         self.path = path
         samples.reserveCapacity(100_000)

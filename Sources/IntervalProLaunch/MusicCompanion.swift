@@ -37,7 +37,7 @@ struct MusicCompanion: SessionObserver {
         }
         let now = monotonicNow
         do {
-            let connection = try MusicLink.sessionBus(address: Terminal.environment("DBUS_SESSION_BUS_ADDRESS"))
+            let connection = try MusicLink.sessionBus(address: ProcessEnvironment.value("DBUS_SESSION_BUS_ADDRESS"))
             let link = try MusicLink(settings: request.settings, connection: connection, clock: now, trace: trace)
             let origin = SessionOrigin(clock: now)
             let cueSent: (SessionTime, Duration) -> Void = { soundsAt, lasts in

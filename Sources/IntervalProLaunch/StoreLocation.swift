@@ -16,7 +16,7 @@ public struct StoreLocation: Sendable {
     /// The database path: --db, else the data directory's intervalpro.sqlite.
     public func databasePath() throws -> String {
         if let path { return path }
-        guard let directory = DataDirectory.path() else {
+        guard let directory = UserFolders.data else {
             throw LaunchError("no data directory: set XDG_DATA_HOME or HOME, or pass --db PATH", kind: .unavailable)
         }
         return "\(directory)/intervalpro.sqlite"

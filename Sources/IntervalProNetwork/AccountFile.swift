@@ -12,10 +12,7 @@ public struct AccountFile: Sendable {
     }
 
     public static func standard() -> AccountFile? {
-        if let config = ProcessEnvironment.value("XDG_CONFIG_HOME"), config.hasPrefix("/") {
-            return AccountFile(path: config + "/intervalpro/accounts.json")
-        }
-        return ProcessEnvironment.value("HOME").map { AccountFile(path: $0 + "/.config/intervalpro/accounts.json") }
+        UserFolders.configuration.map { AccountFile(path: $0 + "/accounts.json") }
     }
 
     public enum Problem: Error, Sendable {

@@ -85,7 +85,7 @@ public enum StravaSignIn {
     /// Opens `url` with xdg-open when a desktop session is there to show the page (on a Pi
     /// over ssh there is none: the address printed is what the runner opens).
     public static func openInBrowser(_ url: String) {
-        guard Terminal.environment("DISPLAY") != nil || Terminal.environment("WAYLAND_DISPLAY") != nil else { return }
+        guard ProcessEnvironment.value("DISPLAY") != nil || ProcessEnvironment.value("WAYLAND_DISPLAY") != nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
         process.arguments = [url]

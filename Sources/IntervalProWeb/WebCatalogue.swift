@@ -61,9 +61,7 @@ public struct WebCatalogue: Sendable {
     public func recording(id: String) -> Entry? { recordings().first { $0.id == id } }
 
     static func userPlanFolder() -> String? {
-        if let config = Terminal.environment("XDG_CONFIG_HOME"), config.hasPrefix("/") { return "\(config)/intervalpro/plans" }
-        guard let home = Terminal.environment("HOME"), !home.isEmpty else { return nil }
-        return "\(home)/.config/intervalpro/plans"
+        UserFolders.configuration.map { $0 + "/plans" }
     }
 
     /// Plain files' names in a folder (no dot files), sorted.

@@ -7,7 +7,7 @@ import IntervalProLaunch
 public enum WebToken {
     /// The stored token, made anew when there is none, it is malformed, or `renew` asks.
     public static func load(renew: Bool = false) throws -> String {
-        guard let directory = DataDirectory.path() else {
+        guard let directory = UserFolders.data else {
             throw LaunchError("no data directory for the web token: set XDG_DATA_HOME or HOME", kind: .unavailable)
         }
         let path = "\(directory)/web-token"
