@@ -97,8 +97,10 @@ public struct ImportedActivity: Sendable {
 /// Reads FIT, TCX and GPX activities. Garmin counts running cadence per foot (FIT `cadence` +
 /// `fractional_cadence`, TCX `RunCadence`, GPX `gpxtpx:cad`): doubled here to steps per minute.
 public enum ActivityImport {
-    /// The one device of an imported activity.
+    /// The device of an imported activity's samples.
     public static let deviceID = "watch"
+    /// The watch's own distance, where its samples have cadence only some of the time.
+    public static let distanceDeviceID = "watch-distance"
 
     public static func encoding(of bytes: [UInt8]) -> ActivityEncoding {
         if FITFileReader.looksLikeFIT(bytes) { return .fit }

@@ -33,7 +33,14 @@ extension ActivityImport {
         let overSteps = points.contains { ($0.cadence ?? 0).rounded() > Double(UInt8.max) }
         let device = RecordedDevice(
             id: deviceID, name: format.rawValue, cadenceUnit: hasCadence ? (overSteps ? .strides : .steps) : CadenceUnit.none)
-        let recording = recording(points, start: start, device: device)
+        // Where some samples have cadence and others only speed or distance (a footpod paired
+        // late or gone flat while the watch went on measuring), the watch's distance is a
+        // device of its own, counted while no cadence is: a run of 10.8 km whose footpod died
+        // at 20:00 kept 3.6 km.
+        let measuresWithoutCadence = hasCadence && points.contains { $0.cadence == nil && ($0.speed != nil || $0.distance != nil) }
+        let distanceDevice = measuresWithoutCadence
+            ? RecordedDevice(id: distanceDeviceID, name: "\(format.rawValue) distance", cadenceUnit: CadenceUnit.none) : nil
+        let recording = recording(points, start: start, device: device, distanceDevice: distanceDevice)
         return ImportedActivity(
             recording: recording, format: format, points: points.count, warnings: warnings,
             pauses: pauses(points, start: start))
@@ -75,7 +82,11 @@ extension ActivityImport {
     /// followed by a gap longer than a reading stays current (`CadenceStream.staleAfter`) and
     /// no longer than `smartRecordingHold` is repeated each second until the next, without
     /// its beats, as a sensor would have sent it; unless the runner paused after it.
-    public static func recording(_ points: [ActivityPoint], start: Int64, device: RecordedDevice) -> ParsedRecording {
+    /// `distanceDevice` (a device of no cadence) sends every point's speed and distance too,
+    /// just before the point's cadence: it counts where no cadence is current.
+    public static func recording(
+        _ points: [ActivityPoint], start: Int64, device: RecordedDevice, distanceDevice: RecordedDevice? = nil
+    ) -> ParsedRecording {
         var entries: [RecordingEntry] = []
         var outOfOrder = 0
         var last = Int64.min
@@ -99,8 +110,8 @@ extension ActivityImport {
             }
             // A device of no cadence (`CadenceUnit.none`) sends its speed and distance with 0
             // in the field the specification makes mandatory.
-            let measuresDistanceOnly = device.cadenceUnit == CadenceUnit.none && (point.speed != nil || point.distance != nil)
-            let rsc = (point.cadence ?? (measuresDistanceOnly ? 0 : nil)).map { cadence in
+            let measures = point.speed != nil || point.distance != nil
+            func measurement(cadence: Double) -> [UInt8] {
                 RSCMeasurement(
                     speedRaw: rounded((point.speed ?? 0) * 256),
                     cadence: rounded(device.cadenceUnit == .strides ? cadence / 2 : cadence),
@@ -108,6 +119,8 @@ extension ActivityImport {
                     running: cadence > 0
                 ).encoded()
             }
+            let rsc = (point.cadence ?? (device.cadenceUnit == CadenceUnit.none && measures ? 0 : nil)).map(measurement)
+            let distanceOnly = distanceDevice != nil && measures ? measurement(cadence: 0) : nil
             // As a strap sends them: nine RR intervals at most to a notification; the point's
             // beats go with it, not with its repeats.
             let beats = stride(from: 0, to: point.rrIntervals.count, by: 9).map {
@@ -122,6 +135,9 @@ extension ActivityImport {
             let withBeats = heartRateMeasurements(beats: beats), repeated = heartRateMeasurements(beats: [])
             for (copy, moment) in moments.enumerated() {
                 let time = SessionTime(microseconds: moment - start)
+                if let distanceOnly, let distanceDevice {
+                    entries.append(.notification(RawNotification(time: time, device: distanceDevice.id, characteristic: .rscMeasurement, bytes: distanceOnly)))
+                }
                 if let rsc {
                     entries.append(.notification(RawNotification(time: time, device: device.id, characteristic: .rscMeasurement, bytes: rsc)))
                 }
@@ -133,7 +149,8 @@ extension ActivityImport {
         // Stable: equal times keep their order (a point's RSC before its heart rate).
         let ordered = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         return ParsedRecording(
-            header: RecordingHeader(startedAt: UTCTimestamp.text(unixSeconds: floorDivide(start, 1_000_000)), devices: [device]),
+            header: RecordingHeader(
+                startedAt: UTCTimestamp.text(unixSeconds: floorDivide(start, 1_000_000)), devices: [device] + (distanceDevice.map { [$0] } ?? [])),
             entries: ordered, outOfOrderLines: outOfOrder)
     }
 

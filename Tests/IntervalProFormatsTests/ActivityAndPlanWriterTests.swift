@@ -60,6 +60,35 @@ struct TCXActivityTests {
         #expect(statistics.gaps.map(\.length) == [.seconds(30)])
     }
 
+    /// A file whose footpod paired late and went flat early: cadence from 20 s to 60 s of
+    /// 100, speed and distance throughout (3 m/s). The metres before and after the footpod
+    /// were lost: a run of 10.8 km whose footpod died at 20:00 kept 3.6 km.
+    @Test func distanceWithoutCadenceCountsBeforeAndAfterTheFootpod() throws {
+        let points = (0..<100).map { second in
+            "<Trackpoint><Time>2026-03-01T07:\(30 + second / 60):\(second % 60 < 10 ? "0" : "")\(second % 60)Z</Time>"
+                + "<DistanceMeters>\(3 * second)</DistanceMeters>"
+                + (20..<60 ~= second ? "<Cadence>85</Cadence>" : "") + "</Trackpoint>"
+        }
+        let tcx = """
+            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
+              <Activities><Activity Sport="Running"><Id>2026-03-01T07:30:00Z</Id><Lap StartTime="2026-03-01T07:30:00Z">
+              <Track>\(points.joined())</Track></Lap></Activity></Activities></TrainingCenterDatabase>
+            """
+        let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "run.tcx")
+        let units = Dictionary(uniqueKeysWithValues: activity.recording.header.devices.map { ($0.id, $0.cadenceUnit ?? .auto) })
+        var stream = CadenceStream(units: units)
+        var distances: [Int: Double] = [:]
+        for case .notification(let notification) in activity.recording.entries {
+            stream.ingest(try SensorReading.decode(try #require(notification.characteristic), notification.bytes), from: notification.device, at: notification.time)
+            distances[Int(notification.time.seconds)] = stream.distance
+        }
+        #expect(distances[19] == 57, "before the footpod")
+        #expect(distances[59] == 177, "with it")
+        // After it, the whole run but the two seconds the footpod's last cadence stays current
+        // (`CadenceStream.staleAfter`), as a watch's distance beside a footpod gone live.
+        #expect(distances[99] == 291, "after it")
+    }
+
     /// A record without a heart rate takes its beats' (61,440 × count / sum); an interval no
     /// heart beats at (Garmin's HRM plugin test file writes 5 s where the strap was lost)
     /// gives none: 12 bpm before.

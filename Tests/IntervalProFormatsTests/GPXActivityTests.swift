@@ -29,9 +29,12 @@ struct GPXActivityTests {
     }
 
     /// The notifications an activity became, decoded, with their seconds.
-    func readings(_ activity: ImportedActivity) throws -> [(seconds: Double, reading: SensorReading)] {
+    /// The readings of one device: the watch's samples, unless said.
+    func readings(_ activity: ImportedActivity, of device: String = ActivityImport.deviceID) throws -> [(seconds: Double, reading: SensorReading)] {
         try activity.recording.entries.compactMap { entry in
-            guard case .notification(let notification) = entry, let characteristic = notification.characteristic else { return nil }
+            guard case .notification(let notification) = entry, notification.device == device,
+                let characteristic = notification.characteristic
+            else { return nil }
             return (notification.time.seconds, try SensorReading.decode(characteristic, notification.bytes))
         }
     }
@@ -348,5 +351,7 @@ struct GPXActivityTests {
         let seconds = try readings(activity).map(\.seconds)
         // The middle point has neither: nothing at second 1 (the first is not held over one second).
         #expect(seconds == [0, 0, 2, 2], "\(seconds)")
+        // Its place is the watch's distance, sent by a device of its own as every point's is.
+        #expect(try readings(activity, of: ActivityImport.distanceDeviceID).map(\.seconds) == [0, 1, 2])
     }
 }
