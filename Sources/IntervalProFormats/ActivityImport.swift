@@ -70,6 +70,9 @@ public struct ImportedActivity: Sendable {
     public var creator: String?
     /// The activity's own name (a GPX track's `<name>`, "Morning Run"), when it has one.
     public var name: String?
+    /// A session IntervalPro exported (FIT or TCX, named so by its creator): imported into the
+    /// store it came from, it is that session again (`history import` skips it).
+    public var exportedByIntervalPro = false
     /// Where the runner stopped the timer, in the recording's session time: from the last point
     /// before the stop to the first after it, in order. The watch counts none of it as the
     /// run's time.
@@ -247,6 +250,9 @@ public enum ActivityImport {
             let parts = [Field.FileID.manufacturer, Field.FileID.product, Field.FileID.serialNumber].map { fileID.integer($0).map(String.init) ?? "-" }
             if parts.contains(where: { $0 != "-" }) { activity.creator = "fit " + parts.joined(separator: "/") }
         }
+        activity.exportedByIntervalPro = records.contains {
+            $0.global == FITMessageNumber.deviceInfo && $0.string(Field.DeviceInfo.productName) == ProgramName.creator
+        }
         return activity
     }
 
@@ -363,6 +369,7 @@ public enum ActivityImport {
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
+            activity.exportedByIntervalPro = creator.child("Name")?.text == ProgramName.creator
         }
         return activity
     }

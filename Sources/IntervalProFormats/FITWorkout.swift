@@ -11,7 +11,7 @@ import IntervalProFIT
 /// doubled, with a warning. Intensity gives the kind.
 public enum FITWorkout {
     /// file_id's product_name in a workout IntervalPro wrote.
-    static let productName = "IntervalPro"
+    static let productName = ProgramName.creator
     typealias Message = FITMessageNumber
 
     typealias Field = FITFieldNumber

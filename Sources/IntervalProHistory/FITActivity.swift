@@ -80,7 +80,7 @@ public enum FITActivity {
                     FITField(Field.DeviceInfo.deviceIndex, .uint8, .int(0)),  // device index: the creator
                     FITField(Field.DeviceInfo.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.DeviceInfo.product, .uint16, .int(1)),
-                    FITField(Field.DeviceInfo.productName, .string, .string("IntervalPro")),
+                    FITField(Field.DeviceInfo.productName, .string, .string(ProgramName.creator)),
                 ]))
         writer.write(event(at: time(0), type: 0))  // timer start
         // The runner's pauses, as a watch writes them: the timer stopped at the first paused

@@ -32,7 +32,7 @@ public enum TCXActivity {
         xml += """
                   <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)"))</Notes>
                   <Creator xsi:type="Device_t">
-                    <Name>IntervalPro</Name>
+                    <Name>\(ProgramName.creator)</Name>
                     <UnitId>\(session.listing.id)</UnitId>
                     <ProductID>1</ProductID>
                     <Version><VersionMajor>0</VersionMajor><VersionMinor>1</VersionMinor></Version>

@@ -353,6 +353,12 @@ public enum HistoryImport {
         let startedAt = UTCTimestamp.text(unixSeconds: microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000)
         let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
         do {
+            // A session exported from here (uploaded, then downloaded in a service's bulk export)
+            // came back as a second copy of itself, counted twice in trends.
+            if activity.exportedByIntervalPro, let session = try store.session(startedAt: startedAt) {
+                report.duplicates.append(Skipped(file: file, reason: "exported from session \(session)"))
+                return
+            }
             if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
                 // A copy cut short (a watch file damaged, a recording taken while it was still
                 // being written) was kept in silence, and the whole run skipped for good.

@@ -28,6 +28,14 @@ extension SessionStore {
         }
     }
 
+    /// The first session of any source that started at `startedAt` (UTC, to the second), if
+    /// one did: the session an export of this store's comes back as.
+    public func session(startedAt: String) throws(StoreError) -> Int64? {
+        try read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM session WHERE started_at = ? ORDER BY id LIMIT 1", arguments: [startedAt])
+        }
+    }
+
     /// Stores an imported run as a finished session, in one transaction: its row (source
     /// `imported`, the watch's start time), devices, notifications, the source's end, samples
     /// and scored step, and where it came from. Returns the new session's id, or nil when an

@@ -158,6 +158,29 @@ struct HistoryImportTests {
         #expect(text.stdout.contains("Of them, 1 file holds more than the session kept"), "\(text.stdout)")
     }
 
+    /// A session uploaded and then downloaded in a service's bulk export came back as a second
+    /// copy of itself (started the same second, counted twice in trends).
+    @Test("a session's own FIT or TCX export imported into its store is that session, skipped")
+    func anExportOfThisStoreIsNotImportedAgain() throws {
+        let store = try ScratchStore()
+        let run = try store.run("replay", packagePath("Recordings/pyramid.jsonl"), "--plan", packagePath("Plans/pyramid.json"), "--fast")
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        for format in ["fit", "tcx"] {
+            let file = store.directory.path("exported.\(format)")
+            #expect(try store.run("export", "last", "--format", format, "-o", file).status == 0)
+            let again = try store.run("history", "import", file, "--json")
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+            let report = try #require(jsonObject(again.stdoutData))
+            #expect((report["imported"] as? [Any])?.isEmpty == true, "\(format): \(report)")
+            let duplicates = try #require(report["duplicates"] as? [[String: Any]])
+            #expect(duplicates.first?["reason"] as? String == "exported from session 1", "\(format): \(duplicates)")
+        }
+        // Another store has no such session: the export is a run to import there.
+        let elsewhere = try ScratchStore()
+        let imported = try elsewhere.run("history", "import", store.directory.path("exported.fit"), "--json")
+        #expect((try #require(jsonObject(imported.stdoutData))["imported"] as? [Any])?.count == 1, "\(imported.stdout)")
+    }
+
     @Test("an imported run is the session a replay of the file against an open plan scores")
     func anImportedRunScoresAsItsReplay() throws {
         let store = try ScratchStore()

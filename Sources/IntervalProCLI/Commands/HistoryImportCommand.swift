@@ -13,8 +13,8 @@ struct HistoryImportCommand: ParsableCommand {
             a Strava bulk export, a Garmin Connect export (zips inside a zip) or any mix. Each \
             running activity becomes a session (source "imported", the watch's start time, no plan: \
             its cadence, heart rate and distance), listed by `history` and drawn by `trends` and \
-            `report`. An activity imported before (same start time, same device) is skipped, so \
-            importing again adds nothing. Other sports and files that hold no activity are left out; \
+            `report`. An activity imported before (same start time, same device), or exported from a \
+            session of this store, is skipped, so importing again adds nothing. Other sports and files that hold no activity are left out; \
             a damaged file is read up to the damage, as `replay` reads it. Exits 65 when PATH holds \
             activity files and none could be read.
             """
