@@ -119,6 +119,14 @@ public enum InterruptSignal {
     private static let pipeWriteEnd = Atomic<Int32>(-1)
     private static let pipeReadEnd = Atomic<Int32>(-1)
 
+    /// Whether a hang-up is ignored, as `nohup` leaves it: a server started so outlives its
+    /// terminal, one started on a terminal stops cleanly with it.
+    public static var hangUpIgnored: Bool {
+        var current = sigaction()
+        guard sigaction(SIGHUP, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
     public static func install() {
         if pipeReadEnd.load(ordering: .acquiring) < 0 {
             var ends: [Int32] = [-1, -1]

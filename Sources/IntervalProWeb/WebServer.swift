@@ -35,7 +35,7 @@ public struct WebServer: Sendable {
         self.store = store
     }
 
-    /// Serves until cancelled, or with `stopOnSignals` until SIGTERM or SIGINT, or until
+    /// Serves until cancelled, or with `stopOnSignals` until SIGTERM, SIGINT or SIGHUP, or until
     /// `stopping` ends; `listening` is called once the socket is bound. A signal or `stopping`
     /// stops gracefully: no new connections, and the requests in flight are answered first.
     ///
@@ -84,9 +84,12 @@ public struct WebServer: Sendable {
                     listening()
                     IdleMemory.releaseWhenIdle(host.hub)
                 })
+            // A closed terminal or a dropped ssh killed the server mid-session (the session left
+            // running, the last second lost): a hang-up stops it as SIGTERM does, unless nohup
+            // asked that it be ignored.
+            let signals: [UnixSignal] = [.sigterm, .sigint] + (InterruptSignal.hangUpIgnored ? [] : [.sighup])
             let services = ServiceGroup(
-                configuration: .init(
-                    services: [server], gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [], logger: logger))
+                configuration: .init(services: [server], gracefulShutdownSignals: stopOnSignals ? signals : [], logger: logger))
             try await services.run(stoppingGracefullyWhen: stopping)
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.

@@ -1432,6 +1432,24 @@ def another_programs_session(binary, scratch):
         check(status == 201, f"a session from the page once the terminal's finished: 201, got {status} {answer}")
         post_json(port, "/api/command", {"command": "finish"})
         wait_state(port, lambda st: st.get("status") == "finished")
+        # A hang-up (the terminal closed, ssh dropped) killed the server mid-session: the
+        # session was left running and its last second lost. It stops as SIGTERM does.
+        status, answer, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 5})
+        check(status == 201, f"a second session from the page: 201, got {status} {answer}")
+        wait_state(port, lambda st: st.get("status") == "running")
+        server.process.send_signal(signal.SIGHUP)
+        try:
+            code = server.process.wait(20)
+        except subprocess.TimeoutExpired:
+            code = None
+        check(code == 0, f"serve exits 0 on a hang-up, as on SIGTERM: {code} {server.stderr()[-300:]}")
+        listed = subprocess.run([binary, "history", "--json"], cwd=ROOT, env=server.env, capture_output=True, text=True,
+                                timeout=60)
+        sessions = json.loads(listed.stdout) if listed.returncode == 0 else []
+        sessions = sessions.get("sessions", []) if isinstance(sessions, dict) else sessions
+        statuses = [s.get("status") for s in sessions]
+        check(len(statuses) == 3 and set(statuses) == {"finished"},
+              f"the terminal's and the page's two sessions kept as finished after the hang-up: {statuses} {listed.stderr[-300:]}")
     finally:
         if terminal and terminal.poll() is None:
             terminal.kill()
