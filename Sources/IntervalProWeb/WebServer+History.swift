@@ -14,7 +14,9 @@ extension WebServer {
                 ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
                 ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
                 ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
-                ("averageWorkCadence", .nullable(listing.averageWorkCadence?.rounded(toPlaces: 1))),
+                // As kept: the page rounds it to whole steps as `history` does (170.472 read 170.5
+                // here, and the page's 171 was not history's 170).
+                ("averageWorkCadence", .nullable(listing.averageWorkCadence)),
                 ("status", .string(listing.status.rawValue)), ("statusText", .string(listing.statusText)),
                 ("report", .string("/sessions/\(listing.id)/report")),
                 (

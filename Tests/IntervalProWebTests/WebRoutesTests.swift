@@ -234,6 +234,20 @@ import Testing
         }
     }
 
+    /// A work cadence of 170.472 was listed as 170.5, which the page rounds again: 171 on the
+    /// phone, 170 in `history`. It is listed as kept, and rounds as `history` rounds it.
+    @Test("the page's work cadence is the one history prints, not rounded twice")
+    func workCadenceIsRoundedOnce() throws {
+        let listing = SessionListing(
+            id: 1, startedAt: "2026-11-28T07:30:00Z", planName: "Ladder", source: .simulation, status: .finished,
+            averageWorkCadence: 170.472)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(WebServer.history([listing]).utf8)) as? [String: Any])
+        let listed = try #require((json["sessions"] as? [[String: Any]])?.first?["averageWorkCadence"] as? Double)
+        // The page's Math.round, and history's figure.
+        #expect((listed + 0.5).rounded(.down) == 170)
+        #expect(formatFigure(listing.averageWorkCadence) == "170")
+    }
+
     /// The page's history said "finished" of a session `history` and the report call "finished (early)".
     @Test("the page's history says a session stopped early as the command line does")
     func historyStatusAsTheCommandLineSaysIt() throws {
