@@ -117,6 +117,7 @@ INVALID = [
     ('distance "400"', variant(lambda p: work(p).update({"distance": "400"}) or work(p).pop("duration"))),
     ('distance "0m"', variant(lambda p: work(p).update({"distance": "0m"}) or work(p).pop("duration"))),
     ("distance -400", variant(lambda p: work(p).update({"distance": -400}) or work(p).pop("duration"))),
+    ("distance 1e9 (over 1,000 km)", variant(lambda p: work(p).update({"distance": 1e9}) or work(p).pop("duration"))),
     ("label 5", variant(setter(work, "label", 5))),
     ("description 5", variant(setter(top, "description", 5))),
     # Version 2 and the metronome object.
