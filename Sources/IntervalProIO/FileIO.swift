@@ -194,6 +194,24 @@ public enum FileIO {
 public final class RecordingWriter {
     public let path: String
     private var fd: FileDescriptor?
+    /// What a full disk left unwritten, written first when there is room: a line is never left
+    /// half-written, and a disk full for a moment no longer ends the recording.
+    private var unwritten: [UInt8] = []
+    /// Bytes a full disk may hold in memory (some hours of a live session): past them, writing fails.
+    static let heldLimit = 16 << 20
+
+    /// Whether a full disk holds the end of the recording in memory.
+    public var isHeldByFullDisk: Bool { !unwritten.isEmpty }
+
+    /// What to say after a write, when the full disk's hold began or ended; `wasHeld` is
+    /// `isHeldByFullDisk` before it.
+    public func fullDiskNews(wasHeld: Bool) -> String? {
+        switch (wasHeld, isHeldByFullDisk) {
+        case (false, true): "\(path): the disk is full: the recording is held in memory and written when there is room"
+        case (true, false): "\(path): recording again: the disk has room, and what it held is written"
+        default: nil
+        }
+    }
 
     /// Refuses a file that holds something already: a recording run again with the same name
     /// replaced the first without a word (an empty file, as `mktemp` leaves, or a pipe is taken).
@@ -251,11 +269,28 @@ public final class RecordingWriter {
     }
 
     public func write(line: String) throws(FileError) {
+        guard fd != nil else { return }
+        unwritten.append(contentsOf: (line + "\n").utf8)
+        try writeUnwritten(holdingWhenFull: true)
+    }
+
+    /// Writes what waits; a full disk keeps it waiting (up to `heldLimit`) when `holdingWhenFull`.
+    private func writeUnwritten(holdingWhenFull: Bool) throws(FileError) {
         guard let fd else { return }
-        do {
-            _ = try fd.writeAll((line + "\n").utf8)
-        } catch {
-            throw FileError(path: path, operation: .write, errno: error as? Errno ?? .ioError)
+        var done = 0
+        defer { unwritten.removeFirst(done) }
+        while done < unwritten.count {
+            let count = unwritten.withUnsafeBytes { bytes in
+                Glibc.write(fd.rawValue, bytes.baseAddress! + done, bytes.count - done)
+            }
+            if count > 0 {
+                done += count
+                continue
+            }
+            let code = count < 0 ? errno : EIO
+            if code == EINTR { continue }
+            if code == ENOSPC, holdingWhenFull, unwritten.count - done <= Self.heldLimit { return }
+            throw FileError(path: path, operation: .write, errno: Errno(rawValue: code))
         }
     }
 
@@ -267,7 +302,18 @@ public final class RecordingWriter {
 
     public func close() throws(FileError) {
         guard let fd else { return }
+        let held: FileError?
+        do throws(FileError) {
+            try writeUnwritten(holdingWhenFull: false)
+            held = nil
+        } catch {
+            held = error
+        }
         self.fd = nil
+        if let held {
+            try? fd.close()
+            throw held
+        }
         do {
             try fd.closeAfter {
                 if fsync(fd.rawValue) != 0 { throw Errno(rawValue: errno) }

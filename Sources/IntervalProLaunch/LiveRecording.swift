@@ -57,7 +57,9 @@ public enum LiveRecording {
                 do throws(FileError) {
                     let kept = poll.entries.filter { entry in duration.map { entry.time <= $0 } ?? true }
                     // One write for what arrived together.
+                    let wasHeld = writer.isHeldByFullDisk
                     try writer.write(lines: kept.map(RecordingLine.entry))
+                    if let news = writer.fullDiskNews(wasHeld: wasHeld) { notice(news) }
                     for case .notification(let n) in kept { counts[n.characteristicID, default: 0] += 1 }
                 } catch {
                     failure = error

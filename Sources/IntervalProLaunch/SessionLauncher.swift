@@ -72,6 +72,17 @@ public struct SessionOutcome: Sendable {
     /// The session's row when saving failed part way: still marked running, for whoever
     /// outlives the session (a server) to close as interrupted (`SessionStore.closeAbandoned`).
     public var unsavedSessionID: Int64? = nil
+    /// How much of it was saved before saving failed (the store keeps it, as interrupted).
+    public var savedThrough: SessionTime? = nil
+
+    /// What saving came to, when it failed: the part kept, or nothing.
+    public var saveFailure: String? {
+        guard saveFailed else { return nil }
+        if let id = unsavedSessionID, let savedThrough, savedThrough > .zero {
+            return "the session was saved in the history only up to \(formatClock(savedThrough.seconds)) (session \(id), kept as interrupted): its store could not be written (said when it happened)"
+        }
+        return "the session was not saved in the history: its store could not be written (said when it happened)"
+    }
 }
 
 /// Starts sessions: the launch policy `run` and the web page share. Chooses the source
@@ -292,7 +303,7 @@ public enum SessionLauncher {
         return SessionOutcome(
             summary: summary, savedSessionID: savedID, saveFailed: request.store != nil && savedID == nil,
             recorded: request.recordPath != nil && runner.observer.primary.recorder != nil,
-            unsavedSessionID: saveFailure == nil ? nil : writer?.sessionID)
+            unsavedSessionID: saveFailure == nil ? nil : writer?.sessionID, savedThrough: saveFailure == nil ? nil : writer?.savedThrough)
     }
 
     /// The bundled recording of a plan: the one of the same name, if there is one.

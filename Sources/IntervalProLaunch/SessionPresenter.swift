@@ -42,7 +42,9 @@ struct SessionPresenter: SessionObserver {
     mutating func received(_ entry: RecordingEntry) {
         guard let recorder else { return }
         do {
+            let wasHeld = recorder.isHeldByFullDisk
             try recorder.write(line: RecordingLine.entry(entry))
+            if let news = recorder.fullDiskNews(wasHeld: wasHeld) { logger.warning("\(news)") }
         } catch {
             // The session matters more than the copy: warn once and keep running.
             if !warnedRecorder {
@@ -151,7 +153,13 @@ struct SessionPresenter: SessionObserver {
         keyboard?.restore()
         if case .screen(let stream) = style { stream.write(LiveScreen.showCursor) }
         if let recorder {
-            do { try recorder.close() } catch { logger.warning("\(error)") }
+            do {
+                try recorder.close()
+            } catch {
+                // What a full disk still held, or what did not reach the disk: the recording is cut short.
+                logger.warning("\(error)")
+                self.recorder = nil
+            }
         }
     }
 }

@@ -5,7 +5,8 @@ import Logging
 
 /// Saves a session in the history while it runs (see `SessionRecorder`). Failing to save
 /// never stops the session: it is said once on stderr, and the command exits 74 after
-/// the summary.
+/// the summary. A full disk holds the session in memory until there is room, said as it
+/// happens and when saving goes on.
 struct SessionSaving {
     var location: StoreLocation
     /// The plan file as run, kept with the session.
@@ -24,10 +25,16 @@ struct SessionSaving {
             let id = try store.beginSession(
                 startedAt: WallClock.iso8601Now(), planName: plan.name, planText: planText, source: source,
                 devices: kept, owner: ProcessIdentity.current())
-            return SessionWriter(store: store, sessionID: id) { error in
-                Self.warn(error)
-                tell?("not saved: \(error.reason); the session goes on")
-            }
+            return SessionWriter(
+                store: store, sessionID: id,
+                warn: { error in
+                    Self.warn(error)
+                    tell?("not saved: \(error.reason); the session goes on")
+                },
+                note: { news in
+                    logger.warning("\(news)")
+                    tell?(news)
+                })
         } catch let failure as LaunchError {
             Self.warn(failure.message)
         } catch {

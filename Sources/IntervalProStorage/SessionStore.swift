@@ -15,6 +15,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var isWriteRefused: Bool
     /// Another process held the database past the wait: a later try may succeed.
     public var isBusy = false
+    /// The disk is full: a later try may succeed once there is room.
+    public var isFull = false
     /// The file is no SQLite database, or a damaged one: bad data, not a failed write.
     public var isNotAStore = false
 
@@ -32,7 +34,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return
         }
         switch error.resultCode {
-        case .SQLITE_FULL: self.init(path: path, reason: "the disk is full", isWriteRefused: true)
+        case .SQLITE_FULL:
+            self.init(path: path, reason: "the disk is full", isWriteRefused: true)
+            isFull = true
         case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
         case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
         case .SQLITE_IOERR:

@@ -77,6 +77,34 @@ struct RecordingWriterTests {
         #expect(try Self.parse(path).entries == [Self.entries[0]])
     }
 
+    /// A full disk (/dev/full: every write is ENOSPC) ended the recording at its first
+    /// refused line, for good. It is held in memory, said, and only a close that still
+    /// cannot write it fails, with the disk's own error.
+    @Test("a full disk holds the lines in memory; a close that still cannot write them fails with ENOSPC")
+    func aFullDiskHoldsTheLines() throws {
+        let writer = try RecordingWriter(path: "/dev/full", headerLine: RecordingLine.header(Self.header))
+        #expect(writer.isHeldByFullDisk)
+        try writer.write(line: RecordingLine.entry(Self.entries[0]))
+        #expect(writer.fullDiskNews(wasHeld: false)?.contains("the disk is full") == true)
+        #expect(writer.fullDiskNews(wasHeld: true) == nil)
+        #expect(throws: FileError.self) { try writer.close() }
+        do {
+            try writer.close()
+        } catch {
+            Issue.record("a second close has nothing left to write: \(error)")
+        }
+    }
+
+    /// Past what a full disk may hold (`heldLimit`), the write fails as it did.
+    @Test("past the limit a full disk may hold, the write fails")
+    func pastTheLimitAFullDiskFails() throws {
+        let writer = try RecordingWriter(path: "/dev/full", headerLine: RecordingLine.header(Self.header))
+        let line = String(repeating: "x", count: 1 << 20)
+        #expect(throws: FileError.self) {
+            for _ in 0...(RecordingWriter.heldLimit >> 20) { try writer.write(line: line) }
+        }
+    }
+
     @Test("deinit closes the file")
     func deinitCloses() throws {
         let dir = try TemporaryDirectory()

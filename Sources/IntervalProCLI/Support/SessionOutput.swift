@@ -18,9 +18,7 @@ enum SessionOutput {
         if let id = outcome.savedSessionID { Terminal.writeStandardError("intervalpro: saved as session \(id)\n") }
         // Said once more after the summary: on the live screen, the warning as it happened was
         // drawn over by the next frame.
-        if outcome.saveFailed {
-            Terminal.writeStandardError("intervalpro: error: the session was not saved in the history: its store could not be written (said when it happened)\n")
-        }
+        if let failure = outcome.saveFailure { Terminal.writeStandardError("intervalpro: error: \(failure)\n") }
         if let recordPath, !outcome.recorded {
             Terminal.writeStandardError("intervalpro: error: the recording \(recordPath) was cut short: it could not be written (said when it happened)\n")
         }
