@@ -6,13 +6,19 @@ import IntervalProCore
 /// this is where an imported run's name comes from.
 public enum StravaActivitiesCSV {
     /// The activities' names by file, relative to the folder that holds the CSV. Empty when the
-    /// CSV has no "Activity Name" or "Filename" column. Of a column Strava writes twice (newer
-    /// exports repeat some), the first is read.
+    /// CSV has neither the columns by their English names nor an export's layout. Of a column
+    /// Strava writes twice (newer exports repeat some), the first is read.
+    ///
+    /// Strava writes the header in the account's language ("Name der Aktivität" and "Dateiname"
+    /// in German): every run of a German export was "Imported run", without a word. The columns
+    /// keep their order in every language, so without the English names the file column is the
+    /// one whose values are the export's `activities/` files, and the name the third column,
+    /// after the activity's id (a number) and date.
     public static func names(_ bytes: [UInt8]) -> [String: String] {
         let rows = CSV.rows(String(decoding: bytes, as: UTF8.self))
         guard let header = rows.first,
-            let nameColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Activity Name" }),
-            let fileColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Filename" })
+            let nameColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Activity Name" }) ?? thirdAfterIDs(rows),
+            let fileColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Filename" }) ?? exportFiles(rows)
         else { return [:] }
         var names: [String: String] = [:]
         for row in rows.dropFirst() where row.count > max(nameColumn, fileColumn) {
@@ -24,6 +30,22 @@ public enum StravaActivitiesCSV {
             names[file] = name
         }
         return names
+    }
+
+    /// The column of the export's own files, `activities/…`, in any language's header.
+    static func exportFiles(_ rows: [[String]]) -> Int? {
+        let columns = rows.dropFirst().map { row in
+            row.indices.filter { row[$0].trimmingWhitespace.lowercased().hasPrefix("activities/") }
+        }
+        return columns.lazy.compactMap(\.first).first
+    }
+
+    /// The name's place in any language's header: the third column, where the first holds the
+    /// activities' ids (numbers).
+    static func thirdAfterIDs(_ rows: [[String]]) -> Int? {
+        let data = rows.dropFirst().filter { $0.count > 2 }
+        guard !data.isEmpty, data.allSatisfy({ !$0[0].isEmpty && $0[0].allSatisfy({ ("0"..."9").contains($0) }) }) else { return nil }
+        return 2
     }
 }
 

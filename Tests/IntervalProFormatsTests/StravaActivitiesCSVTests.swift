@@ -36,4 +36,24 @@ struct StravaActivitiesCSVTests {
         let twoLines = "Activity Name,Filename\n\"Long run\r\nwith\tfriends\",activities/1.fit\n"
         #expect(StravaActivitiesCSV.names(Array(twoLines.utf8)) == ["activities/1.fit": "Long run with friends"])
     }
+
+    /// Strava writes the header in the account's language: a German export's runs were all
+    /// "Imported run", without a word. Read by the columns' order and the export's files.
+    @Test("a header in another language: the file column by its activities/ files, the name third after the ids")
+    func namesUnderAnotherLanguagesHeader() {
+        let german = """
+            Aktivitäts-ID,Datum der Aktivität,Name der Aktivität,Aktivitätsart,Beschreibung der Aktivität,Verstrichene Zeit,Distanz,Dateiname\r
+            101,"01.03.2026, 07:00:00",Morgenlauf,Laufen,,1800,5.1,activities/101.fit.gz\r
+            102,"02.03.2026, 18:00:00","Tempo, locker",Laufen,,1200,4.0,activities/102.GPX\r
+            103,"03.03.2026, 07:00:00",Manuell,Laufen,,600,2.0,\r
+
+            """
+        #expect(
+            StravaActivitiesCSV.names(Array(german.utf8)) == [
+                "activities/101.fit.gz": "Morgenlauf", "activities/102.GPX": "Tempo, locker",
+            ])
+        // Not an export's layout (no ids first): no names rather than wrong ones.
+        let other = "Datum,Name,Titel,Datei\n2026-03-01,a,Lauf,activities/1.fit\n"
+        #expect(StravaActivitiesCSV.names(Array(other.utf8)) == [:])
+    }
 }
