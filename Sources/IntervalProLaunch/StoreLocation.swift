@@ -104,7 +104,10 @@ extension SessionStore {
     public func session(_ id: Int64?, loading parts: SessionStore.Parts) throws -> StoredSession {
         let wanted = try id ?? storeCall { () throws(StoreError) in try lastSessionID() }
         guard let wanted else { throw LaunchError("no sessions saved yet in \(path)", kind: .missingInput) }
-        let found = try storeCall(.invalidData) { () throws(StoreError) in try self.session(id: wanted, loading: parts) }
+        // A session cut off in a store that could not be written since is read as it will be kept.
+        let found = try storeCall(.invalidData) { () throws(StoreError) in
+            try self.session(id: wanted, loading: parts, isRunning: ProcessIdentity.isRunning)
+        }
         guard let found else {
             throw LaunchError("no session \(wanted) in \(path) (see `intervalpro history`)", kind: .missingInput)
         }

@@ -415,10 +415,23 @@ public final class SessionStore: Sendable {
 
     /// A session with the `parts` asked for (the others left empty), or nil when there is
     /// none with this id.
-    public func session(id: Int64, loading parts: Parts = .all) throws(StoreError) -> StoredSession? {
+    ///
+    /// With `isRunning`, a session still marked running whose process is gone (`owner` not
+    /// running) is read as the next write will keep it: interrupted, scored up to what was
+    /// saved. A store that cannot be written (a full disk, a card remounted read-only after a
+    /// power cut) keeps it marked running, and its export and report were refused as "still
+    /// running" for as long as the store stayed so.
+    public func session(id: Int64, loading parts: Parts = .all, isRunning: ((String) -> Bool)? = nil) throws(StoreError)
+        -> StoredSession?
+    {
         let path = self.path
-        let rows = try read { db -> (SessionRow, [DeviceRow], [StepResultRow], [SampleRow], [NotificationRow], [ControlRow])? in
+        let rows = try read { db -> (SessionRow, [DeviceRow], [StepResultRow], [SampleRow], [NotificationRow], [ControlRow], SessionTime?)? in
             guard let row = try SessionRow.fetchOne(db, key: id) else { return nil }
+            var cutOffAt: SessionTime?
+            if row.status == SessionStatus.running.rawValue, let isRunning, !(row.owner.map(isRunning) ?? false) {
+                cutOffAt = SessionTime(microseconds: max(row.lastTimeUs, try Self.timeReached(db, id: id)))
+            }
+            let parts = cutOffAt == nil ? parts : parts.union(.entries)
             let byID = Column("session_id") == id
             return (
                 row,
@@ -430,10 +443,11 @@ public final class SessionStore: Sendable {
                 parts.contains(.entries)
                     ? try NotificationRow.fetchAll(
                         db, sql: "SELECT * FROM notification WHERE session_id = ? ORDER BY seq", arguments: [id]) : [],
-                parts.contains(.entries) ? try ControlRow.filter(byID).order(Column("seq")).fetchAll(db) : []
+                parts.contains(.entries) ? try ControlRow.filter(byID).order(Column("seq")).fetchAll(db) : [],
+                cutOffAt
             )
         }
-        guard let (row, devices, steps, samples, notifications, controls) = rows else { return nil }
+        guard let (row, devices, steps, samples, notifications, controls, cutOffAt) = rows else { return nil }
         let plan: Plan
         do {
             plan = try PlanDecoder.decode(Array(row.planJson.utf8), file: "session \(id) plan")
@@ -441,9 +455,16 @@ public final class SessionStore: Sendable {
             throw StoreError(path: path, reason: "the stored plan of session \(id) does not decode: \(error)")
         }
         let timeline = plan.timeline()
-        let listing = row.listing
+        var listing = row.listing
         var summary: SessionSummary?
-        if listing.status != .running {
+        if let cutOffAt {
+            let cutOff = StoredSession(
+                listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device), summary: nil,
+                samples: [], entries: notifications.map(\.entry), controls: controls.compactMap(\.control))
+            summary = cutOff.replayedSummary(interruptedAt: cutOffAt)
+            listing.status = .interrupted
+            listing.take(summary!)
+        } else if listing.status != .running {
             let results = steps.filter { $0.stepIndex < timeline.count }.map { $0.result(step: timeline[$0.stepIndex]) }
             summary = SessionSummary(
                 plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)

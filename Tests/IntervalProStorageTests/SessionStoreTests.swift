@@ -215,6 +215,29 @@ struct SessionStoreTests {
         #expect(warnings.count == 1)
     }
 
+    /// A store that cannot be written keeps a cut-off session marked running: its export and
+    /// report were refused as "still running" for as long as the store stayed so.
+    @Test("a session a dead process left running is read as interrupted, scored to its last saved time, unwritten")
+    func aCutOffSessionIsReadAsInterrupted() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
+        var batch = StoreBatch()
+        batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
+        batch.lastTime = .seconds(14)
+        try store.save(batch, session: id)
+
+        #expect(try store.session(id: id, loading: .samples, isRunning: { $0 == "process-1" })?.summary == nil, "its process runs")
+        let read = try #require(try store.session(id: id, loading: .samples, isRunning: { _ in false }))
+        #expect(read.listing.status == .interrupted)
+        #expect(read.summary?.duration == .seconds(13.5), "up to the last notification saved")
+        #expect(read.summary?.steps.first?.inZone == .seconds(10))
+        // Read, not written: the store still says running until it can be written.
+        #expect(try store.listing(id: id)?.status == .running)
+    }
+
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
     func closesInterrupted() throws {
         let directory = try StoreDirectory()
