@@ -126,9 +126,15 @@ function sayLink(text) {
   $("link").classList.toggle("hidden", !text);
 }
 
+// A double tap acted twice: Next skipped two steps, and Pause, become Resume under the finger,
+// resumed. Taps while a command waits for its answer, and for 700 ms after, are that tap.
+let commandsQuietUntil = 0;
 async function command(name) {
+  if (Date.now() < commandsQuietUntil) return;
+  commandsQuietUntil = Infinity;
   // A command is for now: after 8 s without an answer the runner is told.
   const { ok, answered, answer } = await post("/api/command", { command: name }, 8);
+  commandsQuietUntil = Date.now() + 700;
   const label = name[0].toUpperCase() + name.slice(1);
   const text = ok ? "" : answered ? label + " refused: " + (answer.error || "by the Pi") : label + ": " + answer.error;
   sayLink(text || standingLink());
@@ -400,10 +406,25 @@ async function showSensors() {
 // A session the link went away from: the server restarted under it (it keeps what was saved,
 // as interrupted) when the first state after the link is back is no session at all.
 let lostSession = false;
+// The socket in use (an older one's late events are not this link's), and when it last spoke.
+let currentSocket = null;
+let lastHeard = 0;
+function linkWentAway() {
+  // Said once when the link goes, not again at each attempt to get it back.
+  if (!linkLost) { linkLost = true; lostSession = state.status === "running"; sayLink(standingLink()); }
+}
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/live");
-  socket.onopen = () => { linkLost = false; sayLink(""); };
+  currentSocket = socket;
+  socket.onopen = () => {
+    if (socket !== currentSocket) return;
+    linkLost = false;
+    lastHeard = Date.now();
+    sayLink("");
+  };
   socket.onmessage = (event) => {
+    if (socket !== currentSocket) return;
+    lastHeard = Date.now();
     const next = JSON.parse(event.data);
     const cutOff = lostSession && next.status === "idle";
     lostSession = false;
@@ -411,11 +432,28 @@ function connect() {
     if (cutOff) $("error").textContent = "The session stopped when the server restarted: what was saved of it is in History.";
   };
   socket.onclose = () => {
-    // Said once when the link goes, not again at each attempt to get it back.
-    if (!linkLost) { linkLost = true; lostSession = state.status === "running"; sayLink(standingLink()); }
+    if (socket !== currentSocket) return;
+    linkWentAway();
     setTimeout(connect, 1000);
   };
 }
+// Wi-Fi that goes away without a word closes no socket: the page showed a session's figures
+// frozen for as long, as if live. While a session is live and the socket has been silent for
+// 4 s (a paused session sends nothing new), the Pi is asked; no answer within 4 s is a link
+// lost, said, and a new one is tried.
+setInterval(async () => {
+  const live = state.status === "running" || state.status === "readiness";
+  if (!live || linkLost || !currentSocket || Date.now() - lastHeard < 4000) return;
+  const asked = currentSocket;
+  const answered = await fetch("/api/state", { cache: "no-store", signal: AbortSignal.timeout(4000) })
+    .then((response) => response.ok, () => false);
+  if (answered) { if (asked === currentSocket) lastHeard = Date.now(); return; }
+  if (asked !== currentSocket) return;
+  linkWentAway();
+  currentSocket = null;
+  try { asked.close(); } catch (e) {}
+  connect();
+}, 2000);
 
 sourceChanged();
 if (location.pathname === "/history") showHistory();

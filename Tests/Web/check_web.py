@@ -579,6 +579,16 @@ def live_page(binary, scratch, screenshot_copy):
         check(placed == controls_at,
               f"the buttons stay where they were at the next step ({read_dom(driver)['step-title']!r}): {controls_at} -> {placed}")
 
+        # A double tap on Next (two taps 150 ms apart) skipped two steps.
+        number = state_of(port)["step"]["number"]
+        driver.find_element("id", "btn-next").click()
+        time.sleep(0.15)
+        driver.find_element("id", "btn-next").click()
+        wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
+        time.sleep(1.5)
+        reached = state_of(port)["step"]["number"]
+        check(reached == number + 1, f"a double tap on Next moves one step: {number} -> {reached}")
+
         # Finish.
         click(driver, "btn-finish")
 
@@ -635,6 +645,14 @@ def connection_lost(binary, scratch):
         link = lambda: driver.find_element("id", "link")
         check(not link().is_displayed(), f"no connection message while the Pi answers: {link().text!r}")
         controls_at = button_places(driver)
+        # Wi-Fi gone without a word (the Pi stopped: its sockets stay open and say nothing): the
+        # page showed the figures frozen, as if live, for as long as it lasted.
+        os.kill(server.process.pid, signal.SIGSTOP)
+        said = wait_until(lambda: link().text if link().is_displayed() else None, 20)
+        check(said is not None and "lost" in said, f"the page says a silent link is lost: {said!r}")
+        os.kill(server.process.pid, signal.SIGCONT)
+        back = wait_until(lambda: True if not link().is_displayed() else None, 30)
+        check(back is not None, f"and that it is back once the Pi answers: {link().text!r}")
         server.process.kill()
         server.process.wait()
         said = wait_until(lambda: link().text if link().is_displayed() else None, 10)
@@ -1434,8 +1452,10 @@ def another_programs_session(binary, scratch):
         wait_state(port, lambda st: st.get("status") == "finished")
         # A hang-up (the terminal closed, ssh dropped) killed the server mid-session: the
         # session was left running and its last second lost. It stops as SIGTERM does.
-        status, answer, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 5})
-        check(status == 201, f"a second session from the page: 201, got {status} {answer}")
+        # Once the first one's end is saved (a 409 until then).
+        started = wait_until(lambda: (lambda r: r if r[0] == 201 else None)(
+            post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 5})), 20)
+        check(started is not None, f"a second session from the page: 201, got {started}")
         wait_state(port, lambda st: st.get("status") == "running")
         server.process.send_signal(signal.SIGHUP)
         try:
