@@ -43,6 +43,9 @@ public enum HistoryImport {
         /// Why the import stopped: the store could not be written (a full disk, a read-only
         /// file system). The files after it were not tried: an import run again takes them.
         public var storeFailure: String?
+        /// Sessions from this id on were made by this import: a copy of one of them in a later
+        /// file is of this import, not imported before.
+        var newSessionsFrom = Int64.max
 
         mutating func merge(_ other: Report) {
             imported += other.imported
@@ -91,6 +94,7 @@ public enum HistoryImport {
         _ path: String, into store: SessionStore, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
         let candidates = try files(in: path)
+        let newSessionsFrom = try storeCall { () throws(StoreError) in try store.nextSessionID() }
         let state = Mutex((report: Report(), next: 0, done: 0, told: -1))
         let workers = max(1, min(candidates.count, Cores.online))
         Cores.perform(workers) { _ in
@@ -102,6 +106,7 @@ public enum HistoryImport {
                 }
                 guard index < candidates.count else { return }
                 var found = Report()
+                found.newSessionsFrom = newSessionsFrom
                 take(candidates[index], into: store, report: &found)
                 state.withLock { state in
                     state.report.merge(found)
@@ -115,6 +120,11 @@ public enum HistoryImport {
             }
         }
         var report = state.withLock { $0.report }
+        // A cut copy imported first and replaced by the whole run of a later file is no more.
+        let replaced = Set(report.duplicates.filter { $0.reason.hasPrefix("a shorter copy") }.map(\.file))
+        if !replaced.isEmpty {
+            report.imported = report.imported.filter { (try? store.listing(id: $0)) != nil }
+        }
         report.sort()
         return report
     }
@@ -324,7 +334,7 @@ public enum HistoryImport {
     /// that said which one was read is not said.
     private static func keep(
         _ activity: ImportedActivity, everyLeg: Bool, file: String, named activityName: String?, in store: SessionStore,
-        report: inout Report
+        report: inout Report, again: Bool = false
     ) {
         // Speed and distance alone (a phone's GPS) are no cadence or heart rate to keep.
         let units = activity.recording.header.cadenceUnits
@@ -363,13 +373,28 @@ public enum HistoryImport {
                 // A copy cut short (a watch file damaged, a recording taken while it was still
                 // being written) was kept in silence, and the whole run skipped for good.
                 let elapsed = activity.recording.entries.last?.time.seconds ?? 0
-                report.duplicates.append(Skipped(file: file, reason: "imported before as session \(existing)"))
                 // The session keeps the timer's time, pauses left out: the file's is compared, as
                 // it would be kept (its whole span said every paused run was cut short).
-                if let kept = try store.listing(id: existing)?.duration, elapsed > kept + 1,
-                    case let length = try imported(activity, named: activityName, file: file).run.summary.duration.seconds,
-                    length > kept + 1
-                {
+                let kept = try store.listing(id: existing)?.duration
+                let longer = try kept.flatMap { kept -> Double? in
+                    guard elapsed > kept + 1 else { return nil }
+                    let length = try imported(activity, named: activityName, file: file).run.summary.duration.seconds
+                    return length > kept + 1 ? length : nil
+                }
+                // Both copies in this import: the longer is kept. The cut one, read first, was
+                // kept and the advice (delete it, import again) kept it again.
+                let earlierFile = existing >= report.newSessionsFrom ? try store.importedFile(session: existing) : nil
+                if let earlierFile, longer != nil, try store.delete(id: existing) == .deleted {
+                    report.duplicates.append(Skipped(file: earlierFile, reason: "a shorter copy of the run in \(file), imported in its place"))
+                    keep(activity, everyLeg: everyLeg, file: file, named: activityName, in: store, report: &report)
+                    return
+                }
+                report.duplicates.append(
+                    Skipped(
+                        file: file,
+                        reason: earlierFile.map { "the same run as \($0), imported as session \(existing)" }
+                            ?? "imported before as session \(existing)"))
+                if let kept, let length = longer {
                     report.longerThanKept.append(
                         Skipped(
                             file: file,
@@ -383,6 +408,12 @@ public enum HistoryImport {
                     run, origin: origin, planName: plan.name, planText: planText, devices: header.devices,
                     entries: activity.recording.entries)
             else {
+                // Another worker stored a copy of this run meanwhile: taken as one found before,
+                // so that the longer of the two is kept whichever was read first.
+                if !again {
+                    keep(activity, everyLeg: everyLeg, file: file, named: activityName, in: store, report: &report, again: true)
+                    return
+                }
                 report.duplicates.append(Skipped(file: file, reason: "the same activity as another file of this import"))
                 return
             }
@@ -453,7 +484,13 @@ extension HistoryImport.Report {
         var lines = [
             "Imported \(count(imported.count, "run", "runs")) from \(path) (\(count(filesRead, "file", "files")) read)."
         ]
-        if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "run", "runs")) imported before.") }
+        // Copies of a run within these files are said apart from runs imported before.
+        let copies = ["a shorter copy", "the same run as", "the same activity as"]
+        let before = duplicates.filter { skipped in !copies.contains { skipped.reason.hasPrefix($0) } }.count
+        if before > 0 { lines.append("Skipped \(count(before, "run", "runs")) imported before.") }
+        if duplicates.count > before {
+            lines.append("Skipped \(count(duplicates.count - before, "copy", "copies")) of a run another file of these holds (the longer kept).")
+        }
         if !longerThanKept.isEmpty {
             lines.append("Of them, \(count(longerThanKept.count, "file holds", "files hold")) more than the session kept (a copy cut short was imported first):")
             lines += longerThanKept.prefix(10).map { "  \($0.file): \($0.reason)" }

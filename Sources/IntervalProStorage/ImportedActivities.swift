@@ -28,6 +28,16 @@ extension SessionStore {
         }
     }
 
+    /// The id the next session saved will have at the least: more than any saved so far.
+    public func nextSessionID() throws(StoreError) -> Int64 {
+        try read { db in (try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM session") ?? 0) + 1 }
+    }
+
+    /// The file an imported session was read from.
+    public func importedFile(session id: Int64) throws(StoreError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT file FROM imported_activity WHERE session_id = ?", arguments: [id]) }
+    }
+
     /// The first session of any source that started at `startedAt` (UTC, to the second), if
     /// one did: the session an export of this store's comes back as.
     public func session(startedAt: String) throws(StoreError) -> Int64? {

@@ -181,6 +181,32 @@ struct HistoryImportTests {
         #expect((try #require(jsonObject(imported.stdoutData))["imported"] as? [Any])?.count == 1, "\(imported.stdout)")
     }
 
+    /// A cut copy and the whole run in one import: the cut one, read first, was kept, both were
+    /// said to be imported before, and the advice (delete it, import again) kept it again.
+    @Test("a cut copy and the whole run in one import: the whole run is kept, the copy said to be one")
+    func theLongerCopyInOneImportIsKept() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("both")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try store.directory.write("both/a-cut.gpx", gpxRun(start: Self.lastRun, seconds: 96, perFoot: 86))
+        try store.directory.write("both/b-whole.gpx", gpxRun(start: Self.lastRun, seconds: 600, perFoot: 86))
+        let result = try store.run("history", "import", folder, "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData))
+        let imported = try #require(report["imported"] as? [Int])
+        #expect(imported.count == 1, "\(report)")
+        #expect((report["longer_than_kept"] as? [Any])?.isEmpty == true, "\(report)")
+        let duplicates = try #require(report["duplicates"] as? [[String: Any]])
+        #expect(duplicates.count == 1 && (duplicates.first?["file"] as? String)?.hasSuffix("a-cut.gpx") == true, "\(duplicates)")
+        #expect((duplicates.first?["reason"] as? String)?.hasPrefix("a shorter copy of the run in") == true, "\(duplicates)")
+        let shown = try #require(jsonObject(try store.run("show", "\(imported[0])", "--json").stdoutData))
+        #expect(number(shown["duration_s"]).map { $0 > 590 } == true, "\(shown["duration_s"] ?? "none")")
+        // Imported again: both copies are of a run imported before.
+        let again = try #require(jsonObject(try store.run("history", "import", folder, "--json").stdoutData))
+        let reasons = (again["duplicates"] as? [[String: Any]])?.compactMap { $0["reason"] as? String } ?? []
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(reasons)")
+    }
+
     @Test("an imported run is the session a replay of the file against an open plan scores")
     func anImportedRunScoresAsItsReplay() throws {
         let store = try ScratchStore()
