@@ -176,15 +176,9 @@ public struct Uploader: Sendable {
         if resuming, let uploadID = record.remoteUploadID {
             state = .processing(uploadID: uploadID)
         } else {
-            let export = try export(record.sessionID, for: .strava)
-            let response = try await authorization.success(
-                { strava.upload(token: $0, fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID) },
-                doing: "uploading session \(record.sessionID)")
-            guard let first = Strava.uploadState(response) else {
-                throw ServiceError(.strava, .unavailable, "the upload's answer is not an upload")
-            }
-            state = first
+            state = try await sendFile(of: record.sessionID, through: authorization)
         }
+        var sentAgain = false
         var polls = 0
         while case .processing(let uploadID) = state {
             record.status = .processing
@@ -194,8 +188,20 @@ public struct Uploader: Sendable {
             polls += 1
             // Strava asks clients to poll no more than once a second; processing takes a few.
             await context.caller(.strava).pause(polls < 5 ? 1 : 2)
-            let response = try await authorization.success(
-                { strava.uploadStatus(token: $0, uploadID: uploadID) }, doing: "checking upload \(uploadID)")
+            let response: HTTPResponse
+            do {
+                response = try await authorization.success(
+                    { strava.uploadStatus(token: $0, uploadID: uploadID) }, doing: "checking upload \(uploadID)")
+            } catch {
+                // Strava no longer knows the upload (kept from an earlier run, or gone on its
+                // side): asked about again and again, it stayed queued for good. The file goes
+                // anew, once; if Strava has the activity after all, it says it is a duplicate.
+                guard error.kind == .notFound, !sentAgain else { throw error }
+                sentAgain = true
+                polls = 0
+                state = try await sendFile(of: record.sessionID, through: authorization)
+                continue
+            }
             guard let next = Strava.uploadState(response) else {
                 throw ServiceError(.strava, .unavailable, "the upload status is not an upload")
             }
@@ -213,5 +219,18 @@ public struct Uploader: Sendable {
         case .processing:
             return (record, .stillProcessing)
         }
+    }
+
+    /// Sends a session's FIT file to Strava: where the upload stands.
+    private func sendFile(of sessionID: Int64, through authorization: StravaAuthorization) async throws -> Strava.UploadState {
+        let strava = authorization.strava
+        let export = try export(sessionID, for: .strava)
+        let response = try await authorization.success(
+            { strava.upload(token: $0, fit: export.fit, filename: export.filename, name: export.name, externalID: export.externalID) },
+            doing: "uploading session \(sessionID)")
+        guard let first = Strava.uploadState(response) else {
+            throw ServiceError(.strava, .unavailable, "the upload's answer is not an upload")
+        }
+        return first
     }
 }

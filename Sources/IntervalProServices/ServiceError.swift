@@ -59,7 +59,13 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             case 400, 409, 413, 415, 422: .rejected
             default: .unavailable
             }
-        return ServiceError(service, kind, "\(action) failed: HTTP \(response.status): \(text)")
+        // intervals.icu refuses a key regenerated or deleted on its settings page: said with what
+        // fixes it (the runner was told only "HTTP 401: Unauthorized", and that retrying would do).
+        let advice =
+            service == .intervalsICU && kind == .credentials
+            ? "; intervals.icu refused the API key: add the account again with the key from https://intervals.icu/settings (`intervalpro account add intervals.icu --athlete ID`)"
+            : ""
+        return ServiceError(service, kind, "\(action) failed: HTTP \(response.status): \(text)\(advice)")
     }
 
     /// What a service says went wrong: intervals.icu's `error`, Strava's `message` with its

@@ -114,7 +114,8 @@ public struct Strava: Sendable {
     public enum UploadState: Sendable, Equatable {
         case processing(uploadID: String)
         case ready(activityID: String)
-        /// Strava already has this activity: its id, from "... duplicate of activity 123".
+        /// Strava already has this activity: its id, from "... duplicate of activity 123", or
+        /// from the link Strava writes there ("duplicate of <a href='/activities/123' …>").
         case duplicate(activityID: String)
         case failed(String)
     }
@@ -123,7 +124,8 @@ public struct Strava: Sendable {
         guard let root = try? JSONParser.parse(response.body) else { return nil }
         if let activity = IntervalsICU.idText(root["activity_id"]) { return .ready(activityID: activity) }
         if let error = root["error"]?.stringValue, !error.isEmpty {
-            if let range = error.firstRange(of: "duplicate of activity ") {
+            for marker in ["duplicate of activity ", "/activities/"] where error.contains("duplicate of") {
+                guard let range = error.firstRange(of: marker) else { continue }
                 let id = error[range.upperBound...].prefix(while: \.isNumber)
                 if !id.isEmpty { return .duplicate(activityID: String(id)) }
             }

@@ -162,6 +162,9 @@ struct ServiceRequestTests {
         #expect(
             Strava.uploadState(Self.answer(200, #"{"id": 5001, "error": "a.fit duplicate of activity 8001", "activity_id": null}"#))
                 == .duplicate(activityID: "8001"))
+        // What Strava writes: a link to the activity (a file it already has was "could not read", 65).
+        let linked = #"{"id": 5999, "error": "run.fit duplicate of <a href='/activities/18106372042' target='_blank'>Morning Run</a>", "activity_id": null}"#
+        #expect(Strava.uploadState(Self.answer(200, linked)) == .duplicate(activityID: "18106372042"))
         #expect(
             Strava.uploadState(Self.answer(200, #"{"id": 5001, "error": "Improperly formatted data.", "activity_id": null}"#))
                 == .failed("Improperly formatted data."))
@@ -171,7 +174,7 @@ struct ServiceRequestTests {
     func failures() {
         let icu = ServiceError.from(Self.answer(401, #"{"status": 401, "error": "Unauthorized"}"#), service: .intervalsICU, doing: "x")
         #expect(icu.kind == .credentials)
-        #expect(icu.message == "x failed: HTTP 401: Unauthorized")
+        #expect(icu.message.hasPrefix("x failed: HTTP 401: Unauthorized; intervals.icu refused the API key: add the account again"))
         let strava = ServiceError.from(
             Self.answer(
                 400, #"{"message": "Bad Request", "errors": [{"resource": "Upload", "field": "data_type", "code": "invalid"}]}"#),

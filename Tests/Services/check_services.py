@@ -989,6 +989,22 @@ def group_strava(g):
             f"upload {session} again asks about upload {upload_id}, without sending the file again",
             f"{again.describe()} {[(r['method'], r['path']) for r in s.log() if r.get('received', 0) >= since]}")
 
+    # An upload Strava no longer knows (404 for its id): asked about at every --pending, it stayed
+    # queued for good (exit 66). The file is sent anew, once.
+    session = s.session(7)
+    s.fault(match="GET /api/v3/uploads/", times=-1, status=200,
+            body={"id": 7777, "id_str": "7777", "error": None, "status": "Your activity is still being processed.",
+                  "activity_id": None})
+    stuck = s.run("upload", str(session), "--to", "strava")
+    s.clear()
+    since = time.monotonic()
+    pending = s.run("upload", "--pending", "--json")
+    outcome = (pending.json() or {}).get("uploads") or [{}]
+    g.check(stuck.returncode == 69 and pending.returncode == 0 and outcome[0].get("outcome") == "uploaded"
+            and len([p for p in s.requests("POST", "/api/v3/uploads", since) if p["status"] == 201]) == 1,
+            "an upload Strava no longer knows (404): the file is sent anew and uploaded",
+            f"{stuck.describe()} {pending.describe()}")
+
     saved = s.account("strava") or {}
     expect(g, s.run("account", "remove", "strava", "-v"), 0, "account remove strava")
     with open(s.accounts_path, encoding="utf-8") as handle:
@@ -1140,6 +1156,8 @@ def group_queue(g):
     fourth = s.session(4)
     refused = s.run("upload", str(fourth), "--to", "intervals.icu")
     expect(g, refused, 77, "a key refused by intervals.icu: exit 77")
+    g.check("intervals.icu refused the API key: add the account again" in refused.stderr,
+            "... saying the key was refused and what fixes it", refused.describe())
     g.check(refused.elapsed < 5 and len([r for r in s.requests("POST", ACTIVITIES) if r["status"] == 401]) == 1,
             "... at once (a 401 is not retried)")
     g.check(s.upload_rows().get((fourth, "intervals.icu")) == "pending", "the upload stays queued")
