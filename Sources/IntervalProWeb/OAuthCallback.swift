@@ -21,11 +21,12 @@ public enum OAuthCallback {
 
     /// - Parameters:
     ///   - port: 0 lets the system choose; `ready` learns the port once it is bound.
-    ///   - decide: the reply to the query of a GET /callback.
+    ///   - decide: the reply to the query of a GET /callback (the browser waits for it: the
+    ///     page says how the setup ended, not that it began).
     /// - Returns: the query of the accepted request.
     public static func wait(
         port: Int, timeout: Duration, ready: @escaping @Sendable (Int) -> Void,
-        decide: @escaping @Sendable (Substring) -> Reply
+        decide: @escaping @Sendable (Substring) async -> Reply
     ) async throws -> String {
         var logger = Logger(label: "intervalpro.oauth")
         logger.logLevel = .critical
@@ -33,7 +34,7 @@ public enum OAuthCallback {
         let router = Router()
         router.get("/callback") { request, _ -> Response in
             let query = request.uri.query ?? ""
-            let reply = decide(Substring(query))
+            let reply = await decide(Substring(query))
             if reply.accepted { accept.yield(query) }
             return Response(
                 status: reply.accepted ? .ok : .badRequest,

@@ -3,6 +3,7 @@ import IntervalProLaunch
 public import IntervalProNetwork
 public import IntervalProServices
 import IntervalProIO
+import Synchronization
 
 /// Connects Strava by OAuth: the runner opens Strava's authorization page, Strava sends the
 /// browser back to a loopback callback, and the code it brings is exchanged for tokens. The
@@ -18,9 +19,12 @@ public enum StravaSignIn {
     ) async throws -> StravaAccount {
         let strava = Strava(baseURL: ServiceContext.baseURL(.strava))
         let state = RandomText.hex(bytes: 16)
-        let query: String
+        // The page said "connected" before the code was exchanged: with a wrong client secret
+        // or the upload permission unticked, the browser said connected and the terminal 77.
+        // The setup ends before the browser's answer, and the page says how.
+        let ended = Mutex<Result<StravaAccount, LaunchError>?>(nil)
         do {
-            query = try await OAuthCallback.wait(
+            _ = try await OAuthCallback.wait(
                 port: port, timeout: .seconds(seconds),
                 ready: { port in
                     show(strava.authorizeURL(clientID: clientID, redirectURI: "http://127.0.0.1:\(port)/callback", state: state))
@@ -28,11 +32,24 @@ public enum StravaSignIn {
                 decide: { query in
                     switch Strava.callback(query: query, expectedState: state) {
                     case .foreign:
-                        .init(accepted: false, page: page("This answer is not for this setup (its state differs). Nothing was saved."))
-                    case .denied:
-                        .init(accepted: true, page: page("Strava access was not given. You can close this page."))
-                    case .authorized:
-                        .init(accepted: true, page: page("IntervalPro is connected to Strava. You can close this page."))
+                        return .init(accepted: false, page: page("This answer is not for this setup (its state differs). Nothing was saved."))
+                    case .denied(let reason):
+                        ended.withLock {
+                            $0 = .failure(LaunchError("strava: access was not given (\(reason)); nothing was saved", kind: .refused))
+                        }
+                        return .init(accepted: true, page: page("Strava access was not given. Nothing was saved; you can close this page."))
+                    case .authorized(let code, let scope):
+                        let result = await finish(
+                            code: code, scope: scope, clientID: clientID, clientSecret: clientSecret, strava: strava, context: context)
+                        ended.withLock { $0 = result }
+                        switch result {
+                        case .success:
+                            return .init(accepted: true, page: page("IntervalPro is connected to Strava. You can close this page."))
+                        case .failure(let failure):
+                            return .init(
+                                accepted: true,
+                                page: page("IntervalPro is not connected: \(escaped(failure.message)). Nothing was saved; the terminal says what to do."))
+                        }
                     }
                 })
         } catch is OAuthCallback.TimedOut {
@@ -42,30 +59,36 @@ public enum StravaSignIn {
         } catch {
             throw LaunchError("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", kind: .unavailable)
         }
-        let code: String
-        let scope: String?
-        switch Strava.callback(query: Substring(query), expectedState: state) {
-        case .authorized(let given, let givenScope): (code, scope) = (given, givenScope)
-        case .denied(let reason): throw LaunchError("strava: access was not given (\(reason)); nothing was saved", kind: .refused)
-        case .foreign: throw LaunchError("strava: the answer's state differs", kind: .refused)
-        }
+        guard let result = ended.withLock({ $0 }) else { throw LaunchError("strava: the answer's state differs", kind: .refused) }
+        return try result.get()
+    }
+
+    /// The authorization's code exchanged for tokens, and the account saved: with the upload
+    /// permission only (activity:write).
+    private static func finish(
+        code: String, scope: String?, clientID: String, clientSecret: String, strava: Strava, context: ServiceContext
+    ) async -> Result<StravaAccount, LaunchError> {
         if let scope, !scope.split(separator: ",").contains("activity:write") {
-            throw LaunchError(
-                "strava: uploading needs the \"Upload your activities\" permission (activity:write); add the account again and keep it ticked",
-                kind: .refused)
+            return .failure(
+                LaunchError(
+                    "strava: uploading needs the \"Upload your activities\" permission (activity:write); add the account again and keep it ticked",
+                    kind: .refused))
         }
-        let response = try await serviceCall { () throws(ServiceError) in
+        let response: HTTPResponse
+        do throws(ServiceError) {
             do throws(ServiceError) {
-                return try await context.caller(.strava).success(
+                response = try await context.caller(.strava).success(
                     strava.exchange(code: code, clientID: clientID, clientSecret: clientSecret), doing: "exchanging the code")
             } catch {
                 // Strava answers a wrong client id or secret, or a spent code, with 400.
                 guard error.kind == .rejected else { throw error }
                 throw ServiceError(.strava, .credentials, error.message + "; check --client-id and --client-secret")
             }
+        } catch {
+            return .failure(LaunchError(error))
         }
         guard let grant = Strava.grant(response) else {
-            throw LaunchError("strava: the token answer has no tokens", kind: .unavailable)
+            return .failure(LaunchError("strava: the token answer has no tokens", kind: .unavailable))
         }
         let account = StravaAccount(
             clientID: clientID, clientSecret: clientSecret, accessToken: grant.accessToken, refreshToken: grant.refreshToken,
@@ -73,9 +96,13 @@ public enum StravaSignIn {
         do throws(FileError) {
             try context.update { $0.strava = account }
         } catch {
-            throw LaunchError(error)
+            return .failure(LaunchError(error))
         }
-        return account
+        return .success(account)
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
     static func page(_ message: String) -> String {

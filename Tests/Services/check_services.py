@@ -788,7 +788,8 @@ def group_strava(g):
             "the address printed: /oauth/authorize with client_id, response_type=code, activity:write, "
             "state and redirect_uri http://127.0.0.1:PORT/callback", str(url))
     g.check(notes.get("forged") == 400, "a callback with another state is answered 400", str(notes.get("forged")))
-    g.check(notes.get("callback") == 200, "the real callback is answered 200", str(notes))
+    g.check(notes.get("callback") == 200 and "is connected to Strava" in notes.get("page", ""),
+            "the real callback is answered 200, the page saying connected", str(notes))
     code = urllib.parse.parse_qs(urllib.parse.urlsplit(final or "").query).get("code", [None])[0]
     exchanges = s.requests("POST", "/oauth/token")
     g.check(len(exchanges) == 1, "one token exchange: the forged callback exchanged nothing",
@@ -822,8 +823,12 @@ def group_strava(g):
     g.check(time.monotonic() - started < 10, "--wait 1 gives up soon", f"{time.monotonic() - started:.1f} s")
     g.check(len(s.requests("POST", "/oauth/token")) == 1, "neither the denial nor the wait exchanged a code")
     add_secret("wrong-client-secret", "a refused client secret")
-    refused, _, _, _ = strava_authorize(s, secret="wrong-client-secret")
+    refused, _, _, notes = strava_authorize(s, secret="wrong-client-secret")
     expect(g, refused, 77, "a client secret Strava refuses: exit 77")
+    # The page said "connected" before the code was exchanged.
+    page = notes.get("page", "")
+    g.check("is not connected" in page and "connected to Strava" not in page,
+            "... and the browser's page says it is not connected", page)
     account = s.account("strava") or {}
     g.check((account.get("access_token"), account.get("client_secret")) == (tokens[0], CLIENT_SECRET),
             "... nothing saved over the working account")
