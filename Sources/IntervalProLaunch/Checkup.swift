@@ -134,6 +134,11 @@ public enum Checkup {
                 let fix: String? =
                     switch error.kind {
                     case .credentials: "add the account again: `intervalpro account add \(service.rawValue) ...`"
+                    // A rate limit or the service failing is no network of the runner's to check.
+                    case .unavailable where error.status == 429:
+                        "wait until the limit lifts (said above); uploads wait in the queue meanwhile (`intervalpro upload --pending`)"
+                    case .unavailable where (error.status ?? 0) >= 500:
+                        "\(service.rawValue) is failing on its side: try again later; uploads wait in the queue meanwhile (`intervalpro upload --pending`)"
                     case .unavailable: "check the network; uploads wait in the queue meanwhile (`intervalpro upload --pending`)"
                     case .rejected, .notFound: nil
                     }

@@ -53,9 +53,11 @@ public struct ServiceCaller: Sendable {
                 progress("\(service.rawValue): \(reason); trying again in \(Self.seconds(pause))")
                 await self.pause(pause)
             case .rateLimited(let wait):
-                throw ServiceError(
+                var limited = ServiceError(
                     service, .unavailable,
                     "\(request.summary): rate limit reached; it lifts in \(Self.seconds(wait))")
+                limited.status = 429
+                throw limited
             case .giveUp:
                 if case .answered(let response) = outcome { return response }
                 throw ServiceError(

@@ -40,6 +40,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public var service: Service
     public var kind: Kind
     public var message: String
+    /// The HTTP status the service answered with, when it answered (429 for a rate limit).
+    public var status: Int?
 
     public init(_ service: Service, _ kind: Kind, _ message: String) {
         self.service = service
@@ -65,7 +67,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             service == .intervalsICU && kind == .credentials
             ? "; intervals.icu refused the API key: add the account again with the key from https://intervals.icu/settings (`intervalpro account add intervals.icu --athlete ID`)"
             : ""
-        return ServiceError(service, kind, "\(action) failed: HTTP \(response.status): \(text)\(advice)")
+        var failure = ServiceError(service, kind, "\(action) failed: HTTP \(response.status): \(text)\(advice)")
+        failure.status = response.status
+        return failure
     }
 
     /// What a service says went wrong: intervals.icu's `error`, Strava's `message` with its

@@ -1293,6 +1293,13 @@ def group_unreachable(g):
     outcome = {u.get("service"): u.get("outcome") for u in (both.json() or {}).get("uploads", [])}
     g.check(both.returncode == 0 and outcome == {"intervals.icu": "uploaded", "strava": "uploaded"},
             "upload --to all with both accounts: both uploaded", both.describe())
+    # A service failing on its side was "check the network".
+    s.fault(match="GET /api/v1/athlete/", times=-1, status=503)
+    failing = s.run("doctor", "--json")
+    s.clear()
+    fix = {c.get("check"): c for c in (failing.json() or {}).get("checks", [])}.get("intervals.icu", {}).get("fix") or ""
+    g.check("failing on its side" in fix and "network" not in fix,
+            "doctor: intervals.icu answering 503 is said to fail on its side, not the runner's network", fix)
     new_key = s.control("revoke", {"service": "intervals.icu"}).get("key")
     add_secret(new_key, "the regenerated intervals.icu key")
     s.control("revoke", {"service": "strava"})
