@@ -290,6 +290,12 @@ public enum FITWorkout {
         return FITMessage(Message.workoutStep, fields)
     }
 
+    /// The plan's name and step labels a FIT workout cannot hold whole (over 200 bytes): cut
+    /// without a word, they came back another plan's name when imported again.
+    public static func textsCut(_ plan: Plan) -> [String] {
+        ([plan.name] + plan.timeline().compactMap(\.label)).filter { fitString($0) != String($0.filter { $0 != "\0" }) }
+    }
+
     /// FIT string fields end at a NUL and hold at most 255 bytes with it: NULs are left out
     /// and the text is cut at a character boundary.
     static func fitString(_ text: String) -> String {

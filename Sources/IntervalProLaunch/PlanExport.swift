@@ -1,5 +1,6 @@
 public import IntervalProCore
 import IntervalProFormats
+import Logging
 
 /// The files a plan is written as: a FIT workout for a watch, or plan-format JSON.
 public enum PlanExport: String, Sendable, CaseIterable {
@@ -8,10 +9,15 @@ public enum PlanExport: String, Sendable, CaseIterable {
     /// The plan format (useful for a workout read from another format).
     case json
 
+    /// The file; a FIT workout says what of the plan's texts it holds cut.
     public func encode(_ plan: Plan, createdUnixSeconds: Int64) -> [UInt8] {
         switch self {
-        case .fit: FITWorkout.encode(plan, createdUnixSeconds: createdUnixSeconds)
-        case .json: Array((PlanWriter.json(plan).serialized(pretty: true) + "\n").utf8)
+        case .fit:
+            for text in Set(FITWorkout.textsCut(plan)).sorted() {
+                logger.warning("a FIT workout holds 200 bytes of a text: \"\(String(text.prefix(40)).printable)…\" is cut there")
+            }
+            return FITWorkout.encode(plan, createdUnixSeconds: createdUnixSeconds)
+        case .json: return Array((PlanWriter.json(plan).serialized(pretty: true) + "\n").utf8)
         }
     }
 }

@@ -126,6 +126,17 @@ struct FITTests {
         #expect(imported.warnings.count == 1)
     }
 
+    /// A name or label over 200 bytes was cut in the FIT workout without a word (imported
+    /// again, it was another plan's name): the texts cut are known, to be said.
+    @Test func textsAFITWorkoutCannotHoldWholeAreKnown() throws {
+        let long = String(repeating: "n", count: 300), umlauts = String(repeating: "Ü", count: 200)
+        let text = #"{"name": "\#(long)", "steps": [{"kind": "work", "duration": 60, "label": "\#(umlauts)"}, {"kind": "rest", "duration": 60, "label": "jog"}]}"#
+        let plan = try PlanDecoder.decode(Array(text.utf8), file: "long.json")
+        #expect(FITWorkout.textsCut(plan) == [long, umlauts])
+        let short = try PlanDecoder.decode(Array(#"{"name": "Ladder", "steps": [{"kind": "work", "duration": 60, "label": "Ü"}]}"#.utf8), file: "p.json")
+        #expect(FITWorkout.textsCut(short).isEmpty)
+    }
+
     /// A workout of sport "generic" (what a tool writes when it does not say) with per-foot
     /// targets was neither doubled nor warned about: 85-90 scored as steps/min, where a file
     /// without a sport was doubled. Generic may be a run, as it is for activities.
