@@ -148,6 +148,12 @@ public enum InterruptSignal {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // A process started with them blocked (a test harness's thread, some supervisors)
+        // never heard Ctrl-C: an import ran on to its last file. Unblocked on this thread.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for stop in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopping, stop) }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         // Under `nohup` a hang-up is ignored, and stays so.
         let previous = signal(SIGHUP, handler)
         if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGHUP, SIG_IGN) }

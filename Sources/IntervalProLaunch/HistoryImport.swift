@@ -43,6 +43,9 @@ public enum HistoryImport {
         /// Why the import stopped: the store could not be written (a full disk, a read-only
         /// file system). The files after it were not tried: an import run again takes them.
         public var storeFailure: String?
+        /// Stopped by Ctrl-C (or SIGTERM, a closed terminal) after this many of the files:
+        /// the files being read then were finished, the rest left for an import run again.
+        public var interruptedAfter: (done: Int, of: Int)?
         /// Sessions from this id on were made by this import: a copy of one of them in a later
         /// file is of this import, not imported before.
         var newSessionsFrom = Int64.max
@@ -101,8 +104,10 @@ public enum HistoryImport {
             while true {
                 let index = state.withLock { state in
                     defer { state.next += 1 }
-                    // A store that cannot be written takes no more: the rest is left for later.
-                    return state.report.storeFailure == nil ? state.next : candidates.count
+                    // A store that cannot be written takes no more, nor a runner who pressed
+                    // Ctrl-C (the import ended at once, without a word of what it had done):
+                    // the rest is left for later.
+                    return state.report.storeFailure == nil && !InterruptSignal.isRaised ? state.next : candidates.count
                 }
                 guard index < candidates.count else { return }
                 var found = Report()
@@ -120,6 +125,8 @@ public enum HistoryImport {
             }
         }
         var report = state.withLock { $0.report }
+        let done = state.withLock { $0.done }
+        if InterruptSignal.isRaised, done < candidates.count { report.interruptedAfter = (done, candidates.count) }
         // A cut copy imported first and replaced by the whole run of a later file is no more.
         let replaced = Set(report.duplicates.filter { $0.reason.hasPrefix("a shorter copy") }.map(\.file))
         if !replaced.isEmpty {
@@ -475,6 +482,7 @@ extension HistoryImport.Report {
             ("rr_interval_files", .int(rrIntervalFiles)),
             ("warnings", .array(warnings.map { .string($0) })),
             ("store_failure", storeFailure.map(JSONValue.string) ?? .null),
+            ("interrupted", .bool(interruptedAfter != nil)),
         ])
     }
 
@@ -520,6 +528,10 @@ extension HistoryImport.Report {
             if warnings.count > 10 { lines.append("  … and \(warnings.count - 10) more (--json lists them all)") }
         }
         if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
+        if let (done, total) = interruptedAfter {
+            lines.append(
+                "Stopped by a signal after \(done) of \(total) files: what was imported stays; import again for the rest (what was imported is skipped).")
+        }
         if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
         // File, entry and activity names are others' words: shown, never obeyed by the terminal.
         return lines.map(\.printable)

@@ -207,6 +207,37 @@ struct HistoryImportTests {
         #expect(reasons.count == 2 && reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(reasons)")
     }
 
+    /// Ctrl-C ended an import at once: the progress line left unfinished, no summary, nothing
+    /// said of the 78 runs of 300 it had imported.
+    @Test("Ctrl-C during an import finishes the files in hand, says what was done, and exits 130")
+    func ctrlCDuringAnImportSaysWhatWasDone() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("year")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for day in 0..<200 {
+            try store.directory.write("year/\(day).gpx", gpxRun(start: Self.lastRun - Double(day) * 86_400, seconds: 300, perFoot: 86))
+        }
+        let running = try RunningCommand(["history", "import", folder, "--db", store.path], in: store.directory.url)
+        // Some runs in, then Ctrl-C.
+        let deadline = Date() + 60
+        while Date() < deadline {
+            let listed = try intervalpro("history", "--db", store.path, "--json")
+            if ((jsonObject(listed.stdoutData)?["sessions"] as? [Any])?.count ?? 0) >= 5 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        running.interrupt()
+        let result = running.finish()
+        #expect(result.exited && result.status == 130, "status \(result.status), stderr: \(result.stderr)")
+        let said = try #require(result.stdout.firstMatch(of: /Imported (\d+) runs?.*\n(?s:.*)Stopped by a signal after (\d+) of 200 files/))
+        let kept = try store.sessions().count
+        #expect(Int(said.1) == kept && kept >= 5 && kept < 200, "\(result.stdout)")
+        #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
+        // Imported again: the rest, and nothing twice.
+        let again = try #require(jsonObject(try store.run("history", "import", folder, "--json").stdoutData))
+        #expect((again["imported"] as? [Any])?.count == 200 - kept)
+        #expect((again["duplicates"] as? [Any])?.count == kept)
+    }
+
     @Test("an imported run is the session a replay of the file against an open plan scores")
     func anImportedRunScoresAsItsReplay() throws {
         let store = try ScratchStore()

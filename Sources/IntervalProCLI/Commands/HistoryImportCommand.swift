@@ -31,6 +31,8 @@ struct HistoryImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let store = try store.open()
+            // Ctrl-C finishes the files being read and says what was done.
+            InterruptSignal.install()
             let showsProgress = Terminal.standardErrorIsTerminal
             let report = try HistoryImport.run(path, into: store) { done, total in
                 guard showsProgress else { return }
@@ -49,6 +51,7 @@ struct HistoryImportCommand: ParsableCommand {
             // The store could not be written: an I/O failure, said where errors are.
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if failed { throw ExitCode(ExitStatus.dataError.rawValue) }
+            if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }
         }
     }
 }
