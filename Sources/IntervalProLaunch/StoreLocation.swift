@@ -68,7 +68,7 @@ public struct StoreLocation: Sendable {
         } catch where readingOnly && error.isWriteRefused {
             // A full disk or a file system gone read-only keeps a session cut off marked
             // running; the sessions are read all the same.
-            logger.notice("\(error.reason): a session cut off is still marked running until the store can be written")
+            logger.notice("\(error.reason): a session cut off is read as interrupted, and kept so once the store can be written")
             return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
         } catch {
             throw LaunchError(error.description, kind: .io)

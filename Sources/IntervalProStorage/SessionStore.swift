@@ -368,12 +368,23 @@ public final class SessionStore: Sendable {
     /// its day, not where it was imported.
     public func listings(limit: Int? = nil, skipping offset: Int = 0) throws(StoreError) -> [SessionListing] {
         // Plain SQL, as in hasRunningSessions: `history` starts sooner.
-        try read { db in
+        let rows = try read { db in
             try SessionRow.fetchAll(
                 db, sql: "SELECT * FROM session ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
-                arguments: [limit ?? -1, max(0, offset)]
-            ).map(\.listing)
+                arguments: [limit ?? -1, max(0, offset)])
         }
+        return rows.map(listingAsKept)
+    }
+
+    /// A row's listing; in a store that cannot be written, a session its dead process left
+    /// running is listed as the next write will keep it, interrupted and scored (`history`
+    /// listed it running, without figures, where `show` said interrupted).
+    private func listingAsKept(_ row: SessionRow) -> SessionListing {
+        guard isReadOnly, row.status == SessionStatus.running.rawValue, let id = row.id,
+            !(row.owner.map(ProcessIdentity.isRunning) ?? false),
+            let kept = try? session(id: id, loading: [], isRunning: ProcessIdentity.isRunning)
+        else { return row.listing }
+        return kept.listing
     }
 
     /// How many sessions the store holds.
@@ -385,8 +396,7 @@ public final class SessionStore: Sendable {
     public func listings(since startedAt: String) throws(StoreError) -> [SessionListing] {
         try read { db in
             try SessionRow.filter(Column("started_at") >= startedAt).order(Column("started_at"), Column("id")).fetchAll(db)
-                .map(\.listing)
-        }
+        }.map(listingAsKept)
     }
 
     public func listing(id: Int64) throws(StoreError) -> SessionListing? {

@@ -236,6 +236,11 @@ struct SessionStoreTests {
         #expect(read.summary?.steps.first?.inZone == .seconds(10))
         // Read, not written: the store still says running until it can be written.
         #expect(try store.listing(id: id)?.status == .running)
+        // A store that cannot be written lists it so too (`history` said running, no figures).
+        let readOnly = try SessionStore(readingOnly: directory.path + "/h.sqlite")
+        let listed = try #require(try readOnly.listings().first)
+        #expect(listed.status == .interrupted && listed.duration == 13.5, "\(listed)")
+        #expect(try readOnly.listings(since: "2026-01-01T00:00:00Z").first?.status == .interrupted)
     }
 
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
