@@ -197,6 +197,10 @@ public final class RecordingWriter {
     /// What a full disk left unwritten, written first when there is room: a line is never left
     /// half-written, and a disk full for a moment no longer ends the recording.
     private var unwritten: [UInt8] = []
+    /// Bytes written, and of them those up to the end of the last whole line: a disk still
+    /// full at the close leaves the file cut there, not in half a line.
+    private var written = 0
+    private var wholeLines = 0
     /// Bytes a full disk may hold in memory (some hours of a live session): past them, writing fails.
     static let heldLimit = 16 << 20
 
@@ -284,12 +288,22 @@ public final class RecordingWriter {
                 Glibc.write(fd.rawValue, bytes.baseAddress! + done, bytes.count - done)
             }
             if count > 0 {
+                if let newline = unwritten[done..<(done + count)].lastIndex(of: UInt8(ascii: "\n")) {
+                    wholeLines = written + (newline - done) + 1
+                }
+                written += count
                 done += count
                 continue
             }
             let code = count < 0 ? errno : EIO
             if code == EINTR { continue }
             if code == ENOSPC, holdingWhenFull, unwritten.count - done <= Self.heldLimit { return }
+            // Given up: the file ends at its last whole line, what follows it never written.
+            if wholeLines < written, ftruncate(fd.rawValue, off_t(wholeLines)) == 0 {
+                written = wholeLines
+                unwritten.removeAll()
+                done = 0
+            }
             throw FileError(path: path, operation: .write, errno: Errno(rawValue: code))
         }
     }

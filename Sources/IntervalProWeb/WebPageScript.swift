@@ -138,8 +138,13 @@ async function command(name) {
   const label = name[0].toUpperCase() + name.slice(1);
   const text = ok ? "" : answered ? label + " refused: " + (answer.error || "by the Pi") : label + ": " + answer.error;
   sayLink(text || standingLink());
+  unanswered = answered ? "" : text;
   if (text) setTimeout(() => { if ($("link").textContent === text) sayLink(standingLink()); }, 10000);
 }
+// A command the Pi did not answer in time, said until the Pi is heard again: it may have
+// acted late (a Pi stopped for a while), and "no answer" standing on after its state came
+// back asked for a second tap that skipped another step.
+let unanswered = "";
 $("btn-pause").onclick = () => command(state.paused ? "resume" : "pause");
 $("btn-next").onclick = () => command("next");
 $("btn-finish").onclick = () => command("finish");
@@ -425,6 +430,8 @@ function connect() {
   socket.onmessage = (event) => {
     if (socket !== currentSocket) return;
     lastHeard = Date.now();
+    if (unanswered && $("link").textContent === unanswered) sayLink(standingLink());
+    unanswered = "";
     const next = JSON.parse(event.data);
     const cutOff = lostSession && next.status === "idle";
     lostSession = false;

@@ -81,6 +81,9 @@ import Glibc
             environment: env, executable: "/bin/sh")
         #expect(limited.status == 74, "stderr: \(limited.stderr)")
         #expect(limited.stderr.contains("the recording \(cut) was cut short"), "stderr: \(limited.stderr)")
+        // Cut at its last whole line, not in half a line.
+        let kept = try Data(contentsOf: URL(fileURLWithPath: cut))
+        #expect(kept.last == UInt8(ascii: "\n"), "ends in: \(String(decoding: kept.suffix(60), as: UTF8.self))")
 
         // A store that cannot be written: said when it happens, and again after the summary
         // (on the live screen, the first was drawn over).
