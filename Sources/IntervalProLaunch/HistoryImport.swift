@@ -494,10 +494,15 @@ extension HistoryImport.Report {
         ]
         // Copies of a run within these files are said apart from runs imported before.
         let copies = ["a shorter copy", "the same run as", "the same activity as"]
-        let before = duplicates.filter { skipped in !copies.contains { skipped.reason.hasPrefix($0) } }.count
+        let exported = duplicates.filter { $0.reason.hasPrefix("exported from session") }.count
+        let copied = duplicates.filter { skipped in copies.contains { skipped.reason.hasPrefix($0) } }.count
+        let before = duplicates.count - exported - copied
         if before > 0 { lines.append("Skipped \(count(before, "run", "runs")) imported before.") }
-        if duplicates.count > before {
-            lines.append("Skipped \(count(duplicates.count - before, "copy", "copies")) of a run another file of these holds (the longer kept).")
+        if exported > 0 {
+            lines.append("Skipped \(count(exported, "file", "files")) IntervalPro exported from sessions this history holds.")
+        }
+        if copied > 0 {
+            lines.append("Skipped \(count(copied, "copy", "copies")) of a run another file of these holds (the longer kept).")
         }
         if !longerThanKept.isEmpty {
             lines.append("Of them, \(count(longerThanKept.count, "file holds", "files hold")) more than the session kept (a copy cut short was imported first):")

@@ -174,6 +174,9 @@ struct HistoryImportTests {
             #expect((report["imported"] as? [Any])?.isEmpty == true, "\(format): \(report)")
             let duplicates = try #require(report["duplicates"] as? [[String: Any]])
             #expect(duplicates.first?["reason"] as? String == "exported from session 1", "\(format): \(duplicates)")
+            // Said as what it is, not "imported before" (the session was a replay).
+            let text = try store.run("history", "import", file)
+            #expect(text.stdout.contains("Skipped 1 file IntervalPro exported from sessions this history holds."), "\(text.stdout)")
         }
         // Another store has no such session: the export is a run to import there.
         let elsewhere = try ScratchStore()
