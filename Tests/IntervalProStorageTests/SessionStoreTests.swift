@@ -20,6 +20,21 @@ final class StoreDirectory {
     }
 }
 
+/// A store in a scratch folder with one session begun (owner "process-1"), of 14 s of
+/// readings at 162 saved: the session a process cut off leaves.
+func storeWithACutOffSession() throws -> (StoreDirectory, SessionStore, Int64) {
+    let directory = try StoreDirectory()
+    let store = try SessionStore(path: directory.path + "/h.sqlite")
+    let id = try store.beginSession(
+        startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+        devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
+    var batch = StoreBatch()
+    batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
+    batch.lastTime = .seconds(14)
+    try store.save(batch, session: id)
+    return (directory, store, id)
+}
+
 let plan = """
     {"name": "Store test", "steps": [
       {"kind": "warmup", "duration": 10, "cadence": 160},
@@ -219,15 +234,7 @@ struct SessionStoreTests {
     /// report were refused as "still running" for as long as the store stayed so.
     @Test("a session a dead process left running is read as interrupted, scored to its last saved time, unwritten")
     func aCutOffSessionIsReadAsInterrupted() throws {
-        let directory = try StoreDirectory()
-        let store = try SessionStore(path: directory.path + "/h.sqlite")
-        let id = try store.beginSession(
-            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
-            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
-        var batch = StoreBatch()
-        batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
-        batch.lastTime = .seconds(14)
-        try store.save(batch, session: id)
+        let (directory, store, id) = try storeWithACutOffSession()
 
         #expect(try store.session(id: id, loading: .samples, isRunning: { $0 == "process-1" })?.summary == nil, "its process runs")
         let read = try #require(try store.session(id: id, loading: .samples, isRunning: { _ in false }))
@@ -245,15 +252,8 @@ struct SessionStoreTests {
 
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
     func closesInterrupted() throws {
-        let directory = try StoreDirectory()
-        let store = try SessionStore(path: directory.path + "/h.sqlite")
-        let id = try store.beginSession(
-            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
-            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
-        var batch = StoreBatch()
-        batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
-        batch.lastTime = .seconds(14)
-        try store.save(batch, session: id)
+        let (directory, store, id) = try storeWithACutOffSession()
+        defer { withExtendedLifetime(directory) {} }
 
         #expect(try store.closeInterruptedSessions(isRunning: { $0 == "process-1" }).isEmpty, "its process still runs")
         #expect(try store.listing(id: id)?.status == .running)
