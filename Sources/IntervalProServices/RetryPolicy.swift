@@ -47,8 +47,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Seconds until a 429 lifts: Retry-After when given, else the end of the Strava window
     /// whose usage reached its limit (15 minutes, or the UTC day), else a minute.
     static func rateLimitWait(_ response: HTTPResponse, now: Double) -> Double {
-        if let value = response.header("retry-after"), let seconds = Double(value.trimmingWhitespace), seconds >= 0 {
-            return seconds
+        if let value = response.header("retry-after") {
+            if let seconds = Double(value.trimmingWhitespace), seconds >= 0 { return seconds }
+            // Or a date, as HTTP allows (RFC 9110 §10.2.3): it was waited as a minute.
+            if let at = httpDate(value) { return max(0, Double(at) - now) }
         }
         var wait: Double?
         for prefix in ["x-ratelimit", "x-readratelimit"] {
@@ -62,6 +64,17 @@ public struct RetryPolicy: Sendable, Equatable {
             }
         }
         return wait ?? 60
+    }
+
+    /// Unix seconds of an HTTP date in its preferred form, "Sun, 06 Nov 1994 08:49:37 GMT".
+    static func httpDate(_ text: String) -> Int64? {
+        let parts = text.trimmingWhitespace.split(separator: " ")
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard parts.count == 6, parts[5] == "GMT", parts[1].count == 2, parts[3].count == 4, parts[4].count == 8,
+            let month = months.firstIndex(of: String(parts[2]))
+        else { return nil }
+        let monthText = month + 1 < 10 ? "0\(month + 1)" : "\(month + 1)"
+        return UTCTimestamp.unixSeconds("\(parts[3])-\(monthText)-\(parts[1])T\(parts[4])Z")
     }
 
     private static func numbers(_ header: String?) -> [Double]? {

@@ -32,6 +32,11 @@ struct RetryAndAccountsTests {
         #expect(
             policy.decide(after: Self.answer(429, headers: ["retry-after": "120"]), attempts: 1, now: 0)
                 == .rateLimited(liftsIn: 120))
+        // A date, as HTTP allows: it was waited as a minute. 2026-11-28 10:00:05 UTC, 5 s on.
+        let now = 1_795_860_000.0
+        #expect(
+            policy.decide(after: Self.answer(429, headers: ["retry-after": "Sat, 28 Nov 2026 10:00:05 GMT"]), attempts: 1, now: now)
+                == .retry(after: 5))
     }
 
     @Test("429 from Strava: the 15-minute window, or the day, whose usage reached its limit")
