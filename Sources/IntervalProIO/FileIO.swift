@@ -191,6 +191,14 @@ public enum FileIO {
 /// Writes a recording line by line as notifications arrive. Each line reaches the
 /// kernel with its own write, so Ctrl-C or a crash keeps everything received so far;
 /// `close` (or deinit) also syncs the file to disk.
+extension FileIO {
+    /// A file's permission bits (0o644), or nil when it cannot be looked at.
+    public static func permissions(_ path: String) -> UInt32? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt32(info.st_mode) & 0o7777 : nil
+    }
+}
+
 public final class RecordingWriter {
     public let path: String
     private var fd: FileDescriptor?

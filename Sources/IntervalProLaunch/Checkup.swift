@@ -110,6 +110,15 @@ public enum Checkup {
             }
         }
         var findings: [Diagnosis] = []
+        // The file holds keys and tokens: written 0600, but a copy or an editor may leave it
+        // readable by others, and nothing said so.
+        if !context.accounts.services.isEmpty, let mode = FileIO.permissions(context.file.path), mode & 0o077 != 0 {
+            findings.append(
+                Diagnosis(
+                    check: "accounts", ok: false,
+                    detail: "\(context.file.path) may be read by other users (mode \(String(mode, radix: 8))): it holds keys and tokens",
+                    fix: "chmod 600 \(context.file.path)"))
+        }
         for service in Service.allCases {
             guard context.accounts.services.contains(service) else {
                 findings.append(

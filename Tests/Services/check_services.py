@@ -1293,6 +1293,13 @@ def group_unreachable(g):
     outcome = {u.get("service"): u.get("outcome") for u in (both.json() or {}).get("uploads", [])}
     g.check(both.returncode == 0 and outcome == {"intervals.icu": "uploaded", "strava": "uploaded"},
             "upload --to all with both accounts: both uploaded", both.describe())
+    # accounts.json readable by others (a copy, an editor) was not said.
+    os.chmod(s.accounts_path, 0o644)
+    loose = s.run("doctor", "--json")
+    os.chmod(s.accounts_path, 0o600)
+    found = {c.get("check"): c for c in (loose.json() or {}).get("checks", [])}.get("accounts") or {}
+    g.check(found.get("ok") is False and "chmod 600" in (found.get("fix") or "") and loose.returncode == base_status,
+            "doctor: accounts.json readable by others is said, with chmod 600, not blocking", str(found))
     # A service failing on its side was "check the network".
     s.fault(match="GET /api/v1/athlete/", times=-1, status=503)
     failing = s.run("doctor", "--json")
