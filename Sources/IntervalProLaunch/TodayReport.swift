@@ -92,9 +92,11 @@ public struct TodayReport: Sendable {
             lines.append(line)
             if let problem = run.problem { lines.append("      cannot run it: \(problem)") }
         }
+        // None runnable (each said "cannot run it"): no command to offer.
+        let runnable = runs.filter { $0.plan != nil }
         if runs.count == 1, runs[0].plan != nil {
             lines.append("Run it with: intervalpro run \(isToday ? "today" : runs[0].workout.reference)")
-        } else {
+        } else if !runnable.isEmpty {
             lines.append("Run one with: intervalpro run icu:ID")
         }
         return lines

@@ -48,6 +48,10 @@ import Testing
         let lines = TodayReport(day: "2026-11-26", isToday: true, runs: runs, readiness: nil, wellness: nil).lines
         #expect(lines.contains { $0.hasPrefix("      cannot run it: ") })
         #expect(lines.last == "Run one with: intervalpro run icu:ID")
+        // The one planned run cannot be read: no command is offered ("Run one with" was).
+        let alone = TodayReport(
+            day: "2026-11-26", isToday: true, runs: try workouts("[\(unreadable)]").map(PlannedRun.init), readiness: nil, wellness: nil)
+        #expect(alone.lines.last?.hasPrefix("      cannot run it: ") == true, "\(alone.lines)")
         #expect(
             TodayReport(day: "2026-11-26", isToday: true, runs: [], readiness: nil, wellness: nil).lines
                 == ["No run planned in intervals.icu for 2026-11-26."])
