@@ -86,7 +86,9 @@ public func storeCall<T>(_ kind: LaunchError.Kind = .io, _ body: () throws(Store
     do {
         return try body()
     } catch {
-        throw LaunchError(error.description, kind: kind)
+        // A file that is no store, or a damaged one, is bad data wherever it is found (65),
+        // not 74 from one command and 65 from another.
+        throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : kind)
     }
 }
 
@@ -95,7 +97,7 @@ public func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async th
     do {
         return try await body()
     } catch {
-        throw LaunchError(error.description, kind: .io)
+        throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : .io)
     }
 }
 

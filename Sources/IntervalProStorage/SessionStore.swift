@@ -43,8 +43,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             self.init(
                 path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
                 isWriteRefused: true)
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            self.init(path: path, reason: "not an IntervalPro database (or damaged)")
+        case .SQLITE_NOTADB:
+            self.init(path: path, reason: "not an IntervalPro database")
+            isNotAStore = true
+        case .SQLITE_CORRUPT:
+            // One bad page (a card's or a disk's error) made a session unreadable with "not an
+            // IntervalPro database" and no word of what could still be done.
+            self.init(
+                path: path,
+                reason: "the database is damaged (\(error.message ?? "malformed")): keep a copy of the file; "
+                    + "`intervalpro export N --format jsonl` may still read a session's readings, and "
+                    + "`sqlite3 FILE .recover | sqlite3 NEW` saves what the file still holds into a new store")
             isNotAStore = true
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(path: path, reason: "the database is busy (another intervalpro holds it)")

@@ -397,6 +397,40 @@ struct SessionStoreTests {
         #expect(try store.listings().isEmpty)
     }
 
+    /// One bad page (a card's error) read as "not an IntervalPro database (or damaged)", with
+    /// no word of what could still be done.
+    @Test("a damaged page is said as damage, with what may still be read and how to recover the rest")
+    func aDamagedPageIsSaidAsDamage() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        do {
+            let store = try SessionStore(path: path)
+            let id = try store.beginSession(
+                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+            var batch = StoreBatch()
+            batch.samples = (0..<3000).map {
+                SessionSample(second: $0, stepIndex: 0, rawCadence: 80, cadence: 160, heartRate: 140, speed: 3, distance: Double($0) * 3, zoneStatus: .inZone)
+            }
+            batch.lastTime = .seconds(3000)
+            try store.save(batch, session: id)
+        }
+        // Every page after the first few: the samples' pages among them.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try handle.seekToEnd()
+        for page in stride(from: UInt64(8 * 4096), to: size, by: 4096) {
+            try handle.seek(toOffset: page)
+            handle.write(Data(repeating: 0xA5, count: 12))
+        }
+        try handle.close()
+        #expect {
+            _ = try SessionStore(path: path).session(id: 1, loading: .samples)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.isNotAStore && error.reason.hasPrefix("the database is damaged") && error.reason.contains(".recover")
+        }
+    }
+
     @Test("a file that is not a database is refused with a clear error")
     func notADatabase() throws {
         let directory = try StoreDirectory()
