@@ -46,8 +46,11 @@ function render(s) {
     $("time-left").textContent = "";
     $("step-other").classList.add("hidden");
     $("progress").style.width = "100%";
-    // The last moment's cadence and advice ("faster +12 spm") are no longer the runner's.
+    // The last moment's cadence and advice ("faster +12 spm") are no longer the runner's, nor
+    // its heart rate and alpha 1 (HR 157 stood beside the summary's average of 139).
     $("cadence").textContent = "--";
+    $("heart-rate").textContent = "--";
+    $("alpha1-fact").classList.add("hidden");
     $("advice").textContent = "";
     $("advice").className = "";
     $("zone-text").textContent = "";

@@ -620,6 +620,11 @@ def live_page(binary, scratch, screenshot_copy):
             total = (summary.get("totals") or {}).get("in_zone_pct")
             check(text is not None and agrees(text, total),
                   f"the summary's in-zone figure on the page ({text!r}) is the summary's ({total})")
+            # The last moment's heart rate and alpha 1 stood beside the summary's averages.
+            dom = read_dom(driver)
+            alpha_shown = driver.find_element("id", "alpha1-fact").is_displayed()
+            check(dom["heart-rate"] == "--" and not alpha_shown,
+                  f"finished, the live heart rate and alpha 1 are gone: HR {dom['heart-rate']!r}, alpha 1 shown {alpha_shown}")
     finally:
         driver.quit()
         code = server.stop()
