@@ -36,7 +36,8 @@ extension ActivityImport {
             let type = track.child("type")?.text
             let kind: ActivityLeg.Kind = type.map { isRunType($0) ? .run : .other } ?? .unsaid
             let name = track.child("name")?.text
-            legs.append(ActivityLeg(sport: type, kind: kind, points: points, place: "\(track.line)", name: name?.isEmpty == false ? name : nil))
+            legs.append(
+                ActivityLeg(sport: type.map(sportName), kind: kind, points: points, place: "\(track.line)", name: name?.isEmpty == false ? name : nil))
         }
         let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
         var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
@@ -52,6 +53,17 @@ extension ActivityImport {
     static func isRunType(_ type: String) -> Bool {
         let trimmed = type.trimmingWhitespace
         return trimmed == "9" || trimmed.lowercased().contains("run")
+    }
+
+    /// A track `<type>` as a runner reads it: Strava's numbers by name (a ride was listed as
+    /// "1 activity of other sports: 1 1").
+    static func sportName(_ type: String) -> String {
+        switch type.trimmingWhitespace {
+        case "1": "cycling"
+        case "9": "running"
+        case let number where !number.isEmpty && number.allSatisfy({ ("0"..."9").contains($0) }): "Strava type \(number)"
+        default: type
+        }
     }
 
     private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {

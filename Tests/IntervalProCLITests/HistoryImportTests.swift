@@ -96,7 +96,7 @@ struct HistoryImportTests {
         let report = try #require(jsonObject(first.stdoutData), "stdout: \(first.stdout)")
         #expect((report["imported"] as? [Int])?.count == 4, "\(report)")
         #expect((report["duplicates"] as? [[String: Any]])?.count == 1, "\(report)")
-        #expect((report["not_runs"] as? [[String: Any]])?.first?["reason"] as? String == "1", "\(report)")
+        #expect((report["not_runs"] as? [[String: Any]])?.first?["reason"] as? String == "cycling", "\(report)")
         #expect(report["other_files"] as? Int == 1, "\(report)")
         #expect((report["without_readings"] as? [[String: Any]])?.map { $0["file"] as? String } == [activities.appendingPathComponent("gps.gpx").path], "\(report)")
         #expect((report["unreadable"] as? [Any])?.isEmpty == true, "\(report)")
