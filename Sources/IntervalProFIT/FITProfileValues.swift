@@ -13,6 +13,7 @@ public enum FITManufacturer {
 public enum FITSport {
     public static let generic: Int64 = 0
     public static let running: Int64 = 1
+    public static let cycling: Int64 = 2
 
     /// The sport's name for messages ("stand up paddleboarding"), as the profile names it
     /// (Profile.xlsx; checked against Garmin's FIT SDK for Python); a number it does not

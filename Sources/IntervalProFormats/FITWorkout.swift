@@ -94,7 +94,10 @@ public enum FITWorkout {
             warnings.append(
                 ImportError(
                     file: file, place: place(workout, "workout"),
-                    message: "a \(FITSport.name(sport)) workout, not a run: its cadence (rpm) is read as steps/min"))
+                    // A ride's cadence is in rpm; a walk's is steps/min already ("rpm" misled there).
+                    message: sport == FITSport.cycling
+                        ? "a cycling workout, not a run: its cadence (rpm) is read as steps/min"
+                        : "a \(FITSport.name(sport)) workout, not a run: its cadence targets are read as steps/min, as written"))
         }
         let steps = records.filter { $0.global == Message.workoutStep }.enumerated()
             .map { ($0.element.integer(Field.messageIndex) ?? Int64($0.offset), $0.element) }

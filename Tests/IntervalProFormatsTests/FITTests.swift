@@ -195,6 +195,9 @@ struct FITTests {
         }
         let ride = try FITWorkout.read(Self.workout(sport: 2, [(0, 300_000)]), file: "ride.fit")
         #expect(ride.warnings.map(\.message).contains("a cycling workout, not a run: its cadence (rpm) is read as steps/min"), "\(ride.warnings)")
+        // A walk's cadence is steps/min already: no "rpm" for it.
+        let walk = try FITWorkout.read(Self.workout(sport: 11, [(0, 300_000)]), file: "walk.fit")
+        #expect(walk.warnings.map(\.message).contains("a walking workout, not a run: its cadence targets are read as steps/min, as written"), "\(walk.warnings)")
     }
 
     @Test func anActivityIsNotAWorkoutAndTheErrorSaysWhatToDo() {
