@@ -7,62 +7,6 @@ public import IntervalProHistory
 import IntervalProHRV
 import IntervalProIO
 
-/// A store operation that failed, said in the runner's words.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    /// The disk is full or the database cannot be written: saving should stop, not retry.
-    public var isWriteRefused: Bool
-    /// Another process held the database past the wait: a later try may succeed.
-    public var isBusy = false
-    /// The disk is full: a later try may succeed once there is room.
-    public var isFull = false
-    /// The file is no SQLite database, or a damaged one: bad data, not a failed write.
-    public var isNotAStore = false
-
-    public var description: String { "session store '\(path)': \(reason)" }
-
-    init(path: String, reason: String, isWriteRefused: Bool = false) {
-        self.path = path
-        self.reason = reason
-        self.isWriteRefused = isWriteRefused
-    }
-
-    init(path: String, _ error: any Error) {
-        guard let error = error as? DatabaseError else {
-            self.init(path: path, reason: "\(error)")
-            return
-        }
-        switch error.resultCode {
-        case .SQLITE_FULL:
-            self.init(path: path, reason: "the disk is full", isWriteRefused: true)
-            isFull = true
-        case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
-        case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
-        case .SQLITE_IOERR:
-            self.init(
-                path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
-                isWriteRefused: true)
-        case .SQLITE_NOTADB:
-            self.init(path: path, reason: "not an IntervalPro database")
-            isNotAStore = true
-        case .SQLITE_CORRUPT:
-            // One bad page (a card's or a disk's error) made a session unreadable with "not an
-            // IntervalPro database" and no word of what could still be done.
-            self.init(
-                path: path,
-                reason: "the database is damaged (\(error.message ?? "malformed")): keep a copy of the file; "
-                    + "`intervalpro export N --format jsonl` may still read a session's readings, and "
-                    + "`sqlite3 FILE .recover | sqlite3 NEW` saves what the file still holds into a new store")
-            isNotAStore = true
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
-            isBusy = true
-        default: self.init(path: path, reason: error.message ?? "\(error)")
-        }
-    }
-}
-
 /// What one commit adds to a running session: one transaction.
 public struct StoreBatch: Sendable {
     public var entries: [RecordingEntry] = []

@@ -230,26 +230,6 @@ struct SessionStoreTests {
         #expect(warnings.count == 1)
     }
 
-    /// A store that cannot be written keeps a cut-off session marked running: its export and
-    /// report were refused as "still running" for as long as the store stayed so.
-    @Test("a session a dead process left running is read as interrupted, scored to its last saved time, unwritten")
-    func aCutOffSessionIsReadAsInterrupted() throws {
-        let (directory, store, id) = try storeWithACutOffSession()
-
-        #expect(try store.session(id: id, loading: .samples, isRunning: { $0 == "process-1" })?.summary == nil, "its process runs")
-        let read = try #require(try store.session(id: id, loading: .samples, isRunning: { _ in false }))
-        #expect(read.listing.status == .interrupted)
-        #expect(read.summary?.duration == .seconds(13.5), "up to the last notification saved")
-        #expect(read.summary?.steps.first?.inZone == .seconds(10))
-        // Read, not written: the store still says running until it can be written.
-        #expect(try store.listing(id: id)?.status == .running)
-        // A store that cannot be written lists it so too (`history` said running, no figures).
-        let readOnly = try SessionStore(readingOnly: directory.path + "/h.sqlite")
-        let listed = try #require(try readOnly.listings().first)
-        #expect(listed.status == .interrupted && listed.duration == 13.5, "\(listed)")
-        #expect(try readOnly.listings(since: "2026-01-01T00:00:00Z").first?.status == .interrupted)
-    }
-
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
     func closesInterrupted() throws {
         let (directory, store, id) = try storeWithACutOffSession()
@@ -395,40 +375,6 @@ struct SessionStoreTests {
         do { _ = try DatabaseQueue(path: empty).read { db in try db.tableExists("x") } }
         let store = try SessionStore(path: empty)
         #expect(try store.listings().isEmpty)
-    }
-
-    /// One bad page (a card's error) read as "not an IntervalPro database (or damaged)", with
-    /// no word of what could still be done.
-    @Test("a damaged page is said as damage, with what may still be read and how to recover the rest")
-    func aDamagedPageIsSaidAsDamage() throws {
-        let directory = try StoreDirectory()
-        let path = directory.path + "/h.sqlite"
-        do {
-            let store = try SessionStore(path: path)
-            let id = try store.beginSession(
-                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
-                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
-            var batch = StoreBatch()
-            batch.samples = (0..<3000).map {
-                SessionSample(second: $0, stepIndex: 0, rawCadence: 80, cadence: 160, heartRate: 140, speed: 3, distance: Double($0) * 3, zoneStatus: .inZone)
-            }
-            batch.lastTime = .seconds(3000)
-            try store.save(batch, session: id)
-        }
-        // Every page after the first few: the samples' pages among them.
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        let size = try handle.seekToEnd()
-        for page in stride(from: UInt64(8 * 4096), to: size, by: 4096) {
-            try handle.seek(toOffset: page)
-            handle.write(Data(repeating: 0xA5, count: 12))
-        }
-        try handle.close()
-        #expect {
-            _ = try SessionStore(path: path).session(id: 1, loading: .samples)
-        } throws: { error in
-            guard let error = error as? StoreError else { return false }
-            return error.isNotAStore && error.reason.hasPrefix("the database is damaged") && error.reason.contains(".recover")
-        }
     }
 
     @Test("a file that is not a database is refused with a clear error")
