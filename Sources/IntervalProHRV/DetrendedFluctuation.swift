@@ -39,17 +39,11 @@ public enum DetrendedFluctuation {
     /// The DFA exponent of `series` over `boxSizes`, without detrending the series first.
     public static func alpha(of series: [Double], boxSizes: ClosedRange<Int>) -> Double? {
         guard boxSizes.lowerBound >= 3, series.count >= boxSizes.upperBound else { return nil }
-        let mean = series.reduce(0, +) / Double(series.count)
-        var profile = [Double](repeating: 0, count: series.count)
-        var sum = 0.0
-        for (i, value) in series.enumerated() {
-            sum += value - mean
-            profile[i] = sum
-        }
+        let sums = ProfileSums(series)
         var logSizes: [Double] = []
         var logFluctuations: [Double] = []
         for size in boxSizes {
-            let fluctuation = rootMeanSquareResidual(profile, boxSize: size)
+            let fluctuation = sums.rootMeanSquareResidual(boxSize: size)
             guard fluctuation > 0 else { return nil }
             logSizes.append(.log(Double(size)))
             logFluctuations.append(.log(fluctuation))
@@ -57,38 +51,81 @@ public enum DetrendedFluctuation {
         return slope(x: logSizes, y: logFluctuations)
     }
 
-    /// F(n): the root mean square, over every box of `boxSize` points, of the residuals from
-    /// the box's least-squares line.
-    static func rootMeanSquareResidual(_ profile: [Double], boxSize: Int) -> Double {
-        let boxes = profile.count / boxSize
-        // x = 0..<n centred: Σx = 0, so the slope is Σxy / Σx² and the intercept the mean.
-        let centre = Double(boxSize - 1) / 2
-        let x = (0..<boxSize).map { Double($0) - centre }
-        var sumXX = 0.0
-        for k in 0..<boxSize { sumXX += x[k] * x[k] }
-        var squares = 0.0
-        // The same sums in the same order, read without bounds checks: alpha 1 computes them for
-        // 13 box sizes in every window.
-        profile.withUnsafeBufferPointer { profile in
-            x.withUnsafeBufferPointer { x in
-                for box in 0..<boxes {
-                    let y = UnsafeBufferPointer(rebasing: profile[(box * boxSize)..<(box * boxSize + boxSize)])
-                    var sumY = 0.0
-                    var sumXY = 0.0
-                    for k in 0..<boxSize {
-                        sumY += y[k]
-                        sumXY += x[k] * y[k]
+    /// The profile (the series less its mean, integrated) as running sums of y, i·y and y², from
+    /// which each box's least-squares line and residuals follow in a few operations: alpha 1
+    /// fits every box of 13 sizes in every window, and the sums serve them all.
+    struct ProfileSums {
+        /// Element k is the sum over the profile's first k points.
+        private var y: [Double]
+        private var iy: [Double]
+        private var yy: [Double]
+
+        init(_ series: [Double]) {
+            let n = series.count
+            let mean = series.reduce(0, +) / Double(n)
+            var profile = [Double](repeating: 0, count: n)
+            var y = [Double](repeating: 0, count: n + 1)
+            var iy = y
+            var yy = y
+            // Read and written without bounds checks: alpha 1 sums every window of a session.
+            series.withUnsafeBufferPointer { series in
+                profile.withUnsafeMutableBufferPointer { profile in
+                    var sum = 0.0
+                    var total = 0.0
+                    for i in 0..<n {
+                        sum += series[i] - mean
+                        profile[i] = sum
+                        total += sum
                     }
-                    let intercept = sumY / Double(boxSize)
-                    let gradient = sumXY / sumXX
-                    for k in 0..<boxSize {
-                        let residual = y[k] - intercept - gradient * x[k]
-                        squares += residual * residual
+                    // Centred, the profile's values and their squares stay small, and so do the
+                    // rounding errors of the sums' differences.
+                    let centre = total / Double(n)
+                    y.withUnsafeMutableBufferPointer { y in
+                        iy.withUnsafeMutableBufferPointer { iy in
+                            yy.withUnsafeMutableBufferPointer { yy in
+                                for i in 0..<n {
+                                    let value = profile[i] - centre
+                                    y[i + 1] = y[i] + value
+                                    iy[i + 1] = iy[i] + Double(i) * value
+                                    yy[i + 1] = yy[i] + value * value
+                                }
+                            }
+                        }
                     }
                 }
             }
+            self.y = y
+            self.iy = iy
+            self.yy = yy
         }
-        return (squares / Double(boxes * boxSize)).squareRoot()
+
+        /// F(n): the root mean square, over every box of `boxSize` points from the start (the
+        /// remainder left out), of the residuals from the box's least-squares line. Per box,
+        /// with x = 0..<n centred: residual sum of squares = Σ(y-ȳ)² - (Σxy)² / Σx².
+        func rootMeanSquareResidual(boxSize: Int) -> Double {
+            let boxes = (y.count - 1) / boxSize
+            let n = Double(boxSize)
+            let centre = (n - 1) / 2
+            let overN = 1 / n
+            let overSumXX = 12 / (n * (n * n - 1))
+            var squares = 0.0
+            y.withUnsafeBufferPointer { y in
+                iy.withUnsafeBufferPointer { iy in
+                    yy.withUnsafeBufferPointer { yy in
+                        for box in 0..<boxes {
+                            let from = box * boxSize
+                            let to = from + boxSize
+                            let sumY = y[to] - y[from]
+                            // Σ (i - from - centre) y_i over the box.
+                            let sumXY = (iy[to] - iy[from]) - (Double(from) + centre) * sumY
+                            let residual = (yy[to] - yy[from]) - sumY * sumY * overN - sumXY * sumXY * overSumXX
+                            squares += max(0, residual)
+                        }
+                    }
+                }
+            }
+            return (squares / Double(boxes * boxSize)).squareRoot()
+        }
     }
 
     static func slope(x: [Double], y: [Double]) -> Double {
@@ -148,14 +185,22 @@ public struct SmoothnessPriorsFactor: Sendable {
             Self.factorRow(n - 1, count: n, diagonal: 1, first: -2, weight: weight, d: &d, l1: &l1, l2: &l2)
         }
         var trend = series
-        for i in 0..<n {
-            if i >= 1 { trend[i] -= l1[i - 1] * trend[i - 1] }
-            if i >= 2 { trend[i] -= l2[i - 2] * trend[i - 2] }
-        }
-        for i in 0..<n { trend[i] /= d[i] }
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            if i + 1 < n { trend[i] -= l1[i] * trend[i + 1] }
-            if i + 2 < n { trend[i] -= l2[i] * trend[i + 2] }
+        // The same operations in the same order as a loop over the arrays, read without bounds
+        // checks: alpha 1 detrends every window of a session.
+        d.withUnsafeBufferPointer { d in
+            l1.withUnsafeBufferPointer { l1 in
+                l2.withUnsafeBufferPointer { l2 in
+                    trend.withUnsafeMutableBufferPointer { trend in
+                        trend[1] -= l1[0] * trend[0]
+                        for i in 2..<n { trend[i] = trend[i] - l1[i - 1] * trend[i - 1] - l2[i - 2] * trend[i - 2] }
+                        for i in 0..<n { trend[i] /= d[i] }
+                        trend[n - 2] -= l1[n - 2] * trend[n - 1]
+                        for i in stride(from: n - 3, through: 0, by: -1) {
+                            trend[i] = trend[i] - l1[i] * trend[i + 1] - l2[i] * trend[i + 2]
+                        }
+                    }
+                }
+            }
         }
         if n == 3 {
             d.removeAll()
