@@ -23,6 +23,10 @@ public final class LiveStateHub: Sendable {
         var readers: [Int: AsyncStream<String>.Continuation] = [:]
         var nextReader = 0
         var commands: [UserCommand] = []
+        /// The number of the step running, as the last state shows it, and the step a `next`
+        /// waiting in `commands` ends.
+        var step: Int?
+        var nextQueuedFor: Int?
         var notice: String?
         var wake: (@Sendable () -> Void)?
         /// Readers inside `forEachState`, and who waits for them to be done.
@@ -108,14 +112,31 @@ public final class LiveStateHub: Sendable {
 
     /// Queues a command for the running session; false when none runs.
     public func send(_ command: UserCommand) -> Bool {
-        let wake: (@Sendable () -> Void)?? = state.withLock { state in
-            guard state.running else { return nil }
+        send(command, endingStep: nil) != .noSession
+    }
+
+    public enum Sent: Equatable, Sendable {
+        case queued
+        /// A `next` for a step that has ended, or that a `next` queued already ends.
+        case stepAlreadyEnded
+        case noSession
+    }
+
+    /// Queues a command; a `next` given `endingStep` (the step number the sender saw) only
+    /// while that step runs and no `next` waits to end it: two phones tapping Next on the
+    /// same step, or one tapping before it heard the step change, skipped two steps.
+    public func send(_ command: UserCommand, endingStep: Int?) -> Sent {
+        let outcome: (Sent, (@Sendable () -> Void)?) = state.withLock { state in
+            guard state.running else { return (.noSession, nil) }
+            if command == .next, let endingStep {
+                guard state.step == endingStep, state.nextQueuedFor != endingStep else { return (.stepAlreadyEnded, nil) }
+                state.nextQueuedFor = endingStep
+            }
             state.commands.append(command)
-            return .some(state.wake)
+            return (.queued, state.wake)
         }
-        guard let wake else { return false }
-        wake?()
-        return true
+        outcome.1?()
+        return outcome.0
     }
 
     /// A session starts: commands are taken from now on; `wake` rouses a runner that waits
@@ -124,6 +145,7 @@ public final class LiveStateHub: Sendable {
         state.withLock { state in
             state.running = true
             state.commands.removeAll()
+            state.nextQueuedFor = nil
             state.wake = wake
         }
     }
@@ -179,10 +201,12 @@ public final class LiveStateHub: Sendable {
         publish(forgotten)
     }
 
-    /// Publishes a state: `seq` first, then `members`.
-    func publish(_ members: [(String, JSONValue)]) {
+    /// Publishes a state: `seq` first, then `members`; `step` the number of the step it shows
+    /// running.
+    func publish(_ members: [(String, JSONValue)], step: Int? = nil) {
         state.withLock { state in
             state.members = members
+            state.step = step
             state.seq += 1
             state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
             for reader in state.readers.values { reader.yield(state.text) }
@@ -234,7 +258,7 @@ public struct LiveStatePublisher: SessionObserver {
         if !force, let last, last.sameShown(as: view), music == lastMusic { return }
         last = view
         lastMusic = music
-        hub.publish(Self.members(view, notice: notice, music: music))
+        hub.publish(Self.members(view, notice: notice, music: music), step: view.step.map { $0.index + 1 })
     }
 
     /// The finished session: its summary, and the saved session's id.

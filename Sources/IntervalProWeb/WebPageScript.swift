@@ -136,7 +136,10 @@ async function command(name) {
   if (Date.now() < commandsQuietUntil) return;
   commandsQuietUntil = Infinity;
   // A command is for now: after 8 s without an answer the runner is told.
-  const { ok, answered, answer } = await post("/api/command", { command: name }, 8);
+  // Next names the step it ends: a second phone's tap, or one before the page heard the step
+  // change, does not end the step after it.
+  const body = name === "next" && state.step ? { command: name, step: state.step.number } : { command: name };
+  const { ok, answered, answer } = await post("/api/command", body, 8);
   commandsQuietUntil = Date.now() + 700;
   const label = name[0].toUpperCase() + name.slice(1);
   const text = ok ? "" : answered ? label + " refused: " + (answer.error || "by the Pi") : label + ": " + answer.error;

@@ -134,8 +134,21 @@ public struct WebServer: Sendable {
             guard let name = body["command"]?.stringValue, let command = Self.commands[name] else {
                 return Self.error(.badRequest, "'command' must be one of pause, resume, next, finish")
             }
-            guard hub.send(command) else { return Self.error(.conflict, "no session is running") }
-            return Self.json(.accepted, JSONValue.object([("accepted", .string(name))]).serialized(pretty: false))
+            // `step`: the number of the step a `next` ends, as the page showed it.
+            var endingStep: Int?
+            if let stepNode = body["step"] {
+                guard command == .next, let number = stepNode.numberValue, number >= 1, number == number.rounded(), number <= 1e9
+                else { return Self.error(.badRequest, "'step' goes with next: the number of the step it ends") }
+                endingStep = Int(number)
+            }
+            switch hub.send(command, endingStep: endingStep) {
+            case .noSession: return Self.error(.conflict, "no session is running")
+            case .stepAlreadyEnded:
+                // Not an error for the page: the runner's wish, that step over, is done.
+                return Self.json(.ok, JSONValue.object([("accepted", .string(name)), ("stepAlreadyEnded", .bool(true))]).serialized(pretty: false))
+            case .queued:
+                return Self.json(.accepted, JSONValue.object([("accepted", .string(name))]).serialized(pretty: false))
+            }
         }
         router.get("/api/plans") { _, _ in Self.json(.ok, Self.plans(catalogue)) }
         // Plan ids are paths ("examples/cadence-ladder.json"): in the query, not the path.

@@ -1,7 +1,7 @@
 import IntervalProCore
 import IntervalProLaunch
 import IntervalProRuntime
-import IntervalProWeb
+@testable import IntervalProWeb
 import Testing
 
 let ladder = """
@@ -42,6 +42,26 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(state["status"]?.stringValue == "idle")
         #expect(state["seq"]?.numberValue == 1)
         #expect(!hub.send(.pause))
+    }
+
+    /// Two phones tapping Next on the same step, or one tapping before it heard the step
+    /// change, ended two steps.
+    @Test func nextEndsTheStepItNamesOnce() {
+        let hub = LiveStateHub()
+        hub.sessionStarted(wake: nil)
+        hub.publish([("status", .string("running"))], step: 2)
+        #expect(hub.send(.next, endingStep: 2) == .queued)
+        #expect(hub.send(.next, endingStep: 2) == .stepAlreadyEnded, "the second phone's tap")
+        #expect(hub.takeCommands() == [.next])
+        hub.publish([("status", .string("running"))], step: 3)
+        #expect(hub.send(.next, endingStep: 2) == .stepAlreadyEnded, "a tap on the step that ended")
+        #expect(hub.send(.next, endingStep: 3) == .queued)
+        // Without a step (a script), as before.
+        #expect(hub.send(.next, endingStep: nil) == .queued)
+        #expect(hub.send(.pause, endingStep: nil) == .queued)
+        #expect(hub.takeCommands() == [.next, .next, .pause])
+        hub.sessionEnded()
+        #expect(hub.send(.next, endingStep: 3) == .noSession)
     }
 
     /// Deleting the session the summary shows left its id in the state, and every phone's

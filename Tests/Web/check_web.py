@@ -925,10 +925,23 @@ def start_page(binary, scratch):
         check(status == 201, f"POST /api/sessions for the long steady run: 201, got {status} {body}")
         driver.get(f"http://127.0.0.1:{port}/")
         if status == 201 and wait_state(port, lambda s: s.get("status") == "running"):
-            for _ in range(2):
-                number = state_of(port)["step"]["number"]
-                post_json(port, "/api/command", {"command": "next"})
-                wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
+            # Two phones tap Next on the same step at once: one step ends, not two.
+            number = state_of(port)["step"]["number"]
+            answers = []
+            taps = [threading.Thread(target=lambda: answers.append(
+                post_json(port, "/api/command", {"command": "next", "step": number})[0])) for _ in range(2)]
+            for tap in taps:
+                tap.start()
+            for tap in taps:
+                tap.join()
+            wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
+            time.sleep(1.5)
+            after = (state_of(port).get("step") or {}).get("number")
+            check(sorted(answers) == [200, 202] and after == number + 1,
+                  f"two taps on Next for step {number} at once: answers {sorted(answers)}, now step {after} (one step on)")
+            number = after or number
+            post_json(port, "/api/command", {"command": "next"})
+            wait_state(port, lambda s: (s.get("step") or {}).get("number", 0) > number)
             open_step = wait_state(port, lambda s: (s.get("step") or {}).get("end") == "open")
             check(open_step is not None and open_step["step"]["timeLeft"] is None,
                   f"the long steady run's last step is open, timeLeft null: {open_step and open_step['step']}")
