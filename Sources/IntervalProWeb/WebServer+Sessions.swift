@@ -1,0 +1,131 @@
+import IntervalProCore
+import IntervalProLaunch
+import IntervalProIO
+import Hummingbird
+
+/// What the page asks of a session: a command for the running one, a new one to start.
+extension WebServer {
+    /// The commands the page sends, by their own names.
+    static let commands = Dictionary(
+        uniqueKeysWithValues: [UserCommand.pause, .resume, .next, .finish].map { ($0.rawValue, $0) })
+
+    static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) async -> Response {
+        // A plan of the catalogue, or a run planned in intervals.icu (`run icu:ID`).
+        let planID = body["plan"]?.stringValue
+        let plannedID = body["planned"]?.stringValue
+        guard (planID == nil) != (plannedID == nil) else {
+            return error(.badRequest, "'plan' (a plan id) or 'planned' (an intervals.icu event id), one of them")
+        }
+        var entry: WebCatalogue.Entry?
+        if let planID {
+            guard let found = catalogue.plan(id: planID) else { return error(.notFound, "no plan '\(planID)'") }
+            entry = found
+        }
+        guard let sourceName = body["source"]?.stringValue, let source = SessionHost.Source(rawValue: sourceName) else {
+            return error(.badRequest, "'source' must be live, simulate or recording")
+        }
+        let sound: SessionHost.SoundChoice
+        switch soundChoice(body) {
+        case .failure(let refusal): return refusal.response
+        case .success(let choice): sound = choice
+        }
+        var recording: WebCatalogue.Entry?
+        if let recordingNode = body["recording"] {
+            guard source == .recording else { return error(.badRequest, "'recording' goes with source recording") }
+            guard let id = recordingNode.stringValue else { return error(.badRequest, "'recording' must be a recording id") }
+            guard let found = catalogue.recording(id: id) else { return error(.notFound, "no recording '\(id)'") }
+            recording = found
+        } else if source == .recording {
+            // The plan's own; not the first there is: another plan's recording scored against
+            // this one reads as a runner who never found a zone, and was saved so.
+            let stem = entry.map { BundledFiles.stem(of: $0.path) }
+            guard let own = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) else {
+                return error(.notFound, "no recording of this plan is bundled: choose one ('recording')")
+            }
+            recording = own
+        }
+        var speed: Double?
+        if let speedNode = body["speed"] {
+            guard source != .live else { return error(.badRequest, "'speed' goes with simulate and recording") }
+            guard let value = speedNode.numberValue, (1...100).contains(value) else {
+                return error(.badRequest, "'speed' must be a number from 1 to 100")
+            }
+            speed = value
+        }
+        do throws(SessionHost.StartError) {
+            if let entry {
+                try host.start(plan: entry, source: source, recording: recording, speed: speed, sound: sound)
+            } else {
+                let loaded: (plan: Plan, text: String)
+                do {
+                    loaded = try await TodaysRuns.plan(event: plannedID!)
+                } catch let failure as LaunchError {
+                    return Self.error(failure, fromService: true)
+                } catch {
+                    return Self.error(.badGateway, "\(error)")
+                }
+                try host.start(loaded: loaded, planFile: "icu-\(plannedID!)", source: source, recording: recording, speed: speed, sound: sound)
+            }
+        } catch {
+            switch error {
+            case .notHere:
+                return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` starts sessions")
+            case .busy: return Self.error(.conflict, "a session, a measurement or a scan is running: finish it first")
+            case .unreadable(let message): return Self.error(.unprocessableContent, message)
+            }
+        }
+        return json(.created, #"{"started":true}"#)
+    }
+
+    /// `metronome` ("always", "off-target", "off"), `volume` (0 to 1) and `voice` ("en", "es",
+    /// "off") of a start request, each optional.
+    static func soundChoice(_ body: JSONNode) -> Result<SessionHost.SoundChoice, BodyError> {
+        var choice = SessionHost.SoundChoice()
+        if let node = body["metronome"] {
+            guard let mode = node.stringValue.flatMap(MetronomeMode.init(rawValue:)) else {
+                return .failure(BodyError(response: error(.badRequest, "'metronome' must be always, off-target or off")))
+            }
+            choice.metronome = mode
+        }
+        if let node = body["volume"] {
+            guard let value = node.numberValue, (0...1).contains(value) else {
+                return .failure(BodyError(response: error(.badRequest, "'volume' must be a number from 0 to 1")))
+            }
+            choice.volume = value
+        }
+        if let node = body["voice"] {
+            switch node.stringValue {
+            case "off": choice.noVoice = true
+            case let name?:
+                guard let language = CueLanguage(rawValue: name) else {
+                    return .failure(BodyError(response: error(.badRequest, "'voice' must be en, es or off")))
+                }
+                choice.voice = language
+            case nil: return .failure(BodyError(response: error(.badRequest, "'voice' must be en, es or off")))
+            }
+        }
+        return .success(choice)
+    }
+
+    /// `POST /api/command`: a command for the running session.
+    static func command(_ body: JSONNode, hub: LiveStateHub) -> Response {
+        guard let name = body["command"]?.stringValue, let command = Self.commands[name] else {
+            return Self.error(.badRequest, "'command' must be one of pause, resume, next, finish")
+        }
+        // `step`: the number of the step a `next` ends, as the page showed it.
+        var endingStep: Int?
+        if let stepNode = body["step"] {
+            guard command == .next, let number = stepNode.numberValue, number >= 1, number == number.rounded(), number <= 1e9
+            else { return Self.error(.badRequest, "'step' goes with next: the number of the step it ends") }
+            endingStep = Int(number)
+        }
+        switch hub.send(command, endingStep: endingStep) {
+        case .noSession: return Self.error(.conflict, "no session is running")
+        case .stepAlreadyEnded:
+            // Not an error for the page: the runner's wish, that step over, is done.
+            return Self.json(.ok, JSONValue.object([("accepted", .string(name)), ("stepAlreadyEnded", .bool(true))]).serialized(pretty: false))
+        case .queued:
+            return Self.json(.accepted, JSONValue.object([("accepted", .string(name))]).serialized(pretty: false))
+        }
+    }
+}
