@@ -1,5 +1,5 @@
 // Parser throughput: notifications decoded per second on one core, per characteristic; and the
-// cost of alpha 1: a session's windows at its end, and one live window (correction, detrending, DFA).
+// cost of one DFA alpha 1 window (correction, detrending, DFA of two minutes of beats).
 // Run with `make bench` (release build); figures are quoted in docs/dev/benchmarks.md.
 import IntervalProCore
 import IntervalProHRV
@@ -72,38 +72,31 @@ while let entry = simulated.next() {
     for case .sample(let sample) in engine.handle(.notification(notification), now: notification.time) { samples.append(sample) }
 }
 let clock = ContinuousClock()
-func microseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) * 1e-12
-}
-
-// The live figure: the tracker's window, its own beats corrected alone, every 5 s.
-var liveWindows: [AlphaWindow] = []
-let liveStart = clock.now
+var windows = 0
+var scored = 0
+// Every window's figures folded into one number: a faster tracker must print the same.
+var fingerprint: UInt64 = 14_695_981_039_346_656_037
+let began = clock.now
 for _ in 0..<3 {
     var tracker = AlphaOneTracker()
-    liveWindows = samples.compactMap { tracker.add($0) }
-}
-let livePerWindow = microseconds(liveStart.duration(to: clock.now)) / Double(3 * liveWindows.count)
-
-// The session's windows at its end: every beat corrected once, in one series, then each window's
-// DFA, on one core.
-var windows: [AlphaWindow] = []
-var summary: SessionHRV?
-let sessionStart = clock.now
-for _ in 0..<3 { (windows, summary) = AlphaOneTracker.analyse(samples) }
-let sessionMilliseconds = microseconds(sessionStart.duration(to: clock.now)) / 3 / 1000
-// Every window's figures folded into one number: a faster analysis must print the same.
-var fingerprint: UInt64 = 14_695_981_039_346_656_037
-for window in windows {
-    for part in [window.alpha1?.bitPattern ?? 1, window.heartRate?.bitPattern ?? 2, UInt64(window.artifacts)] {
-        fingerprint = (fingerprint ^ part) &* 1_099_511_628_211
+    for sample in samples {
+        guard let window = tracker.add(sample) else { continue }
+        windows += 1
+        if window.status == .scored { scored += 1 }
+        for part in [window.alpha1?.bitPattern ?? 1, window.heartRate?.bitPattern ?? 2, UInt64(window.artifacts)] {
+            fingerprint = (fingerprint ^ part) &* 1_099_511_628_211
+        }
     }
 }
-let scored = windows.filter { $0.status == .scored }.count
-print("alpha 1 of a 70-minute session: \(windows.count) windows (\(scored) scored) from \(summary?.beats ?? 0) beats (\(summary?.artifacts ?? 0) corrected), \((sessionMilliseconds * 10).rounded() / 10) ms on one core; fingerprint \(String(fingerprint, radix: 16))")
-// Where the live figure and the session's window part: an artifact near the window's edge.
-let apart = zip(liveWindows, windows).filter { $0.artifacts != $1.artifacts || $0.alpha1 != $1.alpha1 }
-let largest = zip(liveWindows, windows).compactMap { live, session in
-    live.alpha1.flatMap { a in session.alpha1.map { abs(a - $0) } }
-}.max() ?? 0
-print("the live figure: a window corrected alone, \(Int(livePerWindow.rounded())) µs, one every 5 s; \(apart.count) of \(windows.count) windows differ from the session's (alpha 1 by \((largest * 1000).rounded() / 1000) at most)")
+let elapsed = began.duration(to: clock.now)
+let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) * 1e-12) / Double(windows)
+print("alpha 1: \(windows / 3) windows of a 70-minute session (\(scored / 3) scored), \(Int(microseconds.rounded())) µs per window, one core; fingerprint \(String(fingerprint, radix: 16))")
+
+// The session's own figures at its end: every beat corrected in one series.
+let beats = samples.flatMap(\.rrIntervals)
+let summaryStart = clock.now
+var summaryArtifacts = 0
+for _ in 0..<3 { summaryArtifacts = AlphaOneTracker.summary(windows: [], beats: beats)?.artifacts ?? 0 }
+let summaryElapsed = summaryStart.duration(to: clock.now)
+let summaryMilliseconds = (Double(summaryElapsed.components.seconds) * 1e3 + Double(summaryElapsed.components.attoseconds) * 1e-15) / 3
+print("the session's artifacts: \(beats.count) beats corrected in one series (\(summaryArtifacts) artifacts), \((summaryMilliseconds * 10).rounded() / 10) ms")

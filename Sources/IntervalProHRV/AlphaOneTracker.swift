@@ -3,18 +3,12 @@ import Synchronization
 
 /// DFA alpha 1 through a session, from its 1 Hz samples' RR intervals (docs/hrv-during-the-run.md).
 ///
-/// Every 5 s of session time a window takes the beats of the last 120 s and computes alpha 1 of
-/// their corrected intervals (`DetrendedFluctuation`). The window, step and thresholds follow
-/// FatMaxxer's and Rogers et al.'s use: a window with 3 % corrected beats or more, fewer than 64
-/// beats, or beats covering less than three quarters of its time is unreliable and not scored.
-///
-/// The tracker gives the live figure: as the session runs, only the window's own beats are
-/// known, so it corrects their artifacts (Lipponen & Tarvainen, as readiness does) alone. The
-/// session's windows (`analyse`) correct all its beats once, in one series, as Kubios HRV
-/// corrects a recording before its time-varying analysis (Rogers et al. computed alpha 1 so),
-/// and cut each window from them: a beat at a window's edge is judged by its neighbours on both
-/// sides, and the session's figures come from one correction, not 840. The two differ only where
-/// a window's edge holds an artifact. Pure: the same samples give the same windows.
+/// Every 5 s of session time it takes the beats of the last 120 s, corrects their artifacts
+/// (Lipponen & Tarvainen, as readiness does) and computes alpha 1 of the corrected intervals
+/// (`DetrendedFluctuation`). The window, step and thresholds follow FatMaxxer's and Rogers et
+/// al.'s use: a window with 3 % corrected beats or more, fewer than 64 beats, or beats covering
+/// less than three quarters of its time is unreliable and not scored. Pure: the same samples
+/// give the same windows, live or replayed.
 public struct AlphaOneTracker: Sendable {
     public static let windowSeconds = 120
     public static let everySeconds = 5
@@ -41,6 +35,12 @@ public struct AlphaOneTracker: Sendable {
     /// Takes in the next sample; a window every `everySeconds`, when any beat arrived in the
     /// last `windowSeconds`.
     public mutating func add(_ sample: SessionSample) -> AlphaWindow? {
+        add(sample, evaluating: true)
+    }
+
+    /// `evaluating` false only keeps the sample, for a tracker that starts mid-session (see
+    /// `analyse(_:parts:perform:)`): the windows before its first are another's to compute.
+    mutating func add(_ sample: SessionSample, evaluating: Bool) -> AlphaWindow? {
         let beats = Self.heartbeats(sample)
         seconds.append(Second(second: sample.second, beats: beats.count, cadence: sample.cadence))
         for interval in beats { intervals.append(Double(interval) * 1000 / 1024) }
@@ -56,46 +56,37 @@ public struct AlphaOneTracker: Sendable {
             windowFirstBeat = 0
         }
         // Paused, the runner stands: no window is scored for the run.
-        guard sample.zoneStatus != .paused, sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
+        guard evaluating, sample.zoneStatus != .paused, sample.second > 0, sample.second % Self.everySeconds == 0 else { return nil }
         return evaluate(endingAt: sample.second, stepIndex: sample.stepIndex)
     }
 
     private mutating func evaluate(endingAt second: Int, stepIndex: Int?) -> AlphaWindow? {
-        guard intervals.count > windowFirstBeat else { return nil }
-        let window = Array(intervals[windowFirstBeat...])
-        let corrected = second >= Self.windowSeconds ? ArtifactCorrection.correct(window) : nil
-        return Self.window(
-            endingAt: second, stepIndex: stepIndex, seconds: seconds[windowStart...].lazy.map(\.cadence), beats: window[...],
-            corrected: corrected.map { ($0.intervals[...], $0.corrected) }, detrending: &detrending)
-    }
-
-    /// The window ending at `second`: its `beats` as sent (milliseconds), the `cadence` of its
-    /// seconds, and its beats `corrected` with how many were (nil while settling).
-    static func window(
-        endingAt second: Int, stepIndex: Int?, seconds cadences: some Sequence<Int?>, beats: ArraySlice<Double>,
-        corrected: (intervals: ArraySlice<Double>, artifacts: Int)?, detrending: inout SmoothnessPriorsFactor
-    ) -> AlphaWindow {
+        let beats = intervals.count - windowFirstBeat
+        guard beats > 0 else { return nil }
         var cadenceSum = 0
         var cadenceCount = 0
-        for case let cadence? in cadences {
+        for index in windowStart..<seconds.count {
+            guard let cadence = seconds[index].cadence else { continue }
             cadenceSum += cadence
             cadenceCount += 1
         }
         let cadence = cadenceCount == 0 ? nil : Double(cadenceSum) / Double(cadenceCount)
-        guard let corrected else {
+        guard second >= Self.windowSeconds else {
             return AlphaWindow(
-                second: second, stepIndex: stepIndex, status: .settling, beats: beats.count, artifacts: 0,
+                second: second, stepIndex: stepIndex, status: .settling, beats: beats, artifacts: 0,
                 alpha1: nil, heartRate: nil, cadence: cadence)
         }
+        let window = Array(intervals[windowFirstBeat...])
+        let corrected = ArtifactCorrection.correct(window)
         let meanInterval = corrected.intervals.reduce(0, +) / Double(max(1, corrected.intervals.count))
-        let coverage = beats.reduce(0, +) / Double(Self.windowSeconds * 1000)
+        let coverage = window.reduce(0, +) / Double(Self.windowSeconds * 1000)
         var result = AlphaWindow(
-            second: second, stepIndex: stepIndex, status: .unreliable, beats: beats.count,
-            artifacts: corrected.artifacts, alpha1: nil, heartRate: meanInterval > 0 ? 60_000 / meanInterval : nil,
+            second: second, stepIndex: stepIndex, status: .unreliable, beats: beats,
+            artifacts: corrected.corrected, alpha1: nil, heartRate: meanInterval > 0 ? 60_000 / meanInterval : nil,
             cadence: cadence)
-        result.tooFewBeats = beats.count < Self.minimumBeats || coverage < Self.minimumCoverage
+        result.tooFewBeats = beats < Self.minimumBeats || coverage < Self.minimumCoverage
         guard !result.tooFewBeats, result.artifactShare < SessionHRV.trustedArtifactShare,
-            let alpha1 = DetrendedFluctuation.alpha1(Array(corrected.intervals), detrendingWith: &detrending)
+            let alpha1 = DetrendedFluctuation.alpha1(corrected.intervals, detrendingWith: &detrending)
         else { return result }
         result.status = .scored
         result.alpha1 = alpha1
@@ -113,9 +104,20 @@ public struct AlphaOneTracker: Sendable {
         return sample.rrIntervals.filter(RRIntervals.heartbeat.contains)
     }
 
-    /// The session's figures from its windows, its number of beats and of corrected beats
-    /// (all its beats corrected in one series): each step's mean alpha 1 over its scored
-    /// windows; the first scored window below each threshold after one at or above it.
+    /// The session's figures from its windows and all its beats (1/1024 s, in order): each
+    /// step's mean alpha 1 over its scored windows; the first scored window below each
+    /// threshold after one at or above it; and the artifacts of the whole session's beats,
+    /// corrected in one series.
+    public static func summary(windows: [AlphaWindow], beats: [UInt16]) -> SessionHRV? {
+        guard !beats.isEmpty else { return nil }
+        return summary(windows: windows, beats: beats.count, artifacts: correctedBeats(beats))
+    }
+
+    /// How many of the session's beats (1/1024 s, in order) the correction of the whole series moves.
+    static func correctedBeats(_ beats: [UInt16]) -> Int {
+        ArtifactCorrection.correct(beats.map { Double($0) * 1000 / 1024 }).corrected
+    }
+
     static func summary(windows: [AlphaWindow], beats: Int, artifacts: Int) -> SessionHRV {
         let scored = windows.filter { $0.status == .scored && $0.alpha1 != nil }
         var byStep: [Int: [Double]] = [:]
@@ -145,134 +147,57 @@ public struct AlphaOneTracker: Sendable {
 
 extension AlphaOneTracker {
     /// Every window of a session and its figures, from its samples in order (a stored
-    /// session, or a test).
+    /// session, or a test): what the live tracker computed as the session ran.
     public static func analyse(_ samples: [SessionSample]) -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        analyse(AlphaOneSeries(samples), parts: 1) { count, body in (0..<count).forEach(body) }
+        analyse(samples, parts: 1) { count, body in (0..<count).forEach(body) }
     }
 
-    /// The same, from samples or a series taken in as the session ran, with the windows cut
-    /// into up to `parts` pieces that `perform` may run side by side: it calls `body` once for
-    /// each index below `count`, in any order and on any thread, and returns when all have
-    /// returned. The windows are the same, bit for bit, however they are cut: all the beats are
-    /// corrected first, once, and a window reads only its own of them.
+    /// The same, with the work cut into up to `parts` pieces that `perform` may run side by
+    /// side: it calls `body` once for each index below `count`, in any order and on any
+    /// thread, and returns when all have returned. A piece is a run of the windows, from a
+    /// tracker that takes in the `windowSeconds` of samples before them first; one more is the
+    /// correction of all the beats. The windows are the same, bit for bit, since a window
+    /// depends on its own `windowSeconds` of samples only (samples in order of `second`).
     public static func analyse(
         _ samples: [SessionSample], parts: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
     ) -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        analyse(AlphaOneSeries(samples), parts: parts, perform: perform)
+        analyse(samples, after: [], from: 0, beats: samples.flatMap(heartbeats), parts: parts, perform: perform)
     }
 
+    /// The rest of a session's windows, from `samples[start]` on, after `earlier` (the
+    /// windows before it, computed already), and the session's figures from them all and
+    /// `beats` (all the session's); in pieces as `analyse(_:parts:perform:)` cuts them.
+    /// `samples` may begin late in the session, but no later than `windowSeconds` before
+    /// `samples[start]`.
     public static func analyse(
-        _ series: AlphaOneSeries, parts: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
+        _ samples: [SessionSample], after earlier: [AlphaWindow], from start: Int, beats: [UInt16], parts: Int,
+        perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
     ) -> (windows: [AlphaWindow], summary: SessionHRV?) {
-        guard !series.beats.isEmpty else { return ([], nil) }
-        let beats = series.beats.map { Double($0) * 1000 / 1024 }
-        let correction = ArtifactCorrection.correct(beats, parts: parts, perform: perform)
-        let corrected = CorrectedBeats(
-            intervals: correction.intervals, origins: correction.origins(), flagged: correction.correctedOrigins())
-        let ends = series.windowEnds()
-        // A piece of under `minimumPieceWindows` would spend more on waking a thread than it saves.
-        let pieces = max(1, min(parts, ends.count / minimumPieceWindows))
-        let found = Mutex<[Int: [AlphaWindow]]>([:])
-        perform(pieces) { piece in
-            var detrending = SmoothnessPriorsFactor(lambda: DetrendedFluctuation.smoothnessLambda)
-            let range = (ends.count * piece / pieces)..<(ends.count * (piece + 1) / pieces)
-            let windows = ends[range].compactMap { end in
-                series.window(endingAt: end, beats: beats, corrected: corrected, detrending: &detrending)
+        // A piece of under `minimumPieceSeconds` would spend more on its lead-in than it saves.
+        let pieces = max(1, min(parts, (samples.count - start) / minimumPieceSeconds))
+        let bounds = (0...pieces).map { start + (samples.count - start) * $0 / pieces }
+        // Each piece's windows by its number, and the artifacts of all beats; one lock a piece.
+        let found = Mutex<(windows: [Int: [AlphaWindow]], artifacts: Int)>(([:], 0))
+        perform(pieces + 1) { piece in
+            guard piece < pieces else {
+                let artifacts = beats.isEmpty ? 0 : correctedBeats(beats)
+                found.withLock { $0.artifacts = artifacts }
+                return
             }
-            found.withLock { $0[piece] = windows }
+            let first = bounds[piece]
+            guard first < bounds[piece + 1] else { return }
+            let leadIn = samples[..<first].lastIndex { $0.second <= samples[first].second - windowSeconds }.map { $0 + 1 } ?? 0
+            var tracker = AlphaOneTracker()
+            for sample in samples[leadIn..<first] { _ = tracker.add(sample, evaluating: false) }
+            let windows = samples[first..<bounds[piece + 1]].compactMap { tracker.add($0) }
+            found.withLock { $0.windows[piece] = windows }
         }
-        let byPiece = found.withLock { $0 }
-        let windows = (0..<pieces).flatMap { byPiece[$0] ?? [] }
-        return (windows, summary(windows: windows, beats: beats.count, artifacts: correction.corrected))
+        let (byPiece, artifacts) = found.withLock { $0 }
+        let windows = earlier + (0..<pieces).flatMap { byPiece[$0] ?? [] }
+        return (windows, beats.isEmpty ? nil : summary(windows: windows, beats: beats.count, artifacts: artifacts))
     }
 
-    /// Windows a piece of `analyse(_:parts:perform:)` holds at least.
-    static let minimumPieceWindows = 60
-
-    /// A session's beats corrected in one series, each interval with the input interval it
-    /// comes from, and the input intervals of the corrected beats (both in order).
-    struct CorrectedBeats: Sendable {
-        var intervals: [Double]
-        var origins: [Int]
-        var flagged: [Int]
-    }
-}
-
-/// A session's beats and seconds as its alpha 1 windows read them: taken in sample by sample as
-/// the session runs (a few bytes a second), analysed once at its end.
-public struct AlphaOneSeries: Sendable {
-    struct Second: Sendable {
-        var second: Int
-        var stepIndex: Int?
-        var cadence: Int?
-        var paused: Bool
-        /// The end of its beats in `beats`.
-        var beatsEnd: Int
-    }
-
-    var seconds: [Second] = []
-    /// The session's heartbeats (`AlphaOneTracker.heartbeats`), 1/1024 s, in order.
-    public private(set) var beats: [UInt16] = []
-
-    public init() {}
-
-    public init(_ samples: some Sequence<SessionSample>) {
-        for sample in samples { add(sample) }
-    }
-
-    public mutating func add(_ sample: SessionSample) {
-        beats += AlphaOneTracker.heartbeats(sample)
-        seconds.append(
-            Second(
-                second: sample.second, stepIndex: sample.stepIndex, cadence: sample.cadence,
-                paused: sample.zoneStatus == .paused, beatsEnd: beats.count))
-    }
-
-    /// The seconds a window ends at, as the tracker computes one: every `everySeconds`, not paused.
-    func windowEnds() -> [Int] {
-        seconds.indices.filter {
-            let second = seconds[$0]
-            return !second.paused && second.second > 0 && second.second % AlphaOneTracker.everySeconds == 0
-        }
-    }
-
-    /// The window ending at `seconds[end]`, from its beats as sent and as corrected in one
-    /// series; nil when no beat came in its time.
-    func window(
-        endingAt end: Int, beats: [Double], corrected: AlphaOneTracker.CorrectedBeats,
-        detrending: inout SmoothnessPriorsFactor
-    ) -> AlphaWindow? {
-        let last = seconds[end]
-        // The seconds after `last.second - windowSeconds`, up to `end`: they are in order.
-        var low = 0
-        var high = end
-        while low < high {
-            let middle = (low + high) / 2
-            if seconds[middle].second <= last.second - AlphaOneTracker.windowSeconds { low = middle + 1 } else { high = middle }
-        }
-        let firstBeat = low == 0 ? 0 : seconds[low - 1].beatsEnd
-        guard last.beatsEnd > firstBeat else { return nil }
-        let inWindow = firstBeat..<last.beatsEnd
-        let settled = last.second >= AlphaOneTracker.windowSeconds
-        let correctedBeats = Self.range(in: corrected.origins, from: inWindow)
-        let artifacts = Self.range(in: corrected.flagged, from: inWindow).count
-        return AlphaOneTracker.window(
-            endingAt: last.second, stepIndex: last.stepIndex, seconds: seconds[low...end].lazy.map(\.cadence),
-            beats: beats[inWindow], corrected: settled ? (corrected.intervals[correctedBeats], artifacts) : nil,
-            detrending: &detrending)
-    }
-
-    /// The places in `sorted` whose values lie in `values`.
-    static func range(in sorted: [Int], from values: Range<Int>) -> Range<Int> {
-        func firstNotBelow(_ value: Int) -> Int {
-            var low = 0
-            var high = sorted.count
-            while low < high {
-                let middle = (low + high) / 2
-                if sorted[middle] < value { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-        return firstNotBelow(values.lowerBound)..<firstNotBelow(values.upperBound)
-    }
+    /// Samples (seconds) a piece of `analyse(_:parts:perform:)` covers at least: ten windows'
+    /// length, against a lead-in of one.
+    static let minimumPieceSeconds = 10 * windowSeconds
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Artifact correction of RR intervals by Lipponen & Tarvainen (2019), "A robust algorithm for
 /// heart rate variability time series artefact correction using novel beat classification",
 /// J Med Eng Technol 43(3):173-181, doi:10.1080/03091902.2019.1640306: the method behind
@@ -46,21 +44,6 @@ public enum ArtifactCorrection {
         public var corrected: Int
         /// The passes' findings, in order (empty when the series was clean).
         public var passes: [Artifacts]
-        /// The beats followed through the passes.
-        var identities: Identities
-
-        /// For each corrected interval, the index of the input interval it comes from: an
-        /// interval split by a beat put back comes, both halves, from the one it split; one
-        /// that lost an extra beat from the later of the two it joined. In order, never falling,
-        /// so a run of input intervals (a window's) is a run of corrected ones.
-        public func origins() -> [Int] {
-            identities.current.dropFirst().map(identities.origin)
-        }
-
-        /// The input interval each corrected beat belongs to, as `origins()` places them, in order.
-        public func correctedOrigins() -> [Int] {
-            identities.flagged.map(identities.origin).sorted()
-        }
     }
 
     // The constants of the paper (and of NeuroKit2's port).
@@ -70,27 +53,18 @@ public enum ArtifactCorrection {
     static let c1 = 0.13
     static let c2 = 0.17
 
-    /// Corrects `intervals` (milliseconds, in order, all positive). A long series (a whole
-    /// session's) may have its moving thresholds and medians computed in up to `parts` runs of
-    /// beats that `perform` runs side by side (as `AlphaOneTracker.analyse` describes): a beat's
-    /// figures depend only on its neighbours, so the result is the same, bit for bit.
-    public static func correct(
-        _ intervals: [Double], parts: Int = 1,
-        perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void = { count, body in (0..<count).forEach(body) }
-    ) -> Result {
-        let pieces = max(1, min(parts, intervals.count / minimumPieceBeats))
+    /// Corrects `intervals` (milliseconds, in order, all positive).
+    public static func correct(_ intervals: [Double]) -> Result {
         var beats = beatTimes(intervals)
-        var found = detect(beats, pieces: pieces, perform: perform)
-        guard found.count > 0 else {
-            return Result(intervals: intervals, corrected: 0, passes: [], identities: Identities(count: beats.count))
-        }
+        var found = detect(beats)
+        guard found.count > 0 else { return Result(intervals: intervals, corrected: 0, passes: []) }
         var passes = [found]
         // Who each beat is: its place in the series as given, or a new number for one put back.
         var beatsSeen = Identities(count: beats.count)
         beatsSeen.flag(found)
         beats = apply(found, to: beats, identities: &beatsSeen)
         while true {
-            let again = detect(beats, pieces: pieces, perform: perform)
+            let again = detect(beats)
             // Stops once a pass finds no fewer than the last: that one is not applied.
             guard again.count < found.count, again.count > 0 else { break }
             found = again
@@ -98,37 +72,18 @@ public enum ArtifactCorrection {
             beatsSeen.flag(found)
             beats = apply(found, to: beats, identities: &beatsSeen)
         }
-        return Result(
-            intervals: differences(beats), corrected: beatsSeen.flagged.count, passes: passes, identities: beatsSeen)
+        return Result(intervals: differences(beats), corrected: beatsSeen.flagged.count, passes: passes)
     }
 
-    /// The beats of a series followed through the passes, and those flagged so far. A beat of
-    /// the input is its index (0 the start, beat k ending interval k - 1); one put back is
-    /// numbered from `originals` on, and belongs where the beat after it did.
-    struct Identities: Equatable, Sendable {
+    /// The beats of a series followed through the passes, and those flagged so far.
+    struct Identities {
         var current: [Int]
-        let originals: Int
-        var next: Int { originals + putBackBefore.count }
+        var next: Int
         var flagged: Set<Int> = []
-        /// For each beat put back, the beat it was put back before.
-        var putBackBefore: [Int] = []
 
         init(count: Int) {
             current = Array(0..<count)
-            originals = count
-        }
-
-        /// The input interval a beat belongs to: the one ending at it (the start's, the first).
-        func origin(_ identity: Int) -> Int {
-            var identity = identity
-            while identity >= originals { identity = putBackBefore[identity - originals] }
-            return max(0, identity - 1)
-        }
-
-        mutating func putBack(at index: Int) {
-            let before = current[index]
-            current.insert(next, at: index)
-            putBackBefore.append(before)
+            next = count
         }
 
         mutating func flag(_ artifacts: Artifacts) {
@@ -154,18 +109,8 @@ public enum ArtifactCorrection {
         zip(beats.dropFirst(), beats).map { $0 - $1 }
     }
 
-    /// Beats a piece of the moving figures holds at least: below, waking a thread costs more
-    /// than the piece.
-    static let minimumPieceBeats = 1_000
-
     /// Finds the artifacts among `beats` (times in milliseconds).
     public static func detect(_ beats: [Double]) -> Artifacts {
-        detect(beats, pieces: 1) { count, body in (0..<count).forEach(body) }
-    }
-
-    static func detect(
-        _ beats: [Double], pieces: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
-    ) -> Artifacts {
         let n = beats.count
         guard n > 2 else { return Artifacts() }
         // The interval ending at each beat; the first has none, so it takes the mean of the others.
@@ -176,16 +121,14 @@ public enum ArtifactCorrection {
         for k in 1..<n { drr[k] = rr[k] - rr[k - 1] }
         drr[0] = mean(drr[1...])
 
-        // The first threshold and the median side by side, then the second (from the median).
-        let firstFigures = MovingFigures.compute([.threshold(drr), .median(rr)], pieces: pieces, perform: perform)
-        let th1 = firstFigures[0]
+        let th1 = threshold(drr)
         let drrn = zip(drr, th1).map { $1 == 0 ? Double.nan : $0 / $1 }
-        let medrr = firstFigures[1]
+        let medrr = rollingMedian(rr, window: medianWindow)
         let mrr = zip(rr, medrr).map { value, median in
             let deviation = value - median
             return deviation < 0 ? deviation * 2 : deviation
         }
-        let th2 = MovingFigures.compute([.threshold(mrr)], pieces: pieces, perform: perform)[0]
+        let th2 = threshold(mrr)
         let mrrn = zip(mrr, th2).map { $1 == 0 ? Double.nan : $0 / $1 }
 
         // Mirrored at both ends without repeating the edge (numpy's "reflect"), two deep.
@@ -273,7 +216,8 @@ public enum ArtifactCorrection {
             let added = valid.map { (at: $0, time: beats[$0 - 1] + (beats[$0] - beats[$0 - 1]) / 2) }
             for insertion in added.reversed() {
                 beats.insert(insertion.time, at: insertion.at)
-                identities.putBack(at: insertion.at)
+                identities.current.insert(identities.next, at: insertion.at)
+                identities.next += 1
             }
             ectopic = shifted(ectopic, past: missed, by: 1)
             longShort = shifted(longShort, past: missed, by: 1)
@@ -303,44 +247,15 @@ public enum ArtifactCorrection {
         return Array(Set(result)).sorted()
     }
 
-    /// A figure of each value's neighbours: 5.2 × the quartile deviation of the absolute
-    /// values over the 91 around it, or the median of the 11 around it.
-    enum MovingFigures {
-        case threshold([Double])
-        case median([Double])
-
-        /// Each figure's values, each cut into `pieces` runs of indices computed side by side.
-        static func compute(
-            _ figures: [MovingFigures], pieces: Int, perform: (_ count: Int, _ body: @Sendable (Int) -> Void) -> Void
-        ) -> [[Double]] {
-            guard pieces > 1 else { return figures.map { $0.values(in: 0..<$0.count) } }
-            let found = Mutex<[Int: [Double]]>([:])
-            perform(figures.count * pieces) { job in
-                let figure = figures[job / pieces]
-                let piece = job % pieces
-                let values = figure.values(in: (figure.count * piece / pieces)..<(figure.count * (piece + 1) / pieces))
-                found.withLock { $0[job] = values }
-            }
-            let byJob = found.withLock { $0 }
-            return figures.indices.map { figure in (0..<pieces).flatMap { byJob[figure * pieces + $0] ?? [] } }
+    /// 5.2 × the quartile deviation of |values| over the 91 values around each one.
+    private static func threshold(_ values: [Double]) -> [Double] {
+        slidingWindows(values.map(abs), width: thresholdWindow) { window in
+            alpha * (quantile(window, 0.75) - quantile(window, 0.25)) / 2
         }
+    }
 
-        var count: Int {
-            switch self {
-            case .threshold(let values), .median(let values): values.count
-            }
-        }
-
-        func values(in range: Range<Int>) -> [Double] {
-            switch self {
-            case .threshold(let values):
-                slidingWindows(values.map(abs), width: thresholdWindow, in: range) { window in
-                    alpha * (quantile(window, 0.75) - quantile(window, 0.25)) / 2
-                }
-            case .median(let values):
-                slidingWindows(values, width: medianWindow, in: range) { quantile($0, 0.5) }
-            }
-        }
+    private static func rollingMedian(_ values: [Double], window: Int) -> [Double] {
+        slidingWindows(values, width: window) { quantile($0, 0.5) }
     }
 
     /// `figure` of the sorted values within `width / 2` of each index (fewer at the ends). The
@@ -348,21 +263,18 @@ public enum ArtifactCorrection {
     /// corrects every two-minute window of a run this way. Where one value leaves as another
     /// enters, only the values between the two places move, by one.
     static func slidingWindows(
-        _ values: [Double], width: Int, in range: Range<Int>? = nil, _ figure: (UnsafeBufferPointer<Double>) -> Double
+        _ values: [Double], width: Int, _ figure: (UnsafeBufferPointer<Double>) -> Double
     ) -> [Double] {
         let half = width / 2
         let n = values.count
-        let range = range ?? 0..<n
-        var result = [Double](repeating: 0, count: range.count)
-        guard !range.isEmpty else { return result }
+        var result = [Double](repeating: 0, count: n)
+        guard n > 0 else { return result }
         var window = [Double](repeating: 0, count: min(n, 2 * half + 1))
-        // Before index k the window holds the values within `half` of k - 1.
-        let first = max(0, range.lowerBound - 1 - half)
-        var count = min(n, range.lowerBound + half) - first
-        for k in 0..<count { window[k] = values[first + k] }
+        var count = min(n, half)
+        for k in 0..<count { window[k] = values[k] }
         window[0..<count].sort()
         window.withUnsafeMutableBufferPointer { sorted in
-            for k in range {
+            for k in 0..<n {
                 let entering = k + half < n ? values[k + half] : nil
                 let leaving = k - half - 1 >= 0 ? values[k - half - 1] : nil
                 switch (entering, leaving) {
@@ -395,7 +307,7 @@ public enum ArtifactCorrection {
                 case (nil, nil):
                     break
                 }
-                result[k - range.lowerBound] = figure(UnsafeBufferPointer(rebasing: sorted[0..<count]))
+                result[k] = figure(UnsafeBufferPointer(rebasing: sorted[0..<count]))
             }
         }
         return result

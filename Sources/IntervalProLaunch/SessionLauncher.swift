@@ -244,9 +244,8 @@ public enum SessionLauncher {
                 realTime: pacing != .virtual, tell: tell)
         }
         if let writer { companions.append(SessionRecorder(writer: writer)) }
-        // Alpha 1 from the samples' beats: live on its own thread for the screen and the page,
-        // none for a replay on virtual time that nobody watches (its lines show no alpha 1).
-        let alphaOne = AlphaOneAnalysis(live: pacing != .virtual || follower != nil)
+        // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
+        let alphaOne = AlphaOneAnalysis()
         companions.append(alphaOne)
         if let follower { companions.append(follower.companion(nowPlaying: nowPlaying)) }
         // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.

@@ -433,8 +433,8 @@ public final class SessionStore: Sendable {
                 plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)
         }
         let loadedSamples = samples.map(\.sample)
-        // Alpha 1 from the beats kept with the samples, as the session's end computed it; its
-        // windows cut into pieces on the machine's cores.
+        // Alpha 1 from the beats kept with the samples, as the tracker computed it live; cut
+        // into pieces on the machine's cores.
         let alphaOne =
             parts.contains(.alphaOne)
             ? AlphaOneTracker.analyse(loadedSamples, parts: Cores.online, perform: Cores.perform)

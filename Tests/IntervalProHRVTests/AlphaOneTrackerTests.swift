@@ -178,52 +178,14 @@ struct AlphaOneTrackerTests {
     }
 
     @Test func aShortSessionIsOnePiece() {
-        let samples = Self.samples(Self.uncorrelated(600))
+        let samples = Self.samples(Self.uncorrelated(1_500))
         var calls: [Int] = []
         let cut = AlphaOneTracker.analyse(samples, parts: 4) { count, body in
             calls.append(count)
             (0..<count).forEach(body)
         }
-        // Four minutes: 600 beats corrected in one piece (no call), 48 windows in one.
-        #expect(calls == [1])
+        // Ten minutes: one piece of windows and the correction of all beats.
+        #expect(calls == [2])
         #expect(cut.windows == AlphaOneTracker.analyse(samples).windows)
-    }
-
-    /// The session's windows cut their corrected beats from all the session's, corrected once:
-    /// where a window's own beats would be corrected alone, its first beats lack the neighbours
-    /// before them. A series with an artifact every 200 beats or so: each window holds a few.
-    @Test func theSessionsWindowsComeFromOneCorrection() throws {
-        var intervals = Self.uncorrelated(4_000)
-        for index in stride(from: 150, to: intervals.count - 1, by: 211) { intervals[index] *= 2 }
-        for index in stride(from: 260, to: intervals.count - 1, by: 307) { intervals[index] /= 2 }
-        let samples = Self.samples(intervals)
-        let (windows, summary) = AlphaOneTracker.analyse(samples)
-        let beats = samples.flatMap(AlphaOneTracker.heartbeats).map { Double($0) * 1000 / 1024 }
-        let correction = ArtifactCorrection.correct(beats)
-        #expect(try #require(summary).artifacts == correction.corrected)
-        let origins = correction.origins()
-        #expect(origins.count == correction.intervals.count && origins == origins.sorted())
-        var checked = 0
-        for (index, sample) in samples.enumerated() {
-            guard let window = windows.first(where: { $0.second == sample.second }), window.status != .settling else { continue }
-            // The beats of the seconds in (t - 120, t].
-            let before = samples.prefix { $0.second <= sample.second - AlphaOneTracker.windowSeconds }
-            let first = before.reduce(0) { $0 + AlphaOneTracker.heartbeats($1).count }
-            let end = samples[...index].reduce(0) { $0 + AlphaOneTracker.heartbeats($1).count }
-            let own = correction.intervals.indices.filter { (first..<end).contains(origins[$0]) }.map { correction.intervals[$0] }
-            #expect(window.beats == end - first)
-            #expect(window.artifacts == correction.correctedOrigins().filter { (first..<end).contains($0) }.count)
-            let meanInterval = own.reduce(0, +) / Double(own.count)
-            #expect(abs((window.heartRate ?? 0) - 60_000 / meanInterval) < 1e-9)
-            if window.status == .scored {
-                #expect(window.alpha1 == DetrendedFluctuation.alpha1(own))
-                checked += 1
-            }
-        }
-        #expect(checked > 100)
-        // Live, the tracker corrects each window alone: its edges differ where they hold an artifact.
-        let live = Self.windows(samples)
-        #expect(live.map(\.second) == windows.map(\.second))
-        #expect(live.contains { live in windows.contains { $0.second == live.second && $0.artifacts != live.artifacts } })
     }
 }

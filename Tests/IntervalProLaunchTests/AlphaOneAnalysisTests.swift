@@ -5,8 +5,8 @@ import IntervalProRuntime
 import IntervalProTestSupport
 import Testing
 
-/// Alpha 1 beside a session: the live figure on its thread as the samples come, and at the end
-/// the session's windows and figures, the same as a saved session's analysis gives.
+/// Alpha 1 beside a session: what its thread computed and what `finish` cuts into pieces for
+/// the rest come to the same windows and figures as one tracker over every sample.
 @Suite struct AlphaOneAnalysisTests {
     /// 45 minutes of beats around 400 ms with a missed and an extra beat now and then, as the
     /// engine reports them: one sample a second.
@@ -36,17 +36,6 @@ import Testing
         #expect(finished.windows == whole.windows)
         #expect(finished.summary == whole.summary)
         #expect(try #require(whole.summary).artifacts > 20)
-    }
-
-    @Test func nobodyWatchingNoLiveFigureTheSameWindows() async throws {
-        let samples = Self.samples()
-        let analysis = AlphaOneAnalysis(live: false)
-        for sample in samples { analysis.engine(Self.engine, performed: [.sample(sample)], at: .seconds(sample.second)) }
-        #expect(!analysis.threadStarted)
-        #expect(analysis.latest == nil)
-        let finished = await analysis.finish()
-        #expect(finished.windows == AlphaOneTracker.analyse(samples).windows)
-        #expect(finished.windows.count == samples.filter { $0.second > 0 && $0.second % AlphaOneTracker.everySeconds == 0 }.count)
     }
 
     @Test func handedOverInTimeTheThreadDidItAll() async throws {

@@ -2,14 +2,11 @@
 """DFA alpha 1 during a session, from the built `intervalpro`, against NeuroKit2.
 
 Sessions are saved to a scratch store and read back with `show last --json --samples`, which gives
-each second's RR intervals (1/1024 s, as the strap sent them) and every alpha 1 window. The
-session's beats are corrected once, in one series, as Kubios HRV corrects a recording before its
-time-varying analysis; each window takes the corrected intervals of the beats of the seconds in
-(t - 120, t] (an interval split by a beat put back stays with the one split). With NeuroKit2
+each second's RR intervals (1/1024 s, as the strap sent them) and every alpha 1 window. For each
+window this script takes the beats of the seconds in (t - 120, t], and computes with NeuroKit2
 0.2.13, an implementation written apart from intervalpro's:
 
-  - the artifacts: `signal_fixpeaks(method="Kubios")` pass by pass (as check_readiness.py does),
-    the beats followed through the passes, and each window's counted where they belong;
+  - the artifacts: `signal_fixpeaks(method="Kubios")` pass by pass (as check_readiness.py does);
   - the detrending: Tarvainen et al. 2002's smoothness priors, lambda 500, written here from the
     paper's formula with numpy's dense solver. NeuroKit2 0.2.13's own
     `signal_detrend(method="tarvainen2002")` is not used: it builds the second-difference matrix
@@ -32,8 +29,6 @@ as check_readiness.py finds it) replayed against an open step; and the same seri
 
 Every command runs with scratch XDG folders. Usage: check_alpha1.py PATH/TO/intervalpro
 """
-import bisect
-import itertools
 import json
 import math
 import os
@@ -54,7 +49,7 @@ import nolds
 import numpy as np
 
 import make_recordings as mr  # noqa: E402
-from check_readiness import NEUROKIT_RATE, kubios_traced, pyhrv_files  # noqa: E402
+from check_readiness import NEUROKIT_RATE, kubios, pyhrv_files  # noqa: E402
 
 tally = Tally("alpha1")
 
@@ -90,43 +85,20 @@ def json_of(binary, env, label, *arguments):
 # NeuroKit2's figures for one window
 # ------------------------------------------------------------------------------------------------
 
-class SessionReference:
-    """The session's beats corrected once, in one series, by NeuroKit2, as intervalpro corrects
-    them for the session's windows; each corrected interval placed with the input interval it
-    comes from (both halves of one split by a beat put back with the one split; one that lost
-    an extra beat with the later of the two joined)."""
-
-    def __init__(self, units):
-        peaks = nk.intervals_to_peaks(mr.to_ms(units), sampling_rate=NEUROKIT_RATE)
-        fixed, identities, flagged, put_back_before = kubios_traced(peaks)
-        originals = len(peaks)
-
-        def origin(identity):
-            while identity >= originals:
-                identity = put_back_before[identity]
-            return max(0, identity - 1)
-
-        self.corrected = np.diff(fixed) * 1000.0 / NEUROKIT_RATE
-        self.origins = [origin(i) for i in identities[1:]]
-        self.flagged = sorted(origin(i) for i in flagged)
-        self.artifacts = len(flagged)
-
-    def window(self, first, end):
-        """(artifacts, alpha 1 or None, mean HR or None) of the input intervals first..<end."""
-        lower, upper = bisect.bisect_left(self.origins, first), bisect.bisect_left(self.origins, end)
-        artifacts = bisect.bisect_left(self.flagged, end) - bisect.bisect_left(self.flagged, first)
-        corrected = self.corrected[lower:upper]
-        if len(corrected) == 0:
-            return artifacts, None, None
-        heart_rate = 60000.0 / float(np.mean(corrected))
-        if len(corrected) < 32 or np.ptp(corrected) <= 1e-6:
-            return artifacts, None, heart_rate
-        detrended = smoothness_priors_detrended(corrected, 500.0)
-        alpha, _ = nk.fractal_dfa(detrended, scale=np.arange(4, 17), overlap=False)
-        other = nolds.dfa(detrended, nvals=list(range(4, 17)), overlap=False, order=1, fit_exp="poly")
-        if abs(other - alpha) > ALPHA_TOLERANCE:
-            raise RuntimeError(f"NeuroKit2 ({alpha}) and nolds ({other}) disagree on one window's alpha 1")
-        return artifacts, float(alpha), heart_rate
+def reference_window(units):
+    """(artifacts, alpha 1 or None, mean HR) of one window's intervals (1/1024 s units)."""
+    peaks = nk.intervals_to_peaks(mr.to_ms(units), sampling_rate=NEUROKIT_RATE)
+    fixed, artifacts = kubios(peaks)
+    corrected = np.diff(fixed) * 1000.0 / NEUROKIT_RATE
+    heart_rate = 60000.0 / float(np.mean(corrected))
+    if len(corrected) < 32 or np.ptp(corrected) <= 1e-6:
+        return artifacts, None, heart_rate
+    detrended = smoothness_priors_detrended(corrected, 500.0)
+    alpha, _ = nk.fractal_dfa(detrended, scale=np.arange(4, 17), overlap=False)
+    other = nolds.dfa(detrended, nvals=list(range(4, 17)), overlap=False, order=1, fit_exp="poly")
+    if abs(other - alpha) > ALPHA_TOLERANCE:
+        raise RuntimeError(f"NeuroKit2 ({alpha}) and nolds ({other}) disagree on one window's alpha 1")
+    return artifacts, float(alpha), heart_rate
 
 
 def smoothness_priors_detrended(series, regularization):
@@ -151,18 +123,12 @@ def heartbeats(sample):
 def expected_windows(samples):
     """Every window the session should show, recomputed from its samples."""
     out = []
-    # Each second's beats: the input intervals first..<end of the session's series.
-    ends = list(itertools.accumulate(len(heartbeats(s)) for s in samples))
-    all_units = [u for s in samples for u in heartbeats(s)]
-    reference = SessionReference(all_units) if all_units else None
-    for index, sample in enumerate(samples):
+    for sample in samples:
         t = sample["t"]
         if t <= 0 or t % EVERY_S or sample.get("zone") == "paused":
             continue
-        first_second = next(i for i, s in enumerate(samples) if t - WINDOW_S < s["t"])
-        seconds = samples[first_second:index + 1]
-        first, end = (ends[first_second - 1] if first_second else 0), ends[index]
-        units = all_units[first:end]
+        seconds = [s for s in samples if t - WINDOW_S < s["t"] <= t]
+        units = [u for s in seconds for u in heartbeats(s)]
         if not units:
             continue
         cadences = [s["cadence_spm"] for s in seconds if s["cadence_spm"] is not None]
@@ -171,7 +137,7 @@ def expected_windows(samples):
         if t < WINDOW_S:
             window.update(status="settling", artifacts=0, alpha1=None)
         else:
-            artifacts, alpha, heart_rate = reference.window(first, end)
+            artifacts, alpha, heart_rate = reference_window(units)
             coverage = sum(units) / 1024.0 / WINDOW_S
             scored = len(units) >= MIN_BEATS and coverage >= MIN_COVERAGE and artifacts / len(units) < ARTIFACT_LIMIT and alpha is not None
             window.update(status="scored" if scored else "unreliable", artifacts=artifacts, alpha1=alpha if scored else None,
@@ -213,7 +179,8 @@ def check_summary(label, session, windows, samples):
     if not check(isinstance(hrv, dict), f"{label}: no hrv in the summary"):
         return
     units = [u for s in samples for u in heartbeats(s)]
-    artifacts = SessionReference(units).artifacts
+    peaks = nk.intervals_to_peaks(mr.to_ms(units), sampling_rate=NEUROKIT_RATE)
+    _, artifacts = kubios(peaks)
     check(hrv["beats"] == len(units), f"{label}: {hrv['beats']} beats, the samples hold {len(units)}")
     check(hrv["artifacts"] == artifacts, f"{label}: {hrv['artifacts']} artifacts, NeuroKit2 corrects {artifacts} of the whole series")
     check(hrv["trusted"] == (artifacts / len(units) < ARTIFACT_LIMIT), f"{label}: trusted {hrv['trusted']} with {artifacts}/{len(units)}")

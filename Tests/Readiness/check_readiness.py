@@ -202,14 +202,6 @@ def kubios(peaks):
     Returns the corrected peaks and the beats corrected: those flagged in any pass, each once,
     followed through the passes by NeuroKit2's own index bookkeeping (a beat removed as extra is
     gone; one put back for a missed beat is new)."""
-    fixed, _, flagged, _ = kubios_traced(peaks)
-    return fixed, len(flagged)
-
-
-def kubios_traced(peaks):
-    """`kubios`, with the beats followed: returns the corrected peaks, the identity of each (a peak
-    of the input is its index; one put back is numbered from len(peaks) on), the identities
-    flagged in any pass, and for each beat put back the identity of the beat it went in before."""
     kinds = ("ectopic", "missed", "extra", "longshort")
 
     def one_pass(p):
@@ -219,7 +211,6 @@ def kubios_traced(peaks):
     identities = list(range(len(peaks)))
     next_identity = len(peaks)
     flagged = set()
-    put_back_before = {}
 
     def follow(found):
         """The identities after NeuroKit2's _correct_artifacts applies `found`."""
@@ -236,7 +227,6 @@ def kubios_traced(peaks):
             valid = missed[np.logical_and(missed > 1, missed < len(identities))]
             fresh = list(range(next_identity, next_identity + len(valid)))
             next_identity += len(valid)
-            put_back_before.update(zip(fresh, (identities[int(v)] for v in valid)))
             identities = list(np.insert(np.array(identities), valid, fresh))
 
     # As NeuroKit2 iterates: the first pass always applies; another while it finds fewer.
@@ -256,7 +246,7 @@ def kubios_traced(peaks):
         peaks = fixed
     if len(identities) != len(peaks):
         raise RuntimeError("following the beats through the passes lost count of them")
-    return peaks, [int(i) for i in identities], flagged, put_back_before
+    return peaks, len(flagged)
 
 
 def neurokit_reference(segments_units):
