@@ -226,6 +226,7 @@ public enum ActivityImport {
             points.append(point)
         }
         markPauses(&points, timerStops: timerStops)
+        leaveOutBeatsWhileStopped(&points)
         if untimed > 0 {
             warnings.append(ImportError(file: file, message: "\(untimed) record message\(untimed == 1 ? "" : "s") without a timestamp left out"))
         }
@@ -256,6 +257,25 @@ public enum ActivityImport {
         return activity
     }
 
+
+    /// A watch goes on writing `hrv` messages while its timer is stopped, after the last record
+    /// before the stop: those beats were beaten standing, and went with that record (902 beats
+    /// of a 5-minute stop in one second, counted among the run's and in its alpha 1 windows).
+    /// A point the timer stopped after keeps the beats that began before the stop.
+    private static func leaveOutBeatsWhileStopped(_ points: inout [ActivityPoint]) {
+        for index in points.indices where points[index].pausedAfter && !points[index].rrIntervals.isEmpty {
+            guard let stoppedAt = points[index].stoppedAt else { continue }
+            let running = stoppedAt - points[index].time
+            var elapsed: Int64 = 0
+            var kept = 0
+            for interval in points[index].rrIntervals {
+                guard elapsed < running else { break }
+                elapsed += Int64(interval) * 1_000_000 / 1024
+                kept += 1
+            }
+            points[index].rrIntervals.removeLast(points[index].rrIntervals.count - kept)
+        }
+    }
 
     /// Marks the points after which the timer stopped: a stop at or after a point's time and
     /// before the next point's (by time, whatever the order in the file).

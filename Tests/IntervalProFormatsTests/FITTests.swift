@@ -298,6 +298,45 @@ struct FITTests {
         }
     }
 
+    /// A watch writes `hrv` messages on through a timer stop: the beats after the last record
+    /// before the stop were all put in its second (902 beats of a 5-minute stop in one), and
+    /// counted as the run's.
+    @Test func beatsWhileTheTimerIsStoppedAreNotTheRuns() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        func record(_ second: Int) -> FITMessage {
+            FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(3, .uint8, .int(150))])
+        }
+        func timer(_ second: Int, _ type: Int) -> FITMessage {
+            FITMessage(21, [FITField(253, .uint32, .int(start + second)), FITField(0, .enumeration, .int(0)), FITField(1, .enumeration, .int(type))])
+        }
+        func hrv(_ times: [Int]) -> FITMessage {
+            FITMessage(78, [FITField(0, .uint16, .integers(times.map { UInt64($0) }))])
+        }
+        writer.write(timer(0, 0))
+        writer.write(record(0))
+        writer.write(hrv([400, 400, 400, 400, 400]))
+        writer.write(record(2))
+        // Stopped at 3 s: the beats of the second before it, then 60 s standing.
+        writer.write(hrv([400, 400, 400]))
+        writer.write(timer(3, 4))
+        for _ in 0..<60 { writer.write(hrv([1000])) }
+        writer.write(timer(63, 0))
+        writer.write(record(63))
+        writer.write(hrv([400, 400]))
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        let beats = activity.recording.entries.compactMap { entry -> [UInt16]? in
+            guard case .notification(let n) = entry, n.characteristic == .heartRateMeasurement,
+                let hr = try? HeartRateMeasurement.parse(n.bytes)
+            else { return nil }
+            return Array(hr.rrIntervals)
+        }
+        // 400 ms is 410 units: 2 s and 3 beats to the stop, the last begun before it.
+        #expect(beats.joined().count == 5 + 3 + 2, "\(beats)")
+        #expect(!beats.joined().contains(1024), "no beat of the stop: \(beats)")
+    }
+
     @Test func theFileIDNamesTheWatchAndOtherFileTypesAreNoActivity() throws {
         func file(type: Int) -> [UInt8] {
             var writer = FITFileWriter()
