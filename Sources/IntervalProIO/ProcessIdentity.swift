@@ -11,8 +11,13 @@ import Glibc
 public enum ProcessIdentity {
     /// "BOOT-ID:PID:START-TICKS" of this process.
     public static func current() -> String {
-        let pid = Int(getpid())
-        return "\(bootID() ?? "unknown"):\(pid):\(startTicks(of: pid) ?? 0)"
+        identity(of: Int(getpid())) ?? "\(bootID() ?? "unknown"):\(getpid()):0"
+    }
+
+    /// The identity of the running process `pid`; nil when there is none.
+    public static func identity(of pid: Int) -> String? {
+        guard let ticks = startTicks(of: pid) else { return nil }
+        return "\(bootID() ?? "unknown"):\(pid):\(ticks)"
     }
 
     /// Whether the process `identity` names is still running.

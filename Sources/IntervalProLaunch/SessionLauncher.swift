@@ -152,16 +152,18 @@ public enum SessionLauncher {
     private static func runLive(
         _ request: SessionRequest, _ sensorRequest: SensorRequest, requireCadence: Bool, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
-        // Another intervalpro recording a session (the page of `serve`, another terminal) has
-        // the sensors: a run beside it fell back to a simulated runner, saved as a second
+        // Another intervalpro recording a live session (the page of `serve`, another terminal)
+        // has the sensors: a run beside it fell back to a simulated runner, saved as a second
         // session of the same minutes. A server's own sessions are its own; it refuses beside
         // another's (`SessionHost`).
         if let store = try? (request.store ?? StoreLocation()).open(readingOnly: true),
-            let other = try? store.sessionsRunning(elsewhereThan: ProcessIdentity.current(), isRunning: ProcessIdentity.isRunning).first
+            let other = try? store.sessionsRunning(
+                elsewhereThan: ProcessIdentity.current(), from: .live, isRunning: ProcessIdentity.isRunning
+            ).first
         {
             throw LaunchError(
-                "session \(other) is being recorded by another intervalpro (the page of `serve`, or another terminal), "
-                    + "which has the sensors: finish it there first", kind: .unavailable)
+                "session \(other) is being recorded from live sensors by another intervalpro (the page of `serve`, or "
+                    + "another terminal), which has them: finish it there first", kind: .unavailable)
         }
         // Start-up is over: its pages go back before the sensors and the session need theirs.
         ExecutablePages.giveBack()

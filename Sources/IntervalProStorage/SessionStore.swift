@@ -254,14 +254,18 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// The sessions another process still running records (its `owner`, not `owner`): a
-    /// server's page may not start one beside it, which would take its sensors.
-    public func sessionsRunning(elsewhereThan owner: String, isRunning: (String) -> Bool) throws(StoreError) -> [Int64] {
+    /// The sessions another process still running records (its `owner`, not `owner`), of
+    /// `source` when given: a server's page may not start one beside it, which would take its
+    /// sensors, and a live run may not start beside another's live session.
+    public func sessionsRunning(
+        elsewhereThan owner: String, from source: SessionSourceKind? = nil, isRunning: (String) -> Bool
+    ) throws(StoreError) -> [Int64] {
         let running = try read { db in
             try SessionRow.filter(Column("status") == SessionStatus.running.rawValue).fetchAll(db)
         }
         return running.compactMap { row in
-            guard let other = row.owner, other != owner, isRunning(other) else { return nil }
+            guard let other = row.owner, other != owner, source.map({ $0.rawValue == row.source }) ?? true, isRunning(other)
+            else { return nil }
             return row.id
         }
     }

@@ -5,9 +5,9 @@ import Testing
 /// `scan`, `record` and `run` on live sensors: the real binary through real libdbus to a
 /// private dbus-daemon, where a fake org.bluez plays one scenario per test.
 @Suite struct LiveSensorTests {
-    /// The environment that points the binary at the fake's bus and a scratch config folder.
+    /// The environment that points the binary at the fake's bus and scratch config and data folders.
     func environment(_ fake: FakeBlueZ, _ dir: ScratchDirectory) -> [String: String?] {
-        ["DBUS_SYSTEM_BUS_ADDRESS": fake.bus.address, "XDG_CONFIG_HOME": dir.path("config")]
+        ["DBUS_SYSTEM_BUS_ADDRESS": fake.bus.address, "XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
     }
 
     /// The notification lines of a recording: (time, device, characteristic, hex).
