@@ -1,6 +1,6 @@
 public import IntervalProStorage
 import Synchronization
-public import IntervalProCore
+import IntervalProCore
 import IntervalProFormats
 import IntervalProHistory
 import IntervalProIO
