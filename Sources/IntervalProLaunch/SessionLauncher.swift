@@ -105,6 +105,13 @@ public enum SessionLauncher {
             do {
                 return try await runLive(request, sensors, requireCadence: fallback == nil, follower: follower)
             } catch let unavailable as LiveSensorConnection.UnavailableError {
+                // A device named with --hr or --cadence is required: a stick path mistyped, or
+                // a stick not plugged in, gave a whole session of a simulated runner instead.
+                if fallback != nil, let named = sensors.heartRate ?? sensors.cadence {
+                    throw LaunchError(
+                        "\(unavailable); \(named) was named, so no simulated runner or recording takes its place",
+                        kind: .unavailable)
+                }
                 switch fallback {
                 case nil:
                     throw LaunchError("\(unavailable)", kind: .unavailable)

@@ -85,6 +85,22 @@ struct RunCommandTests {
         #expect(result.stderr.contains("(1/"))
     }
 
+    /// A device named is required: a mistyped stick path gave a whole session of a simulated
+    /// runner, exit 0, where the runner asked for the foot pod.
+    @Test("a named device that cannot be reached is no reason to simulate: 69, nothing run")
+    func aNamedDeviceIsNotReplacedBySimulation() throws {
+        let scratch = try ScratchDirectory()
+        let result = try intervalpro(
+            "run", "Plans/pyramid.json", "--cadence", "ant:4321", "--ant-stick", scratch.path("no-stick"), "--fast", "--json",
+            in: packageRoot,
+            environment: noSystemBus.merging(
+                ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")]) { $1 })
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("ant:4321 was named, so no simulated runner or recording takes its place"), "\(result.stderr)")
+        #expect(!result.stderr.contains("simulating a runner instead"))
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test("with no sensor, --fallback recording says so and replays the bundled recording")
     func bundledRecordingFallback() throws {
         let result = try intervalpro(

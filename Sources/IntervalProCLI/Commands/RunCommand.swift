@@ -18,7 +18,8 @@ struct RunCommand: AsyncParsableCommand {
             sensors named with --hr/--cadence, else those remembered from the last run, else \
             the best found by scanning. When none is found within --scan-timeout, `run` says \
             so and falls back (--fallback): to a simulated runner, or to the bundled \
-            recording that matches the plan; --require-sensor exits 69 instead.
+            recording that matches the plan; --require-sensor exits 69 instead, and so does a \
+            device named with --hr/--cadence that cannot be reached.
             Keys on a terminal: space pause/resume, n next step, q finish. Ctrl-C finishes \
             with the summary.
             """
