@@ -25,6 +25,9 @@ public struct ANTPlusSighting: Equatable, Sendable {
 /// What a scan heard, folded page by page: one sighting per device, in the order first heard.
 public struct ANTPlusScan: Sendable {
     public private(set) var sightings: [ANTPlusSighting] = []
+    /// Each heart-rate monitor's page toggle bit as first heard, and whether it has changed:
+    /// a legacy strap's bytes 0-3 are no page (`ANTPlusBeatTracker`).
+    private var toggles: [ANTDeviceID: (first: Bool, changed: Bool)] = [:]
 
     public init() {}
 
@@ -41,10 +44,13 @@ public struct ANTPlusScan: Sendable {
         if case .manufacturer(_, let manufacturer, let model) = ANTPlusCommonPage(bytes) {
             sightings[index].manufacturerID = manufacturer
             sightings[index].model = model
-        } else if device.type == ANTPlusHeartRatePage.deviceType, sightings[index].manufacturerID == nil,
-            let page = try? ANTPlusHeartRatePage.parse(bytes), case .manufacturer(let id, _) = page.detail
-        {
-            sightings[index].manufacturerID = UInt16(id)
+        } else if device.type == ANTPlusHeartRatePage.deviceType, let page = try? ANTPlusHeartRatePage.parse(bytes) {
+            var toggle = toggles[device] ?? (page.toggle, false)
+            toggle.changed = toggle.changed || page.toggle != toggle.first
+            toggles[device] = toggle
+            if toggle.changed, sightings[index].manufacturerID == nil, case .manufacturer(let id, _) = page.detail {
+                sightings[index].manufacturerID = UInt16(id)
+            }
         }
     }
 }

@@ -6,6 +6,9 @@ public struct ANTPlusHeartRatePage: Equatable, Sendable {
     public static let deviceType: UInt8 = 120
 
     public var page: UInt8
+    /// Byte 0's top bit, which a current strap toggles every fourth message and a legacy one
+    /// never does: bytes 0-3 hold a page only once it has been seen to change.
+    public var toggle: Bool
     public var beatTime: UInt16
     public var beatCount: UInt8
     public var heartRate: UInt8
@@ -41,7 +44,7 @@ public struct ANTPlusHeartRatePage: Equatable, Sendable {
             default: .none
             }
         return ANTPlusHeartRatePage(
-            page: page, beatTime: UInt16(bytes[4]) | UInt16(bytes[5]) << 8, beatCount: bytes[6], heartRate: bytes[7],
+            page: page, toggle: bytes[0] & 0x80 != 0, beatTime: UInt16(bytes[4]) | UInt16(bytes[5]) << 8, beatCount: bytes[6], heartRate: bytes[7],
             detail: detail)
     }
 }
@@ -50,8 +53,16 @@ public struct ANTPlusHeartRatePage: Equatable, Sendable {
 /// beat (the count moved on) after the one before gives the time between their beat times; a
 /// page 4 gives it from the previous beat time it carries, even when a message was missed.
 /// When beats were missed without a page 4 to bridge them, no interval is made up.
+///
+/// A page 4 is believed only once the strap has been seen to toggle byte 0's top bit, as the
+/// ANT+ heart-rate profile asks of a receiver: a legacy strap never toggles it and fills bytes
+/// 0-3 as it likes, and one whose byte 0 read as page 4 lost nearly every interval to the
+/// "previous beat time" its bytes 2-3 were taken for (2 beats in 70 s for some 98).
 public struct ANTPlusBeatTracker: Sendable {
     private var last: (count: UInt8, time: UInt16)?
+    /// The toggle bit as first seen, and whether it has changed since.
+    private var firstToggle: Bool?
+    private var toggles = false
     /// Intervals outside 0.2-3 s (300-20 beats a minute) are no beat-to-beat interval.
     static let plausible: ClosedRange<UInt16> = 205...3072
     /// Whether a beat went by without its interval since the last interval given.
@@ -66,10 +77,15 @@ public struct ANTPlusBeatTracker: Sendable {
     /// The new RR interval this page brings, if any.
     public mutating func add(_ page: ANTPlusHeartRatePage) -> [UInt16] {
         defer { last = (page.beatCount, page.beatTime) }
+        if let firstToggle {
+            if page.toggle != firstToggle { toggles = true }
+        } else {
+            firstToggle = page.toggle
+        }
         guard let last, page.beatCount != last.count else { return [] }
         let interval: UInt16
         if page.beatCount != last.count &+ 1 { lostSinceLastInterval = true }
-        if case .previousBeat(let previous) = page.detail {
+        if toggles, case .previousBeat(let previous) = page.detail {
             interval = page.beatTime &- previous
         } else if page.beatCount == last.count &+ 1 {
             interval = page.beatTime &- last.time

@@ -187,7 +187,8 @@ struct ANTPlusPageTests {
         }
         var tracker = ANTPlusBeatTracker()
         #expect(tracker.add(try page(0, time: 64_000, count: 255)).isEmpty)  // the first: no beat before it
-        #expect(tracker.add(try page(0, time: 64_000, count: 255)).isEmpty)  // the same beat again
+        // The same beat again, the page toggle bit changed: a current strap, whose pages count.
+        #expect(tracker.add(try page(0x80, time: 64_000, count: 255)).isEmpty)
         // The beat time rolls over at 65,536/1024 s: 999 after 64,000 is 2,535 later (2.48 s).
         #expect(tracker.add(try page(0, time: 999, count: 0)) == [2_535])
         #expect(!tracker.beatsLostBefore)
@@ -203,6 +204,26 @@ struct ANTPlusPageTests {
         #expect(tracker.add(try page(0, time: 11_120, count: 6)).isEmpty)
         #expect(tracker.add(try page(0, time: 12_120, count: 7)) == [1_000])
         #expect(tracker.beatsLostBefore)
+    }
+
+    /// A legacy strap never toggles byte 0's top bit and fills bytes 0-3 as it likes: one
+    /// whose byte 0 read as page 4 had its bytes 2-3 taken for the previous beat's time, and
+    /// nearly every interval was left out as implausible (2 beats in 70 s for some 98).
+    @Test("a legacy strap that never toggles its page bit: intervals from its beat times, bytes 0-3 not read as a page")
+    func legacyStrap() throws {
+        var tracker = ANTPlusBeatTracker()
+        var intervals: [UInt16] = []
+        var time: UInt16 = 1_000
+        for count in UInt8(0)..<12 {
+            time &+= 700 + UInt16(count) * 10
+            intervals += tracker.add(try ANTPlusHeartRatePage.parse([0x04, 0x12, 0x34, 0x56, UInt8(time & 0xFF), UInt8(time >> 8), count, 85]))
+        }
+        #expect(intervals == (1..<12).map { 700 + UInt16($0) * 10 })
+        // Its constant byte 0 read as page 2 names no maker in a scan.
+        var scan = ANTPlusScan()
+        let strap = ANTDeviceID(number: 54321, type: 120, transmissionType: 1)
+        for _ in 0..<8 { scan.heard(strap, page: [0x02, 95, 0x34, 0x12, 0, 4, 1, 61]) }
+        #expect(scan.sightings.first?.manufacturer == nil)
     }
 
     @Test("foot pod pages: cadence in strides per minute doubled to steps, speed, distance, status, common pages")
@@ -276,11 +297,13 @@ struct ANTScanTests {
         let strap = ANTDeviceID(number: 12345, type: 120, transmissionType: 1)
         let power = ANTDeviceID(number: 7, type: 11, transmissionType: 5)
         scan.heard(pod, page: [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11])
+        // The strap's page 2 is believed once its page toggle bit is seen to change.
+        scan.heard(strap, page: [0x02, 95, 0x34, 0x12, 0, 4, 1, 61])
         scan.heard(strap, page: [0x82, 95, 0x34, 0x12, 0, 4, 1, 61])
         scan.heard(pod, page: [0x50, 0xFF, 0xFF, 1, 1, 0, 0x0B, 0])
         scan.heard(power, page: [0x10, 0, 0, 0, 0, 0, 0, 0])
         #expect(scan.sightings.map(\.device) == [pod, strap, power])
-        #expect(scan.sightings.map(\.messages) == [2, 1, 1])
+        #expect(scan.sightings.map(\.messages) == [2, 2, 1])
         #expect(scan.sightings.map(\.manufacturer) == ["Garmin", "Stryd", nil])
         #expect(scan.sightings[0].model == 11)
         #expect(scan.sightings.map(\.kind) == ["ANT+ foot pod", "ANT+ heart rate", "ANT+ device type 11"])
