@@ -170,6 +170,10 @@ def main():
             if tick % 65 == 1:  # who made them, as real devices interleave it: Garmin (1)
                 pod_page = [0x50, 0xFF, 0xFF, 1, 1, 0, 0x0B, 0]  # common page 80, model 11
                 strap_page = [0x02, 1, 0x34, 0x12] + strap_page[4:]  # heart rate page 2
+            # A current strap toggles its page bit every fourth message (a legacy one never does,
+            # and its first four bytes are no page).
+            if (tick // 4) % 2:
+                strap_page[0] |= 0x80
             pages = [(0, pod_page, pod, 124, 5), (1, strap_page, strap, 120, 1)]
             if stick.scanning:
                 pages = [(0, page, number, kind, transmission) for _, page, number, kind, transmission in pages]
