@@ -167,8 +167,11 @@ def main():
             beat_time = (beats * 1024) & 0xFFFF
             pod_page = [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11]
             strap_page = [0x00, 0, 0, 0, beat_time & 0xFF, beat_time >> 8, beats & 0xFF, 61]
-            if tick % 65 == 1:  # who made them, as real devices interleave it: Garmin (1)
+            # Who made them, as real devices interleave it: Garmin (1). The strap's page 2 comes
+            # once its page bit has toggled (below), or a receiver may not read it as a page.
+            if tick % 65 == 1:
                 pod_page = [0x50, 0xFF, 0xFF, 1, 1, 0, 0x0B, 0]  # common page 80, model 11
+            if tick % 65 == 5:
                 strap_page = [0x02, 1, 0x34, 0x12] + strap_page[4:]  # heart rate page 2
             # A current strap toggles its page bit every fourth message (a legacy one never does,
             # and its first four bytes are no page).
