@@ -296,7 +296,9 @@ let package = Package(
             name: "IntervalProWebTests",
             dependencies: [
                 "IntervalProWeb", "IntervalProLaunch", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"), "IntervalProCore", "IntervalProRuntime",
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"), "IntervalProCore", "IntervalProRuntime",
                 "IntervalProHRV", "IntervalProHistory", "IntervalProStorage",
             ],
             swiftSettings: strictSettings),

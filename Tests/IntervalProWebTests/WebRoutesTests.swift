@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import IntervalProCore
 import IntervalProHistory
 import IntervalProLaunch
@@ -9,20 +8,20 @@ import Testing
 
 @testable import IntervalProWeb
 
-/// The routes, in process (Hummingbird's `.router` test mode): validation, refusals and the
-/// access rules, on a store of the test's own. The Chromium suite (Tests/Web) drives the same
-/// routes through a real server and a browser.
+/// The routes, in process (the router's own responder, through `RouterClient`): validation,
+/// refusals and the access rules, on a store of the test's own. The Chromium suite (Tests/Web)
+/// drives the same routes through a real server and a browser.
 @Suite struct WebRoutesTests {
     /// A server of the routes on an empty store in a folder of the test's own; `token` makes it
     /// listen off loopback (every request then needs the token).
-    func application(token: String? = nil) throws -> (some ApplicationProtocol, URL) {
+    func application(token: String? = nil) throws -> (RouterClient, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let address = token == nil ? ListenAddress(host: "127.0.0.1", port: 8417) : ListenAddress(host: "0.0.0.0", port: 8417)
         let server = WebServer(
             address: address, host: SessionHost(hub: LiveStateHub(), defaults: nil), token: token,
             store: StoreLocation(path: folder.appendingPathComponent("intervalpro.sqlite").path))
-        return (Application(router: server.makeRouter()), folder)
+        return (RouterClient(server.makeRouter()), folder)
     }
 
     // The router test client asks as "localhost" (a loopback name).
@@ -47,7 +46,7 @@ import Testing
     func trends() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             try await client.execute(uri: "/api/trends?weeks=4", method: .get, headers: Self.local) { response in
                 #expect(response.status == .ok)
                 let body = try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any]
@@ -73,7 +72,7 @@ import Testing
                 startedAt: "2026-11-0\(day)T07:30:00Z", planName: "Run \(day)",
                 planText: #"{"name": "Run", "steps": [{"kind": "work", "duration": 60}]}"#, source: .simulation, devices: [], owner: "test")
         }
-        try await app.test(.router) { client in
+        try await app.test { client in
             // (query, the plans listed, newest first)
             let pages: [(String, [String])] = [
                 ("", ["Run 5", "Run 4", "Run 3", "Run 2", "Run 1"]), ("?limit=2", ["Run 5", "Run 4"]), ("?limit=2&offset=4", ["Run 1"]),
@@ -99,7 +98,7 @@ import Testing
     func sessions() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             try await client.execute(uri: "/api/sessions/7", method: .delete, headers: Self.local) { response in
                 #expect(response.status == .notFound)
             }
@@ -135,7 +134,7 @@ import Testing
     func startRefusals() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             for body in [
                 #"{"plan":"a","planned":"1","source":"simulate"}"#, #"{"source":"simulate"}"#,
             ] {
@@ -158,7 +157,7 @@ import Testing
     func scan() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             try await client.execute(uri: "/api/scan", method: .post, headers: Self.json, body: ByteBuffer(string: #"{"seconds":0}"#)) {
                 #expect($0.status == .badRequest)
             }
@@ -180,7 +179,7 @@ import Testing
     func unknownRoutes() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             for (uri, method) in [("/api/nope", HTTPRequest.Method.get), ("/api/state", .post), ("/api/command", .get)] {
                 try await client.execute(uri: uri, method: method, headers: Self.local) { response in
                     #expect(response.status == .notFound, "\(method) \(uri)")
@@ -195,7 +194,7 @@ import Testing
     func sensorChoices() async throws {
         let (app, folder) = try application()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             for body in [
                 #"{"heartRate":"not-an-address"}"#, #"{"cadence":"ant:abc"}"#, #"{"cadence":"ant:70000"}"#, #"{"heartRate":""}"#,
                 #"{"heartRate":"A0:9E:1A:12:34"}"#, #"{"cadence":"A0:9E:1A:12:34:GG"}"#, #"{"cadence":42}"#,
@@ -214,7 +213,7 @@ import Testing
         let token = "0123456789abcdef0123456789abcdef"
         let (app, folder) = try application(token: token)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await app.test(.router) { client in
+        try await app.test { client in
             for (uri, method) in [
                 ("/api/trends", HTTPRequest.Method.get), ("/api/sensors", .get), ("/api/checks", .get), ("/api/today", .get),
                 ("/api/sessions/1", .delete), ("/api/scan", .post), ("/api/sensors", .put), ("/api/sessions/1/upload", .post),
