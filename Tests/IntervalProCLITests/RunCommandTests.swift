@@ -219,6 +219,25 @@ struct RunCommandTests {
         #expect(fastSpeed.stderr.contains("--speed and --fast cannot be used together"))
     }
 
+    /// A negative number after an option was taken for an option: "Missing value for
+    /// '--volume <volume>'" where the value was given. It is read as the value, and its range said.
+    @Test(
+        "a negative number is the option's value, and the option's range is said",
+        arguments: [
+            (["run", "Plans/pyramid.json", "--simulate", "--fast", "--volume", "-0.1"], "--volume"),
+            (["run", "Plans/pyramid.json", "--simulate", "--speed", "-1"], "--speed must be more than 0"),
+            (["run", "Plans/pyramid.json", "--simulate", "--fast", "--coaching-grace", "-5"], "--coaching-grace"),
+            (["trends", "--weeks", "-3"], "--weeks must be between 1 and 520"),
+            (["history", "--limit", "-1"], "--limit must be at least 1"),
+            (["readiness", "measure", "--replay", "x.txt", "--duration", "-2"], "--duration"),
+        ])
+    func negativeNumbers(arguments: [String], said: String) throws {
+        let result = try intervalpro(arguments: arguments)
+        #expect(result.status == 64, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(said), "stderr: \(result.stderr)")
+    }
+
     @Test("a missing plan exits 66, a missing recording exits 66")
     func missingInputs() throws {
         let dir = try ScratchDirectory()

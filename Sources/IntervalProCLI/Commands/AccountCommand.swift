@@ -51,10 +51,10 @@ extension AccountCommand {
         @Option(help: "Strava: the API application's client secret.")
         var clientSecret: String?
 
-        @Option(help: "Strava: the loopback port Strava redirects to (0: any free port).")
+        @Option(parsing: .unconditional, help: "Strava: the loopback port Strava redirects to (0: any free port).")
         var port: Int = 0
 
-        @Option(help: "Strava: how long to wait for the authorization, in seconds.")
+        @Option(parsing: .unconditional, help: "Strava: how long to wait for the authorization, in seconds.")
         var wait: Int = 300
 
         @Flag(help: "Strava: only print the address to open; do not start a browser.")

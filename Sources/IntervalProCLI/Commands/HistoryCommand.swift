@@ -24,7 +24,7 @@ struct HistoryListCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "Show at most this many sessions.")
+    @Option(parsing: .unconditional, help: "Show at most this many sessions.")
     var limit: Int = 20
 
     @Flag(help: "Print JSON.")

@@ -11,7 +11,7 @@ struct ReadinessHistoryCommand: ParsableCommand {
         abstract: "List readiness measurements, oldest first, with today's verdict."
     )
 
-    @Option(help: "Show at most this many measurements (the latest).")
+    @Option(parsing: .unconditional, help: "Show at most this many measurements (the latest).")
     var limit: Int = 30
 
     @Flag(help: "Print JSON.")

@@ -23,7 +23,9 @@ struct ReadinessImportCommand: ParsableCommand {
     @Argument(help: "A file, a folder, or a zip archive.", completion: .file())
     var path: String
 
-    @Option(help: ArgumentHelp("Minutes scored after the 30 s of settling: 1 to 5.", valueName: "minutes"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Minutes scored after the 30 s of settling: 1 to 5.", valueName: "minutes"))
     var duration: Double = 2
 
     @Flag(help: "Print what was imported and left out as JSON.")

@@ -18,7 +18,9 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Minutes scored after the 30 s of settling: 1 to 5.", valueName: "minutes"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Minutes scored after the 30 s of settling: 1 to 5.", valueName: "minutes"))
     var duration: Double = 2
 
     @Option(

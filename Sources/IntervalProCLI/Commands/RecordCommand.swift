@@ -19,7 +19,7 @@ struct RecordCommand: AsyncParsableCommand {
         completion: .file(extensions: ["jsonl"]))
     var output: String
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
     @OptionGroup(title: "Live sensors") var sensors: SensorOptions

@@ -26,7 +26,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
     @Flag(help: "Simulate a runner (HR strap and footpod).")
     var simulate = false
 
-    @Option(help: .seed)
+    @Option(parsing: .unconditional, help: .seed)
     var seed: UInt64?
 
     @Option(

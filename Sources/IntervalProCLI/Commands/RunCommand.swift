@@ -41,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Simulate a runner (HR strap and footpod) instead of live sensors.")
     var simulate = false
 
-    @Option(help: .seed)
+    @Option(parsing: .unconditional, help: .seed)
     var seed: UInt64?
 
     @Flag(help: "Simulated footpod reports strides per minute (one foot), as some sensors do.")

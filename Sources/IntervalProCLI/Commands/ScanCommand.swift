@@ -14,7 +14,7 @@ struct ScanCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to scan.", valueName: "seconds"))
     var timeout: Double = 10
 
     @Option(help: .adapter)

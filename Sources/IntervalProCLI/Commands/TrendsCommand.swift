@@ -16,7 +16,7 @@ struct TrendsCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "How many weeks back to look.")
+    @Option(parsing: .unconditional, help: "How many weeks back to look.")
     var weeks: Int = 12
 
     @Flag(help: "Print JSON.")

@@ -6,7 +6,9 @@ struct ActivityOptions: ParsableArguments {
     @Flag(help: "Refuse a damaged FIT activity instead of reading it up to the damage.")
     var strict = false
 
-    @Option(help: ArgumentHelp("The leg of a multisport activity to read (1 is the first; default: the first run).", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The leg of a multisport activity to read (1 is the first; default: the first run).", valueName: "n"))
     var leg: Int?
 
     @Option(help: "run: only running legs; any: a ride or a swim too (its cadence doubled as a run's).")

@@ -12,10 +12,12 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "Click accents: none, alternate (two tones, left/right foot) or step-start.")
     var accent: Choice<MetronomeAccent>?
 
-    @Option(help: "Click volume, 0 to 1 (default 0.8).")
+    @Option(parsing: .unconditional, help: "Click volume, 0 to 1 (default 0.8).")
     var volume: Double?
 
-    @Option(help: ArgumentHelp("In off-target mode, seconds out of zone before clicking (default 5).", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("In off-target mode, seconds out of zone before clicking (default 5).", valueName: "seconds"))
     var offTargetGrace: Double?
 
     @Option(help: "Language of the voice cues: en or es.")
@@ -24,22 +26,32 @@ struct AudioOptions: ParsableArguments {
     @Flag(help: "No voice cues.")
     var noVoice = false
 
-    @Option(help: ArgumentHelp("Seconds out of zone before a coaching cue (default 10).", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds out of zone before a coaching cue (default 10).", valueName: "seconds"))
     var coachingGrace: Double?
 
-    @Option(help: ArgumentHelp("Seconds between two coaching cues (default 20).", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds between two coaching cues (default 20).", valueName: "seconds"))
     var coachingCooldown: Double?
 
     @Option(help: ArgumentHelp("ALSA playback device (default: default).", valueName: "name"))
     var audioDevice: String?
 
-    @Option(help: ArgumentHelp("Sample rate to ask the device for (default 48000).", valueName: "hz"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Sample rate to ask the device for (default 48000).", valueName: "hz"))
     var audioRate: Int?
 
-    @Option(help: ArgumentHelp("Channels to ask the device for: 1 or 2 (default 2).", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Channels to ask the device for: 1 or 2 (default 2).", valueName: "n"))
     var audioChannels: Int?
 
-    @Option(help: ArgumentHelp("Device buffer length in milliseconds (default 50).", valueName: "ms"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Device buffer length in milliseconds (default 50).", valueName: "ms"))
     var audioLatency: Int?
 
     func validate() throws {

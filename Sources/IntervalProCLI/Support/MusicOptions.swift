@@ -10,7 +10,9 @@ struct MusicOptions: ParsableArguments {
             valueName: "player"))
     var music = "auto"
 
-    @Option(help: ArgumentHelp("The music's volume during a voice cue, as a fraction of yours.", valueName: "fraction"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The music's volume during a voice cue, as a fraction of yours.", valueName: "fraction"))
     var duck = 0.3
 
     @Flag(inversion: .prefixedNo, help: "Pause and resume the music with the session.")

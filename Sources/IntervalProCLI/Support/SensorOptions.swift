@@ -24,7 +24,9 @@ struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The ANT stick's serial device (default: the first ANT stick found).", valueName: "path"))
     var antStick: String?
 
-    @Option(help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds to look for sensors before giving up.", valueName: "seconds"))
     var scanTimeout: Double = 20
 
     @Option(

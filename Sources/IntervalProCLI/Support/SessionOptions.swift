@@ -5,7 +5,9 @@ import IntervalProLaunch
 
 /// Pacing and output options shared by `run` and `replay`.
 struct PacingOptions: ParsableArguments {
-    @Option(help: "Replay this many times faster than real time (e.g. 60: a minute per second).")
+    @Option(
+        parsing: .unconditional,
+        help: "Replay this many times faster than real time (e.g. 60: a minute per second).")
     var speed: Double?
 
     @Flag(help: "Replay on virtual time, as fast as possible (same result as real time).")
