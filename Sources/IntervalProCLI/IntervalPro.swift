@@ -49,6 +49,9 @@ struct IntervalPro: AsyncParsableCommand {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
         Terminal.continueWhenOutputCloses()
         do {
+            if let unknown = unknownHelpTopic(Array(CommandLine.arguments.dropFirst())) {
+                throw ValidationError("no command '\(unknown)': see 'intervalpro --help'")
+            }
             var command = try parseAsRoot(nil)
             if var waiting = command as? any AsyncParsableCommand {
                 try await waiting.run()
@@ -66,5 +69,20 @@ struct IntervalPro: AsyncParsableCommand {
             Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
             exit(withError: ExitCode(ExitStatus.ioError.rawValue))
         }
+    }
+
+    /// The name in `help NAME…` that no command has: ArgumentParser printed the help of the
+    /// nearest command with status 0, as if the name were right.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = IntervalPro.self
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            let named = command.configuration.subcommands.first {
+                $0._commandName == name || $0.configuration.aliases.contains(name)
+            }
+            guard let named else { return name }
+            command = named
+        }
+        return nil
     }
 }

@@ -201,6 +201,8 @@ struct RunCommandTests {
             ["run", "Plans/pyramid.json", "--cadence-unit", "none"],
             ["run", "Plans/pyramid.json", "--require-sensor", "--fallback", "recording"],
             ["run"],
+            // Help on a command there is not printed the nearest one's help with status 0.
+            ["help", "nosuch"], ["help", "plan", "nosuch"],
         ])
     func usageErrors(arguments: [String]) throws {
         let result = try intervalpro(arguments: arguments)
