@@ -36,7 +36,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -84,10 +84,18 @@ STATIC_CXX_DIR := $(CURDIR)/.build/static-libstdc++
 STATIC_CXX_ARCHIVE := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
 $(shell mkdir -p "$(STATIC_CXX_DIR)" && if [ -f "$(STATIC_CXX_ARCHIVE)" ]; then \
 	ln -sfn "$(STATIC_CXX_ARCHIVE)" "$(STATIC_CXX_DIR)/libstdc++.a"; fi)
+#
+# And one for memory: each function compiled into a section of its own, and the functions a
+# live session runs placed side by side (packaging/symbol-order.txt, `make symbol-order`): a
+# live run holds pages, not functions, and held 13.3 MB of the binary with them scattered,
+# 9.4 MB side by side (docs/dev/benchmarks.md, "Live sensors").
+SYMBOL_ORDER := $(CURDIR)/packaging/symbol-order.txt
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
-	-Xlinker -L$(STATIC_CXX_DIR)
+	-Xlinker -L$(STATIC_CXX_DIR) \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections \
+	-Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering
 # The benchmarks measure the binary `make release` builds (Benchmarks/*.sh read this).
 export RELEASE_FLAGS
 # The debug build's (make test's, and the man pages', which must match or the plugin builds
@@ -264,6 +272,15 @@ bench-ant-usb: deps-test release
 	mkdir -p .build/bench-ant-usb && cp $(RELEASE_BIN) .build/bench-ant-usb/intervalpro && strip .build/bench-ant-usb/intervalpro
 	cc -O2 -o .build/bench-ant-usb/ant_floor Benchmarks/ant_floor.c $$(pkg-config --cflags --libs libusb-1.0)
 	INTERVALPRO_E2E_BINARY=.build/bench-ant-usb/intervalpro Tests/E2E/run.sh ant-usb-bench
+
+## symbol-order: list again the functions a live session runs (packaging/symbol-order.txt), from
+## two live runs of 130 s on the fake org.bluez under callgrind (needs valgrind; about 6 minutes)
+symbol-order: deps-test
+	$(SWIFT) build $(subst -Xlinker -z -Xlinker pack-relative-relocs,,$(RELEASE_FLAGS)) --product intervalpro \
+		--scratch-path .build/symbol-order
+	objcopy --strip-debug "$$($(SWIFT) build $(subst -Xlinker -z -Xlinker pack-relative-relocs,,$(RELEASE_FLAGS)) \
+		--scratch-path .build/symbol-order --show-bin-path)/intervalpro" .build/symbol-order/intervalpro-profiled
+	/usr/bin/python3 packaging/symbol_order.py .build/symbol-order/intervalpro-profiled
 
 ## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
 ## notification (AcquireNotify, StartNotify, bleak), a 60 s run's CPU, RSS, wake-ups and latency
