@@ -88,7 +88,7 @@ $(shell mkdir -p "$(STATIC_CXX_DIR)" && if [ -f "$(STATIC_CXX_ARCHIVE)" ]; then 
 # And one for memory: each function compiled into a section of its own, and the functions a
 # live session runs placed side by side (packaging/symbol-order.txt, `make symbol-order`): a
 # live run holds pages, not functions, and held 13.3 MB of the binary with them scattered,
-# 9.4 MB side by side (docs/dev/benchmarks.md, "Live sensors").
+# 9.6 MB side by side (docs/dev/benchmarks.md, "Live sensors").
 SYMBOL_ORDER := $(CURDIR)/packaging/symbol-order.txt
 RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \

@@ -5,7 +5,7 @@ section of its own, which it needs).
 
 A live `run` holds its code in memory for hours, and pages, not functions, are what it holds:
 the kernel maps up to 16 pages around each one touched. With the functions a session calls
-scattered through 25 MB of code, a live run held 13.3 MB of the binary; side by side, 9.4 MB
+scattered through 26 MB of code, a live run held 13.3 MB of the binary; side by side, 9.6 MB
 (docs/dev/benchmarks.md, "Live sensors").
 
 Usage: packaging/symbol_order.py BINARY [OUT]   (`make symbol-order` builds BINARY and runs it)
