@@ -275,11 +275,12 @@ bench-ant-usb: deps-test release
 
 ## symbol-order: list again the functions a live session runs (packaging/symbol-order.txt), from
 ## two live runs of 130 s on the fake org.bluez under callgrind (needs valgrind; about 6 minutes)
+# The release build as valgrind can read it: no packed relative relocations, in a folder of its own.
+PROFILED_FLAGS = $(subst -Xlinker -z -Xlinker pack-relative-relocs,,$(RELEASE_FLAGS)) --scratch-path .build/symbol-order
 symbol-order: deps-test
-	$(SWIFT) build $(subst -Xlinker -z -Xlinker pack-relative-relocs,,$(RELEASE_FLAGS)) --product intervalpro \
-		--scratch-path .build/symbol-order
-	objcopy --strip-debug "$$($(SWIFT) build $(subst -Xlinker -z -Xlinker pack-relative-relocs,,$(RELEASE_FLAGS)) \
-		--scratch-path .build/symbol-order --show-bin-path)/intervalpro" .build/symbol-order/intervalpro-profiled
+	$(SWIFT) build $(PROFILED_FLAGS) --product intervalpro
+	objcopy --strip-debug "$$($(SWIFT) build $(PROFILED_FLAGS) --show-bin-path)/intervalpro" \
+		.build/symbol-order/intervalpro-profiled
 	/usr/bin/python3 packaging/symbol_order.py .build/symbol-order/intervalpro-profiled
 
 ## bench-live: live sensors against the fake org.bluez, side by side with bleak: CPU per
