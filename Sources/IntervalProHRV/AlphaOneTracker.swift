@@ -29,6 +29,8 @@ public struct AlphaOneTracker: Sendable {
     private var intervals: [Double] = []
     private var windowFirstBeat = 0
     private var detrending = SmoothnessPriorsFactor(lambda: DetrendedFluctuation.smoothnessLambda)
+    /// The first pass's figures of `intervals`, which each window takes for its inner beats.
+    private var sessionFigures = ArtifactCorrection.SessionFigures()
 
     public init() {}
 
@@ -52,6 +54,7 @@ public struct AlphaOneTracker: Sendable {
         if windowStart > Self.windowSeconds {
             seconds.removeFirst(windowStart)
             intervals.removeFirst(windowFirstBeat)
+            sessionFigures.dropFirst(windowFirstBeat)
             windowStart = 0
             windowFirstBeat = 0
         }
@@ -77,7 +80,11 @@ public struct AlphaOneTracker: Sendable {
                 alpha1: nil, heartRate: nil, cadence: cadence)
         }
         let window = Array(intervals[windowFirstBeat...])
-        let corrected = ArtifactCorrection.correct(window)
+        sessionFigures.extend(with: intervals)
+        // The window's beat k ends its interval k - 1; its first beat has none.
+        let origins = [-1] + Array(windowFirstBeat..<intervals.count)
+        let corrected = ArtifactCorrection.correct(
+            window, reusing: ArtifactCorrection.Reuse(figures: sessionFigures.figures, origins: origins))
         let meanInterval = corrected.intervals.reduce(0, +) / Double(max(1, corrected.intervals.count))
         let coverage = window.reduce(0, +) / Double(Self.windowSeconds * 1000)
         var result = AlphaWindow(

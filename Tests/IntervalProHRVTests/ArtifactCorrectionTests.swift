@@ -146,6 +146,79 @@ struct ArtifactCorrectionTests {
         }
     }
 
+    @Test("figures taken from a reference are those the values give, however the reference lines up")
+    func slidingWindowsReusingAReferenceMatchWorkingThemOut() {
+        let series = restingIntervals(count: 300).map { ($0 / 20).rounded() * 20 }
+        func figure(_ window: UnsafeBufferPointer<Double>) -> Double {
+            ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
+        }
+        for width in [1, 3, 11, 91] {
+            let reference = ArtifactCorrection.slidingWindows(series, width: width, figure)
+            // Each case: values, and where each comes from in the series (-1: from nowhere).
+            var cases: [(name: String, values: [Double], origins: [Int])] = []
+            cases.append(("the same", series, Array(series.indices)))
+            cases.append(("a stretch", Array(series[60..<250]), Array(60..<250)))
+            var changed = series
+            changed[150] += 7
+            changed[151] -= 7
+            cases.append(("two values changed", changed, Array(series.indices)))
+            var removed = series
+            removed.remove(at: 120)
+            cases.append(("one removed", removed, Array(0..<120) + Array(121..<300)))
+            var inserted = series
+            inserted.insert(990, at: 200)
+            cases.append(("one put in", inserted, Array(0..<200) + [-1] + Array(200..<300)))
+            cases.append(("a stretch from its start", Array(series[0..<100]), Array(0..<100)))
+            cases.append(("nothing in common", Array(series.reversed()), Array(series.indices)))
+            for (name, values, origins) in cases {
+                let expected = ArtifactCorrection.slidingWindows(values, width: width, figure)
+                let taken = ArtifactCorrection.slidingWindows(
+                    values, width: width, reusing: (series, reference, origins), figure)
+                #expect(taken == expected, "\(name), width \(width)")
+                // Figures not worked out (NaN) are worked out here.
+                var gaps = reference
+                for k in stride(from: 0, to: gaps.count, by: 7) { gaps[k] = .nan }
+                let filled = ArtifactCorrection.slidingWindows(
+                    values, width: width, reusing: (series, gaps, origins), figure)
+                #expect(filled == expected, "\(name), width \(width), with gaps")
+            }
+        }
+    }
+
+    @Test("a window corrected with the session's figures comes out the same, bit for bit")
+    func aWindowTakingTheSessionsFiguresIsCorrectedTheSame() {
+        // In 1/1024 s as a strap sends them, so that beat times add up exactly; with an extra
+        // beat, a missed one and ectopic ones.
+        var intervals = restingIntervals(count: 900, mean: 600, swing: 30).map { ($0 * 1.024).rounded() / 1.024 }
+        intervals[200] = (intervals[200] * 0.4 * 1.024).rounded() / 1.024
+        intervals[201] = (intervals[201] * 0.6 * 1.024).rounded() / 1.024
+        intervals[420] = (intervals[420] * 2 * 1.024).rounded() / 1.024
+        intervals[610] = (intervals[610] * 0.7 * 1.024).rounded() / 1.024
+        intervals[611] = (intervals[611] * 1.3 * 1.024).rounded() / 1.024
+        var session = ArtifactCorrection.SessionFigures()
+        var dropped = 0
+        var windows = 0
+        var reusedAny = false
+        for end in stride(from: 260, through: intervals.count, by: 11) {
+            let start = end - 250
+            if start - dropped > 300 {
+                session.dropFirst(start - dropped)
+                dropped = start
+            }
+            session.extend(with: Array(intervals[dropped..<end]))
+            let window = Array(intervals[start..<end])
+            let origins = [-1] + Array((start - dropped)..<(end - dropped))
+            let reuse = ArtifactCorrection.Reuse(figures: session.figures, origins: origins)
+            let taken = ArtifactCorrection.correct(window, reusing: reuse)
+            let alone = ArtifactCorrection.correct(window)
+            #expect(taken == alone, "window \(start)..<\(end)")
+            reusedAny = reusedAny || !session.figures.changeThresholds.allSatisfy(\.isNaN)
+            windows += 1
+        }
+        #expect(windows > 50)
+        #expect(reusedAny)
+    }
+
     @Test func tooShortASeriesIsReturnedAsItIs() {
         #expect(ArtifactCorrection.correct([]).intervals == [])
         #expect(ArtifactCorrection.correct([900]).intervals == [900])
