@@ -36,7 +36,7 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
+.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -107,6 +107,10 @@ export RELEASE_FLAGS
 # `swift test` (batches) suit editing better.
 DEBUG_FLAGS := -Xswiftc -gline-tables-only -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 1 -Xswiftc -disable-batch-mode
 export DEBUG_FLAGS
+## release-flags: print the flags `make release` builds with (scripts run on their own ask here)
+release-flags:
+	@echo '$(RELEASE_FLAGS)'
+
 release:
 	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro
 	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro-web

@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The flags `make release` builds with (the Makefile exports them), else a plain release build.
-read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+# The flags `make release` builds with: the Makefile exports them, and a script run on its own
+# asks for them (a plain release build would replace the one that ships, and measure another).
+read -ra flags <<< "${RELEASE_FLAGS:-$(make -s --no-print-directory release-flags)}"
 for product in intervalpro intervalpro-audio-bench; do
     swift build "${flags[@]}" --product "$product" 2>&1 | tail -1
 done

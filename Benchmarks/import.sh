@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+# The flags `make release` builds with: the Makefile exports them, and a script run on its own
+# asks for them (a plain release build would replace the one that ships, and measure another).
+read -ra flags <<< "${RELEASE_FLAGS:-$(make -s --no-print-directory release-flags)}"
 swift build "${flags[@]}" --product intervalpro 2>&1 | tail -1
 bin=$(swift build "${flags[@]}" --show-bin-path)/intervalpro
 python=${TEST_PYTHON:-python3}

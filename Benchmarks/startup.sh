@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The flags `make release` builds with (the Makefile exports them), else a plain release build.
-read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+# The flags `make release` builds with: the Makefile exports them, and a script run on its own
+# asks for them (a plain release build would replace the one that ships, and measure another).
+read -ra flags <<< "${RELEASE_FLAGS:-$(make -s --no-print-directory release-flags)}"
 swift build "${flags[@]}" --product intervalpro 2>&1 | tail -1
 bin=$(swift build "${flags[@]}" --show-bin-path)/intervalpro
 command -v bluetoothctl >/dev/null || { echo "startup.sh: bluetoothctl is needed for the floor (apt install bluez)" >&2; exit 69; }

@@ -33,9 +33,9 @@ cd "$project"
 if [ -n "${INTERVALPRO_E2E_BINARY:-}" ]; then
     binary=$(realpath "$INTERVALPRO_E2E_BINARY")
 else
-    # The flags the package is built with (the Makefile exports them), so the suite tests the
-    # binary that ships.
-    read -ra flags <<< "${RELEASE_FLAGS:--c release}"
+    # The flags the package is built with (the Makefile exports them; run on its own, the
+    # script asks for them), so the suite tests the binary that ships.
+    read -ra flags <<< "${RELEASE_FLAGS:-$(make -s --no-print-directory release-flags)}"
     swift build "${flags[@]}" --product intervalpro
     binary="$(swift build "${flags[@]}" --show-bin-path)/intervalpro"
 fi
