@@ -226,6 +226,10 @@ def main():
         for method, saving in (("auto", True), ("start", True), ("auto", False)):
             fake = Fake(folder, scenario(1, 4))
             probe = os.path.join(folder, "latency.json")
+            # Each run writes its own figures: intervalpro writes no file over another, so a
+            # file left by the run before would be read as this run's.
+            if os.path.exists(probe):
+                os.remove(probe)
             env = dict(fake.env, INTERVALPRO_LATENCY_PROBE=probe)
             try:
                 cpu, wall, rss, _, _, samples = measured_rusage(
