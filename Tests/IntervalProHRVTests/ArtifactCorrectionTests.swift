@@ -219,6 +219,45 @@ struct ArtifactCorrectionTests {
         #expect(reusedAny)
     }
 
+    @Test("sessions of every kind: each window corrected with the session's figures as alone")
+    func windowsOfRandomSessionsTakingTheSessionsFiguresAreCorrectedTheSame() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ range: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(range))
+        }
+        for session in 0..<12 {
+            // In 1/1024 s as a strap sends them: resting to racing, with ties, flat stretches
+            // (no spread: NaN figures), missed, extra and ectopic beats, some sessions riddled.
+            let base = 350 + next(700)
+            let artifactEvery = [7, 40, 200, 100_000][session % 4]
+            var ticks: [Int] = []
+            for k in 0..<(600 + next(900)) {
+                var tick = base + next(40) - 20
+                if (k / 90) % 5 == 4 { tick = base }
+                if next(artifactEvery) == 0 { tick = [tick * 2, tick / 2, tick * 13 / 10, tick * 7 / 10][next(4)] }
+                ticks.append(max(200, min(2400, tick)))
+            }
+            let intervals = ticks.map { Double($0) * 1000 / 1024 }
+            var figures = ArtifactCorrection.SessionFigures()
+            var dropped = 0
+            var start = 0
+            while start + 30 < intervals.count {
+                let end = min(intervals.count, start + 30 + next(300))
+                if start - dropped > 100 + next(300) {
+                    figures.dropFirst(start - dropped)
+                    dropped = start
+                }
+                figures.extend(with: Array(intervals[dropped..<end]))
+                let window = Array(intervals[start..<end])
+                let origins = [-1] + Array((start - dropped)..<(end - dropped))
+                let taken = ArtifactCorrection.correct(window, reusing: .init(figures: figures.figures, origins: origins))
+                #expect(taken == ArtifactCorrection.correct(window), "session \(session), window \(start)..<\(end)")
+                start += 1 + next(25)
+            }
+        }
+    }
+
     @Test func tooShortASeriesIsReturnedAsItIs() {
         #expect(ArtifactCorrection.correct([]).intervals == [])
         #expect(ArtifactCorrection.correct([900]).intervals == [900])
