@@ -107,6 +107,7 @@ export RELEASE_FLAGS
 # `swift test` (batches) suit editing better.
 DEBUG_FLAGS := -Xswiftc -gline-tables-only -Xswiftc -wmo -Xswiftc -num-threads -Xswiftc 1 -Xswiftc -disable-batch-mode
 export DEBUG_FLAGS
+
 ## release-flags: print the flags `make release` builds with (scripts run on their own ask here)
 release-flags:
 	@echo '$(RELEASE_FLAGS)'
