@@ -195,10 +195,12 @@ where C.Duration == Duration {
     private mutating func runLive() async throws -> SessionSummary {
         var summary: SessionSummary?
         deliver(.tick, at: .zero, summary: &summary)
-        var lastRefresh: SessionTime?
+        var nextRefresh: SessionTime?
+        var lastArrival: SessionTime?
         var timeout: Duration? = .zero
         while summary == nil {
             let poll = await source.wait(timeout: timeout)
+            if let entry = poll.entries.last { lastArrival = entry.time }
             for notice in poll.notices { observer.notice(notice) }
             for entry in poll.entries where summary == nil {
                 observer.received(entry)
@@ -210,11 +212,16 @@ where C.Duration == Duration {
             if summary == nil { deliver(.tick, at: max(poll.now, engine.cursor), summary: &summary) }
             if summary != nil { break }
             let now = engine.cursor
-            if lastRefresh.map({ now - $0 >= Self.liveDisplayInterval }) ?? true {
+            // The clock comes with whatever wakes the loop up to a leeway before it is due, and
+            // the next is due half a leeway after the sensors' next arrival should come (a
+            // second after their last): their arrivals carry it, and the loop wakes for the
+            // clock only when nothing arrives.
+            if nextRefresh.map({ now >= $0 - Self.liveDisplayLeeway }) ?? true {
                 observer.refresh(engine, at: now)
-                lastRefresh = now
+                let afterArrival = lastArrival.map { $0 + Self.liveDisplayInterval + .seconds(Self.liveDisplayLeeway.seconds / 2) }
+                nextRefresh = afterArrival.flatMap { $0 > now ? $0 : nil } ?? now + Self.liveDisplayInterval
             }
-            var wakeAt = (lastRefresh ?? now) + Self.liveDisplayInterval
+            var wakeAt = nextRefresh ?? now + Self.liveDisplayInterval
             if let deadline = engine.nextDeadline { wakeAt = min(wakeAt, deadline) }
             timeout = .microseconds(max(0, (wakeAt - now).microseconds))
         }
@@ -223,6 +230,10 @@ where C.Duration == Duration {
 
     /// How often a live screen is redrawn with nothing else happening: its clock shows seconds.
     public static var liveDisplayInterval: SessionTime { .seconds(1) }
+
+    /// How early a wake for something else redraws a live screen's clock; the clock's own wake
+    /// is moved half of it past the sensors' expected arrival.
+    public static var liveDisplayLeeway: SessionTime { .seconds(0.25) }
 
     private func event(for entry: RecordingEntry) -> SessionEngine.Event {
         switch entry {
