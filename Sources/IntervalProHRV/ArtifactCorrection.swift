@@ -143,7 +143,16 @@ public enum ArtifactCorrection {
         }
         let mrr = zip(rr, medrr).map { value, median in deviation(value, from: median) }
         figures.deviations = mrr.map(abs)
-        let th2 = threshold(figures.deviations, reusing: reuse.map { ($0.figures.deviations, $0.figures.deviationThresholds, $0.origins) })
+        // mRR's threshold is read (below) only at a beat that dRR's does not clear, and at the
+        // beat after it: worked out there alone (NaN elsewhere), a few beats a window, not all.
+        var wanted = [Bool](repeating: false, count: n)
+        for i in 0..<(n - 2) where !(abs(drrn[i]) <= 1) {
+            wanted[i] = true
+            wanted[i + 1] = true
+        }
+        let th2 = threshold(
+            figures.deviations, reusing: reuse.map { ($0.figures.deviations, $0.figures.deviationThresholds, $0.origins) },
+            wanted: wanted)
         let mrrn = zip(mrr, th2).map { $1 == 0 ? Double.nan : $0 / $1 }
         figures.changeThresholds = th1
         figures.medians = medrr
@@ -277,12 +286,14 @@ public enum ArtifactCorrection {
         return Array(Set(result)).sorted()
     }
 
-    /// 5.2 × the quartile deviation of `magnitudes` (absolute values) over the 91 around each one,
-    /// taken from `reference` where it has the same neighbourhood (`slidingWindows(_:width:reusing:_:)`).
+    /// 5.2 × the quartile deviation of `magnitudes` (absolute values) over the 91 around each one
+    /// (`wanted`: only those), taken from `reference` where it has the same neighbourhood
+    /// (`slidingWindows(_:width:reusing:wanted:_:)`).
     private static func threshold(
-        _ magnitudes: [Double], reusing reference: (values: [Double], figures: [Double], origins: [Int])?
+        _ magnitudes: [Double], reusing reference: (values: [Double], figures: [Double], origins: [Int])?,
+        wanted: [Bool]? = nil
     ) -> [Double] {
-        slidingWindows(magnitudes, width: thresholdWindow, reusing: reference, thresholdFigure)
+        slidingWindows(magnitudes, width: thresholdWindow, reusing: reference, wanted: wanted, thresholdFigure)
     }
 
     static func thresholdFigure(_ window: UnsafeBufferPointer<Double>) -> Double {

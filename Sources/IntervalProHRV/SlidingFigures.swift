@@ -14,7 +14,7 @@ extension ArtifactCorrection {
         var changeThresholds: [Double] = []
         /// The median of the intervals around each beat.
         var medians: [Double] = []
-        /// |mRR| and its threshold.
+        /// |mRR| and its threshold, NaN at the beats where detection does not read it.
         var deviations: [Double] = []
         var deviationThresholds: [Double] = []
     }
@@ -25,23 +25,78 @@ extension ArtifactCorrection {
         var origins: [Int]
     }
 
-    /// `figure` of the sorted values within `width / 2` of each index (fewer at the ends). The
-    /// window is kept sorted as it slides instead of sorted anew at each index: alpha 1
-    /// corrects every two-minute window of a run this way.
+    /// `figure` of the sorted values within `width / 2` of each index (fewer at the ends), at
+    /// the indices `wanted` (nil: all; NaN at the others). The window is kept sorted as it
+    /// slides instead of sorted anew at each index: alpha 1 corrects every two-minute window of
+    /// a run this way.
     static func slidingWindows(
-        _ values: [Double], width: Int, _ figure: (UnsafeBufferPointer<Double>) -> Double
+        _ values: [Double], width: Int, wanted: [Bool]? = nil, _ figure: (UnsafeBufferPointer<Double>) -> Double
     ) -> [Double] {
-        var result = [Double](repeating: 0, count: values.count)
-        guard !values.isEmpty else { return result }
-        values.withUnsafeBufferPointer { values in
-            result.withUnsafeMutableBufferPointer { result in
-                slide(values, half: width / 2, through: 0...(values.count - 1), figure) { result[$0] = $1 }
-            }
-        }
+        guard !values.isEmpty else { return [] }
+        var runs = Runs(half: width / 2)
+        runs.add(0...(values.count - 1), wanted: wanted)
+        var result = [Double](repeating: wanted == nil ? 0 : .nan, count: values.count)
+        slide(values, half: width / 2, over: runs.ranges, figure, into: &result)
         return result
     }
 
-    /// `slidingWindows(_:width:_:)`, taking each index's figure from `reference.figures` at
+    /// The runs of indices whose figures are worked out, apart from one another.
+    struct Runs {
+        let half: Int
+        private(set) var ranges: [ClosedRange<Int>] = []
+
+        /// Adds the indices of `range` that are `wanted` (nil: all of them), after those added.
+        mutating func add(_ range: ClosedRange<Int>, wanted: [Bool]?) {
+            guard let wanted else { return add(range.lowerBound, range.upperBound) }
+            var start: Int?
+            for k in range {
+                if wanted[k] {
+                    if start == nil { start = k }
+                } else if let first = start {
+                    add(first, k - 1)
+                    start = nil
+                }
+            }
+            if let start { add(start, range.upperBound) }
+        }
+
+        private mutating func add(_ low: Int, _ high: Int) {
+            // Through the gaps shorter than half a window: sliding over them costs less than
+            // sorting the next run's first neighbourhood.
+            if let last = ranges.last, low - last.upperBound <= half {
+                ranges[ranges.count - 1] = last.lowerBound...high
+            } else {
+                ranges.append(low...high)
+            }
+        }
+    }
+
+    /// Writes `figure` of each index's neighbourhood into `result`, run by run. A run to the end
+    /// is slid from the end back: its first neighbourhood is then half a window to sort, not a
+    /// whole one.
+    private static func slide(
+        _ values: [Double], half: Int, over runs: [ClosedRange<Int>], _ figure: (UnsafeBufferPointer<Double>) -> Double,
+        into result: inout [Double]
+    ) {
+        let n = values.count
+        result.withUnsafeMutableBufferPointer { result in
+            values.withUnsafeBufferPointer { values in
+                for run in runs {
+                    if run.upperBound == n - 1, run.lowerBound > 0 {
+                        let from = max(0, run.lowerBound - half)
+                        let reversed = [Double](values[from...].reversed())
+                        reversed.withUnsafeBufferPointer { reversed in
+                            slide(reversed, half: half, through: 0...(n - 1 - run.lowerBound), figure) { result[n - 1 - $0] = $1 }
+                        }
+                    } else {
+                        slide(values, half: half, through: run, figure) { result[$0] = $1 }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `slidingWindows(_:width:wanted:_:)`, taking each index's figure from `reference.figures` at
     /// its origin (`reference.origins`, -1 for none) wherever the neighbourhood there holds the
     /// same values, cut by the ends the same way: the same sorted values, so the same figure,
     /// bit for bit (a figure not worked out there is NaN). Only the runs of indices left
@@ -49,9 +104,9 @@ extension ArtifactCorrection {
     /// session, and a later pass all but those around the beats the pass before corrected.
     static func slidingWindows(
         _ values: [Double], width: Int, reusing reference: (values: [Double], figures: [Double], origins: [Int])?,
-        _ figure: (UnsafeBufferPointer<Double>) -> Double
+        wanted: [Bool]? = nil, _ figure: (UnsafeBufferPointer<Double>) -> Double
     ) -> [Double] {
-        guard let reference, !values.isEmpty else { return slidingWindows(values, width: width, figure) }
+        guard let reference, !values.isEmpty else { return slidingWindows(values, width: width, wanted: wanted, figure) }
         let n = values.count
         let half = width / 2
         let origins = reference.origins
@@ -85,19 +140,10 @@ extension ArtifactCorrection {
             }
         }
         if origins[n - 1] != available - 1 { refuse(from: n - half, through: n - 1) }
-        var result = [Double](repeating: 0, count: n)
+        var result = [Double](repeating: .nan, count: n)
         // Between them the figures are the reference's; one not worked out there (NaN) is
         // worked out here too.
-        var workedOut: [ClosedRange<Int>] = []
-        func workOut(_ low: Int, _ high: Int) {
-            // Through the gaps shorter than half a window: sliding over them costs less than
-            // sorting the next run's first neighbourhood.
-            if let last = workedOut.last, low - last.upperBound <= half {
-                workedOut[workedOut.count - 1] = last.lowerBound...high
-            } else {
-                workedOut.append(low...high)
-            }
-        }
+        var workedOut = Runs(half: half)
         result.withUnsafeMutableBufferPointer { result in
             reference.figures.withUnsafeBufferPointer { figures in
                 var next = 0
@@ -105,29 +151,15 @@ extension ArtifactCorrection {
                     if next < range.lowerBound {
                         for k in next..<range.lowerBound {
                             let value = figures[origins[k]]
-                            if value.isNaN { workOut(k, k) } else { result[k] = value }
+                            if value.isNaN { workedOut.add(k...k, wanted: wanted) } else { result[k] = value }
                         }
                     }
-                    if range.lowerBound < n { workOut(range.lowerBound, range.upperBound) }
+                    if range.lowerBound < n { workedOut.add(range, wanted: wanted) }
                     next = range.upperBound + 1
                 }
             }
-            values.withUnsafeBufferPointer { values in
-                for run in workedOut {
-                    if run.upperBound == n - 1, run.lowerBound > 0 {
-                        // A run to the end is slid from the end back: its first neighbourhood
-                        // is then half a window to sort, not a whole one.
-                        let from = max(0, run.lowerBound - half)
-                        let reversed = [Double](values[from...].reversed())
-                        reversed.withUnsafeBufferPointer { reversed in
-                            slide(reversed, half: half, through: 0...(n - 1 - run.lowerBound), figure) { result[n - 1 - $0] = $1 }
-                        }
-                    } else {
-                        slide(values, half: half, through: run, figure) { result[$0] = $1 }
-                    }
-                }
-            }
         }
+        slide(values, half: half, over: workedOut.ranges, figure, into: &result)
         return result
     }
 

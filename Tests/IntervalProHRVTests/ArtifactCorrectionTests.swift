@@ -185,6 +185,64 @@ struct ArtifactCorrectionTests {
         }
     }
 
+    @Test("only the figures wanted are worked out, each what working them all out gives")
+    func slidingWindowsWorkOutTheWantedFigures() {
+        let series = restingIntervals(count: 300).map { ($0 / 20).rounded() * 20 }
+        func figure(_ window: UnsafeBufferPointer<Double>) -> Double {
+            ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
+        }
+        func mask(_ count: Int, _ indices: [Int]) -> [Bool] {
+            var wanted = [Bool](repeating: false, count: count)
+            for k in indices where k < count { wanted[k] = true }
+            return wanted
+        }
+        // As detection asks: a beat and the one after, here and there, the ends included.
+        let pairs = [0, 1, 40, 41, 97, 98, 99, 150, 151, 180, 181, 298, 299]
+        for width in [1, 11, 91] {
+            let reference = ArtifactCorrection.slidingWindows(series, width: width, figure)
+            var changed = series
+            changed[150] += 7
+            var inserted = series
+            inserted.insert(990, at: 200)
+            let cases: [(name: String, values: [Double], origins: [Int]?)] = [
+                ("alone", series, nil), ("the same", series, Array(series.indices)),
+                ("a value changed", changed, Array(series.indices)),
+                ("one put in", inserted, Array(0..<200) + [-1] + Array(200..<300)),
+                ("a stretch", Array(series[60..<250]), Array(60..<250)),
+            ]
+            for (name, values, origins) in cases {
+                let expected = ArtifactCorrection.slidingWindows(values, width: width, figure)
+                for (maskName, wanted) in [
+                    ("none", mask(values.count, [])), ("pairs", mask(values.count, pairs)),
+                    ("every 13th", mask(values.count, Array(stride(from: 5, to: values.count, by: 13)))),
+                    ("all", mask(values.count, Array(values.indices))),
+                ] {
+                    let result =
+                        if let origins {
+                            ArtifactCorrection.slidingWindows(
+                                values, width: width, reusing: (series, reference, origins), wanted: wanted, figure)
+                        } else {
+                            ArtifactCorrection.slidingWindows(values, width: width, wanted: wanted, figure)
+                        }
+                    let label = "\(name), width \(width), \(maskName)"
+                    #expect(result.count == values.count, "\(label)")
+                    for k in values.indices where wanted[k] {
+                        #expect(result[k] == expected[k], "\(label): index \(k)")
+                    }
+                    // Any other is NaN or, taken from the reference, the same figure.
+                    for k in values.indices where !wanted[k] {
+                        #expect(result[k].isNaN || result[k] == expected[k], "\(label): index \(k)")
+                    }
+                    // Alone, none wanted is none worked out, and a few far apart leave most.
+                    if origins == nil, maskName == "none" { #expect(result.allSatisfy { $0.isNaN }, "\(label)") }
+                    if origins == nil, maskName == "pairs", width < 91 {
+                        #expect(result.filter { $0.isNaN }.count > values.count / 2, "\(label)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a window corrected with the session's figures comes out the same, bit for bit")
     func aWindowTakingTheSessionsFiguresIsCorrectedTheSame() {
         // In 1/1024 s as a strap sends them, so that beat times add up exactly; with an extra
