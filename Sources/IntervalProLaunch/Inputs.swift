@@ -80,6 +80,12 @@ public func readInput(_ path: String) throws -> [UInt8] {
 /// Reads a plan from any format `WorkoutImport` recognises (plan JSON, intervals.icu text,
 /// Zwift .zwo, FIT workout); warnings about what was left out go to stderr.
 public func importPlan(_ path: String) throws -> ImportedPlan {
+    try readPlan(path).imported
+}
+
+/// The plan at `path` and the bytes it was read from: read once, since a plan on standard
+/// input cannot be read again.
+private func readPlan(_ path: String) throws -> (imported: ImportedPlan, bytes: [UInt8]) {
     let path = resolvePlan(path)
     let bytes = try withExampleNamed(path, kind: "plan", extension: ".json", found: BundledFiles.plan(named:)) {
         try readInput(path)
@@ -87,7 +93,7 @@ public func importPlan(_ path: String) throws -> ImportedPlan {
     do {
         let imported = try WorkoutImport.read(bytes, file: path, xml: MarkupReader.read)
         for warning in imported.warnings { logger.warning("\(warning)") }
-        return imported
+        return (imported, bytes)
     } catch {
         throw LaunchError(error.description, kind: .invalidData)
     }
@@ -103,8 +109,8 @@ public func resolvePlan(_ argument: String) -> String {
 /// Reads a plan and the plan-format text the history keeps with a session: the file itself
 /// when it is a plan, the imported plan written as one otherwise.
 public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
-    let imported = try importPlan(path)
-    if imported.format == .planJSON { return (imported.plan, String(decoding: try readInput(resolvePlan(path)), as: UTF8.self)) }
+    let (imported, bytes) = try readPlan(path)
+    if imported.format == .planJSON { return (imported.plan, String(decoding: bytes, as: UTF8.self)) }
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 

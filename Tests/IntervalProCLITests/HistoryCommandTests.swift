@@ -41,6 +41,24 @@ func summaryPart(_ shown: [String: Any]) -> [String: Any] {
 
 @Suite("session history: the store, history, show, export, delete")
 struct HistoryCommandTests {
+    /// The plan was read twice, and standard input gives nothing the second time: the session
+    /// was kept with an empty plan, and show said it "does not decode".
+    @Test("a plan on standard input is kept with the session: show gives back the run's summary")
+    func planOnStandardInputIsKept() throws {
+        for command in ["run - --simulate --seed 4", "replay Recordings/cadence-ladder.jsonl --plan -"] {
+            let store = try ScratchStore()
+            let run = try intervalpro(
+                arguments: ["-c", "cat Plans/cadence-ladder.json | \"$0\" \(command) --fast --json --db \"$1\"", executablePath, store.path],
+                executable: "/bin/sh")
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            let summary = try #require(jsonObject(run.stdoutData), "\(command): \(run.stdout)")
+            let shown = try store.run("show", "last", "--json")
+            #expect(shown.status == 0, "\(command): \(shown.stderr)")
+            let stored = try #require(jsonObject(shown.stdoutData), "\(command): \(shown.stdout)")
+            #expect(canonical(summaryPart(stored)) == canonical(summary), "\(command)")
+        }
+    }
+
     @Test("a replay lands in the store: history lists it, show --json gives back the run's summary")
     func replayIsSaved() throws {
         let store = try ScratchStore()
