@@ -61,6 +61,19 @@ struct ReplayCommandTests {
         }
     }
 
+    /// `run - --replay -` read the plan from standard input, then found the recording empty.
+    @Test("a plan and a recording both on standard input are refused as a usage error, with why")
+    func planAndRecordingBothOnStandardInput() throws {
+        for (arguments, message) in [
+            (["run", "-", "--replay", "-"], "the plan and --replay cannot both be '-' (standard input)"),
+            (["replay", "-", "--plan", "-"], "the recording and --plan cannot both be '-' (standard input)"),
+        ] {
+            let result = try intervalpro(arguments: arguments + ["--fast", "--no-save"])
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// A strap sending heart rate without RR intervals gave no word on alpha 1 at all.
     @Test("heart rate without RR intervals: the summary says there is no alpha 1, and why")
     func heartRateWithoutBeats() throws {

@@ -77,6 +77,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
+        // Both read standard input: the plan was read, and the recording said "no header line".
+        if plan == "-", replay == "-" { throw ValidationError("the plan and --replay cannot both be '-' (standard input)") }
         if requireSensor, fallback != nil { throw ValidationError("--require-sensor exits when no sensor is found: drop --fallback") }
         if requireSensor, replay != nil || simulate {
             throw ValidationError("--require-sensor is for live sensors: drop --replay/--simulate")
