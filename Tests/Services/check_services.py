@@ -928,17 +928,17 @@ def group_strava(g):
             "... in the minutes left to midnight UTC, without waiting",
             f"{found.group(0) if found else None}, {to_midnight:.1f} min left, {limited.elapsed:.1f} s")
     to_quarter = 900 - (time.time() % 900)
-    if to_quarter > 90:
-        s.fault(match="POST /api/v3/uploads", status=429, times=1, headers={"X-RateLimit-Usage": "200,450"})
-        limited = s.run("upload", "--pending")
-        expect(g, limited, 69, "429 with the 15-minute window used up: exit 69 at once (upload --pending)",
-               stderr_has=["rate limit reached; it lifts in"])
-        found = re.search(r"it lifts in (\d+) min", limited.stderr)
-        g.check(found and abs(int(found.group(1)) - to_quarter / 60) <= 1.5 and limited.elapsed < 5,
-                "... in the minutes left in the quarter hour",
-                f"{found.group(0) if found else None}, {to_quarter / 60:.1f} min left, {limited.elapsed:.1f} s")
-    else:
-        g.note(f"15-minute window not checked: the quarter hour ends in {to_quarter:.0f} s")
+    s.fault(match="POST /api/v3/uploads", status=429, times=1, headers={"X-RateLimit-Usage": "200,450"})
+    limited = s.run("upload", "--pending")
+    expect(g, limited, 69, "429 with the 15-minute window used up: exit 69 at once (upload --pending)",
+           stderr_has=["rate limit reached; it lifts in"])
+    found = re.search(r"it lifts in (\d+) min", limited.stderr)
+    # Near a quarter hour's end the window may turn before intervalpro reads the clock: it then
+    # lifts at the next one. (This check was skipped within 90 s of the turn: a tenth of runs.)
+    expected = [to_quarter / 60] + ([to_quarter / 60 + 15] if to_quarter <= 90 else [])
+    g.check(found and any(abs(int(found.group(1)) - minutes) <= 1.5 for minutes in expected) and limited.elapsed < 5,
+            "... in the minutes left in the quarter hour",
+            f"{found.group(0) if found else None}, {to_quarter / 60:.1f} min left, {limited.elapsed:.1f} s")
     g.check(s.upload_rows().get((session, "strava")) == "pending", "rate-limited: the upload stays queued")
     pending = s.run("upload", "--pending", "--json")
     outcome = (pending.json() or {}).get("uploads") or []
