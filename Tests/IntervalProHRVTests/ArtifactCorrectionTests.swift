@@ -25,6 +25,16 @@ func sine(_ x: Double) -> Double {
     return sum
 }
 
+/// A resting series rounded to 20 ms, so that its windows hold many ties.
+func tiedIntervals(count: Int) -> [Double] {
+    restingIntervals(count: count).map { ($0 / 20).rounded() * 20 }
+}
+
+/// Both quartiles of a sorted window in one figure, to compare sliding windows' figures by.
+func quartiles(_ window: UnsafeBufferPointer<Double>) -> Double {
+    ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
+}
+
 /// Artifacts are named by beat: beat k ends interval k − 1 (the first beat starts the series).
 @Suite("Artifact correction (Lipponen & Tarvainen 2019)")
 struct ArtifactCorrectionTests {
@@ -128,8 +138,7 @@ struct ArtifactCorrectionTests {
 
     @Test("the sliding window gives what sorting each window anew gives, ties and ends included")
     func slidingWindowsMatchSortingEachWindow() {
-        // Rounded to a few values so that the window holds many ties.
-        let series = restingIntervals(count: 230).map { ($0 / 20).rounded() * 20 }
+        let series = tiedIntervals(count: 230)
         for count in [0, 1, 2, 5, 11, 12, 46, 91, 92, 230] {
             let values = Array(series.prefix(count))
             for width in [1, 3, 11, 91] {
@@ -138,9 +147,7 @@ struct ArtifactCorrectionTests {
                     let window = values[max(0, k - half)...min(values.count - 1, k + half)].sorted()
                     return ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
                 }
-                let slid = ArtifactCorrection.slidingWindows(values, width: width) { window in
-                    ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
-                }
+                let slid = ArtifactCorrection.slidingWindows(values, width: width, quartiles)
                 #expect(slid == expected, "\(count) values, width \(width)")
             }
         }
@@ -148,12 +155,9 @@ struct ArtifactCorrectionTests {
 
     @Test("figures taken from a reference are those the values give, however the reference lines up")
     func slidingWindowsReusingAReferenceMatchWorkingThemOut() {
-        let series = restingIntervals(count: 300).map { ($0 / 20).rounded() * 20 }
-        func figure(_ window: UnsafeBufferPointer<Double>) -> Double {
-            ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
-        }
+        let series = tiedIntervals(count: 300)
         for width in [1, 3, 11, 91] {
-            let reference = ArtifactCorrection.slidingWindows(series, width: width, figure)
+            let reference = ArtifactCorrection.slidingWindows(series, width: width, quartiles)
             // Each case: values, and where each comes from in the series (-1: from nowhere).
             var cases: [(name: String, values: [Double], origins: [Int])] = []
             cases.append(("the same", series, Array(series.indices)))
@@ -171,15 +175,15 @@ struct ArtifactCorrectionTests {
             cases.append(("a stretch from its start", Array(series[0..<100]), Array(0..<100)))
             cases.append(("nothing in common", Array(series.reversed()), Array(series.indices)))
             for (name, values, origins) in cases {
-                let expected = ArtifactCorrection.slidingWindows(values, width: width, figure)
+                let expected = ArtifactCorrection.slidingWindows(values, width: width, quartiles)
                 let taken = ArtifactCorrection.slidingWindows(
-                    values, width: width, reusing: (series, reference, origins), figure)
+                    values, width: width, reusing: (series, reference, origins), quartiles)
                 #expect(taken == expected, "\(name), width \(width)")
                 // Figures not worked out (NaN) are worked out here.
                 var gaps = reference
                 for k in stride(from: 0, to: gaps.count, by: 7) { gaps[k] = .nan }
                 let filled = ArtifactCorrection.slidingWindows(
-                    values, width: width, reusing: (series, gaps, origins), figure)
+                    values, width: width, reusing: (series, gaps, origins), quartiles)
                 #expect(filled == expected, "\(name), width \(width), with gaps")
             }
         }
@@ -187,10 +191,7 @@ struct ArtifactCorrectionTests {
 
     @Test("only the figures wanted are worked out, each what working them all out gives")
     func slidingWindowsWorkOutTheWantedFigures() {
-        let series = restingIntervals(count: 300).map { ($0 / 20).rounded() * 20 }
-        func figure(_ window: UnsafeBufferPointer<Double>) -> Double {
-            ArtifactCorrection.quantile(window, 0.25) * 1000 + ArtifactCorrection.quantile(window, 0.75)
-        }
+        let series = tiedIntervals(count: 300)
         func mask(_ count: Int, _ indices: [Int]) -> [Bool] {
             var wanted = [Bool](repeating: false, count: count)
             for k in indices where k < count { wanted[k] = true }
@@ -199,7 +200,7 @@ struct ArtifactCorrectionTests {
         // As detection asks: a beat and the one after, here and there, the ends included.
         let pairs = [0, 1, 40, 41, 97, 98, 99, 150, 151, 180, 181, 298, 299]
         for width in [1, 11, 91] {
-            let reference = ArtifactCorrection.slidingWindows(series, width: width, figure)
+            let reference = ArtifactCorrection.slidingWindows(series, width: width, quartiles)
             var changed = series
             changed[150] += 7
             var inserted = series
@@ -211,7 +212,7 @@ struct ArtifactCorrectionTests {
                 ("a stretch", Array(series[60..<250]), Array(60..<250)),
             ]
             for (name, values, origins) in cases {
-                let expected = ArtifactCorrection.slidingWindows(values, width: width, figure)
+                let expected = ArtifactCorrection.slidingWindows(values, width: width, quartiles)
                 for (maskName, wanted) in [
                     ("none", mask(values.count, [])), ("pairs", mask(values.count, pairs)),
                     ("every 13th", mask(values.count, Array(stride(from: 5, to: values.count, by: 13)))),
@@ -220,9 +221,9 @@ struct ArtifactCorrectionTests {
                     let result =
                         if let origins {
                             ArtifactCorrection.slidingWindows(
-                                values, width: width, reusing: (series, reference, origins), wanted: wanted, figure)
+                                values, width: width, reusing: (series, reference, origins), wanted: wanted, quartiles)
                         } else {
-                            ArtifactCorrection.slidingWindows(values, width: width, wanted: wanted, figure)
+                            ArtifactCorrection.slidingWindows(values, width: width, wanted: wanted, quartiles)
                         }
                     let label = "\(name), width \(width), \(maskName)"
                     #expect(result.count == values.count, "\(label)")
