@@ -35,7 +35,7 @@ extension ArtifactCorrection {
         guard !values.isEmpty else { return [] }
         var runs = Runs(half: width / 2)
         runs.add(0...(values.count - 1), wanted: wanted)
-        var result = [Double](repeating: wanted == nil ? 0 : .nan, count: values.count)
+        var result = [Double](repeating: .nan, count: values.count)
         slide(values, half: width / 2, over: runs.ranges, figure, into: &result)
         return result
     }
