@@ -32,7 +32,7 @@ struct ArrivingLiveSource: SessionSource {
     var isLive: Bool { true }
     mutating func next() async throws -> RecordingEntry? { nil }
     mutating func wait(timeout: Duration?) async -> LivePoll {
-        let limit = timeout.map { now + SessionTime(microseconds: $0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000) }
+        let limit = timeout.map { now + SessionTime(microseconds: Int64($0 / .microseconds(1))) }
         if let arrival = arrivals.first, limit.map({ arrival <= $0 }) ?? true {
             arrivals.removeFirst()
             now = max(now, arrival)

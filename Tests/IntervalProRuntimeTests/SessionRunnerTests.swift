@@ -6,8 +6,8 @@ import Testing
 struct RecordingObserver: SessionObserver {
     var actions: [SessionEngine.Action] = []
     var received: [RecordingEntry] = []
-    var refreshes = 0
     var refreshedAt: [SessionTime] = []
+    var refreshes: Int { refreshedAt.count }
     /// Commands to deliver, each once the engine's step index reaches the given step.
     var script: [(step: Int, command: UserCommand)] = []
 
@@ -20,7 +20,6 @@ struct RecordingObserver: SessionObserver {
     }
 
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {
-        refreshes += 1
         refreshedAt.append(now)
     }
 
