@@ -88,6 +88,19 @@ struct FileIOTests {
         #expect(error.description.contains(path))
     }
 
+    /// The test above cannot run as root, and CI runs as root: a symbolic link to itself
+    /// cannot be opened by anyone.
+    @Test("a file that cannot be opened for a reason other than its absence is not 'not found'")
+    func unopenable() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/loop.json"
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        let error = try #require(throws: FileError.self) { try FileIO.readAll(path) }
+        #expect(!error.isNotFound)
+        #expect(error.operation == .open)
+        #expect(error.description.contains(path))
+    }
+
     @Test("a plan read with readAll decodes")
     func readsABundledPlan() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
