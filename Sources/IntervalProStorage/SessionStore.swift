@@ -388,6 +388,9 @@ public final class SessionStore: Sendable {
     /// saved. A store that cannot be written (a full disk, a card remounted read-only after a
     /// power cut) keeps it marked running, and its export and report were refused as "still
     /// running" for as long as the store stayed so.
+    ///
+    /// A stored plan that does not decode is an error, but for `.entries` alone (a recording
+    /// export): the session then comes without its timeline and summary.
     public func session(id: Int64, loading parts: Parts = .all, isRunning: ((String) -> Bool)? = nil) throws(StoreError)
         -> StoredSession?
     {
@@ -415,23 +418,31 @@ public final class SessionStore: Sendable {
             )
         }
         guard let (row, devices, steps, samples, notifications, controls, cutOffAt) = rows else { return nil }
-        let plan: Plan
+        let plan: Plan?
         do {
             plan = try PlanDecoder.decode(Array(row.planJson.utf8), file: "session \(id) plan")
         } catch {
-            throw StoreError(path: path, reason: "the stored plan of session \(id) does not decode: \(error)")
+            // Its recording rests on no plan: a session whose plan was lost (kept empty when it
+            // came on standard input) still gives its entries, and its way back is said.
+            guard parts == .entries else {
+                throw StoreError(
+                    path: path,
+                    reason: "the stored plan of session \(id) does not decode: \(error); its recording can still be exported "
+                        + "(`intervalpro export \(id) --format jsonl -o FILE`) and replayed with its plan (`intervalpro replay FILE --plan PLAN`)")
+            }
+            plan = nil
         }
-        let timeline = plan.timeline()
+        let timeline = plan?.timeline() ?? []
         var listing = row.listing
         var summary: SessionSummary?
-        if let cutOffAt {
+        if plan != nil, let cutOffAt {
             let cutOff = StoredSession(
                 listing: listing, planText: row.planJson, timeline: timeline, devices: devices.map(\.device), summary: nil,
                 samples: [], entries: notifications.map(\.entry), controls: controls.compactMap(\.control))
             summary = cutOff.replayedSummary(interruptedAt: cutOffAt)
             listing.status = .interrupted
             listing.take(summary!)
-        } else if listing.status != .running {
+        } else if plan != nil, listing.status != .running {
             let results = steps.filter { $0.stepIndex < timeline.count }.map { $0.result(step: timeline[$0.stepIndex]) }
             summary = SessionSummary(
                 plan: row.planName, source: listing.source, steps: results, completed: row.completed ?? false)

@@ -159,6 +159,40 @@ struct SessionStoreTests {
         #expect(stored.listing.averageCadence == summary.averageCadence)
     }
 
+    /// `run -` and `replay REC --plan -` kept an empty plan until the plan was read once: such
+    /// a session could not be shown, exported or reported at all.
+    @Test("a session whose stored plan does not decode still gives its recording, and the error says so")
+    func aLostPlanStillGivesTheRecording() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let id = try store.beginSession(
+            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: "", source: .replay,
+            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        var batch = StoreBatch()
+        batch.entries = (0..<40).map { notification(Double($0) * 0.5, 162) }
+        batch.lastTime = .seconds(20)
+        try store.save(batch, session: id)
+        let summary = SessionReplay.summary(
+            planName: "Store test", timeline: try timeline(), source: .replay, cadenceUnits: ["pod": .steps],
+            entries: batch.entries, controls: [])
+        try store.finish(session: id, summary: summary, status: .finished)
+
+        for parts: SessionStore.Parts in [.all, .samples, [.samples, .alphaOne], []] {
+            let error = try #require(throws: StoreError.self) { try store.session(id: id, loading: parts) }
+            #expect(error.description.contains("the stored plan of session \(id) does not decode"), "\(error)")
+            #expect(error.description.contains("intervalpro export \(id) --format jsonl -o FILE"), "\(error)")
+        }
+        let recording = try #require(try store.session(id: id, loading: .entries))
+        #expect(recording.entries == batch.entries)
+        #expect(recording.devices == [RecordedDevice(id: "pod", cadenceUnit: .steps)])
+        #expect(recording.summary == nil && recording.timeline.isEmpty)
+        // Replayed with its plan, the recording gives the session's summary back.
+        #expect(
+            SessionReplay.summary(
+                planName: "Store test", timeline: try timeline(), source: .replay, cadenceUnits: ["pod": .steps],
+                entries: recording.entries, controls: recording.controls) == summary)
+    }
+
     /// Another process holding the database past the wait (a busy machine, a long import) does
     /// not cost the session: what could not be committed goes with the next commit, and the end
     /// is tried again; only a store still held after those tries gives the session up.
