@@ -59,7 +59,9 @@ public enum ReadinessBaseline {
             return ReadinessAssessment(verdict: .building, daysMeasured: 0, daysThisWeek: 0)
         }
         var byDay: [Int64: [Measurement]] = [:]
-        for measurement in measurements {
+        // A measurement without an ln rMSSD (rMSSD 0, saved before such were refused) is no
+        // day's value: taken in, its -inf left no baseline, no normal range, and "within".
+        for measurement in measurements where measurement.lnRMSSD.isFinite {
             guard let day = UTCTimestamp.dayNumber(ofDate: measurement.date), day <= todayNumber, day > todayNumber - Int64(normalRangeDays)
             else { continue }
             byDay[day, default: []].append(measurement)

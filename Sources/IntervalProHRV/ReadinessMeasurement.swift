@@ -192,6 +192,11 @@ public struct ReadinessMeasurement: Sendable {
         guard let figures = TimeDomainHRV(segments: corrected) else {
             return .failure(.tooFewBeats(beats: received, needed: settings.minimumBeats))
         }
+        // Intervals that never change have an rMSSD of 0 and no ln rMSSD to place on the
+        // baseline's scale (saved, its -inf emptied the baseline for a week and the normal
+        // range for 60 days): intervals all the same are a sensor's, derived from its heart
+        // rate, not beats timed one by one.
+        guard figures.rmssd > 0 else { return .failure(.noBeatToBeatVariation) }
         return .success(
             ReadinessFigures(
                 scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: intervals,
@@ -240,6 +245,8 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     case tooManyArtifacts(corrected: Int, beats: Int, limit: Double)
     /// The mean heart rate is over a resting heart rate's upper limit.
     case notAtRest(heartRate: Double, limit: Double)
+    /// Every interval scored equals the one before it (rMSSD 0).
+    case noBeatToBeatVariation
 
     public var description: String {
         switch self {
@@ -249,6 +256,8 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
             "only \(beats) beats were scored (at least \(needed) are needed): keep the strap on and lie still for the whole measurement"
         case .tooManyArtifacts(let corrected, let beats, let limit):
             "\(corrected) of \(beats) beats needed correcting (\(percent(Double(corrected) / Double(beats)))), more than the \(percent(limit)) a reliable measurement allows: wet the strap's electrodes, lie still and breathe calmly, then measure again"
+        case .noBeatToBeatVariation:
+            "the RR intervals do not change from one beat to the next (rMSSD 0): the sensor derives them from its heart rate instead of timing each beat; measure with a chest strap that times the beats (Polar H9 or H10, Garmin HRM, Wahoo TICKR)"
         case .notAtRest(let heartRate, let limit):
             "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
         }

@@ -449,7 +449,7 @@ import Testing
         #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
     }
 
-    @Test("refusals: too many artifacts (65), no RR intervals (69), nothing saved")
+    @Test("refusals: too many artifacts (65), no RR intervals (69), no variation (65), nothing saved")
     func refusals() throws {
         let dir = try ScratchDirectory()
         // Every eighth interval doubled, as if a beat were missed: about 12 % to correct.
@@ -464,6 +464,11 @@ import Testing
             "readiness", "--replay", try recording(dir, seconds: 60, withRR: false), environment: environment(dir))
         #expect(noRR.status == 69)
         #expect(noRR.stderr.contains("Polar H10 (A0:9E:1A:12:34:56) sends heart rate but no RR intervals"))
+        // The same interval every beat: a sensor's made-up intervals, not saved as rMSSD 0.
+        let flat = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, cycle: [1000]), environment: environment(dir))
+        #expect(flat.status == 65)
+        #expect(flat.stderr.contains("the RR intervals do not change from one beat to the next (rMSSD 0)"), "\(flat.stderr)")
         let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
         #expect(String(decoding: history.stdoutData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
         let usage = try intervalpro("readiness", "--duration", "9", environment: environment(dir))

@@ -40,6 +40,27 @@ struct ReadinessBaselineTests {
         #expect(assessment.advice == "keep today's running easy, no hard intervals, or rest")
     }
 
+    /// A morning of rMSSD 0 saved before such were refused holds ln rMSSD -inf: taken in, it
+    /// left no baseline and no normal range, and the verdict "within".
+    @Test func aMeasurementWithoutAnLnRMSSDIsNoDaysValue() {
+        var values = (0..<23).map { $0 % 2 == 0 ? 4.0 : 4.2 }
+        values += Array(repeating: 3.9, count: 7)
+        let month = Self.month(values)
+        let expected = ReadinessBaseline.assess(month, today: Self.date(29))
+        #expect(expected.verdict == .below)
+        // On a day of its own, and after a day's morning.
+        let ownDay = month.enumerated().map { $0.offset == 26 ? .init(date: $0.element.date, lnRMSSD: -.infinity) : $0.element }
+        let withoutDay26 = ReadinessBaseline.assess(month.enumerated().filter { $0.offset != 26 }.map(\.element), today: Self.date(29))
+        #expect(ReadinessBaseline.assess(ownDay, today: Self.date(29)) == withoutDay26)
+        #expect(withoutDay26.verdict == .below && abs((withoutDay26.baseline ?? 0) - 3.9) < 1e-12)
+        let afterMorning = month + [.init(date: Self.date(29), lnRMSSD: -.infinity)]
+        #expect(ReadinessBaseline.assess(afterMorning, today: Self.date(29)) == expected)
+        // The charts of `trends` and the report read the days as judged (their scale took the -inf).
+        let trend = ReadinessTrend(ownDay, days: 30, endingOn: Self.date(29))
+        #expect(trend == ReadinessTrend(month.enumerated().filter { $0.offset != 26 }.map(\.element), days: 30, endingOn: Self.date(29)))
+        #expect(trend.chart().count > 8)
+    }
+
     @Test func theLastMeasurementOfADayCounts() {
         var measurements = Self.month(Array(repeating: 4.1, count: 10))
         measurements.append(.init(date: Self.date(9), lnRMSSD: 4.5))

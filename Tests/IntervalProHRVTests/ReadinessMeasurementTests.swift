@@ -234,6 +234,30 @@ struct ReadinessMeasurementTests {
         #expect(!measurement.progress.aboveRestingRate)
     }
 
+    /// Fuzzing found it: the same interval from start to end gave rMSSD 0 and ln rMSSD -inf,
+    /// saved as a morning like any other.
+    @Test func intervalsThatNeverChangeAreRefusedNotScored() throws {
+        var measurement = ReadinessMeasurement(settings: Self.settings())
+        var strap = Strap(intervals: Array(repeating: 1000, count: 200))
+        for second in 1...200 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+        }
+        #expect(measurement.isComplete)
+        #expect(measurement.result() == .failure(.noBeatToBeatVariation))
+        #expect(ReadinessRefusal.noBeatToBeatVariation.description.contains("measure with a chest strap that times the beats"))
+
+        // One interval apart from the rest is variation enough to be scored.
+        var uneven = ReadinessMeasurement(settings: Self.settings())
+        var intervals = Array(repeating: 1000.0, count: 200)
+        intervals[100] = 1010
+        var unevenStrap = Strap(intervals: intervals)
+        for second in 1...200 where !uneven.isComplete {
+            uneven.receive(unevenStrap.value(endingAt: second), at: .seconds(second))
+        }
+        let figures = try uneven.result().get()
+        #expect(figures.hrv.rmssd > 0 && figures.hrv.lnRMSSD.isFinite)
+    }
+
     @Test func refusalsSayWhatToDo() {
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("7.5 %"))
         #expect(ReadinessRefusal.tooManyArtifacts(corrected: 9, beats: 120, limit: 0.04).description.contains("wet the strap"))
