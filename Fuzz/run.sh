@@ -20,13 +20,15 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
 
-ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream)
+ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream HRVSeries)
 JSON_TARGETS=" PlanFile RecordingFile "
 # The workout and activity readers: built with IntervalProFIT, IntervalProFormats and the XML
 # reader as well (their imports of each other removed, as they become one module).
 FORMAT_TARGETS=" WorkoutText FITFile MarkupFile "
 # The ANT stick's messages and profiles: built with IntervalProANT as well.
 ANT_TARGETS=" ANTStream "
+# RR intervals through the HRV pipeline: the format sources (for RR text) and IntervalProHRV.
+HRV_TARGETS=" HRVSeries "
 
 usage() {
     echo "usage: Fuzz/run.sh [RUNS] [TARGET...]" >&2
@@ -73,12 +75,14 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-symbolize=1:detect_leaks=1}"
 # The sources a target is built from besides its own file and Fuzz/Support.
 FORMAT_SOURCES=(Sources/IntervalProFIT/*.swift Sources/IntervalProFormats/*.swift Sources/IntervalProIO/MarkupReader.swift)
 ANT_SOURCES=(Sources/IntervalProANT/*.swift)
+HRV_SOURCES=("${FORMAT_SOURCES[@]}" Sources/IntervalProHRV/*.swift)
 # What only the format targets share (it needs the format sources).
 FORMAT_SUPPORT=(Fuzz/FormatSupport/*.swift)
 sources() {
     printf '%s\n' Sources/IntervalProCore/*.swift
     [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
     [[ "$ANT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${ANT_SOURCES[@]}"
+    [[ "$HRV_TARGETS" == *" $1 "* ]] && printf '%s\n' "${HRV_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
     return 0
 }
 
@@ -89,7 +93,7 @@ stage_sources() {
     rm -rf "$stage"
     mkdir -p "$stage"
     for f in "$@"; do
-        sed -E '/^(public |internal |@testable )?import (IntervalPro(Core|FIT|Formats)|RealModule)$/d' "$f" >"$stage/$(basename "$f")"
+        sed -E '/^(public |internal |@testable )?import (IntervalPro(Core|FIT|Formats|HRV)|RealModule)$/d' "$f" >"$stage/$(basename "$f")"
     done
 }
 
@@ -128,6 +132,9 @@ build() {
     elif [[ "$ANT_TARGETS" == *" $target "* ]]; then
         stage_sources "${ANT_SOURCES[@]}"
         extra=("$ROOT/$OUT"/src/*.swift)
+    elif [[ "$HRV_TARGETS" == *" $target "* ]]; then
+        stage_sources "${HRV_SOURCES[@]}"
+        extra=("$ROOT/$OUT"/src/*.swift "${FORMAT_SUPPORT[@]/#/$ROOT/}" -I "$ROOT/Sources/CXML")
     fi
     if ! (cd "$work" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "$ROOT"/Sources/IntervalProCore/*.swift "${extra[@]}" \
         "$ROOT"/Fuzz/Support/*.swift "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then
@@ -192,6 +199,10 @@ for target in "${TARGETS[@]}"; do
         args+=(-max_len=4096 -dict=Fuzz/json.dict -use_value_profile=1)
     elif [[ "$FORMAT_TARGETS" == *" $target "* ]]; then
         args+=(-max_len=4096 -use_value_profile=1)
+    elif [[ "$HRV_TARGETS" == *" $target "* ]]; then
+        # A few thousand beats: past alpha 1's two-minute windows, and a session long enough
+        # to be cut into pieces (`AlphaOneTracker.minimumPieceSeconds`).
+        args+=(-max_len=8000)
     else
         args+=(-max_len=64)
     fi
