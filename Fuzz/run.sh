@@ -20,7 +20,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
 
-ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream HRVSeries)
+ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream HRVSeries ArchiveFile)
 JSON_TARGETS=" PlanFile RecordingFile "
 # The workout and activity readers: built with IntervalProFIT, IntervalProFormats and the XML
 # reader as well (their imports of each other removed, as they become one module).
@@ -29,6 +29,8 @@ FORMAT_TARGETS=" WorkoutText FITFile MarkupFile "
 ANT_TARGETS=" ANTStream "
 # RR intervals through the HRV pipeline: the format sources (for RR text) and IntervalProHRV.
 HRV_TARGETS=" HRVSeries "
+# Zip archives and gzip files: built with their readers in IntervalProIO (zlib opened at run time).
+ARCHIVE_TARGETS=" ArchiveFile "
 
 usage() {
     echo "usage: Fuzz/run.sh [RUNS] [TARGET...]" >&2
@@ -76,6 +78,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-symbolize=1:detect_leaks=1}"
 FORMAT_SOURCES=(Sources/IntervalProFIT/*.swift Sources/IntervalProFormats/*.swift Sources/IntervalProIO/MarkupReader.swift)
 ANT_SOURCES=(Sources/IntervalProANT/*.swift)
 HRV_SOURCES=("${FORMAT_SOURCES[@]}" Sources/IntervalProHRV/*.swift)
+ARCHIVE_SOURCES=(Sources/IntervalProIO/Zip.swift Sources/IntervalProIO/Gzip.swift)
 # What only the format targets share (it needs the format sources).
 FORMAT_SUPPORT=(Fuzz/FormatSupport/*.swift)
 sources() {
@@ -83,6 +86,7 @@ sources() {
     [[ "$FORMAT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${FORMAT_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
     [[ "$ANT_TARGETS" == *" $1 "* ]] && printf '%s\n' "${ANT_SOURCES[@]}"
     [[ "$HRV_TARGETS" == *" $1 "* ]] && printf '%s\n' "${HRV_SOURCES[@]}" "${FORMAT_SUPPORT[@]}"
+    [[ "$ARCHIVE_TARGETS" == *" $1 "* ]] && printf '%s\n' "${ARCHIVE_SOURCES[@]}"
     return 0
 }
 
@@ -135,6 +139,8 @@ build() {
     elif [[ "$HRV_TARGETS" == *" $target "* ]]; then
         stage_sources "${HRV_SOURCES[@]}"
         extra=("$ROOT/$OUT"/src/*.swift "${FORMAT_SUPPORT[@]/#/$ROOT/}" -I "$ROOT/Sources/CXML")
+    elif [[ "$ARCHIVE_TARGETS" == *" $target "* ]]; then
+        extra=("${ARCHIVE_SOURCES[@]/#/$ROOT/}" -I "$ROOT/Sources/CZlib")
     fi
     if ! (cd "$work" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "$ROOT"/Sources/IntervalProCore/*.swift "${extra[@]}" \
         "$ROOT"/Fuzz/Support/*.swift "$ROOT/Fuzz/Targets/$target.swift" -lm -o "$ROOT/$bin") >"$log" 2>&1; then
@@ -198,6 +204,8 @@ for target in "${TARGETS[@]}"; do
     if [[ "$JSON_TARGETS" == *" $target "* ]]; then
         args+=(-max_len=4096 -dict=Fuzz/json.dict -use_value_profile=1)
     elif [[ "$FORMAT_TARGETS" == *" $target "* ]]; then
+        args+=(-max_len=4096 -use_value_profile=1)
+    elif [[ "$ARCHIVE_TARGETS" == *" $target "* ]]; then
         args+=(-max_len=4096 -use_value_profile=1)
     elif [[ "$HRV_TARGETS" == *" $target "* ]]; then
         # A few thousand beats: past alpha 1's two-minute windows, and a session long enough
