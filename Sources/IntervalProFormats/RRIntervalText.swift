@@ -27,7 +27,11 @@ public enum RRIntervalText {
         var lines = contentLines(bytes[...])[...]
         guard let first = lines.first else { throw ImportError(file: file, message: "the file is empty: no RR intervals in it") }
         if writtenWithDecimalCommas(lines) {
-            return milliseconds(lines.compactMap { number($0.text.trimmingWhitespace) })
+            return try milliseconds(
+                lines.compactMap { line in
+                    let text = line.text.trimmingWhitespace
+                    return number(text).map { (value: $0, line: line.number, text: text) }
+                }, file: file)
         }
         // A header names the column; without one, every number is an interval.
         var column: Int?
@@ -46,7 +50,7 @@ public enum RRIntervalText {
                 file: file, place: "\(first.number)",
                 message: "every line holds \(firstFields.count) numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         }
-        var intervals: [Double] = []
+        var intervals: [(value: Double, line: Int, text: String)] = []
         for line in lines {
             let fields = split(line.text)
             let values = column.map { $0 < fields.count ? [fields[$0]] : [] } ?? fields
@@ -54,11 +58,11 @@ public enum RRIntervalText {
                 guard let value = number(field), value > 0 else {
                     throw ImportError(file: file, place: "\(line.number)", message: "'\(field)' is not an RR interval (a number of milliseconds or seconds)")
                 }
-                intervals.append(value)
+                intervals.append((value, line.number, field))
             }
         }
         guard !intervals.isEmpty else { throw ImportError(file: file, message: "no RR intervals in the file") }
-        return milliseconds(intervals)
+        return try milliseconds(intervals, file: file)
     }
 
     /// One interval a line written with a decimal comma, as a European locale's export has
@@ -76,14 +80,25 @@ public enum RRIntervalText {
             }
     }
 
-    /// The intervals read, in milliseconds.
-    private static func milliseconds(_ read: [Double]) -> [Double] {
-        var intervals = read
+    /// The intervals read, in milliseconds, each with its line and text.
+    private static func milliseconds(_ read: [(value: Double, line: Int, text: String)], file: String) throws(ImportError) -> [Double] {
+        var intervals = read.map(\.value)
         // Seconds (0.3 to 2 for a heart at rest) when most are below 10: no heart beats 10 ms apart.
         let median = intervals.sorted()[intervals.count / 2]
         if median < 10 { intervals = intervals.map { $0 * 1000 } }
         // An interval over the 64 s a Heart Rate Measurement carries is beats lost, as one of
-        // 10 s is (`RRIntervals.heartbeat`): it refused the whole morning.
+        // 10 s is (`RRIntervals.heartbeat`): it refused the whole morning. One that puts the beats
+        // after it past the 115 days a recording holds is no pause: they could not be placed,
+        // and "1e308" on line 51 of 400 left a morning of 0:43, without a word of that line.
+        var total = 0.0
+        for (index, interval) in intervals.enumerated() {
+            total += interval
+            guard total <= RecordingParser.latestTime * 1000 else {
+                throw ImportError(
+                    file: file, place: "\(read[index].line)",
+                    message: "'\(read[index].text)' puts the beats after it past the 115 days a recording holds: not an RR interval (a number of milliseconds or seconds)")
+            }
+        }
         return intervals
     }
 

@@ -69,6 +69,20 @@ struct RRIntervalTextTests {
         #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
     }
 
+    /// Read as beats lost, such a value put every beat after it past what a recording holds:
+    /// the morning was "0:43 of heart-rate values", the line not named.
+    @Test("an interval that puts the beats after it past the 115 days a recording holds is refused at its line")
+    func intervalsPastWhatARecordingHolds() throws {
+        #expect(
+            refusal("812\n790\n1e308\n805\n")
+                == "rr.txt:3: '1e308' puts the beats after it past the 115 days a recording holds: not an RR interval (a number of milliseconds or seconds)")
+        // The same in seconds, and with a decimal comma: the total counts in milliseconds.
+        #expect(refusal("0,812\n0,790\n10000000,5\n")?.hasPrefix("rr.txt:3: '10000000,5' puts the beats after it past") == true)
+        // Up to the last millisecond of the 115 days, the beats are placed.
+        #expect(try read("812\n\(9_999_999_188)\n") == [812, 9_999_999_188])
+        #expect(refusal("812\n\(9_999_999_189)\n")?.hasPrefix("rr.txt:2:") == true)
+    }
+
     /// An interval over the 64 s a Heart Rate Measurement can carry refused the whole morning,
     /// where one of 10 s was beats lost, as the docs say of every interval over 2 s.
     @Test("a pause of over a minute is beats lost, as a shorter one is: the beats go on at their time")
