@@ -17,9 +17,11 @@ import IntervalProCore
 ///   at least 3 valid days a week);
 /// - until 7 days are measured the baseline is still being built.
 ///
-/// A one-day drop is IntervalPro's own rule, since no published threshold was found: today's
-/// value more than one standard deviation (twice the smallest worthwhile change) below the
-/// 60-day mean.
+/// A one-day drop: today's value more than one standard deviation (twice the smallest
+/// worthwhile change) below the 60-day mean. The threshold is Kiviniemi et al.'s daily rule
+/// (2007, Eur J Appl Physiol 101(6):743: a morning below the reference mean − SD prescribed low
+/// intensity or rest), whose reference was 10 days of high-frequency power; IntervalPro takes
+/// ln rMSSD over the 60 days its normal range is made of.
 public enum ReadinessBaseline {
     public static let baselineDays = 7
     public static let normalRangeDays = 60
