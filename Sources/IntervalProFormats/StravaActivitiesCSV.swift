@@ -50,49 +50,55 @@ public enum StravaActivitiesCSV {
 }
 
 /// Comma-separated values as RFC 4180 describes them: a field in double quotes may hold commas,
-/// line breaks and quotes (doubled). Lines end in CRLF or LF. Never refuses: a quote left open
-/// runs to the end of the text.
+/// line breaks and quotes (doubled). Lines end in CRLF, LF or CR. Never refuses: a quote left
+/// open runs to the end of the text. Read byte by byte: the quotes, commas and line breaks are
+/// those bytes whatever follows them (read as Swift's characters, a quote and a combining mark
+/// after it were one character, and a comma before one was not a comma).
 enum CSV {
     static func rows(_ text: String) -> [[String]] {
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         var rows: [[String]] = []
         var row: [String] = []
-        var field = ""
+        var field: [UInt8] = []
         var quoted = false
-        var characters = text.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            pending = characters.next()
+        func endField() {
+            row.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+        }
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
             if quoted {
-                if character == "\"" {
-                    if pending == "\"" {
-                        field.append("\"")
-                        pending = characters.next()
+                if byte == quote {
+                    if index < bytes.count, bytes[index] == quote {
+                        field.append(quote)
+                        index += 1
                     } else {
                         quoted = false
                     }
                 } else {
-                    field.append(character)
+                    field.append(byte)
                 }
                 continue
             }
-            switch character {
-            case "\"" where field.isEmpty:
+            switch byte {
+            case quote where field.isEmpty:
                 quoted = true
-            case ",":
-                row.append(field)
-                field = ""
-            // A Character holds CR LF as one.
-            case "\n", "\r\n", "\r":
-                row.append(field)
+            case comma:
+                endField()
+            case lineFeed, carriageReturn:
+                if byte == carriageReturn, index < bytes.count, bytes[index] == lineFeed { index += 1 }
+                endField()
                 rows.append(row)
                 row = []
-                field = ""
             default:
-                field.append(character)
+                field.append(byte)
             }
         }
         if !field.isEmpty || !row.isEmpty {
-            row.append(field)
+            endField()
             rows.append(row)
         }
         return rows

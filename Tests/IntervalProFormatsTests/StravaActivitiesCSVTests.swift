@@ -14,6 +14,16 @@ struct StravaActivitiesCSVTests {
         #expect(CSV.rows("a,\"open\nb") == [["a", "open\nb"]])
     }
 
+    /// Read as Swift's characters, a quote and the combining mark after it were one character,
+    /// not a quote: a quoted field that begins with a mark (a Hebrew point, an accent typed on
+    /// its own) ran on past its comma. Found by the ActivitiesCSV fuzz target.
+    @Test("the quotes, commas and line breaks are the bytes RFC 4180 names, whatever follows them")
+    func delimitersAreBytes() {
+        #expect(CSV.rows("\"\u{05B6}x\",y\n") == [["\u{05B6}x", "y"]])
+        #expect(CSV.rows("\"a\"\"\u{301}\",b") == [["a\"\u{301}", "b"]])
+        #expect(CSV.rows("a,\u{301}b\r\u{301}c") == [["a", "\u{301}b"], ["\u{301}c"]])
+    }
+
     @Test("names by file, from the first of each column; rows without a name or a file are left out")
     func namesByFile() {
         let csv = """
