@@ -20,11 +20,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
 
-ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream HRVSeries ArchiveFile)
+ALL_TARGETS=(HeartRate RSC RSCFeature BodySensorLocation BatteryLevel PlanFile RecordingFile WorkoutText FITFile MarkupFile ANTStream HRVSeries ArchiveFile ActivitiesCSV)
 JSON_TARGETS=" PlanFile RecordingFile "
 # The workout and activity readers: built with IntervalProFIT, IntervalProFormats and the XML
 # reader as well (their imports of each other removed, as they become one module).
-FORMAT_TARGETS=" WorkoutText FITFile MarkupFile "
+FORMAT_TARGETS=" WorkoutText FITFile MarkupFile ActivitiesCSV "
 # The ANT stick's messages and profiles: built with IntervalProANT as well.
 ANT_TARGETS=" ANTStream "
 # RR intervals through the HRV pipeline: the format sources (for RR text) and IntervalProHRV.
