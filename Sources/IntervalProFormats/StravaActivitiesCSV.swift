@@ -15,7 +15,7 @@ public enum StravaActivitiesCSV {
     /// one whose values are the export's `activities/` files, and the name the third column,
     /// after the activity's id (a number) and date.
     public static func names(_ bytes: [UInt8]) -> [String: String] {
-        let rows = CSV.rows(String(decoding: bytes, as: UTF8.self))
+        let rows = CSV.rows(bytes)
         guard let header = rows.first,
             let nameColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Activity Name" }) ?? thirdAfterIDs(rows),
             let fileColumn = header.firstIndex(where: { $0.trimmingWhitespace == "Filename" }) ?? exportFiles(rows)
@@ -56,6 +56,11 @@ public enum StravaActivitiesCSV {
 /// after it were one character, and a comma before one was not a comma).
 enum CSV {
     static func rows(_ text: String) -> [[String]] {
+        rows(Array(text.utf8))
+    }
+
+    /// The rows of UTF-8 text, each field decoded on its own (a byte that is not UTF-8 as U+FFFD).
+    static func rows(_ bytes: [UInt8]) -> [[String]] {
         let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         var rows: [[String]] = []
         var row: [String] = []
@@ -65,7 +70,6 @@ enum CSV {
             row.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
         }
-        let bytes = Array(text.utf8)
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
