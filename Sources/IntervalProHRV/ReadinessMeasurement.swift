@@ -38,6 +38,14 @@ public struct ReadinessMeasurement: Sendable {
         /// baseline mixed with figures taken on the move means nothing: such a measurement
         /// (a run's recording, say) is refused, not judged.
         public var maximumRestingHeartRate = 100.0
+        /// The largest share of the intervals that may lie within 1 ms of 60,000 / h ms for a
+        /// whole heart rate h: beyond it, the sensor worked the intervals out from its heart
+        /// rate instead of timing the beats (IntervalPro's own rule, see docs/readiness.md).
+        /// Beats timed one by one land there by chance: about 2 ms in the gap between two whole
+        /// rates' intervals, 6 ms at 100 bpm, so a third of them at most at rest (26 % of the
+        /// 1,000 real intervals at 84 bpm of hrv-analysis's test data); intervals made up from
+        /// a heart rate, all of them.
+        public var maximumHeartRateIntervalShare = 0.8
 
         public init(duration: SessionTime) {
             self.duration = duration
@@ -176,6 +184,12 @@ public struct ReadinessMeasurement: Sendable {
         guard heartRate <= settings.maximumRestingHeartRate else {
             return .failure(.notAtRest(heartRate: heartRate, limit: settings.maximumRestingHeartRate))
         }
+        // Before the artifact correction: whatever it would find in such intervals, the sensor
+        // is the reason. Intervals all the same are the rMSSD-0 refusal's, below.
+        let fromHeartRate = Self.shareFromWholeHeartRates(segments.joined())
+        guard fromHeartRate <= settings.maximumHeartRateIntervalShare || Set(segments.joined()).count == 1 else {
+            return .failure(.intervalsFromHeartRate(share: fromHeartRate))
+        }
         var corrected: [[Double]] = []
         var artifacts = lostIntervals
         for segment in segments {
@@ -201,6 +215,19 @@ public struct ReadinessMeasurement: Sendable {
             ReadinessFigures(
                 scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: intervals,
                 correctedIntervals: corrected))
+    }
+
+    /// The share of `intervals` (1/1024 s) within 1 ms of 60,000 / h ms for a whole h: the
+    /// interval of a whole heart rate, rounded to the millisecond or to the 1/1024 s (or both,
+    /// one after the other) as a sensor sends it.
+    static func shareFromWholeHeartRates(_ intervals: some Collection<UInt16>) -> Double {
+        guard !intervals.isEmpty else { return 0 }
+        let matching = intervals.count(where: { units in
+            let milliseconds = Double(units) * 1000 / 1024
+            let nearest = (60_000 / milliseconds).rounded()
+            return [nearest - 1, nearest, nearest + 1].contains { rate in rate > 0 && abs(60_000 / rate - milliseconds) <= 1 }
+        })
+        return Double(matching) / Double(intervals.count)
     }
 
     /// Corrected beats so far, for the screen (a detection pass over what is scored), and
@@ -247,6 +274,9 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     case notAtRest(heartRate: Double, limit: Double)
     /// Every interval scored equals the one before it (rMSSD 0).
     case noBeatToBeatVariation
+    /// Nearly every interval is a whole heart rate's (`share` of them): the sensor derives
+    /// them from its heart rate.
+    case intervalsFromHeartRate(share: Double)
 
     public var description: String {
         switch self {
@@ -258,6 +288,8 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
             "\(corrected) of \(beats) beats needed correcting (\(percent(Double(corrected) / Double(beats)))), more than the \(percent(limit)) a reliable measurement allows: wet the strap's electrodes, lie still and breathe calmly, then measure again"
         case .noBeatToBeatVariation:
             "the RR intervals do not change from one beat to the next (rMSSD 0): the sensor derives them from its heart rate instead of timing each beat; measure with a chest strap that times the beats (Polar H9 or H10, Garmin HRM, Wahoo TICKR)"
+        case .intervalsFromHeartRate(let share):
+            "\(percent(share)) of the RR intervals are exactly 60,000 / a whole heart rate, where beats timed one by one land a third of the time at most: the sensor works them out from its heart rate instead of timing each beat; measure with a chest strap that times the beats (Polar H9 or H10, Garmin HRM, Wahoo TICKR)"
         case .notAtRest(let heartRate, let limit):
             "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
         }

@@ -246,16 +246,66 @@ struct ReadinessMeasurementTests {
         #expect(measurement.result() == .failure(.noBeatToBeatVariation))
         #expect(ReadinessRefusal.noBeatToBeatVariation.description.contains("measure with a chest strap that times the beats"))
 
-        // One interval apart from the rest is variation enough to be scored.
-        var uneven = ReadinessMeasurement(settings: Self.settings())
+        // One interval apart from the rest is no beat timed: 199 of 200 are 60 bpm's 1,000 ms.
         var intervals = Array(repeating: 1000.0, count: 200)
         intervals[100] = 1010
-        var unevenStrap = Strap(intervals: intervals)
-        for second in 1...200 where !uneven.isComplete {
-            uneven.receive(unevenStrap.value(endingAt: second), at: .seconds(second))
+        let uneven = Self.measured(intervals)
+        guard case .failure(.intervalsFromHeartRate(let share)) = uneven.result() else {
+            Issue.record("scored: \(uneven.result())")
+            return
         }
-        let figures = try uneven.result().get()
-        #expect(figures.hrv.rmssd > 0 && figures.hrv.lnRMSSD.isFinite)
+        #expect(share > 0.99)
+    }
+
+    /// A sensor that sends 60,000 / its heart rate as the RR interval, the rate changing by
+    /// 1 bpm now and then: rMSSD is not 0, and such a morning was scored, as one of very low
+    /// variability.
+    @Test func intervalsWorkedOutFromAWholeHeartRateAreRefused() throws {
+        for (rate, roundedToMilliseconds) in [(48, true), (55, false), (75, true), (95, false)] {
+            var state: UInt64 = 0x2545_F491_4F6C_DD1D &+ UInt64(rate)
+            var heartRate = Double(rate)
+            let intervals = (0..<400).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                heartRate += [-1, 0, 0, 1][Int(state >> 62)]
+                let exact = 60_000 / heartRate
+                // As the sensor rounds it: to the millisecond, then (by `Strap`) to 1/1024 s.
+                return roundedToMilliseconds ? exact.rounded() : exact
+            }
+            let measurement = Self.measured(intervals)
+            guard case .failure(.intervalsFromHeartRate(let share)) = measurement.result() else {
+                Issue.record("\(rate) bpm: \(measurement.result())")
+                continue
+            }
+            #expect(share == 1, "\(rate) bpm")
+            #expect(
+                ReadinessRefusal.intervalsFromHeartRate(share: share).description.hasPrefix(
+                    "100.0 % of the RR intervals are exactly 60,000 / a whole heart rate"))
+        }
+    }
+
+    /// Beats timed one by one fall within 1 ms of a whole rate's interval by chance: a third of
+    /// them at most at rest, where the gap between two rates' intervals is smallest (100 bpm).
+    @Test func beatsTimedOneByOneAreNotTakenForAHeartRatesIntervals() throws {
+        for mean in [1333.0, 1000, 750, 602] {
+            let intervals = restingIntervals(count: 400, mean: mean, swing: 25)
+            let units = intervals.map { UInt16(($0 * 1.024).rounded()) }
+            #expect(ReadinessMeasurement.shareFromWholeHeartRates(units) < 0.4, "mean \(mean) ms")
+            let measurement = Self.measured(intervals)
+            #expect(throws: Never.self, "mean \(mean) ms") { try measurement.result().get() }
+        }
+        // 991 / 1024 s is 967.8 ms, 62 bpm's 967.7; 1,024 is 60 bpm's 1,000 ms; 1,000 / 1024 s
+        // (976.6 ms) lies between 61 bpm's 983.6 and 62's.
+        #expect(ReadinessMeasurement.shareFromWholeHeartRates([991, 1000, 1024]) == 2.0 / 3)
+    }
+
+    /// A two-minute measurement of `intervals` sent by a `Strap`, run until complete.
+    static func measured(_ intervals: [Double]) -> ReadinessMeasurement {
+        var measurement = ReadinessMeasurement(settings: settings())
+        var strap = Strap(intervals: intervals)
+        for second in 1...400 where !measurement.isComplete {
+            measurement.receive(strap.value(endingAt: second), at: .seconds(second))
+        }
+        return measurement
     }
 
     @Test func refusalsSayWhatToDo() {
