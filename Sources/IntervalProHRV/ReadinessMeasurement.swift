@@ -45,7 +45,8 @@ public struct ReadinessMeasurement: Sendable {
         /// rates' intervals, 6 ms at 100 bpm, so a third of them at most at rest (26 % of the
         /// 1,000 real intervals at 84 bpm of hrv-analysis's test data); intervals made up from
         /// a heart rate, all of them.
-        public var maximumHeartRateIntervalShare = 0.8
+        public var maximumHeartRateIntervalShare = defaultMaximumHeartRateIntervalShare
+        public static let defaultMaximumHeartRateIntervalShare = 0.8
 
         public init(duration: SessionTime) {
             self.duration = duration
@@ -186,9 +187,8 @@ public struct ReadinessMeasurement: Sendable {
         }
         // Before the artifact correction: whatever it would find in such intervals, the sensor
         // is the reason. Intervals all the same are the rMSSD-0 refusal's, below.
-        let fromHeartRate = Self.shareFromWholeHeartRates(segments.joined())
-        guard fromHeartRate <= settings.maximumHeartRateIntervalShare || Set(segments.joined()).count == 1 else {
-            return .failure(.intervalsFromHeartRate(share: fromHeartRate))
+        if Self.workedOutFromHeartRate(segments, limit: settings.maximumHeartRateIntervalShare) {
+            return .failure(.intervalsFromHeartRate(share: Self.shareFromWholeHeartRates(segments.joined())))
         }
         var corrected: [[Double]] = []
         var artifacts = lostIntervals
@@ -215,6 +215,16 @@ public struct ReadinessMeasurement: Sendable {
             ReadinessFigures(
                 scoredDuration: settings.duration, hrv: figures, artifactsCorrected: artifacts, beatsReceived: intervals,
                 correctedIntervals: corrected))
+    }
+
+    /// Whether intervals as a strap sent them (1/1024 s) were worked out from a whole heart
+    /// rate rather than timed: over `limit` of them a whole rate's, and not all the same
+    /// (rMSSD 0, refused as that). A morning saved before the rule is read with it too: the
+    /// baseline leaves such a one out (`ReadinessRecord.baselineMeasurement`).
+    public static func workedOutFromHeartRate(_ segments: [[UInt16]], limit: Double = Settings.defaultMaximumHeartRateIntervalShare) -> Bool {
+        let intervals = segments.joined()
+        guard let first = intervals.first, intervals.contains(where: { $0 != first }) else { return false }
+        return shareFromWholeHeartRates(intervals) > limit
     }
 
     /// The share of `intervals` (1/1024 s) within 1 ms of 60,000 / h ms for a whole h: the

@@ -56,9 +56,11 @@ extension ReadinessRecord {
         return hour < ReadinessBaseline.morningEndsAtHour
     }
 
-    /// What the baseline reads of it.
+    /// What the baseline reads of it. A morning of intervals worked out from a heart rate,
+    /// saved before such were refused, is no value (NaN, left out), as one of rMSSD 0 is.
     public var baselineMeasurement: ReadinessBaseline.Measurement {
-        ReadinessBaseline.Measurement(date: localDate, lnRMSSD: figures.hrv.lnRMSSD, morning: takenInTheMorning)
+        let value = ReadinessMeasurement.workedOutFromHeartRate(rrSegments) ? .nan : figures.hrv.lnRMSSD
+        return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning)
     }
 }
 

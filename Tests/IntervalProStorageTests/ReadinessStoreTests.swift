@@ -62,6 +62,24 @@ struct ReadinessStoreTests {
         #expect(try reopened.readinessRecords() == [saved])
     }
 
+    /// Saved before such were refused, a morning of intervals a sensor worked out from its heart
+    /// rate (1,000 ms at 60 bpm, 1,016.6 at 59, 983.4 at 61) is no baseline value; beats timed
+    /// one by one are, and so is a morning of intervals all the same (rMSSD 0's own case).
+    @Test("a saved morning of intervals worked out from a heart rate is left out of the baseline")
+    func aMorningOfHeartRateIntervalsIsNoBaselineValue() throws {
+        let derived = Self.record(
+            date: "2026-11-24", takenAt: "2026-11-24T06:30:00Z", rmssd: 11.2, segments: [[1024, 1024, 1041, 1041], [1041, 1024, 1007]])
+        #expect(derived.baselineMeasurement.lnRMSSD.isNaN)
+        let timed = Self.record(date: "2026-11-25", takenAt: "2026-11-25T06:30:00Z", rmssd: 61.5)
+        #expect(timed.baselineMeasurement.lnRMSSD == timed.figures.hrv.lnRMSSD)
+        let flat = Self.record(date: "2026-11-26", takenAt: "2026-11-26T06:30:00Z", rmssd: 0, segments: [[1024, 1024, 1024]])
+        #expect(flat.baselineMeasurement.lnRMSSD == flat.figures.hrv.lnRMSSD)
+        // Left out as a day's value: the week of mornings around it is judged without it.
+        let week = (17...23).map { Self.record(date: "2026-11-\($0)", takenAt: "2026-11-\($0)T06:30:00Z", rmssd: 60) }
+        let assessment = ReadinessBaseline.assess((week + [derived]).map(\.baselineMeasurement), today: "2026-11-24")
+        #expect(assessment.daysMeasured == 7 && assessment.today == nil)
+    }
+
     @Test("listed by local date, then time; the latest n; since a date")
     func order() throws {
         let directory = try StoreDirectory()
