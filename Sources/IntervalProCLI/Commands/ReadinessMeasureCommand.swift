@@ -13,7 +13,7 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
         abstract: "Take a readiness measurement (the default).",
         discussion: """
             Exit status: 65 when the measurement is refused (too many artifacts, too few beats, \
-            intervals that do not vary from beat to beat, \
+            intervals that do not vary from beat to beat or are worked out from a heart rate, \
             a recording too short), 69 when no strap is found or it sends no RR intervals, 130 \
             after Ctrl-C. Nothing is saved in those cases.
             """
