@@ -80,6 +80,9 @@ public struct ReadinessMeasurement: Sendable {
         /// The last heart rate is over `Settings.maximumRestingHeartRate`, which a measurement's
         /// mean must not be: the screen and the page say so while it lasts.
         public var aboveRestingRate: Bool = false
+        /// The intervals scored so far (once there are `Settings.minimumBeats`) are worked out
+        /// from a heart rate, which refuses the measurement at its end: said while it runs.
+        public var intervalsFromHeartRate: Bool = false
     }
 
     public let settings: Settings
@@ -118,7 +121,9 @@ public struct ReadinessMeasurement: Sendable {
         Progress(
             phase: phase, timeLeft: max(.zero, settings.total - contactTime), heartRate: heartRate, beats: beats,
             sendsNoRR: sendsNoRR,
-            aboveRestingRate: heartRate.map { Double($0) > settings.maximumRestingHeartRate } ?? false)
+            aboveRestingRate: heartRate.map { Double($0) > settings.maximumRestingHeartRate } ?? false,
+            intervalsFromHeartRate: beats >= settings.minimumBeats
+                && Self.workedOutFromHeartRate(segments, limit: settings.maximumHeartRateIntervalShare))
     }
 
     private var now: SessionTime { lastEvent ?? .zero }

@@ -117,7 +117,9 @@ extension ReadinessRun.Status {
         return switch p.phase {
         case .waiting: "waiting for the strap's first values..."
         case .settling: "settling, not scored yet: lie still  \(left) left  \(heartRate)"
-        case .measuring: "measuring  \(left) left  \(heartRate)  \(p.beats) beats  \(artifactsSoFar) artifacts"
+        case .measuring:
+            "measuring  \(left) left  \(heartRate)  \(p.beats) beats  \(artifactsSoFar) artifacts"
+                + (p.intervalsFromHeartRate ? "  (RR intervals worked out from the heart rate: it will be refused)" : "")
         case .noContact: "no skin contact: wet the strap and put it on (paused, \(left) left)"
         case .noSignal: "no signal from the strap (paused, \(left) left)"
         case .complete: "complete"

@@ -279,6 +279,7 @@ public final class SessionHost: Sendable {
         return [
             ("phase", .string(phase)), ("timeLeft", .number(p.timeLeft.seconds.rounded())),
             ("heartRate", p.heartRate.map { .int(Int($0)) } ?? .null), ("aboveRestingRate", .bool(p.aboveRestingRate)),
+            ("intervalsFromHeartRate", .bool(p.intervalsFromHeartRate)),
             ("beats", .int(p.beats)),
             ("artifacts", .int(status.artifactsSoFar)), ("device", status.device.map { .string($0.label) } ?? .null),
         ]

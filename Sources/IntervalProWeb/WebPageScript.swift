@@ -182,7 +182,9 @@ function renderMeasurement(s) {
   show("readiness");
   const over = ["done", "cancelled", "failed"].includes(s.phase);
   const restless = s.aboveRestingRate && (s.phase === "settling" || s.phase === "measuring");
-  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (restless ? " · heart rate not at rest yet: lie still" : "") + (s.device ? " · " + s.device : "");
+  const madeUp = s.intervalsFromHeartRate && s.phase === "measuring";
+  $("measure-phase").textContent = (phases[s.phase] || s.phase) + (restless ? " · heart rate not at rest yet: lie still" : "")
+    + (madeUp ? " · the strap works its RR intervals out from its heart rate: it will be refused" : "") + (s.device ? " · " + s.device : "");
   $("measure-left").textContent = s.timeLeft == null || over ? "" : clock(s.timeLeft);
   $("measure-hr").textContent = s.heartRate == null ? "--" : String(s.heartRate);
   $("measure-beats").textContent = s.beats == null ? "--" : String(s.beats);

@@ -15,4 +15,21 @@ struct ReadinessLineTests {
         let calm = ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: 0, device: nil).line
         #expect(calm == "settling, not scored yet: lie still  2:29 left  HR 58")
     }
+
+    /// A strap that works its intervals out from its heart rate is refused at the end: the
+    /// line says so once 30 are scored, not two minutes later.
+    @Test func itSaysWhenTheIntervalsAreWorkedOutFromTheHeartRate() {
+        for (label, intervals) in [("worked out", [1024, 1024, 1041, 1041, 1007]), ("timed", [1024, 1000, 1050, 990, 1013])] {
+            var measurement = ReadinessMeasurement(settings: .init(duration: .seconds(120)))
+            var lines: [Int: String] = [:]
+            for second in 1...70 {
+                let rr = RRIntervals([UInt16(intervals[second % intervals.count])])
+                measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: rr), at: .seconds(second))
+                lines[measurement.beats] = ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: 0, device: nil).line
+            }
+            let warning = "  (RR intervals worked out from the heart rate: it will be refused)"
+            #expect(lines[29]?.hasSuffix(warning) == false, "\(label): \(lines[29] ?? "")")
+            #expect(lines[30]?.hasSuffix(warning) == (label == "worked out"), "\(label): \(lines[30] ?? "")")
+        }
+    }
 }
