@@ -235,7 +235,7 @@ public struct ReadinessMeasurement: Sendable {
     /// The share of `intervals` (1/1024 s) within 1 ms of 60,000 / h ms for a whole h: the
     /// interval of a whole heart rate, rounded to the millisecond or to the 1/1024 s (or both,
     /// one after the other) as a sensor sends it.
-    static func shareFromWholeHeartRates(_ intervals: some Collection<UInt16>) -> Double {
+    public static func shareFromWholeHeartRates(_ intervals: some Collection<UInt16>) -> Double {
         guard !intervals.isEmpty else { return 0 }
         let matching = intervals.count(where: { units in
             let milliseconds = Double(units) * 1000 / 1024
@@ -307,6 +307,18 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
             "\(percent(share)) of the RR intervals are exactly 60,000 / a whole heart rate, where beats timed one by one land a third of the time at most: the sensor works them out from its heart rate instead of timing each beat; measure with a chest strap that times the beats (Polar H9 or H10, Garmin HRM, Wahoo TICKR)"
         case .notAtRest(let heartRate, let limit):
             "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
+        }
+    }
+
+    /// The reason in a few words, for a list.
+    public var brief: String {
+        switch self {
+        case .noRRIntervals: "no RR intervals"
+        case .tooFewBeats: "too few beats"
+        case .tooManyArtifacts: "too many artifacts"
+        case .notAtRest: "not at rest"
+        case .noBeatToBeatVariation: "rMSSD 0"
+        case .intervalsFromHeartRate: "RR intervals worked out from a heart rate"
         }
     }
 

@@ -30,9 +30,12 @@ public enum HistoryReport {
                 formatFigure(f.hrv.meanHeartRate), "\(f.beatsReceived)", "\(f.artifactsCorrected)", r.source.rawValue,
             ]
         }
-        return TextTable.render(
+        let table = TextTable.render(
             header: ["id", "date", "time", "rMSSD", "ln", "HR", "beats", "fixed", "source"], rows: rows,
             rightAligned: [0, 3, 4, 5, 6, 7])
+        let leftOut = records.compactMap { r in r.leftOutOfBaseline.map { "\(r.id ?? 0) (\($0.brief))" } }
+        guard !leftOut.isEmpty else { return table }
+        return table + ["Left out of the baseline and the normal range, saved before such mornings were refused: \(leftOut.joined(separator: ", "))."]
     }
 
     /// `show`: the session's heading, its summary (or that it still runs) and its uploads.

@@ -56,10 +56,18 @@ extension ReadinessRecord {
         return hour < ReadinessBaseline.morningEndsAtHour
     }
 
-    /// What the baseline reads of it. A morning of intervals worked out from a heart rate,
-    /// saved before such were refused, is no value (NaN, left out), as one of rMSSD 0 is.
+    /// Why the baseline and the normal range leave this morning out, saved before such mornings
+    /// were refused: rMSSD 0 (no ln rMSSD), or intervals worked out from a heart rate. Nil when
+    /// it counts.
+    public var leftOutOfBaseline: ReadinessRefusal? {
+        if !figures.hrv.lnRMSSD.isFinite { return .noBeatToBeatVariation }
+        guard ReadinessMeasurement.workedOutFromHeartRate(rrSegments) else { return nil }
+        return .intervalsFromHeartRate(share: ReadinessMeasurement.shareFromWholeHeartRates(rrSegments.joined()))
+    }
+
+    /// What the baseline reads of it: no value (NaN) for a morning it leaves out.
     public var baselineMeasurement: ReadinessBaseline.Measurement {
-        let value = ReadinessMeasurement.workedOutFromHeartRate(rrSegments) ? .nan : figures.hrv.lnRMSSD
+        let value = leftOutOfBaseline == nil ? figures.hrv.lnRMSSD : .nan
         return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning)
     }
 }

@@ -70,8 +70,10 @@ struct ReadinessStoreTests {
         let derived = Self.record(
             date: "2026-11-24", takenAt: "2026-11-24T06:30:00Z", rmssd: 11.2, segments: [[1024, 1024, 1041, 1041], [1041, 1024, 1007]])
         #expect(derived.baselineMeasurement.lnRMSSD.isNaN)
+        #expect(derived.leftOutOfBaseline?.brief == "RR intervals worked out from a heart rate")
         let timed = Self.record(date: "2026-11-25", takenAt: "2026-11-25T06:30:00Z", rmssd: 61.5)
         #expect(timed.baselineMeasurement.lnRMSSD == timed.figures.hrv.lnRMSSD)
+        #expect(timed.leftOutOfBaseline == nil)
         let flat = Self.record(date: "2026-11-26", takenAt: "2026-11-26T06:30:00Z", rmssd: 0, segments: [[1024, 1024, 1024]])
         #expect(flat.baselineMeasurement.lnRMSSD == flat.figures.hrv.lnRMSSD)
         // Left out as a day's value: the week of mornings around it is judged without it.
