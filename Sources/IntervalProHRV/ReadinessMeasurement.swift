@@ -225,7 +225,7 @@ public struct ReadinessMeasurement: Sendable {
     /// Whether intervals as a strap sent them (1/1024 s) were worked out from a whole heart
     /// rate rather than timed: over `limit` of them a whole rate's, and not all the same
     /// (rMSSD 0, refused as that). A morning saved before the rule is read with it too: the
-    /// baseline leaves such a one out (`ReadinessRecord.baselineMeasurement`).
+    /// baseline leaves such a one out (`ReadinessRecord.leftOutOfBaseline`).
     public static func workedOutFromHeartRate(_ segments: [[UInt16]], limit: Double = Settings.defaultMaximumHeartRateIntervalShare) -> Bool {
         let intervals = segments.joined()
         guard let first = intervals.first, intervals.contains(where: { $0 != first }) else { return false }
