@@ -64,7 +64,8 @@ struct ReadinessStoreTests {
 
     /// Saved before such were refused, a morning of intervals a sensor worked out from its heart
     /// rate (1,000 ms at 60 bpm, 1,016.6 at 59, 983.4 at 61) is no baseline value; beats timed
-    /// one by one are, and so is a morning of intervals all the same (rMSSD 0's own case).
+    /// one by one are. Intervals all the same are not taken for worked out: that is rMSSD 0's
+    /// own case, left out by its ln rMSSD of -inf (here a finite one stands in).
     @Test("a saved morning of intervals worked out from a heart rate is left out of the baseline")
     func aMorningOfHeartRateIntervalsIsNoBaselineValue() throws {
         let derived = Self.record(
