@@ -198,17 +198,27 @@ public enum RRIntervalText {
     }
 
     /// A line's fields: split on semicolons or tabs when it has them (a comma may then be a
-    /// decimal comma), else on commas when it has them, else on spaces.
+    /// decimal comma), else on commas when it has them, else on spaces; never inside a CSV
+    /// writer's quotes, which a name with a space or a comma gets (`"RR-interval [ms]"`).
     static func split(_ line: Substring) -> [String] {
-        let fields: [Substring]
-        if line.contains(";") || line.contains("\t") {
-            fields = line.split(omittingEmptySubsequences: false) { $0 == ";" || $0 == "\t" }
-        } else if line.contains(",") {
-            fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        } else {
-            fields = line.split(separator: " ")
+        let bytes = Array(line.utf8)
+        let (quote, semicolon, tab, comma, space) = (UInt8(ascii: "\""), UInt8(ascii: ";"), UInt8(ascii: "\t"), UInt8(ascii: ","), UInt8(ascii: " "))
+        // The separators outside quotes (a quote opens and closes a quoted run).
+        var (semicolonsOrTabs, commas, quoted) = (false, false, false)
+        for byte in bytes {
+            if byte == quote {
+                quoted.toggle()
+            } else if !quoted {
+                semicolonsOrTabs = semicolonsOrTabs || byte == semicolon || byte == tab
+                commas = commas || byte == comma
+            }
         }
-        // A CSV writer's quotes ("timestamp","rr" is what many write by default) are not the text.
+        let separates: (UInt8) -> Bool =
+            if semicolonsOrTabs { { $0 == semicolon || $0 == tab } } else if commas { { $0 == comma } } else { { $0 == space } }
+        var fields = CSV.rows(bytes, separatedBy: separates).first ?? []
+        // Runs of spaces are one separator.
+        if separates(space) { fields.removeAll { $0.isEmpty } }
+        // A quoted field after a space (`date, "rr"`) keeps its quotes through CSV's reading.
         var trimmed = fields.map { field in
             let text = field.trimmingWhitespace
             return text.count >= 2 && text.first == "\"" && text.last == "\"" ? String(text.dropFirst().dropLast()) : text

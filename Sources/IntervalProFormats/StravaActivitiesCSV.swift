@@ -60,8 +60,9 @@ enum CSV {
     }
 
     /// The rows of UTF-8 text, each field decoded on its own (a byte that is not UTF-8 as U+FFFD).
-    static func rows(_ bytes: [UInt8]) -> [[String]] {
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+    /// Fields end at a comma, or at what `separates` says (RR interval text's semicolons).
+    static func rows(_ bytes: [UInt8], separatedBy separates: (UInt8) -> Bool = { $0 == UInt8(ascii: ",") }) -> [[String]] {
+        let quote = UInt8(ascii: "\""), lineFeed = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
         var rows: [[String]] = []
         var row: [String] = []
         var field: [UInt8] = []
@@ -90,7 +91,7 @@ enum CSV {
             switch byte {
             case quote where field.isEmpty:
                 quoted = true
-            case comma:
+            case _ where separates(byte):
                 endField()
             case lineFeed, carriageReturn:
                 if byte == carriageReturn, index < bytes.count, bytes[index] == lineFeed { index += 1 }

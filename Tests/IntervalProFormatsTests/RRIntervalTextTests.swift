@@ -40,6 +40,17 @@ struct RRIntervalTextTests {
         #expect(try read("\"timestamp\",\"rr\"\n\"0\",\"1126\"\n\"1\",\"1135\"\n") == [1126, 1135])
     }
 
+    /// A column's name quoted because it holds a space was split at the space and the file
+    /// refused: "not a recording, … nor RR intervals as text".
+    @Test("a quoted column name with a space or a comma in it is one name")
+    func quotedNamesWithSeparators() throws {
+        #expect(try read("\"RR-interval [ms]\"\n720\n707\n") == [720, 707])
+        #expect(RRIntervalText.recognises(Array("\"RR-interval [ms]\"\n720\n".utf8)))
+        #expect(try read("\"Phone timestamp\";\"RR-interval [ms]\"\n2026-06-01T06:01:00.125;1051\n") == [1051])
+        #expect(try read("\"time, s\",\"RR interval, ms\"\n0,1126\n1.1,1135\n") == [1126, 1135])
+        #expect(try read("date, \"rr (ms)\"\n2026-06-01 06:01:00, 1051\n") == [1051])
+    }
+
     /// One interval a line with a decimal comma (a European locale's Kubios or spreadsheet
     /// export) was refused: "every line holds 2 numbers and no header names them".
     @Test("one interval a line with a decimal comma, in seconds or milliseconds; two intervals a line stay two")
