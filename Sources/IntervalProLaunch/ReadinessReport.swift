@@ -180,13 +180,13 @@ public struct ReadinessCheck: Sendable {
             }
             outcome = measured
         }
-        let isReplay = if case .replay = source { true } else { false }
+        let replayed: String? = if case .replay(let path, _) = source { path } else { nil }
         // A replayed morning is filed at the time it was taken, when the file says, not when it was replayed.
         let scored = try ReadinessRun.score(
-            outcome, source: isReplay ? .replay : .live,
+            outcome, source: replayed != nil ? .replay : .live,
             localDate: date ?? outcome.endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
             takenAt: outcome.endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
-            timeOfDayKnown: outcome.endedAt != nil, save: save ? store : nil, store: store)
+            timeOfDayKnown: outcome.endedAt != nil, save: save ? store : nil, store: store, file: replayed)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
         return result

@@ -182,21 +182,23 @@ public enum ReadinessRun {
     }
 
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
-    /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved).
+    /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved),
+    /// naming `file`, the measurement's, when given.
     public static func score(
         _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, timeOfDayKnown: Bool = true,
-        save: StoreLocation?, store: StoreLocation
+        save: StoreLocation?, store: StoreLocation, file: String? = nil
     ) throws -> Scored {
         let deviceLabel = outcome.device?.label ?? "the strap"
+        let inFile = file.map { "\($0): " } ?? ""
         let figures: ReadinessFigures
         switch outcome.measurement.result() {
         case .success(let scored): figures = scored
         case .failure(.noRRIntervals):
             throw LaunchError(
-                "\(deviceLabel) sends heart rate but no RR intervals, which the measurement needs; nothing was saved",
+                "\(inFile)\(deviceLabel) sends heart rate but no RR intervals, which the measurement needs; nothing was saved",
                 kind: .unavailable)
         case .failure(let refusal):
-            throw LaunchError("measurement refused: \(refusal); nothing was saved", kind: .invalidData)
+            throw LaunchError("\(inFile)measurement refused: \(refusal); nothing was saved", kind: .invalidData)
         }
         // The runner's clock now, where the measurement is saved: whether it was a morning's
         // stays what it was here after travelling.

@@ -512,6 +512,7 @@ def check_faults(binary, env, scratch):
     shares = [float(p) for p in re.findall(r"(\d+(?:\.\d+)?)\s*%", outcome.stderr)]
     check(any(abs(p - 100 * share) <= 0.6 for p in shares), f"many-artifacts: stderr does not name the share {100 * share:.1f} %: {outcome.stderr.strip()[:300]!r}")
     check("Fatal error" not in outcome.stderr, "many-artifacts: crashed")
+    check(f"{path}: measurement refused" in outcome.stderr, f"many-artifacts: the refusal does not name the file: {outcome.stderr.strip()[:300]!r}")
 
     # A heart on the move: 133 bpm (the intervals of a run) is not a heart at rest, over the
     # 100 bpm that bounds a resting adult's heart rate (ICRP Publication 120). The mean heart rate
@@ -526,6 +527,7 @@ def check_faults(binary, env, scratch):
     named = re.search(r"averaged (\d+) bpm", outcome.stderr)
     check(named is not None and int(named.group(1)) == round(heart_rate),
           f"not-at-rest: stderr does not name {round(heart_rate)} bpm: {outcome.stderr.strip()[:300]!r}")
+    check(f"{path}: measurement refused" in outcome.stderr, f"not-at-rest: the refusal does not name the file: {outcome.stderr.strip()[:300]!r}")
 
     # A strap that sends heart rate only.
     recording = mr.make_recording(5, faults=mr.Faults(no_rr=True))
