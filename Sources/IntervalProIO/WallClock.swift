@@ -53,6 +53,19 @@ extension WallClock {
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 
+    /// The same local clock time as `unixSeconds` on another local date (YYYY-MM-DD); nil when
+    /// the date is not one.
+    public static func sameLocalTime(as unixSeconds: Int64, onLocalDate date: String) -> Int64? {
+        let fields = date.split(separator: "-").compactMap { Int($0) }
+        guard fields.count == 3 else { return nil }
+        var seconds = time_t(unixSeconds)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return self.unixSeconds(
+            localYear: fields[0], month: fields[1], day: fields[2], hour: Int(parts.tm_hour), minute: Int(parts.tm_min),
+            second: Int(parts.tm_sec))
+    }
+
     /// Seconds since 1970 of a local date and time in the system's time zone (summer time as
     /// it was that day); nil when the fields are out of range (mktime takes February 30th as
     /// March 2nd).

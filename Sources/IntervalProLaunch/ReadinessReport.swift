@@ -182,11 +182,15 @@ public struct ReadinessCheck: Sendable {
         }
         let replayed: String? = if case .replay(let path, _) = source { path } else { nil }
         // A replayed morning is filed at the time it was taken, when the file says, not when it was replayed.
+        var endedAt = outcome.endedAt
+        // Filed under another day, at its clock time there: a morning kept at its own day's
+        // moment was judged by that moment against the day's other mornings.
+        if let date, let ended = endedAt { endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended }
         let scored = try ReadinessRun.score(
             outcome, source: replayed != nil ? .replay : .live,
-            localDate: date ?? outcome.endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
-            takenAt: outcome.endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
-            timeOfDayKnown: outcome.endedAt != nil, save: save ? store : nil, store: store, file: replayed)
+            localDate: date ?? endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
+            takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
+            timeOfDayKnown: endedAt != nil, save: save ? store : nil, store: store, file: replayed)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
         return result

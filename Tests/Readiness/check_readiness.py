@@ -635,6 +635,23 @@ def month_recording(k, day):
     return mr.make_recording(MONTH_SEED + 1 + k, subject=subject, started_at=f"{day.isoformat()}T06:30:00Z")
 
 
+def check_date_moves_the_moment(binary, env, scratch):
+    """`--date` files a replayed morning under another day at its own clock time there: kept at
+    its recording's moment (two days before), a later morning of the day was judged the earlier
+    one and was "not the day's value"."""
+    env = dict(env, TZ="UTC")
+    day, before = TODAY - timedelta(days=1), TODAY - timedelta(days=3)
+    first = measured(replay(binary, env, month_recording(0, day).write(os.path.join(scratch, "date-first.jsonl")), 2, save=True), "date: first")
+    later = mr.make_recording(MONTH_SEED + 40, subject=mr.subject_for(MONTH_SEED, rsa_ms=45.0), started_at=f"{before.isoformat()}T06:40:00Z")
+    m = measured(replay(binary, env, later.write(os.path.join(scratch, "date-later.jsonl")), 2, save=True, day=day.isoformat()), "date: later")
+    if first is None or m is None:
+        return
+    check(m.get("date") == day.isoformat(), f"date: filed under {m.get('date')!r}, not {day}")
+    check(re.fullmatch(rf"{day.isoformat()}T06:4[2-4]:\d\dZ", str(m.get("taken_at"))) is not None,
+          f"date: taken_at {m.get('taken_at')!r}: the recording's clock time (06:42-06:44) on {day}")
+    check(m.get("days_value") is True, f"date: the later morning of {day} is not the day's value: {m.get('days_value')!r}")
+
+
 def expected_assessment(values, today):
     """The rule, recomputed: values {date: ln rMSSD, the last of the day}."""
     window = {d: v for d, v in values.items() if today - timedelta(days=59) <= d <= today}
@@ -770,6 +787,7 @@ def main():
         guarded(check_rr_text_with_a_gap, binary, env, scratch)
         guarded(check_refusals_store_nothing, binary, scratch_env("refused"), scratch)
         guarded(check_month, binary, scratch_env("month"), scratch)
+        guarded(check_date_moves_the_moment, binary, scratch_env("date"), scratch)
     return tally.report()
 
 
