@@ -92,7 +92,9 @@ import Testing
         let filed = try intervalpro("readiness", "--replay", path, "--date", "2026-11-21", "--json", environment: west)
         let refiled = try #require(jsonObject(filed.stdoutData))
         #expect(refiled["date"] as? String == "2026-11-21")
-        #expect(refiled["taken_at"] as? String == "2026-11-20T02:02:31Z")
+        // At its clock time on that day, 21:02:31 EST: kept at the recording's moment, it was
+        // judged by that moment against the day's other mornings.
+        #expect(refiled["taken_at"] as? String == "2026-11-22T02:02:31Z")
         let listed = try intervalpro("readiness", "history", environment: west)
         // The local time beside the local date (02:02 UTC is 21:02 the evening before; the UTC
         // time beside that date read as a moment a day later).
