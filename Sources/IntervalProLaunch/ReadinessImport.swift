@@ -117,7 +117,7 @@ public enum ReadinessImport {
         do {
             let recording = try readActivity(bytes, file: name, choice: ActivityChoice(heartRateOnly: true)).recording
             outcome = try ReadinessRun.feed(recording, file: name, device: nil, settings: settings)
-            if !outcome.measurement.isComplete, !outcome.measurement.sendsNoRR {
+            if !ReadinessRun.holdsWhole(outcome.measurement), !outcome.measurement.sendsNoRR {
                 // An app's morning may be shorter than the duration asked: scored as long as it holds.
                 guard let fitting = ReadinessRun.fittingDuration(outcome.measurement) else {
                     return skip(

@@ -48,7 +48,7 @@ public enum ReadinessRun {
     {
         let recording = try loadRecording(path, choice: ActivityChoice(heartRateOnly: true))
         let outcome = try feed(recording, file: path, device: wanted, settings: settings)
-        if !outcome.measurement.isComplete && !outcome.measurement.sendsNoRR {
+        if !holdsWhole(outcome.measurement) && !outcome.measurement.sendsNoRR {
             let device = outcome.device?.label ?? "the strap"
             // An app's two-minute morning holds 1:30 after settling: say the duration that fits.
             let fits = fittingDuration(outcome.measurement).map { "; `--duration \(JSONValue.format($0.seconds / 60))` scores what it holds" } ?? ""
@@ -90,10 +90,24 @@ public enum ReadinessRun {
         return Outcome(measurement: measurement, device: device, startedAt: startedAt)
     }
 
+    /// How long a replayed measurement holds: its time in contact up to its last beat, and a
+    /// beat more, as long as its longest. A file stops between two beats (an app's two-minute
+    /// export holds the beats that ended before 2:00, 1:59.3 of them, say), the next beat cut;
+    /// without it such a morning was scored 1:00, not the 1:30 it was measured for.
+    static func heldTime(_ measurement: ReadinessMeasurement) -> SessionTime {
+        let longest = measurement.segments.joined().max().map { SessionTime.seconds(Double($0) / 1024) } ?? .zero
+        return measurement.contactTime + longest
+    }
+
+    /// Whether a replayed measurement holds the whole duration asked (`heldTime`).
+    static func holdsWhole(_ measurement: ReadinessMeasurement) -> Bool {
+        measurement.isComplete || heldTime(measurement) >= measurement.settings.total
+    }
+
     /// The longest duration, in whole half minutes from one minute, that a measurement cut
-    /// short holds after its settling; nil when it holds less than a minute.
+    /// short holds after its settling (`heldTime`); nil when it holds less than a minute.
     static func fittingDuration(_ measurement: ReadinessMeasurement) -> SessionTime? {
-        let halfMinutes = ((measurement.contactTime - measurement.settings.settle).seconds / 30).rounded(.down)
+        let halfMinutes = ((heldTime(measurement) - measurement.settings.settle).seconds / 30).rounded(.down)
         return halfMinutes >= 2 ? .seconds(halfMinutes * 30) : nil
     }
 

@@ -302,6 +302,14 @@ import Testing
         #expect(short.status == 65)
         #expect(short.stderr.contains("the measurement needs 2:30 (30 s settling, then 2:00); `--duration 1.5` scores what it holds"), "\(short.stderr)")
         #expect(try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--no-save", environment: environment(dir)).status == 0)
+        // As an app writes it: the beats that ended before 2:00 (1:59.0 here), the next one cut.
+        // Up to a beat short counts as held: it was refused at 1:30 and "fitted" 1:00.
+        let cut = try dir.write("2026-11-26 06-30-00.txt", beats.prefix(119).map { "\($0)\n" }.joined())
+        let cutShort = try intervalpro("readiness", "--replay", cut, "--no-save", environment: environment(dir))
+        #expect(cutShort.stderr.contains("`--duration 1.5` scores what it holds"), "\(cutShort.stderr)")
+        let cutScored = try intervalpro("readiness", "--replay", cut, "--duration", "1.5", "--json", "--no-save", environment: environment(dir))
+        #expect(cutScored.status == 0, "\(cutScored.stderr)")
+        #expect(try #require(jsonObject(cutScored.stdoutData))["duration_s"] as? Int == 90)
         // Filed under the day and time its name says, as `readiness import` files it (it went under today).
         var utc = environment(dir)
         utc["TZ"] = "UTC0"
