@@ -33,9 +33,18 @@ public enum HistoryReport {
         let table = TextTable.render(
             header: ["id", "date", "time", "rMSSD", "ln", "HR", "beats", "fixed", "source"], rows: rows,
             rightAligned: [0, 3, 4, 5, 6, 7])
+        var notes: [String] = []
         let leftOut = records.compactMap { r in r.leftOutOfBaseline.map { "\(r.id ?? 0) (\($0.brief))" } }
-        guard !leftOut.isEmpty else { return table }
-        return table + ["Left out of the baseline and the normal range, saved before such mornings were refused: \(leftOut.joined(separator: ", "))."]
+        if !leftOut.isEmpty {
+            notes.append("Left out of the baseline and the normal range, saved before such mornings were refused: \(leftOut.joined(separator: ", ")).")
+        }
+        let daysValues = ReadinessRecord.daysValues(among: records)
+        let notDaysValues = records.filter { $0.leftOutOfBaseline == nil && !($0.id.map(daysValues.contains) ?? false) }
+        if !notDaysValues.isEmpty {
+            notes.append(
+                "Kept, not their day's value (that is the day's last morning measurement): \(notDaysValues.map { "\($0.id ?? 0)" }.joined(separator: ", ")).")
+        }
+        return table + notes
     }
 
     /// `show`: the session's heading, its summary (or that it still runs) and its uploads.

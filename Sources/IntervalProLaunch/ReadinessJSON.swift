@@ -28,6 +28,13 @@ public enum ReadinessJSON {
         ]
     }
 
+    /// `readiness history --json`: each measurement, and whether it is its day's value (a
+    /// later morning's, or the morning's beside an evening's, is not).
+    public static func history(_ records: [ReadinessRecord]) -> JSONValue {
+        let daysValues = ReadinessRecord.daysValues(among: records)
+        return .array(records.map { .object(measurement($0) + [("days_value", .bool($0.id.map(daysValues.contains) ?? false))]) })
+    }
+
     public static func assessment(_ a: ReadinessAssessment) -> JSONValue {
         func value(_ x: Double?) -> JSONValue { x.map { .number($0.rounded(toPlaces: 4)) } ?? .null }
         return .object([

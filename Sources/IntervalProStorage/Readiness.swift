@@ -70,6 +70,15 @@ extension ReadinessRecord {
         let value = leftOutOfBaseline == nil ? figures.hrv.lnRMSSD : .nan
         return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning)
     }
+
+    /// The ids of `records` that are their day's value (`ReadinessBaseline.dayValue`), as the
+    /// baseline reads them: of those it takes, the day's last morning measurement, else its last.
+    public static func daysValues(among records: [ReadinessRecord]) -> Set<Int64> {
+        let taken = records.filter { $0.baselineMeasurement.lnRMSSD.isFinite }
+            .sorted { ($0.localDate, $0.takenAt, $0.id ?? 0) < ($1.localDate, $1.takenAt, $1.id ?? 0) }
+        let byDay = Dictionary(grouping: taken, by: \.localDate)
+        return Set(byDay.values.compactMap { ReadinessBaseline.dayValue(of: $0, morning: \.takenInTheMorning)?.id })
+    }
 }
 
 struct ReadinessRow: Codable, FetchableRecord, MutablePersistableRecord {

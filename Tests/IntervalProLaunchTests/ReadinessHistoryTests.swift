@@ -9,10 +9,10 @@ import Testing
 /// the baseline leaves it out.
 @Suite("The readiness history")
 struct ReadinessHistoryTests {
-    static func record(id: Int64, date: String, lnRMSSD: Double, segments: [[UInt16]]) -> ReadinessRecord {
+    static func record(id: Int64, date: String, lnRMSSD: Double, segments: [[UInt16]], time: String = "06:30:00") -> ReadinessRecord {
         let hrv = TimeDomainHRV(beats: 121, meanInterval: 1000, meanHeartRate: 60, rmssd: 30, lnRMSSD: lnRMSSD, sdnn: 40)
         var record = ReadinessRecord(
-            takenAt: "\(date)T06:30:00Z", localDate: date, localTime: "06:30:00", source: .replay, device: nil,
+            takenAt: "\(date)T\(time)Z", localDate: date, localTime: time, source: .replay, device: nil,
             figures: ReadinessFigures(scoredDuration: .seconds(120), hrv: hrv, artifactsCorrected: 0, beatsReceived: 120),
             rrSegments: segments)
         record.id = id
@@ -34,5 +34,29 @@ struct ReadinessHistoryTests {
         #expect(inBaseline == ["true", "false", "false"])
         // All counted: the table alone.
         #expect(HistoryReport.readiness([records[0]]).allSatisfy { !$0.hasPrefix("Left out") })
+    }
+
+    /// A day's other measurements were listed like its value, and `--json` said nothing of them:
+    /// `readiness` said "kept, not the day's value" once, when it was taken.
+    @Test func measurementsThatAreNotTheirDaysValueAreSaid() {
+        let timed: [UInt16] = [1024, 1000, 1050, 990, 1013]
+        let records = [
+            Self.record(id: 1, date: "2026-11-20", lnRMSSD: 3.4, segments: [timed], time: "06:30:00"),
+            Self.record(id: 2, date: "2026-11-20", lnRMSSD: 3.5, segments: [timed], time: "06:45:00"),
+            Self.record(id: 3, date: "2026-11-21", lnRMSSD: 3.6, segments: [timed], time: "06:40:00"),
+            Self.record(id: 4, date: "2026-11-21", lnRMSSD: 3.2, segments: [timed], time: "21:10:00"),
+            Self.record(id: 5, date: "2026-11-22", lnRMSSD: 3.3, segments: [timed], time: "19:00:00"),
+        ]
+        #expect(HistoryReport.readiness(records).last == "Kept, not their day's value (that is the day's last morning measurement): 1, 4.")
+        guard case .array(let listed) = ReadinessJSON.history(records) else {
+            Issue.record("not a list")
+            return
+        }
+        let daysValues = listed.map { entry -> String? in
+            guard case .object(let fields) = entry else { return nil }
+            return fields.first { $0.0 == "days_value" }?.1.serialized()
+        }
+        // An evening's alone is its day's value.
+        #expect(daysValues == ["false", "true", "true", "false", "true"])
     }
 }

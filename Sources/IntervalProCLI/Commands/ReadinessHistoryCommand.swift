@@ -28,7 +28,7 @@ struct ReadinessHistoryCommand: ParsableCommand {
             let opened = try store.open(readingOnly: true)
             let records = try storeCall { () throws(StoreError) in try opened.readinessRecords(limit: limit) }
             if json {
-                print(JSONValue.array(records.map { .object(ReadinessJSON.measurement($0)) }).serialized(pretty: true))
+                print(ReadinessJSON.history(records).serialized(pretty: true))
                 return
             }
             guard !records.isEmpty else {
