@@ -33,7 +33,7 @@ public enum FITActivity {
     public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset
         func time(_ second: Int) -> FITValue { .int(Int(start) + second) }
-        let spans = session.stepSpans
+        let spans = session.lapSpans
         let endSecond = spans.last?.endSecond ?? 0
         var writer = FITFileWriter()
 

@@ -41,6 +41,16 @@ extension StoredSession {
         return spans
     }
 
+    /// The spans an export writes as laps, the last closed at the session's end: a step the
+    /// session ended on as it began (an open cooldown), of no time and no sample, is none. Its
+    /// lap of 0 s took the closing record, which it had no sample to make, and the file ended
+    /// a second short.
+    public var lapSpans: [StepSpan] {
+        let spans = stepSpans
+        let laps = spans.filter { $0.endSecond > $0.startSecond || !$0.samples.isEmpty }
+        return laps.isEmpty ? spans : laps
+    }
+
     /// When the session began, in seconds since 1970 (0 when the stored time is unreadable).
     public var startUnixSeconds: Int64 { UTCTimestamp.unixSeconds(listing.startedAt) ?? 0 }
 }

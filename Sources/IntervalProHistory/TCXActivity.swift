@@ -23,7 +23,7 @@ public enum TCXActivity {
                   <Id>\(time(0))</Id>
 
             """
-        let spans = session.stepSpans
+        let spans = session.lapSpans
         for (index, span) in spans.enumerated() {
             lap(
                 span, closingAt: index == spans.count - 1 ? span.endSecond : nil, totalDistance: session.summary?.distance, time: time,

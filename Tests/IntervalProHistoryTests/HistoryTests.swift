@@ -341,6 +341,30 @@ struct HistoryTextTests {
         #expect([165, 167, 169, 171].map { TCXActivity.perFoot(Double($0)) } == [82, 84, 84, 86])
     }
 
+    /// A session that ended as its open cooldown began: the step of 0 s was the last lap,
+    /// which took the closing record it had no sample to make, so the file ended a second short
+    /// of the session (299 s of 300), with a lap of no time.
+    @Test("FIT and TCX: a last step of no time (an open cooldown) is no lap; the file still ends at the session's end")
+    func aLastStepOfNoTimeIsNoLap() throws {
+        let plain = Self.storedSession()
+        var session = plain
+        var summary = try #require(session.summary)
+        var open = try #require(summary.steps.last)
+        open.step.index += 1
+        (open.duration, open.inZone, open.below, open.above, open.noSignal, open.distance) = (.zero, .zero, .zero, .zero, .zero, nil)
+        summary.steps.append(open)
+        session.summary = summary
+        let end = try #require(session.samples.last).second + 1
+        let start = session.startUnixSeconds - FITTime.epochOffset
+        let records = try FITFileReader.read(FITActivity.encode(session))
+        #expect(records.filter { $0.global == 20 }.last?.integer(253).map { Int($0 - start) } == end)
+        #expect(records.filter { $0.global == 19 }.count == plain.summary?.steps.count)
+        let xml = TCXActivity.document(session)
+        #expect(xml.contains("<Time>\(UTCTimestamp.text(unixSeconds: session.startUnixSeconds + Int64(end)))</Time>"))
+        #expect(xml.occurrences(of: "<Lap ") == plain.summary?.steps.count)
+        #expect(xml == TCXActivity.document(plain))
+    }
+
     /// An ESC in a plan's label made the exported TCX no XML at all.
     @Test("TCX and the report: control characters XML does not allow are shown as U+FFFD")
     func controlCharactersStayOutOfXML() {
