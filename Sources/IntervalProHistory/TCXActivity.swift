@@ -73,11 +73,19 @@ public enum TCXActivity {
             case .next, .finished, .sourceEnded: "Manual"
             }
         xml += "\(indent)  <TriggerMethod>\(trigger)</TriggerMethod>\n"
-        // A Track per stretch the runner did not pause, as a watch splits them.
+        // A Track per stretch the runner did not pause, as a watch splits them. Each ends where
+        // the timer stopped, at the first paused second, as the session's end closes the last
+        // one (FIT's stop event is there): ended at its last running second, imported again,
+        // the run lost a second a pause.
         var stretches: [[SessionSample]] = [[]]
         for sample in span.samples {
             if sample.zoneStatus == .paused {
-                if !(stretches.last?.isEmpty ?? true) { stretches.append([]) }
+                if var closing = stretches[stretches.count - 1].last {
+                    closing.second = sample.second
+                    if let distance = sample.distance, distance > closing.distance ?? 0 { closing.distance = distance }
+                    stretches[stretches.count - 1].append(closing)
+                    stretches.append([])
+                }
             } else {
                 stretches[stretches.count - 1].append(sample)
             }
