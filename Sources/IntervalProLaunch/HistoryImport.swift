@@ -371,8 +371,12 @@ public enum HistoryImport {
         let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
         do {
             // A session exported from here (uploaded, then downloaded in a service's bulk export)
-            // came back as a second copy of itself, counted twice in trends.
-            if activity.exportedByIntervalPro, let session = try store.session(startedAt: startedAt) {
+            // came back as a second copy of itself, counted twice in trends. A recording is
+            // IntervalPro's own format: one that began when a session here did is that session's
+            // (`export --format jsonl`, `run --record`), unless it is the one imported as it.
+            let ours = try activity.exportedByIntervalPro
+                || (activity.format == .recording && store.importedSession(startedAt: startedAt, device: origin.device) == nil)
+            if ours, let session = try store.session(startedAt: startedAt) {
                 report.duplicates.append(Skipped(file: file, reason: "exported from session \(session)"))
                 return
             }
