@@ -77,9 +77,13 @@ public struct ImportedActivity: Sendable {
     /// before the stop to the first after it, in order. The watch counts none of it as the
     /// run's time.
     public var pauses: [Range<SessionTime>]
-    /// The file's other legs that say they are runs (1-based; a GPX of two runs' tracks), when
-    /// the first was read for want of a choice: `history import` imports each.
+    /// The file's other legs that are runs as the one read is (1-based; a GPX of two runs'
+    /// tracks, said runs or none saying its sport), when the first was read for want of a
+    /// choice: `history import` imports each.
     public var otherRunLegs: [Int] = []
+    /// The file's legs of other sports (1-based, with the sport), when a run was read for want
+    /// of a choice: `history import` counts them with the other sports it leaves out.
+    public var otherSportLegs: [(number: Int, sport: String)] = []
     /// The warning among `warnings` that says which leg was read, of a file of several.
     public var legsWarning: ImportError?
 

@@ -118,12 +118,14 @@ extension ActivityImport {
         var warnings: [ImportError]
         var legsWarning: ImportError?
         var otherRunLegs: [Int]
+        var otherSportLegs: [(number: Int, sport: String)] = []
 
-        /// `activity` as read from this leg: its other run legs, and the warning that said
-        /// which was read, are told to it.
+        /// `activity` as read from this leg: its other legs, and the warning that said which
+        /// was read, are told to it.
         func told(_ activity: ImportedActivity) -> ImportedActivity {
             var activity = activity
             activity.otherRunLegs = otherRunLegs
+            activity.otherSportLegs = otherSportLegs
             activity.legsWarning = legsWarning
             if let name = leg.name { activity.name = name }
             return activity
@@ -180,9 +182,12 @@ extension ActivityImport {
             warnings.append(ImportError(file: file, place: leg.place, message: "\(named(leg)), not a run: its cadence is doubled as a run's"))
         }
         // Only where the first run was taken for want of a choice: a leg asked for is the one.
-        let otherRunLegs = choice.leg != nil || choice.anySport ? [] : legs.indices.filter {
-            $0 != number - 1 && legs[$0].kind == .run && !legs[$0].points.isEmpty
-        }.map { $0 + 1 }
-        return Chosen(leg: leg, warnings: warnings, legsWarning: legsWarning, otherRunLegs: otherRunLegs)
+        // The others that are runs as it is: those that say so, or, when none does, those that
+        // do not say their sport (a GPX of two tracks without `type`: the second was lost).
+        let others = choice.leg != nil || choice.anySport ? [] : legs.indices.filter { $0 != number - 1 && !legs[$0].points.isEmpty }
+        return Chosen(
+            leg: leg, warnings: warnings, legsWarning: legsWarning,
+            otherRunLegs: others.filter { legs[$0].kind == leg.kind }.map { $0 + 1 },
+            otherSportLegs: others.filter { !legs[$0].isRun }.map { (number: $0 + 1, sport: named(legs[$0])) })
     }
 }

@@ -319,8 +319,12 @@ public enum HistoryImport {
                 report.unreadable.append(Skipped(file: "\(file) (leg \(leg))", reason: "\(error)"))
             }
         }
+        // Legs of other sports beside the runs are counted as other sports' activities are.
+        for other in activity.otherSportLegs {
+            report.notRuns.append(Skipped(file: "\(file) (leg \(other.number))", reason: other.sport))
+        }
         for one in activities {
-            keep(one, everyLeg: activities.count > 1, file: file, named: activityName, in: store, report: &report)
+            keep(one, file: file, named: activityName, in: store, report: &report)
         }
     }
 
@@ -337,10 +341,9 @@ public enum HistoryImport {
     }
 
     /// Stores one activity read from `file`, unless it was imported before or holds no
-    /// cadence or heart rate. `everyLeg`: the file's runs are all imported, so the warning
-    /// that said which one was read is not said.
+    /// cadence or heart rate.
     private static func keep(
-        _ activity: ImportedActivity, everyLeg: Bool, file: String, named activityName: String?, in store: SessionStore,
+        _ activity: ImportedActivity, file: String, named activityName: String?, in store: SessionStore,
         report: inout Report, again: Bool = false
     ) {
         // Speed and distance alone (a phone's GPS) are no cadence or heart rate to keep.
@@ -397,7 +400,7 @@ public enum HistoryImport {
                 let earlierFile = existing >= report.newSessionsFrom ? try store.importedFile(session: existing) : nil
                 if let earlierFile, longer != nil, try store.delete(id: existing) == .deleted {
                     report.duplicates.append(Skipped(file: earlierFile, reason: "a shorter copy of the run in \(file), imported in its place"))
-                    keep(activity, everyLeg: everyLeg, file: file, named: activityName, in: store, report: &report)
+                    keep(activity, file: file, named: activityName, in: store, report: &report)
                     return
                 }
                 report.duplicates.append(
@@ -422,14 +425,16 @@ public enum HistoryImport {
                 // Another worker stored a copy of this run meanwhile: taken as one found before,
                 // so that the longer of the two is kept whichever was read first.
                 if !again {
-                    keep(activity, everyLeg: everyLeg, file: file, named: activityName, in: store, report: &report, again: true)
+                    keep(activity, file: file, named: activityName, in: store, report: &report, again: true)
                     return
                 }
                 report.duplicates.append(Skipped(file: file, reason: "the same activity as another file of this import"))
                 return
             }
             report.imported.append(id)
-            report.warnings += activity.warnings.filter { !everyLeg || $0 != activity.legsWarning }.map(\.description)
+            // Every run of the file is imported and the other legs counted: which leg was read
+            // is no news here, and its "--leg N" no advice.
+            report.warnings += activity.warnings.filter { $0 != activity.legsWarning }.map(\.description)
         } catch let error as StoreError where error.isWriteRefused {
             // Not the file's fault: said once, as what stopped the import.
             report.storeFailure = error.description

@@ -286,6 +286,38 @@ struct HistoryImportTests {
         #expect((jsonObject(again.stdoutData)?["duplicates"] as? [Any])?.count == 2, "\(again.stdout)")
     }
 
+    /// Tracks that do not say their sport are runs when none says otherwise: of two, the first
+    /// alone was imported, the second said only in a warning that "--leg N reads another". A
+    /// ride's track beside a run's was said nowhere.
+    @Test("a GPX of two tracks without a type is two runs; a ride's track beside a run is counted with other sports")
+    func tracksWithoutATypeAndOtherSports() throws {
+        let store = try ScratchStore()
+        func track(_ text: String) -> String {
+            let start = text.range(of: "<trk>")!.lowerBound, end = text.range(of: "</trk>")!.upperBound
+            return String(text[start..<end])
+        }
+        func untyped(_ text: String) -> String { text.replacingOccurrences(of: "<type>9</type>", with: "") }
+        let first = untyped(gpxRun(start: Date(timeIntervalSince1970: 1_780_000_000), seconds: 60, perFoot: 85, name: "Day A"))
+        let second = untyped(gpxRun(start: Date(timeIntervalSince1970: 1_780_086_400), seconds: 60, perFoot: 86, name: "Day B"))
+        #expect(!first.contains("<type>"))
+        let both = first.replacingOccurrences(of: track(first), with: track(first) + track(second))
+        let result = try store.run("history", "import", try store.directory.write("untyped.gpx", both), "--json")
+        let report = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
+        #expect((report["imported"] as? [Int])?.count == 2, "\(report)")
+        #expect((report["warnings"] as? [String])?.contains { $0.contains("--leg") } == false, "\(report)")
+
+        let run = gpxRun(start: Date(timeIntervalSince1970: 1_780_172_800), seconds: 60, perFoot: 85, type: "running", name: "Day C")
+        let ride = gpxRun(start: Date(timeIntervalSince1970: 1_780_180_000), seconds: 60, perFoot: 85, type: "cycling", name: "Ride")
+        let brick = run.replacingOccurrences(of: track(run), with: track(run) + track(ride))
+        let mixed = try store.run("history", "import", try store.directory.write("brick.gpx", brick), "--json")
+        let mixedReport = try #require(jsonObject(mixed.stdoutData), "stdout: \(mixed.stdout)")
+        #expect((mixedReport["imported"] as? [Int])?.count == 1, "\(mixedReport)")
+        let others = try #require(mixedReport["not_runs"] as? [[String: Any]])
+        #expect(others.map { $0["reason"] as? String } == ["cycling"], "\(mixedReport)")
+        #expect((others.first?["file"] as? String)?.hasSuffix("brick.gpx (leg 2)") == true, "\(others)")
+        #expect((mixedReport["warnings"] as? [String])?.contains { $0.contains("--leg") } == false, "\(mixedReport)")
+    }
+
     /// A run without a footpod kept its time and heart rate and lost its distance; one whose
     /// app wrote cadence 0 throughout was a run at 0 spm (it put weeks at 136 in trends).
     @Test("a run without cadence keeps its distance; cadence 0 throughout is no cadence, said")
