@@ -40,6 +40,13 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
         guard let place else { return "\(file): \(message)" }
         return place.first?.isNumber == true ? "\(file):\(place): \(message)" : "\(file): \(place): \(message)"
     }
+
+    /// Where and what, for a list that names the file beside it: "line 3: …", "line 3:5: …",
+    /// "message 7 (workout_step): …".
+    public var placedMessage: String {
+        guard let place else { return message }
+        return place.first?.isNumber == true ? "line \(place): \(message)" : "\(place): \(message)"
+    }
 }
 
 /// A plan read from a workout file, with what was left out on the way.

@@ -302,7 +302,8 @@ public enum HistoryImport {
             switch problem.kind {
             case .notARun(let sport): report.notRuns.append(Skipped(file: file, reason: sport))
             case .notAnActivity: report.otherFiles += 1
-            case .invalid: report.unreadable.append(Skipped(file: file, reason: problem.message))
+            // The file is named beside the reason: the reason says where in it (it did not).
+            case .invalid: report.unreadable.append(Skipped(file: file, reason: problem.placedMessage))
             }
             return
         } catch {

@@ -133,8 +133,7 @@ public enum ReadinessImport {
             return skip(\.unreadable, failure.message)
         } catch let problem as ImportError {
             // The file is named beside the reason: the reason says where in it.
-            let place = problem.place.map { $0.allSatisfy(\.isNumber) ? "line \($0): " : "\($0): " } ?? ""
-            return skip(\.unreadable, place + problem.message)
+            return skip(\.unreadable, problem.placedMessage)
         } catch let error as RecordingError {
             return skip(\.unreadable, "line \(error.line): \(error.message)")
         } catch {

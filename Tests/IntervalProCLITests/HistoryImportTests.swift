@@ -401,6 +401,11 @@ struct HistoryImportTests {
         #expect(result.stderr.contains("broken.gpx"), "\(result.stderr)")
         #expect(result.stderr.contains("not an ISO 8601 time"), "\(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
+        // Where in the file, as `replay` says it (the line was left out).
+        let cut = try store.directory.write("cut.gpx", "<gpx>\n<trk><trkseg><trkpt lat=\"1\" lon=\"2\">\n")
+        let cutReport = try #require(jsonObject(try store.run("history", "import", cut, "--json").stdoutData))
+        let cutReason = (cutReport["unreadable"] as? [[String: Any]])?.first?["reason"] as? String
+        #expect(cutReason?.hasPrefix("line ") == true, "\(cutReport)")
         #expect(!looksLikeACrash(result.stderr))
 
         let missing = try store.run("history", "import", store.directory.path("nowhere"))
