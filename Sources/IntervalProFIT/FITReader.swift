@@ -184,10 +184,14 @@ public enum FITFileReader {
             // Some watches write the size when they close the file: one that never closed says 0.
             damage = damage ?? fail(start + 4, "the header's data size is 0: the file was never closed")
             dataEnd = bytes.count
-        } else if dataEnd + 2 > bytes.count {
+        } else if dataEnd > bytes.count {
             // A watch that stopped before finishing the file: what it wrote runs to the end.
             damage = damage ?? fail(start + 4, "the header announces \(dataSize) bytes of messages, but the file ends first (truncated?)")
             dataEnd = bytes.count
+        } else if dataEnd + 2 > bytes.count {
+            // Every message is there: the file was cut in its last two bytes, the CRC (it was
+            // said to end before its messages did).
+            damage = damage ?? fail(dataEnd, "the file ends before its 2-byte CRC: its messages are all there, unchecked")
         } else {
             let storedCRC = UInt16(bytes[dataEnd]) | UInt16(bytes[dataEnd + 1]) << 8
             if storedCRC != FITChecksum.crc(Array(bytes[start..<dataEnd])) {

@@ -51,6 +51,16 @@ struct FITSalvageTests {
         }
     }
 
+    /// Cut in its CRC alone, a file was said to end before its messages did.
+    @Test func aFileCutInItsCRCKeepsEveryMessageAndSaysSo() throws {
+        let whole = Self.activity(seconds: 30)
+        for cut in [1, 2] {
+            let salvage = try FITFileReader.readSalvaging(Array(whole.dropLast(cut)))
+            #expect(salvage.records.count == 31)
+            #expect(salvage.damage?.message == "the file ends before its 2-byte CRC: its messages are all there, unchecked")
+        }
+    }
+
     @Test func aWrongCRCOrASizeNeverWrittenKeepsEveryMessage() throws {
         let whole = Self.activity(seconds: 30)
         var wrongCRC = whole
