@@ -209,7 +209,7 @@ private func zippedActivity(_ path: String) throws -> (bytes: [UInt8], file: Str
 private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throws -> (bytes: [UInt8], file: String) {
     let files: [Zip.Entry]
     var first: (bytes: [UInt8], file: String)?
-    var activities = 0
+    var activityNames: [String] = []
     do {
         files = try Zip.entries(archive).filter { !$0.isFolderOrMacResource }
         for entry in files where !entry.isLargerThanAnyActivity {
@@ -220,19 +220,20 @@ private func oneActivity(in archive: UnsafeRawBufferPointer, path: String) throw
                 file = "\(path) (\(entry.name), inflated)"
             }
             guard holdsActivityOrRecording(content) else { continue }
-            activities += 1
+            activityNames.append(entry.name)
             if first == nil { first = (content, file) }
         }
     } catch {
         throw LaunchError("\(path): a zip file that cannot be read: \(error.message)", kind: .invalidData)
     }
-    guard activities == 1, let first else {
-        let names = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
+    guard activityNames.count == 1, let first else {
+        func listed(_ names: [String]) -> String { names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", …" : "") }
         let message =
-            switch (activities, files.count) {
+            switch (activityNames.count, files.count) {
             case (0, 0): "\(path): an empty zip file: no activity or recording in it"
-            case (0, let count): "\(path): a zip file with no activity or recording in it (\(count) file\(count == 1 ? "" : "s"): \(names))"
-            default: "\(path): a zip file with \(activities) activities (\(names)): unzip it and replay one"
+            case (0, let count): "\(path): a zip file with no activity or recording in it (\(count) file\(count == 1 ? "" : "s"): \(listed(files.map(\.name))))"
+            // Its activities, not its other files (an export's activities.csv and photos).
+            default: "\(path): a zip file with \(activityNames.count) activities (\(listed(activityNames))): unzip it and replay one"
             }
         throw LaunchError(message, kind: .invalidData)
     }

@@ -419,12 +419,21 @@ def check_activities(binary, env, scratch):
         fit_gz = source.read()
     with open(two, "rb") as source:
         two_zip = source.read()
+    # An export's other files beside its activities: said as activities, they were listed too.
+    listing = os.path.join(scratch, "activities.csv")
+    with open(listing, "w") as out:
+        out.write("Activity ID,Filename\n1,fit-tool-activity.fit\n")
+    with_listing = os.path.join(scratch, "with-listing.zip")
+    subprocess.run(["zip", "-q", "-j", with_listing, listing, fit, gpx], check=True)
+    with open(with_listing, "rb") as source:
+        with_listing_zip = source.read()
     with open(gpx, "rb") as source:
         gpx_bytes = source.read()
     for name, content, expected in [
         ("route.gpx", b'<gpx version="1.1">\n<rte><rtept lat="1" lon="2"/></rte></gpx>', "route.gpx:1: no <trk>"),
         ("not-an-activity.gz", gzip.compress(b"hello\n"), "not-an-activity.gz (inflated): not a recording, a FIT, TCX or GPX activity, nor RR intervals as text: it begins \"hello\""),
         ("two.zip", two_zip, "two.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
+        ("listed.zip", with_listing_zip, "listed.zip: a zip file with 2 activities (fit-tool-activity.fit, gpxpy-activity.gpx): unzip it and replay one"),
         ("cut.zip", two_zip[:-30], "cut.zip: a zip file that cannot be read: no zip directory at its end"),
         ("nothing.zip", b"PK\x05\x06" + bytes(18), "nothing.zip: an empty zip file: no activity or recording in it"),
     ]:
