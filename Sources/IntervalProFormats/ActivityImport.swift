@@ -382,6 +382,10 @@ public enum ActivityImport {
                         points.append(try self.trackpoint(trackpoint, file: file))
                     }
                 }
+                // A lap time that is no number was never read: it refuses nothing.
+                if let timer = (try? number(lap.child("TotalTimeSeconds"), upTo: 86_400 * 115, file: file)) ?? nil {
+                    markPauses(in: &points, lap: lapStart..<points.count, timerSeconds: timer)
+                }
             }
             let kind: ActivityLeg.Kind =
                 if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
@@ -396,6 +400,30 @@ public enum ActivityImport {
             activity.exportedByIntervalPro = creator.child("Name")?.text == ProgramName.creator
         }
         return activity
+    }
+
+    /// The pauses a lap's timer says its points hide: Garmin Connect's TCX marks none, its
+    /// points stop and start again in one Track, and the lap's `TotalTimeSeconds` (the watch's
+    /// timer) falls short of their span (a run of 22:10 on the watch read as 35:06, 12:27 of it
+    /// "no signal"). The longest gaps that make up the shortfall are pauses; a gap the timer
+    /// ran through (the GPS lost in a tunnel) leaves no shortfall, and stays a gap.
+    static func markPauses(in points: inout [ActivityPoint], lap: Range<Int>, timerSeconds: Double) {
+        guard lap.count > 1, timerSeconds > 0 else { return }
+        // A point a second at most: a gap of n seconds hides n - 1 of them.
+        func hidden(_ index: Int) -> Double { Double(points[index + 1].time - points[index].time) / 1_000_000 - 1 }
+        let gaps = lap.dropLast()
+        var shortfall = Double(points[lap.last!].time - points[lap.first!].time) / 1_000_000 - timerSeconds
+        for index in gaps where points[index].pausedAfter { shortfall -= hidden(index) }
+        // Less than a smart recording's gaps between points: no pause to find.
+        let shortest = 10.0
+        guard shortfall >= shortest else { return }
+        for index in gaps.filter({ !points[$0].pausedAfter && hidden($0) >= shortest }).sorted(by: { hidden($0) > hidden($1) }) {
+            guard shortfall >= shortest else { break }
+            // A gap longer than what the timer lacks is not all pause: left as it is.
+            guard hidden(index) <= shortfall + 2 else { continue }
+            points[index].pausedAfter = true
+            shortfall -= hidden(index)
+        }
     }
 
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).

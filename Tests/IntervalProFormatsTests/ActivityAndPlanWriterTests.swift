@@ -126,6 +126,27 @@ struct TCXActivityTests {
         #expect(activity.pauses == [.seconds(5) ..< .seconds(15)])
     }
 
+    /// Garmin Connect's TCX: a pause is points that stop and start again in one Track, and
+    /// the lap's TotalTimeSeconds (the watch's timer) short of their span. The pause was read
+    /// as running with no signal. A gap the timer ran through (GPS lost) stays a gap.
+    @Test func aLapsTimerShortOfItsPointsMarksItsLongestGapsAsPauses() throws {
+        func point(_ second: Int) -> String {
+            "<Trackpoint><Time>\(UTCTimestamp.text(unixSeconds: 1_772_350_200 + Int64(second)))</Time><Cadence>85</Cadence></Trackpoint>"
+        }
+        func tcx(timer: Int) -> String {
+            // 0-299 and 600-899 a point a second (300 s away: a pause), then one 60 s later and 30 s on.
+            let seconds = Array(0..<300) + Array(600..<900) + [960, 990]
+            return "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><TotalTimeSeconds>\(timer)</TotalTimeSeconds><Track>"
+                + seconds.map(point).joined() + "</Track></Lap></Activity></Activities></TrainingCenterDatabase>"
+        }
+        // The watch ran 690 s of the 990: the 300 s stop was a pause, the 60 s gap not.
+        let paused = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx(timer: 690).utf8)), file: "garmin.tcx")
+        #expect(paused.pauses == [.seconds(299) ..< .seconds(600)])
+        // The timer ran through everything: no pause.
+        let running = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx(timer: 990).utf8)), file: "garmin.tcx")
+        #expect(running.pauses.isEmpty)
+    }
+
     /// TCX cadence in steps per minute already (median over 120) is kept, as for GPX.
     @Test func cadenceAlreadyInStepsIsNotDoubled() throws {
         let points = [170, 172].enumerated().map {
