@@ -125,6 +125,19 @@ public func loadRecording(_ path: String, choice: ActivityChoice = .init()) thro
     return try readRecording(bytes, file: file, choice: choice)
 }
 
+/// Writes `recording` to a recording file, never over one that holds something: `replay FILE
+/// --record OUT` without a plan, what the source delivered (a watch's activity as the
+/// recording format). `--record` was passed over there without a word, and nothing written.
+public func writeRecording(_ recording: ParsedRecording, to path: String) throws {
+    do throws(FileError) {
+        let writer = try RecordingWriter(path: path, headerLine: RecordingLine.header(recording.header))
+        try writer.write(lines: recording.entries.map(RecordingLine.entry))
+        try writer.close()
+    } catch {
+        throw LaunchError(error)
+    }
+}
+
 /// `read`, and when the file is not there but IntervalPro ships an example of its name
 /// (`Plans/cadence-ladder.json` typed outside a clone), the name to give instead.
 private func withExampleNamed<T>(

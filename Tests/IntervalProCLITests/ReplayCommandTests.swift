@@ -185,6 +185,21 @@ struct ReplayCommandTests {
         #expect(events.values.contains { $0["disconnected"] == 1 && $0["connected"] == 1 })
     }
 
+    /// Without --plan, --record was passed over without a word: exit 0 and no file.
+    @Test("replay without --plan writes --record: the same lines, read back to the same statistics; never over a file")
+    func recordWithoutAPlan() throws {
+        let recorded = try Recorded()
+        #expect(recorded.simulation.status == 0, "stderr: \(recorded.simulation.stderr)")
+        let copy = recorded.dir.path("copy.jsonl")
+        let written = try intervalpro("replay", recorded.recording, "--record", copy, "--json")
+        #expect(written.status == 0, "stderr: \(written.stderr)")
+        #expect(try nonBlankLines(copy).dropFirst() == nonBlankLines(recorded.recording).dropFirst())
+        let again = try intervalpro("replay", copy, "--json")
+        #expect(again.stdout == written.stdout)
+        let refused = try intervalpro("replay", recorded.recording, "--record", copy)
+        #expect(refused.status == 74 && refused.stderr.contains("a recording is never written over"), "\(refused.stderr)")
+    }
+
     @Test("the text statistics name the devices")
     func textStatistics() throws {
         let result = try intervalpro("replay", "Recordings/first-cadence-session.jsonl")

@@ -55,6 +55,7 @@ struct ReplayCommand: AsyncParsableCommand {
             if let override = options.cadenceUnit?.unit {
                 for device in recording.header.devices { units[device.id] = override }
             }
+            if let record = options.record { try writeRecording(recording, to: record) }
             let statistics = StreamStatistics(
                 header: recording.header, entries: recording.entries, units: units,
                 outOfOrderLines: recording.outOfOrderLines)
