@@ -59,16 +59,33 @@ struct IntervalPro: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withError: error)
+            let status = exitCode(for: error)
+            guard status.isSuccess else {
+                // The command's own failure stands; standard output lost on the way is said too
+                // (`doctor > /dev/full` exited 69 without a word).
+                if let failure = Terminal.flushStandardOutput(), !failure.isBrokenPipe {
+                    Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
+                }
+                exit(withError: error)
+            }
+            // Help, --version, a completion script: written as any command's output is, so that
+            // a full disk fails them too (`--generate-completion-script bash > file` exited 0
+            // with an empty file).
+            let text = fullMessage(for: error)
+            if !text.isEmpty { print(text) }
         }
-        // `history --json > file` on a full disk printed nothing, said nothing and exited 0.
-        if let failure = Terminal.flushStandardOutput() {
-            // The reader left (`| head`): nothing to say to it, and the status a shell gives a
-            // command SIGPIPE ended; what the command did (a session saved) stands.
-            if failure.isBrokenPipe { exit(withError: ExitCode(ExitStatus.outputClosed.rawValue)) }
-            Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
-            exit(withError: ExitCode(ExitStatus.ioError.rawValue))
-        }
+        finishStandardOutput()
+    }
+
+    /// Exits 74 when what went to standard output could not be written, 141 when its reader
+    /// left: `history --json > file` on a full disk printed nothing, said nothing and exited 0.
+    static func finishStandardOutput() {
+        guard let failure = Terminal.flushStandardOutput() else { return }
+        // The reader left (`| head`): nothing to say to it, and the status a shell gives a
+        // command SIGPIPE ended; what the command did (a session saved) stands.
+        if failure.isBrokenPipe { exit(withError: ExitCode(ExitStatus.outputClosed.rawValue)) }
+        Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
+        exit(withError: ExitCode(ExitStatus.ioError.rawValue))
     }
 
     /// The name in `help NAME…` that no command has: ArgumentParser printed the help of the

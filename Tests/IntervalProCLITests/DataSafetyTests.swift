@@ -56,20 +56,24 @@ import Glibc
         let env = environment(dir)
         #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: env).status == 0)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executablePath)
-        process.arguments = ["history", "--json"]
-        var processEnvironment = ProcessInfo.processInfo.environment
-        for (key, value) in env { processEnvironment[key] = value }
-        process.environment = processEnvironment
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 74, "stderr: \(said)")
-        #expect(said.contains("cannot write to standard output"), "stderr: \(said)")
+        // Help, --version and a completion script too: they exited 0 with nothing written (an
+        // install's completion file left empty without a word).
+        for arguments in [["history", "--json"], ["--help"], ["--version"], ["--generate-completion-script", "bash"]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executablePath)
+            process.arguments = arguments
+            var processEnvironment = ProcessInfo.processInfo.environment
+            for (key, value) in env { processEnvironment[key] = value }
+            process.environment = processEnvironment
+            process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            process.waitUntilExit()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 74, "\(arguments): stderr: \(said)")
+            #expect(said.contains("cannot write to standard output"), "\(arguments): stderr: \(said)")
+        }
 
         let recorded = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", "/dev/full", environment: env)
         #expect(recorded.status == 74, "stderr: \(recorded.stderr)")
