@@ -40,6 +40,10 @@ public struct StoreLocation: Sendable {
                 "'\(path)' is a folder, not a session store: --db takes the store's file (like \(path)/intervalpro.sqlite)",
                 kind: .usage)
         }
+        // A device or a pipe (`--db /dev/null`) was read as a store "that needs an upgrade".
+        if BundledFiles.exists(path), !FileIO.isRegularFile(path) {
+            throw LaunchError("session store '\(path)': not a file, so not an IntervalPro database", kind: .invalidData)
+        }
         // A read command where nothing was ever saved creates nothing: no file, no folder; and
         // an empty file stays one (`history --db notes.txt` made it a 90 KB database).
         if readingOnly, !BundledFiles.exists(path) || BundledFiles.isEmptyFile(path) {

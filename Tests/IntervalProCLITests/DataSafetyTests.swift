@@ -106,6 +106,9 @@ import Glibc
             #expect(result.status == 64, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("is a folder, not a session store"), "\(command): \(result.stderr)")
         }
+        // A device was read as a store "that needs an upgrade" (74).
+        let device = try intervalpro(arguments: ["history", "--db", "/dev/null"], environment: env)
+        #expect(device.status == 65 && device.stderr.contains("not an IntervalPro database"), "\(device.stderr)")
     }
 
     @Test("--db naming an empty file: a read leaves it empty (it became a 90 KB database); a file that is no store: 65")
