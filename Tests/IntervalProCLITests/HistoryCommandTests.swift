@@ -168,6 +168,11 @@ struct HistoryCommandTests {
         let none = try empty.run("show", "last")
         #expect(none.status == 66)
         #expect(none.stderr.contains("no sessions saved yet"))
+        // Where no store was made, delete finds no session and makes no store (it created one,
+        // and in a data folder that may not be written said "cannot create it", 74).
+        let nothing = try empty.run("delete", "1")
+        #expect(nothing.status == 66 && nothing.stderr.contains("no session 1"), "\(nothing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: empty.path))
     }
 
     @Test("a session running in another process is not deleted: what it records from then on would be lost")

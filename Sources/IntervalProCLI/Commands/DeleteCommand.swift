@@ -20,7 +20,14 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let store = try store.open()
+            // Read first: where no store was made there is no session to delete, and none to
+            // create (in a data folder that may not be written, that said "cannot create it", 74).
+            let reading = try self.store.open(readingOnly: true)
+            let listed = try storeCall { () throws(StoreError) in try reading.listing(id: id) }
+            guard listed != nil else {
+                throw LaunchError("no session \(id) in \(reading.path)", kind: .missingInput)
+            }
+            let store = try self.store.open()
             let deletion = try storeCall { () throws(StoreError) in try store.delete(id: id) }
             switch deletion {
             case .deleted: Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
