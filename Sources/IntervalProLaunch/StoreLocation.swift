@@ -85,6 +85,19 @@ public struct StoreLocation: Sendable {
     }
 }
 
+extension StoreLocation {
+    /// Deletes a session (`SessionStore.delete(id:)`), where the store is `path`. Where no
+    /// store was made there is no session to delete, and none is created (in a data folder that
+    /// may not be written, `delete` said "cannot create it", 74).
+    public func delete(id: Int64) throws -> (deletion: SessionStore.Deletion, path: String) {
+        let reading = try open(readingOnly: true)
+        let listed = try storeCall { () throws(StoreError) in try reading.listing(id: id) }
+        guard listed != nil else { return (.noSuchSession, reading.path) }
+        let store = try open()
+        return (try storeCall { () throws(StoreError) in try store.delete(id: id) }, store.path)
+    }
+}
+
 /// Runs a store call, turning its error into a `LaunchError` of `kind`.
 public func storeCall<T>(_ kind: LaunchError.Kind = .io, _ body: () throws(StoreError) -> T) throws -> T {
     do {
