@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Closes a connection whose request head has not come whole within `deadline`: a device on
 /// the network that opened connections and sent part of a head held each of them for ever, and
@@ -56,6 +57,26 @@ final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler 
     }
 }
 
+/// Closes the connection of a request that is not HTTP. The WebSocket upgrade's pipeline
+/// waits for a request head that parses, and one that did not (`GARBAGE` and a blank line)
+/// held its connection for ever, past the head's deadline: 300 of them from a device on the
+/// network held 300 descriptors. (No 400 is written: what is written here goes through the
+/// encoders of whichever stage the pipeline is at, each with a type of its own.)
+final class UnparsableRequestCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        context.close(promise: nil)
+    }
+
+    /// A request got through: the connection is HTTP's (or the WebSocket's) to run from here.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
 /// The HTTP/1 and WebSocket channel with a deadline for each connection's first request head.
 struct HeadDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
@@ -66,7 +87,11 @@ struct HeadDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(deadline: deadline))
-        }.flatMap { inner.setup(channel: channel, logger: logger) }
+        }.flatMap { inner.setup(channel: channel, logger: logger) }.flatMapThrowing { value in
+            // Last, where the HTTP decoder's errors arrive.
+            try channel.pipeline.syncOperations.addHandler(UnparsableRequestCloser())
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
