@@ -20,6 +20,8 @@ public final class LiveStateHub: Sendable {
         /// What `text` says, member by member.
         var members: [(String, JSONValue)] = []
         var running = false
+        /// What runs is a readiness measurement: `finish` (which cancels it) is its one command.
+        var measuring = false
         var readers: [Int: AsyncStream<String>.Continuation] = [:]
         var nextReader = 0
         var commands: [UserCommand] = []
@@ -120,6 +122,9 @@ public final class LiveStateHub: Sendable {
         /// A `next` for a step that has ended, or that a `next` queued already ends.
         case stepAlreadyEnded
         case noSession
+        /// Pause, resume or next while a readiness measurement runs: it has no steps to skip,
+        /// and a pause would spoil it (they were answered "accepted" and did nothing).
+        case notDuringMeasurement
     }
 
     /// Queues a command; a `next` given `endingStep` (the step number the sender saw) only
@@ -128,6 +133,7 @@ public final class LiveStateHub: Sendable {
     public func send(_ command: UserCommand, endingStep: Int?) -> Sent {
         let outcome: (Sent, (@Sendable () -> Void)?) = state.withLock { state in
             guard state.running else { return (.noSession, nil) }
+            if state.measuring, command != .finish { return (.notDuringMeasurement, nil) }
             if command == .next, let endingStep {
                 guard state.step == endingStep, state.nextQueuedFor != endingStep else { return (.stepAlreadyEnded, nil) }
                 state.nextQueuedFor = endingStep
@@ -144,6 +150,7 @@ public final class LiveStateHub: Sendable {
     public func sessionStarted(wake: (@Sendable () -> Void)?) {
         state.withLock { state in
             state.running = true
+            state.measuring = false
             state.commands.removeAll()
             state.nextQueuedFor = nil
             state.wake = wake
@@ -179,9 +186,15 @@ public final class LiveStateHub: Sendable {
 
     /// A readiness measurement takes the hub as a session does: no session starts meanwhile,
     /// its states reach the same readers (`"status": "readiness"`), and `finish` cancels it.
-    public func readinessStarted() { sessionStarted(wake: nil) }
+    public func readinessStarted() {
+        sessionStarted(wake: nil)
+        state.withLock { $0.measuring = true }
+    }
 
-    public func readinessEnded() { sessionEnded() }
+    public func readinessEnded() {
+        sessionEnded()
+        state.withLock { $0.measuring = false }
+    }
 
     public func publishReadiness(_ members: [(String, JSONValue)]) {
         publish([("status", .string("readiness"))] + members)

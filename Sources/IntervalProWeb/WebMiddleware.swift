@@ -1,7 +1,7 @@
 import Hummingbird
 
-/// A path and method no route serves answers in JSON, as every other error does: the router's
-/// own 404 has no body.
+/// A path and method no route serves, and a WebSocket asked for without the upgrade, answer in
+/// JSON, as every other error does: the router's own 404 has no body.
 struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -10,6 +10,8 @@ struct NotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             return WebServer.error(.notFound, "nothing answers \(request.method.rawValue) \(request.uri.path)")
+        } catch let error as HTTPError where error.status == .upgradeRequired {
+            return WebServer.error(.upgradeRequired, error.body ?? "a WebSocket")
         }
     }
 }

@@ -9,10 +9,21 @@ extension WebServer {
     static let commands = Dictionary(
         uniqueKeysWithValues: [UserCommand.pause, .resume, .next, .finish].map { ($0.rawValue, $0) })
 
+    /// What a start request may say.
+    static let startKeys = ["plan", "planned", "source", "recording", "speed", "metronome", "volume", "voice"]
+
     static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) async -> Response {
+        // A misspelt choice ("sped": 100) was passed over: the session ran at its default.
+        guard case .object(let members) = body.kind else { return error(.badRequest, "the body must be an object") }
+        if let unknown = members.first(where: { !startKeys.contains($0.key) }) {
+            return error(.badRequest, "unknown key '\(unknown.key)': a start takes \(startKeys.joined(separator: ", "))")
+        }
         // A plan of the catalogue, or a run planned in intervals.icu (`run icu:ID`).
         let planID = body["plan"]?.stringValue
         let plannedID = body["planned"]?.stringValue
+        for key in ["plan", "planned"] where body[key] != nil && body[key]?.stringValue == nil {
+            return error(.badRequest, "'\(key)' must be a string (an id, as /api/plans and /api/today list them)")
+        }
         guard (planID == nil) != (plannedID == nil) else {
             return error(.badRequest, "'plan' (a plan id) or 'planned' (an intervals.icu event id), one of them")
         }
@@ -115,12 +126,16 @@ extension WebServer {
         // `step`: the number of the step a `next` ends, as the page showed it.
         var endingStep: Int?
         if let stepNode = body["step"] {
-            guard command == .next, let number = stepNode.numberValue, number >= 1, number == number.rounded(), number <= 1e9
-            else { return Self.error(.badRequest, "'step' goes with next: the number of the step it ends") }
+            guard command == .next else { return Self.error(.badRequest, "'step' goes with next: the number of the step it ends") }
+            guard let number = stepNode.numberValue, number >= 1, number == number.rounded(), number <= 1e9 else {
+                return Self.error(.badRequest, "'step' must be a whole number from 1: the number of the step next ends")
+            }
             endingStep = Int(number)
         }
         switch hub.send(command, endingStep: endingStep) {
         case .noSession: return Self.error(.conflict, "no session is running")
+        case .notDuringMeasurement:
+            return Self.error(.conflict, "a readiness measurement is running: finish cancels it, and it takes no other command")
         case .stepAlreadyEnded:
             // Not an error for the page: the runner's wish, that step over, is done.
             return Self.json(.ok, JSONValue.object([("accepted", .string(name)), ("stepAlreadyEnded", .bool(true))]).serialized(pretty: false))

@@ -285,7 +285,13 @@ public struct WebServer: Sendable {
             let readiness = ReadinessToday.read(store, today: today).map(ReadinessJSON.today) ?? .null
             return Self.json(.ok, JSONValue.object([("date", .string(today)), ("readiness", readiness)]).serialized(pretty: false))
         }
-        router.ws("/api/live") { inbound, outbound, _ in
+        // A plain GET (no Upgrade) was answered 200 with nothing: it is told what it reached.
+        router.ws("/api/live", shouldUpgrade: { request, _ in
+            guard request.headers[.upgrade]?.lowercased() == "websocket" else {
+                throw HTTPError(.upgradeRequired, message: "/api/live is a WebSocket: open it as one (the page does)")
+            }
+            return .upgrade([:])
+        }) { inbound, outbound, _ in
             // Until the page goes away: its frames are read (and dropped) so a close is seen.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { for try await _ in inbound {} }
@@ -375,6 +381,9 @@ public struct WebServer: Sendable {
         let status: HTTPResponse.Status =
             switch failure.kind {
             case .missingInput where fromService: .notFound
+            // No account, or its key refused: the page's to fix, as an upload's is (it was 502,
+            // though nothing was asked of the service).
+            case .refused where fromService: .conflict
             case _ where fromService: .badGateway
             default: .internalServerError
             }

@@ -104,6 +104,8 @@ extension ReadinessCommandTests {
         #expect(exchange("api/readiness", post: #"{"duration": 1}"#).status == 202)
         #expect(exchange("api/readiness", post: #"{"duration": 1}"#).status == 409, "one measurement at a time")
         #expect(exchange("api/sessions", post: #"{"plan": "x", "source": "simulate"}"#).status != 201)
+        // A measurement takes no pause, resume or next: they were "accepted" and did nothing.
+        #expect(exchange("api/command", post: #"{"command": "pause"}"#).status == 409)
         var phases: Set<String> = []
         var state: [String: Any] = [:]
         for _ in 0..<400 {

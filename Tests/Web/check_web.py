@@ -732,6 +732,17 @@ def start_page(binary, scratch):
               f"a command with no session running: 409 and an error: {status} {body}")
         status, _, _ = request(port, "GET", "/sessions/1/report")
         check(status == 404, f"the report of a session that does not exist: 404, got {status}")
+        # A misspelt choice was passed over (the session ran at its default); a number for an
+        # event id was "one of them"; intervals.icu without an account was 502; a plain GET of
+        # the WebSocket was 200 with nothing.
+        status, body, _ = post_json(port, "/api/sessions", {"plan": "examples/pyramid", "source": "simulate", "sped": 100})
+        check(status == 400 and "unknown key 'sped'" in json.dumps(body), f"a start with an unknown key: 400 naming it: {status} {body}")
+        status, body, _ = post_json(port, "/api/sessions", {"planned": 123, "source": "simulate"})
+        check(status == 400 and "must be a string" in json.dumps(body), f"a planned id that is a number: 400, said: {status} {body}")
+        status, body, _ = post_json(port, "/api/sessions", {"planned": "123", "source": "simulate"})
+        check(status == 409 and "no intervals.icu account" in json.dumps(body), f"a planned run without an account: 409: {status} {body}")
+        status, _, body = request(port, "GET", "/api/live")
+        check(status == 426 and b"WebSocket" in body, f"/api/live without the upgrade: 426, said: {status} {body[:120]!r}")
         sessions = get_json(port, "/api/sessions")
         check(sessions == {"sessions": [], "total": 0}, f"a new store lists no sessions: {sessions}")
         # No site may frame the page (on loopback no token is asked: its buttons could be pressed).
