@@ -35,10 +35,11 @@ struct SessionSaving {
                     logger.warning("\(news)")
                     tell?(news)
                 })
-        } catch let failure as LaunchError {
-            Self.warn(failure.message)
         } catch {
-            Self.warn("\(error)")
+            let message = (error as? LaunchError)?.message ?? "\(error)"
+            Self.warn(message)
+            // The page too, from the start: it heard only at the finish, after the whole run.
+            tell?("not saved: \(message); the session goes on unsaved")
         }
         return nil
     }

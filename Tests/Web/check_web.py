@@ -1465,6 +1465,29 @@ def readiness_card(binary, scratch):
         server.stop()
 
 
+def unsaved_session(binary, scratch):
+    """A store that cannot be opened: the session runs unsaved, and the page is told so from
+    its start (it heard it only at the finish, after the whole run)."""
+    folder = os.path.join(scratch, "unsaved")
+    os.makedirs(folder)
+    blocker = os.path.join(folder, "a-file")
+    with open(blocker, "w") as out:
+        out.write("not a folder\n")
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", "--db", os.path.join(blocker, "history.sqlite"),
+                                     *serve_arguments(binary)], port)
+    try:
+        server.start()
+        plan_id = next(p["id"] for p in get_json(port, "/api/plans")["plans"] if p["name"] == "Cadence ladder")
+        status, answer, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 20})
+        told = wait_state(port, lambda st: st.get("status") == "running" and "not saved" in (st.get("notice") or ""), 15)
+        check(status == 201 and told is not None, f"an unsaved session's page is told while it runs: {status} {answer} {told}")
+        post_json(port, "/api/command", {"command": "finish"})
+        wait_state(port, lambda st: st.get("status") == "finished")
+    finally:
+        server.stop()
+
+
 def another_programs_session(binary, scratch):
     """A session `intervalpro run` records in a terminal has the sensors: the page's scan,
     session and measurement wait for it (each was accepted beside it, to take its radio)."""
@@ -1811,6 +1834,7 @@ def main():
                             lambda: history_page(binary, scratch, screenshot_copy)),
                            ("the readiness card (serve)", lambda: readiness_card(binary, scratch)),
                            ("a session another program records (serve and run)", lambda: another_programs_session(binary, scratch)),
+                           ("a session the store cannot keep (serve)", lambda: unsaved_session(binary, scratch)),
                            ("the access rules (serve on 0.0.0.0)", lambda: access(binary, scratch)),
                            ("20 WebSocket clients", lambda: many_clients(binary, scratch))]:
             try:
