@@ -11,7 +11,7 @@ public struct Trends: Sendable {
         public var averageWorkCadence: Double?
     }
 
-    /// Sessions of one week (Monday to Sunday, UTC).
+    /// Sessions of one week (Monday to Sunday, in the runner's local time).
     public struct Week: Equatable, Sendable {
         /// The week's Monday, "2026-03-02".
         public var monday: String
@@ -26,10 +26,14 @@ public struct Trends: Sendable {
     public var weekly: [Week]
     /// Least-squares slope of the work cadence, spm per week (nil under two sessions).
     public var workCadencePerWeek: Double?
+    /// The local midnight (as seconds since 1970 read as UTC) of each point's Monday.
+    private var mondays: [Int64] = []
 
     /// The trend of `listings` (any order) over the `weeks` weeks before `now` (seconds
-    /// since 1970). Sessions still running are left out.
-    public init(listings: [SessionListing], weeks: Int, now: Int64) {
+    /// since 1970). Sessions still running are left out. `utcOffset` gives the runner's clock
+    /// at a moment (seconds east of UTC): a week is the runner's, Monday to Sunday where they
+    /// live (counted in UTC, a New York runner's Sunday evening runs fell in the next week).
+    public init(listings: [SessionListing], weeks: Int, now: Int64, utcOffset: (Int64) -> Int64 = { _ in 0 }) {
         self.weeks = weeks
         let start = now - Int64(weeks) * 7 * 86_400
         since = UTCTimestamp.text(unixSeconds: start)
@@ -40,12 +44,22 @@ public struct Trends: Sendable {
                 id: $0.id, startedAt: $0.startedAt, planName: $0.planName, inZonePercent: $0.inZonePercent,
                 averageWorkCadence: $0.averageWorkCadence)
         }
+        mondays = points.map { point in
+            let seconds = UTCTimestamp.unixSeconds(point.startedAt) ?? 0
+            return Self.monday(of: seconds + utcOffset(seconds))
+        }
         var weekly: [Week] = []
         var grouped: [(Int64, [Point])] = []
-        for point in points {
-            let monday = Self.monday(of: UTCTimestamp.unixSeconds(point.startedAt) ?? 0)
-            if grouped.last?.0 == monday { grouped[grouped.count - 1].1.append(point) } else { grouped.append((monday, [point])) }
+        for (point, monday) in zip(points, mondays) {
+            if let index = grouped.firstIndex(where: { $0.0 == monday }) {
+                // In time order a later point is in the same or a later week, unless a clock
+                // change moved it back: it joins its week wherever that is.
+                grouped[index].1.append(point)
+            } else {
+                grouped.append((monday, [point]))
+            }
         }
+        grouped.sort { $0.0 < $1.0 }
         for (monday, group) in grouped {
             weekly.append(
                 Week(
@@ -121,13 +135,16 @@ public struct Trends: Sendable {
         guard !points.isEmpty else { return ["No finished sessions in the last \(weeks) weeks."] }
         let columns = max(1, width)
         let perWeek = points.count > columns
+        // The weeks from the first session's to the last's, when shown a column each.
+        var spanned = 0
         let shown: [(date: String, inZone: Double?, cadence: Double?)]
         if perWeek {
             var byMonday: [String: Week] = [:]
             for week in weekly { byMonday[week.monday] = week }
-            let last = Self.monday(of: UTCTimestamp.unixSeconds(points.last!.startedAt) ?? 0)
-            let first = Self.monday(of: UTCTimestamp.unixSeconds(points.first!.startedAt) ?? 0)
-            let count = min(columns, Int((last - first) / (7 * 86_400)) + 1)
+            let last = mondays.max() ?? 0
+            let first = mondays.min() ?? 0
+            spanned = Int((last - first) / (7 * 86_400)) + 1
+            let count = min(columns, spanned)
             shown = (0..<count).reversed().map { back in
                 let monday = String(UTCTimestamp.text(unixSeconds: last - Int64(back) * 7 * 86_400).prefix(10))
                 return (monday, byMonday[monday]?.inZonePercent, byMonday[monday]?.averageWorkCadence)
@@ -157,6 +174,11 @@ public struct Trends: Sendable {
             lines.append(TextChart.axis(shown.map(\.date), indent: 5))
         } else {
             lines.append("  no work steps with cadence yet")
+        }
+        if spanned > shown.count {
+            // The older weeks were left out without a word, the trend below still theirs.
+            lines.append("")
+            lines.append("The last \(shown.count) of \(spanned) weeks: a wider terminal shows more, and `--json` lists them all.")
         }
         if let slope = workCadencePerWeek {
             let sign = slope >= 0 ? "+" : ""
@@ -200,12 +222,15 @@ public enum TextChart {
 
     /// Dates ("03-01") under the first and last columns; `indent` is the y-axis width.
     public static func axis(_ dates: [String], indent: Int) -> String {
-        func short(_ iso: String) -> String { String(iso.dropFirst(5).prefix(5)) }
         guard let first = dates.first, let last = dates.last else { return "" }
+        // Month and day; with the year where the dates are of different years ("07-14" to
+        // "01-29" read as half a year, not a year and a half).
+        let years = first.prefix(4) != last.prefix(4)
+        func short(_ iso: String) -> String { years ? String(iso.prefix(10)) : String(iso.dropFirst(5).prefix(5)) }
         let margin = String(repeating: " ", count: indent)
         guard dates.count > 1 else { return margin + short(first) }
         // The last date ends under the last column when there is room for both.
-        let gap = dates.count - 10
+        let gap = dates.count - 2 * short(first).count
         return margin + short(first) + (gap >= 1 ? String(repeating: " ", count: gap) : " … ") + short(last)
     }
 }

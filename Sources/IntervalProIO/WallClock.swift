@@ -53,6 +53,15 @@ extension WallClock {
     /// Today's local date.
     public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
 
+    /// The system's time zone's offset from UTC at a moment, in seconds east (summer time as
+    /// it was then).
+    public static func utcOffset(at unixSeconds: Int64) -> Int64 {
+        var seconds = time_t(unixSeconds)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return Int64(parts.tm_gmtoff)
+    }
+
     /// The same local clock time as `unixSeconds` on another local date (YYYY-MM-DD); nil when
     /// the date is not one.
     public static func sameLocalTime(as unixSeconds: Int64, onLocalDate date: String) -> Int64? {

@@ -259,6 +259,32 @@ struct HistoryTextTests {
         #expect(filled.count == columns - 10, "\(chart.joined(separator: "\n"))")
     }
 
+    /// Weeks were counted in UTC: a New York runner's Sunday evening runs fell in the next week.
+    /// And a chart narrower than the weeks left the older ones out without a word, its axis
+    /// without years ("07-14" to "01-29").
+    @Test("trends: weeks are the runner's, Monday to Sunday in local time; a chart too narrow says what it leaves out")
+    func trendsInLocalWeeksAndNarrowCharts() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
+        // Sunday 2026-11-01 21:00 in New York (UTC-5) is Monday 02:00 UTC.
+        let sunday = listing(1, "2026-11-02T02:00:00Z", inZone: nil, cadence: 170)
+        let newYork = Trends(listings: [sunday], weeks: 52, now: now, utcOffset: { _ in -5 * 3600 })
+        #expect(newYork.weekly.map(\.monday) == ["2026-10-26"])
+        #expect(Trends(listings: [sunday], weeks: 52, now: now).weekly.map(\.monday) == ["2026-11-02"])
+
+        // Two runs a week over two years, on a chart of 40 columns.
+        var listings: [SessionListing] = []
+        let last = try #require(UTCTimestamp.unixSeconds("2026-11-23T07:00:00Z"))
+        for week in 0..<100 {
+            for day in 0..<2 {
+                listings.append(listing(Int64(listings.count + 1), UTCTimestamp.text(unixSeconds: last - Int64(week * 7 - day) * 86_400), inZone: nil, cadence: 165))
+            }
+        }
+        let chart = Trends(listings: listings, weeks: 104, now: now).chart(width: 40, height: 4)
+        #expect(chart.contains("The last 40 of 100 weeks: a wider terminal shows more, and `--json` lists them all."), "\(chart)")
+        let years = Trends(listings: listings, weeks: 104, now: now).chart(width: 100, height: 4)
+        #expect(years.contains { $0.contains("2024-12-30") && $0.contains("2026-11-23") }, "\(years.joined(separator: "\n"))")
+    }
+
     @Test("text charts scale values to rows")
     func textChart() {
         let lines = TextChart.columns([0, 50, 100, nil], low: 0, high: 100, height: 2, style: .bars, label: { "\(Int($0))" })
