@@ -23,10 +23,13 @@ public enum Terminal {
         getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
     }
 
+    /// The terminal's width; where output is no terminal, `COLUMNS` when set (as `ls` and
+    /// `man` take it: `trends | less` charted 80 columns whatever was asked), else 80.
     public static var columns: Int {
         var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 { return min(set, 10_000) }
+        return 80
     }
 
     public static func writeStandardOutput(_ text: String) {
