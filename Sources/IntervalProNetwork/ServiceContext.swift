@@ -13,6 +13,10 @@ public final class ServiceContext: @unchecked Sendable {
     /// How calls are retried; `doctor` asks once, quickly.
     public let policy: RetryPolicy
     private let transport: Result<CurlTransport, TransportError>
+    /// An early renewal of Strava's token failed this command: its other calls use the token
+    /// while it is valid rather than try again (each call renewed first, with four attempts:
+    /// an upload and its status checks took 30 s on a token endpoint answering 500).
+    var stravaEarlyRenewalFailed = false
 
     public init(
         file: AccountFile, accounts: Accounts, verbose: Bool, timeout: Double? = nil, policy: RetryPolicy = RetryPolicy()

@@ -19,14 +19,16 @@ public struct StravaAuthorization: Sendable {
     public func response(_ make: (String) -> HTTPRequest) async throws(ServiceError) -> HTTPResponse {
         guard let account = context.accounts.strava else { throw ServiceContext.noAccount(.strava) }
         var token = account.accessToken
-        if Strava.needsRefresh(account, now: context.now()) {
+        let stillValid = account.expiresAt > context.now() + 60
+        if Strava.needsRefresh(account, now: context.now()), !(stillValid && context.stravaEarlyRenewalFailed) {
             do {
                 token = try await refresh()
-            } catch where account.expiresAt > context.now() + 60 {
+            } catch where stillValid {
                 // Renewed early, an hour before it expires: a renewal that fails (Strava's token
                 // endpoint down, its answer lost) failed the upload though the token still
-                // worked. It is used as it is; a 401 renews again below, and the next call does.
-                logger.notice("strava: renewing the access token failed (\(error.message)); the current one, valid for \(Int((account.expiresAt - context.now()) / 60)) min more, is used")
+                // worked. It is used as it is, for the rest of the command; a 401 renews again below.
+                context.stravaEarlyRenewalFailed = true
+                logger.notice("strava: \(error.message); the current access token, valid for \(Int((account.expiresAt - context.now()) / 60)) min more, is used")
             }
         }
         let response = try await caller.response(to: make(token))

@@ -1025,6 +1025,10 @@ def group_strava(g):
     posts = s.requests("POST", "/api/v3/uploads", since)
     g.check(early.returncode == 0 and posts and posts[-1]["headers"].get("authorization") == f"Bearer {token}",
             "the token endpoint down, the token valid for 30 min more: uploaded with it", early.describe())
+    # Renewed once: each call (the upload, its status checks) renewed first, four attempts each.
+    renewals = s.requests("POST", "/oauth/token", since)
+    g.check(len(renewals) <= 4, "the early renewal that failed is not tried again by the upload's other calls",
+            f"{len(renewals)} renewals")
 
     saved = s.account("strava") or {}
     expect(g, s.run("account", "remove", "strava", "-v"), 0, "account remove strava")
