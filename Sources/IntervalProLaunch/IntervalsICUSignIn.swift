@@ -10,8 +10,15 @@ public enum IntervalsICUSignIn {
     ) async throws -> IntervalsICUAccount {
         var account = IntervalsICUAccount(athleteID: athlete, apiKey: apiKey, readinessToWellness: readinessToWellness)
         let api = IntervalsICU(baseURL: ServiceContext.baseURL(.intervalsICU), account: account)
-        let response = try await serviceCall { () throws(ServiceError) in
-            try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+        let response: HTTPResponse
+        do {
+            response = try await serviceCall { () throws(ServiceError) in
+                try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+            }
+        } catch var refused as LaunchError where refused.kind == .refused && !athlete.isEmpty && athlete.allSatisfy(\.isNumber) {
+            // An athlete id without its "i" is refused as a wrong key would be: the key was blamed.
+            refused.message += "; intervals.icu athlete ids begin with i (i\(athlete)?), as its settings page shows them"
+            throw refused
         }
         account.name = IntervalsICU.athleteName(response)
         let kept = account

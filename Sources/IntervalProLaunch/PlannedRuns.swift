@@ -68,7 +68,7 @@ public enum PlannedRuns {
             // A ride's 90rpm is no running cadence, and its FIT went up as a run.
             guard workout.isRun else {
                 throw LaunchError(
-                    "\(workout.reference) (\(workout.name)) is a \(workout.type) workout, not a run: IntervalPro runs running workouts",
+                    "\(workout.reference) (\(workout.name)) is \(workout.type.isEmpty ? "no workout of a sport (a note?)" : "a \(workout.type) workout"), not a run: IntervalPro runs running workouts",
                     kind: .invalidData)
             }
         }

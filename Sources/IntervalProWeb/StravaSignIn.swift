@@ -3,6 +3,7 @@ import IntervalProLaunch
 public import IntervalProNetwork
 public import IntervalProServices
 import IntervalProIO
+import NIOCore
 import Synchronization
 
 /// Connects Strava by OAuth: the runner opens Strava's authorization page, Strava sends the
@@ -56,6 +57,10 @@ public enum StravaSignIn {
             throw LaunchError("no answer from Strava within \(seconds) s; nothing was saved", kind: .unavailable)
         } catch let failure as LaunchError {
             throw failure
+        } catch let error as IOError {
+            // Said as the system says it (it was "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)").
+            throw LaunchError(
+                "cannot listen on 127.0.0.1:\(port) for Strava's answer: \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
         } catch {
             throw LaunchError("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", kind: .unavailable)
         }
