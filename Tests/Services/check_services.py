@@ -543,6 +543,11 @@ def group_icu(g):
             "the key is checked with GET /api/v1/athlete/ID and Basic base64(API_KEY:key)",
             str([(r["headers"].get("authorization"), r["status"]) for r in refused]))
 
+    # The athlete id without its "i": refused as a wrong key is, and the key was blamed.
+    bare = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE.lstrip("i"), "--api-key", ICU_KEY)
+    g.check(bare.returncode == 77 and f"athlete ids begin with i ({ATHLETE}?)" in bare.stderr,
+            "an athlete id without its i: 77, and the id is named as what to check", bare.describe())
+
     added = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, stdin=ICU_KEY + "\n")
     expect(g, added, 0, "account add intervals.icu reads the key from stdin",
            stdout_has=[f"intervals.icu: added Test Runner ({ATHLETE})"])
