@@ -1,0 +1,168 @@
+import Foundation
+import IntervalProFIT
+import IntervalProTestSupport
+import Testing
+
+/// `readiness` on mornings other apps and watches recorded: RR interval text, a watch's
+/// activity, an app's export imported at once.
+extension ReadinessCommandTests {
+    /// Mornings measured with another app, brought in at once: each under its own day, from the
+    /// file's time or its name's; before, one `readiness --replay FILE --date DAY` each, and an
+    /// app's zip was refused as "a zip file with no activity or recording in it".
+    @Test("readiness import: an app's mornings, each under its day and time; shortened, refused, undated and other files said; again, nothing added")
+    func importsAnotherAppsMornings() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        func beats(_ count: Int, _ pattern: [Int] = cycle) -> [Int] { (0..<count).map { pattern[$0 % pattern.count] } }
+        let elite = try dir.write("export/2026-11-20 06-30-00.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write(
+            "export/Polar_H10_A1B2C3D4_20261121_070000_RR.txt",
+            "Phone timestamp;RR-interval [ms]\n" + beats(170).map { "2026-11-21T07:00:00.000;\($0)" }.joined(separator: "\n") + "\n")
+        // 2:10 of beats: 1:30 after the settling, not the 2:00 asked.
+        try dir.write("export/2026-11-22 06-30-00.txt", beats(130).map(String.init).joined(separator: "\n") + "\n")
+        // Every eighth beat missed: far over the 4 % the measurement corrects.
+        try dir.write("export/2026-11-23 06-30-00.txt", beats(170, [1000, 1030, 1055, 1045, 1015, 985, 960, 1900]).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write("export/morning.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        try dir.write("export/Readings.csv", "Date,Readiness,HRV\n2026-11-20,7,64\n")
+        try dir.write("export/2026-11-24 06-30-00.txt", "812\n790\nabc\n")
+        let recorded = try recording(dir, seconds: 160, startedAt: "2026-11-19T12:00:00Z")
+        try FileManager.default.moveItem(atPath: recorded, toPath: dir.path("export/morning.jsonl"))
+        var west = environment(dir)
+        west["TZ"] = "EST5"
+
+        let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: west)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let report = try #require(jsonObject(imported.stdoutData))
+        let mornings = try #require(report["imported"] as? [[String: Any]])
+        #expect(mornings.map { $0["date"] as? String } == ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])
+        // Elite HRV's 06:30 local, five hours west: 11:30 UTC, and the measurement ends 2:30 later.
+        let eliteMorning = try #require(mornings.first { $0["date"] as? String == "2026-11-20" })
+        #expect((eliteMorning["taken_at"] as? String)?.hasPrefix("2026-11-20T11:32:") == true, "\(eliteMorning["taken_at"] ?? "")")
+        #expect(mornings.first { $0["date"] as? String == "2026-11-22" }?["duration_s"] as? Int == 90)
+        #expect((report["shortened"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["scored 1:30, as long as the file holds after settling"])
+        let refused = try #require(report["refused"] as? [[String: Any]])
+        #expect(refused.count == 1 && (refused.first?["file"] as? String)?.hasSuffix("2026-11-23 06-30-00.txt") == true)
+        #expect((refused.first?["reason"] as? String)?.contains("needed correcting") == true)
+        #expect((report["undated"] as? [[String: Any]])?.compactMap { $0["file"] as? String }.map { $0.hasSuffix("morning.txt") } == [true])
+        #expect(report["other_files"] as? Int == 1)
+        // Where in the file, once; the file is named beside it (it was "FILE: FILE:3: …").
+        #expect(
+            (report["unreadable"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
+                == ["line 3: 'abc' is not an RR interval (a number of milliseconds or seconds)"], "\(report["unreadable"] ?? "")")
+        #expect((report["other_file_names"] as? [String])?.map { $0.hasSuffix(".csv") } == [true], "\(report)")
+        // The figures are those `readiness --replay` gives the same file.
+        let one = try intervalpro("readiness", "--replay", elite, "--date", "2026-11-20", "--no-save", "--json", environment: west)
+        #expect(number(eliteMorning["rmssd_ms"]) == number(try #require(jsonObject(one.stdoutData))["rmssd_ms"]))
+
+        let again = try intervalpro("readiness", "import", dir.path("export"), environment: west)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("Imported 0 mornings"))
+        #expect(again.stdout.contains("Skipped 4 mornings imported before."))
+        let listed = try intervalpro("readiness", "history", "--json", environment: west)
+        #expect((try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count == 4)
+
+        // Only a file that does not say when: nothing taken, 65.
+        try FileManager.default.createDirectory(atPath: dir.path("undated"), withIntermediateDirectories: true)
+        try dir.write("undated/rr.txt", beats(170).map(String.init).joined(separator: "\n") + "\n")
+        let undated = try intervalpro("readiness", "import", dir.path("undated"), environment: west)
+        #expect(undated.status == 65)
+        #expect(undated.stdout.contains("readiness --replay FILE --date YYYY-MM-DD"))
+        // `history import` given the mornings says where they go.
+        let runs = try intervalpro("history", "import", dir.path("export"), environment: west)
+        #expect(runs.stdout.contains("`intervalpro readiness import \(dir.path("export"))` files them"), "stdout: \(runs.stdout)")
+    }
+
+    /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test
+    /// file is a walk with `hrv` messages): read for its heart, whatever the sport; before,
+    /// refused as "not a run", with advice (`--sport any`) that readiness does not take.
+    @Test("a morning a watch recorded as a walk, in FIT with hrv messages: measured, not refused as not a run")
+    func fromAWatchsWalk() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        var writer = FITFileWriter()
+        writer.write(FITMessage(FITMessageNumber.fileID, [FITField(FITFieldNumber.FileID.type, .enumeration, .int(4))]))
+        let start = 1_795_000_000 - Int(FITTime.epochOffset)
+        var (beatTime, beat) = (0, 0)
+        for second in 1...160 {
+            writer.write(
+                FITMessage(FITMessageNumber.record, [
+                    FITField(FITFieldNumber.timestamp, .uint32, .int(start + second)), FITField(FITFieldNumber.Record.heartRate, .uint8, .int(60)),
+                ]))
+            var beats: [UInt64] = []
+            while beatTime + cycle[beat % cycle.count] <= second * 1000 {
+                beatTime += cycle[beat % cycle.count]
+                beats.append(UInt64(cycle[beat % cycle.count]))
+                beat += 1
+            }
+            if !beats.isEmpty {
+                let padded = beats.map { Optional($0) } + Array(repeating: nil, count: 5 - beats.count)
+                writer.write(FITMessage(FITMessageNumber.hrv, [FITField(0, .uint16, .integers(padded))]))
+            }
+        }
+        writer.write(
+            FITMessage(FITMessageNumber.session, [
+                FITField(FITFieldNumber.timestamp, .uint32, .int(start + 160)), FITField(FITFieldNumber.Session.startTime, .uint32, .int(start)),
+                FITField(FITFieldNumber.Session.sport, .enumeration, .int(11)),  // walking
+            ]))
+        let path = dir.path("walk.fit")
+        try Data(writer.fileBytes()).write(to: URL(fileURLWithPath: path))
+        let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", "--no-save", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("run"), "nothing said of a run or its cadence: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The same beats as `fromARecording`, in milliseconds: rMSSD = √530 = 23.02 ms.
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
+    }
+
+    /// RR intervals as an HRV app exports them (Polar Sensor Logger's table, Elite HRV's list):
+    /// before, refused as "invalid JSON" like any file that is not a recording.
+    @Test("a morning an HRV app exported as RR interval text: measured; replay says what it is")
+    func fromAnHRVAppsRRText() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let beats = (0..<160).map { cycle[$0 % cycle.count] }
+        let polar = try dir.write(
+            "polar_RR.txt", "Phone timestamp;RR-interval [ms]\r\n" + beats.map { "2026-11-25T06:30:00.000;\($0)\r\n" }.joined())
+        let result = try intervalpro("readiness", "--replay", polar, "--duration", "2", "--json", "--no-save", environment: environment(dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // The same beats as `fromARecording`: rMSSD = √530 = 23.02 ms.
+        #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
+        #expect(json["device"] as? String == "rr-intervals")
+
+        // Elite HRV's two-minute morning holds 1:30 after settling: the refusal says the duration that fits.
+        let elite = try dir.write("2026-11-25 06-30-00.txt", beats.prefix(120).map { "\($0)\n" }.joined())
+        let short = try intervalpro("readiness", "--replay", elite, "--no-save", environment: environment(dir))
+        #expect(short.status == 65)
+        #expect(short.stderr.contains("the measurement needs 2:30 (30 s settling, then 2:00); `--duration 1.5` scores what it holds"), "\(short.stderr)")
+        #expect(try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--no-save", environment: environment(dir)).status == 0)
+        // As an app writes it: the beats that ended before 2:00 (1:59.0 here), the next one cut.
+        // Up to a beat short counts as held: it was refused at 1:30 and "fitted" 1:00.
+        let cut = try dir.write("2026-11-26 06-30-00.txt", beats.prefix(119).map { "\($0)\n" }.joined())
+        let cutShort = try intervalpro("readiness", "--replay", cut, "--no-save", environment: environment(dir))
+        #expect(cutShort.stderr.contains("`--duration 1.5` scores what it holds"), "\(cutShort.stderr)")
+        let cutScored = try intervalpro("readiness", "--replay", cut, "--duration", "1.5", "--json", "--no-save", environment: environment(dir))
+        #expect(cutScored.status == 0, "\(cutScored.stderr)")
+        #expect(try #require(jsonObject(cutScored.stdoutData))["duration_s"] as? Int == 90)
+        // Filed under the day and time its name says, as `readiness import` files it (it went under today).
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let named = try intervalpro("readiness", "--replay", elite, "--duration", "1.5", "--json", "--no-save", environment: utc)
+        let namedJSON = try #require(jsonObject(named.stdoutData), "stderr: \(named.stderr)")
+        #expect(namedJSON["date"] as? String == "2026-11-25")
+        #expect((namedJSON["taken_at"] as? String)?.hasPrefix("2026-11-25T06:3") == true, "\(namedJSON["taken_at"] ?? "")")
+
+        // Polar Sensor Logger's heart-rate file, given for its RR file: said for what it is, not "invalid JSON".
+        let hrFile = try dir.write("polar_HR.txt", "Phone timestamp;sensor timestamp [ns];HR [bpm];HRV [ms];\n2026-11-25T06:30:00.000;1;60;;\n")
+        let other = try intervalpro("readiness", "--replay", hrFile, "--no-save", environment: environment(dir))
+        #expect(other.status == 65)
+        #expect(
+            other.stderr.contains("\(hrFile): not a recording, a FIT, TCX or GPX activity, nor RR intervals as text: it begins \"Phone timestamp;"),
+            "\(other.stderr)")
+
+        let replay = try intervalpro("replay", elite, environment: environment(dir))
+        #expect(replay.status == 65)
+        #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
+    }
+}
