@@ -60,7 +60,7 @@ public enum StravaSignIn {
         } catch let error as IOError {
             // Said as the system says it (it was "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)").
             throw LaunchError(
-                "cannot listen on 127.0.0.1:\(port) for Strava's answer: \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
+                "cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error.systemMessage)", kind: .unavailable)
         } catch {
             throw LaunchError("cannot listen on 127.0.0.1:\(port) for Strava's answer: \(error)", kind: .unavailable)
         }

@@ -93,7 +93,7 @@ public struct WebServer: Sendable {
             try await services.run(stoppingGracefullyWhen: stopping)
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
-            throw LaunchError("cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))", kind: .unavailable)
+            throw LaunchError("cannot listen on \(address): \(error.systemMessage)", kind: .unavailable)
         } catch is SocketAddressError.UnknownHost {
             // A host name that does not resolve (a typo): it was printed raw, and exited 1.
             throw LaunchError("cannot listen on \(address): no address found for that host name", kind: .usage)
@@ -399,4 +399,9 @@ public struct WebServer: Sendable {
             status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
+}
+
+extension IOError {
+    /// What the system says of it ("Address already in use"), without NIO's call and errno.
+    var systemMessage: String { String(cString: strerror(errnoCode)) }
 }
