@@ -136,7 +136,12 @@ where C.Duration == Duration {
         if let command = source.command { consider(max(command.time, engine.cursor)) }
         if let deadline = engine.nextDeadline { consider(deadline) }
         if let cutOff { consider(cutOff) }
-        if exhausted, endsSource, !sourceEndSent, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
+        // The source's own command (the simulated runner's "next" ending its last open step, due
+        // half a reading after its last) comes before its end: the step ended at 4:59.5 as
+        // `source_ended` where the contract says the runner says "next" after five minutes.
+        if exhausted, endsSource, !sourceEndSent, source.command == nil, target.map({ lastSourceTime <= $0 }) ?? true {
+            target = lastSourceTime
+        }
         // A long silence in the source is crossed a stride at a time: the engine reports a
         // sample per second it moves over, and one move across days would hand the observers
         // millions of them in one batch.
@@ -178,7 +183,7 @@ where C.Duration == Duration {
             delivered += 1
             observer.received(entry)
             deliver(event(for: entry), at: target, summary: &summary)
-        } else if exhausted, endsSource, !sourceEndSent, target == lastSourceTime {
+        } else if exhausted, endsSource, !sourceEndSent, source.command == nil, target == lastSourceTime {
             sourceEndSent = true
             deliver(.sourceEnded, at: target, summary: &summary)
         } else if let cutOff, target == cutOff {

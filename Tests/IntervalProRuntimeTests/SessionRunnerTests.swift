@@ -231,6 +231,21 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         #expect(summary.completed)
     }
 
+    /// A plan ending on an open step: the simulation's readings stop half a second before the
+    /// runner's "next", and the step ended at 4:59.5 as `source_ended`.
+    @Test func theSimulatedRunnerEndsALastOpenStepAfterItsFiveMinutes() async throws {
+        let plan = try plan(
+            #"{"name": "Jog", "steps": [{"kind": "work", "duration": 30, "cadence": 175}, {"kind": "cooldown", "duration": "open"}]}"#)
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .simulation),
+            source: SimulatedRunner(configuration: .covering(plan.timeline())), observer: RecordingObserver(),
+            pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.steps.map(\.duration.seconds) == [30, 300])
+        #expect(summary.steps.map(\.endedBy) == [.time, .next])
+        #expect(summary.completed)
+    }
+
     /// A simulated session paused for 6 s had no readings for its last 6 s ("no signal" at
     /// 1:52 of 1:56, the end's coaching silenced): the runner stood, and the plan's end came
     /// that much later than the runner ran.
