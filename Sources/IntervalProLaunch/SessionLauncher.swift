@@ -272,12 +272,13 @@ public enum SessionLauncher {
         let engine = SessionEngine(
             plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: true)
 
-        // The screen wants real time; a replay on virtual time writes lines.
+        // The screen wants real time; a replay on virtual time writes lines. Keys steer whatever
+        // is drawn: with the summary to a file (--json), space, n and q did nothing.
         let display = request.display
         let screen = pacing == .virtual ? nil : display.screen
         let presenter = SessionPresenter(
             style: screen.map { .screen($0) } ?? .lines(display.lines), recorder: recorder,
-            keyboard: screen != nil && display.steering ? RawKeyboard() : nil, takesInterrupt: display.steering,
+            keyboard: pacing != .virtual && display.steering ? RawKeyboard() : nil, takesInterrupt: display.steering,
             nowPlaying: nowPlaying)
         if display.steering {
             InterruptSignal.install()

@@ -28,6 +28,28 @@ struct InterruptTests {
         #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
     }
 
+    /// Keys steered the live screen alone: with the summary going to a file (`--json`), n, space
+    /// and q typed on the terminal did nothing, and an open step ended only with Ctrl-C.
+    @Test(
+        "keys on the terminal steer a session whose summary goes to a file (--json)",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func keysSteerWithoutTheScreen() throws {
+        let terminal = try PseudoTerminal()
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let command = try RunningCommand(
+            ["run", plan, "--simulate", "--speed", "50", "--json", "--no-save"], stdin: terminal.secondaryHandle)
+        #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
+        #expect(write(terminal.primary, "n", 1) == 1)
+        let next = command.stderr.wait(upTo: 10) { $0.contains("Work (2/2)") }
+        #expect(next, "stderr so far: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+        command.interrupt()
+        let result = command.finish()
+        let steps = try #require(jsonObject(result.stdoutData)?["steps"] as? [[String: Any]], "stdout: \(result.stdout)")
+        #expect(steps.first?["ended_by"] as? String == "next")
+        #expect(number(steps.first?["duration_s"]).map { $0 < 300 } == true)
+    }
+
     /// A hang-up killed the process (129): no summary, the session left running until the
     /// next command marked it interrupted.
     @Test("a hang-up (terminal closed, ssh dropped) finishes the session as Ctrl-C does, saved")
