@@ -65,9 +65,10 @@ public struct AudioChoice: Sendable {
 
     public var device: String { deviceName ?? "default" }
 
-    /// True when audio was asked for in some way.
+    /// True when audio was asked for in some way (`--no-voice` asks for less, not for sound).
     public var explicitlyRequested: Bool {
-        deviceName != nil || mode != nil || voice != nil || accent != nil || volume != nil
+        let asked: [Any?] = [mode, accent, volume, offTargetGrace, voice, coachingGrace, coachingCooldown, deviceName, rate, channels, latency]
+        return asked.contains { $0 != nil }
     }
 
     /// The live audio companion for a session, or nil when it would be silent: audio plays

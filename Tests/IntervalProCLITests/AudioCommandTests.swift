@@ -386,8 +386,14 @@ struct AudioCommandTests {
         #expect(asked.status == 0)
         #expect(asked.stderr.contains("audio plays only in real time"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("fast.wav")))
+        // Every audio option asks for sound (--coaching-grace and --audio-rate were passed over
+        // without a word); --no-voice asks for less.
+        for option in [["--coaching-grace", "3"], ["--audio-rate", "44100"]] {
+            let result = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json"] + option)
+            #expect(result.stderr.contains("audio plays only in real time"), "\(option): \(result.stderr)")
+        }
         // Not asked for: no word about it.
-        let quiet = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json"])
+        let quiet = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json", "--no-voice"])
         #expect(!quiet.stderr.contains("audio"))
     }
 
