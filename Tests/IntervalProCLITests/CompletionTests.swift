@@ -37,6 +37,9 @@ import Testing
         for name in ["tempo.json", "tempo.jsonl", "runs.sqlite", "notes.txt"] { try dir.write(name, "") }
 
         #expect(try completions("intervalpro replay tempo.jsonl --plan te", script: script, in: dir) == ["tempo.json"])
+        // Watches write .FIT: the readers go by content, and completion left such files out.
+        try dir.write("MORNING.FIT", "")
+        #expect(try completions("intervalpro replay MO", script: script, in: dir) == ["MORNING.FIT"])
         #expect(try completions("intervalpro run tempo.json --record te", script: script, in: dir) == ["tempo.jsonl"])
         #expect(try completions("intervalpro show 1 --db ru", script: script, in: dir) == ["runs.sqlite"])
         #expect(try completions("intervalpro export 1 --format fit -o no", script: script, in: dir) == ["notes.txt"])

@@ -339,5 +339,9 @@ import Testing
         let footpod = try intervalpro("readiness", "--cadence", "Stryd", environment: environment(dir))
         #expect(footpod.status == 64)
         #expect(footpod.stderr.contains("readiness measures with the heart-rate strap alone: drop --cadence"))
+        // Nor does its help offer one (it listed --cadence with the run's sensor options).
+        let help = try intervalpro("help", "readiness", "measure", environment: environment(dir))
+        #expect(help.stdout.contains("--hr <device>"))
+        #expect(!help.stdout.contains("--cadence"), "\(help.stdout)")
     }
 }

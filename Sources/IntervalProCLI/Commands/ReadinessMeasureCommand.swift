@@ -47,7 +47,7 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions<HeartRateAlone>
 
     func validate() throws {
         guard duration >= 1, duration <= 5 else { throw ValidationError("--duration must be from 1 to 5 minutes") }

@@ -22,7 +22,7 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions<HeartRateAndCadence>
 
     @Option(help: "Cadence unit of the RSC devices, written into the header: steps, strides or auto.")
     var cadenceUnit: CadenceUnitArgument?

@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var options: PacingOptions
 
-    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions<HeartRateAndCadence>
 
     @Flag(help: "Exit with status 69 when no sensor is found, instead of falling back.")
     var requireSensor = false

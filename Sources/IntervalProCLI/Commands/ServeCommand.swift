@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve even as root (the page then acts with root's rights).")
     var allowRoot = false
 
-    @OptionGroup(title: "Live sensors") var sensors: SensorOptions
+    @OptionGroup(title: "Live sensors") var sensors: SensorOptions<HeartRateAndCadence>
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 

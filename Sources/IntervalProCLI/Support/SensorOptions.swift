@@ -4,8 +4,8 @@ import IntervalProCore
 import IntervalProIO
 import IntervalProLaunch
 
-/// Which adapter and sensors to use; shared by `run`, `record` and `scan`.
-struct SensorOptions: ParsableArguments {
+/// Which adapter and sensors to use; shared by `run`, `record`, `serve` and `readiness`.
+struct SensorOptions<Use: SensorUse>: ParsableArguments {
     @Option(help: .adapter)
     var adapter: String?
 
@@ -17,7 +17,7 @@ struct SensorOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Cadence device (footpod, HRM-Pro, Stryd): an address or a name, or ant:NUMBER for an ANT+ foot pod (ant:0, any).",
-            valueName: "device"),
+            valueName: "device", visibility: Use.cadenceVisibility),
         completion: .rememberedSensors)
     var cadence: String?
 
@@ -57,13 +57,25 @@ struct SensorOptions: ParsableArguments {
     }
 }
 
+/// What a command listens to, for its help: a readiness measurement takes the strap alone, and
+/// its help offered `--cadence`, which it refuses.
+protocol SensorUse { static var cadenceVisibility: ArgumentVisibility { get } }
+enum HeartRateAndCadence: SensorUse { static var cadenceVisibility: ArgumentVisibility { .default } }
+enum HeartRateAlone: SensorUse { static var cadenceVisibility: ArgumentVisibility { .hidden } }
+
 extension CompletionKind {
     /// Files `run`, `plan` and `render-audio` read as plans.
-    static var planFiles: CompletionKind { .file(extensions: ["json", "txt", "zwo", "fit"]) }
+    static var planFiles: CompletionKind { files(["json", "txt", "zwo", "fit"]) }
     /// Files `replay` and `--replay` read.
-    static var recordingFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx", "gz", "zip"]) }
+    static var recordingFiles: CompletionKind { files(["jsonl", "fit", "tcx", "gpx", "gz", "zip"]) }
     /// And RR intervals as text, which HRV apps export.
-    static var readinessFiles: CompletionKind { .file(extensions: ["jsonl", "fit", "tcx", "gpx", "gz", "zip", "txt", "csv"]) }
+    static var readinessFiles: CompletionKind { files(["jsonl", "fit", "tcx", "gpx", "gz", "zip", "txt", "csv"]) }
+
+    /// Files of these extensions in either case: watches write `.FIT`, and the readers go by
+    /// what a file holds, not its name.
+    private static func files(_ extensions: [String]) -> CompletionKind {
+        .file(extensions: extensions + extensions.map { $0.uppercased() })
+    }
     /// The addresses of the sensors remembered from earlier sessions (scanning would take seconds).
     static var rememberedSensors: CompletionKind {
         .custom { _, _, _ in
