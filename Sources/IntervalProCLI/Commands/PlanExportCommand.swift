@@ -28,7 +28,7 @@ struct PlanExportCommand: ParsableCommand {
         try reportingFailures {
             let plan = try loadPlan(plan)
             try writeOutput(format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output)
-            Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count) steps) to \(output == "-" ? "standard output" : output)\n")
+            Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count == 1 ? "1 step" : "\(plan.timeline().count) steps")) to \(output == "-" ? "standard output" : output)\n")
         }
     }
 }

@@ -20,7 +20,7 @@ struct PlanImportCommand: ParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The plan to write ('-' for standard output; default: the workout's name with .json).", valueName: "file"),
+        help: ArgumentHelp("The plan to write ('-' for standard output; default: the workout file's name with .json).", valueName: "file"),
         completion: .file(extensions: ["json"]))
     var output: String?
 
