@@ -87,8 +87,11 @@ public struct AudioDirector: Sendable {
                 commit(upTo: time)
                 startStep(started, at: time)
             case .stepFinished(_, let time):
-                // The next step (or the end) starts where this one ended.
+                // The next step (or the end) starts where this one ended. A reminder due at that
+                // instant is this step's: it was said as the next began ("faster" into a rest).
                 stepStart = time
+                commit(upTo: SessionTime(microseconds: time.microseconds - 1))
+                pending.removeAll { $0.tag == .coaching }
                 commit(upTo: time)
             case .feedbackChanged(let feedback):
                 commit(upTo: now)

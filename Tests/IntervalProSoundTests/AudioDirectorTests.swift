@@ -129,6 +129,14 @@ struct AudioDirectorTests {
         #expect(coaching == [.seconds(50), .seconds(53), .seconds(56)], "\(coaching)")
     }
 
+    /// A step of the grace plus whole cooldowns, run out of zone: its last reminder fell on its
+    /// end and was spoken 13 ms into the next step, in zone or a rest without a target.
+    @Test func aReminderDueAsTheStepEndsIsNotSpokenInTheNext() {
+        let items = run(MetronomeSettings(), extra: [(40, [.feedbackChanged(.faster(6))])])
+        let coaching = items.filter { $0.item == .cue(.faster(6)) }.map(\.time)
+        #expect(coaching == [.seconds(50), .seconds(70)], "\(coaching)")
+    }
+
     @Test func backInZoneBeforeTheGraceCancelsEverything() {
         var settings = MetronomeSettings()
         settings.mode = .offTarget
