@@ -39,7 +39,7 @@ extension SensorLinkMachine {
         /// Connected at least once, never yet subscribed: a device whose first link dropped
         /// while it came up (a busy radio) is present and worth waiting for.
         private(set) var droppedBeforeSubscribing = false
-        private var everSubscribed = false
+        private(set) var everSubscribed = false
 
         init(path: String, address: String, name: String?, roles: Set<Role>) {
             self.path = path

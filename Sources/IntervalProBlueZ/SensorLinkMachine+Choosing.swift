@@ -12,6 +12,7 @@ extension SensorLinkMachine {
         // every round adds to `lacking`).
         repeat {
             rolesFreed = false
+            passOverUnanswering()
             chooseDevices(now: now, into: &actions)
             if !configuration.scanOnly {
                 var i = 0
@@ -74,6 +75,33 @@ extension SensorLinkMachine {
         }
     }
 
+    /// Failed connects after which a remembered device that never came up gives its roles to
+    /// another device offering them.
+    static var failuresBeforePassingOver: Int { 2 }
+
+    /// A remembered device stays in BlueZ's tree once paired, in range or not, so it counted
+    /// as there: away at home (or held by a watch), its connects failed and retried for ever
+    /// while a strap in range was never taken, and `run` fell back to a simulated runner.
+    /// Remembered is a preference: after `failuresBeforePassingOver` failed connects, with
+    /// another device offering the role, that device is chosen instead.
+    mutating func passOverUnanswering() {
+        for i in links.indices {
+            guard case .retrying = links[i].phase, links[i].failures >= Self.failuresBeforePassingOver,
+                !links[i].everSubscribed
+            else { continue }
+            for role in links[i].roles where configuration.choice(for: role)?.isRemembered == true {
+                let excluded = (lacking[role] ?? []).union(passedOver[role] ?? []).union([links[i].address])
+                guard candidates.contains(where: { $0.serviceUUIDs.contains(role.service) && !excluded.contains($0.address) })
+                else { continue }
+                passedOver[role, default: []].insert(links[i].address)
+                links[i].roles.remove(role)
+                rolesFreed = true
+            }
+        }
+        // A link left with no role is not connected (it was retrying): it goes.
+        links.removeAll { $0.roles.isEmpty }
+    }
+
     /// Roles asked for that no device has been chosen for yet.
     var openRoles: [Role] {
         Role.allCases.filter { role in configuration.roles.contains(role) && !links.contains { $0.roles.contains(role) } }
@@ -118,7 +146,7 @@ extension SensorLinkMachine {
         if firstCandidateAt == nil, !candidates.isEmpty { firstCandidateAt = now }
         let waited = firstCandidateAt.map { now - $0 } ?? .zero
         for role in open {
-            let lackingRole = lacking[role] ?? []
+            let lackingRole = (lacking[role] ?? []).union(passedOver[role] ?? [])
             let best = candidates.first { $0.serviceUUIDs.contains(role.service) && !lackingRole.contains($0.address) }
             var replaced: DeviceChoice?
             let device: BlueZObjectTree.Device?

@@ -60,6 +60,8 @@ public struct SensorLinkMachine: Sendable {
     var subscriptions: [String: (String, UInt16)] = [:]
     /// Per role, the devices whose resolved services turned out not to offer it.
     public internal(set) var lacking: [Role: Set<String>] = [:]
+    /// Per role, the remembered devices that did not answer while others offered the role.
+    var passedOver: [Role: Set<String>] = [:]
     var rolesFreed = false
 
     public init(configuration: Configuration) {

@@ -66,6 +66,27 @@ import Testing
         #expect(rig.log.connects == [.connect(device: hrmProPath)])
     }
 
+    /// Paired, the remembered strap is in BlueZ's tree at home too: its connects failed and were
+    /// retried for ever, the watch in range never taken, and `run` simulated a runner.
+    @Test("a remembered device in the tree that does not answer gives its role to one in range after two failed connects")
+    func rememberedUnanswering() {
+        var rig = Rig(remembersHRMPro)
+        let pairedAtHome = Fixture.device(Fixture.hrmPro, name: "HRM-Pro Plus:123456", services: SensorLinkMachineTests.bothServices)
+        rig.bringUp([Fixture.adapter(), pairedAtHome, watch])
+        #expect(rig.log.connects == [.connect(device: hrmProPath)], "remembered and in the tree: tried first")
+        let first = rig.fail(.connect(device: hrmProPath), .bluezFailed, "le-connection-abort-by-local", at: 1)
+        #expect(first.connects.isEmpty, "one failure is a busy radio as often as an absent strap")
+        #expect(rig.tick(at: 2).connects == [.connect(device: hrmProPath)])
+        let second = rig.fail(.connect(device: hrmProPath), .bluezFailed, "le-connection-abort-by-local", at: 3)
+        #expect(second.connects == [.connect(device: watchPath)])
+        #expect(
+            second.statuses.contains(
+                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro)))
+        // No other device offers cadence: the remembered one keeps that role and its retries.
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.hrmPro: [.cadence], Fixture.forerunner: [.heartRate]])
+    }
+
     @Test("a device named on the command line is required: never replaced")
     func namedIsRequired() {
         var rig = Rig(.init(heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro)))
