@@ -270,7 +270,9 @@ extension SensorLinkMachine.Status {
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
         case .choseInstead(let role, let device, let name, let remembered):
             "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device)); the remembered \(remembered) is not in range"
-        case .roleNotOffered(let role, let device): "\(device) offers no \(role.rawValue); looking for another \(role.rawValue) sensor"
+        // Not "looking for another": a device named for the role is never replaced; the line
+        // that names the one taken instead says so when there is one.
+        case .roleNotOffered(let role, let device): "\(device) offers no \(role.rawValue)"
         case .connecting(let device, let attempt): attempt == 1 ? "connecting to \(device)" : "connecting to \(device) (attempt \(attempt))"
         case .connectFailed(let device, let error, let retryIn):
             "\(device): connect failed: \(error); retrying in \(Int(retryIn.seconds)) s"

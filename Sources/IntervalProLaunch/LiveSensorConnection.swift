@@ -137,6 +137,17 @@ public struct LiveSensorConnection: Sendable {
                 await sensors.stop()
                 throw UnavailableError(description: "no cadence sensor found within \(Int(options.scanTimeout)) s")
             }
+            // A device named for a role is required: a session without it went on, exit 0, and
+            // scored a whole run of cadence at 0 % (`--cadence` with a mistyped address).
+            for role in SensorLinkMachine.Role.allCases where !roles.contains(role) && !antRoles.contains(role) {
+                guard let named = role == .heartRate ? options.heartRate : options.cadence else { continue }
+                await sensors.stop()
+                let flag = role == .heartRate ? "--hr" : "--cadence"
+                throw UnavailableError(
+                    description: machine.lacking[role]?.isEmpty == false
+                        ? "\(flag) \(named) offers no \(role.rawValue)"
+                        : "\(flag) \(named): not found within \(Int(options.scanTimeout)) s")
+            }
             // Said once: the session goes on with what there is.
             for role in SensorLinkMachine.Role.allCases where options.roles.contains(role) && !roles.contains(role) && !antRoles.contains(role) && !quiet {
                 let other = role == .cadence ? "heart rate" : "cadence"

@@ -304,6 +304,21 @@ import Testing
         #expect(memory.contains(Self.forerunner) && memory.contains(Self.stryd) && !memory.contains(Self.hrmPro))
     }
 
+    /// A named device is required: one not there (a mistyped address) gave a session of heart
+    /// rate alone, exit 0, its cadence scored 0 % in zone.
+    @Test("a cadence sensor named with --cadence that is not there: exit 69, named, no session")
+    func namedSensorAbsent() throws {
+        let fake = try FakeBlueZ(scenario: "watch-hr-and-footpod-rsc")
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", Self.livePlan)
+        let result = try intervalpro(
+            "run", plan, "--cadence", "AA:BB:CC:DD:EE:FF", "--scan-timeout", "4", "--json",
+            environment: environment(fake, dir))
+        #expect(result.status == 69, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("--cadence AA:BB:CC:DD:EE:FF: not found within 4 s"), "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     /// The wait for a remembered device away was 5 s whatever --scan-timeout said: with 4 s,
     /// the sensors in range were never taken ("no heart-rate or running sensor found", a
     /// simulated runner instead, or 69 with --require-sensor).
