@@ -305,7 +305,8 @@ let package = Package(
         .testTarget(
             name: "IntervalProLaunchTests",
             dependencies: [
-                "IntervalProLaunch", "IntervalProBlueZ", "IntervalProCore", "IntervalProHRV", "IntervalProIO", "IntervalProNetwork",
+                "IntervalProLaunch", "IntervalProBlueZ", "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProIO",
+                "IntervalProNetwork",
                 "IntervalProRuntime", "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
             ],
             swiftSettings: strictSettings),

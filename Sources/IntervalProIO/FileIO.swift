@@ -197,6 +197,17 @@ extension FileIO {
         var info = stat()
         return stat(path, &info) == 0 ? UInt32(info.st_mode) & 0o7777 : nil
     }
+
+    /// Whether the file system holding `path` (a file, or the folder it would be made in)
+    /// has no room for an unprivileged writer: SQLite says only "disk I/O error" when its
+    /// shared-memory file cannot grow on a full disk.
+    public static func fileSystemIsFull(at path: String) -> Bool {
+        var info = statvfs()
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        guard statvfs(path, &info) == 0 || statvfs(folder, &info) == 0 else { return false }
+        // Less than a few pages left: SQLite's next page, its journal's, and the shm's 32 KiB.
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 << 10
+    }
 }
 
 public final class RecordingWriter {

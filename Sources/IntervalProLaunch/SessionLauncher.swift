@@ -258,12 +258,12 @@ public enum SessionLauncher {
         // Saving that stops is said on stderr, and to the page when one follows.
         var tell: (@Sendable (String) -> Void)?
         if let follower { tell = { text in follower.notice(text) } }
-        let writer = request.store.flatMap { location in
+        let saving = request.store.flatMap { location in
             SessionSaving(location: location, planText: request.planText).start(
                 plan: plan, source: source.kind, devices: source.devices, cadenceUnits: units,
                 realTime: pacing != .virtual, tell: tell)
         }
-        if let writer { companions.append(SessionRecorder(writer: writer)) }
+        if let saving { companions.append(saving) }
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
         let alphaOne = AlphaOneAnalysis()
         companions.append(alphaOne)
@@ -312,6 +312,7 @@ public enum SessionLauncher {
         }
         runner.observer.primary.finish()
         summary.hrv = await alphaOne.finish().summary
+        let writer = saving?.finishing(runner.engine)
         let saveFailure = writer?.finish(summary)
         let savedID = saveFailure == nil ? writer?.sessionID : nil
         let notSaved: String? =

@@ -1,4 +1,5 @@
 import GRDB
+import IntervalProIO
 
 /// A store operation that failed, said in the runner's words.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -32,6 +33,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             isFull = true
         case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
         case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
+        case .SQLITE_IOERR where FileIO.fileSystemIsFull(at: path):
+            // A full disk stops the shared-memory file growing: SQLite calls that an I/O error,
+            // which sent the runner to a failing card, and nothing was held for later.
+            self.init(path: path, reason: "the disk is full", isWriteRefused: true)
+            isFull = true
         case .SQLITE_IOERR:
             self.init(
                 path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
