@@ -38,11 +38,15 @@ public enum ReadinessBaseline {
         public var date: String
         public var lnRMSSD: Double
         public var morning: Bool
+        /// Whether its time of day is known: one that is not (RR text replayed) counts as a
+        /// morning's, after those known to be.
+        public var timeKnown: Bool
 
-        public init(date: String, lnRMSSD: Double, morning: Bool = true) {
+        public init(date: String, lnRMSSD: Double, morning: Bool = true, timeKnown: Bool = true) {
             self.date = date
             self.lnRMSSD = lnRMSSD
             self.morning = morning
+            self.timeKnown = timeKnown
         }
     }
 
@@ -50,9 +54,14 @@ public enum ReadinessBaseline {
     public static let morningEndsAtHour = 12
 
     /// Which of one day's measurements (in the order taken) is the day's value: the last taken
-    /// in the morning, or without one the last.
-    public static func dayValue<Element>(of measurements: some BidirectionalCollection<Element>, morning: (Element) -> Bool) -> Element? {
-        measurements.last(where: morning) ?? measurements.last
+    /// in the morning (one whose time is known before one whose time is not), or without one
+    /// the last.
+    public static func dayValue<Element>(
+        of measurements: some BidirectionalCollection<Element>, morning: (Element) -> Bool,
+        timeKnown: (Element) -> Bool = { _ in true }
+    ) -> Element? {
+        // RR text replayed in the evening, its time unknown, took the place of the day's 06:45.
+        measurements.last { morning($0) && timeKnown($0) } ?? measurements.last(where: morning) ?? measurements.last
     }
 
     /// `measurements` in the order they were taken; `today` a local date.
@@ -68,7 +77,7 @@ public enum ReadinessBaseline {
             else { continue }
             byDay[day, default: []].append(measurement)
         }
-        let daily = byDay.compactMapValues { dayValue(of: $0, morning: \.morning)?.lnRMSSD }
+        let daily = byDay.compactMapValues { dayValue(of: $0, morning: \.morning, timeKnown: \.timeKnown)?.lnRMSSD }
         // In day order, so that the same measurements always give the same sums to the last bit.
         let days = daily.sorted { $0.key < $1.key }
         let week = days.filter { $0.key > todayNumber - Int64(baselineDays) }.map(\.value)

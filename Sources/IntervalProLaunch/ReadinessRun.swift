@@ -246,8 +246,8 @@ public enum ReadinessRun {
         let assessment = ReadinessBaseline.assess(
             measurements.map(\.baselineMeasurement),
             today: localDate)
-        let daysValue = ReadinessBaseline.dayValue(
-            of: measurements.filter { $0.localDate == record.localDate }, morning: \.takenInTheMorning)
+        let daysValue = ReadinessRecord.dayValue(
+            of: measurements.filter { $0.localDate == record.localDate })
         return Scored(
             record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt, saveFailure: saveFailure)
     }

@@ -33,7 +33,7 @@ public struct ReadinessToday: Sendable {
         let records = stored(in: location, since: since).filter { $0.localDate <= today }
         guard let last = records.last else { return nil }
         let latest =
-            ReadinessBaseline.dayValue(of: records.filter { $0.localDate == last.localDate }, morning: \.takenInTheMorning) ?? last
+            ReadinessRecord.dayValue(of: records.filter { $0.localDate == last.localDate }) ?? last
         let assessment = ReadinessBaseline.assess(
             records.map(\.baselineMeasurement), today: today)
         return ReadinessToday(latest: latest, assessment: assessment, today: today)

@@ -47,7 +47,7 @@ public struct WellnessWriter: Sendable {
         // A write queued for an earlier measurement of a day since measured again (or one
         // replayed after a later one) sends the day's value, as the baseline reads it.
         let sameDay = try store.readinessRecords(since: measurement.localDate).filter { $0.localDate == measurement.localDate }
-        let dayValue = ReadinessBaseline.dayValue(of: sameDay, morning: \.takenInTheMorning) ?? measurement
+        let dayValue = ReadinessRecord.dayValue(of: sameDay) ?? measurement
         let failure: ServiceError?
         do throws(ServiceError) {
             let api = try context.intervalsICU()

@@ -68,7 +68,13 @@ extension ReadinessRecord {
     /// What the baseline reads of it: no value (NaN) for a morning it leaves out.
     public var baselineMeasurement: ReadinessBaseline.Measurement {
         let value = leftOutOfBaseline == nil ? figures.hrv.lnRMSSD : .nan
-        return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning)
+        return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning, timeKnown: localTime != nil)
+    }
+
+    /// The day's value among one day's `records`, in the order taken: its last morning
+    /// measurement whose time is known, else its last morning one, else its last.
+    public static func dayValue(of records: [ReadinessRecord]) -> ReadinessRecord? {
+        ReadinessBaseline.dayValue(of: records, morning: \.takenInTheMorning, timeKnown: { $0.localTime != nil })
     }
 
     /// The ids of `records` that are their day's value (`ReadinessBaseline.dayValue`), as the
@@ -77,7 +83,7 @@ extension ReadinessRecord {
         let taken = records.filter { $0.baselineMeasurement.lnRMSSD.isFinite }
             .sorted { ($0.localDate, $0.takenAt, $0.id ?? 0) < ($1.localDate, $1.takenAt, $1.id ?? 0) }
         let byDay = Dictionary(grouping: taken, by: \.localDate)
-        return Set(byDay.values.compactMap { ReadinessBaseline.dayValue(of: $0, morning: \.takenInTheMorning)?.id })
+        return Set(byDay.values.compactMap { dayValue(of: $0)?.id })
     }
 }
 

@@ -59,4 +59,18 @@ struct ReadinessHistoryTests {
         // An evening's alone is its day's value.
         #expect(daysValues == ["false", "true", "true", "false", "true"])
     }
+
+    /// RR text replayed in the evening says no time: filed under the day with none, it took the
+    /// place of the day's 06:46 morning, and moved the baseline.
+    @Test func aMeasurementOfUnknownTimeDoesNotReplaceAKnownMorning() {
+        let timed: [UInt16] = [1024, 1000, 1050, 990, 1013]
+        var unknown = Self.record(id: 2, date: "2026-11-28", lnRMSSD: 4.06, segments: [timed], time: "20:17:18")
+        unknown.localTime = nil
+        let known = Self.record(id: 1, date: "2026-11-28", lnRMSSD: 4.17, segments: [timed], time: "06:45:00")
+        #expect(ReadinessRecord.daysValues(among: [known, unknown]) == [1])
+        #expect(ReadinessRecord.dayValue(of: [known, unknown])?.id == 1)
+        #expect(ReadinessBaseline.assess([known, unknown].map(\.baselineMeasurement), today: "2026-11-28").today == 4.17)
+        // Alone, it is its day's value.
+        #expect(ReadinessRecord.daysValues(among: [unknown]) == [2])
+    }
 }
