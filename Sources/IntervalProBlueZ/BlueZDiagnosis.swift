@@ -55,17 +55,22 @@ public enum BlueZDiagnosis {
                     check: "adapter", ok: false, detail: "no Bluetooth adapter",
                     fix: "plug in a Bluetooth LE dongle, or check `rfkill list` and dmesg"))
         }
+        // A session takes the first powered adapter: another one off (a dongle's built-in
+        // twin) is no problem, and doctor failed (69) a machine whose sessions worked.
+        let used = adapters.first(where: \.powered)
         for adapter in adapters {
-            findings.append(
-                adapter.powered
-                    ? Diagnosis(check: "adapter \(adapter.name)", ok: true, detail: "powered, address \(adapter.address ?? "?")")
-                    : adapter.blocked
-                        ? Diagnosis(
-                            check: "adapter \(adapter.name)", ok: false, detail: "blocked by rfkill",
-                            fix: "rfkill unblock bluetooth, then bluetoothctl power on")
-                        : Diagnosis(
-                            check: "adapter \(adapter.name)", ok: false, detail: "powered off",
-                            fix: "bluetoothctl power on"))
+            let check = "adapter \(adapter.name)"
+            let finding =
+                if adapter.powered {
+                    Diagnosis(check: check, ok: true, detail: "powered, address \(adapter.address ?? "?")")
+                } else if let used {
+                    Diagnosis(check: check, ok: true, detail: "powered off; not needed: sessions use \(used.name)")
+                } else if adapter.blocked {
+                    Diagnosis(check: check, ok: false, detail: "blocked by rfkill", fix: "rfkill unblock bluetooth, then bluetoothctl power on")
+                } else {
+                    Diagnosis(check: check, ok: false, detail: "powered off", fix: "bluetoothctl power on")
+                }
+            findings.append(finding)
         }
         findings += notificationPaths(tree)
         return findings

@@ -449,6 +449,13 @@ extension LiveSensorTests {
         #expect(failing.status == 69)
         #expect(failing.stdout.contains("✗ adapter hci0: powered off"))
         #expect(failing.stdout.contains("fix: bluetoothctl power on"))
+        // The first adapter off, a second one on: sessions use the second, so nothing fails.
+        let second = try FakeBlueZ(
+            json: #"{"adapters": [{"name": "hci0", "address": "00:11:22:33:44:55", "powered": false}, "#
+                + #"{"name": "hci1", "address": "00:11:22:33:44:66", "powered": true}], "devices": []}"#)
+        let twoAdapters = try intervalpro("doctor", environment: environment(second, dir))
+        #expect(twoAdapters.status == 0, "stdout: \(twoAdapters.stdout)")
+        #expect(twoAdapters.stdout.contains("adapter hci0: powered off; not needed: sessions use hci1"), "\(twoAdapters.stdout)")
 
         let noBus = try intervalpro("doctor", environment: noSystemBus)
         #expect(noBus.status == 69)
