@@ -22,6 +22,9 @@ public enum SerialPort {
         return descriptor
     }
 
+    /// Whether `descriptor` is a terminal, as every serial device is (`/dev/null` and files are not).
+    public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
     /// The serial devices of ANT USB sticks the kernel made (Dynastream's vendor id 0x0fcf),
     /// by their sysfs attributes: `/dev/ttyUSBn`, in name order.
     public static func antSticks(sysfs: String = "/sys/class/tty") -> [String] {

@@ -103,13 +103,27 @@ public final class ANTSensors: @unchecked Sendable {
         -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?)
     {
         let permission = " (the udev rule in udev/ gives access; see docs/live-sensors.md)"
+        // A path that is no terminal (`/dev/null`) read as a stick pulled out and put back twice
+        // a second, said each time, for the whole search.
+        @Sendable func terminal(_ path: String) throws(FileError) -> Int32? {
+            let descriptor = try SerialPort.openRaw(path)
+            guard SerialPort.isTerminal(descriptor) else {
+                close(descriptor)
+                return nil
+            }
+            return descriptor
+        }
         func serial(_ path: String) throws(UnavailableError) -> (any ANTStickPort, String, @Sendable () -> (any ANTStickPort)?) {
+            let opened: Int32?
             do {
-                let port = SerialStickPort(descriptor: try SerialPort.openRaw(path))
-                return (port, path, { (try? SerialPort.openRaw(path)).map(SerialStickPort.init) })
+                opened = try terminal(path)
             } catch {
                 throw UnavailableError(description: "\(error)" + (error.isPermissionDenied ? permission : ""))
             }
+            guard let opened else {
+                throw UnavailableError(description: "ANT stick \(path): not a serial device (a stick's is /dev/ttyUSBn or /dev/ttyACMn)")
+            }
+            return (SerialStickPort(descriptor: opened), path, { (try? terminal(path)).flatMap { $0 }.map(SerialStickPort.init) })
         }
         // Plugged in again, a USB stick has a new address: any stick will do.
         let anyUSBStick: @Sendable () -> (any ANTStickPort)? = { try? USBStickPort() }

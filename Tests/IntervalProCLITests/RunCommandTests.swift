@@ -169,6 +169,11 @@ struct RunCommandTests {
         #expect(result.status == 69)
         #expect(result.stderr.contains("cannot reach the system bus"), "stderr: \(result.stderr)")
         #expect(result.stderr.contains("ANT stick: ") && result.stderr.contains("/nonexistent/ttyANT"), "stderr: \(result.stderr)")
+        // A path that is no serial device read as a stick pulled out and put back, said 41 times.
+        let notAStick = try intervalpro("scan", "--timeout", "1", "--ant-stick", "/dev/null", environment: noSystemBus)
+        #expect(notAStick.status == 69)
+        #expect(notAStick.stderr.contains("/dev/null: not a serial device"), "stderr: \(notAStick.stderr)")
+        #expect(!notAStick.stderr.contains("is back"), "stderr: \(notAStick.stderr)")
     }
 
     @Test("with no sensor, run falls back to a simulated runner by default, or exits 69 with --require-sensor")
