@@ -28,6 +28,7 @@ extension FileIO {
                     reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
             }
             let inPlace = exists && kind != S_IFREG
+            if !inPlace { FileIO.removeAbandonedReplacements(of: path) }
             let target = inPlace ? path : "\(path).intervalpro-\(getpid()).tmp"
             do {
                 descriptor = try FileDescriptor.open(
@@ -93,6 +94,24 @@ extension FileIO {
                 unlink(temporary)
                 throw FileError(path: path, operation: .write, errno: failure)
             }
+        }
+    }
+
+    /// Removes the new files of `path` a killed writer left beside it (`kill -9` of a long
+    /// `render-audio` left 261 MB that nothing removed): those named by a process that is gone.
+    static func removeAbandonedReplacements(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".intervalpro-"
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix(prefix), name.hasSuffix(".tmp"), let pid = pid_t(name.dropFirst(prefix.count).dropLast(4)),
+                pid > 0, pid != getpid()
+            else { continue }
+            // Another user's live process answers EPERM, not ESRCH: its file stays.
+            if kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + name) }
         }
     }
 

@@ -53,6 +53,24 @@ struct FileIOTests {
         #expect(try FileIO.readAll(path) == bytes)
     }
 
+    /// `kill -9` of a long render left its new file beside the output for good.
+    @Test("a replacement removes what a killed writer of the same file left, never a live one's")
+    func abandonedReplacementsAreRemoved() throws {
+        let scratch = try TemporaryDirectory()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let abandoned = try scratch.write("out.wav.intervalpro-\(gone.processIdentifier).tmp", [1, 2, 3])
+        let live = try scratch.write("out.wav.intervalpro-1.tmp", [1, 2, 3])
+        let other = try scratch.write("notes.txt.intervalpro-\(gone.processIdentifier).tmp", [1])
+        try FileIO.write([4, 5], to: scratch.file("out.wav"))
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: live), "pid 1 runs")
+        #expect(FileManager.default.fileExists(atPath: other), "another file's")
+        #expect(try FileIO.readAll(scratch.file("out.wav")) == [4, 5])
+    }
+
     @Test("a missing file throws FileError: open, not found, naming the path")
     func missingFile() throws {
         let dir = try TemporaryDirectory()
