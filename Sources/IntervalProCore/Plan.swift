@@ -48,14 +48,19 @@ public struct CadenceZone: Equatable, Sendable {
     public var high: Double
 
     public init(target: Double, low: Double, high: Double) {
-        self.target = target
-        self.low = low
-        self.high = high
+        self.target = Self.clean(target)
+        self.low = Self.clean(low)
+        self.high = Self.clean(high)
     }
 
     public init(target: Double, tolerance: Double) {
         self.init(target: target, low: target - tolerance, high: target + tolerance)
     }
+
+    /// Without the binary noise of a sum: 160.3 - 2.1 is 158.20000000000002, which the
+    /// timeline, the screen and the summary's `low_spm` printed as it is. A billionth of a
+    /// step per minute is far finer than any cadence a sensor sends.
+    static func clean(_ value: Double) -> Double { (value * 1e9).rounded() / 1e9 }
 
     public func contains(_ cadence: Double) -> Bool { low <= cadence && cadence <= high }
 }

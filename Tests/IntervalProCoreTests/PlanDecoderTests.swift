@@ -104,6 +104,14 @@ struct PlanTimelineTests {
         #expect(planError(planWithStep(#"{"kind": "work", "duration": null}"#))?.message.contains("found null at steps[0].duration") == true)
     }
 
+    /// `plan check`, the screen and the summary printed `158.20000000000002-162.4 spm`.
+    @Test func zoneBoundsHaveNoBinaryNoise() {
+        let zone = CadenceZone(target: 160.3, tolerance: 2.1)
+        #expect(zone.low == 158.2 && zone.high == 162.4)
+        #expect("\(zone.low)" == "158.2")
+        #expect(CadenceZone(target: 160, low: 157.75, high: 162.25).low == 157.75)
+    }
+
     @Test func expansion() throws {
         let timeline = try decode(Self.text).timeline()
         typealias R = TimelineStep.Repetition
