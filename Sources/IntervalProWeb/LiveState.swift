@@ -37,6 +37,12 @@ public final class LiveStateHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Held while states are handed to the readers, so that each reader gets them in order,
+    /// and never with `state` held: a reader's stream ends (`onTermination`, which takes
+    /// `state`) under its task's lock, which `yield` takes too. Yielding with `state` held,
+    /// a phone's socket closing during a fast replay deadlocked the server: every route hung,
+    /// and only SIGKILL ended it.
+    private let delivery = Mutex(())
 
     public init() {
         publish([("status", .string("idle"))])
@@ -52,11 +58,14 @@ public final class LiveStateHub: Sendable {
     public func subscribe() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: String.self, bufferingPolicy: .bufferingNewest(Self.readerBacklog))
-        let id = state.withLock { state in
-            let id = state.nextReader
-            state.nextReader += 1
-            state.readers[id] = continuation
-            continuation.yield(state.text)
+        let id = delivery.withLock { _ in
+            let (id, text) = state.withLock { state in
+                let id = state.nextReader
+                state.nextReader += 1
+                state.readers[id] = continuation
+                return (id, state.text)
+            }
+            continuation.yield(text)
             return id
         }
         continuation.onTermination = { [weak self] _ in
@@ -217,12 +226,15 @@ public final class LiveStateHub: Sendable {
     /// Publishes a state: `seq` first, then `members`; `step` the number of the step it shows
     /// running.
     func publish(_ members: [(String, JSONValue)], step: Int? = nil) {
-        state.withLock { state in
-            state.members = members
-            state.step = step
-            state.seq += 1
-            state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
-            for reader in state.readers.values { reader.yield(state.text) }
+        delivery.withLock { _ in
+            let (text, readers) = state.withLock { state in
+                state.members = members
+                state.step = step
+                state.seq += 1
+                state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
+                return (state.text, Array(state.readers.values))
+            }
+            for reader in readers { reader.yield(text) }
         }
     }
 }

@@ -104,6 +104,25 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(running.contains { $0["notice"]?.stringValue == "not saved: the disk is full; the session goes on" })
     }
 
+    /// Phones' sockets closing while a fast replay published: the hub's lock was held across
+    /// `yield`, which takes the reader task's lock, held in turn by a cancelled reader's
+    /// `onTermination` waiting for the hub's lock. Every route hung until SIGKILL.
+    @Test(.timeLimit(.minutes(1)))
+    func readersLeavingWhileStatesArePublishedNeverStopTheHub() async throws {
+        let hub = LiveStateHub()
+        let publisher = Task.detached {
+            for i in 0..<200_000 where !Task.isCancelled { hub.notice("state \(i)") ; hub.publish([("status", .string("running"))]) }
+        }
+        for _ in 0..<3_000 {
+            let reader = Task { for await _ in hub.subscribe() {} }
+            await Task.yield()
+            reader.cancel()
+        }
+        publisher.cancel()
+        await publisher.value
+        #expect(hub.current.contains("running"))
+    }
+
     @Test func aSessionPublishesEveryStateInOrderAndEndsWithItsSummary() async throws {
         let hub = LiveStateHub()
         let stream = hub.subscribe()
