@@ -90,7 +90,7 @@ extension SensorLinkMachine {
                 !links[i].everSubscribed
             else { continue }
             for role in links[i].roles where configuration.choice(for: role)?.isRemembered == true {
-                let excluded = (lacking[role] ?? []).union(passedOver[role] ?? []).union([links[i].address])
+                let excluded = notToChoose(for: role).union([links[i].address])
                 guard candidates.contains(where: { $0.serviceUUIDs.contains(role.service) && !excluded.contains($0.address) })
                 else { continue }
                 passedOver[role, default: []].insert(links[i].address)
@@ -101,6 +101,9 @@ extension SensorLinkMachine {
         // A link left with no role is not connected (it was retrying): it goes.
         links.removeAll { $0.roles.isEmpty }
     }
+
+    /// The devices not to choose for `role`: those that lack it, and those passed over for it.
+    func notToChoose(for role: Role) -> Set<String> { (lacking[role] ?? []).union(passedOver[role] ?? []) }
 
     /// Roles asked for that no device has been chosen for yet.
     var openRoles: [Role] {
@@ -146,7 +149,7 @@ extension SensorLinkMachine {
         if firstCandidateAt == nil, !candidates.isEmpty { firstCandidateAt = now }
         let waited = firstCandidateAt.map { now - $0 } ?? .zero
         for role in open {
-            let lackingRole = (lacking[role] ?? []).union(passedOver[role] ?? [])
+            let lackingRole = notToChoose(for: role)
             let best = candidates.first { $0.serviceUUIDs.contains(role.service) && !lackingRole.contains($0.address) }
             var replaced: DeviceChoice?
             let device: BlueZObjectTree.Device?

@@ -139,15 +139,16 @@ where C.Duration == Duration {
         // The source's own command (the simulated runner's "next" ending its last open step, due
         // half a reading after its last) comes before its end: the step ended at 4:59.5 as
         // `source_ended` where the contract says the runner says "next" after five minutes.
-        if exhausted, endsSource, !sourceEndSent, source.command == nil, target.map({ lastSourceTime <= $0 }) ?? true {
-            target = lastSourceTime
-        }
+        if sourceEndDue, target.map({ lastSourceTime <= $0 }) ?? true { target = lastSourceTime }
         // A long silence in the source is crossed a stride at a time: the engine reports a
         // sample per second it moves over, and one move across days would hand the observers
         // millions of them in one batch.
         if let far = target, far > engine.cursor + Self.longestStride { return engine.cursor + Self.longestStride }
         return target
     }
+
+    /// The source's end is yet to be delivered, and nothing of the source's comes before it.
+    private var sourceEndDue: Bool { exhausted && endsSource && !sourceEndSent && source.command == nil }
 
     /// The most session time one event moves the engine over.
     public static var longestStride: SessionTime { .seconds(60) }
@@ -183,7 +184,7 @@ where C.Duration == Duration {
             delivered += 1
             observer.received(entry)
             deliver(event(for: entry), at: target, summary: &summary)
-        } else if exhausted, endsSource, !sourceEndSent, source.command == nil, target == lastSourceTime {
+        } else if sourceEndDue, target == lastSourceTime {
             sourceEndSent = true
             deliver(.sourceEnded, at: target, summary: &summary)
         } else if let cutOff, target == cutOff {
