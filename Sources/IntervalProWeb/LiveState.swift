@@ -304,6 +304,10 @@ public struct LiveStatePublisher: SessionObserver {
             ("inZonePercent", .nullable(summary.inZonePercent?.rounded(toPlaces: 1))), ("signal", .bool(false)),
             ("notice", notice.map(JSONValue.string) ?? .null), ("music", .null), ("summary", summary.json),
             ("sessionId", sessionID.map { .int(Int($0)) } ?? .null),
+            // Whole numbers from the exact averages, as `show` and the screen print them: the
+            // summary's are rounded to a tenth, and rounding 151.5 again said 152 beside 151.
+            ("averageCadence", .nullable(summary.averageCadence?.rounded())),
+            ("averageHeartRate", .nullable(summary.averageHeartRate?.rounded())),
         ]
         hub.publish(members)
     }

@@ -55,11 +55,11 @@ function render(s) {
     $("advice").className = "";
     $("zone-text").textContent = "";
     $("scale").classList.add("invisible");
-    const pct = s.summary && s.summary.totals.in_zone_pct;
-    $("summary-in-zone").textContent = pct == null ? "--" : pct.toFixed(1) + "%";
+    // The state's figures, each rounded once from the exact one: the summary's hundredths
+    // rounded again said 58.5 % where `show` says 58.4.
+    $("summary-in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
     $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
-    const t = s.summary ? s.summary.totals : {};
-    $("summary-text").textContent = clock(s.sessionTime) + (t.avg_cadence_spm ? " · avg " + Math.round(t.avg_cadence_spm) + " spm" : "") + (t.avg_hr_bpm ? " · HR " + Math.round(t.avg_hr_bpm) : "");
+    $("summary-text").textContent = clock(s.sessionTime) + (s.averageCadence ? " · avg " + s.averageCadence + " spm" : "") + (s.averageHeartRate ? " · HR " + s.averageHeartRate : "");
     $("summary-report").classList.toggle("hidden", s.sessionId == null);
     if (s.sessionId != null) $("summary-report").href = "/sessions/" + s.sessionId + "/report";
     return;

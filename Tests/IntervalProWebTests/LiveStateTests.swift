@@ -79,6 +79,24 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(state["status"]?.stringValue == "finished" && state["summary"] != nil)
     }
 
+    /// The page's last line rounded the summary's tenths again: 151.5 (of 151.46) read 152
+    /// where `show` said 151.
+    @Test func theFinishedAveragesAreRoundedOnceFromTheExactFigures() throws {
+        let hub = LiveStateHub()
+        let step = TimelineStep(index: 0, kind: .work, end: .time(.seconds(100)))
+        var result = StepResult(step: step)
+        result.cadenceWeighted = 15_146
+        result.cadenceTime = 100
+        result.heartRateWeighted = 14_046
+        result.heartRateTime = 100
+        let summary = SessionSummary(plan: "One", source: .simulation, steps: [result], completed: true)
+        hub.sessionFinished(summary, at: .seconds(100), sessionID: 1, notSaved: nil)
+        let state = try JSONParser.parse(hub.current)
+        #expect(state["summary"]?["totals"]?["avg_cadence_spm"]?.numberValue == 151.5)
+        #expect(state["averageCadence"]?.numberValue == 151)
+        #expect(state["averageHeartRate"]?.numberValue == 140)
+    }
+
     /// A server's session on a full disk ended without a word to the phone: no id, no notice.
     @Test func aSessionNotSavedSaysSo() throws {
         let hub = LiveStateHub()
