@@ -34,12 +34,14 @@ extension ANTPlusStrideSpeedPage {
                 ("page", .int(1)), ("time_s", .number(time)), ("distance_m", .number(distance)),
                 ("speed_mps", .number(speed.rounded(toPlaces: 4))), ("strides", .int(Int(strides))),
             ])
-        case .cadence(let strides, let speed, let status):
-            return .object([
-                ("page", .int(2)), ("cadence_strides_per_min", .number(strides)), ("cadence_spm", .number(strides * 2)),
-                ("speed_mps", .number(speed.rounded(toPlaces: 4))), ("location", .int(Int(status.location))),
-                ("battery", .int(Int(status.battery))), ("health", .int(Int(status.health))), ("moving", .bool(!status.inactive)),
-            ])
+        case .cadence(let strides, let speed, let status, let calories):
+            return .object(
+                [
+                    ("page", .int(calories == nil ? 2 : 3)), ("cadence_strides_per_min", .number(strides)),
+                    ("cadence_spm", .number(strides * 2)), ("speed_mps", .number(speed.rounded(toPlaces: 4))),
+                    ("location", .int(Int(status.location))), ("battery", .int(Int(status.battery))),
+                    ("health", .int(Int(status.health))), ("moving", .bool(!status.inactive)),
+                ] + (calories.map { [("calories_kcal", .int(Int($0)))] } ?? []))
         case .common(.manufacturer(let hardware, let manufacturer, let model)):
             return .object([
                 ("page", .int(80)), ("hardware_revision", .int(Int(hardware))), ("manufacturer_id", .int(Int(manufacturer))),

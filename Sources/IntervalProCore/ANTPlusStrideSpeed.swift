@@ -7,8 +7,9 @@ public enum ANTPlusStrideSpeedPage: Equatable, Sendable {
     /// at 256 m), instantaneous speed (1/256 m/s) and stride count (rolling over at 256).
     case distance(time: Double, distance: Double, speed: Double, strides: UInt8)
     /// Page 2: cadence in strides per minute (1/16), speed, and the pod's status. Page 3 is
-    /// page 2 with calories in byte 6: a pod sends one or the other beside page 1.
-    case cadence(stridesPerMinute: Double, speed: Double, status: Status)
+    /// page 2 with calories in byte 6 (kcal, rolling over at 256): a pod sends one or the other
+    /// beside page 1. `calories` is nil for page 2.
+    case cadence(stridesPerMinute: Double, speed: Double, status: Status, calories: UInt8?)
     case common(ANTPlusCommonPage)
     /// A page this decoder does not read (16-22, ...), by number.
     case other(UInt8)
@@ -31,7 +32,7 @@ public enum ANTPlusStrideSpeedPage: Equatable, Sendable {
 
     /// Cadence in steps per minute: one stride is two footfalls.
     public var stepsPerMinute: Double? {
-        if case .cadence(let strides, _, _) = self { return strides * 2 }
+        if case .cadence(let strides, _, _, _) = self { return strides * 2 }
         return nil
     }
 
@@ -44,8 +45,10 @@ public enum ANTPlusStrideSpeedPage: Equatable, Sendable {
             return .distance(
                 time: Double(bytes[2]) + Double(bytes[1]) / 200, distance: Double(bytes[3]) + Double(bytes[4] >> 4) / 16,
                 speed: speed, strides: bytes[6])
-        case 2, 3:
-            return .cadence(stridesPerMinute: Double(bytes[3]) + Double(bytes[4] >> 4) / 16, speed: speed, status: Status(bytes[7]))
+        case let page where page == 2 || page == 3:
+            return .cadence(
+                stridesPerMinute: Double(bytes[3]) + Double(bytes[4] >> 4) / 16, speed: speed, status: Status(bytes[7]),
+                calories: page == 3 ? bytes[6] : nil)
         case 80, 81:
             return .common(ANTPlusCommonPage(bytes)!)
         default:

@@ -88,7 +88,7 @@ public struct NotificationDecoder: Sendable {
                 case .distance(_, let metres, let speed, _):
                     distances[device, default: PodDistance()].add(metres, speed: speed, at: notification.time)
                     return nil
-                case .cadence(let strides, let speed, let status):
+                case .cadence(let strides, let speed, let status, _):
                     let steps = (strides * 2).rounded()
                     return .rsc(
                         RSCMeasurement(

@@ -230,11 +230,11 @@ struct ANTPlusPageTests {
     func strideSpeedPages() throws {
         // Page 2: 85 + 8/16 strides/min, 3 + 32/256 m/s, at the laces, battery good, moving.
         let cadence = try ANTPlusStrideSpeedPage.parse([0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11])
-        guard case .cadence(let strides, let speed, let status) = cadence else {
+        guard case .cadence(let strides, let speed, let status, let calories) = cadence else {
             Issue.record("expected page 2, got \(cadence)")
             return
         }
-        #expect(strides == 85.5 && speed == 3.125)
+        #expect(strides == 85.5 && speed == 3.125 && calories == nil)
         #expect(cadence.stepsPerMinute == 171)
         #expect(status.location == 0 && status.battery == 1 && !status.inactive)
         #expect(
@@ -250,11 +250,14 @@ struct ANTPlusPageTests {
         // and such a pod gave no cadence, speed or distance.
         let page3 = try ANTPlusStrideSpeedPage.parse([3, 0xFF, 0xFF, 85, 0x53, 0x00, 42, 0x11])
         #expect(page3.stepsPerMinute == 170.625)
-        guard case .cadence(_, let speed3, _) = page3 else {
+        guard case .cadence(_, let speed3, _, let calories3) = page3 else {
             Issue.record("page 3 read as \(page3)")
             return
         }
-        #expect(speed3 == 3)
+        #expect(speed3 == 3 && calories3 == 42)
+        // `decode ant-sdm` showed page 3 as page 2, without its calories.
+        #expect(page3.json.serialized().hasPrefix(#"{"page":3,"#) && page3.json.serialized().hasSuffix(#","calories_kcal":42}"#))
+        #expect(cadence.json.serialized().hasPrefix(#"{"page":2,"#) && !cadence.json.serialized().contains("calories"))
         #expect(try ANTPlusStrideSpeedPage.parse([16, 0, 0, 0, 0, 0, 0, 0]) == .other(16))
     }
 }
