@@ -258,6 +258,16 @@ extension SensorLinkMachine {
     public var adapterName: String? { adapterPath.map { String($0.split(separator: "/").last ?? "") } }
 }
 
+extension SensorLinkMachine.Replacement {
+    func text(for role: SensorLinkMachine.Role) -> String {
+        switch self {
+        case .notInRange: "is not in range"
+        case .offersNoRole: "offers no \(role.rawValue)"
+        case .notAnswering: "does not answer"
+        }
+    }
+}
+
 extension SensorLinkMachine.Status {
     /// The status as a line for the user; nil for the ones that are only progress.
     public var message: String? {
@@ -268,8 +278,9 @@ extension SensorLinkMachine.Status {
         case .adapterBlocked(let name): "Bluetooth adapter \(name) is blocked by rfkill"
         case .scanning: "scanning for heart-rate and running sensors"
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
-        case .choseInstead(let role, let device, let name, let remembered):
-            "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device)); the remembered \(remembered) is not in range"
+        case .choseInstead(let role, let device, let name, let remembered, let why):
+            "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device)); the remembered \(remembered) "
+                + why.text(for: role)
         // Not "looking for another": a device named for the role is never replaced; the line
         // that names the one taken instead says so when there is one.
         case .roleNotOffered(let role, let device): "\(device) offers no \(role.rawValue)"

@@ -179,8 +179,16 @@ extension SensorLinkMachine {
                 links.append(Link(path: device.path, address: device.address, name: device.name, roles: [role]))
             }
             if let replaced {
+                let why: Replacement =
+                    if lacking[role]?.contains(where: replaced.matches(address:)) == true {
+                        .offersNoRole
+                    } else if passedOver[role]?.contains(where: replaced.matches(address:)) == true {
+                        .notAnswering
+                    } else {
+                        .notInRange
+                    }
                 report(
-                    .choseInstead(role: role, device: device.address, name: device.name, remembered: replaced.text),
+                    .choseInstead(role: role, device: device.address, name: device.name, remembered: replaced.text, why: why),
                     into: &actions)
             } else {
                 report(.chose(role: role, device: device.address, name: device.name), into: &actions)

@@ -42,6 +42,16 @@ extension SensorLinkMachine {
     }
 
     /// What the user should know; the driver decides how to show it.
+    /// Why a remembered device's role went to another.
+    public enum Replacement: Equatable, Sendable {
+        /// It did not appear within the remembered wait.
+        case notInRange
+        /// It is there, but its services resolved without the role's.
+        case offersNoRole
+        /// It is in BlueZ's tree (paired) but its connects failed.
+        case notAnswering
+    }
+
     public enum Status: Equatable, Sendable {
         case waitingForBluez
         case noAdapter(requested: String?)
@@ -49,8 +59,8 @@ extension SensorLinkMachine {
         case adapterBlocked(String)
         case scanning
         case chose(role: Role, device: String, name: String?)
-        /// The remembered device did not appear: `device` was taken in its place.
-        case choseInstead(role: Role, device: String, name: String?, remembered: String)
+        /// `device` was taken in the remembered one's place, for the reason `why`.
+        case choseInstead(role: Role, device: String, name: String?, remembered: String, why: Replacement)
         /// The device's services resolved without the role's service: it keeps its other
         /// roles and another device is looked for.
         case roleNotOffered(role: Role, device: String)

@@ -45,10 +45,10 @@ import Testing
             ])
         #expect(
             replaced.statuses.contains(
-                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro)))
+                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro, why: .notInRange)))
         #expect(
             replaced.statuses.contains(
-                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro)))
+                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro, why: .notInRange)))
         let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
         #expect(roles == [Fixture.forerunner: [.heartRate], Fixture.unknownSensor: [.cadence]])
     }
@@ -81,7 +81,7 @@ import Testing
         #expect(second.connects == [.connect(device: watchPath)])
         #expect(
             second.statuses.contains(
-                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro)))
+                .choseInstead(role: .heartRate, device: Fixture.forerunner, name: "Forerunner 265", remembered: Fixture.hrmPro, why: .notAnswering)))
         // No other device offers cadence: the remembered one keeps that role and its retries.
         let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
         #expect(roles == [Fixture.hrmPro: [.cadence], Fixture.forerunner: [.heartRate]])
@@ -128,7 +128,7 @@ import Testing
         #expect(resolved.connects == [.connect(device: footpodPath)], "cadence goes to the footpod at once")
         #expect(
             resolved.statuses.contains(
-                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro)))
+                .choseInstead(role: .cadence, device: Fixture.unknownSensor, name: "Stryd", remembered: Fixture.hrmPro, why: .offersNoRole)))
         #expect(rig.machine.lacking == [.cadence: [Fixture.hrmPro]])
         rig.added(Fixture.Char.heartRateMeasurement, at: 1.6)
         #expect(rig.log.startNotifies == [.startNotify(characteristic: heartRatePath)])
