@@ -221,7 +221,11 @@ public enum FITActivity {
                 FITField(Field.Lap.event, .enumeration, .int(9)),  // event: lap
                 FITField(Field.Lap.eventType, .enumeration, .int(1)),  // event type: stop
                 FITField(Field.Lap.startTime, .uint32, time(span.startSecond)),
-                FITField(Field.Lap.totalElapsedTime, .uint32, .int((span.endSecond - span.startSecond) * 1000)),
+                // Whole seconds from sample to sample, which pauses lengthen; never less than the
+                // timer, which a step ending between two seconds (200.75 to 336.0 s) made it.
+                FITField(
+                    Field.Lap.totalElapsedTime, .uint32,
+                    .int(max((span.endSecond - span.startSecond) * 1000, milliseconds(result.duration) ?? 0))),
                 FITField(Field.Lap.totalTimerTime, .uint32, .int(milliseconds(result.duration))),  // timer (pauses excluded)
                 FITField(Field.Lap.totalDistance, .uint32, .int(result.distance.map { Int(($0 * 100).rounded()) })),
                 // Left invalid without a cadence reading: 0 would say the runner took no step.

@@ -54,7 +54,7 @@ def check_fit(path, stored, name):
     if records and samples:
         closing, last = records[-1], samples[-1]
         check(closing["timestamp"].timestamp() == start.timestamp() + last["t"] + 1 and closing.get("heart_rate") == last["hr_bpm"]
-              and (records[-1]["timestamp"] - records[0]["timestamp"]).total_seconds() == stored["duration_s"],
+              and (records[-1]["timestamp"] - records[0]["timestamp"]).total_seconds() == math.ceil(stored["duration_s"]),
               f"{name}: the last record closes the session at its end, {stored['duration_s']} s from the first, with the last second's values")
     steps = {s["index"]: s for s in stored["steps"]}
     mismatches = 0
@@ -88,6 +88,10 @@ def check_fit(path, stored, name):
     for lap, step in zip(laps, stored["steps"]):
         label = f"{name}: lap {step['index']}"
         check(abs(lap["total_timer_time"] - step["duration_s"]) < 0.001, f"{label} time {lap['total_timer_time']}")
+        # Elapsed counts pauses too, so it is never less than the timer (a step that ended
+        # mid-second was 135.0 elapsed against 135.25 timed).
+        check(lap["total_elapsed_time"] >= lap["total_timer_time"],
+              f"{label} elapsed {lap['total_elapsed_time']} < timer {lap['total_timer_time']}")
         if step["avg_hr_bpm"] is not None:
             # The summary's average has one decimal already: allow for rounding twice.
             check(abs(lap["avg_heart_rate"] - step["avg_hr_bpm"]) <= 0.55, f"{label} avg HR {lap['avg_heart_rate']}")
@@ -148,7 +152,8 @@ def check_tcx(path, stored, name):
     for point, sample in zip(exercise.trackpoints, samples):
         ok = point.hr_value == sample["hr_bpm"]
         cadence = point.tpx_ext.get("RunCadence")
-        ok &= cadence == (None if sample["cadence_spm"] is None else round(sample["cadence_spm"] / 2 + 1e-9))
+        # Per foot, half to even (153 spm is 76 strides, 155 is 78), as the exporter rounds.
+        ok &= cadence == (None if sample["cadence_spm"] is None else round(sample["cadence_spm"] / 2))
         wrong += 0 if ok else 1
     check(wrong == 0, f"{name}: {wrong} trackpoints differ from the samples")
     check(len(exercise.laps) == len(stored["steps"]), f"{name}: {len(exercise.laps)} TCX laps")
@@ -184,7 +189,7 @@ def check_tcx(path, stored, name):
     times = [point.findtext(TCX + "Time") for point in root.iter(TCX + "Trackpoint")]
     if times:
         span = (datetime.strptime(times[-1], "%Y-%m-%dT%H:%M:%SZ") - datetime.strptime(times[0], "%Y-%m-%dT%H:%M:%SZ")).total_seconds()
-        check(span == stored["duration_s"], f"{name}: the trackpoints span the session, {span} s for {stored['duration_s']}")
+        check(span == math.ceil(stored["duration_s"]), f"{name}: the trackpoints span the session, {span} s for {stored['duration_s']}")
     check(len(root.findall(f".//{TCX}Lap/{TCX}Extensions/{AX}LX/{AX}AvgRunCadence")) ==
           sum(1 for s in stored["steps"] if s["avg_cadence_spm"] is not None), f"{name}: AvgRunCadence per lap")
 
@@ -194,10 +199,18 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         env = dict(os.environ, XDG_DATA_HOME=scratch)
         env.pop("NO_COLOR", None)
+        # Steps that end between two seconds: a distance step, and a duration with a fraction.
+        mid_second = os.path.join(scratch, "mid-second.json")
+        with open(mid_second, "w") as f:
+            json.dump({"name": "Mid-second ends", "steps": [
+                {"kind": "warmup", "duration": 60.25, "cadence": 160},
+                {"kind": "work", "distance": "400m", "cadence": 172},
+                {"kind": "cooldown", "duration": 30.5, "cadence": 160}]}, f)
         sessions = [
             ("ladder replay", ["replay", "Recordings/cadence-ladder.jsonl", "--plan", "Plans/cadence-ladder.json"]),
             ("simulation with a dropout", ["run", "Plans/first-cadence-session.json", "--simulate", "--per-foot",
                                            "--dropout", "300:40", "--seed", "7"]),
+            ("steps ending mid-second", ["run", mid_second, "--simulate", "--seed", "3"]),
         ]
         for name, arguments in sessions:
             summary = json.loads(run(binary, env, *arguments, "--fast", "--json"))
