@@ -214,7 +214,9 @@ struct PlanLimits {
 
     /// A zone from its bounds. Bounds may reach past the plan format's cadence range as far
     /// as a centre and a tolerance could (a FIT workout written from "60 ± 5" says 55-65):
-    /// such a zone is its centre with the step's own tolerance.
+    /// such a zone is its centre with the step's own tolerance. Bounds in whole steps move the
+    /// centre by up to half a step ("260 ± 2.5" is written 258-263): a centre that far past the
+    /// range is its edge.
     func range(_ low: Double, _ high: Double, at place: String?) throws(ImportError) -> (spec: CadenceSpec, tolerance: Double?) {
         guard low.isFinite, high.isFinite, low <= high else {
             throw ImportError(file: file, place: place, message: "cadence range \(JSONValue.format(low))-\(JSONValue.format(high)) runs backwards")
@@ -222,7 +224,11 @@ struct PlanLimits {
         if PlanDecoder.cadenceRange.contains(low) && PlanDecoder.cadenceRange.contains(high) {
             return (.range(low: low, high: high), nil)
         }
-        let centre = (low + high) / 2
+        let bounds = PlanDecoder.cadenceRange
+        let rounding = 0.5
+        var centre = (low + high) / 2
+        if centre > bounds.upperBound, centre <= bounds.upperBound + rounding { centre = bounds.upperBound }
+        if centre < bounds.lowerBound, centre >= bounds.lowerBound - rounding { centre = bounds.lowerBound }
         let halfWidth = (high - low) / 2
         guard PlanDecoder.cadenceRange.contains(centre), PlanDecoder.toleranceRange.contains(halfWidth) else {
             throw ImportError(

@@ -61,6 +61,24 @@ import Testing
         #expect(a.map { number($0["low_spm"]) } == b.map { number($0["low_spm"]) })
     }
 
+    /// 260 ± 2.5 went out as 258-263 (whole steps), whose centre, 260.5, the import refused
+    /// as past 260: the file `plan export` wrote was one IntervalPro would not read.
+    @Test("a zone at the top of the cadence range with a fractional tolerance comes back from its FIT export")
+    func exportAtTheRangesEdge() throws {
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "sprints.json",
+            #"{"name": "Sprints", "tolerance": 2.5, "steps": [{"kind": "work", "duration": 15, "cadence": 260}, "#
+                + #"{"kind": "rest", "duration": 15}]}"#)
+        let fit = scratch.path("sprints.fit")
+        let export = try intervalpro("plan", "export", plan, "--format", "fit", "-o", fit)
+        #expect(export.status == 0, "\(export.stderr)")
+        let back = try intervalpro("plan", "check", fit, "--json")
+        #expect(back.status == 0, "\(back.stderr)")
+        let steps = try #require(jsonObject(back.stdoutData)?["steps"] as? [[String: Any]])
+        #expect(number(steps.first?["target_spm"]) == 260 && number(steps.first?["high_spm"]) == 262.5)
+    }
+
     @Test("a watch's FIT activity replays, scores and is stored; a workout given as an activity is refused")
     func replayAnActivity() throws {
         let scratch = try ScratchDirectory()
