@@ -28,6 +28,8 @@ public struct Trends: Sendable {
     public var workCadencePerWeek: Double?
     /// The local midnight (as seconds since 1970 read as UTC) of each point's Monday.
     private var mondays: [Int64] = []
+    /// Each point's start on the runner's clock, as UTC text: the chart's dates are the weeks'.
+    private var localStarts: [String] = []
 
     /// The trend of `listings` (any order) over the `weeks` weeks before `now` (seconds
     /// since 1970). Sessions still running are left out. `utcOffset` gives the runner's clock
@@ -44,10 +46,12 @@ public struct Trends: Sendable {
                 id: $0.id, startedAt: $0.startedAt, planName: $0.planName, inZonePercent: $0.inZonePercent,
                 averageWorkCadence: $0.averageWorkCadence)
         }
-        mondays = points.map { point in
+        let localSeconds = points.map { point in
             let seconds = UTCTimestamp.unixSeconds(point.startedAt) ?? 0
-            return Self.monday(of: seconds + utcOffset(seconds))
+            return seconds + utcOffset(seconds)
         }
+        mondays = localSeconds.map(Self.monday(of:))
+        localStarts = localSeconds.map { UTCTimestamp.text(unixSeconds: $0) }
         var weekly: [Week] = []
         var grouped: [(Int64, [Point])] = []
         for (point, monday) in zip(points, mondays) {
@@ -150,7 +154,7 @@ public struct Trends: Sendable {
                 return (monday, byMonday[monday]?.inZonePercent, byMonday[monday]?.averageWorkCadence)
             }
         } else {
-            shown = points.map { ($0.startedAt, $0.inZonePercent, $0.averageWorkCadence) }
+            shown = zip(points, localStarts).map { ($1, $0.inZonePercent, $0.averageWorkCadence) }
         }
         let unit = perWeek ? "week (mean of its sessions)" : "session"
         var lines: [String] = []
