@@ -53,6 +53,22 @@ public func formatFigure(_ value: Double?, _ places: Int = 0) -> String {
     value.map { JSONValue.format($0.rounded(toPlaces: places)) } ?? "-"
 }
 
+/// A figure with exactly `places` decimals ("38.0", "3.60"), for a column whose rows must
+/// line up and read alike; "-" when there is none.
+public func formatFixed(_ value: Double?, _ places: Int) -> String {
+    guard let value else { return "-" }
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    guard scaled < 9e15 else { return JSONValue.format(value.rounded(toPlaces: places)) }  // and not finite
+    let units = Int(scaled)
+    let whole = units / Int(scale)
+    let fraction = String(units % Int(scale))
+    let sign = value < 0 && units > 0 ? "-" : ""
+    guard places > 0 else { return "\(sign)\(whole)" }
+    return "\(sign)\(whole)." + String(repeating: "0", count: places - fraction.count) + fraction
+}
+
 /// "2026-03-01 07:30" from "2026-03-01T07:30:00Z" (UTC, as stored).
 public func formatMinute(_ iso: String) -> String {
     guard iso.count >= 16 else { return iso }

@@ -26,7 +26,7 @@ public enum HistoryReport {
             let f = r.figures
             return [
                 "\(r.id ?? 0)", r.localDate, r.localTime.map { String($0.prefix(5)) } ?? "--:--",
-                formatFigure(f.hrv.rmssd, 1), formatFigure(f.hrv.lnRMSSD, 2),
+                formatFixed(f.hrv.rmssd, 1), formatFixed(f.hrv.lnRMSSD, 2),
                 formatFigure(f.hrv.meanHeartRate), "\(f.beatsReceived)", "\(f.artifactsCorrected)", r.source.rawValue,
             ]
         }

@@ -79,17 +79,17 @@ public enum ReadinessReport {
         var lines = [
             "Readiness \(record.localDate), \(deviceLabel): \(formatClock(f.scoredDuration.seconds)) scored after \(Int(settle.seconds)) s settling",
             "  heart rate  \(JSONValue.format(f.hrv.meanHeartRate.rounded(toPlaces: 0))) bpm",
-            "  rMSSD       \(JSONValue.format(f.hrv.rmssd.rounded(toPlaces: 1))) ms (ln \(JSONValue.format(f.hrv.lnRMSSD.rounded(toPlaces: 2))))",
+            "  rMSSD       \(formatFixed(f.hrv.rmssd, 1)) ms (ln \(formatFixed(f.hrv.lnRMSSD, 2)))",
             "  SDNN        \(JSONValue.format(f.hrv.sdnn.rounded(toPlaces: 1))) ms",
             "  beats       \(f.beatsReceived), \(f.artifactsCorrected) corrected (\(JSONValue.format(share)) %)",
             "  verdict     \(a.summary)",
         ]
         if let baseline = a.baseline, let low = a.normalLow, let high = a.normalHigh {
             lines.append(
-                "  baseline    ln rMSSD \(two(baseline)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(two(low))-\(two(high))")
+                "  baseline    ln rMSSD \(formatFixed(baseline, 2)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(formatFixed(low, 2))-\(formatFixed(high, 2))")
         }
         if !isDaysValue { lines.append("  kept        \(Self.notTheDaysValue)") }
-        if a.dropToday { lines.append("  today       well below your usual (ln \(two(a.today ?? 0)))") }
+        if a.dropToday { lines.append("  today       well below your usual (ln \(formatFixed(a.today ?? 0, 2)))") }
         lines.append("  advice      \(a.advice)")
         // Another source's figures for the day, labelled: the baseline stays the strap's.
         if let other = text(wellness) { lines.append("  intervals.icu wellness (a watch, ring or app): \(other)") }
@@ -100,12 +100,6 @@ public enum ReadinessReport {
     /// Said of a measurement another of its day stands for.
     static let notTheDaysValue =
         "not the day's value: that is the day's last morning measurement (before noon), since readiness is measured just after waking"
-
-    private static func two(_ x: Double) -> String {
-        let hundredths = Int((x * 100).rounded())
-        let fraction = abs(hundredths) % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
 }
 
 extension ReadinessRun.Status {

@@ -66,7 +66,7 @@ public struct ReadinessToday: Sendable {
     /// One line: today's figures, the verdict and the advice; or when it was last measured.
     public var line: String {
         let hrv = latest.figures.hrv
-        let figures = "rMSSD \(JSONValue.format(hrv.rmssd.rounded(toPlaces: 1))) ms (ln \(JSONValue.format(hrv.lnRMSSD.rounded(toPlaces: 2))))"
+        let figures = "rMSSD \(formatFixed(hrv.rmssd, 1)) ms (ln \(formatFixed(hrv.lnRMSSD, 2)))"
         guard measuredToday else {
             let advice = adviceToday.map { "; \($0)" } ?? ""
             return "Readiness: last measured \(latest.localDate), \(figures)\(advice); measure this morning with `intervalpro readiness`"

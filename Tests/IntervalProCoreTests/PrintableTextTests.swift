@@ -32,6 +32,13 @@ struct PrintableTextTests {
         #expect(rows == [header, header], "\(lines)")
     }
 
+    /// `readiness history` printed 38 and 3.64 in one row, 36.6 and 3.6 in the next.
+    @Test func fixedFiguresKeepTheirDecimals() {
+        #expect(formatFixed(37.976, 1) == "38.0" && formatFixed(3.6369, 2) == "3.64" && formatFixed(3.6, 2) == "3.60")
+        #expect(formatFixed(-0.004, 2) == "0.00" && formatFixed(-1.05, 1) == "-1.1" && formatFixed(2.5, 0) == "3")
+        #expect(formatFixed(nil, 1) == "-" && formatFixed(0.05, 2) == "0.05")
+    }
+
     @Test func aStepTitleShowsItsLabel() {
         let step = TimelineStep(index: 0, kind: .work, label: "Fast\u{1B}]2;x\u{07}", end: .open)
         #expect(step.title == "Work · Fast\u{FFFD}]2;x\u{FFFD}")
