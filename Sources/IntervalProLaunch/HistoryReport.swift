@@ -11,7 +11,7 @@ public enum HistoryReport {
         let rows = listings.map { s -> [String] in
             [
                 "\(s.id)", formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
-                s.inZonePercent.map { formatFigure($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
+                s.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
                 formatFigure(s.averageHeartRate), s.statusText,
             ]
         }

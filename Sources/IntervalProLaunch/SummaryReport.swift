@@ -10,7 +10,7 @@ public enum SummaryReport {
             let zoned = r.step.zone != nil
             return [
                 "\(r.step.index + 1)", r.step.title, formatClock(r.duration.seconds), zone,
-                zoned ? formatFigure(r.inZonePercent, 1) + "%" : "-",
+                zoned ? formatFixed(r.inZonePercent, 1) + "%" : "-",
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
                 formatClock(r.noSignal.seconds), formatFigure(r.averageCadence), formatFigure(r.averageHeartRate),
                 r.maxHeartRate.map(String.init) ?? "-",
@@ -29,7 +29,7 @@ public enum SummaryReport {
             rightAligned: [0, 2, 4, 5, 6, 7, 8, 9, 10, 11])
         lines.append("")
         // A plan without zones (an imported run) has no in-zone figure: a dash, not "-%".
-        var totals = "In zone: \(summary.inZonePercent.map { formatFigure($0, 1) + "%" } ?? "-")"
+        var totals = "In zone: \(summary.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-")"
         totals += "   avg cadence \(formatFigure(summary.averageCadence)) spm (work \(formatFigure(summary.averageWorkCadence)))"
         totals += "   avg HR \(formatFigure(summary.averageHeartRate))"
         if let distance = summary.distance { totals += "   \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km" }
