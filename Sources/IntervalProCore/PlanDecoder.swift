@@ -322,9 +322,12 @@ public struct PlanDecoder {
         default:
             throw failure(node, path, "expected a duration (seconds, \"m:ss\", \"h:mm:ss\" or \"open\"), found \(node.typeName)")
         }
-        // Compared after rounding to the engine's microseconds, so no step lasts 0.
-        guard seconds > 0, seconds <= Self.maxStepSeconds, SessionTime.seconds(seconds) > .zero else {
+        guard seconds > 0, seconds <= Self.maxStepSeconds else {
             throw failure(node, path, "duration must be more than 0 and at most 24 hours")
+        }
+        // Compared after rounding to the engine's microseconds, so no step lasts 0.
+        guard SessionTime.seconds(seconds) > .zero else {
+            throw failure(node, path, "duration must be at least a microsecond (the engine's unit)")
         }
         return .time(.seconds(seconds))
     }

@@ -386,6 +386,9 @@ struct PlanValidationTests {
             "duration must be more than 0 and at most 24 hours at steps[0].duration")
         expectError(planWithStep(#"{"kind": "work", "duration": "24:00:01"}"#), at: #""24"#, path: "steps[0].duration",
             "duration must be more than 0 and at most 24 hours at steps[0].duration")
+        // More than 0, but nothing in the engine's microseconds: "more than 0" was no reason.
+        expectError(planWithStep(#"{"kind": "work", "duration": 0.0000001}"#), at: "0.0000001", path: "steps[0].duration",
+            "duration must be at least a microsecond (the engine's unit) at steps[0].duration")
         // Far beyond Int64 microseconds: refused, not trapped (found by fuzzing).
         expectError(planWithStep(#"{"kind": "work", "duration": 1e13}"#), at: "1e13", path: "steps[0].duration",
             "duration must be more than 0 and at most 24 hours at steps[0].duration")
