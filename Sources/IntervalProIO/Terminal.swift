@@ -76,6 +76,7 @@ public final class RawKeyboard {
         }
         guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
         active = true
+        TerminalStop.keysAreRaw(cooked: saved, raw: raw)
     }
 
     /// The descriptor keys arrive on, for a loop that waits for them.
@@ -106,11 +107,72 @@ public final class RawKeyboard {
     public func restore() {
         guard active else { return }
         active = false
+        TerminalStop.keysAreCooked()
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
     }
 
     deinit {
         restore()
+    }
+}
+
+/// Ctrl-Z (SIGTSTP) during a session: the terminal is given back as the shell expects it
+/// (keys echoed and read by line, the cursor shown) before the process stops, and taken again
+/// on `fg`. Stopped as it was, the shell's prompt had no cursor, and after `fg` the keys were
+/// echoed and waited for Enter.
+public enum TerminalStop {
+    // Written before the handler is installed and while no stop can be handled (the keys' two
+    // modes), read only by the handler.
+    nonisolated(unsafe) private static var cooked = termios()
+    nonisolated(unsafe) private static var raw = termios()
+    private static let keysRaw = Atomic<Bool>(false)
+    private static let cursorHidden = Atomic<Bool>(false)
+    private static let installed = Atomic<Bool>(false)
+    private static let continuations = Atomic<Int>(0)
+
+    /// How many times the process was continued after a stop: a screen drawn before it is
+    /// gone (the shell wrote below it) and is drawn afresh.
+    public static var continued: Int { continuations.load(ordering: .acquiring) }
+
+    static func keysAreRaw(cooked: termios, raw: termios) {
+        keysRaw.store(false, ordering: .sequentiallyConsistent)
+        Self.cooked = cooked
+        Self.raw = raw
+        keysRaw.store(true, ordering: .sequentiallyConsistent)
+        install()
+    }
+
+    static func keysAreCooked() { keysRaw.store(false, ordering: .sequentiallyConsistent) }
+
+    /// The live screen hides the cursor while it is drawn, and shows it when it ends.
+    public static func screenHidesCursor(_ hidden: Bool) {
+        cursorHidden.store(hidden, ordering: .sequentiallyConsistent)
+        if hidden { install() }
+    }
+
+    private static func install() {
+        guard !installed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        // Ignored (a shell without job control started us so): it stays ignored.
+        var current = sigaction()
+        guard sigaction(SIGTSTP, nil, &current) == 0,
+            unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self)
+        else { return }
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            // Only async-signal-safe calls: write(2), tcsetattr(3), kill(2).
+            let keys = TerminalStop.keysRaw.load(ordering: .sequentiallyConsistent)
+            if keys { _ = tcsetattr(STDIN_FILENO, TCSANOW, &TerminalStop.cooked) }
+            if TerminalStop.cursorHidden.load(ordering: .sequentiallyConsistent) {
+                // Shown, on a line of its own below the screen, for the shell's "Stopped".
+                var show: [UInt8] = Array("\u{1B}[?25h\n".utf8)
+                _ = write(STDOUT_FILENO, &show, show.count)
+            }
+            // SIGSTOP stops at once, where SIGTSTP would wait for this handler to return.
+            kill(getpid(), SIGSTOP)
+            // Continued (`fg`).
+            if keys { _ = tcsetattr(STDIN_FILENO, TCSANOW, &TerminalStop.raw) }
+            TerminalStop.continuations.add(1, ordering: .releasing)
+        }
+        signal(SIGTSTP, handler)
     }
 }
 

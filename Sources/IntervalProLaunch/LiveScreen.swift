@@ -40,6 +40,9 @@ struct LiveScreen {
         }
     }
 
+    /// The next frame is drawn below whatever is on the terminal, not over the last one.
+    mutating func startAfresh() { drawnLines = 0 }
+
     mutating func draw(_ view: SessionView, music: String? = nil, columns: Int = 80) -> String {
         var lines: [String] = []
         if let step = view.step {

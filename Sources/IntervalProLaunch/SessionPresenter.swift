@@ -23,6 +23,8 @@ struct SessionPresenter: SessionObserver {
     private var rejectedWarnings = Set<String>()
     private var lastLoggedFeedback: String?
     private var lastTime = SessionTime.zero
+    /// `TerminalStop.continued` when the screen was last drawn.
+    private var continuedBeforeDraw = 0
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
@@ -84,6 +86,13 @@ struct SessionPresenter: SessionObserver {
 
     mutating func show(_ view: SessionView) {
         guard case .screen(let stream) = style else { return }
+        TerminalStop.screenHidesCursor(true)
+        // Back from Ctrl-Z: the shell wrote below the screen, which is drawn afresh under it.
+        let continued = TerminalStop.continued
+        if continued != continuedBeforeDraw {
+            continuedBeforeDraw = continued
+            screen.startAfresh()
+        }
         stream.write(screen.draw(view, music: nowPlaying(), columns: Terminal.columns))
     }
 
@@ -151,7 +160,10 @@ struct SessionPresenter: SessionObserver {
 
     mutating func finish() {
         keyboard?.restore()
-        if case .screen(let stream) = style { stream.write(LiveScreen.showCursor) }
+        if case .screen(let stream) = style {
+            TerminalStop.screenHidesCursor(false)
+            stream.write(LiveScreen.showCursor)
+        }
         if let recorder {
             do {
                 try recorder.close()

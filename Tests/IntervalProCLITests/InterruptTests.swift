@@ -50,6 +50,41 @@ struct InterruptTests {
         #expect(number(steps.first?["duration_s"]).map { $0 < 300 } == true)
     }
 
+    /// Ctrl-Z stopped the process with the terminal in its raw mode, and `fg` left it in the
+    /// shell's: the keys were echoed and waited for Enter (and the prompt had no cursor).
+    @Test(
+        "Ctrl-Z gives the terminal back to the shell before stopping, and fg takes it again: keys still steer",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func stopAndContinue() throws {
+        let terminal = try PseudoTerminal()
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let command = try RunningCommand(
+            ["run", plan, "--simulate", "--speed", "50", "--json", "--no-save"], stdin: terminal.secondaryHandle)
+        #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
+        func lineMode() -> Bool {
+            var modes = termios()
+            return tcgetattr(terminal.primary, &modes) == 0 && modes.c_lflag & tcflag_t(ICANON | ECHO) == tcflag_t(ICANON | ECHO)
+        }
+        func waitFor(lineMode wanted: Bool) -> Bool {
+            for _ in 0..<200 {
+                if lineMode() == wanted { return true }
+                usleep(25_000)
+            }
+            return false
+        }
+        #expect(waitFor(lineMode: false), "the keys are read one by one during the session")
+        kill(command.process.processIdentifier, SIGTSTP)
+        #expect(waitFor(lineMode: true), "stopped, the terminal is the shell's again")
+        kill(command.process.processIdentifier, SIGCONT)
+        #expect(waitFor(lineMode: false), "continued, the keys are read one by one again")
+        #expect(write(terminal.primary, "n", 1) == 1)
+        let next = command.stderr.wait(upTo: 10) { $0.contains("Work (2/2)") }
+        #expect(next, "stderr so far: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+        command.interrupt()
+        #expect(command.finish().status == 0)
+    }
+
     /// A hang-up killed the process (129): no summary, the session left running until the
     /// next command marked it interrupted.
     @Test("a hang-up (terminal closed, ssh dropped) finishes the session as Ctrl-C does, saved")
