@@ -73,10 +73,7 @@ extension HistoryImport.Report {
             if warnings.count > 10 { lines.append("  … and \(warnings.count - 10) more (--json lists them all)") }
         }
         if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
-        if let (done, total) = interruptedAfter {
-            lines.append(
-                "Stopped by a signal after \(done) of \(total) files: what was imported stays; import again for the rest (what was imported is skipped).")
-        }
+        if let (done, total) = interruptedAfter { lines.append(HistoryImport.stoppedBySignal(after: done, of: total)) }
         if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
         // File, entry and activity names are others' words: shown, never obeyed by the terminal.
         return lines.map(\.printable)

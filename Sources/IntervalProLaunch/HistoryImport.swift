@@ -80,6 +80,11 @@ public enum HistoryImport {
         "Stopped: \(storeFailure). The rest was not imported: import again once the store can be written (what was imported is skipped)."
     }
 
+    /// Said of an import Ctrl-C, SIGTERM or a hang-up ended after `done` of `total` files.
+    static func stoppedBySignal(after done: Int, of total: Int) -> String {
+        "Stopped by a signal after \(done) of \(total) files: what was imported stays; import again for the rest (what was imported is skipped)."
+    }
+
     /// A file to look at: a path, or a part of an archive already in memory.
     struct Candidate: Sendable {
         var name: String

@@ -36,6 +36,8 @@ public enum ReadinessImport {
         public var filesRead = 0
         /// Why the import stopped: the store could not be written; the rest was not tried.
         public var storeFailure: String?
+        /// Stopped by Ctrl-C, SIGTERM or a hang-up after `done` of the files: the rest not tried.
+        public var interruptedAfter: (done: Int, of: Int)?
 
         /// Whether the path held mornings and none of them could be taken.
         public var nothingTaken: Bool {
@@ -55,6 +57,11 @@ public enum ReadinessImport {
         var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.flatMap(Self.keys))
         var report = Report()
         for (index, candidate) in candidates.enumerated() where report.storeFailure == nil {
+            // Ctrl-C (once `InterruptSignal.install` ran) ends the import between two files.
+            if InterruptSignal.isRaised {
+                report.interruptedAfter = (index, candidates.count)
+                break
+            }
             take(candidate.name, load: candidate.load, settings: settings, store: location, known: &known, report: &report)
             progress(index + 1, candidates.count)
         }
@@ -190,6 +197,7 @@ extension ReadinessImport.Report {
             ("other_files", .int(otherFiles.count)),
             ("other_file_names", .array(otherFiles.map(JSONValue.string))),
             ("store_failure", storeFailure.map(JSONValue.string) ?? .null),
+            ("interrupted", .bool(interruptedAfter != nil)),
         ])
     }
 
@@ -233,6 +241,7 @@ extension ReadinessImport.Report {
             lines += listed(unreadable)
         }
         if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
+        if let (done, total) = interruptedAfter { lines.append(HistoryImport.stoppedBySignal(after: done, of: total)) }
         if !imported.isEmpty { lines.append("See them with `intervalpro readiness history` and `intervalpro trends`.") }
         return lines.map(\.printable)
     }

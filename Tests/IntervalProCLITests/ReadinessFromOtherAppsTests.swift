@@ -73,6 +73,36 @@ extension ReadinessCommandTests {
         #expect(runs.stdout.contains("`intervalpro readiness import \(dir.path("export"))` files them"), "stdout: \(runs.stdout)")
     }
 
+    /// Ctrl-C killed an import where it stood: the progress line left open, no summary, nothing
+    /// said of the mornings it had saved (`history import` says what it did and exits 130).
+    @Test("Ctrl-C during readiness import finishes the file in hand, says what was saved, and exits 130")
+    func ctrlCDuringAnImportSaysWhatWasDone() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
+        // 600 mornings, the first 28 days of each month from 2023.
+        for day in 0..<600 {
+            let (year, month, date) = (2023 + day / 336, day / 28 % 12 + 1, day % 28 + 1)
+            try dir.write("export/\(year)-\(month < 10 ? "0" : "")\(month)-\(date < 10 ? "0" : "")\(date) 06-30-00.txt", text)
+        }
+        let running = try RunningCommand(["readiness", "import", dir.path("export")], environment: environment(dir))
+        let deadline = Date() + 60
+        while Date() < deadline {
+            let listed = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+            if ((try? JSONSerialization.jsonObject(with: listed.stdoutData)) as? [Any])?.count ?? 0 >= 5 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        running.interrupt()
+        let result = running.finish()
+        #expect(result.exited && result.status == 130, "status \(result.status), stderr: \(result.stderr)")
+        let said = try #require(result.stdout.firstMatch(of: /Imported (\d+) mornings?.*\n(?s:.*)Stopped by a signal after (\d+) of 600 files/))
+        let listed = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        let kept = (try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count ?? -1
+        #expect(Int(said.1) == kept && kept >= 5 && kept < 600, "\(result.stdout)")
+        #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
+    }
+
     /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test
     /// file is a walk with `hrv` messages): read for its heart, whatever the sport; before,
     /// refused as "not a run", with advice (`--sport any`) that readiness does not take.

@@ -16,7 +16,7 @@ struct ReadinessImportCommand: ParsableCommand {
             left out (`readiness --replay FILE --date YYYY-MM-DD` files one). A morning shorter \
             than --duration after settling is scored as long as it holds, from a minute. A \
             morning imported before is skipped. Exits 65 when PATH holds mornings and none could \
-            be taken.
+            be taken. Ctrl-C finishes the file being read, prints what was imported and exits 130.
             """
     )
 
@@ -39,6 +39,8 @@ struct ReadinessImportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            // Ctrl-C finishes the file being read and says what was done.
+            InterruptSignal.install()
             let showsProgress = Terminal.standardErrorIsTerminal
             let report = try ReadinessImport.run(
                 path, settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location
@@ -50,6 +52,7 @@ struct ReadinessImportCommand: ParsableCommand {
             print(json ? report.json.serialized(pretty: true) : report.lines(path: path).joined(separator: "\n"))
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }
+            if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }
         }
     }
 }
