@@ -25,9 +25,14 @@ public enum Terminal {
 
     /// The terminal's width; where output is no terminal, `COLUMNS` when set (as `ls` and
     /// `man` take it: `trends | less` charted 80 columns whatever was asked), else 80.
-    public static var columns: Int {
+    public static var columns: Int { columns(of: STDOUT_FILENO) }
+
+    /// The width of the terminal standard error is, for a progress line drawn there.
+    public static var standardErrorColumns: Int { columns(of: STDERR_FILENO) }
+
+    private static func columns(of descriptor: Int32) -> Int {
         var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         if let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 { return min(set, 10_000) }
         return 80
     }

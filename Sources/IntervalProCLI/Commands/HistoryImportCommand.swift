@@ -33,12 +33,11 @@ struct HistoryImportCommand: ParsableCommand {
             let store = try store.open()
             // Ctrl-C finishes the files being read and says what was done.
             InterruptSignal.install()
-            let showsProgress = Terminal.standardErrorIsTerminal
+            let progress = ProgressLine()
             let report = try HistoryImport.run(path, into: store) { done, total in
-                guard showsProgress else { return }
-                Terminal.writeStandardError("\r\u{1B}[KImporting: \(done) of \(total) files")
+                progress.draw("Importing: \(done) of \(total) files")
             }
-            if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
+            progress.clear()
             let failed = report.imported.isEmpty && report.duplicates.isEmpty && report.notRuns.isEmpty && !report.unreadable.isEmpty
             if json {
                 print(report.json.serialized(pretty: true))

@@ -41,14 +41,13 @@ struct ReadinessImportCommand: ParsableCommand {
         try reportingFailures {
             // Ctrl-C finishes the file being read and says what was done.
             InterruptSignal.install()
-            let showsProgress = Terminal.standardErrorIsTerminal
+            let progress = ProgressLine()
             let report = try ReadinessImport.run(
                 path, settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location
             ) { done, total in
-                guard showsProgress else { return }
-                Terminal.writeStandardError("\r\u{1B}[KImporting: \(done) of \(total) files")
+                progress.draw("Importing: \(done) of \(total) files")
             }
-            if showsProgress { Terminal.writeStandardError("\r\u{1B}[K") }
+            progress.clear()
             print(json ? report.json.serialized(pretty: true) : report.lines(path: path).joined(separator: "\n"))
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }

@@ -73,17 +73,15 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
                 settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location)
             (check.date, check.save, check.upload, check.verbose) = (date, !noSave, upload, sensors.verbose)
             // The live line on a terminal, drawn over itself.
-            let showsLine = replay == nil && Terminal.standardErrorIsTerminal
+            let line: ProgressLine? = replay == nil ? ProgressLine() : nil
             let result: ReadinessCheck.Result
             do {
-                result = try await check.run { status in
-                    if showsLine { Terminal.writeStandardError("\r\u{1B}[K" + status.line) }
-                }
+                result = try await check.run { status in line?.draw(status.line) }
             } catch {
-                if showsLine { Terminal.writeStandardError("\r\u{1B}[K") }
+                line?.clear()
                 throw error
             }
-            if showsLine { Terminal.writeStandardError("\r\u{1B}[K") }
+            line?.clear()
             print(json ? check.json(result).serialized(pretty: true) : check.text(result))
             if let failure = result.scored.saveFailure {
                 throw LaunchError("the measurement was not saved: \(failure)", kind: .io)

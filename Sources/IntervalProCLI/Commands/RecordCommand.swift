@@ -36,23 +36,25 @@ struct RecordCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             // On a terminal a progress line is redrawn in place; a notice clears it first.
-            let progress = Terminal.standardErrorIsTerminal
-            let clearLine = { if progress { Terminal.writeStandardError("\r\u{1B}[K") } }
+            let progress = ProgressLine()
             let total: Int
             do {
                 total = try await LiveRecording.run(
                     sensors.request, to: output, duration: duration.map(SessionTime.seconds), cadenceUnit: cadenceUnit?.unit,
-                    notice: { Terminal.writeStandardError("\(progress ? "\r\u{1B}[K" : "")intervalpro: \($0)\n") },
-                    progress: progress
+                    notice: {
+                        progress.clear()
+                        Terminal.writeStandardError("intervalpro: \($0)\n")
+                    },
+                    progress: progress.shown
                         ? { now, counts in
                             let received = counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                            Terminal.writeStandardError("\rrecording \(formatClock(now.seconds))  \(received.joined(separator: " · ")) ")
+                            progress.draw("recording \(formatClock(now.seconds))  \(received.joined(separator: " · "))")
                         } : nil)
             } catch {
-                clearLine()
+                progress.clear()
                 throw error
             }
-            clearLine()
+            progress.clear()
             Terminal.writeStandardError("intervalpro: recorded \(total) notifications to \(output)\n")
         }
     }

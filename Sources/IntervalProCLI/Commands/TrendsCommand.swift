@@ -32,13 +32,13 @@ struct TrendsCommand: ParsableCommand {
         try reportingFailures {
             let store = try store.open(readingOnly: true)
             // Morning readiness over the same weeks, as many days as the terminal shows.
-            let days = json ? weeks * 7 : min(weeks * 7, max(14, Terminal.columns - 8))
+            let days = json ? weeks * 7 : min(weeks * 7, max(10, Terminal.columns - 8))
             let report = try storeCall { () throws(StoreError) in try TrendsReport(store: store, weeks: weeks, days: days) }
             let (trends, readiness) = (report.trends, report.readiness)
             if json {
                 print(report.json.serialized(pretty: true))
             } else {
-                print(trends.chart(width: max(20, Terminal.columns - 8)).joined(separator: "\n"))
+                print(trends.chart(width: max(10, Terminal.columns - 8)).joined(separator: "\n"))
                 if !readiness.isEmpty {
                     print("\nReadiness: ln rMSSD each morning (●), its 7-day baseline (─) and your normal range (░)")
                     print(readiness.chart().joined(separator: "\n"))

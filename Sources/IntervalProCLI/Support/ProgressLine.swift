@@ -1,0 +1,32 @@
+import IntervalProCore
+import IntervalProIO
+
+/// Progress of long work on a terminal's stderr, each line drawn over the last; nothing when
+/// stderr is no terminal. Cut to the terminal's width: a line that wrapped (25 columns on 20)
+/// was cleared only in part, and every redraw left a row behind.
+struct ProgressLine {
+    let shown = Terminal.standardErrorIsTerminal
+
+    func draw(_ text: String) {
+        guard shown else { return }
+        Terminal.writeStandardError("\r\u{1B}[K" + Self.cut(text, to: Terminal.standardErrorColumns - 1))
+    }
+
+    func clear() {
+        if shown { Terminal.writeStandardError("\r\u{1B}[K") }
+    }
+
+    /// `text` within `width` columns, a cut one ending in "…".
+    static func cut(_ text: String, to width: Int) -> String {
+        guard text.terminalWidth > width else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let columns = String(character).terminalWidth
+            guard used + columns <= width - 1 else { break }
+            kept.append(character)
+            used += columns
+        }
+        return kept + "…"
+    }
+}
