@@ -53,6 +53,20 @@ public struct JSONNode: Sendable {
     }
 }
 
+extension JSONNode {
+    /// The value to be written again: what a reader does not know is kept as it came.
+    public var value: JSONValue {
+        switch kind {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .number(let number, let isInteger): isInteger && abs(number) < 9e15 ? .int(Int(number)) : .number(number)
+        case .string(let text): .string(text)
+        case .array(let items): .array(items.map(\.value))
+        case .object(let members): .object(members.map { ($0.key, $0.value.value) })
+        }
+    }
+}
+
 public struct JSONSyntaxError: Error, Equatable, Sendable {
     public var offset: Int
     public var message: String

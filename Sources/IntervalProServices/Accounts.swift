@@ -47,8 +47,14 @@ public struct StravaAccount: Sendable, Equatable {
 /// accounts.json: every account, secrets included. The file is the only place secrets live;
 /// nothing here is ever printed (`listing` is what may be shown).
 public struct Accounts: Sendable, Equatable {
+    /// The version of the file's layout this one reads and writes.
+    public static let version = 1
+
     public var intervalsICU: IntervalsICUAccount?
     public var strava: StravaAccount?
+    /// Accounts of services this version does not know (a later one's), as JSON text by
+    /// service: written back as they came, never dropped with their secrets.
+    public var others: [String: String] = [:]
 
     public init(intervalsICU: IntervalsICUAccount? = nil, strava: StravaAccount? = nil) {
         self.intervalsICU = intervalsICU
@@ -100,7 +106,8 @@ public struct Accounts: Sendable, Equatable {
             if let scope = strava.scope { fields.append(("scope", .string(scope))) }
             members.append((Service.strava.rawValue, .object(fields)))
         }
-        return JSONValue.object([("version", .number(1)), ("accounts", .object(members))]).serialized(pretty: true) + "\n"
+        members += others.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
+        return JSONValue.object([("version", .int(Self.version)), ("accounts", .object(members))]).serialized(pretty: true) + "\n"
     }
 
     /// Reads accounts.json; a problem names the JSON path and what is wrong.
@@ -112,8 +119,26 @@ public struct Accounts: Sendable, Equatable {
             throw AccountsProblem(path: "$", message: "not valid JSON (\(error.message))")
         }
         guard case .object = root.kind else { throw AccountsProblem(path: "$", message: "expected an object") }
-        guard let accounts = root["accounts"] else { return Accounts() }
+        // A later layout is not guessed at: read as empty, the next `account add` wrote over its
+        // secrets. Refused, the file is left as it is.
+        if let version = root["version"], !version.isNull {
+            guard let number = version.numberValue, number == number.rounded(), number >= 1 else {
+                throw AccountsProblem(path: "$.version", message: "expected a whole number from 1")
+            }
+            guard number <= Double(Self.version) else {
+                throw AccountsProblem(
+                    path: "$.version",
+                    message: "version \(Int(number)) was written by a later IntervalPro; this one reads version \(Self.version), and leaves the file as it is")
+            }
+        }
+        guard let accounts = root["accounts"], !accounts.isNull else { return Accounts() }
+        guard case .object(let services) = accounts.kind else {
+            throw AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found \(accounts.typeName)")
+        }
         var result = Accounts()
+        for member in services where Service(rawValue: member.key) == nil {
+            result.others[member.key] = member.value.value.serialized()
+        }
         if let icu = accounts[Service.intervalsICU.rawValue] {
             let path = "$.accounts[\"intervals.icu\"]"
             var toWellness = false

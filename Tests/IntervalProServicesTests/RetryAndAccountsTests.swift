@@ -105,6 +105,26 @@ struct RetryAndAccountsTests {
         #expect(!accounts.encoded().contains("readiness_to_wellness"), "written only when on")
     }
 
+    /// A later version's file, or one of another layout, was read as no accounts, and the next
+    /// `account add` wrote over it: a Strava refresh token and another service's tokens gone.
+    @Test("accounts.json: a later version or another layout is refused, not written over; another service's account is kept")
+    func accountsOfALaterVersion() throws {
+        #expect(throws: AccountsProblem(path: "$.version", message: "version 2 was written by a later IntervalPro; this one reads version 1, and leaves the file as it is")) {
+            try Accounts.decode(Array(#"{"version": 2, "accounts": {}}"#.utf8))
+        }
+        #expect(throws: AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found an array")) {
+            try Accounts.decode(Array(#"{"version": 1, "accounts": [{"service": "strava"}]}"#.utf8))
+        }
+        var accounts = try Accounts.decode(
+            Array(#"{"version": 1, "accounts": {"garmin": {"oauth_token": "GT", "expires": [1, 2.5, null]}}}"#.utf8))
+        #expect(accounts.services.isEmpty && accounts.others.keys.sorted() == ["garmin"])
+        accounts.intervalsICU = IntervalsICUAccount(athleteID: "i1", apiKey: "k")
+        let written = accounts.encoded()
+        let again = try Accounts.decode(Array(written.utf8))
+        #expect(again == accounts && again.intervalsICU?.athleteID == "i1")
+        #expect(written.contains(#""garmin": {"oauth_token":"GT","expires":[1,2.5,null]}"#), "\(written)")
+    }
+
     @Test("a malformed accounts.json names the JSON path and what is wrong")
     func accountsProblems() {
         #expect(throws: AccountsProblem(path: "$", message: "expected an object")) { try Accounts.decode(Array("[1]".utf8)) }
