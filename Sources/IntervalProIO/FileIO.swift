@@ -201,6 +201,23 @@ extension FileIO {
     /// Whether the file system holding `path` (a file, or the folder it would be made in)
     /// has no room for an unprivileged writer: SQLite says only "disk I/O error" when its
     /// shared-memory file cannot grow on a full disk.
+    /// Whether `path`'s folder cannot be written (a read-only mount, an immutable folder):
+    /// SQLite then says only that it "cannot open the database file".
+    public static func folderIsReadOnly(at path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        return access(folder, W_OK) != 0 && (errno == EROFS || errno == EACCES || errno == EPERM)
+    }
+
+    /// Whether the file begins with zeros where SQLite's header belongs: a damaged
+    /// store (a card's error, a crash of the disk), not another program's file.
+    public static func beginsWithZeros(_ path: String, count: Int = 100) -> Bool {
+        guard let fd = try? openForReading(path) else { return false }
+        defer { try? fd.close() }
+        var bytes = [UInt8](repeating: 1, count: count)
+        let read = (try? bytes.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        return read == count && bytes.allSatisfy { $0 == 0 }
+    }
+
     public static func fileSystemIsFull(at path: String) -> Bool {
         var info = statvfs()
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."

@@ -32,6 +32,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             self.init(path: path, reason: "the disk is full", isWriteRefused: true)
             isFull = true
         case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
+        case .SQLITE_CANTOPEN where FileIO.folderIsReadOnly(at: path):
+            // Read a moment before, the store was said not to open at all.
+            self.init(path: path, reason: "the database is read-only (its folder cannot be written)", isWriteRefused: true)
         case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
         case .SQLITE_IOERR where FileIO.fileSystemIsFull(at: path):
             // A full disk stops the shared-memory file growing: SQLite calls that an I/O error,
@@ -42,6 +45,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             self.init(
                 path: path, reason: "the disk refused a write or read (\(error.message ?? "I/O error"))",
                 isWriteRefused: true)
+        case .SQLITE_NOTADB where FileIO.beginsWithZeros(path):
+            // Its header zeroed, the runner's own history was called another program's file.
+            // SQLite's `.recover` cannot read one without its header: a copy is what to keep.
+            self.init(
+                path: path,
+                reason: "the database is damaged (its header is zeros, as a card's or a disk's error leaves it): "
+                    + "keep a copy of the file, and restore the store from a backup if there is one")
+            isNotAStore = true
         case .SQLITE_NOTADB:
             self.init(path: path, reason: "not an IntervalPro database")
             isNotAStore = true

@@ -74,6 +74,30 @@ struct StoreDiskFailureTests {
         #expect(try readOnly.listings(since: "2026-01-01T00:00:00Z").first?.status == .interrupted)
     }
 
+    /// Its first page zeroed, the runner's own history was "not an IntervalPro database", as
+    /// another program's file is: an invitation to delete it.
+    @Test("a store whose header is zeros is said as damaged, with how to recover; another file is still not a store")
+    func aZeroedHeaderIsSaidAsDamage() throws {
+        let directory = try StoreDirectory()
+        let path = directory.path + "/h.sqlite"
+        do {
+            let store = try SessionStore(path: path)
+            _ = try store.beginSession(
+                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        }
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        handle.write(Data(repeating: 0, count: 100))
+        try handle.close()
+        #expect {
+            _ = try SessionStore(path: path).listings()
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.isNotAStore && error.reason.hasPrefix("the database is damaged (its header is zeros")
+                && error.reason.contains("keep a copy")
+        }
+    }
+
     /// One bad page (a card's error) read as "not an IntervalPro database (or damaged)", with
     /// no word of what could still be done.
     @Test("a damaged page is said as damage, with what may still be read and how to recover the rest")
