@@ -13,6 +13,9 @@ public struct WebCatalogue: Sendable {
         public var id: String
         public var path: String
         public var folder: String
+
+        /// A plain file (through a symbolic link too), which a read never waits on.
+        public var isRegularFile: Bool { FileIO.isRegularFile(path) }
     }
 
     /// The example plans, and the user's plan folder ($XDG_CONFIG_HOME/intervalpro/plans).
@@ -57,8 +60,10 @@ public struct WebCatalogue: Sendable {
         }
     }
 
-    public func plan(id: String) -> Entry? { plans().first { $0.id == id } }
-    public func recording(id: String) -> Entry? { recordings().first { $0.id == id } }
+    /// Only a regular file is read: a FIFO named like a plan blocked the thread that opened it,
+    /// and two such requests left no thread to answer any route.
+    public func plan(id: String) -> Entry? { plans().first { $0.id == id && $0.isRegularFile } }
+    public func recording(id: String) -> Entry? { recordings().first { $0.id == id && $0.isRegularFile } }
 
     static func userPlanFolder() -> String? {
         UserFolders.configuration.map { $0 + "/plans" }

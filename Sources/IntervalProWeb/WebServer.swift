@@ -118,9 +118,14 @@ public struct WebServer: Sendable {
             guard let id = context.parameters.get("id", as: Int64.self) else {
                 return Self.error(.notFound, "no such session")
             }
-            guard let session = try? store.open(readingOnly: true).session(id: id, loading: [.samples, .alphaOne]),
-                session.summary != nil
-            else { return Self.error(.notFound, "no finished session \(id)") }
+            let found: StoredSession?
+            do {
+                found = try store.open(readingOnly: true).session(id: id, loading: [.samples, .alphaOne])
+            } catch {
+                // A store that cannot be read is not a session that is gone (it said 404).
+                return Self.error(.internalServerError, "\(error)")
+            }
+            guard let session = found, session.summary != nil else { return Self.error(.notFound, "no finished session \(id)") }
             let readiness = ReadinessToday.trend(store, before: session.listing.startedAt)
             return Self.response(.ok, contentType: "text/html; charset=utf-8", HTMLReport.page(session, readiness: readiness, localStart: WallClock.localDateTime(of: session.listing.startedAt)))
         }
@@ -316,6 +321,10 @@ public struct WebServer: Sendable {
         var list: [JSONValue] = []
         var unreadable: [JSONValue] = []
         for entry in catalogue.plans() {
+            guard entry.isRegularFile else {
+                unreadable.append(.object([("id", .string(entry.id)), ("error", .string("not a regular file (a FIFO or a device): not read"))]))
+                continue
+            }
             do {
                 let plan = try loadPlan(entry.path)
                 let timeline = plan.timeline()

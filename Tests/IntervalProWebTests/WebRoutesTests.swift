@@ -42,6 +42,21 @@ import Testing
         #expect(problems.first?.problem == "cannot read the folder \(file): Not a directory")
     }
 
+    /// A FIFO named like a plan in the plans folder: each read of it waited for a writer, and
+    /// two such requests left the server no thread to answer any route.
+    @Test("a FIFO in a plan folder is never read: not offered, and said as no regular file")
+    func aFIFOIsNotAPlan() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(mkfifo(folder.path + "/stall.json", 0o600) == 0)
+        try Data(#"{"name": "Easy", "steps": [{"kind": "work", "duration": 60}]}"#.utf8).write(to: folder.appendingPathComponent("easy.json"))
+        let names = WebCatalogue.files(in: folder.path, endingIn: [".json"])
+        #expect(names == ["easy.json", "stall.json"])
+        let entries = names.map { WebCatalogue.Entry(id: "mine/\($0)", path: folder.path + "/\($0)", folder: "mine") }
+        #expect(entries.map(\.isRegularFile) == [true, false])
+    }
+
     @Test("trends: an empty store gives no sessions; weeks out of 1-520 is a 400")
     func trends() async throws {
         let (app, folder) = try application()
@@ -90,6 +105,21 @@ import Testing
                 try await client.execute(uri: "/api/sessions?\(query)", method: .get, headers: Self.local) { response in
                     #expect(response.status == .badRequest, "\(query)")
                 }
+            }
+        }
+    }
+
+    /// A store that could not be read made every report link "no finished session" (404), as
+    /// if the session were gone; the session list said the store's error.
+    @Test("a report from a store that cannot be read is the store's error (500), not a 404")
+    func aReportFromABrokenStoreSaysSo() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(repeating: 0x5A, count: 5000).write(to: folder.appendingPathComponent("intervalpro.sqlite"))
+        try await app.test { client in
+            try await client.execute(uri: "/sessions/1/report", method: .get, headers: Self.local) { response in
+                #expect(response.status == .internalServerError)
+                #expect(String(buffer: response.body).contains("not an IntervalPro database"), "\(String(buffer: response.body))")
             }
         }
     }
