@@ -201,6 +201,14 @@ extension FileIO {
     /// Whether the file system holding `path` (a file, or the folder it would be made in)
     /// has no room for an unprivileged writer: SQLite says only "disk I/O error" when its
     /// shared-memory file cannot grow on a full disk.
+    /// Takes group's and others' access away from a file that holds a secret (written 0600,
+    /// but one copied in, or left by an older version, may say 0644).
+    public static func keepPrivate(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return }
+        _ = chmod(path, info.st_mode & 0o700)
+    }
+
     /// Whether `path`'s folder cannot be written (a read-only mount, an immutable folder):
     /// SQLite then says only that it "cannot open the database file".
     public static func folderIsReadOnly(at path: String) -> Bool {

@@ -13,7 +13,11 @@ public enum WebToken {
         let path = "\(directory)/web-token"
         if !renew, let bytes = try? FileIO.readAll(path) {
             let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
-            if text.count == 32, text.allSatisfy(\.isHexDigit) { return text }
+            if text.count == 32, text.allSatisfy(\.isHexDigit) {
+                // Kept as it was, a token others could read (0644) stayed readable to them.
+                FileIO.keepPrivate(path)
+                return text
+            }
         }
         let token = RandomText.hex(bytes: 16)
         do throws(FileError) {

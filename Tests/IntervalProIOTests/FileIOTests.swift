@@ -71,6 +71,18 @@ struct FileIOTests {
         #expect(try FileIO.readAll(scratch.file("out.wav")) == [4, 5])
     }
 
+    /// A web token file others could read (0644) was used as it was.
+    @Test("a secret's file is kept to its owner: group's and others' access taken away, the owner's kept")
+    func aSecretIsKeptPrivate() throws {
+        let scratch = try TemporaryDirectory()
+        let token = try scratch.write("web-token", Array("0123\n".utf8))
+        #expect(chmod(token, 0o644) == 0)
+        FileIO.keepPrivate(token)
+        var info = stat()
+        #expect(stat(token, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try FileIO.readAll(token) == Array("0123\n".utf8))
+    }
+
     @Test("a missing file throws FileError: open, not found, naming the path")
     func missingFile() throws {
         let dir = try TemporaryDirectory()
