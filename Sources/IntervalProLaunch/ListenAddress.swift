@@ -23,7 +23,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             portText = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, let port = Int(portText), (1...65_535).contains(port) else { return nil }
-        self.host = host
+        // "0" binds every interface as "0.0.0.0" does, and is printed so: the page's address
+        // was "http://0:PORT", which no phone opens.
+        self.host = host == "0" ? "0.0.0.0" : host
         self.port = port
     }
 

@@ -17,6 +17,7 @@ func facts(
     @Test func listenAddressesParseAndKnowLoopback() throws {
         #expect(ListenAddress("8417") == ListenAddress(host: "127.0.0.1", port: 8417))
         #expect(ListenAddress("0.0.0.0:80") == ListenAddress(host: "0.0.0.0", port: 80))
+        #expect(ListenAddress("0:80") == ListenAddress(host: "0.0.0.0", port: 80))
         #expect(ListenAddress("[::1]:9000") == ListenAddress(host: "::1", port: 9000))
         #expect(ListenAddress("localhost:1")?.isLoopback == true)
         #expect(ListenAddress("127.0.0.2:8417")?.isLoopback == true)
