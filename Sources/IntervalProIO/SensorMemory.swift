@@ -47,6 +47,10 @@ public struct SensorMemory: Equatable, Sendable {
         } catch {
             throw SensorMemoryError(path: path, message: "\(SourceLocation(offset: error.offset, in: bytes)): \(error.message)")
         }
+        // A list or a number read as no memory without a word, where a typo was said.
+        guard case .object = root.kind else {
+            throw SensorMemoryError(path: path, message: "expected an object, found \(root.typeName)")
+        }
         func sensor(_ key: String) throws -> Sensor? {
             guard let node = root[key] else { return nil }
             guard let address = node["address"]?.stringValue else {

@@ -83,6 +83,20 @@ struct FileIOTests {
         #expect(try FileIO.readAll(token) == Array("0123\n".utf8))
     }
 
+    /// `[1,2,3]` in sensors.json read as no memory, without the word a typo in it gets.
+    @Test("remembered sensors: a file that is no object is said, as a malformed one is")
+    func sensorMemoryThatIsNoObject() throws {
+        let scratch = try TemporaryDirectory()
+        let list = try scratch.write("sensors.json", Array("[1, 2, 3]\n".utf8))
+        #expect {
+            _ = try SensorMemory.load(from: list)
+        } throws: { error in
+            "\(error)" == "\(list): expected an object, found an array"
+        }
+        let kept = try scratch.write("kept.json", Array(#"{"version": 1, "cadence": {"address": "ant:4321"}}"#.utf8))
+        #expect(try SensorMemory.load(from: kept) == SensorMemory(cadence: SensorMemory.Sensor(address: "ant:4321")))
+    }
+
     @Test("a missing file throws FileError: open, not found, naming the path")
     func missingFile() throws {
         let dir = try TemporaryDirectory()
