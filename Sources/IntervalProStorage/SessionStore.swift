@@ -150,7 +150,10 @@ public final class SessionStore: Sendable {
         func opened(_ name: String) throws -> DatabaseQueue {
             let queue = try DatabaseQueue(path: name, configuration: configuration)
             guard try queue.read({ db in try Schema.migrator.hasCompletedMigrations(db) }) else {
-                throw StoreError(path: path, reason: "the database is read-only and needs an upgrade this version makes")
+                throw StoreError(
+                    path: path,
+                    reason: "the database is read-only and needs an upgrade this version makes: "
+                        + "copy it where it can be written and read the copy (--db COPY)")
             }
             return queue
         }
