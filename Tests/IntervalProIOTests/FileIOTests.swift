@@ -97,6 +97,14 @@ struct FileIOTests {
         #expect(try SensorMemory.load(from: kept) == SensorMemory(cadence: SensorMemory.Sensor(address: "ant:4321")))
     }
 
+    /// "Importing: 12 of 300 files" on a 20-column terminal wrapped, and each redraw left a row.
+    @Test("a progress line is cut to the terminal's width, a wide character counting two")
+    func progressLinesFitTheTerminal() {
+        #expect(ProgressLine.cut("Importing: 12 of 300 files", to: 19) == "Importing: 12 of 3…")
+        #expect(ProgressLine.cut("short", to: 19) == "short")
+        #expect(ProgressLine.cut("記録 recording", to: 6).terminalWidth <= 6)
+    }
+
     @Test("a missing file throws FileError: open, not found, naming the path")
     func missingFile() throws {
         let dir = try TemporaryDirectory()

@@ -1,18 +1,19 @@
 import IntervalProCore
-import IntervalProIO
 
 /// Progress of long work on a terminal's stderr, each line drawn over the last; nothing when
 /// stderr is no terminal. Cut to the terminal's width: a line that wrapped (25 columns on 20)
 /// was cleared only in part, and every redraw left a row behind.
-struct ProgressLine {
-    let shown = Terminal.standardErrorIsTerminal
+public struct ProgressLine: Sendable {
+    public let shown = Terminal.standardErrorIsTerminal
 
-    func draw(_ text: String) {
+    public init() {}
+
+    public func draw(_ text: String) {
         guard shown else { return }
         Terminal.writeStandardError("\r\u{1B}[K" + Self.cut(text, to: Terminal.standardErrorColumns - 1))
     }
 
-    func clear() {
+    public func clear() {
         if shown { Terminal.writeStandardError("\r\u{1B}[K") }
     }
 
