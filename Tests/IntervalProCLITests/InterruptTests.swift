@@ -28,21 +28,33 @@ struct InterruptTests {
         #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
     }
 
-    /// Keys steered the live screen alone: with the summary going to a file (`--json`), n, space
-    /// and q typed on the terminal did nothing, and an open step ended only with Ctrl-C.
-    @Test(
-        "keys on the terminal steer a session whose summary goes to a file (--json)",
-        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
-    func keysSteerWithoutTheScreen() throws {
+    /// A ten-minute simulated run at 50×, its keys read from a pseudo-terminal, its summary
+    /// going to a pipe (`--json`), in its warmup.
+    func tenMinutesSteeredFromATerminal() throws -> (PseudoTerminal, RunningCommand) {
         let terminal = try PseudoTerminal()
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
         let command = try RunningCommand(
             ["run", plan, "--simulate", "--speed", "50", "--json", "--no-save"], stdin: terminal.secondaryHandle)
         #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
+        return (terminal, command)
+    }
+
+    /// Types n, and expects the work step to follow.
+    func expectNextStep(on terminal: PseudoTerminal, of command: RunningCommand) {
         #expect(write(terminal.primary, "n", 1) == 1)
         let next = command.stderr.wait(upTo: 10) { $0.contains("Work (2/2)") }
         #expect(next, "stderr so far: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+    }
+
+    /// Keys steered the live screen alone: with the summary going to a file (`--json`), n, space
+    /// and q typed on the terminal did nothing, and an open step ended only with Ctrl-C.
+    @Test(
+        "keys on the terminal steer a session whose summary goes to a file (--json)",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func keysSteerWithoutTheScreen() throws {
+        let (terminal, command) = try tenMinutesSteeredFromATerminal()
+        expectNextStep(on: terminal, of: command)
         command.interrupt()
         let result = command.finish()
         let steps = try #require(jsonObject(result.stdoutData)?["steps"] as? [[String: Any]], "stdout: \(result.stdout)")
@@ -56,12 +68,7 @@ struct InterruptTests {
         "Ctrl-Z gives the terminal back to the shell before stopping, and fg takes it again: keys still steer",
         .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
     func stopAndContinue() throws {
-        let terminal = try PseudoTerminal()
-        let dir = try ScratchDirectory()
-        let plan = try dir.write("ten.json", tenMinutePlanText)
-        let command = try RunningCommand(
-            ["run", plan, "--simulate", "--speed", "50", "--json", "--no-save"], stdin: terminal.secondaryHandle)
-        #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
+        let (terminal, command) = try tenMinutesSteeredFromATerminal()
         func lineMode() -> Bool {
             var modes = termios()
             return tcgetattr(terminal.primary, &modes) == 0 && modes.c_lflag & tcflag_t(ICANON | ECHO) == tcflag_t(ICANON | ECHO)
@@ -78,9 +85,7 @@ struct InterruptTests {
         #expect(waitFor(lineMode: true), "stopped, the terminal is the shell's again")
         kill(command.process.processIdentifier, SIGCONT)
         #expect(waitFor(lineMode: false), "continued, the keys are read one by one again")
-        #expect(write(terminal.primary, "n", 1) == 1)
-        let next = command.stderr.wait(upTo: 10) { $0.contains("Work (2/2)") }
-        #expect(next, "stderr so far: \(String(decoding: command.stderr.snapshot, as: UTF8.self))")
+        expectNextStep(on: terminal, of: command)
         command.interrupt()
         #expect(command.finish().status == 0)
     }
