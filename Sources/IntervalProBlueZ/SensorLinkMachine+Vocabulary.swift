@@ -41,7 +41,6 @@ extension SensorLinkMachine {
         var measurement: UInt16 { self == .heartRate ? 0x2A37 : 0x2A53 }
     }
 
-    /// What the user should know; the driver decides how to show it.
     /// Why a remembered device's role went to another.
     public enum Replacement: Equatable, Sendable {
         /// It did not appear within the remembered wait.
@@ -52,6 +51,7 @@ extension SensorLinkMachine {
         case notAnswering
     }
 
+    /// What the user should know; the driver decides how to show it.
     public enum Status: Equatable, Sendable {
         case waitingForBluez
         case noAdapter(requested: String?)

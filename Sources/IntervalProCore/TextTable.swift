@@ -60,7 +60,8 @@ public func formatFixed(_ value: Double?, _ places: Int) -> String {
     var scale = 1.0
     for _ in 0..<places { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9e15 else { return JSONValue.format(value.rounded(toPlaces: places)) }  // and not finite
+    // Past Int's exact range, or not finite: as `formatFigure` writes it.
+    guard scaled < 9e15 else { return JSONValue.format(value.rounded(toPlaces: places)) }
     let units = Int(scaled)
     let whole = units / Int(scale)
     let fraction = String(units % Int(scale))

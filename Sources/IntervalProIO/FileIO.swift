@@ -198,9 +198,6 @@ extension FileIO {
         return stat(path, &info) == 0 ? UInt32(info.st_mode) & 0o7777 : nil
     }
 
-    /// Whether the file system holding `path` (a file, or the folder it would be made in)
-    /// has no room for an unprivileged writer: SQLite says only "disk I/O error" when its
-    /// shared-memory file cannot grow on a full disk.
     /// Takes group's and others' access away from a file that holds a secret (written 0600,
     /// but one copied in, or left by an older version, may say 0644).
     public static func keepPrivate(_ path: String) {
@@ -226,6 +223,9 @@ extension FileIO {
         return read == count && bytes.allSatisfy { $0 == 0 }
     }
 
+    /// Whether the file system holding `path` (a file, or the folder it would be made in)
+    /// has no room for an unprivileged writer: SQLite says only "disk I/O error" when its
+    /// shared-memory file cannot grow on a full disk.
     public static func fileSystemIsFull(at path: String) -> Bool {
         var info = statvfs()
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
