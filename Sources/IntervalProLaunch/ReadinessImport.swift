@@ -152,12 +152,14 @@ public enum ReadinessImport {
         }
         let (localDate, takenAt) = (WallClock.localDate(unixSeconds: ended), UTCTimestamp.text(unixSeconds: ended))
         let keys = Self.keys(localDate: localDate, takenAt: takenAt, localTime: WallClock.localTime(unixSeconds: ended))
-        guard known.isDisjoint(with: keys) else {
-            return skip(\.duplicates, "the morning of \(localDate) at \(takenAt), imported before")
-        }
+        let importedBefore = "the morning of \(localDate) at \(takenAt), imported before"
+        guard known.isDisjoint(with: keys) else { return skip(\.duplicates, importedBefore) }
         known.formUnion(keys)
         do {
-            let scored = try ReadinessRun.score(outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, store: store)
+            let scored = try ReadinessRun.score(
+                outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, unlessHeld: true, store: store)
+            // Saved meanwhile by another import of the same folder.
+            if scored.wasHeld { return skip(\.duplicates, importedBefore) }
             if let failure = scored.saveFailure {
                 // The store, not the morning: said once, as what stopped the import.
                 report.storeFailure = failure

@@ -193,6 +193,8 @@ public enum ReadinessRun {
         /// Why it was not saved, when saving was asked for and the store refused (a full disk):
         /// the figures are the runner's all the same, shown before the failure is said.
         public var saveFailure: String? = nil
+        /// Not saved: the store already held it (`unlessHeld`), saved by another process.
+        public var wasHeld = false
     }
 
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
@@ -200,7 +202,7 @@ public enum ReadinessRun {
     /// naming `file`, the measurement's, when given.
     public static func score(
         _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, timeOfDayKnown: Bool = true,
-        save: StoreLocation?, store: StoreLocation, file: String? = nil
+        save: StoreLocation?, unlessHeld: Bool = false, store: StoreLocation, file: String? = nil
     ) throws -> Scored {
         let deviceLabel = outcome.device?.label ?? "the strap"
         let inFile = file.map { "\($0): " } ?? ""
@@ -227,7 +229,16 @@ public enum ReadinessRun {
         if let save {
             do {
                 let opened = try save.open()
-                record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
+                if unlessHeld {
+                    let saved = try storeCall { () throws(StoreError) in try opened.saveReadinessUnlessHeld(record) }
+                    guard let id = saved else {
+                        return Scored(
+                            record: record, assessment: ReadinessBaseline.assess([], today: localDate), wasHeld: true)
+                    }
+                    record.id = id
+                } else {
+                    record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
+                }
                 earlier = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
                     .filter { $0.id != record.id }
             } catch let failure as LaunchError where failure.kind == .io {

@@ -183,6 +183,23 @@ extension SessionStore {
         }
     }
 
+    /// Saves a measurement unless one of the same moment, or of the same local date and clock
+    /// time, is there; nil when one is. The check and the insert are one immediate transaction:
+    /// two imports of one folder at once (a cron's beside one typed) each checked before the
+    /// other saved, and every morning was saved twice.
+    public func saveReadinessUnlessHeld(_ record: ReadinessRecord) throws(StoreError) -> Int64? {
+        try writeImmediately { db -> Int64? in
+            var same = Column("taken_at") == record.takenAt
+            if let localTime = record.localTime {
+                same = same || (Column("local_date") == record.localDate && Column("local_time") == localTime)
+            }
+            guard try ReadinessRow.filter(same).fetchCount(db) == 0 else { return nil }
+            var row = ReadinessRow(record)
+            try row.insert(db)
+            return row.id ?? db.lastInsertedRowID
+        }
+    }
+
     /// Measurements in the order they were taken; with `limit`, the latest that many.
     public func readinessRecords(limit: Int? = nil) throws(StoreError) -> [ReadinessRecord] {
         try read { db in

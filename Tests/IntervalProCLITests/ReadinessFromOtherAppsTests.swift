@@ -73,23 +73,46 @@ extension ReadinessCommandTests {
         #expect(runs.stdout.contains("`intervalpro readiness import \(dir.path("export"))` files them"), "stdout: \(runs.stdout)")
     }
 
+    /// An Elite HRV export of `mornings` two-minute mornings in `dir`/export, the first 28 days
+    /// of each month from 2023, at 06:30.
+    func writeEliteExport(mornings: Int, in dir: ScratchDirectory) throws {
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
+        for day in 0..<mornings {
+            let (year, month, date) = (2023 + day / 336, day / 28 % 12 + 1, day % 28 + 1)
+            try dir.write("export/\(year)-\(month < 10 ? "0" : "")\(month)-\(date < 10 ? "0" : "")\(date) 06-30-00.txt", text)
+        }
+    }
+
+    /// Two imports of one folder at once (a cron's beside one typed over ssh) each checked the
+    /// store before the other saved: every morning was saved twice, and counted twice.
+    @Test("two readiness imports of one folder at once save each morning once")
+    func twoImportsAtOnce() throws {
+        let dir = try ScratchDirectory()
+        try writeEliteExport(mornings: 60, in: dir)
+        let imports = try (0..<2).map { _ in
+            try RunningCommand(["readiness", "import", dir.path("export"), "--json"], environment: environment(dir))
+        }
+        let results = imports.map { $0.finish() }
+        #expect(results.allSatisfy { $0.exited && $0.status == 0 }, "\(results.map(\.stderr))")
+        let imported = results.map { (jsonObject($0.stdoutData)?["imported"] as? [Any])?.count ?? -1 }
+        let duplicates = results.map { (jsonObject($0.stdoutData)?["duplicates"] as? [Any])?.count ?? -1 }
+        #expect(imported.reduce(0, +) == 60 && duplicates.reduce(0, +) == 60, "imported \(imported), skipped \(duplicates)")
+        let listed = try intervalpro("readiness", "history", "--json", "--limit", "1000", environment: environment(dir))
+        #expect((try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count == 60)
+    }
+
     /// Ctrl-C killed an import where it stood: the progress line left open, no summary, nothing
     /// said of the mornings it had saved (`history import` says what it did and exits 130).
     @Test("Ctrl-C during readiness import finishes the file in hand, says what was saved, and exits 130")
     func ctrlCDuringAnImportSaysWhatWasDone() throws {
         let dir = try ScratchDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
-        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
-        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
-        // 600 mornings, the first 28 days of each month from 2023.
-        for day in 0..<600 {
-            let (year, month, date) = (2023 + day / 336, day / 28 % 12 + 1, day % 28 + 1)
-            try dir.write("export/\(year)-\(month < 10 ? "0" : "")\(month)-\(date < 10 ? "0" : "")\(date) 06-30-00.txt", text)
-        }
+        try writeEliteExport(mornings: 600, in: dir)
         let running = try RunningCommand(["readiness", "import", dir.path("export")], environment: environment(dir))
         let deadline = Date() + 60
         while Date() < deadline {
-            let listed = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+            let listed = try intervalpro("readiness", "history", "--json", "--limit", "1000", environment: environment(dir))
             if ((try? JSONSerialization.jsonObject(with: listed.stdoutData)) as? [Any])?.count ?? 0 >= 5 { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -97,7 +120,7 @@ extension ReadinessCommandTests {
         let result = running.finish()
         #expect(result.exited && result.status == 130, "status \(result.status), stderr: \(result.stderr)")
         let said = try #require(result.stdout.firstMatch(of: /Imported (\d+) mornings?.*\n(?s:.*)Stopped by a signal after (\d+) of 600 files/))
-        let listed = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        let listed = try intervalpro("readiness", "history", "--json", "--limit", "1000", environment: environment(dir))
         let kept = (try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count ?? -1
         #expect(Int(said.1) == kept && kept >= 5 && kept < 600, "\(result.stdout)")
         #expect(!looksLikeACrash(result.stderr), "stderr: \(result.stderr)")
