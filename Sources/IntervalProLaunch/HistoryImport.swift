@@ -403,7 +403,10 @@ public enum HistoryImport {
                 }
                 // Both copies in this import: the longer is kept. The cut one, read first, was
                 // kept and the advice (delete it, import again) kept it again.
-                let earlierFile = existing >= report.newSessionsFrom ? try store.importedFile(session: existing) : nil
+                // A session stored from this very file is no copy within this import: another
+                // import of the same folder at once stored it ("the same run as" the file itself).
+                let earlierFile = existing >= report.newSessionsFrom
+                    ? try store.importedFile(session: existing).flatMap { $0 == file ? nil : $0 } : nil
                 if let earlierFile, longer != nil, try store.delete(id: existing) == .deleted {
                     report.duplicates.append(Skipped(file: earlierFile, reason: "a shorter copy of the run in \(file), imported in its place"))
                     keep(activity, file: file, named: activityName, in: store, report: &report)

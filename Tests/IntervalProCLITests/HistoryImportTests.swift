@@ -242,6 +242,28 @@ struct HistoryImportTests {
         #expect((again["duplicates"] as? [Any])?.count == kept)
     }
 
+    /// Two imports of one folder at once: the runs the other had stored were said to be
+    /// "the same run as" the very file, copies "another file of these holds (the longer kept)".
+    @Test("two imports of one folder at once: each run once, the other's said as imported before")
+    func twoImportsAtOnce() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("runs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for day in 0..<120 {
+            try store.directory.write("runs/\(day).gpx", gpxRun(start: Self.lastRun - Double(day) * 86_400, seconds: 120, perFoot: 86))
+        }
+        let imports = try (0..<2).map { _ in
+            try RunningCommand(["history", "import", folder, "--db", store.path, "--json"], in: store.directory.url)
+        }
+        let reports = try imports.map { try #require(jsonObject($0.finish().stdoutData)) }
+        let imported = reports.map { ($0["imported"] as? [Any])?.count ?? 0 }
+        let reasons = reports.flatMap { ($0["duplicates"] as? [[String: Any]]) ?? [] }.compactMap { $0["reason"] as? String }
+        #expect(imported.reduce(0, +) == 120 && reasons.count == 120, "imported \(imported), \(reasons.count) skipped")
+        #expect(reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(Set(reasons.map { $0.prefix(16) }))")
+        let listed = try #require(jsonObject(try store.run("history", "--json", "--limit", "1000").stdoutData))
+        #expect((listed["sessions"] as? [Any])?.count == 120)
+    }
+
     @Test("an imported run is the session a replay of the file against an open plan scores")
     func anImportedRunScoresAsItsReplay() throws {
         let store = try ScratchStore()
