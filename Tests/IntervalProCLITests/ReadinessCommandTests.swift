@@ -266,6 +266,11 @@ import Testing
         #expect(number(days.first?["ln_rmssd"]) == number(measured["ln_rmssd"]))
         let text = try intervalpro("trends", environment: environment(dir))
         #expect(text.stdout.contains("Readiness: ln rMSSD each morning"))
+        // 40 columns show 32 of the 12 weeks' 84 days: said, as the sessions' chart says it.
+        var narrow = environment(dir)
+        narrow["COLUMNS"] = "40"
+        let cut = try intervalpro("trends", environment: narrow)
+        #expect(cut.stdout.contains("The last 32 of 84 days: a wider terminal shows more"), "\(cut.stdout)")
     }
 
     @Test("a 10 s contact loss makes the measurement 10 s longer and splits it in two")

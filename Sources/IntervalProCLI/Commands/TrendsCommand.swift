@@ -42,6 +42,10 @@ struct TrendsCommand: ParsableCommand {
                 if !readiness.isEmpty {
                     print("\nReadiness: ln rMSSD each morning (●), its 7-day baseline (─) and your normal range (░)")
                     print(readiness.chart().joined(separator: "\n"))
+                    // Narrower than the weeks asked, the older mornings were left out without a word.
+                    if days < weeks * 7 {
+                        print("The last \(days) of \(weeks * 7) days: a wider terminal shows more, and `--json` lists them all.")
+                    }
                 }
             }
         }
