@@ -13,12 +13,12 @@
 
 #define INTERVALPRO_DBUS_FUNCTIONS(X) \
     X(bus_add_match) \
-    X(bus_get_private) \
     X(bus_get_unique_name) \
-    X(bus_register) \
     X(bus_request_name) \
+    X(bus_set_unique_name) \
     X(connection_close) \
     X(connection_flush) \
+    X(connection_get_is_authenticated) \
     X(connection_get_is_connected) \
     X(connection_get_unix_fd) \
     X(connection_has_messages_to_send) \

@@ -1,5 +1,9 @@
 internal import CDBus
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A private connection to a message bus. Closed and released in deinit.
 ///
 /// The connection is driven by its owner: `readWrite` moves bytes, `popMessage` hands over
@@ -23,20 +27,60 @@ public final class DBusConnection: @unchecked Sendable {
     /// The system bus (DBUS_SYSTEM_BUS_ADDRESS when set, else the standard socket), where
     /// bluetoothd lives.
     public static func system() throws(DBusCallError) -> DBusConnection {
-        guard LibDBus.loaded != nil else { throw LibDBus.missing }
-        Self.initialiseThreads
-        let raw = try withDBusError { error in libdbus.bus_get_private(DBUS_BUS_SYSTEM, &error) }
-        return DBusConnection(raw: raw)
+        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? Self.systemBusDefaultAddress
+        return try open(address, named: "the system bus")
     }
+
+    /// libdbus's own default for the system bus, where DBUS_SYSTEM_BUS_ADDRESS is not set.
+    static let systemBusDefaultAddress = "unix:path=/var/run/dbus/system_bus_socket"
 
     /// The bus at `address` (e.g. `unix:path=/tmp/test/bus`), registered with it.
     public static func bus(address: String) throws(DBusCallError) -> DBusConnection {
+        try open(address, named: "the bus at \(address)")
+    }
+
+    /// How long a bus may take to let us in: authentication, then its answer to Hello.
+    public static let connectTimeoutSeconds = 5
+
+    /// Connects and registers, each within `connectTimeoutSeconds`. Not dbus_bus_register (nor
+    /// dbus_bus_get_private, which calls it): it waits for the bus's Hello holding a lock of the
+    /// whole process, with no limit while authenticating, and a bus that accepts and never
+    /// answers (a hung dbus-daemon) held `run`, `doctor` and `scan` silent for ever, deaf to
+    /// Ctrl-C, and every other bus's connect with them.
+    private static func open(_ address: String, named bus: String) throws(DBusCallError) -> DBusConnection {
         guard LibDBus.loaded != nil else { throw LibDBus.missing }
         Self.initialiseThreads
         let raw = try withDBusError { error in libdbus.connection_open_private(address, &error) }
         let connection = DBusConnection(raw: raw)
-        _ = try withDBusError { error in libdbus.bus_register(raw, &error) != 0 ? true : nil }
+        let unanswered = DBusCallError(.noServer, "\(bus) does not answer (waited \(connectTimeoutSeconds) s): is dbus-daemon hung?")
+        let deadline = Self.monotonicMilliseconds() + Int64(connectTimeoutSeconds) * 1000
+        while libdbus.connection_get_is_authenticated(raw) == 0 {
+            guard libdbus.connection_get_is_connected(raw) != 0 else {
+                throw DBusCallError(.authFailed, "\(bus) closed the connection before letting us in")
+            }
+            let left = deadline - Self.monotonicMilliseconds()
+            guard left > 0 else { throw unanswered }
+            libdbus.connection_read_write(raw, Int32(min(left, 100)))
+        }
+        let hello = try DBusMessage(
+            methodCallTo: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "Hello")
+        let reply: DBusMessage
+        do {
+            reply = try connection.call(hello, timeoutMilliseconds: Int32(max(1, deadline - Self.monotonicMilliseconds())))
+        } catch where error.name == .noReply || error.name == .timeout || error.name == .timedOut {
+            throw unanswered
+        }
+        guard let name = try reply.arguments().first?.string, libdbus.bus_set_unique_name(raw, name) != 0 else {
+            throw DBusCallError(.unexpectedReply, "\(bus) answered Hello without a unique name")
+        }
         return connection
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Lets libdbus lock its internals, once per process, before any connection exists.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IntervalProDBus
 import IntervalProTestSupport
 import Testing
@@ -42,6 +45,33 @@ import Testing
             member: "GetManagedObjects")
         let failure = #expect(throws: DBusCallError.self) { try connection.call(call, timeoutMilliseconds: 2_000) }
         #expect(failure?.name == .serviceUnknown)
+    }
+
+    /// A bus that accepts and never answers (a hung dbus-daemon): libdbus waited for it for
+    /// ever, and `run`, `doctor` and `scan` with it, deaf to Ctrl-C.
+    @Test func aBusThatNeverAnswersIsGivenUpOn() throws {
+        let path = "/tmp/intervalpro-mute-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (i, byte) in path.utf8.enumerated() { bytes[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0 && listen(listener, 4) == 0)
+        defer {
+            close(listener)
+            unlink(path)
+        }
+        let failure = #expect(throws: DBusCallError.self) { _ = try DBusConnection.bus(address: "unix:path=\(path)") }
+        #expect(failure?.name == .noServer && failure?.name.meansBusUnavailable == true)
+        #expect(failure?.message.contains("does not answer (waited 5 s)") == true, "\(failure.map(String.init(describing:)) ?? "")")
+        // Nothing of it is left holding up another bus (libdbus's Hello held a lock of the
+        // whole process while it waited).
+        #expect(try DBusConnection.bus(address: bus.address).isConnected)
     }
 
     @Test func malformedNamesAreRefusedBeforeLibdbusSeesThem() {
