@@ -149,7 +149,9 @@ public final class LiveSensors: Sendable {
             let bluezCheck = started + .seconds(3)
             let bluezMissing =
                 machine.lastReportedAdapterStatus == .waitingForBluez && !machine.isAskingForBluez && now >= bluezCheck
-            if now >= deadline || bluezMissing {
+            // Refused by bluetoothd's policy: no wait changes that either.
+            let refused = if case .notPermitted? = machine.lastReportedAdapterStatus { true } else { false }
+            if now >= deadline || bluezMissing || refused {
                 if let reason = machine.adapterProblem { return .noAdapter(reason) }
                 return .noSensor
             }
@@ -252,10 +254,16 @@ extension SensorLinkMachine {
             return "the Bluetooth adapter \(name) is blocked by rfkill (rfkill unblock bluetooth)"
         }
         if case .waitingForBluez? = lastReportedAdapterStatus { return "bluetoothd is not running (org.bluez is not on the system bus)" }
+        if case .notPermitted(let refusal)? = lastReportedAdapterStatus { return Self.notPermitted(refusal) }
         return nil
     }
 
     public var adapterName: String? { adapterPath.map { String($0.split(separator: "/").last ?? "") } }
+
+    /// What `doctor` says of it too: the fix is the group, not the hardware.
+    static func notPermitted(_ refusal: String) -> String {
+        "bluetoothd refuses this user (\(refusal)): sudo usermod -aG bluetooth $USER, then log in again"
+    }
 }
 
 extension SensorLinkMachine.Replacement {
@@ -276,6 +284,7 @@ extension SensorLinkMachine.Status {
         case .noAdapter(let requested): requested.map { "no Bluetooth adapter named \($0)" } ?? "no Bluetooth adapter"
         case .adapterOff(let name): "Bluetooth adapter \(name) is powered off"
         case .adapterBlocked(let name): "Bluetooth adapter \(name) is blocked by rfkill"
+        case .notPermitted(let refusal): SensorLinkMachine.notPermitted(refusal)
         case .scanning: "scanning for heart-rate and running sensors"
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
         case .choseInstead(let role, let device, let name, let remembered, let why):

@@ -96,6 +96,10 @@ extension SensorLinkMachine {
         case (.managedObjects, .success(let values)):
             if let snapshot = values.first { tree.apply(.snapshot(snapshot)) }
             reconcileLinks(now: now, into: &actions)
+        case (.managedObjects, .failure(let failure)) where failure.name == .accessDenied || failure.name == .bluezNotAuthorized:
+            // The error's name: its message quotes the whole policy rule, three lines of it.
+            refusal = failure.name.rawValue
+            reconcileLinks(now: now, into: &actions)
         case (.managedObjects, .failure):
             // Probably raced with bluetoothd stopping; NameOwnerChanged will tell.
             break

@@ -116,6 +116,12 @@ extension SensorLinkMachine {
             if let name = configuration.adapter { adapters.first { $0.name == name } }
             else { adapters.first(where: \.powered) ?? adapters.first }
         lastReportedAdapterStatus = nil
+        if let refusal, adapters.isEmpty {
+            lastReportedAdapterStatus = .notPermitted(refusal)
+            adapterPath = nil
+            report(.notPermitted(refusal), into: &actions)
+            return false
+        }
         guard let chosen else {
             lastReportedAdapterStatus = .noAdapter(requested: configuration.adapter)
             adapterPath = nil

@@ -57,6 +57,8 @@ extension SensorLinkMachine {
         case noAdapter(requested: String?)
         case adapterOff(String)
         case adapterBlocked(String)
+        /// bluetoothd refused to list its objects to this user (D-Bus policy), with its words.
+        case notPermitted(String)
         case scanning
         case chose(role: Role, device: String, name: String?)
         /// `device` was taken in the remembered one's place, for the reason `why`.

@@ -62,6 +62,9 @@ public struct SensorLinkMachine: Sendable {
     public internal(set) var lacking: [Role: Set<String>] = [:]
     /// Per role, the remembered devices that did not answer while others offered the role.
     var passedOver: [Role: Set<String>] = [:]
+    /// bluetoothd's refusal to list its objects to this user (not in the bluetooth group): the
+    /// reason there is no adapter to use, which "no Bluetooth adapter" sent looking for hardware.
+    var refusal: String?
     var rolesFreed = false
 
     public init(configuration: Configuration) {

@@ -61,6 +61,23 @@ import Testing
         #expect(snapshot.statuses == [.scanning])
     }
 
+    /// Not in the bluetooth group (Debian's policy): the tree was refused, and `run`, `scan`
+    /// and `readiness` said "no Bluetooth adapter", sending the runner to look at hardware.
+    @Test("bluetoothd refusing its tree to this user is said as that, not as no adapter")
+    func refusedIsNotNoAdapter() {
+        var rig = Rig()
+        rig.handle(.start, at: 0)
+        rig.reply(to: .nameHasOwner, .success([.boolean(true)]), at: 0.1)
+        let refused = rig.fail(.getManagedObjects, .accessDenied, "Rejected send message, 2 matched rules", at: 0.2)
+        guard case .notPermitted(let why)? = refused.statuses.first else {
+            Issue.record("said \(refused.statuses)")
+            return
+        }
+        #expect(why.contains("AccessDenied"))
+        #expect(rig.tick(at: 5).statuses.isEmpty, "said once")
+        #expect(rig.machine.adapterProblem?.contains("sudo usermod -aG bluetooth") == true, "\(rig.machine.adapterProblem ?? "")")
+    }
+
     @Test("start asks whether org.bluez has an owner, then for the tree, then filters and starts discovery")
     func bringUp() throws {
         var rig = Rig()
