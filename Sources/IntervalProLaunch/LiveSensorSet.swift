@@ -53,6 +53,11 @@ public final class LiveSensorSet: Sendable {
         coalescing: Duration, interrupt: LiveSensors.Interrupt?
     ) async throws -> LiveSensorSet {
         let (request, remembered) = rememberedANT(request)
+        // A stick named for nothing was passed over in silence (one missing too).
+        if !request.usesANT, let stick = request.antStick, !quiet {
+            logger.warning(
+                "--ant-stick \(stick): no ANT+ device is asked for (--hr ant:0, --cadence ant:0) or remembered; the stick is not read")
+        }
         guard request.usesANT else {
             let connection = try await LiveSensorConnection.connect(
                 request, cadenceUnit: cadenceUnit, quiet: quiet, requireCadence: requireCadence, coalescing: coalescing,

@@ -83,8 +83,11 @@ import Testing
         let fake = try FakeBlueZ(scenario: "one-device-both-services")
         let dir = try ScratchDirectory()
         let out = dir.path("live.jsonl")
-        let result = try intervalpro("record", out, "--duration", "3", environment: environment(fake, dir))
+        // A stick named, and no ANT+ device asked for: said, not passed over in silence.
+        let result = try intervalpro(
+            "record", out, "--duration", "3", "--ant-stick", "/dev/ttyUSB9", environment: environment(fake, dir))
         #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("--ant-stick /dev/ttyUSB9: no ANT+ device is asked for"), "stderr: \(result.stderr)")
 
         let recorded = try notifications(in: out)
         let sent = fake.sentNotifications()
