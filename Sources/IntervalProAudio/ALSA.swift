@@ -130,6 +130,19 @@ public final class PCMPlayback: @unchecked Sendable {
         _ = api.pcm_close(handle)
     }
 
+    /// Whether `device` opens for playback, without waiting for a card another program holds
+    /// and without playing: nil when it does, else why not.
+    public static func opens(_ device: String) -> ALSAError? {
+        guard let api = ALSALibrary.api else {
+            return ALSAError(device: device, operation: "open libasound (Debian: apt install libasound2)", status: .notFound)
+        }
+        askForEventRole()
+        var pcm: OpaquePointer?
+        let status = api.pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK)
+        if let pcm { _ = api.pcm_close(pcm) }
+        return status < 0 ? ALSAError(device: device, operation: "open", status: ALSAStatus(rawValue: status)) : nil
+    }
+
     /// Writes interleaved frames, blocking until the device takes them. Returns the frames
     /// written or a negative status.
     public func write(_ samples: UnsafePointer<Int16>, frames: Int) -> Int {

@@ -1,3 +1,4 @@
+import IntervalProAudio
 import IntervalProBlueZ
 public import IntervalProCore
 import IntervalProDBus
@@ -15,10 +16,23 @@ public enum Checkup {
     public static func run() async -> [Diagnosis] {
         var findings = BlueZDiagnosis.run { try DBusConnection.system() }
         findings += groupAsAsked(SystemDiagnosis.run(), bluetoothdAnswers: findings.contains { $0.check == "permission" && $0.ok })
+            .map { $0.check == "sound" ? soundFinding(devices: $0, opening: PCMPlayback.opens("default")) : $0 }
         findings.append(musicFinding())
         findings.append(webServerFinding())
         findings += await accountFindings()
         return findings
+    }
+
+    /// The metronome's sound is what ALSA's default device does, not /dev/snd: a sound server's
+    /// socket plays with none (a container, a toolbox), and a /dev/snd without a card plays
+    /// nothing; `doctor` said the opposite of both. Where it does not open, /dev/snd's finding
+    /// says why when it has one (no card, not in the audio group).
+    static func soundFinding(devices: Diagnosis, opening failure: ALSAError?) -> Diagnosis {
+        guard let failure else { return Diagnosis(check: "sound", ok: true, detail: "ALSA's default device opens") }
+        guard devices.ok else { return devices }
+        return Diagnosis(
+            check: "sound", ok: false, detail: "\(failure)",
+            fix: "set a default that plays in ~/.asoundrc, or give run --audio-device; without it the metronome is silent, and sessions still run")
     }
 
     /// The bluetooth group matters where bluetoothd's D-Bus policy asks for it: where it answered

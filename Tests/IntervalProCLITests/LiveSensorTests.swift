@@ -463,5 +463,19 @@ extension LiveSensorTests {
         let noBus = try intervalpro("doctor", environment: noSystemBus)
         #expect(noBus.status == 69)
         #expect(noBus.stdout.contains("✗ system bus"))
+
+        // Sound is what ALSA's default device does: the tests' default plays (no /dev/snd
+        // needed); one that cannot open is said with the fix, whatever /dev/snd holds.
+        var plays = environment(good, dir)
+        plays["ALSA_CONFIG_PATH"] = testALSAConfig
+        #expect(try intervalpro("doctor", environment: plays).stdout.contains("✓ sound: ALSA's default device opens"))
+        let broken = try dir.write("asound.conf", "pcm.!default { type hw card 9 }\n")
+        var silent = environment(good, dir)
+        silent["ALSA_CONFIG_PATH"] = broken
+        let noSound = try intervalpro("doctor", environment: silent)
+        #expect(noSound.status == 0, "sound is advisory: \(noSound.stdout)")
+        #expect(
+            noSound.stdout.contains("✗ sound: ") && noSound.stdout.contains("--audio-device")
+                || noSound.stdout.contains("✗ sound: no /dev/snd"), "\(noSound.stdout)")
     }
 }
