@@ -123,7 +123,7 @@ public enum SessionLauncher {
                     configuration.seed = 1
                     return try await runSimulated(request, configuration, follower: follower)
                 case .recording:
-                    guard let recording = try bundledRecording(for: request.planFile) else {
+                    guard let recording = bundledRecording(for: request.planFile) else {
                         // Another plan's recording scored against this one reads as a runner who
                         // never found a zone (0.4 % in a work step): a runner of this plan instead.
                         logger.notice("\(unavailable); no recording of this plan is bundled: simulating a runner instead")
@@ -328,11 +328,11 @@ public enum SessionLauncher {
             unsavedSessionID: saveFailure == nil ? nil : writer?.sessionID, savedThrough: saveFailure == nil ? nil : writer?.savedThrough)
     }
 
-    /// The bundled recording of a plan: the one of the same name, if there is one.
-    static func bundledRecording(for planFile: String) throws -> String? {
-        guard let directory = BundledFiles.recordingsDirectory() else {
-            throw LaunchError("no bundled recordings were found; use --simulate or --replay FILE", kind: .unavailable)
-        }
+    /// The bundled recording of a plan: the one of the same name, if there is one (and none
+    /// where the bundled recordings are not found: a binary copied out of its package simulates,
+    /// as for a plan without one, rather than stop the run with 69).
+    static func bundledRecording(for planFile: String) -> String? {
+        guard let directory = BundledFiles.recordingsDirectory() else { return nil }
         let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
         return BundledFiles.exists(matching) ? matching : nil
     }

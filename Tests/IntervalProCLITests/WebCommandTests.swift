@@ -163,5 +163,13 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         let replay = try intervalpro(
             arguments: ["replay", "Recordings/first-cadence-session.jsonl", "--fast", "--no-save"], executable: alone)
         #expect(replay.status == 0, "\(replay.stderr)")
+        // Away from the package, no bundled recordings are found: `--fallback recording`
+        // simulates, as for a plan without one (it stopped with 69).
+        let plan = try scratch.write("plan.json", #"{"name": "Short", "steps": [{"kind": "work", "duration": 5, "cadence": 170}]}"#)
+        let fallback = try intervalpro(
+            arguments: ["run", plan, "--fallback", "recording", "--fast", "--no-save"], in: scratch.url,
+            environment: noSystemBus, executable: alone)
+        #expect(fallback.status == 0, "\(fallback.stderr)")
+        #expect(fallback.stderr.contains("simulating a runner instead"), "\(fallback.stderr)")
     }
 }
