@@ -4,7 +4,8 @@ import IntervalProCore
 /// stderr is no terminal. Cut to the terminal's width: a line that wrapped (25 columns on 20)
 /// was cleared only in part, and every redraw left a row behind.
 public struct ProgressLine: Sendable {
-    public let shown = Terminal.standardErrorIsTerminal
+    /// A dumb terminal (TERM=dumb) cannot draw over a line: it gets none.
+    public let shown = Terminal.standardErrorIsTerminal && !Terminal.isDumb
 
     public init() {}
 

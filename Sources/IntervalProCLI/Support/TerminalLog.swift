@@ -22,7 +22,8 @@ struct TerminalLogHandler: LogHandler {
             case .warning: "warning: "
             case .trace, .debug, .info, .notice: ""
             }
-        let clear = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
+        // Not on a dumb terminal, which printed the escape as it is.
+        let clear = Terminal.standardErrorIsTerminal && !Terminal.isDumb ? "\r\u{1B}[K" : ""
         // A message may quote others' bytes (a file's cut line of NULs, a device's name): shown.
         Terminal.writeStandardError("\(clear)intervalpro: \(kind)\("\(event.message)".printable(keepingLineBreaks: true))\n")
     }
