@@ -128,6 +128,11 @@ public struct LiveSensorConnection: Sendable {
             throw UnavailableError(description: reason)
         case .noSensor:
             await sensors.stop()
+            // A device named is named back (`readiness --hr ADDRESS` said "no heart-rate sensor").
+            if let named = options.heartRate ?? options.cadence, !named.lowercased().hasPrefix(ANTSensors.devicePrefix) {
+                throw UnavailableError(
+                    description: "\(options.heartRate != nil ? "--hr" : "--cadence") \(named): not found within \(Int(options.scanTimeout)) s")
+            }
             throw UnavailableError(
                 description: "no \(options.roles.contains(.cadence) ? "heart-rate or running" : "heart-rate") sensor found within \(Int(options.scanTimeout)) s")
         case .ready(var devices):

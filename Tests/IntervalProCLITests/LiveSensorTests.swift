@@ -320,6 +320,13 @@ import Testing
         #expect(result.status == 69, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("--cadence AA:BB:CC:DD:EE:FF: not found within 4 s"), "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty)
+        // Nothing in range at all: still named (it was "no heart-rate sensor found").
+        let empty = try FakeBlueZ(
+            json: #"{"adapters": [{"name": "hci0", "address": "00:11:22:33:44:55", "powered": true}], "devices": []}"#)
+        let alone = try intervalpro(
+            "readiness", "--hr", "AA:BB:CC:DD:EE:01", "--scan-timeout", "2", "--no-save", environment: environment(empty, dir))
+        #expect(alone.status == 69, "stderr: \(alone.stderr)")
+        #expect(alone.stderr.contains("--hr AA:BB:CC:DD:EE:01: not found within 2 s"), "stderr: \(alone.stderr)")
     }
 
     /// The wait for a remembered device away was 5 s whatever --scan-timeout said: with 4 s,
