@@ -211,16 +211,23 @@ struct HistoryImportTests {
         #expect(reasons.count == 2 && reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(reasons)")
     }
 
+    /// A folder of `count` GPX runs of `seconds` each, one a day back from `lastRun`.
+    func daily(_ count: Int, runsOf seconds: Int, in store: ScratchStore) throws -> String {
+        let folder = store.directory.path("runs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for day in 0..<count {
+            try store.directory.write(
+                "runs/\(day).gpx", gpxRun(start: Self.lastRun - Double(day) * 86_400, seconds: seconds, perFoot: 86))
+        }
+        return folder
+    }
+
     /// Ctrl-C ended an import at once: the progress line left unfinished, no summary, nothing
     /// said of the 78 runs of 300 it had imported.
     @Test("Ctrl-C during an import finishes the files in hand, says what was done, and exits 130")
     func ctrlCDuringAnImportSaysWhatWasDone() throws {
         let store = try ScratchStore()
-        let folder = store.directory.path("year")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for day in 0..<200 {
-            try store.directory.write("year/\(day).gpx", gpxRun(start: Self.lastRun - Double(day) * 86_400, seconds: 300, perFoot: 86))
-        }
+        let folder = try daily(200, runsOf: 300, in: store)
         let running = try RunningCommand(["history", "import", folder, "--db", store.path], in: store.directory.url)
         // Some runs in, then Ctrl-C.
         let deadline = Date() + 60
@@ -247,11 +254,7 @@ struct HistoryImportTests {
     @Test("two imports of one folder at once: each run once, the other's said as imported before")
     func twoImportsAtOnce() throws {
         let store = try ScratchStore()
-        let folder = store.directory.path("runs")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for day in 0..<120 {
-            try store.directory.write("runs/\(day).gpx", gpxRun(start: Self.lastRun - Double(day) * 86_400, seconds: 120, perFoot: 86))
-        }
+        let folder = try daily(120, runsOf: 120, in: store)
         let imports = try (0..<2).map { _ in
             try RunningCommand(["history", "import", folder, "--db", store.path, "--json"], in: store.directory.url)
         }
