@@ -184,11 +184,12 @@ extension SessionStore {
     }
 
     /// Saves a measurement unless one of the same moment, or of the same local date and clock
-    /// time, is there; nil when one is. The check and the insert are one immediate transaction:
-    /// two imports of one folder at once (a cron's beside one typed) each checked before the
-    /// other saved, and every morning was saved twice.
+    /// time, is there; nil when one is. The check and the insert are one write transaction,
+    /// which GRDB begins IMMEDIATE (the write lock held from the check): two imports of one
+    /// folder at once (a cron's beside one typed) each checked before the other saved, and
+    /// every morning was saved twice.
     public func saveReadinessUnlessHeld(_ record: ReadinessRecord) throws(StoreError) -> Int64? {
-        try writeImmediately { db -> Int64? in
+        try write { db -> Int64? in
             var same = Column("taken_at") == record.takenAt
             if let localTime = record.localTime {
                 same = same || (Column("local_date") == record.localDate && Column("local_time") == localTime)

@@ -183,23 +183,6 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// `body` in a transaction that holds the write lock from its start (BEGIN IMMEDIATE): what
-    /// it reads, no other process changes before it writes.
-    func writeImmediately<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.writeWithoutTransaction { db in
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
-                }
-                return result!
-            }
-        } catch {
-            throw StoreError(path: path, error)
-        }
-    }
-
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try queue.read(body)

@@ -270,8 +270,7 @@ struct HistoryTextTests {
         let newYork = Trends(listings: [sunday], weeks: 52, now: now, utcOffset: { _ in -5 * 3600 })
         #expect(newYork.weekly.map(\.monday) == ["2026-10-26"])
         #expect(Trends(listings: [sunday], weeks: 52, now: now).weekly.map(\.monday) == ["2026-11-02"])
-        // The chart's dates too: a column per session was dated in UTC, the next day's.
-        let axis = newYork.chart(width: 40, height: 4).filter { $0.contains("11-0") }
+        let axis = newYork.chart(width: 40, height: 4).filter { $0.contains("11-0") }  // the chart's dates, not UTC's
         #expect(!axis.isEmpty && axis.allSatisfy { $0.contains("11-01") && !$0.contains("11-02") }, "\(axis)")
 
         // Two runs a week over two years, on a chart of 40 columns.
