@@ -76,7 +76,7 @@ struct StoreDiskFailureTests {
 
     /// Its first page zeroed, the runner's own history was "not an IntervalPro database", as
     /// another program's file is: an invitation to delete it.
-    @Test("a store whose header is zeros is said as damaged, with how to recover; another file is still not a store")
+    @Test("a store whose header is zeros is said as damaged, with what to keep (another file stays not a store: notADatabase)")
     func aZeroedHeaderIsSaidAsDamage() throws {
         let directory = try StoreDirectory()
         let path = directory.path + "/h.sqlite"
