@@ -90,9 +90,13 @@ extension SensorLinkMachine {
     ) {
         switch (what, result) {
         case (.nameHasOwner, .success(let values)):
-            bluezPresent(values.first?.bool ?? false, now: now, into: &actions)
+            let present = values.first?.bool ?? false
+            // Said once the bus has answered that bluetoothd is not there: said at start, it
+            // was printed on every run, bluetoothd up or not.
+            if !present { report(.waitingForBluez, into: &actions) }
+            bluezPresent(present, now: now, into: &actions)
         case (.nameHasOwner, .failure):
-            break
+            report(.waitingForBluez, into: &actions)
         case (.managedObjects, .success(let values)):
             if let snapshot = values.first { tree.apply(.snapshot(snapshot)) }
             reconcileLinks(now: now, into: &actions)

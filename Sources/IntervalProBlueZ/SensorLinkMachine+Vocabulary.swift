@@ -53,6 +53,8 @@ extension SensorLinkMachine {
 
     /// What the user should know; the driver decides how to show it.
     public enum Status: Equatable, Sendable {
+        /// The bus answered that org.bluez has no owner (or could not say): bluetoothd is not
+        /// running yet. Not said while the bus has still to answer.
         case waitingForBluez
         case noAdapter(requested: String?)
         case adapterOff(String)

@@ -95,7 +95,6 @@ public struct SensorLinkMachine: Sendable {
         var actions: [Action] = []
         switch event {
         case .start:
-            report(.waitingForBluez, into: &actions)
             call(.nameHasOwner, as: .nameHasOwner, into: &actions)
         case .bluezPresent(let present):
             bluezPresent(present, now: now, into: &actions)

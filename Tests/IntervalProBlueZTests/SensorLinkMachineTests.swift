@@ -43,7 +43,9 @@ import Testing
         rig.handle(.start, at: 0)
         #expect(rig.machine.lastReportedAdapterStatus == .waitingForBluez)
         #expect(rig.machine.isAskingForBluez, "no answer yet: a slow machine, not a missing bluetoothd")
-        rig.reply(to: .nameHasOwner, .success([.boolean(false)]), at: 4)
+        #expect(rig.log.statuses.isEmpty)
+        let answered = rig.reply(to: .nameHasOwner, .success([.boolean(false)]), at: 4)
+        #expect(answered.statuses == [.waitingForBluez], "said once the bus has answered that it has no owner")
         #expect(rig.machine.lastReportedAdapterStatus == .waitingForBluez)
         #expect(!rig.machine.isAskingForBluez)
     }
@@ -82,7 +84,7 @@ import Testing
     func bringUp() throws {
         var rig = Rig()
         let started = rig.handle(.start, at: 0)
-        #expect(started.statuses == [.waitingForBluez])
+        #expect(started.statuses.isEmpty, "nothing to say before the bus answers")
         #expect(started.calls == [.nameHasOwner])
 
         let owned = rig.reply(to: .nameHasOwner, .success([.boolean(true)]), at: 0.1)
