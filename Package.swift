@@ -305,7 +305,8 @@ let package = Package(
         .testTarget(
             name: "IntervalProLaunchTests",
             dependencies: [
-                "IntervalProLaunch", "IntervalProBlueZ", "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProIO",
+                "IntervalProLaunch", "IntervalProAudio", "IntervalProBlueZ", "IntervalProCore", "IntervalProHistory", "IntervalProHRV",
+                "IntervalProIO",
                 "IntervalProNetwork",
                 "IntervalProRuntime", "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
             ],

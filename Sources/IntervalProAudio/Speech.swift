@@ -13,8 +13,9 @@ public struct SpeechStatus: RawRepresentable, Equatable, Sendable, CustomStringC
     public static let internalError = SpeechStatus(rawValue: EE_INTERNAL_ERROR.rawValue)
     public static let bufferFull = SpeechStatus(rawValue: EE_BUFFER_FULL.rawValue)
     public static let notFound = SpeechStatus(rawValue: EE_NOT_FOUND.rawValue)
-    /// Not espeak-ng's: the library itself could not be opened.
-    public static let notInstalled = SpeechStatus(rawValue: -1)
+    /// Not espeak-ng's: the library itself could not be opened. Not -1, which is
+    /// EE_INTERNAL_ERROR: a missing library was reported as missing voice data.
+    public static let notInstalled = SpeechStatus(rawValue: -1_000)
 
     public var description: String {
         switch self {
@@ -31,6 +32,11 @@ public struct SpeechError: Error, Sendable, CustomStringConvertible {
     public var operation: String
     public var status: SpeechStatus
     public var description: String { "espeak-ng: \(operation) failed: \(status)" }
+
+    public init(operation: String, status: SpeechStatus) {
+        self.operation = operation
+        self.status = status
+    }
 }
 
 /// Text to speech with libespeak-ng, synthesised in-process to 16-bit mono samples.

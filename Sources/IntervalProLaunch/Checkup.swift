@@ -9,7 +9,7 @@ import IntervalProServices
 import IntervalProSound
 
 /// What a live session needs, checked: the system bus, bluetoothd, the permission to talk to
-/// it, the adapter and rfkill (those block), and the sound card, music players, the page's
+/// it, the adapter and rfkill (those block), and the sound card, the voice, music players, the page's
 /// server, ANT stick and service accounts (advisory): `doctor` prints it, the page's sensors view shows it.
 public enum Checkup {
     /// Every finding, in the order `doctor` prints them.
@@ -17,6 +17,7 @@ public enum Checkup {
         var findings = BlueZDiagnosis.run { try DBusConnection.system() }
         findings += groupAsAsked(SystemDiagnosis.run(), bluetoothdAnswers: findings.contains { $0.check == "permission" && $0.ok })
             .map { $0.check == "sound" ? soundFinding(devices: $0, opening: PCMPlayback.opens("default")) : $0 }
+        findings.append(voiceFinding(CueLanguage.allCases.map { language in (language, speechProblem(language)) }))
         findings.append(musicFinding())
         findings.append(webServerFinding())
         findings += await accountFindings()
@@ -33,6 +34,34 @@ public enum Checkup {
         return Diagnosis(
             check: "sound", ok: false, detail: "\(failure)",
             fix: "set a default that plays in ~/.asoundrc, or give run --audio-device; without it the metronome is silent, and sessions still run")
+    }
+
+    /// Whether espeak-ng speaks `language`: the cues' voice, started as a session starts it.
+    static func speechProblem(_ language: CueLanguage) -> SpeechError? {
+        do {
+            _ = try SpeechSynthesizer(language: language)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The voice cues: a session without espeak-ng runs with clicks only and says so once,
+    /// but `doctor` said nothing of it.
+    static func voiceFinding(_ problems: [(CueLanguage, SpeechError?)]) -> Diagnosis {
+        let failing = problems.filter { $0.1 != nil }
+        guard let (_, problem) = failing.first, let problem else {
+            let languages = problems.map(\.0.rawValue).joined(separator: ", ")
+            return Diagnosis(check: "voice", ok: true, detail: "espeak-ng speaks the cues (\(languages))")
+        }
+        let fix =
+            switch problem.status {
+            case .notInstalled: "sudo apt install libespeak-ng1; without it the cues are not spoken, and sessions still run with clicks"
+            case .notFound: "sudo apt install espeak-ng-data (its voices); the cues in \(failing.map(\.0.rawValue).joined(separator: ", ")) are not spoken"
+            default: "sudo apt install --reinstall libespeak-ng1 espeak-ng-data; without it the cues are not spoken"
+            }
+        let languages = failing.count == problems.count ? "" : " (\(failing.map(\.0.rawValue).joined(separator: ", ")))"
+        return Diagnosis(check: "voice", ok: false, detail: "\(problem)\(languages)", fix: fix)
     }
 
     /// The bluetooth group matters where bluetoothd's D-Bus policy asks for it: where it answered
@@ -52,7 +81,7 @@ public enum Checkup {
         !finding.ok && !advisory.contains(finding.check)
     }
 
-    static let advisory = Set(["sound", "music", "web page", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
+    static let advisory = Set(["sound", "voice", "music", "web page", "accounts", "ant stick"] + Service.allCases.map(\.rawValue))
 
     /// `doctor --json`'s object: whether nothing blocks, and each check.
     public static func json(_ findings: [Diagnosis]) -> JSONValue {

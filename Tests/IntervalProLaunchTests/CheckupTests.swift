@@ -1,3 +1,4 @@
+import IntervalProAudio
 import IntervalProCore
 import Testing
 
@@ -15,5 +16,26 @@ struct CheckupTests {
         #expect(!answered.contains(where: Checkup.blocks))
         let refused = Checkup.groupAsAsked([Self.notInGroup], bluetoothdAnswers: false)
         #expect(refused.first?.ok == false && refused.contains(where: Checkup.blocks))
+    }
+
+    /// Without espeak-ng a session runs with clicks only: `doctor` said nothing of the voice.
+    @Test func theVoiceIsCheckedAndAdvisory() {
+        let missing = SpeechError(operation: "load", status: .notInstalled)
+        let none = Checkup.voiceFinding([(.en, missing), (.es, missing)])
+        #expect(none.check == "voice" && !none.ok)
+        #expect(none.detail.contains("libespeak-ng.so.1 could not be opened"), "\(none.detail)")
+        #expect((none.fix ?? "").contains("apt install libespeak-ng1"))
+        #expect(!Checkup.blocks(none), "clicks still play: advisory")
+        let spanish = Checkup.voiceFinding([(.en, nil), (.es, SpeechError(operation: "select voice 'es'", status: .notFound))])
+        #expect(!spanish.ok && spanish.detail.hasSuffix("(es)") && (spanish.fix ?? "").contains("espeak-ng-data"), "\(spanish)")
+        #expect(Checkup.voiceFinding([(.en, nil), (.es, nil)]) == Diagnosis(check: "voice", ok: true, detail: "espeak-ng speaks the cues (en, es)"))
+    }
+
+    /// This machine has espeak-ng (the CI installs it): both languages speak.
+    @Test func espeakSpeaksBothLanguagesHere() {
+        for language in CueLanguage.allCases {
+            let problem = Checkup.speechProblem(language).map { "\($0)" }
+            #expect(problem == nil, "\(language): \(problem ?? "")")
+        }
     }
 }
