@@ -8,7 +8,7 @@ public import IntervalProCore
 /// strap reports skin contact (or cannot tell) and values keep arriving: a "no contact" value
 /// or a silence longer than `staleAfter` pauses the count, and no successive difference is
 /// taken across such a pause; nor across an interval longer than any heartbeat's, which is
-/// beats lost, nor across beats a strap says went by unseen (`beatsLostBefore`). The first
+/// beats lost, or shorter, which is noise; nor across beats a strap says went by unseen (`beatsLostBefore`). The first
 /// `settle` seconds are not scored.
 public struct ReadinessMeasurement: Sendable {
     public struct Settings: Equatable, Sendable {
@@ -23,6 +23,11 @@ public struct ReadinessMeasurement: Sendable {
         /// signal was lost): no beat, but a pause, as a silence is; and an artifact, counted
         /// with those corrected.
         public var longestHeartbeat: UInt16 = RRIntervals.heartbeat.upperBound
+        /// The shortest interval that is one heartbeat (1/1024 s): 300 ms, the lower bound of
+        /// the same `remove_outliers` (`low_rri=300`). A shorter one is noise or a number
+        /// misread (an export's "1 005" read as 1 and 5 ms); scored as beats, two of them gave
+        /// a morning of 40 ms an rMSSD of 115. Left out as a longer one is.
+        public var shortestHeartbeat: UInt16 = 308
         /// A strap that has sent this many values with contact and not one RR interval sends none.
         public var valuesBeforeNoRR = 10
         /// The largest share of corrected beats a measurement may have and still be scored:
@@ -90,8 +95,9 @@ public struct ReadinessMeasurement: Sendable {
     public private(set) var heartRate: UInt16?
     /// Scored RR intervals as the strap sent them (1/1024 s), one list per stretch of contact.
     public private(set) var segments: [[UInt16]] = []
-    /// Scored intervals longer than `Settings.longestHeartbeat`: beats lost, left out.
-    public private(set) var lostIntervals = 0
+    /// Scored intervals no heartbeat is (longer than `Settings.longestHeartbeat`: beats lost;
+    /// shorter than `Settings.shortestHeartbeat`: noise), left out.
+    public private(set) var intervalsLeftOut = 0
     private var lastEvent: SessionTime?
     private var lastValue: SessionTime?
     private var inContact = false
@@ -153,8 +159,8 @@ public struct ReadinessMeasurement: Sendable {
         if silenceBefore || measurement.beatsLostBefore { segmentOpen = false }
         guard contactTime > settings.settle else { return }
         for interval in measurement.rrIntervals {
-            guard interval <= settings.longestHeartbeat else {
-                lostIntervals += 1
+            guard interval >= settings.shortestHeartbeat, interval <= settings.longestHeartbeat else {
+                intervalsLeftOut += 1
                 segmentOpen = false
                 continue
             }
@@ -196,14 +202,14 @@ public struct ReadinessMeasurement: Sendable {
             return .failure(.intervalsFromHeartRate(share: Self.shareFromWholeHeartRates(segments.joined())))
         }
         var corrected: [[Double]] = []
-        var artifacts = lostIntervals
+        var artifacts = intervalsLeftOut
         for segment in segments {
             let milliseconds = RRIntervals(segment).milliseconds
             let correction = ArtifactCorrection.correct(milliseconds)
             corrected.append(correction.intervals)
             artifacts += correction.corrected
         }
-        let intervals = received + lostIntervals
+        let intervals = received + intervalsLeftOut
         let share = Double(artifacts) / Double(intervals)
         guard share <= settings.maximumArtifactShare else {
             return .failure(.tooManyArtifacts(corrected: artifacts, beats: intervals, limit: settings.maximumArtifactShare))
@@ -248,7 +254,7 @@ public struct ReadinessMeasurement: Sendable {
     /// Corrected beats so far, for the screen (a detection pass over what is scored), and
     /// the intervals lost.
     public func artifactsSoFar() -> Int {
-        segments.reduce(lostIntervals) { count, segment in
+        segments.reduce(intervalsLeftOut) { count, segment in
             count + ArtifactCorrection.correct(RRIntervals(segment).milliseconds).corrected
         }
     }

@@ -101,7 +101,7 @@ struct ReadinessMeasurementTests {
         for second in 62...100 { measurement.receive(beat, at: .seconds(second)) }
         #expect(measurement.segments.count == 3)
         #expect(!measurement.segments.joined().contains { $0 > 2048 })
-        #expect(measurement.lostIntervals == 2)
+        #expect(measurement.intervalsLeftOut == 2)
         let figures = try measurement.result().get()
         // Every difference within a stretch is 40 (or 40 back): 40 units, 39.06 ms.
         #expect(abs(figures.hrv.rmssd - 40 * 1000 / 1024) < 0.01, "rMSSD \(figures.hrv.rmssd)")
@@ -109,6 +109,23 @@ struct ReadinessMeasurementTests {
         #expect(figures.artifactsCorrected == 2)
         #expect(figures.beatsReceived == measurement.beats + 2)
         #expect(measurement.artifactsSoFar() == 2)
+    }
+
+    /// hrv-analysis's `remove_outliers` bounds a heartbeat at 300 ms too: two intervals of 1
+    /// and 5 ms (an export's "1 005" split at its space) were scored as beats, and a morning
+    /// of 40 ms read 115.
+    @Test func anIntervalShorterThanAHeartbeatIsLeftOut() throws {
+        var measurement = ReadinessMeasurement(settings: Self.settings(minutes: 1))
+        let beat = HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: [1000, 1040])
+        for second in 1...50 { measurement.receive(beat, at: .seconds(second)) }
+        measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: [1000, 1, 5, 1040]), at: .seconds(51))
+        measurement.receive(HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: [1000, 307, 1040]), at: .seconds(52))
+        for second in 53...100 { measurement.receive(beat, at: .seconds(second)) }
+        #expect(!measurement.segments.joined().contains { $0 < 308 })
+        #expect(measurement.intervalsLeftOut == 3)
+        let figures = try measurement.result().get()
+        #expect(abs(figures.hrv.rmssd - 40 * 1000 / 1024) < 0.01, "rMSSD \(figures.hrv.rmssd)")
+        #expect(figures.artifactsCorrected == 3)
     }
 
     @Test("an ANT+ strap's missed pages start a new stretch: no difference is taken across the beats they held")
