@@ -228,9 +228,12 @@ public enum RRIntervalText {
         return trimmed
     }
 
-    /// A number as a field holds it: "812", "812.5", "0.812", or "0,812" with a decimal comma.
+    /// A number as a field holds it: "812", "812.5", "0.812", "0,812" with a decimal comma, or
+    /// "8.12e-01" as numpy writes it. Not hexadecimal, which `Double` reads too ("0x3ed" was
+    /// taken as 1005 ms).
     static func number(_ field: String) -> Double? {
-        guard let first = field.first, first.isNumber || first == "." else { return nil }
+        guard let first = field.first, first.isASCII, first.isNumber || first == "." else { return nil }
+        guard field.allSatisfy({ $0.isASCII && ($0.isNumber || ".,eE+-".contains($0)) }) else { return nil }
         let value = Double(field) ?? (field.contains(".") ? nil : Double(String(field.map { $0 == "," ? "." : $0 })))
         return value.flatMap { $0.isFinite ? $0 : nil }
     }

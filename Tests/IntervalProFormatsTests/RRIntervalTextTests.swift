@@ -72,6 +72,10 @@ struct RRIntervalTextTests {
         #expect(refusal("812\n79x\n") == "rr.txt:2: '79x' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("812\n-5\n") == "rr.txt:2: '-5' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("812\n0\n") == "rr.txt:2: '0' is not an RR interval (a number of milliseconds or seconds)")
+        // Double reads hexadecimal: "0x3ed" was 1005 ms, "0x1p10" 1024.
+        #expect(refusal("812\n0x3ed\n") == "rr.txt:2: '0x3ed' is not an RR interval (a number of milliseconds or seconds)")
+        #expect(refusal("812\n0x1p10\n") == "rr.txt:2: '0x1p10' is not an RR interval (a number of milliseconds or seconds)")
+        #expect(RRIntervalText.number("8.12e-01") == 0.812, "numpy's savetxt writes exponents")
         #expect(refusal("date;HR [bpm]\n1;60\n") == "rr.txt:1: a header without a column of RR intervals (date, HR [bpm]): name that column RR")
         #expect(
             refusal("0 812\n812 790\n")
