@@ -249,7 +249,7 @@ public enum ActivityImport {
         }
         warnings += farWarnings
         let chosen = try choose(legs, choice, file: file)
-        var activity = chosen.told(try activity(chosen.leg.points, format: .fit, file: file, warnings: warnings + chosen.warnings))
+        var activity = chosen.told(try activity(chosen.leg.points, format: .fit, file: file, choice: choice, warnings: warnings + chosen.warnings))
         // file_id: manufacturer (1), product (2), serial_number (3).
         if let fileID = records.first(where: { $0.global == FITMessageNumber.fileID }) {
             let parts = [Field.FileID.manufacturer, Field.FileID.product, Field.FileID.serialNumber].map { fileID.integer($0).map(String.init) ?? "-" }

@@ -108,7 +108,7 @@ extension ActivityImport {
     ) throws(ImportError) -> ImportedActivity {
         let (kept, farWarnings) = leavingOutFarSamples(legs, file: file)
         let chosen = try choose(kept, choice, file: file)
-        return chosen.told(try activity(chosen.leg.points, format: format, file: file, warnings: warnings + farWarnings + chosen.warnings))
+        return chosen.told(try activity(chosen.leg.points, format: format, file: file, choice: choice, warnings: warnings + farWarnings + chosen.warnings))
     }
 
     /// The leg `choose` took, the warnings of taking it (the one that says which among them),

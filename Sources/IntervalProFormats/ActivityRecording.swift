@@ -4,7 +4,7 @@ public import IntervalProCore
 /// sent, so that it replays, scores and is stored like any session.
 extension ActivityImport {
     static func activity(
-        _ points: [ActivityPoint], format: ActivityFormat, file: String, warnings: [ImportError]
+        _ points: [ActivityPoint], format: ActivityFormat, file: String, choice: ActivityChoice, warnings: [ImportError]
     ) throws(ImportError) -> ImportedActivity {
         guard let start = points.map(\.time).min() else {
             let samples = switch format {
@@ -26,7 +26,8 @@ extension ActivityImport {
         // Without cadence the samples' speed and distance still count: the device measures
         // distance and no steps (a run without a footpod lost its distance).
         let hasCadence = points.contains { $0.cadence != nil }
-        if !hasCadence {
+        // A morning's heart rate has no steps to score: nothing to say of them.
+        if !hasCadence, !choice.heartRateOnly {
             warnings.append(ImportError(file: file, message: "no cadence in any sample: nothing to score"))
         }
         // A measurement carries 255 steps a minute at most: a sprint over it is sent in strides.

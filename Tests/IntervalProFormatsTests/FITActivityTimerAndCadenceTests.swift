@@ -57,4 +57,17 @@ struct FITActivityTimerAndCadenceTests {
         #expect(try stepsPerMinute(sprints) == [170, 172, 264, 264, 170, 172])
         #expect(sprints.warnings.isEmpty)
     }
+
+    /// A morning's FIT (heart rate, no steps) read for readiness said "no cadence in any
+    /// sample: nothing to score" before scoring it; read as a run, it is still said.
+    @Test func aMorningsHeartRateSaysNothingOfCadence() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        for second in 0..<10 { writer.write(FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(3, .uint8, .int(55))])) }
+        let morning = try ActivityImport.readFIT(writer.fileBytes(), file: "morning.fit", choice: ActivityChoice(heartRateOnly: true))
+        #expect(morning.warnings.isEmpty, "\(morning.warnings)")
+        let run = try ActivityImport.readFIT(writer.fileBytes(), file: "morning.fit")
+        #expect(run.warnings.map(\.description) == ["morning.fit: no cadence in any sample: nothing to score"])
+    }
 }
