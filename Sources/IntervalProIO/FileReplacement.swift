@@ -1,3 +1,4 @@
+import IntervalProCore
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,8 @@ extension FileIO {
     /// what `path` held: written in a new file beside it and renamed over it by `commit`, so
     /// that a full disk or a failure half way leaves the old file (or none), never half of the
     /// new. A device, a pipe or a link is written in place, and standard output as it is. A
-    /// database (the session store, named by mistake) is never written over.
+    /// database (the session store, named by mistake), a recording, a file the command reads
+    /// and a file its owner made read-only are never written over.
     public final class Replacement {
         public let path: String
         private var descriptor: FileDescriptor?
@@ -16,17 +18,15 @@ extension FileIO {
         private let temporary: String?
         private let closesDescriptor: Bool
 
-        public init(_ path: String) throws(FileError) {
+        /// `inputs`: the files the command reads, which it must not write over (`render-audio
+        /// -o` naming its own `--replay` made the recording a WAV).
+        public init(_ path: String, readingFrom inputs: [String] = []) throws(FileError) {
             self.path = path
             closesDescriptor = true
             var info = stat()
             let exists = lstat(path, &info) == 0
             let kind = info.st_mode & S_IFMT
-            if exists, kind == S_IFREG || kind == S_IFLNK, FileIO.holdsDatabase(path) {
-                throw FileError(
-                    path: path, operation: .write, errno: .fileExists,
-                    reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
-            }
+            if exists, kind == S_IFREG || kind == S_IFLNK { try Self.checkMayWriteOver(path, readingFrom: inputs) }
             let inPlace = exists && kind != S_IFREG
             if !inPlace { FileIO.removeAbandonedReplacements(of: path) }
             let target = inPlace ? path : "\(path).intervalpro-\(getpid()).tmp"
@@ -40,6 +40,37 @@ extension FileIO {
             temporary = inPlace ? nil : target
             // A file replaced keeps who may read it.
             if exists, let temporary { chmod(temporary, info.st_mode & 0o7777) }
+        }
+
+        /// Refuses to write over what is worth more than the output: the session store, a
+        /// recording (as `record` never writes over one), the command's own input, and a file
+        /// its owner made read-only (the rename beside it would replace it: the shell and `cp`
+        /// refuse). `path` is a regular file or a link.
+        private static func checkMayWriteOver(_ path: String, readingFrom inputs: [String]) throws(FileError) {
+            var target = stat()
+            // A dangling link: nothing is there to keep.
+            guard stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG else { return }
+            if FileIO.holdsDatabase(path) {
+                throw FileError(
+                    path: path, operation: .write, errno: .fileExists,
+                    reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
+            }
+            for input in inputs where input != "-" {
+                var read = stat()
+                if stat(input, &read) == 0, read.st_dev == target.st_dev, read.st_ino == target.st_ino {
+                    throw FileError(
+                        path: path, operation: .write, errno: .fileExists,
+                        reason: "it is \(input == path ? "the file" : "\(input), the file") this command reads: choose another file")
+                }
+            }
+            if FileIO.holdsRecording(path) {
+                throw FileError(
+                    path: path, operation: .write, errno: .fileExists,
+                    reason: "it holds an IntervalPro recording, which is never written over: choose another name, or remove it first")
+            }
+            if access(path, W_OK) != 0, errno == EACCES || errno == EROFS {
+                throw FileError(path: path, operation: .write, errno: Errno(rawValue: errno))
+            }
         }
 
         /// Standard output, past anything `print` buffered.
@@ -130,10 +161,21 @@ extension FileIO {
 
     /// Whether the file at `path` begins as an SQLite database does ("SQLite format 3\0").
     private static func holdsDatabase(_ path: String) -> Bool {
-        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return false }
+        let header = opening(path, count: 16)
+        return header.count == 16 && header == Array("SQLite format 3\u{0}".utf8)
+    }
+
+    /// Whether the file at `path` begins with a recording's header line.
+    private static func holdsRecording(_ path: String) -> Bool {
+        RecordingFormat.begins(opening(path, count: 256))
+    }
+
+    /// Up to `count` bytes from the start of the file at `path` (none when it cannot be read).
+    private static func opening(_ path: String, count: Int) -> [UInt8] {
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return [] }
         defer { try? fd.close() }
-        var header = [UInt8](repeating: 0, count: 16)
-        let count = (try? header.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
-        return count == 16 && header == Array("SQLite format 3\u{0}".utf8)
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = (try? bytes.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        return Array(bytes.prefix(read))
     }
 }

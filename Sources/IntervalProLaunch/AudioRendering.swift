@@ -23,8 +23,11 @@ public enum AudioRendering {
         public var channels: Int
     }
 
-    /// Renders to `file`, or plays through `audio`'s device when `file` is nil.
-    public static func render(_ plan: Plan, from source: Source, audio: AudioChoice, to file: String?) async throws -> Rendered {
+    /// Renders to `file`, or plays through `audio`'s device when `file` is nil; `file` is never
+    /// `planFile` or the recording read.
+    public static func render(
+        _ plan: Plan, from source: Source, audio: AudioChoice, to file: String?, planFile: String? = nil
+    ) async throws -> Rendered {
         let settings = audio.settings(for: plan)
         let collector = AudioTimelineCollector(settings: settings, timeline: plan.timeline())
         switch source {
@@ -80,7 +83,9 @@ public enum AudioRendering {
         // the process left hundreds of megabytes of it beside the one asked for.
         InterruptSignal.install()
         do {
-            let writer = try WAVWriter(try openOutput(file), sampleRate: rate, channels: channels, frames: Int(end))
+            var inputs = planFile.map { [$0] } ?? []
+            if case .recording(let path) = source { inputs.append(path) }
+            let writer = try WAVWriter(try openOutput(file, readingFrom: inputs), sampleRate: rate, channels: channels, frames: Int(end))
             let renderer = MetronomeRenderer(sampleRate: rate, channels: channels, volume: settings.volume)
             try AudioTimelineRender.render(events, to: end, renderer: renderer) { block in
                 if InterruptSignal.isRaised { throw Stopped() }

@@ -53,9 +53,9 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
 /// Writes a file the user asked for (an export, a report, a plan), or says why it cannot be.
 /// Writes a command's file: `-` is standard output, as for any Unix tool (it wrote a file
 /// named "-").
-public func writeOutput(_ bytes: [UInt8], to path: String) throws {
+public func writeOutput(_ bytes: [UInt8], to path: String, readingFrom inputs: [String] = []) throws {
     do {
-        let output = try openOutput(path)
+        let output = try openOutput(path, readingFrom: inputs)
         try output.write(bytes)
         try output.commit()
     } catch {
@@ -63,9 +63,10 @@ public func writeOutput(_ bytes: [UInt8], to path: String) throws {
     }
 }
 
-/// A command's file to write, put in place by `commit`: `-` is standard output.
-func openOutput(_ path: String) throws(FileError) -> FileIO.Replacement {
-    path == "-" ? try FileIO.Replacement(standardOutput: ()) : try FileIO.Replacement(path)
+/// A command's file to write, put in place by `commit`: `-` is standard output. Never one
+/// of `inputs`, the files the command reads.
+func openOutput(_ path: String, readingFrom inputs: [String] = []) throws(FileError) -> FileIO.Replacement {
+    path == "-" ? try FileIO.Replacement(standardOutput: ()) : try FileIO.Replacement(path, readingFrom: inputs)
 }
 
 /// Reads a file a command was given: `-` is standard input.

@@ -26,8 +26,10 @@ struct PlanExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let plan = try loadPlan(plan)
-            try writeOutput(format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output)
+            let file = self.plan
+            let plan = try loadPlan(file)
+            try writeOutput(
+                format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output, readingFrom: [file])
             Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count == 1 ? "1 step" : "\(plan.timeline().count) steps")) to \(output == "-" ? "standard output" : output)\n")
         }
     }

@@ -48,7 +48,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
         try await reportingFailures {
             let plan = try loadPlan(plan)
             let source: AudioRendering.Source = replay.map { .recording($0) } ?? .simulation(seed: seed ?? 1)
-            let rendered = try await AudioRendering.render(plan, from: source, audio: audio.choice, to: output)
+            let rendered = try await AudioRendering.render(plan, from: source, audio: audio.choice, to: output, planFile: self.plan)
             let what = describe(frames: rendered.frames, rate: rendered.sampleRate, channels: rendered.channels)
             if let output {
                 Terminal.writeStandardError("intervalpro: rendered \(what) to \(output == "-" ? "standard output" : output)\n")

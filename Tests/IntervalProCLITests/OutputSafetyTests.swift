@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a command's `-o` may replace: never a recording, the command's own input, nor a file
+/// its owner made read-only. Each was replaced with exit 0.
+@Suite struct OutputSafetyTests {
+    func environment(_ dir: ScratchDirectory) -> [String: String?] {
+        ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+    }
+
+    @Test("render-audio and export never write over a recording, render-audio's own --replay among them")
+    func aRecordingIsNeverAnOutput() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        let recording = dir.path("pyramid.jsonl")
+        try FileManager.default.copyItem(atPath: packagePath("Recordings/pyramid.jsonl"), toPath: recording)
+        #expect(symlink(recording, dir.path("link.jsonl")) == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: recording))
+        let plan = packagePath("Plans/pyramid.json")
+        for output in [recording, dir.path("link.jsonl")] {
+            let rendered = try intervalpro(
+                arguments: ["render-audio", plan, "--replay", recording, "--audio-rate", "8000", "--audio-channels", "1", "-o", output],
+                environment: env)
+            #expect(rendered.status == 74, "\(rendered.stderr)")
+            #expect(rendered.stderr.contains("this command reads"), "\(rendered.stderr)")
+        }
+        #expect(try intervalpro(arguments: ["run", plan, "--replay", recording, "--fast"], environment: env).status == 0)
+        let exported = try intervalpro(arguments: ["export", "last", "--format", "jsonl", "-o", recording], environment: env)
+        #expect(exported.status == 74, "\(exported.stderr)")
+        #expect(exported.stderr.contains("holds an IntervalPro recording, which is never written over"), "\(exported.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == before)
+        // A file of another kind is replaced as before.
+        let old = try dir.write("old.jsonl", "an older export\n")
+        #expect(try intervalpro(arguments: ["export", "last", "--format", "jsonl", "-o", old], environment: env).status == 0)
+    }
+
+    @Test("plan export and render-audio never write over the plan they read")
+    func thePlanReadIsNeverAnOutput() throws {
+        let dir = try ScratchDirectory()
+        let env = environment(dir)
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        for arguments in [
+            ["plan", "export", plan, "--format", "fit", "-o", plan],
+            ["render-audio", plan, "--simulate", "--audio-rate", "8000", "--audio-channels", "1", "-o", plan],
+        ] {
+            let refused = try intervalpro(arguments: arguments, environment: env)
+            #expect(refused.status == 74, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("it is the file this command reads"), "\(arguments): \(refused.stderr)")
+        }
+        #expect(try String(contentsOfFile: plan, encoding: .utf8) == tenMinutePlanText)
+    }
+
+    /// The new file renamed over a 0444 one replaced it, where the shell and `cp` refuse.
+    @Test("a file its owner made read-only is not replaced; as root modes do not bind, so run as nobody")
+    func aReadOnlyFileIsKept() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let kept = try dir.write("kept.fit", "keep\n")
+        #expect(chmod(dir.url.path, 0o777) == 0 && chmod(plan, 0o644) == 0 && chown(kept, 65534, 65534) == 0 && chmod(kept, 0o444) == 0)
+        let result = try intervalpro(
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "plan", "export", plan, "--format", "fit", "-o", kept],
+            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"], executable: "/usr/bin/setpriv")
+        #expect(result.status == 74, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep\n")
+    }
+}
