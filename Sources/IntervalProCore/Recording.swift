@@ -164,6 +164,9 @@ public struct RecordingParser {
     /// The header's device ids by their lower case: a line's "aa:bb:…" is the header's
     /// "AA:BB:…" (Bluetooth addresses know no case), whose cadence unit it then has.
     private var headerIDs: [String: String] = [:]
+    /// The header's device ids as written: a line that names one exactly is that device's,
+    /// though another id differs from it only in case.
+    private var exactHeaderIDs: Set<String> = []
     /// The last few ids as written and what each reads as: a recording's lines take turns
     /// between its devices, and lowering the case of each line's id again cost a replay more
     /// than reading the rest of the line.
@@ -230,14 +233,15 @@ public struct RecordingParser {
                 devices.append(RecordedDevice(id: id, name: element["name"]?.stringValue, cadenceUnit: unit))
             }
         }
-        for device in devices { headerIDs[device.id.lowercased()] = device.id }
+        for device in devices where headerIDs[device.id.lowercased()] == nil { headerIDs[device.id.lowercased()] = device.id }
+        exactHeaderIDs = Set(devices.map(\.id))
         return RecordingHeader(startedAt: node["started_at"]?.stringValue, devices: devices)
     }
 
     private mutating func deviceID(_ written: String) -> String {
         guard !headerIDs.isEmpty else { return written }
         if let known = resolvedDevices.first(where: { $0.written == written }) { return known.id }
-        let id = headerIDs[written.lowercased()] ?? written
+        let id = exactHeaderIDs.contains(written) ? written : headerIDs[written.lowercased()] ?? written
         if resolvedDevices.count == 8 { resolvedDevices.removeFirst() }
         resolvedDevices.append((written, id))
         return id

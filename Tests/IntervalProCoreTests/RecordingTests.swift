@@ -83,6 +83,22 @@ struct RecordingParserTests {
         #expect(strap.device == "HR")
     }
 
+    /// Matched whatever its case, the last of two header ids that differ only in case took the
+    /// lines of both: a per-foot pod's 85 strides were read as 85 steps.
+    @Test("a line that names a header id exactly is that device's, though another differs only in case")
+    func exactIDsBeforeCaselessOnes() throws {
+        let text = """
+            {"intervalpro_recording": 1, "devices": [{"id": "pod", "cadence_unit": "strides"}, {"id": "POD", "cadence_unit": "steps"}]}
+            {"t": 1, "dev": "pod", "char": "2a53", "hex": "02000355"}
+            {"t": 2, "dev": "POD", "char": "2a53", "hex": "020003aa"}
+            {"t": 3, "dev": "Pod", "char": "2a53", "hex": "02000355"}
+
+            """
+        let (_, entries) = try parse(text)
+        let devices = entries.compactMap { if case .notification(let n) = $0 { n.device } else { nil } }
+        #expect(devices == ["pod", "POD", "pod"], "another spelling is the first header id's")
+    }
+
     @Test func crlfLineEndings() throws {
         let text = header + "\r\n" + #"{"t":2,"dev":"pod","event":"disconnected"}"# + "\r\n"
         let (_, entries) = try parse(text)
