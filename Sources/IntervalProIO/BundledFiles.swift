@@ -66,6 +66,11 @@ public enum BundledFiles {
         access(path, F_OK) != 0 && errno == EACCES
     }
 
+    /// A file there that this account may not read (mode 0000, another user's 0600).
+    public static func mayNotBeRead(_ path: String) -> Bool {
+        access(path, F_OK) == 0 && access(path, R_OK) != 0 && errno == EACCES
+    }
+
     /// A regular file of no bytes (one `touch` made, or a mistyped path's).
     public static func isEmptyFile(_ path: String) -> Bool {
         var info = stat()

@@ -27,6 +27,11 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
     public var isPermissionDenied: Bool { errno == .permissionDenied }
     /// A folder where a file was to be read.
     public var isFolder: Bool { errno == .isDirectory }
+    /// The path names no file there is to read: missing, a file where its path wants a folder,
+    /// a loop of links, or a name too long.
+    public var namesNoFile: Bool {
+        [.noSuchFileOrDirectory, .notDirectory, .tooManySymbolicLinkLevels, .fileNameTooLong].contains(errno)
+    }
 
     public var description: String {
         "cannot \(operation.rawValue) '\(path)': \(reason ?? errno.description.capitalisedFirst)"

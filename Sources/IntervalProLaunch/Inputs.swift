@@ -38,11 +38,12 @@ public struct LaunchError: Error, Sendable, CustomStringConvertible {
     }
 
     public init(_ error: FileError) {
-        // Only a file we were asked to read is missing input, when it is not there, may not be
-        // read or is a folder (sysexits' EX_NOINPUT: "did not exist or was not readable"); an
-        // output we cannot create is I/O.
+        // Only a file we were asked to read is missing input, when it is not there (a loop of
+        // links, a file as a folder, a name too long: no file either), may not be read or is a
+        // folder (sysexits' EX_NOINPUT: "did not exist or was not readable"); an output we
+        // cannot create is I/O.
         let missingInput =
-            (error.isNotFound || error.isPermissionDenied || error.isFolder) && (error.operation == .open || error.operation == .read)
+            (error.namesNoFile || error.isPermissionDenied || error.isFolder) && (error.operation == .open || error.operation == .read)
         let outputClosed = error.errno.isBrokenPipe && error.operation == .write
         self.init(error.description, kind: missingInput ? .missingInput : outputClosed ? .outputClosed : .io)
     }

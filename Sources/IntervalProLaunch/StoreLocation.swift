@@ -34,6 +34,11 @@ public struct StoreLocation: Sendable {
                 "cannot open '\(path)': Permission denied (its folder may not be read: was it made by another user, or with sudo?)",
                 kind: .missingInput)
         }
+        // SQLite said "cannot open the database file", or "read-only" where the folder is, 74.
+        if BundledFiles.mayNotBeRead(path) {
+            throw LaunchError(
+                "cannot open '\(path)': Permission denied (was it made by another user, or with sudo?)", kind: .missingInput)
+        }
         // SQLite says only "disk I/O error" of a folder.
         if BundledFiles.isDirectory(path) {
             throw LaunchError(

@@ -239,6 +239,22 @@ import Glibc
         #expect(saved.stderr.contains("saved as session 2"), "stderr: \(saved.stderr)")
     }
 
+    /// A store this account may not read exited 74, "cannot open the database file" or "the
+    /// database is read-only (its folder cannot be written)", though nothing was to be written.
+    @Test("a store that may not be read: 66, Permission denied; as root modes do not bind, so run as nobody")
+    func aStoreThatMayNotBeRead() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let store = try dir.write("theirs.sqlite", "")
+        #expect(try intervalpro(arguments: ["run", try dir.write("ten.json", tenMinutePlanText), "--simulate", "--fast", "--db", store]).status == 0)
+        #expect(chmod(dir.url.path, 0o755) == 0 && chmod(store, 0o000) == 0)
+        let result = try intervalpro(
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "history", "--db", store],
+            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"], executable: "/usr/bin/setpriv")
+        #expect(result.status == 66, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
+    }
+
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
     func aFolderThatMayNotBeOpened() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }

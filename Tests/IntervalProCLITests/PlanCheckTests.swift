@@ -132,6 +132,24 @@ struct PlanCheckTests {
         #expect(result.stderr.contains("No such file or directory"))
     }
 
+    /// A file in the path where a folder belongs, a loop of links, a name too long: no file to
+    /// read, as a missing one is (they exited 74, which is for what cannot be written).
+    @Test("a path that names no file for another reason exits 66 too")
+    func pathsThatNameNoFile() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("plan.json", tenMinutePlanText)
+        #expect(symlink(dir.path("loopB"), dir.path("loopA")) == 0 && symlink(dir.path("loopA"), dir.path("loopB")) == 0)
+        for (path, reason) in [
+            (plan + "/x", "Not a directory"), (dir.path("loopA"), "Too many levels of symbolic links"),
+            (dir.path(String(repeating: "a", count: 260) + ".json"), "File name too long"),
+        ] {
+            let result = try intervalpro("plan", "check", path)
+            #expect(result.status == 66, "\(path): \(result.stderr)")
+            #expect(result.stderr.contains(reason), "\(result.stderr)")
+        }
+        #expect(try intervalpro("replay", dir.path("loopA")).status == 66)
+    }
+
     @Test("a directory given as the plan is no input to read (66, as exit-codes.md says; 74 is for what cannot be written), not a crash")
     func directoryAsPlan() throws {
         let dir = try ScratchDirectory()
