@@ -176,7 +176,7 @@ public enum WorkoutImport {
     /// "intervals/5x1k.zwo" → "5x1k": the name of a plan whose file gives none.
     public static func stem(of file: String) -> String {
         let name = file.split(separator: "/").last.map(String.init) ?? file
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name.isEmpty ? "Imported plan" : name }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name.isEmpty || name == "-" ? "Imported plan" : name }
         return String(name[..<dot])
     }
 }

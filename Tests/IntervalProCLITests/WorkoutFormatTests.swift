@@ -29,6 +29,20 @@ import Testing
         #expect(try intervalpro("plan", "import", workout, "--force").status == 0)
     }
 
+    /// From standard input it wrote "-.json" in the current folder, a plan named "-".
+    @Test("plan import - writes the plan to standard output")
+    func importFromStandardInput() throws {
+        let scratch = try ScratchDirectory()
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data("- 1m 170rpm\n".utf8))
+        try pipe.fileHandleForWriting.close()
+        let result = try RunningCommand(["plan", "import", "-"], in: scratch.url, stdin: pipe.fileHandleForReading).finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        let plan = try #require(jsonObject(result.stdoutData))
+        #expect(plan["name"] as? String == "Imported plan")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
     @Test("run takes a workout file directly and keeps the imported plan with the session")
     func runTakesAWorkout() throws {
         let scratch = try ScratchDirectory()

@@ -20,7 +20,9 @@ struct PlanImportCommand: ParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The plan to write ('-' for standard output; default: the workout file's name with .json).", valueName: "file"),
+        help: ArgumentHelp(
+            "The plan to write ('-' for standard output; default: the workout file's name with .json, standard output for '-').",
+            valueName: "file"),
         completion: .file(extensions: ["json"]))
     var output: String?
 
@@ -33,7 +35,8 @@ struct PlanImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let imported = try importPlan(workout)
-            let target = output ?? Self.defaultOutput(for: workout)
+            // A workout on standard input has no name to write beside: it wrote "-.json".
+            let target = output ?? (workout == "-" ? "-" : Self.defaultOutput(for: workout))
             let text = PlanWriter.json(imported.plan).serialized(pretty: true) + "\n"
             let timeline = imported.plan.timeline()
             let report =
