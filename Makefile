@@ -19,7 +19,14 @@ LIBEXECDIR := $(PREFIX)/libexec/intervalpro
 DATADIR := $(PREFIX)/share/intervalpro
 MANDIR := $(PREFIX)/share/man/man1
 BASHDIR := $(PREFIX)/share/bash-completion/completions
+# zsh reads a package's completions from vendor-completions under /usr, a local install's
+# from site-functions (Debian's zsh searches /usr/local/share/zsh/site-functions, not
+# /usr/local/share/zsh/vendor-completions).
+ifeq ($(PREFIX),/usr)
 ZSHDIR := $(PREFIX)/share/zsh/vendor-completions
+else
+ZSHDIR := $(PREFIX)/share/zsh/site-functions
+endif
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 # Read by every user's systemd (both /usr/local/lib and /usr/lib are on its unit path).
 USERUNITDIR := $(PREFIX)/lib/systemd/user
@@ -32,6 +39,9 @@ UDEVDIR := /etc/udev/rules.d
 DBUSDIR := /etc/dbus-1/system.d
 endif
 RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
+# What `make release` built, found without Swift: `sudo make install` runs with root's PATH,
+# where a toolchain from swift.org or swiftly is not, and said "build first" of a built tree.
+BUILT_BIN := .build/release/intervalpro
 # Man pages carry the date of the last commit, so the same source gives the same pages.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
@@ -126,18 +136,18 @@ man:
 ## (PREFIX=/usr/local; DESTDIR for staging).
 ## Builds nothing, so that `sudo make install` leaves no root-owned files in .build.
 install:
-	@[ -x "$(RELEASE_BIN)" ] && [ -x "$$(dirname $(RELEASE_BIN))/intervalpro-web" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
+	@[ -x "$(BUILT_BIN)" ] && [ -x "$$(dirname $(BUILT_BIN))/intervalpro-web" ] && [ -f $(MAN_OUT)/intervalpro.1 ] || \
 		{ echo "make install: build first, as yourself: make release man" >&2; exit 1; }
-	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(BINDIR)/intervalpro
-	install -Dm755 "$$(dirname $(RELEASE_BIN))/intervalpro-web" $(DESTDIR)$(LIBEXECDIR)/intervalpro-web
+	install -Dm755 $(BUILT_BIN) $(DESTDIR)$(BINDIR)/intervalpro
+	install -Dm755 "$$(dirname $(BUILT_BIN))/intervalpro-web" $(DESTDIR)$(LIBEXECDIR)/intervalpro-web
 	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/Plans $(DESTDIR)$(DATADIR)/Recordings
 	install -m644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/
 	install -m644 Plans/*.json $(DESTDIR)$(DATADIR)/Plans/
 	install -m644 Recordings/*.jsonl Recordings/README.md $(DESTDIR)$(DATADIR)/Recordings/
 	install -d $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
-	$(RELEASE_BIN) --generate-completion-script bash | sed "1{/^#!/d}" > $(DESTDIR)$(BASHDIR)/intervalpro
-	$(RELEASE_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_intervalpro
-	$(RELEASE_BIN) --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/intervalpro.fish
+	$(BUILT_BIN) --generate-completion-script bash | sed "1{/^#!/d}" > $(DESTDIR)$(BASHDIR)/intervalpro
+	$(BUILT_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_intervalpro
+	$(BUILT_BIN) --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/intervalpro.fish
 	install -Dm644 udev/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules
 	install -Dm644 udev/70-intervalpro-ant.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules
 	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf

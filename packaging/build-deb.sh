@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 root=$work/root
 
 # The binary given, not one `make install` would ask SwiftPM for (a running `swift test` holds .build).
-make --no-print-directory install PREFIX=/usr DESTDIR="$root" RELEASE_BIN="$(realpath "$binary")" >/dev/null
+make --no-print-directory install PREFIX=/usr DESTDIR="$root" BUILT_BIN="$(realpath "$binary")" >/dev/null
 for program in "$root/usr/bin/intervalpro" "$root/usr/libexec/intervalpro/intervalpro-web"; do
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$program"
 done
