@@ -15,7 +15,8 @@ struct MusicOptions: ParsableArguments {
         help: ArgumentHelp("The music's volume during a voice cue, as a fraction of yours.", valueName: "fraction"))
     var duck = 0.3
 
-    @Flag(inversion: .prefixedNo, help: "Pause and resume the music with the session.")
+    // One text for both flags: the man pages give each of them the whole of it.
+    @Flag(inversion: .prefixedNo, help: "Pause and resume the music with the session (--no-music-follow: leave it as it is).")
     var musicFollow = true
 
     func validate() throws {
