@@ -383,10 +383,14 @@ public enum HistoryImport {
             // came back as a second copy of itself, counted twice in trends. A recording is
             // IntervalPro's own format: one that began when a session here did is that session's
             // (`export --format jsonl`, `run --record`), unless it is the one imported as it.
+            // Its start and its length say which: runs replayed from a script begin in one second.
             let ours = try activity.exportedByIntervalPro
                 || (activity.format == .recording && store.importedSession(startedAt: startedAt, device: origin.device) == nil)
-            if ours, let session = try store.session(startedAt: startedAt) {
-                report.duplicates.append(Skipped(file: file, reason: "exported from session \(session)"))
+            let scored = ours ? try imported(activity, named: activityName, file: file) : nil
+            if let scored, let session = try store.session(startedAt: startedAt, lasting: scored.run.summary.duration.seconds) {
+                // In another store, the run's other file (its FIT beside its TCX) imported before.
+                let reason = try store.importedFile(session: session).map { "the same run as \($0), imported as session \(session)" }
+                report.duplicates.append(Skipped(file: file, reason: reason ?? "exported from session \(session)"))
                 return
             }
             if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
@@ -425,11 +429,11 @@ public enum HistoryImport {
                 }
                 return
             }
-            let (plan, planText, run) = try imported(activity, named: activityName, file: file)
+            let (plan, planText, run) = try scored ?? imported(activity, named: activityName, file: file)
             guard
                 let id = try store.saveImported(
                     run, origin: origin, planName: plan.name, planText: planText, devices: header.devices,
-                    entries: activity.recording.entries)
+                    entries: activity.recording.entries, exportedHere: ours)
             else {
                 // Another worker stored a copy of this run meanwhile: taken as one found before,
                 // so that the longer of the two is kept whichever was read first.

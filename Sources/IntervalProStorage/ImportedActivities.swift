@@ -38,27 +38,43 @@ extension SessionStore {
         try read { db in try String.fetchOne(db, sql: "SELECT file FROM imported_activity WHERE session_id = ?", arguments: [id]) }
     }
 
-    /// The first session of any source that started at `startedAt` (UTC, to the second), if
-    /// one did: the session an export of this store's comes back as.
-    public func session(startedAt: String) throws(StoreError) -> Int64? {
-        try read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM session WHERE started_at = ? ORDER BY id LIMIT 1", arguments: [startedAt])
-        }
+    /// The first session of any source that started at `startedAt` (UTC, to the second) and
+    /// lasted `duration` seconds, give or take `sameRunTolerance`: the session an export of this
+    /// store's comes back as. The start alone matched another run that began in that second
+    /// (replays from a script all do), and the file was skipped for good.
+    public func session(startedAt: String, lasting duration: Double) throws(StoreError) -> Int64? {
+        try read { db in try Self.session(db, startedAt: startedAt, lasting: duration) }
+    }
+
+    /// An export rounds the session's duration (a FIT file's timer to the millisecond, a
+    /// recording's last line to its reading): a second either way is the same run.
+    public static let sameRunTolerance = 1.5
+
+    private static func session(_ db: Database, startedAt: String, lasting duration: Double) throws -> Int64? {
+        try Int64.fetchOne(
+            db, sql: "SELECT id FROM session WHERE started_at = ? AND abs(duration_s - ?) <= ? ORDER BY id LIMIT 1",
+            arguments: [startedAt, duration, sameRunTolerance])
     }
 
     /// Stores an imported run as a finished session, in one transaction: its row (source
     /// `imported`, the watch's start time), devices, notifications, the source's end, samples
     /// and scored step, and where it came from. Returns the new session's id, or nil when an
-    /// activity with the same start and device is already there (nothing is written).
+    /// activity with the same start and device is already there, or with `exportedHere`, a
+    /// session of the same start and length (nothing is written): checked in the write's own
+    /// transaction, so that the FIT and the TCX of one export, read side by side, are not both
+    /// kept.
     public func saveImported(
         _ run: ImportedRun, origin: ActivityOrigin, planName: String, planText: String, devices: [RecordedDevice],
-        entries: [RecordingEntry]
+        entries: [RecordingEntry], exportedHere: Bool = false
     ) throws(StoreError) -> Int64? {
         try write { db in
             let taken = try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM imported_activity WHERE started_at = ? AND device = ?",
                 arguments: [origin.startedAt, origin.device])
             guard taken != true else { return nil }
+            if exportedHere, try Self.session(db, startedAt: origin.startedAt, lasting: run.summary.duration.seconds) != nil {
+                return nil
+            }
             var row = SessionRow(
                 id: nil, startedAt: origin.startedAt, planName: planName, planJson: planText,
                 source: SessionSourceKind.imported.rawValue, status: SessionStatus.finished.rawValue, owner: nil,
