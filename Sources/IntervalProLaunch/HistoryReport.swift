@@ -6,17 +6,19 @@ public import IntervalProStorage
 
 /// The history as `history`, `show` and `readiness history` print it.
 public enum HistoryReport {
-    /// `history`: a row per session, newest first.
+    /// `history`: a row per session, newest first, dated on the runner's clock as `trends`,
+    /// `report` and the page date it (in UTC, a Berlin runner's Friday 00:30 run was Thursday's
+    /// here and Friday's there).
     public static func sessions(_ listings: [SessionListing]) -> [String] {
         let rows = listings.map { s -> [String] in
             [
-                "\(s.id)", formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
+                "\(s.id)", WallClock.localDateTime(of: s.startedAt) ?? formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
                 s.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
                 formatFigure(s.averageHeartRate), s.statusText,
             ]
         }
         return TextTable.render(
-            header: ["id", "date (UTC)", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
+            header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
             rightAligned: [0, 4, 5, 6, 7])
     }
 
@@ -50,7 +52,9 @@ public enum HistoryReport {
     /// `show`: the session's heading, its summary (or that it still runs) and its uploads.
     public static func session(_ session: StoredSession, uploads: [UploadRecord], colour: Bool) -> [String] {
         let listing = session.listing
-        var lines = ["Session \(listing.id), \(formatMinute(listing.startedAt)) UTC, \(listing.status.rawValue)"]
+        let utc = formatMinute(listing.startedAt) + " UTC"
+        let when = WallClock.localDateTime(of: listing.startedAt).map { "\($0) (\(utc))" } ?? utc
+        var lines = ["Session \(listing.id), \(when), \(listing.status.rawValue)"]
         guard let summary = session.summary else { return lines + ["still running: no scored steps yet"] }
         lines.append(SummaryReport.text(summary, colour: colour))
         for upload in uploads {

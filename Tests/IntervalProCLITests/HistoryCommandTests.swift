@@ -93,6 +93,22 @@ struct HistoryCommandTests {
         #expect(history.stdout.contains("finished"))
     }
 
+    /// `history` and `show` dated in UTC: a Berlin runner's Friday 00:30 run was Thursday's
+    /// there, Friday's in `trends` and `report`.
+    @Test("history and show date a session on the runner's clock; show adds UTC")
+    func datedOnTheRunnersClock() throws {
+        let store = try ScratchStore()
+        var text = try String(contentsOfFile: packagePath("Recordings/pyramid.jsonl"), encoding: .utf8)
+        text = text.replacingOccurrences(of: #""started_at":"2026-11-18T06:45:00Z""#, with: #""started_at":"2026-11-19T23:30:00Z""#)
+        let file = try store.directory.write("late.jsonl", text)
+        #expect(try store.run("history", "import", file).status == 0)
+        let berlin: [String: String?] = ["TZ": "Europe/Berlin"]
+        let listed = try intervalpro(arguments: ["history", "--db", store.path], environment: berlin)
+        #expect(listed.stdout.contains("2026-11-20 00:30"), "\(listed.stdout)")
+        let shown = try intervalpro(arguments: ["show", "last", "--db", store.path], environment: berlin)
+        #expect(shown.stdout.hasPrefix("Session 1, 2026-11-20 00:30 (2026-11-19 23:30 UTC), finished"), "\(shown.stdout)")
+    }
+
     @Test("the database file is private (0600) and in WAL mode")
     func fileModeAndWAL() throws {
         let store = try ScratchStore()
