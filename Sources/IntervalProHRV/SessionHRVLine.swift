@@ -15,8 +15,10 @@ extension SessionHRV {
             line += " (too many to trust alpha 1: wet the strap's electrodes before the run)"
         }
         guard scoredWindows > 0 else {
-            if let runSeconds, runSeconds < Double(AlphaOneTracker.windowSeconds) {
-                return line + "; no alpha 1: the session was shorter than the two minutes of beats a window takes."
+            // The first window ends at 2:00, with that second's sample, which a session of
+            // exactly 2:00 ends before: it blamed the strap.
+            if let runSeconds, runSeconds <= Double(AlphaOneTracker.windowSeconds) {
+                return line + "; no alpha 1: the first window takes the two minutes of beats after the start, and the session was no longer."
             }
             return line
                 + "; no two-minute window could be scored for alpha 1 (too many corrected beats, or too few beats: "

@@ -26,9 +26,12 @@ struct HRVLinesTests {
         // It was "alpha 1 crossed 0.75 not crossed, 0.5 not crossed."
         #expect(SummaryReport.beatsLine(hrv(crossings: [])) == "Beats 5200, 1.2% corrected; alpha 1 crossed neither 0.75 nor 0.5.")
         #expect(SummaryReport.beatsLine(hrv(crossings: [], scoredWindows: 0)).contains("no two-minute window could be scored"))
-        // A one-minute session blamed the strap.
-        #expect(SummaryReport.beatsLine(hrv(crossings: [], scoredWindows: 0), runSeconds: 60).hasSuffix(
-            "; no alpha 1: the session was shorter than the two minutes of beats a window takes."))
+        // A one-minute session blamed the strap, and so did one of exactly two minutes.
+        for seconds in [60.0, 120] {
+            #expect(SummaryReport.beatsLine(hrv(crossings: [], scoredWindows: 0), runSeconds: seconds).hasSuffix(
+                "; no alpha 1: the first window takes the two minutes of beats after the start, and the session was no longer."))
+        }
+        #expect(SummaryReport.beatsLine(hrv(crossings: [], scoredWindows: 0), runSeconds: 121).contains("no two-minute window could be scored"))
     }
 
     /// A window left unscored with a few corrected beats was said to be so for its artifacts,
