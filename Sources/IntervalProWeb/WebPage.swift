@@ -33,16 +33,16 @@ enum WebPage {
 </style>
 </head>
 <body>
-<header><strong>IntervalPro</strong><nav><a href="/" id="nav-live">Session</a><a href="/sensors" id="nav-sensors">Sensors</a><a href="/history" id="nav-history">History</a></nav></header>
+<header><h1 id="app-name">IntervalPro</h1><nav><a href="/" id="nav-live">Session</a><a href="/sensors" id="nav-sensors">Sensors</a><a href="/history" id="nav-history">History</a></nav></header>
 <main>
   <section id="view-live" class="hidden">
-    <div class="row"><span id="step-title">&nbsp;</span><span id="step-number"></span></div>
+    <div class="row"><h2 id="step-title" tabindex="-1" aria-live="polite">&nbsp;</h2><span id="step-number"></span></div>
     <div class="row"><span class="label" id="plan-name"></span><span><span id="source-badge" class="hidden">SIMULATED </span><span id="paused-badge" class="hidden">PAUSED</span></span></div>
     <div id="time-left"></div><div id="step-other" class="hidden"></div>
     <div class="bar"><div id="progress"></div></div>
     <div class="row" style="margin-top: 14px"><span><span id="cadence">--</span> <span class="label">spm</span></span><span class="label" id="zone-text"></span></div>
     <div class="scale" id="scale"><div id="zone-band"></div><div id="target-mark"></div><div id="you-mark" class="hidden"></div></div>
-    <div id="advice">&nbsp;</div>
+    <div id="advice" role="status">&nbsp;</div>
     <div class="facts">
       <div><span class="label">HR</span><b id="heart-rate">--</b></div>
       <div id="alpha1-fact" class="hidden"><span class="label">alpha 1</span><b id="alpha1">--</b></div>
@@ -56,7 +56,7 @@ enum WebPage {
       <button id="btn-finish" class="danger">Finish</button>
     </div>
     <p id="link" role="alert" class="hidden"></p>
-    <p id="notice"></p>
+    <p id="notice" role="status"></p>
     <div id="music" class="label hidden"></div>
     <div id="summary" class="hidden">
       <div class="label">Finished: time in zone</div>
@@ -73,7 +73,7 @@ enum WebPage {
       <div id="readiness-advice" class="label">No measurement yet: lie still with the strap on for two and a half minutes.</div>
       <button id="btn-measure" class="secondary" style="width: 100%; margin-top: 10px">Measure now</button>
     </div>
-    <h2>Start a session</h2>
+    <h2 id="start-heading" tabindex="-1">Start a session</h2>
     <div id="today" class="hidden"><div class="label">Planned today in intervals.icu</div><div id="today-runs"></div></div>
     <label for="plan">Plan</label><select id="plan"></select><div id="plan-label-note" class="label"></div><div id="plan-problems" role="status"></div>
     <div id="preview" aria-live="polite">

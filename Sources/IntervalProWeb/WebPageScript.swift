@@ -38,10 +38,13 @@ function render(s) {
   $("music").classList.toggle("hidden", !s.music);
   $("music").textContent = s.music ? "♪ " + s.music : "";
   const finished = s.status === "finished";
+  // Finish is hidden with the controls: the focus goes to "Finished", not to the page's top.
+  const controlsHadFocus = $("controls").contains(document.activeElement);
   $("controls").classList.toggle("hidden", finished);
   $("summary").classList.toggle("hidden", !finished);
   if (finished) {
     $("step-title").textContent = "Finished";
+    if (controlsHadFocus) $("step-title").focus();
     $("step-number").textContent = "";
     $("time-left").textContent = "";
     $("step-other").classList.add("hidden");
@@ -154,7 +157,7 @@ let unanswered = "";
 $("btn-pause").onclick = () => command(state.paused ? "resume" : "pause");
 $("btn-next").onclick = () => command("next");
 $("btn-finish").onclick = () => command("finish");
-$("summary-new").onclick = (e) => { e.preventDefault(); choosing = true; showStart(); };
+$("summary-new").onclick = (e) => { e.preventDefault(); choosing = true; showStart(); $("start-heading").focus(); };
 
 // Today's readiness (`intervalpro readiness` each morning): figures, verdict and advice, or
 // when it was last measured; hidden until there is a measurement.
@@ -331,7 +334,8 @@ $("btn-start").onclick = async () => {
   if (source !== "live") body.speed = Number($("speed").value) || 1;
   const { ok, answer } = await post("/api/sessions", body);
   $("error").textContent = ok ? "" : answer.error || "could not start";
-  if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); }
+  // Start is hidden with its view: the focus goes to the step's title, not to the page's top.
+  if (ok) { choosing = false; $("step-title").textContent = "Starting…"; show("live"); $("step-title").focus(); }
 };
 
 $("volume").oninput = () => { $("volume").dataset.touched = "yes"; };

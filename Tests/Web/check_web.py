@@ -491,6 +491,19 @@ def live_page(binary, scratch, screenshot_copy):
         check(not driver.find_element("id", "summary").is_displayed(), "the summary is hidden while the session runs")
         check(fits_phone(driver),
               f"the live view fits a {PHONE[0]} px wide phone (no sideways scrolling)")
+        # A phone's text made twice as large (the page's sizes are in rem): Finish ran off the
+        # screen, the title and the facts were cut (WCAG 1.4.4, 1.4.10).
+        larger = driver.execute_script(
+            "const e = document.documentElement; e.style.fontSize = '200%';"
+            " const r = document.getElementById('btn-finish').getBoundingClientRect();"
+            " const out = [e.scrollWidth, e.clientWidth, Math.round(r.right)]; e.style.fontSize = ''; return out;")
+        check(larger[0] <= larger[1] and larger[2] <= larger[1],
+              f"at twice the text size the live view fits, Finish on the screen: scrollWidth, width, Finish's right {larger}")
+        # A screen reader hears the step and the advice change (WCAG 4.1.3).
+        announced = driver.execute_script(
+            "return ['step-title', 'advice', 'notice'].map((id) => { const e = document.getElementById(id);"
+            " return e.getAttribute('aria-live') || e.getAttribute('role'); })")
+        check(announced == ["polite", "status", "status"], f"the step, the advice and the notice are live regions: {announced}")
 
         problems = compare_with_api(driver, port, strict=False)
         check(not problems, f"the live view shows what /api/state says: {problems}")
