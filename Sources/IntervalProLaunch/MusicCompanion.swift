@@ -38,6 +38,14 @@ struct MusicCompanion: SessionObserver {
         let now = monotonicNow
         do {
             let connection = try MusicLink.sessionBus(address: ProcessEnvironment.value("DBUS_SESSION_BUS_ADDRESS"))
+            // A player named that is not there (a typo) was passed over without a word, -v or not.
+            if case .named(let name) = request.settings.choice {
+                let players = MusicLink.listPlayers(on: connection)
+                if !players.contains(where: request.settings.choice.names) {
+                    let there = players.isEmpty ? "none is" : "there: " + players.map(\.name).joined(separator: ", ")
+                    logger.warning("music: no player named \(name) on the session bus (\(there)); it is followed if it starts")
+                }
+            }
             let link = try MusicLink(settings: request.settings, connection: connection, clock: now, trace: trace)
             let origin = SessionOrigin(clock: now)
             let cueSent: (SessionTime, Duration) -> Void = { soundsAt, lasts in

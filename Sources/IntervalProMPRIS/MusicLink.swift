@@ -239,9 +239,10 @@ public final class MusicLink: @unchecked Sendable {
             let properties = try? reply.arguments().first?.properties
         else { return nil }
         let change = change(from: properties)
+        let canControl = properties["CanControl"]?.unwrapped.bool ?? true
         return MusicPlayer(
             busName: busName, status: change.status ?? .stopped, volume: change.volume,
-            volumeWritable: change.volume != nil && volumeWritable(busName, on: connection),
+            volumeWritable: canControl && change.volume != nil && volumeWritable(busName, on: connection), canControl: canControl,
             title: change.metadata?.title, artist: change.metadata?.artist)
     }
 

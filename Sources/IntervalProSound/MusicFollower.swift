@@ -10,29 +10,38 @@ public struct MusicPlayer: Equatable, Sendable {
     /// Nil: the player has no Volume.
     public var volume: Double?
     public var volumeWritable: Bool
+    /// MPRIS's CanControl: false, the player takes no Pause, Play nor Volume (the specification
+    /// has clients treat every property as read-only); it is only listened to.
+    public var canControl: Bool
     public var title: String?
     public var artist: String?
 
     public init(
-        busName: String, status: Status, volume: Double? = nil, volumeWritable: Bool = false, title: String? = nil,
-        artist: String? = nil
+        busName: String, status: Status, volume: Double? = nil, volumeWritable: Bool = false, canControl: Bool = true,
+        title: String? = nil, artist: String? = nil
     ) {
         self.busName = busName
         self.status = status
         self.volume = volume
-        self.volumeWritable = volumeWritable
+        self.volumeWritable = volumeWritable && canControl
+        self.canControl = canControl
         self.title = title
         self.artist = artist
     }
 
     public static let busPrefix = "org.mpris.MediaPlayer2."
 
+    /// What following it leaves out, said with "following".
+    var controlNote: String { canControl ? "" : " (it takes no control, MPRIS CanControl false: neither paused nor ducked)" }
+
     /// "vlc" for org.mpris.MediaPlayer2.vlc.
     public var name: String { String(busName.dropFirst(Self.busPrefix.count)) }
 
     /// "artist – title", or what there is of it.
     public var nowPlaying: String? {
-        switch (artist, title) {
+        // Players that do not know the artist send an empty one: it read " – Only Title".
+        let artist = artist.flatMap { $0.isEmpty ? nil : $0 }, title = title.flatMap { $0.isEmpty ? nil : $0 }
+        return switch (artist, title) {
         case (let artist?, let title?): "\(artist) – \(title)"
         case (nil, let title?): title
         case (let artist?, nil): artist
@@ -74,6 +83,12 @@ public struct MusicFollower: Sendable {
         case auto
         /// org.mpris.MediaPlayer2.NAME, or an instance of it (NAME.instance123).
         case named(String)
+
+        /// Whether the choice names `player` (`auto` names none).
+        public func names(_ player: MusicPlayer) -> Bool {
+            guard case .named(let name) = self else { return false }
+            return player.name == name || player.name.hasPrefix(name + ".")
+        }
     }
 
     public struct Settings: Equatable, Sendable {
@@ -142,6 +157,11 @@ public struct MusicFollower: Sendable {
     /// ramp stopped, the volume was never put back, and every cue left it lower (0.8 to 0.03).
     private var recentlySet: [(volume: Double, at: Duration)] = []
     static let echoWindow = Duration.seconds(1)
+    /// How far a player's echo may be from what was set: players keep their volume in steps
+    /// (a hundredth, VLC's 256ths, some in twentieths) and report the step. Compared to half a
+    /// thousandth, 0.688 coming back as 0.69 was the user's hand: each cue then ducked from the
+    /// duck, and the music ended at 0.11 of the 0.8 it began at.
+    static let echoTolerance = 0.051
     private var pausedForSession = false
     private var ended = false
 
@@ -172,7 +192,7 @@ public struct MusicFollower: Sendable {
             players.append(player)
             if chosen == nil, wants(player) {
                 chosen = player.busName
-                actions.append(.note("music: following \(player.name)"))
+                actions.append(.note("music: following \(player.name)" + player.controlNote))
             }
         case .changed(let busName, let change):
             guard let index = players.firstIndex(where: { $0.busName == busName }) else { break }
@@ -188,7 +208,7 @@ public struct MusicFollower: Sendable {
             }
             if chosen == nil, wants(players[index]) {
                 chosen = busName
-                actions.append(.note("music: following \(players[index].name)"))
+                actions.append(.note("music: following \(players[index].name)" + players[index].controlNote))
             }
         case .vanished(let busName):
             players.removeAll { $0.busName == busName }
@@ -201,7 +221,7 @@ public struct MusicFollower: Sendable {
                 actions.append(.note("music: \(MusicPlayer(busName: busName, status: .stopped).name) left"))
                 if let next = players.first(where: wants) {
                     chosen = next.busName
-                    actions.append(.note("music: following \(next.name)"))
+                    actions.append(.note("music: following \(next.name)" + next.controlNote))
                 }
             }
         case .volumeRefused(let busName):
@@ -216,7 +236,7 @@ public struct MusicFollower: Sendable {
             guard !ended else { break }
             add(start, end)
         case .sessionPaused:
-            if settings.follow, let player = chosenPlayer, player.status == .playing {
+            if settings.follow, let player = chosenPlayer, player.status == .playing, player.canControl {
                 pausedForSession = true
                 actions.append(.pause(busName: player.busName))
             }
@@ -268,14 +288,14 @@ public struct MusicFollower: Sendable {
     private func wants(_ player: MusicPlayer) -> Bool {
         switch settings.choice {
         case .auto: player.status == .playing
-        case .named(let name): player.name == name || player.name.hasPrefix(name + ".")
+        case .named: settings.choice.names(player)
         }
     }
 
     /// Whether a volume the player reports is the last set, or one set in the last `echoWindow`.
     private func isEcho(_ volume: Double) -> Bool {
-        if let lastSet, abs(lastSet - volume) < 0.0005 { return true }
-        return recentlySet.contains { lastNow - $0.at <= Self.echoWindow && abs($0.volume - volume) < 0.0005 }
+        if let lastSet, abs(lastSet - volume) < Self.echoTolerance { return true }
+        return recentlySet.contains { lastNow - $0.at <= Self.echoWindow && abs($0.volume - volume) < Self.echoTolerance }
     }
 
     /// A volume the player reports, not an echo of what was set: the user's hand.

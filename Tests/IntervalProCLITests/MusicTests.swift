@@ -219,4 +219,18 @@ struct MusicTests {
         #expect(quiet.status == 0, "\(quiet.stderr)")
         #expect(!quiet.stderr.contains("music"), "\(quiet.stderr)")
     }
+
+    /// `--music spotfy` beside a running spotify: the name matched nothing, and nothing said so.
+    @Test func aNamedPlayerThatIsNotThereIsSaid() throws {
+        let bus = try PrivateBus()
+        let player = try FakeMPRIS(bus: bus, name: "spotify")
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write("plan.json", #"{"name": "One", "steps": [{"kind": "work", "duration": 1, "cadence": 170}]}"#)
+        let result = try intervalpro(
+            arguments: ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--no-save", "--music", "spotfy"],
+            environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("music: no player named spotfy on the session bus (there: spotify)"), "\(result.stderr)")
+        #expect(player.volumeSets().isEmpty)
+    }
 }

@@ -80,7 +80,12 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
     /// A player that reports each Set on its own main loop, 120 ms later, after the ramp's next
     /// Set: each late echo was taken for the user's hand ("changed by hand; left as it is"),
     /// the volume was never put back and every cue left it lower (0.8 to 0.03 in 20 s).
-    @Test func lateEchoesAreNotTheUsersHand() {
+    /// A player keeps its volume in steps and reports the step: a hundredth, VLC's 256ths, a
+    /// twentieth. 0.688 echoed as 0.69 was taken for the user's hand, and every cue ducked
+    /// from the duck before: the music ended at 0.11.
+    @Test(arguments: [0.0, 0.01, 1.0 / 256, 0.05])
+    func lateEchoesAreNotTheUsersHand(step: Double) {
+        func reported(_ value: Double) -> Double { step == 0 ? value : (value / step).rounded() * step }
         var drive = Drive(.init(duck: 0.3))
         drive.send(.found(player(vlc, .playing, volume: 0.8)), at: .zero)
         for cue in 0..<3 {
@@ -94,7 +99,7 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
                 let deadline = drive.follower.nextDeadline
                 if let echo = echoes.first, echo.at <= end, deadline.map({ echo.at <= $0 }) ?? true {
                     echoes.removeFirst()
-                    drive.send(.changed(busName: vlc, MusicPlayerChange(volume: echo.value)), at: echo.at)
+                    drive.send(.changed(busName: vlc, MusicPlayerChange(volume: reported(echo.value))), at: echo.at)
                 } else if let deadline, deadline <= end {
                     drive.run(until: deadline)
                 } else {
@@ -107,7 +112,30 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
             #expect(drive.volumeSets.last?.value == 0.8, "after cue \(cue + 1): \(drive.volumeSets.last?.value ?? 0)")
         }
         #expect(!drive.log.contains { if case .note(let text) = $0.action { text.contains("by hand") } else { false } })
-        #expect(drive.follower.chosenPlayer?.volume == 0.8)
+        #expect(abs((drive.follower.chosenPlayer?.volume ?? 0) - 0.8) <= step / 2 + 1e-9)
+    }
+
+    /// MPRIS has clients take every property of a player whose CanControl is false as
+    /// read-only and call none of its methods: it was sent Volume, Pause and Play.
+    @Test func aPlayerThatTakesNoControlIsOnlyListenedTo() {
+        var drive = Drive()
+        let listenOnly = MusicPlayer(busName: vlc, status: .playing, volume: 0.8, volumeWritable: true, canControl: false)
+        #expect(!listenOnly.volumeWritable)
+        drive.send(.found(listenOnly), at: .zero)
+        drive.send(.cue(start: .seconds(2), end: .seconds(3)), at: .seconds(1))
+        drive.send(.sessionPaused, at: .seconds(5))
+        drive.send(.sessionResumed, at: .seconds(6))
+        drive.send(.sessionEnded, at: .seconds(7))
+        drive.run(until: .seconds(9))
+        #expect(drive.volumeSets.isEmpty)
+        #expect(!drive.log.contains { if case .pause = $0.action { true } else if case .play = $0.action { true } else { false } })
+        #expect(drive.log.contains { if case .note(let text) = $0.action { text.contains("CanControl false") } else { false } })
+    }
+
+    /// Players that do not know the artist send an empty one: it read " – Only Title".
+    @Test func anEmptyArtistIsNone() {
+        #expect(MusicPlayer(busName: vlc, status: .playing, title: "Only Title", artist: "").nowPlaying == "Only Title")
+        #expect(MusicPlayer(busName: vlc, status: .playing, title: "", artist: "Band").nowPlaying == "Band")
     }
 
     @Test func aCueIsDuckedWithARampAndTheVolumeComesBackExactly() {
