@@ -10,7 +10,7 @@ extension WebPage {
   }
   * { box-sizing: border-box; }
   body { margin: 0; font-family: system-ui, sans-serif; background: var(--bg); color: var(--fg); }
-  header { display: flex; justify-content: space-between; align-items: center; padding: 0 16px; background: var(--head); }
+  header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; padding: 0 16px; background: var(--head); }
   #app-name { font-size: 1rem; margin: 0; }
   header a { color: var(--dim); text-decoration: none; margin-left: 14px; font-size: 1.05rem; display: inline-block; padding: 12px 4px; min-height: 44px; }
   main { padding: 12px 16px 24px; max-width: 640px; margin: 0 auto; }
