@@ -52,6 +52,11 @@ extension ActivityImport {
     /// session of that length was scored second by second. A recording spans at most 115
     /// days (`RecordingParser.latestTime`); samples more than half that from the middle
     /// sample's time (the median, which a few wild dates do not move) are the damage.
+    ///
+    /// Nor is an activity two stretches of time a day or more apart: a few bytes out of place
+    /// in a watch's file gave records 47 days on and a run of 1,147 hours and 411,323 km, and
+    /// three samples weeks apart a session of 2,688 hours that took 1.9 GB to score second by
+    /// second. The stretch with the most samples is the run; the others are left out, said.
     static func leavingOutFarSamples(_ legs: [ActivityLeg], file: String) -> ([ActivityLeg], [ImportError]) {
         let times = legs.flatMap { $0.points.map(\.time) }.sorted()
         guard !times.isEmpty else { return (legs, []) }
@@ -59,15 +64,49 @@ extension ActivityImport {
         let reach = Int64(RecordingParser.latestTime / 2 * 1_000_000)
         let near = (middle - reach)...(middle + reach)
         let far = times.filter { !near.contains($0) }
-        guard let first = far.first else { return (legs, []) }
         var kept = legs
-        for index in kept.indices { kept[index].points.removeAll { !near.contains($0.time) } }
-        let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
-        let warning = ImportError(
-            file: file,
-            message: "\(far.count) sample\(far.count == 1 ? "" : "s") dated more than 57 days from the rest of the activity "
-                + "(the first \(date)) left out, as damage")
-        return (kept, [warning])
+        var warnings: [ImportError] = []
+        if let first = far.first {
+            for index in kept.indices { kept[index].points.removeAll { !near.contains($0.time) } }
+            let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
+            warnings.append(ImportError(
+                file: file,
+                message: "\(far.count) sample\(far.count == 1 ? "" : "s") dated more than 57 days from the rest of the activity "
+                    + "(the first \(date)) left out, as damage"))
+        }
+        let stretch = longestStretch(times.filter(near.contains))
+        let apart = kept.reduce(0) { total, leg in total + leg.points.count(where: { !stretch.contains($0.time) }) }
+        if apart > 0 {
+            let first = kept.flatMap { $0.points.map(\.time) }.filter { !stretch.contains($0) }.min() ?? 0
+            for index in kept.indices { kept[index].points.removeAll { !stretch.contains($0.time) } }
+            let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
+            warnings.append(ImportError(
+                file: file,
+                message: "\(apart) sample\(apart == 1 ? "" : "s") a day or more apart from the rest of the activity "
+                    + "(the first \(date)) left out, as damage: a run is one stretch of time"))
+        }
+        return (kept, warnings)
+    }
+
+    /// Samples as far apart as this are not one run's.
+    static let longestGap: Int64 = 86_400 * 1_000_000
+
+    /// The times of the stretch with the most samples, where `sorted` is cut at every gap of
+    /// `longestGap` or more (the first of equal ones).
+    static func longestStretch(_ sorted: [Int64]) -> ClosedRange<Int64> {
+        guard var start = sorted.first else { return 0...0 }
+        var best = (range: start...start, count: 0)
+        var count = 0
+        for (index, time) in sorted.enumerated() {
+            if index > 0, time - sorted[index - 1] >= longestGap {
+                if count > best.count { best = (start...sorted[index - 1], count) }
+                start = time
+                count = 0
+            }
+            count += 1
+        }
+        if count > best.count { best = (start...sorted[sorted.count - 1], count) }
+        return best.range
     }
 
     /// One foot's steps a minute no runner reaches: 290 steps a minute (Bolt's 9.58 s 100 m

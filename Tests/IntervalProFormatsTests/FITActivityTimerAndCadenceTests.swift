@@ -70,4 +70,24 @@ struct FITActivityTimerAndCadenceTests {
         let run = try ActivityImport.readFIT(writer.fileBytes(), file: "morning.fit")
         #expect(run.warnings.map(\.description) == ["morning.fit: no cadence in any sample: nothing to score"])
     }
+
+    /// A record read from a damaged file's bytes said 389,852 km nine minutes into a run: a
+    /// distance further on than a runner goes is left out, and the run's distance is the rest's.
+    @Test func aDistanceNoRunnerCoversIsLeftOut() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        // record: timestamp (253), distance (5, in centimetres), cadence (4).
+        for (second, metres) in [0, 3, 6, 9, 389_852_097, 12, 15].enumerated() {
+            writer.write(
+                FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(5, .uint32, .int(metres * 100)), FITField(4, .uint8, .int(85))]))
+        }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        #expect(activity.warnings.map(\.description) == ["run.fit: 1 distance further from the one before than 15 m/s could go left out, as damage"])
+        let distances = activity.recording.entries.compactMap { entry -> Double? in
+            guard case .notification(let notification) = entry, let rsc = try? RSCMeasurement.parse(notification.bytes) else { return nil }
+            return rsc.totalDistanceRaw.map { Double($0) / 10 }
+        }
+        #expect(distances.max() == 15, "\(distances)")
+    }
 }

@@ -206,9 +206,17 @@ struct GPXActivityTests {
                     "run.gpx: 1 sample dated more than 57 days from the rest of the activity (the first \(date)) left out, as damage"
                 ])
         }
-        // Two months of samples are kept whole.
-        let longest = try read("<gpx><trk><trkseg>" + point("2026-03-01T00:00:00Z") + point("2026-04-26T00:00:00Z") + "</trkseg></trk></gpx>")
-        #expect(longest.warnings.isEmpty)
+        // Within the 57 days, a day or more apart is not one run either: the stretch with the
+        // most samples is (three samples weeks apart made a session of 2,688 hours, scored
+        // second by second in 1.9 GB). Samples hours apart are one stretch.
+        let apart = try read("<gpx><trk><trkseg>" + run.joined() + point("2026-03-04T07:30:00Z") + "</trkseg></trk></gpx>")
+        #expect(apart.recording.entries.map(\.time.seconds).max() == 9)
+        #expect(
+            apart.warnings.map(\.description) == [
+                "run.gpx: 1 sample a day or more apart from the rest of the activity (the first 2026-03-04T07:30:00Z) left out, as damage: a run is one stretch of time"
+            ])
+        let ultra = try read("<gpx><trk><trkseg>" + point("2026-03-01T00:00:00Z") + point("2026-03-01T23:59:59Z") + point("2026-03-02T23:00:00Z") + "</trkseg></trk></gpx>")
+        #expect(ultra.warnings.isEmpty, "\(ultra.warnings)")
     }
 
     /// A point without a time cannot be placed in the run: left out with a warning that names
