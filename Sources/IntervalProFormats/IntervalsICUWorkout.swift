@@ -104,7 +104,11 @@ public enum IntervalsICUWorkout {
 
         static func repeatCount(_ word: String) -> Int? {
             guard word.count >= 2, word.last == "x" || word.last == "X" else { return nil }
-            return Int(word.dropLast())
+            let digits = word.dropLast()
+            // Past Int's range, still a count (refused as out of range): "99999999999999999999x"
+            // made a section of that name, run once.
+            guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return Int(digits) }
+            return Int(digits) ?? Int.max
         }
 
         /// The step, and whether a word (intensity=, the section, the cue) decided its kind.

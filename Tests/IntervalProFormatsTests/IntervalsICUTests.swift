@@ -10,6 +10,15 @@ struct IntervalsICUTests {
 
     /// Copied from intervals.icu into a Windows editor: CR LF line ends (one Character in
     /// Swift, so a split on "\n" found one line and no step) and a byte order mark.
+    /// Past Int's range the count was no count: "99999999999999999999x" named a section run once.
+    @Test func aRepeatCountPastAnyRangeIsRefused() {
+        for count in ["101", "9223372036854775808", "99999999999999999999"] {
+            #expect(throws: ImportError.self, "\(count)x") {
+                try IntervalsICUWorkout.read(Array("Main set \(count)x\n- 1m 170rpm\n- 1m 150rpm\n".utf8), file: "w.txt")
+            }
+        }
+    }
+
     @Test func windowsLineEndsAndAByteOrderMark() throws {
         let steps = try timeline("\u{FEFF}- 10m 170rpm\r\n\r\nMain 2x\r\n- 1m 180rpm\r\n- 1m 160rpm\r\n")
         #expect(steps.count == 5)
