@@ -31,7 +31,7 @@ public struct WebCatalogue: Sendable {
     public func plans() -> [Entry] {
         planFolders.flatMap { folder, path in
             // A JSON Schema beside the plans (the examples' plan.schema.json) describes them; it is none.
-            Self.files(in: path, endingIn: [".json", ".txt", ".zwo", ".fit"]).filter { !$0.hasSuffix(".schema.json") }.map {
+            Self.files(in: path, endingIn: [".json", ".txt", ".zwo", ".fit"]).filter { !$0.lowercased().hasSuffix(".schema.json") }.map {
                 Entry(id: "\(folder)/\($0)", path: "\(path)/\($0)", folder: folder)
             }
         }
@@ -69,7 +69,8 @@ public struct WebCatalogue: Sendable {
         UserFolders.configuration.map { $0 + "/plans" }
     }
 
-    /// Plain files' names in a folder (no dot files), sorted.
+    /// Plain files' names in a folder (no dot files) ending in one of `suffixes` (in lower
+    /// case; the names' case does not matter), sorted.
     static func files(in directory: String, endingIn suffixes: [String]) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
@@ -78,7 +79,10 @@ public struct WebCatalogue: Sendable {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            guard !name.hasPrefix("."), suffixes.contains(where: { name.hasSuffix($0) }),
+            // In any case: a watch keeps its workouts as "WORKOUT.FIT", which `run` takes and the
+            // page left out without a word.
+            let lowered = name.lowercased()
+            guard !name.hasPrefix("."), suffixes.contains(where: { lowered.hasSuffix($0) }),
                 !BundledFiles.isDirectory("\(directory)/\(name)")
             else { continue }
             names.append(name)

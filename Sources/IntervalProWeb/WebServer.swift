@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import IntervalProCore
 import IntervalProHistory
+import IntervalProIO
 public import IntervalProLaunch
 import IntervalProStorage
 import Logging
@@ -315,6 +316,14 @@ public struct WebServer: Sendable {
         return router
     }
 
+    /// Why a plan folder's entry that is no regular file is not read. A link to nothing, or a
+    /// name that is not UTF-8 (read back, it names no file), was said to be a FIFO or a device.
+    static func notRead(_ entry: WebCatalogue.Entry) -> String {
+        BundledFiles.exists(entry.path)
+            ? "not a regular file (a FIFO or a device): not read"
+            : "\(entry.path): cannot be opened (a link to a file that is not there, or a name that is not UTF-8)"
+    }
+
     /// The plans the page offers, and those in its folders it cannot offer with what is wrong
     /// in each: on a Pi without a screen, a plan with a typo is otherwise just not there.
     static func plans(_ catalogue: WebCatalogue) -> String {
@@ -322,7 +331,7 @@ public struct WebServer: Sendable {
         var unreadable: [JSONValue] = []
         for entry in catalogue.plans() {
             guard entry.isRegularFile else {
-                unreadable.append(.object([("id", .string(entry.id)), ("error", .string("not a regular file (a FIFO or a device): not read"))]))
+                unreadable.append(.object([("id", .string(entry.id)), ("error", .string(notRead(entry)))]))
                 continue
             }
             do {

@@ -55,6 +55,24 @@ import Testing
         #expect(names == ["easy.json", "stall.json"])
         let entries = names.map { WebCatalogue.Entry(id: "mine/\($0)", path: folder.path + "/\($0)", folder: "mine") }
         #expect(entries.map(\.isRegularFile) == [true, false])
+        #expect(WebServer.notRead(entries[1]) == "not a regular file (a FIFO or a device): not read")
+    }
+
+    /// A watch keeps its workouts as WORKOUT.FIT, which `run` takes: the page left such files out
+    /// without a word. A link to nothing was said to be a FIFO or a device.
+    @Test("plan files are listed whatever the case of their extension; a link to nothing is said as one")
+    func plansInAnyCaseAndLinksToNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-case-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["easy.json", "UPPER.JSON", "WORKOUT.FIT", "notes.md"] {
+            try Data("{}".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        #expect(symlink("/nonexistent/x.json", folder.path + "/dangling.json") == 0)
+        let names = WebCatalogue.files(in: folder.path, endingIn: [".json", ".fit"])
+        #expect(names == ["UPPER.JSON", "WORKOUT.FIT", "dangling.json", "easy.json"])
+        let dangling = WebCatalogue.Entry(id: "mine/dangling.json", path: folder.path + "/dangling.json", folder: "mine")
+        #expect(WebServer.notRead(dangling).hasSuffix("cannot be opened (a link to a file that is not there, or a name that is not UTF-8)"))
     }
 
     @Test("trends: an empty store gives no sessions; weeks out of 1-520 is a 400")
