@@ -14,6 +14,16 @@ public enum BundledFiles {
         directory("Plans", holding: "plan.schema.json", override: "INTERVALPRO_PLANS")
     }
 
+    /// Whether the plan file at `path` is one of the example plans (in their folder, however
+    /// it is reached): only an example has a bundled recording of its own; a plan of the
+    /// user's that shares an example's file name was replayed against that example's.
+    public static func isExamplePlan(_ path: String) -> Bool {
+        guard let examples = plansDirectory() else { return false }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        var plans = stat(), here = stat()
+        return stat(examples, &plans) == 0 && stat(folder, &here) == 0 && plans.st_dev == here.st_dev && plans.st_ino == here.st_ino
+    }
+
     /// An example plan by name ("cadence-ladder"), for a plan argument that names no file.
     public static func plan(named name: String) -> String? {
         guard !name.isEmpty, !name.contains("/"), let directory = plansDirectory() else { return nil }

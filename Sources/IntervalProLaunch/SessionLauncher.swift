@@ -328,11 +328,11 @@ public enum SessionLauncher {
             unsavedSessionID: saveFailure == nil ? nil : writer?.sessionID, savedThrough: saveFailure == nil ? nil : writer?.savedThrough)
     }
 
-    /// The bundled recording of a plan: the one of the same name, if there is one (and none
+    /// The bundled recording of an example plan: the one of the same name, if there is one (and none
     /// where the bundled recordings are not found: a binary copied out of its package simulates,
     /// as for a plan without one, rather than stop the run with 69).
     static func bundledRecording(for planFile: String) -> String? {
-        guard let directory = BundledFiles.recordingsDirectory() else { return nil }
+        guard let directory = BundledFiles.recordingsDirectory(), BundledFiles.isExamplePlan(resolvePlan(planFile)) else { return nil }
         let matching = "\(directory)/\(BundledFiles.stem(of: planFile)).jsonl"
         return BundledFiles.exists(matching) ? matching : nil
     }

@@ -49,8 +49,10 @@ extension WebServer {
         } else if source == .recording {
             // The plan's own; not the first there is: another plan's recording scored against
             // this one reads as a runner who never found a zone, and was saved so.
-            let stem = entry.map { BundledFiles.stem(of: $0.path) }
-            guard let own = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) else {
+            // Only an example has one: a plan of the user's named like an example was replayed
+            // against the example's recording, its score saved.
+            let stem = entry.flatMap { $0.folder == "examples" ? BundledFiles.stem(of: $0.path) : nil }
+            guard let stem, let own = catalogue.recordings().first(where: { BundledFiles.stem(of: $0.path) == stem }) else {
                 return error(.notFound, "no recording of this plan is bundled: choose one ('recording')")
             }
             recording = own

@@ -135,12 +135,24 @@ struct RunCommandTests {
     @Test("the bundled recordings are found from the binary's checkout in any directory")
     func bundledRecordingFromElsewhere() throws {
         let dir = try ScratchDirectory()
+        let result = try intervalpro(
+            "run", "pyramid", "--fast", "--json", "--fallback", "recording", "--no-save", in: dir.url, environment: noSystemBus)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("cannot reach the system bus"))
+        #expect(result.stderr.contains("Recordings/pyramid.jsonl"), "\(result.stderr)")
+    }
+
+    /// A plan of the runner's own named like an example (its three minutes against the
+    /// pyramid's 31:30 recording) was replayed against the example's recording, and saved.
+    @Test("a plan of one's own named like an example has no bundled recording: simulated")
+    func aPlanNamedLikeAnExampleIsNotTheExample() throws {
+        let dir = try ScratchDirectory()
         let plan = try dir.write("pyramid.json", shortPlanText)
         let result = try intervalpro(
             "run", plan, "--fast", "--json", "--fallback", "recording", "--no-save", in: dir.url, environment: noSystemBus)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains("cannot reach the system bus"))
-        #expect(result.stderr.contains("Recordings/pyramid.jsonl"), "\(result.stderr)")
+        #expect(result.stderr.contains("no recording of this plan is bundled: simulating a runner instead"), "\(result.stderr)")
+        #expect(jsonObject(result.stdoutData)?["source"] as? String == "simulation")
     }
 
     /// Run from a home folder with a sound recorder's `Recordings` and a `Plans` of its own,
@@ -151,9 +163,8 @@ struct RunCommandTests {
         try FileManager.default.createDirectory(atPath: dir.path("Recordings"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.path("Plans"), withIntermediateDirectories: true)
         _ = try dir.write("Recordings/voice memo.ogg", "OggS")
-        let plan = try dir.write("pyramid.json", shortPlanText)
         let fallback = try intervalpro(
-            "run", plan, "--fast", "--json", "--no-save", "--fallback", "recording", in: dir.url, environment: noSystemBus)
+            "run", "pyramid", "--fast", "--json", "--no-save", "--fallback", "recording", in: dir.url, environment: noSystemBus)
         #expect(fallback.status == 0, "stderr: \(fallback.stderr)")
         #expect(fallback.stderr.contains("Recordings/pyramid.jsonl"), "\(fallback.stderr)")
         let named = try intervalpro("run", "pyramid", "--simulate", "--fast", "--json", "--no-save", in: dir.url)
