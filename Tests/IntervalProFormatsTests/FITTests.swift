@@ -248,11 +248,13 @@ struct FITTests {
         writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
         let start = 1_772_350_200 - Int(FITTime.epochOffset)
         let packed = [(354, 0), (355, 232), (300, 4000), (0, 104)]
-        for (second, (speed, distance)) in packed.enumerated() {
+        // A minute apart, so that 235 m between two is a runner's (a second apart, it was
+        // 235 m/s, which the reader leaves out as damage).
+        for (minute, (speed, distance)) in packed.enumerated() {
             let bytes = [UInt8(speed & 0xFF), UInt8(speed >> 8 | (distance & 0xF) << 4), UInt8(distance >> 4)]
             writer.write(
                 FITMessage(
-                    20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85)), FITField(8, .byte, .bytes(bytes))]))
+                    20, [FITField(253, .uint32, .int(start + 60 * minute)), FITField(4, .uint8, .int(85)), FITField(8, .byte, .bytes(bytes))]))
         }
         let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
         let rsc = activity.recording.entries.compactMap { entry -> RSCMeasurement? in
