@@ -332,4 +332,15 @@ struct ReplayCommandTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("Short test"), "\(result.stdout)")
     }
+
+    /// Without a plan there is no session to sound: `--volume 0.5` and `--metronome always`
+    /// were passed over, exit 0 (as `run --replay R --per-foot` is refused).
+    @Test("replay without --plan refuses the metronome, voice and music options (64)")
+    func soundOptionsWithoutAPlan() throws {
+        for option in [["--volume", "0.5"], ["--metronome", "always"], ["--no-voice"], ["--duck", "0.5"]] {
+            let result = try intervalpro(arguments: ["replay", packagePath("Recordings/pyramid.jsonl")] + option)
+            #expect(result.status == 64, "\(option): \(result.stderr)")
+            #expect(result.stderr.contains("add --plan PLAN, or drop them"), "\(result.stderr)")
+        }
+    }
 }

@@ -36,6 +36,10 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         // Both read standard input: the recording was read, and the plan said "not a plan".
         if recording == "-", plan == "-" { throw ValidationError("the recording and --plan cannot both be '-' (standard input)") }
+        // Without a plan there is no session to sound: --volume 0.5 was passed over, exit 0.
+        if plan == nil, audio.isGiven || music.isGiven {
+            throw ValidationError("the metronome, voice and music options shape a scored session's sound: add --plan PLAN, or drop them")
+        }
     }
 
     func run() async throws {

@@ -54,6 +54,12 @@ struct AudioOptions: ParsableArguments {
         help: ArgumentHelp("Device buffer length in milliseconds (default 50).", valueName: "ms"))
     var audioLatency: Int?
 
+    /// Whether any of them was given: `replay` without a plan has no sound to shape.
+    var isGiven: Bool {
+        mode != nil || accent != nil || volume != nil || offTargetGrace != nil || voice != nil || noVoice || coachingGrace != nil
+            || coachingCooldown != nil || audioDevice != nil || audioRate != nil || audioChannels != nil || audioLatency != nil
+    }
+
     func validate() throws {
         if let volume, !MetronomeSettings.volumeRange.contains(volume) {
             throw ValidationError("--volume must be between 0 and 1")

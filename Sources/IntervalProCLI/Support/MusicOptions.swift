@@ -19,6 +19,9 @@ struct MusicOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Pause and resume the music with the session (--no-music-follow: leave it as it is).")
     var musicFollow = true
 
+    /// Whether any of them was given other than as the default.
+    var isGiven: Bool { music != "auto" || duck != 0.3 || !musicFollow }
+
     func validate() throws {
         guard MusicFollower.Settings.duckRange.contains(duck) else { throw ValidationError("--duck must be between 0 and 1") }
         guard !music.isEmpty, music.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }) else {
