@@ -8,8 +8,8 @@ public import IntervalProCore
 /// strap reports skin contact (or cannot tell) and values keep arriving: a "no contact" value
 /// or a silence longer than `staleAfter` pauses the count, and no successive difference is
 /// taken across such a pause; nor across an interval longer than any heartbeat's, which is
-/// beats lost, or shorter, which is noise; nor across beats a strap says went by unseen (`beatsLostBefore`). The first
-/// `settle` seconds are not scored.
+/// beats lost, or shorter, which is noise; nor across beats a strap says went by unseen
+/// (`beatsLostBefore`). The first `settle` seconds are not scored.
 public struct ReadinessMeasurement: Sendable {
     public struct Settings: Equatable, Sendable {
         /// Scored time, after settling.
