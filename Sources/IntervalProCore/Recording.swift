@@ -6,6 +6,12 @@
 public enum RecordingFormat {
     public static let version = 1
 
+    /// The device of the runner's own commands in a recording (`{"t": 13.2, "dev": "intervalpro",
+    /// "event": "finish"}`: pause, resume, next, finish, as each took effect), so that a session
+    /// stopped or paused live replays to the same summary. A reader of version 1 that knows
+    /// nothing of it reads an event of a device the header does not name, which it keeps.
+    public static let runnerDevice = "intervalpro"
+
     /// Whether `bytes` begin as a recording does: its header line's key within the first
     /// 256 bytes. Enough to tell a recording from a plan, or from another JSON file.
     public static func begins(_ bytes: [UInt8]) -> Bool {

@@ -120,6 +120,11 @@ public struct StreamStatistics: Sendable {
     public var text: String {
         var lines = ["duration \(formatClock(duration.seconds))"]
         for d in devices {
+            // The runner's own commands are no device's: "device intervalpro: no notifications".
+            if d.device.id == RecordingFormat.runnerDevice, d.notifications.isEmpty {
+                lines.append("the runner's commands: " + d.events.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", "))
+                continue
+            }
             let name = d.device.name.map { " (\($0))" } ?? ""
             let counts = d.notifications.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
             var line = "device \(d.device.id)\(name): \(counts.isEmpty ? "no notifications" : counts)"

@@ -20,6 +20,8 @@ public protocol SessionObserver {
     mutating func refresh(_ engine: SessionEngine, at now: SessionTime)
     /// Commands typed since the last call (keys, Ctrl-C).
     mutating func pendingCommands() -> [UserCommand]
+    /// One of those commands took effect, as `command` (a toggle as pause or resume), at `now`.
+    mutating func commandApplied(_ command: UserCommand, at now: SessionTime)
     /// Whether it shows the session after `actions` (nil: the screen's clock ticked). An
     /// `ObserverGroup` builds one `SessionView` for all its members that do, and hands it
     /// to their `show`: the screen and the page show the same view, built once.
@@ -32,6 +34,7 @@ extension SessionObserver {
     public mutating func notice(_ text: String) {}
     public mutating func refresh(_ engine: SessionEngine, at now: SessionTime) {}
     public mutating func pendingCommands() -> [UserCommand] { [] }
+    public mutating func commandApplied(_ command: UserCommand, at now: SessionTime) {}
     public func showsView(after actions: [SessionEngine.Action]?, of engine: SessionEngine) -> Bool { false }
     public mutating func show(_ view: SessionView) {}
 }
@@ -106,7 +109,7 @@ where C.Duration == Duration {
                 if summary != nil { break }
             } else {
                 for command in observer.pendingCommands() {
-                    deliver(.command(command), at: engine.cursor, summary: &summary)
+                    deliver(userCommand: command, at: engine.cursor, summary: &summary)
                 }
                 if summary != nil { break }
             }
@@ -176,7 +179,11 @@ where C.Duration == Duration {
         if let due = dueScheduled, due.time <= target {
             nextScheduled += 1
             deliver(due.event, at: max(due.time, engine.cursor), summary: &summary)
-        } else if let command = source.command, max(command.time, engine.cursor) <= target {
+        } else if let command = source.command, max(command.time, engine.cursor) <= target,
+            // Readings of the command's own time first: live, a key taken at a time follows
+            // the readings that came at it, and a recording's command replays so.
+            pending.map({ $0.time != target || max(command.time, engine.cursor) < target }) ?? true
+        {
             source.commandDelivered()
             deliver(.command(command.command), at: target, summary: &summary)
         } else if let entry = pending, entry.time == target {
@@ -213,7 +220,7 @@ where C.Duration == Duration {
                 deliver(event(for: entry), at: entry.time, summary: &summary)
             }
             for command in observer.pendingCommands() where summary == nil {
-                deliver(.command(command), at: max(poll.now, engine.cursor), summary: &summary)
+                deliver(userCommand: command, at: max(poll.now, engine.cursor), summary: &summary)
             }
             if summary == nil { deliver(.tick, at: max(poll.now, engine.cursor), summary: &summary) }
             if summary != nil { break }
@@ -248,14 +255,26 @@ where C.Duration == Duration {
         }
     }
 
-    private mutating func deliver(_ event: SessionEngine.Event, at now: SessionTime, summary: inout SessionSummary?) {
+    @discardableResult
+    private mutating func deliver(
+        _ event: SessionEngine.Event, at now: SessionTime, summary: inout SessionSummary?
+    ) -> [SessionEngine.Action] {
         let actions = engine.handle(event, now: now)
-        guard !actions.isEmpty else { return }
+        guard !actions.isEmpty else { return actions }
         for action in actions {
             source.observe(action)
             if case .sessionFinished(let result) = action { summary = result }
         }
         observer.engine(engine, performed: actions, at: engine.cursor)
+        return actions
+    }
+
+    /// A command of the runner's (keys, the page, Ctrl-C), and what it did told to the
+    /// observers: the recording keeps it, so that the session replays to the same summary.
+    private mutating func deliver(userCommand command: UserCommand, at now: SessionTime, summary: inout SessionSummary?) {
+        for case .applied(.command(let applied)) in deliver(.command(command), at: now, summary: &summary) {
+            observer.commandApplied(applied, at: engine.cursor)
+        }
     }
 
     /// Sleeps until `deadline`, or until the doorbell rings (a command arrived).
@@ -285,7 +304,7 @@ where C.Duration == Duration {
             let now = clock.now
             let current = min(sessionTime(of: now), target ?? SessionTime(microseconds: .max))
             for command in observer.pendingCommands() {
-                deliver(.command(command), at: max(current, engine.cursor), summary: &summary)
+                deliver(userCommand: command, at: max(current, engine.cursor), summary: &summary)
             }
             if summary != nil { return }
             if let target, current >= target { return }
@@ -333,7 +352,7 @@ extension SessionRunner where Source == EntryList {
         while summary == nil {
             if pending == nil, !exhausted { take(source.next()) }
             for command in observer.pendingCommands() {
-                deliver(.command(command), at: engine.cursor, summary: &summary)
+                deliver(userCommand: command, at: engine.cursor, summary: &summary)
             }
             if summary != nil { break }
             reach(nextTarget(), summary: &summary)
@@ -391,6 +410,11 @@ public struct ObserverGroup<Primary: SessionObserver>: SessionObserver {
         var commands = primary.pendingCommands()
         for i in companions.indices { commands += companions[i].pendingCommands() }
         return commands
+    }
+
+    public mutating func commandApplied(_ command: UserCommand, at now: SessionTime) {
+        primary.commandApplied(command, at: now)
+        for i in companions.indices { companions[i].commandApplied(command, at: now) }
     }
 
     /// One view for every member that shows the session now.

@@ -37,14 +37,27 @@ public struct ReplaySource: SessionSource {
     public let header: RecordingHeader
     private let entries: [RecordingEntry]
     private var position = 0
+    /// The runner's commands the recording keeps (`RecordingFormat.runnerDevice`), in time
+    /// order, each given at its own session time.
+    private var commands: [(time: SessionTime, command: UserCommand)]
 
     public init(header: RecordingHeader, entries: [RecordingEntry]) {
         self.header = header
-        self.entries = entries
+        var commands: [(time: SessionTime, command: UserCommand)] = []
+        self.entries = entries.filter { entry in
+            guard case .event(let time, RecordingFormat.runnerDevice, let name) = entry, let command = UserCommand(rawValue: name) else {
+                return true
+            }
+            commands.append((time, command))
+            return false
+        }
+        self.commands = commands.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
     }
 
     public var kind: SessionSourceKind { .replay }
     public var devices: [RecordedDevice] { header.devices }
+    public var command: (time: SessionTime, command: UserCommand)? { commands.first }
+    public mutating func commandDelivered() { commands.removeFirst() }
 
     public mutating func next() -> RecordingEntry? {
         guard position < entries.count else { return nil }

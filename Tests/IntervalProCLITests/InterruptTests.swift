@@ -183,5 +183,15 @@ struct InterruptTests {
         let counted = devices.flatMap { (($0["notifications"] as? [String: Any]) ?? [:]).values }
             .compactMap { ($0 as? NSNumber)?.intValue }.reduce(0, +)
         #expect(counted == notifications)
+
+        // Scored against its plan, it is the session as it ran: it went on to the plan's end,
+        // its last 9 minutes scored as no signal.
+        let live = try #require(jsonObject(result.stdoutData))
+        let scored = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save")
+        let again = try #require(jsonObject(scored.stdoutData), "\(scored.stderr)")
+        #expect(again["completed"] as? Bool == false)
+        #expect(number(again["duration_s"]) == number(live["duration_s"]))
+        #expect(canonical(again["steps"] ?? []) == canonical(live["steps"] ?? []))
+        #expect(lines.last?.contains(#""dev":"intervalpro","event":"finish""#) == true, "\(lines.last ?? "")")
     }
 }
