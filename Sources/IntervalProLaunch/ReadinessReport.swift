@@ -184,7 +184,8 @@ public struct ReadinessCheck: Sendable {
             outcome, source: replayed != nil ? .replay : .live,
             localDate: date ?? endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
             takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
-            timeOfDayKnown: endedAt != nil, save: save ? store : nil, store: store, file: replayed)
+            // Live, it ended now: its clock time was left out (null), and history said "--:--".
+            timeOfDayKnown: endedAt != nil || replayed == nil, save: save ? store : nil, store: store, file: replayed)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
         return result

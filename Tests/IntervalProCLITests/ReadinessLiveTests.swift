@@ -22,6 +22,10 @@ extension ReadinessCommandTests {
         #expect(json["device"] as? String == "A0:9E:1A:12:34:56")
         #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 1)
         #expect((57...62).contains(json["beats"] as? Int ?? 0))
+        // Taken now, so its clock time is known: it was saved as null, and history said "--:--".
+        #expect((json["local_time"] as? String)?.count == 8, "\(json["local_time"] ?? "nil")")
+        let history = try intervalpro(arguments: ["readiness", "history"], environment: environment(dir))
+        #expect(!history.stdout.contains("--:--"), "\(history.stdout)")
     }
 
     /// A footpod on the shoes by the bed: before, the measurement looked for one for 5 s (the
