@@ -20,8 +20,7 @@ public enum BundledFiles {
     public static func isExamplePlan(_ path: String) -> Bool {
         guard let examples = plansDirectory() else { return false }
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
-        var plans = stat(), here = stat()
-        return stat(examples, &plans) == 0 && stat(folder, &here) == 0 && plans.st_dev == here.st_dev && plans.st_ino == here.st_ino
+        return FileIO.isSameFile(examples, folder)
     }
 
     /// An example plan by name ("cadence-ladder"), for a plan argument that names no file.

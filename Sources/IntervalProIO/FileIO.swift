@@ -126,6 +126,13 @@ public enum FileIO {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// Whether two paths name the same file or folder (its device and inode), however each
+    /// is reached: through links, `..`, another mount's name.
+    public static func isSameFile(_ one: String, _ other: String) -> Bool {
+        var a = stat(), b = stat()
+        return stat(one, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
+
     /// What a folder holds at any depth: its regular files, sorted by path, and the folders
     /// within it that could not be opened (no permission: a disk's `lost+found`), each left
     /// out with its reason rather than failing the whole walk.

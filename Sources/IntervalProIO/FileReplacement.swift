@@ -47,17 +47,15 @@ extension FileIO {
         /// its owner made read-only (the rename beside it would replace it: the shell and `cp`
         /// refuse). `path` is a regular file or a link.
         private static func checkMayWriteOver(_ path: String, readingFrom inputs: [String]) throws(FileError) {
-            var target = stat()
             // A dangling link: nothing is there to keep.
-            guard stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG else { return }
+            guard FileIO.isRegularFile(path) else { return }
             if FileIO.holdsDatabase(path) {
                 throw FileError(
                     path: path, operation: .write, errno: .fileExists,
                     reason: "it holds an SQLite database (the session store?), which is never written over: choose another file")
             }
             for input in inputs where input != "-" {
-                var read = stat()
-                if stat(input, &read) == 0, read.st_dev == target.st_dev, read.st_ino == target.st_ino {
+                if FileIO.isSameFile(input, path) {
                     throw FileError(
                         path: path, operation: .write, errno: .fileExists,
                         reason: "it is \(input == path ? "the file" : "\(input), the file") this command reads: choose another file")
