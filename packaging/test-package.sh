@@ -93,7 +93,7 @@ make --no-print-directory install PREFIX=/usr/local DESTDIR="$staged" >/dev/null
 check "make install PREFIX=/usr/local puts the binaries, pages, completions, plans, udev rule, policy and user unit in place" \
     test -x "$staged/usr/local/bin/intervalpro" -a -f "$staged/usr/local/share/man/man1/intervalpro.run.1" \
     -a -f "$staged/usr/local/share/bash-completion/completions/intervalpro" \
-    -a -f "$staged/usr/local/share/zsh/vendor-completions/_intervalpro" \
+    -a -f "$staged/usr/local/share/zsh/site-functions/_intervalpro" \
     -a -f "$staged/usr/local/share/fish/vendor_completions.d/intervalpro.fish" \
     -a -f "$staged/usr/local/share/intervalpro/Plans/pyramid.json" \
     -a -f "$staged/etc/udev/rules.d/70-intervalpro-rfkill.rules" -a -f "$staged/etc/dbus-1/system.d/intervalpro-bluez.conf" \
