@@ -63,28 +63,20 @@ extension ActivityImport {
         let middle = times[times.count / 2]
         let reach = Int64(RecordingParser.latestTime / 2 * 1_000_000)
         let near = (middle - reach)...(middle + reach)
-        let far = times.filter { !near.contains($0) }
         var kept = legs
         var warnings: [ImportError] = []
-        if let first = far.first {
-            for index in kept.indices { kept[index].points.removeAll { !near.contains($0.time) } }
+        /// Leaves out the samples whose time `keeps` does not, said with how many and the first.
+        func leaveOut(unless keeps: (Int64) -> Bool, _ why: String, _ because: String = "") {
+            let out = kept.flatMap { $0.points.map(\.time) }.filter { !keeps($0) }
+            guard let first = out.min() else { return }
+            for index in kept.indices { kept[index].points.removeAll { !keeps($0.time) } }
             let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
-            warnings.append(ImportError(
-                file: file,
-                message: "\(far.count) sample\(far.count == 1 ? "" : "s") dated more than 57 days from the rest of the activity "
-                    + "(the first \(date)) left out, as damage"))
+            let count = "\(out.count) sample\(out.count == 1 ? "" : "s")"
+            warnings.append(ImportError(file: file, message: "\(count) \(why) (the first \(date)) left out, as damage\(because)"))
         }
+        leaveOut(unless: near.contains, "dated more than 57 days from the rest of the activity")
         let stretch = longestStretch(times.filter(near.contains))
-        let apart = kept.reduce(0) { total, leg in total + leg.points.count(where: { !stretch.contains($0.time) }) }
-        if apart > 0 {
-            let first = kept.flatMap { $0.points.map(\.time) }.filter { !stretch.contains($0) }.min() ?? 0
-            for index in kept.indices { kept[index].points.removeAll { !stretch.contains($0.time) } }
-            let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
-            warnings.append(ImportError(
-                file: file,
-                message: "\(apart) sample\(apart == 1 ? "" : "s") a day or more apart from the rest of the activity "
-                    + "(the first \(date)) left out, as damage: a run is one stretch of time"))
-        }
+        leaveOut(unless: stretch.contains, "a day or more apart from the rest of the activity", ": a run is one stretch of time")
         return (kept, warnings)
     }
 
