@@ -202,6 +202,9 @@ final class ScratchDirectory {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// XDG_CONFIG_HOME and XDG_DATA_HOME within it: a command's settings and store of its own.
+    var ownFolders: [String: String?] { ["XDG_CONFIG_HOME": path("config"), "XDG_DATA_HOME": path("data")] }
+
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
         let path = path(name)

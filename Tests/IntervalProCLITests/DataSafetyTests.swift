@@ -7,16 +7,12 @@ import Glibc
 
 /// What a runner's slips and a full disk do to what was recorded: nothing.
 @Suite struct DataSafetyTests {
-    func environment(_ dir: ScratchDirectory) -> [String: String?] {
-        ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
-    }
-
     /// `export 1 -o` naming the history's own file wrote a FIT file over it: every session gone.
     @Test("export, report and --record never write over the session store")
     func theStoreIsNeverWrittenOver() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
-        let env = environment(dir)
+        let env = dir.ownFolders
         #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: env).status == 0)
         let store = dir.path("data") + "/intervalpro/intervalpro.sqlite"
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
@@ -37,7 +33,7 @@ import Glibc
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
         let recording = dir.path("run.jsonl")
-        let env = environment(dir)
+        let env = dir.ownFolders
         #expect(try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", recording, environment: env).status == 0)
         let first = try Data(contentsOf: URL(fileURLWithPath: recording))
         let again = try intervalpro("run", plan, "--simulate", "--fast", "--seed", "9", "--record", recording, environment: env)
@@ -53,7 +49,7 @@ import Glibc
     func aFullDiskIsSaid() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
-        let env = environment(dir)
+        let env = dir.ownFolders
         #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: env).status == 0)
 
         // Help, --version and a completion script too: they exited 0 with nothing written (an
@@ -100,7 +96,7 @@ import Glibc
     @Test("--db naming a folder: 64, said as a folder")
     func aFolderIsNotAStore() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         for command in [["history"], ["show", "last"], ["trends"]] {
             let result = try intervalpro(arguments: command + ["--db", dir.url.path], environment: env)
             #expect(result.status == 64, "\(command): \(result.stderr)")
@@ -114,7 +110,7 @@ import Glibc
     @Test("--db naming an empty file: a read leaves it empty (it became a 90 KB database); a file that is no store: 65")
     func anEmptyFileIsNoStoreToRead() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         let empty = try dir.write("notes.txt", "")
         for command in [["history"], ["trends"], ["readiness", "history"]] {
             let result = try intervalpro(arguments: command + ["--db", empty], environment: env)
@@ -130,7 +126,7 @@ import Glibc
     @Test("imports on a full disk stop, say the store could not be written and exit 74; importing again takes the rest")
     func importsStopOnAFullDisk() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         let store = dir.path("store.sqlite")
         let first = try intervalpro(
             "history", "import", packagePath("Recordings/first-cadence-session.jsonl"), "--db", store, environment: env)
@@ -174,7 +170,7 @@ import Glibc
     @Test("record and run --record naming a folder: 74 at once, before any sensor is looked for")
     func aFolderIsNoRecording() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         let plan = try dir.write("ten.json", tenMinutePlanText)
         // Found out only once the sensors were up (or said as a missing system bus, 69).
         for arguments in [["record", dir.url.path, "--duration", "1"], ["run", plan, "--record", dir.url.path]] {
@@ -193,7 +189,7 @@ import Glibc
         let held = open(path, O_RDONLY)
         #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
         defer { close(held) }
-        let second = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", path, environment: environment(dir))
+        let second = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--record", path, environment: dir.ownFolders)
         #expect(second.status == 74, "stderr: \(second.stderr)")
         #expect(second.stderr.contains("another recording is being written to it"), "stderr: \(second.stderr)")
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0)
@@ -206,7 +202,7 @@ import Glibc
         var text = #"{"intervalpro_recording":1,"started_at":"2026-03-01T07:30:00Z","devices":[{"id":"pod","cadence_unit":"steps"}]}"# + "\n"
         for second in 0..<30 { text += #"{"t":\#(second).000,"dev":"pod","char":"2a53","hex":"04a802aa"}"# + "\n" }
         let recording = try dir.write("cut.jsonl", text + String(repeating: "\u{0}", count: 16))
-        let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--no-save", environment: environment(dir))
+        let replay = try intervalpro("replay", recording, "--plan", plan, "--fast", "--no-save", environment: dir.ownFolders)
         #expect(replay.status == 0, "stderr: \(replay.stderr)")
         #expect(replay.stderr.contains("cut short"), "stderr: \(replay.stderr)")
         #expect(!replay.stderrData.contains(0), "a NUL reached the terminal")

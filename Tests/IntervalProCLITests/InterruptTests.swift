@@ -96,7 +96,7 @@ struct InterruptTests {
     func hangUpFinishesWithSummary() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
-        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        let environment = dir.ownFolders
         let command = try RunningCommand(["run", plan, "--simulate", "--speed", "50", "--json"], environment: environment)
         #expect(command.stderr.wait(upTo: 10) { $0.contains("Warmup (1/2)") })
         command.hangUp()
@@ -111,7 +111,7 @@ struct InterruptTests {
     func closedOutputFinishesTheSession() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
-        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        let environment = dir.ownFolders
         // A reader that has gone: every write to the pipe fails.
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
@@ -134,7 +134,7 @@ struct InterruptTests {
     func closedOutputOfAnExport() throws {
         let dir = try ScratchDirectory()
         let plan = try dir.write("ten.json", tenMinutePlanText)
-        let environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        let environment = dir.ownFolders
         #expect(try intervalpro("run", plan, "--simulate", "--fast", environment: environment).status == 0)
         for arguments in [["export", "last", "--format", "jsonl", "-o", "-"], ["report", "last", "-o", "-"]] {
             let pipe = Pipe()

@@ -8,14 +8,10 @@ import Glibc
 /// What a command's `-o` may replace: never a recording, the command's own input, nor a file
 /// its owner made read-only. Each was replaced with exit 0.
 @Suite struct OutputSafetyTests {
-    func environment(_ dir: ScratchDirectory) -> [String: String?] {
-        ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
-    }
-
     @Test("render-audio and export never write over a recording, render-audio's own --replay among them")
     func aRecordingIsNeverAnOutput() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         let recording = dir.path("pyramid.jsonl")
         try FileManager.default.copyItem(atPath: packagePath("Recordings/pyramid.jsonl"), toPath: recording)
         #expect(symlink(recording, dir.path("link.jsonl")) == 0)
@@ -41,7 +37,7 @@ import Glibc
     @Test("plan export and render-audio never write over the plan they read")
     func thePlanReadIsNeverAnOutput() throws {
         let dir = try ScratchDirectory()
-        let env = environment(dir)
+        let env = dir.ownFolders
         let plan = try dir.write("ten.json", tenMinutePlanText)
         for arguments in [
             ["plan", "export", plan, "--format", "fit", "-o", plan],

@@ -10,7 +10,7 @@ import Testing
 /// run with its own XDG folders.
 @Suite struct ReadinessCommandTests {
     func environment(_ dir: ScratchDirectory, bus: String? = nil) -> [String: String?] {
-        var environment: [String: String?] = ["XDG_CONFIG_HOME": dir.path("config"), "XDG_DATA_HOME": dir.path("data")]
+        var environment = dir.ownFolders
         if let bus { environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus }
         return environment
     }
