@@ -68,7 +68,7 @@ public enum IntervalsICUWorkout {
             closeSection()
             var words = line.split(separator: " ").map(String.init)
             if let last = words.last, let count = Self.repeatCount(last) {
-                repeatCount = try limits.repeatCount(count, at: "\(number)")
+                repeatCount = try limits.repeatCount(written: count, at: "\(number)")
                 repeatLine = number
                 words.removeLast()
             }
@@ -102,13 +102,13 @@ public enum IntervalsICUWorkout {
             }
         }
 
-        static func repeatCount(_ word: String) -> Int? {
+        /// The count of a section's last word ("4x"), as written: past Int's range still a count
+        /// (refused as out of range; "99999999999999999999x" made a section of that name, run once).
+        static func repeatCount(_ word: String) -> Substring? {
             guard word.count >= 2, word.last == "x" || word.last == "X" else { return nil }
             let digits = word.dropLast()
-            // Past Int's range, still a count (refused as out of range): "99999999999999999999x"
-            // made a section of that name, run once.
-            guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return Int(digits) }
-            return Int(digits) ?? Int.max
+            guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return Int(digits).map { _ in digits } }
+            return digits
         }
 
         /// The step, and whether a word (intensity=, the section, the cue) decided its kind.

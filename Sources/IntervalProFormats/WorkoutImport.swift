@@ -239,8 +239,13 @@ struct PlanLimits {
     }
 
     func repeatCount(_ count: Int, at place: String?) throws(ImportError) -> Int {
-        guard PlanDecoder.repeatRange.contains(count) else {
-            throw ImportError(file: file, place: place, message: "repeat count \(count) is outside 1-100")
+        try repeatCount(written: "\(count)", at: place)
+    }
+
+    /// A count as the file writes it, named so when it is past Int's range too.
+    func repeatCount(written: Substring, at place: String?) throws(ImportError) -> Int {
+        guard let count = Int(written), PlanDecoder.repeatRange.contains(count) else {
+            throw ImportError(file: file, place: place, message: "repeat count \(written) is outside 1-100")
         }
         return count
     }

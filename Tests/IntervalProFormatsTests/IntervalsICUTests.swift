@@ -10,10 +10,11 @@ struct IntervalsICUTests {
 
     /// Copied from intervals.icu into a Windows editor: CR LF line ends (one Character in
     /// Swift, so a split on "\n" found one line and no step) and a byte order mark.
-    /// Past Int's range the count was no count: "99999999999999999999x" named a section run once.
-    @Test func aRepeatCountPastAnyRangeIsRefused() {
+    /// Past Int's range the count was no count: "99999999999999999999x" named a section run once;
+    /// then it was refused as "repeat count 9223372036854775807", a number the file does not hold.
+    @Test func aRepeatCountPastAnyRangeIsRefusedAsWritten() {
         for count in ["101", "9223372036854775808", "99999999999999999999"] {
-            #expect(throws: ImportError.self, "\(count)x") {
+            #expect(throws: ImportError(file: "w.txt", place: "1", message: "repeat count \(count) is outside 1-100")) {
                 try IntervalsICUWorkout.read(Array("Main set \(count)x\n- 1m 170rpm\n- 1m 150rpm\n".utf8), file: "w.txt")
             }
         }
