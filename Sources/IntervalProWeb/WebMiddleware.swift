@@ -29,7 +29,7 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             method: request.method.rawValue, path: request.uri.path,
             queryToken: request.uri.queryParameters.get("token"), authorization: request.headers[.authorization],
             cookieToken: request.cookies[WebAccess.cookieName]?.value, host: request.head.authority,
-            origin: request.headers[.origin], changesState: request.method != .get || isUpgrade)
+            origin: request.headers[.origin], changesState: ![.get, .head].contains(request.method) || isUpgrade)
         switch access.decide(facts) {
         case .allow:
             var response = try await next(request, context)

@@ -102,7 +102,9 @@ public struct WebServer: Sendable {
     }
 
     func makeRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        // HEAD answers as GET without the body (RFC 9110 §9.3.2: a general-purpose server supports
+        // both); `curl -I` and link checkers were told 404 of the page.
+        let router = Router(context: BasicWebSocketRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.middlewares.add(AccessMiddleware(access: access))
         router.middlewares.add(NotFoundMiddleware())
         let (hub, host, catalogue, store) = (host.hub, self.host, catalogue, self.store)

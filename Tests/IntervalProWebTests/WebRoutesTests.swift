@@ -238,6 +238,28 @@ import Testing
         }
     }
 
+    /// `curl -I` of the page was a 404: HEAD had no route.
+    @Test("HEAD answers as GET does, without the body; off loopback it wants the token as GET does")
+    func headIsGetWithoutTheBody() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test { client in
+            for uri in ["/", "/api/sessions", "/icon.svg"] {
+                let get = try await client.execute(uri: uri, method: .get, headers: Self.local) { $0 }
+                try await client.execute(uri: uri, method: .head, headers: Self.local) { head in
+                    #expect(head.status == .ok, "HEAD \(uri)")
+                    #expect(head.status == get.status && head.body.readableBytes == 0, "HEAD \(uri)")
+                    #expect(head.headers[.contentType] == get.headers[.contentType], "HEAD \(uri)")
+                }
+            }
+        }
+        let (guarded, elsewhere) = try application(token: "0123456789abcdef0123456789abcdef")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        try await guarded.test { client in
+            try await client.execute(uri: "/api/sessions", method: .head, headers: [:]) { #expect($0.status == .unauthorized) }
+        }
+    }
+
     @Test("sensors: a choice must be what run --hr/--cadence takes, a Bluetooth address or ant:NUMBER; anything else is a 400")
     func sensorChoices() async throws {
         let (app, folder) = try application()
