@@ -30,7 +30,20 @@ public struct ReadinessToday: Sendable {
     /// store never stops a run: a store that cannot be read gives nil.
     public static func read(_ location: StoreLocation, today: String) -> ReadinessToday? {
         guard let since = ReadinessBaseline.windowStart(today: today) else { return nil }
-        let records = stored(in: location, since: since).filter { $0.localDate <= today }
+        return judged(stored(in: location, since: since), today: today)
+    }
+
+    /// As `read`, for a command whose answer is the readiness (`today`): a store that is there
+    /// and cannot be read is said, as `history` says it ("No readiness measured yet" and exit 0
+    /// were printed of a --db that is no store).
+    public static func reading(_ location: StoreLocation, today: String) throws -> ReadinessToday? {
+        guard let since = ReadinessBaseline.windowStart(today: today) else { return nil }
+        let store = try location.open(readingOnly: true)
+        return judged(try storeCall { () throws(StoreError) in try store.readinessRecords(since: since) }, today: today)
+    }
+
+    private static func judged(_ stored: [ReadinessRecord], today: String) -> ReadinessToday? {
+        let records = stored.filter { $0.localDate <= today }
         guard let last = records.last else { return nil }
         let latest =
             ReadinessRecord.dayValue(of: records.filter { $0.localDate == last.localDate }) ?? last

@@ -25,7 +25,7 @@ public struct TodayReport: Sendable {
     public static func read(date: String?, context: ServiceContext, store: StoreLocation = StoreLocation()) async throws -> TodayReport {
         let today = ServiceContext.localDate(secondsSince1970: context.now())
         let day = date ?? today
-        let readiness = ReadinessToday.read(store, today: day)
+        let readiness = try ReadinessToday.reading(store, today: day)
         guard context.accounts.intervalsICU != nil else {
             return TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil, hasCalendar: false)
         }

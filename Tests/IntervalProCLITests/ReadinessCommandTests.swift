@@ -251,6 +251,24 @@ import Testing
         #expect(run.stderr.contains("your 7-day baseline is below your normal range: keep today's running easy"), "\(run.stderr)")
     }
 
+    /// A --db that is no store gave "No readiness measured yet" and exit 0, where `history`
+    /// said 65 and 64 of the same paths.
+    @Test("today of a --db that is no store, or a folder, says so as history does")
+    func todayOfAStoreThatIsNone() throws {
+        let dir = try ScratchDirectory()
+        let notes = dir.path("notes.sqlite")
+        try Data("a line of notes\n".utf8).write(to: URL(fileURLWithPath: notes))
+        for (db, status) in [(notes, Int32(65)), (dir.url.path, 64)] {
+            let today = try intervalpro("today", "--json", "--db", db, environment: environment(dir))
+            let history = try intervalpro("readiness", "history", "--db", db, environment: environment(dir))
+            #expect(today.status == status && history.status == status, "\(db): \(today.status) \(today.stdout) \(today.stderr)")
+            #expect(today.stdout.isEmpty && today.stderr.contains(db), "\(today.stderr)")
+        }
+        let fresh = try intervalpro("today", "--db", dir.path("none.sqlite"), environment: environment(dir))
+        #expect(fresh.status == 0 && fresh.stdout.contains("No readiness measured yet"), "\(fresh.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("none.sqlite")), "a read creates no store")
+    }
+
     @Test("trends charts readiness: --json gives each measured day's ln rMSSD as measured")
     func trendsShowReadiness() throws {
         let dir = try ScratchDirectory()
