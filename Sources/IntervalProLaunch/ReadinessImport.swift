@@ -66,7 +66,21 @@ public enum ReadinessImport {
             progress(index + 1, candidates.count)
         }
         report.imported.sort { ($0.record.localDate, $0.record.takenAt) < ($1.record.localDate, $1.record.takenAt) }
+        report.notDaysValue = notDaysValue(of: report.imported, in: store)
         return report
+    }
+
+    /// The imported measurements another of their day stands for, judged once all are saved, as
+    /// `readiness history` judges them: a 06:30 imported before the 07:10 of its day was said to be
+    /// the day's value, history said not.
+    private static func notDaysValue(of imported: [Imported], in store: SessionStore) -> [HistoryImport.Skipped] {
+        guard let first = imported.map(\.record.localDate).min(),
+            let records = try? store.readinessRecords(since: first)
+        else { return [] }
+        let days = Set(imported.map(\.record.localDate))
+        let daysValues = ReadinessRecord.daysValues(among: records.filter { days.contains($0.localDate) })
+        return imported.filter { $0.record.leftOutOfBaseline == nil && !($0.record.id.map(daysValues.contains) ?? true) }
+            .map { HistoryImport.Skipped(file: $0.file, reason: ReadinessReport.notTheDaysValue) }
     }
 
     /// What makes a morning one imported before: the moment it ended, or the runner's date and
@@ -154,7 +168,6 @@ public enum ReadinessImport {
         let keys = Self.keys(localDate: localDate, takenAt: takenAt, localTime: WallClock.localTime(unixSeconds: ended))
         let importedBefore = "the morning of \(localDate) at \(takenAt), imported before"
         guard known.isDisjoint(with: keys) else { return skip(\.duplicates, importedBefore) }
-        known.formUnion(keys)
         do {
             let scored = try ReadinessRun.score(
                 outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, unlessHeld: true, store: store)
@@ -165,8 +178,9 @@ public enum ReadinessImport {
                 report.storeFailure = failure
                 return
             }
+            // Known once saved: a copy of a refused morning is refused for its own reason.
+            known.formUnion(keys)
             report.imported.append(Imported(file: name, record: scored.record))
-            if !scored.isDaysValue { skip(\.notDaysValue, ReadinessReport.notTheDaysValue) }
             if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }
         } catch let failure as LaunchError where failure.kind == .io {
             // The store, not the morning: said once, as what stopped the import.

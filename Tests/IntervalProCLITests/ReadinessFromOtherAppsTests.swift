@@ -73,6 +73,35 @@ extension ReadinessCommandTests {
         #expect(runs.stdout.contains("`intervalpro readiness import \(dir.path("export"))` files them"), "stdout: \(runs.stdout)")
     }
 
+    /// One folder: a morning at 06:30 and its day's 07:10, and two copies of a refused morning.
+    /// The 06:30 was imported as the day's value though history then said it was not; the second
+    /// copy of the refused morning was "imported before", though nothing had been.
+    @Test("readiness import: the day's value judged once all are saved; a copy of a refused morning is refused, not imported before")
+    func importJudgesTheDaysValueAtTheEnd() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
+        try dir.write("export/2026-11-20 06-30-00.txt", text)
+        try dir.write("export/2026-11-20 07-10-00.txt", text)
+        let missed = (0..<170).map { String([1000, 1030, 1055, 1045, 1015, 985, 960, 1900][$0 % 8]) }.joined(separator: "\n") + "\n"
+        try dir.write("export/2026-11-21 06-30-00.txt", missed)
+        try FileManager.default.createDirectory(atPath: dir.path("export/copy"), withIntermediateDirectories: true)
+        try dir.write("export/copy/2026-11-21 06-30-00.txt", missed)
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let report = try #require(jsonObject(imported.stdoutData))
+        let notDaysValue = (report["not_days_value"] as? [[String: Any]])?.compactMap { $0["file"] as? String } ?? []
+        #expect(notDaysValue.count == 1 && notDaysValue.allSatisfy { $0.hasSuffix("06-30-00.txt") && $0.contains("11-20") }, "\(report)")
+        #expect((report["duplicates"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect((report["refused"] as? [[String: Any]])?.count == 2, "\(report)")
+        let listed = try #require(
+            try JSONSerialization.jsonObject(with: intervalpro("readiness", "history", "--json", environment: utc).stdoutData) as? [[String: Any]])
+        #expect(listed.map { $0["days_value"] as? Bool } == [false, true])
+    }
+
     /// An Elite HRV export of `mornings` two-minute mornings in `dir`/export, the first 28 days
     /// of each month from 2023, at 06:30.
     func writeEliteExport(mornings: Int, in dir: ScratchDirectory) throws {
