@@ -32,14 +32,18 @@ public struct Trends: Sendable {
     private var localStarts: [String] = []
 
     /// The trend of `listings` (any order) over the `weeks` weeks before `now` (seconds
-    /// since 1970). Sessions still running are left out. `utcOffset` gives the runner's clock
+    /// since 1970). Sessions still running are left out, and so are those dated more than a day
+    /// after `now`: a watch's clock set wrong once put a run in 2028, and the chart of the last
+    /// 52 weeks ran to it, every week of this year off its end. `utcOffset` gives the runner's clock
     /// at a moment (seconds east of UTC): a week is the runner's, Monday to Sunday where they
     /// live (counted in UTC, a New York runner's Sunday evening runs fell in the next week).
     public init(listings: [SessionListing], weeks: Int, now: Int64, utcOffset: (Int64) -> Int64 = { _ in 0 }) {
         self.weeks = weeks
         let start = now - Int64(weeks) * 7 * 86_400
         since = UTCTimestamp.text(unixSeconds: start)
-        let kept = listings.filter { $0.status != .running && (UTCTimestamp.unixSeconds($0.startedAt) ?? 0) >= start }
+        let kept = listings.filter {
+            $0.status != .running && (start...now + 86_400).contains(UTCTimestamp.unixSeconds($0.startedAt) ?? 0)
+        }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
         points = kept.map {
             Point(

@@ -259,6 +259,20 @@ struct HistoryTextTests {
         #expect(filled.count == columns - 10, "\(chart.joined(separator: "\n"))")
     }
 
+    /// A run dated 2028 (a watch's clock set wrong) was in "the last 52 weeks", and the weekly
+    /// chart ran to it, this year's weeks off its end.
+    @Test("trends leave out sessions dated more than a day after now; a clock a little ahead is kept")
+    func trendsLeaveOutTheFuture() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
+        let listings = [
+            listing(1, "2026-11-20T07:00:00Z", inZone: nil, cadence: 170), listing(2, "2026-11-25T18:00:00Z", inZone: nil, cadence: 171),
+            listing(3, "2028-02-29T07:00:00Z", inZone: nil, cadence: 180),
+        ]
+        let trends = Trends(listings: listings, weeks: 52, now: now)
+        #expect(trends.points.map(\.id) == [1, 2])
+        #expect(trends.weekly.map(\.monday) == ["2026-11-16", "2026-11-23"])
+    }
+
     /// Weeks were counted in UTC: a New York runner's Sunday evening runs fell in the next week.
     /// And a chart narrower than the weeks left the older ones out without a word, its axis
     /// without years ("07-14" to "01-29").
