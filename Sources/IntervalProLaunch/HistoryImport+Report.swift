@@ -35,7 +35,9 @@ extension HistoryImport.Report {
         // Copies of a run within these files are said apart from runs imported before.
         let copies = ["a shorter copy", "the same run as", "the same activity as"]
         let exported = duplicates.filter { $0.reason.hasPrefix("exported from session") }.count
-        let copied = duplicates.filter { skipped in copies.contains { skipped.reason.hasPrefix($0) } }.count
+        let copied = duplicates.filter { skipped in
+            copies.contains { skipped.reason.hasPrefix($0) } && !skipped.reason.contains("imported before")
+        }.count
         let before = duplicates.count - exported - copied
         if before > 0 { lines.append("Skipped \(count(before, "run", "runs")) imported before.") }
         if exported > 0 {

@@ -399,8 +399,12 @@ public enum HistoryImport {
                 || (activity.format == .recording && store.importedSession(startedAt: startedAt, device: origin.device) == nil)
             let scored = ours ? try imported(activity, named: activityName, file: file) : nil
             if let scored, let session = try store.session(startedAt: startedAt, lasting: scored.run.summary.duration.seconds) {
-                // In another store, the run's other file (its FIT beside its TCX) imported before.
-                let reason = try store.importedFile(session: session).map { "the same run as \($0), imported as session \(session)" }
+                // In another store, the run's other file (its FIT beside its TCX) imported before; or
+                // this very file again (it was "the same run as" itself, "a copy another file holds").
+                let reason = try store.importedFile(session: session).map { earlier in
+                    earlier == file ? "imported before as session \(session)"
+                        : "the same run as \(earlier), imported \(session >= report.newSessionsFrom ? "as" : "before as") session \(session)"
+                }
                 report.duplicates.append(Skipped(file: file, reason: reason ?? "exported from session \(session)"))
                 return
             }

@@ -54,6 +54,17 @@ import Testing
             #expect((report["imported"] as? [Any])?.count == 1, "\(report)")
             let duplicates = try #require(report["duplicates"] as? [[String: Any]])
             #expect((duplicates.first?["reason"] as? String)?.hasPrefix("the same run as ") == true, "\(duplicates)")
+            // Imported again, the folder's files and one alone are runs imported before: they were
+            // "copies of a run another file of these holds (the longer kept)", one file read.
+            for path in [folder, "\(folder)/run.tcx"] {
+                let again = try other.run("history", "import", path)
+                #expect(again.stdout.contains("Skipped \(path == folder ? "2 runs" : "1 run") imported before."), "\(again.stdout)")
+                #expect(!again.stdout.contains("cop"), "\(again.stdout)")
+                let reasons = try #require(jsonObject(try other.run("history", "import", path, "--json").stdoutData)?["duplicates"] as? [[String: Any]])
+                #expect(
+                    !reasons.contains { ($0["reason"] as? String)?.contains("same run as \($0["file"] as? String ?? "-"),") == true },
+                    "no file is the same run as itself: \(reasons)")
+            }
         }
     }
 }
