@@ -216,6 +216,15 @@ struct RunCommandTests {
             // A cadence unit that is no sensor's, and exiting 69 and falling back together.
             ["run", "Plans/pyramid.json", "--cadence-unit", "none"],
             ["run", "Plans/pyramid.json", "--require-sensor", "--fallback", "recording"],
+            // Options of another option, passed over in silence: --allow-root is --web's, the
+            // activity file options --replay's; --port, --wait and --no-browser are Strava's.
+            ["run", "Plans/pyramid.json", "--simulate", "--fast", "--no-save", "--allow-root"],
+            ["run", "Plans/pyramid.json", "--simulate", "--fast", "--no-save", "--leg", "2"],
+            ["run", "Plans/pyramid.json", "--simulate", "--fast", "--no-save", "--strict"],
+            ["run", "Plans/pyramid.json", "--simulate", "--fast", "--no-save", "--sport", "any"],
+            ["account", "add", "intervals.icu", "--athlete", "i1", "--api-key", "k", "--no-browser"],
+            ["account", "add", "intervals.icu", "--athlete", "i1", "--api-key", "k", "--port", "8765"],
+            ["account", "add", "intervals.icu", "--athlete", "i1", "--api-key", "k", "--wait", "5"],
             ["run"],
             // Help on a command there is not printed the nearest one's help with status 0.
             ["help", "nosuch"], ["help", "plan", "nosuch"],

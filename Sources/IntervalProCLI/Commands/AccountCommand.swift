@@ -66,8 +66,8 @@ extension AccountCommand {
             switch service {
             case .intervalsICU:
                 guard athlete?.isEmpty == false else { throw ValidationError("intervals.icu needs --athlete ID") }
-                if clientId != nil || clientSecret != nil {
-                    throw ValidationError("--client-id and --client-secret are for strava")
+                if clientId != nil || clientSecret != nil || port != 0 || wait != 300 || noBrowser {
+                    throw ValidationError("--client-id, --client-secret, --port, --wait and --no-browser are for strava")
                 }
             case .strava:
                 guard clientId?.isEmpty == false, clientSecret?.isEmpty == false else {

@@ -88,6 +88,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--seed, --per-foot and --dropout shape the simulated runner: add --simulate")
         }
         if upload != nil, save.noSave { throw ValidationError("--upload sends the saved session: drop --no-save") }
+        if replay == nil, activity.given { throw ValidationError("--strict, --leg and --sport read an activity file: add --replay FILE") }
+        if allowRoot, web == nil { throw ValidationError("--allow-root is for the page: add --web PORT, or drop it") }
     }
 
     @Option(

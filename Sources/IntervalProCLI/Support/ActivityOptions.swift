@@ -22,5 +22,8 @@ struct ActivityOptions: ParsableArguments {
         if let leg, leg < 1 { throw ValidationError("--leg must be 1 or more") }
     }
 
+    /// Whether any of them was given (`run` takes them with --replay only).
+    var given: Bool { strict || leg != nil || sport != .run }
+
     var choice: ActivityChoice { ActivityChoice(strict: strict, leg: leg, anySport: sport == .any) }
 }
