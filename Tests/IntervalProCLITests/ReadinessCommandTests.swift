@@ -366,5 +366,9 @@ import Testing
         let help = try intervalpro("help", "readiness", "measure", environment: environment(dir))
         #expect(help.stdout.contains("--hr <device>"))
         #expect(!help.stdout.contains("--cadence"), "\(help.stdout)")
+        // Past 12 options its usage read "<options>", as if they were needed; serve's too.
+        #expect(help.stdout.contains("USAGE: intervalpro readiness measure [<options>]"), "\(help.stdout)")
+        let serve = try intervalpro("serve", "--help", environment: environment(dir))
+        #expect(serve.stdout.contains("USAGE: intervalpro serve [<options>]"), "\(serve.stdout)")
     }
 }

@@ -11,6 +11,8 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure",
         abstract: "Take a readiness measurement (the default).",
+        // Past 12 options, all optional, ArgumentParser writes "<options>", as if they were needed.
+        usage: "intervalpro readiness measure [<options>]",
         discussion: """
             Exit status: 65 when the measurement is refused (too many artifacts, too few beats, \
             intervals that do not vary from beat to beat or are worked out from a heart rate, \

@@ -6,6 +6,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the web page: start, watch and control sessions from a phone's browser.",
+        // Past 12 options, all optional, ArgumentParser writes "<options>", as if they were needed.
+        usage: "intervalpro serve [<options>]",
         discussion: """
             The page lists the example plans and those in $XDG_CONFIG_HOME/intervalpro/plans, \
             starts a session on live sensors (simulating a runner when none is found), a \
