@@ -17,8 +17,11 @@ public struct ALSAStatus: RawRepresentable, Equatable, Sendable, CustomStringCon
     public static let noDevice = ALSAStatus(rawValue: -19)
     /// No such PCM (ENOENT).
     public static let notFound = ALSAStatus(rawValue: -2)
+    /// Not ALSA's: a write that did not return when the player was stopped (ETIME).
+    public static let stalled = ALSAStatus(rawValue: -62)
 
     public var description: String {
+        if self == .stalled { return "it stopped taking sound" }
         guard let strerror = ALSALibrary.api?.strerror, let text = strerror(rawValue) else { return "error \(rawValue)" }
         return String(cString: text)
     }

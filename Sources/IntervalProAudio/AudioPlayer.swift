@@ -28,6 +28,7 @@ public final class AudioPlayer: @unchecked Sendable {
     private let rendered = Atomic<Int64>(0)
     private let idle = Atomic<Bool>(true)
     private let stopRequested = Atomic<Bool>(false)
+    private let threadEnded = Atomic<Bool>(false)
     /// The status that stopped the thread (a lost device), or 0.
     private let lost = Atomic<Int32>(0)
     private var thread: LoopThread.Handle?
@@ -117,13 +118,28 @@ public final class AudioPlayer: @unchecked Sendable {
     }
 
     /// Stops the thread (after the period it is writing), then lets the device play out
-    /// what it holds.
-    public func stop() {
+    /// what it holds. A device that stopped taking samples (a stalled sound server, a `file`
+    /// PCM into a pipe nobody reads) holds the thread in its write: it is waited for `limit`
+    /// (nil: the device's buffer and two seconds), then left, the device said lost. The session
+    /// never printed its summary, nor exited, for one.
+    public func stop(waitingUpTo limit: Duration? = nil) {
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
         horizonMoved.ring()
-        thread.join()
         self.thread = nil
+        let bufferTime = Duration.microseconds(Int64(output.bufferFrames) * 1_000_000 / Int64(max(1, output.sampleRate)))
+        let deadline = ContinuousClock.now + (limit ?? bufferTime + .seconds(2))
+        while !threadEnded.load(ordering: .acquiring) {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else {
+                // It holds the player (and so the buffer and the device) until its write returns.
+                thread.detach()
+                lost.store(ALSAStatus.stalled.rawValue, ordering: .releasing)
+                return
+            }
+            caughtUp.wait(timeout: left)
+        }
+        thread.join()
         if lostStatus == nil { output.drain() }
     }
 
@@ -132,7 +148,10 @@ public final class AudioPlayer: @unchecked Sendable {
     private func renderLoop() {
         let period = Int64(output.periodFrames)
         // Whoever waits learns that the thread stopped.
-        defer { caughtUp.ring() }
+        defer {
+            threadEnded.store(true, ordering: .releasing)
+            caughtUp.ring()
+        }
         while !stopRequested.load(ordering: .acquiring) {
             // Horizon first: every event sent before it was raised is then visible below.
             let limit = horizon.load(ordering: .acquiring)

@@ -76,7 +76,7 @@ public final class LiveAudio: SessionObserver {
             player.waitUntilIdle(past: lastSentFrame, timeout: left)
         }
         player.stop()
-        reportLoss()
+        reportLoss(atTheEnd: true)
     }
 
     private func pump(at now: SessionTime) {
@@ -124,9 +124,10 @@ public final class LiveAudio: SessionObserver {
 
     /// Warns once if the device was lost, and goes on silently.
     @discardableResult
-    private func reportLoss() -> Bool {
+    private func reportLoss(atTheEnd: Bool = false) -> Bool {
         guard let player, let status = player.lostStatus else { return false }
-        warn("audio device '\(player.output.device)' was lost (\(status)); the session goes on without sound")
+        let after = atTheEnd ? "what it had still to play was left" : "the session goes on without sound"
+        warn("audio device '\(player.output.device)' was lost (\(status)); \(after)")
         self.player = nil
         return true
     }

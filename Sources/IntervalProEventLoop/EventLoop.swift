@@ -253,6 +253,9 @@ public enum LoopThread {
 
         /// Waits until the thread's body has returned.
         public func join() { pthread_join(thread, nil) }
+
+        /// Leaves the thread to end on its own (or with the process): it is not waited for.
+        public func detach() { pthread_detach(thread) }
     }
 
     /// Starts a thread that nobody waits for.

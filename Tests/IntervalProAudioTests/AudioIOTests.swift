@@ -137,6 +137,37 @@ struct AudioIOTests {
         player.stop()
     }
 
+    /// A `file` PCM into a FIFO nobody reads: the render thread blocks in its write. Stopping
+    /// the player joined it, for ever: `run` never printed its summary nor exited.
+    @Test func aDeviceThatStopsTakingSamplesIsLeftAfterTheLimitAndSaidLost() throws {
+        #expect(alsaConfigured)
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        // Open for reading (never read) so that the plugin's open for writing does not block.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        setenv("INTERVALPRO_TEST_STALL", fifo, 1)
+        let player = try AudioPlayer(
+            device: "intervalpro_stall", request: AudioFormatRequest(sampleRate: 8_000, channels: 1), volume: 0.5)
+        player.send(AudioEvent(frame: 0, kind: .tempo(spm: 120, pattern: .plain)))
+        player.limit(to: 8_000 * 60)
+        player.start()
+        // A pipe holds 64 KiB: some 4 s of 8 kHz mono, then the write blocks.
+        var previous: Int64 = -1
+        while player.renderedFrames != previous {
+            previous = player.renderedFrames
+            usleep(300_000)
+        }
+        #expect(previous < 8_000 * 60, "the writes blocked")
+        player.stop(waitingUpTo: .milliseconds(300))
+        #expect(player.lostStatus == .stalled)
+        #expect("\(ALSAStatus.stalled)" == "it stopped taking sound")
+        // The blocked write ends (EPIPE, not a signal) once the reader goes; the thread with it.
+        signal(SIGPIPE, SIG_IGN)
+        close(reader)
+    }
+
     /// The voluntary context switches so far of this process's thread named `name`, from /proc.
     static func voluntarySwitches(ofThread name: String) -> Int? {
         guard let tasks = opendir("/proc/self/task") else { return nil }
