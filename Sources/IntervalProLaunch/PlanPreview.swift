@@ -11,11 +11,13 @@ public enum PlanPreview {
                 "steps",
                 .array(
                     timeline.map { step in
+                        // `end` says which of the two a step has, so that a script need not read
+                        // duration_s's type (seconds, or "open" as it has always been).
                         var end: [(String, JSONValue)] = []
                         switch step.end {
-                        case .time(let length): end = [("duration_s", .number(length.seconds))]
-                        case .distance(let metres): end = [("distance_m", .number(metres))]
-                        case .open: end = [("duration_s", .string("open"))]
+                        case .time(let length): end = [("end", .string("time")), ("duration_s", .number(length.seconds))]
+                        case .distance(let metres): end = [("end", .string("distance")), ("distance_m", .number(metres))]
+                        case .open: end = [("end", .string("open")), ("duration_s", .string("open"))]
                         }
                         return .object(
                             [

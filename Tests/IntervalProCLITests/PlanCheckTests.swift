@@ -77,6 +77,23 @@ struct PlanCheckTests {
         #expect(steps.count == 15)
         #expect(steps[5]["repetition"] as? String == "3/6")
         #expect(isNull(steps[2]["target_spm"]), "rest steps have no zone")
+        #expect(steps.allSatisfy { $0["end"] as? String == "time" && $0["duration_s"] is NSNumber })
+    }
+
+    /// duration_s is seconds or "open", and missing on a distance step: a script read its type to
+    /// learn which. `end` says it.
+    @Test("--json says each step's end: time, distance or open")
+    func stepEndsInJSON() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write(
+            "p.json",
+            #"{"name": "Ends", "steps": [{"kind": "warmup", "duration": 90}, {"kind": "work", "distance": 400, "cadence": 175}, {"kind": "cooldown", "duration": "open"}]}"#)
+        let result = try intervalpro("plan", "check", plan, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let steps = try #require(jsonObject(result.stdout)?["steps"] as? [[String: Any]])
+        #expect(steps.map { $0["end"] as? String } == ["time", "distance", "open"])
+        #expect(number(steps[0]["duration_s"]) == 90 && number(steps[1]["distance_m"]) == 400)
+        #expect(steps[2]["duration_s"] as? String == "open", "as it was before end was added")
     }
 
     @Test("a misspelt key exits 65 with FILE:LINE:COL and a suggestion")
