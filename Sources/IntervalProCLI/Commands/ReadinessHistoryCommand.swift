@@ -14,7 +14,8 @@ struct ReadinessHistoryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Show at most this many measurements (the latest).")
     var limit: Int = 30
 
-    @Flag(help: "Print JSON.")
+    // A bare list since version 1: today's verdict is in `today --json` (readiness.assessment).
+    @Flag(help: "Print the measurements as a JSON list (today's verdict as JSON: `today --json`).")
     var json = false
 
     @OptionGroup var store: StoreOptions
