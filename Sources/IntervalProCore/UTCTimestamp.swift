@@ -64,6 +64,12 @@ public enum UTCTimestamp {
 /// of a second and "+02:00" offsets (or "+0200", "+02"); "t" and "z" in lower case too, as
 /// RFC 3339 (section 5.6) allows.
 public enum ISO8601 {
+    /// Whether a time `microseconds` reads names no zone ("2026-03-01T07:30:00", as Python's
+    /// `datetime.now().isoformat()` writes): `microseconds` reads it as UTC.
+    public static func namesNoZone(_ text: String) -> Bool {
+        text.utf8.dropFirst(19).allSatisfy { (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x2C }
+    }
+
     /// Microseconds since 1970-01-01T00:00:00Z, or nil when the text is not such a time.
     public static func microseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)

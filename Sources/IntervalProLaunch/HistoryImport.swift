@@ -379,15 +379,15 @@ public enum HistoryImport {
             report.unreadable.append(Skipped(file: file, reason: "no start time: the recording's header has no started_at"))
             return
         }
-        // The store keeps UTC to the second ("2026-03-01T07:30:00Z"), which history, trends and
-        // the exports read: a recording's "07:30:00.250Z" or "08:30:00+01:00", kept as written,
-        // was left out of trends and exported as 1970 (TCX) or 2106 (FIT).
-        guard let microseconds = ISO8601.microseconds(written) else {
+        // The store keeps UTC to the second, which history, trends and the exports read: a
+        // "07:30:00.250Z" or "08:30:00+01:00" kept as written was left out of trends.
+        guard let start = RecordingStart(written) else {
             report.unreadable.append(
                 Skipped(file: file, reason: "started_at \"\(written)\" is not a time (like 2026-03-01T07:30:00Z)"))
             return
         }
-        let startedAt = UTCTimestamp.text(unixSeconds: microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000)
+        let startedAt = start.utcText
+        if start.namedNoZone { report.warnings.append("\(file): started_at \"\(written)\" names no time zone: read as local time, \(startedAt)") }
         let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
         do {
             // A session exported from here (uploaded, then downloaded in a service's bulk export)

@@ -86,7 +86,7 @@ public enum ReadinessRun {
             let whose = wanted.map { " from '\($0)'" } ?? ""
             throw LaunchError("\(path): no heart-rate values (0x2A37)\(whose) in the recording", kind: .invalidData)
         }
-        let startedAt = recording.header.startedAt.flatMap(ISO8601.microseconds).map { $0 / 1_000_000 }
+        let startedAt = recording.header.startedAt.flatMap(RecordingStart.init).map { $0.microseconds / 1_000_000 }
         return Outcome(measurement: measurement, device: device, startedAt: startedAt)
     }
 

@@ -416,6 +416,23 @@ struct HistoryImportTests {
         #expect(refused.stderr.contains(#"started_at "yesterday" is not a time"#), "\(refused.stderr)")
     }
 
+    /// A started_at without a zone (Python's `datetime.now().isoformat()`) was read as UTC: a
+    /// Berlin run of 23:50 was filed at 00:50 the next day, in silence.
+    @Test("a recording's started_at without a zone is the local time, and the import says so")
+    func aStartWithoutAZoneIsLocalTime() throws {
+        let store = try ScratchStore()
+        let lines = (0..<30).map { #"{"t": \#($0), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }.joined(separator: "\n")
+        let file = try store.directory.write(
+            "naive.jsonl", #"{"intervalpro_recording": 1, "started_at": "2026-11-10T23:50:00", "devices": [{"id": "pod"}]}"# + "\n" + lines + "\n")
+        let berlin: [String: String?] = ["TZ": "Europe/Berlin"]
+        let imported = try intervalpro(arguments: ["history", "import", file, "--db", store.path], environment: berlin)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains(#"started_at "2026-11-10T23:50:00" names no time zone: read as local time, 2026-11-10T22:50:00Z"#), "\(imported.stdout)")
+        #expect(try store.sessions().map { $0["started_at"] as? String } == ["2026-11-10T22:50:00Z"])
+        let listed = try intervalpro(arguments: ["history", "--db", store.path], environment: berlin)
+        #expect(listed.stdout.contains("2026-11-10 23:50"), "\(listed.stdout)")
+    }
+
     @Test("nothing readable: exit 65 naming the file and what is wrong; a missing path: 66")
     func unreadableFilesAreNamed() throws {
         let store = try ScratchStore()

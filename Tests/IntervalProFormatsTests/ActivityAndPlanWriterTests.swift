@@ -200,6 +200,10 @@ struct TCXActivityTests {
         #expect(ISO8601.microseconds("2100-02-29T10:00:00Z") == nil)
         #expect(ISO8601.microseconds("2024-02-29T00:00:00Z") == ISO8601.microseconds("2024-03-01T00:00:00Z").map { $0 - 86_400_000_000 })
         #expect(ISO8601.microseconds("2000-02-29T00:00:00Z") != nil)
+        // A time that names no zone: read as UTC here, said so that a caller can read it otherwise.
+        #expect(ISO8601.namesNoZone("2026-11-10T23:50:00") && ISO8601.namesNoZone("2026-11-10T23:50:00.25"))
+        #expect(!ISO8601.namesNoZone("2026-11-10T23:50:00Z") && !ISO8601.namesNoZone("2026-11-10T23:50:00+01"))
+        #expect(!ISO8601.namesNoZone("2026-11-10T23:50:00.5-0200"))
     }
 }
 
