@@ -149,6 +149,13 @@ public struct ParsedRecording: Sendable {
     /// are those of the lines before. Nil when the file ends whole.
     public var cutLastLine: RecordingError?
 
+    /// The first two readings `gap` or more apart: a recording whose readings are a day apart
+    /// is not one run to keep second by second (three lines weeks apart made a store of 268 MB).
+    public func firstGap(atLeast gap: SessionTime) -> (from: SessionTime, to: SessionTime)? {
+        let times = entries.map(\.time).sorted()
+        return zip(times, times.dropFirst()).first { $1 - $0 >= gap }.map { (from: $0, to: $1) }
+    }
+
     public init(header: RecordingHeader, entries: [RecordingEntry], outOfOrderLines: Int, cutLastLine: RecordingError? = nil) {
         self.header = header
         self.entries = entries

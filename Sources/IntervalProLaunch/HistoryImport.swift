@@ -365,8 +365,7 @@ public enum HistoryImport {
         }
         // A run is kept second by second: a recording whose readings are a day or more apart
         // (three lines weeks apart) took 1.9 GB to import and 268 MB to keep. `replay` reads it.
-        let times = activity.recording.entries.map(\.time).sorted()
-        if let gap = zip(times, times.dropFirst()).first(where: { $1 - $0 >= .seconds(86_400) }) {
+        if let gap = activity.recording.firstGap(atLeast: .seconds(86_400)) {
             report.unreadable.append(
                 Skipped(
                     file: file,

@@ -149,6 +149,14 @@ public enum SessionLauncher {
         _ request: SessionRequest, path: String, choice: ActivityChoice = .init(), follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
         let recording = try loadRecording(path, choice: choice)
+        var request = request
+        // Scored, not kept: saved second by second, a replay of three lines weeks apart against
+        // an open step made a session of weeks and 289 MB in the store (`history import` refuses it).
+        if request.store != nil, let gap = recording.firstGap(atLeast: .seconds(86_400)) {
+            logger.warning(
+                "\(path): readings a day or more apart (\(formatClock(gap.from.seconds)) to \(formatClock(gap.to.seconds))): not one run to keep, so not saved")
+            request.store = nil
+        }
         return try await runSession(
             request, source: ReplaySource(header: recording.header, entries: recording.entries),
             cadenceUnits: recording.header.cadenceUnits, follower: follower)

@@ -258,6 +258,25 @@ struct ReplayCommandTests {
         #expect(jsonObject(run.stdoutData)?["completed"] as? Bool == true)
     }
 
+    /// Three lines weeks apart against an open step: a session of weeks, saved second by
+    /// second, made a store of 289 MB. It is scored, and not saved, with why.
+    @Test("replay --plan of a recording whose readings are a day apart scores it and saves nothing, saying why")
+    func readingsADayApartAreNotSaved() throws {
+        let dir = try ScratchDirectory()
+        let line = { (t: Int) in #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }
+        let path = try dir.write(
+            "apart.jsonl",
+            #"{"intervalpro_recording": 1, "started_at": "2026-09-09T07:30:00Z", "devices": [{"id": "pod"}]}"# + "\n"
+                + [line(0), line(1), line(2), line(86_403)].joined(separator: "\n") + "\n")
+        let plan = try dir.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open"}]}"#)
+        let result = try intervalpro(arguments: ["replay", path, "--plan", plan, "--fast", "--json"], environment: dir.ownFolders)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("readings a day or more apart (0:02 to 24:00:03): not one run to keep, so not saved"), "\(result.stderr)")
+        #expect(jsonObject(result.stdoutData)?["duration_s"] != nil)
+        let listed = try intervalpro(arguments: ["history", "--json"], environment: dir.ownFolders)
+        #expect((jsonObject(listed.stdoutData)?["sessions"] as? [Any])?.isEmpty == true, "\(listed.stdout)")
+    }
+
     @Test("a file that is not a recording exits 65 on line 1")
     func notARecording() throws {
         let dir = try ScratchDirectory()
