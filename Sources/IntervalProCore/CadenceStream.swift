@@ -84,9 +84,29 @@ public struct CadenceStream: Sendable {
 
     private struct DeviceState {
         var normaliser: CadenceNormaliser
-        /// Its last total distance (1/10 m), when it reports one.
+        /// Its last total distance (1/10 m), when it reports one: the highest, where it steps
+        /// back a little (`countingTotal`).
         var lastTotalDistance: UInt32?
+        /// Metres its speed counted since its last total, in readings without one: the next
+        /// total's step holds them (counted twice, a watch's seconds left out as damage added
+        /// their speed and then the whole step of the total over them).
+        var countedSinceTotal = 0.0
+
+        /// Takes a reading's total: one a little below the last (a watch correcting its
+        /// distance back a few metres, 358 times in a Suunto's run) keeps the last, and the
+        /// distance counts again past it: each step back was run again, 1.1 km of a 15.2 km
+        /// run. One far below is a sensor started again, counted from.
+        mutating func take(total: UInt32?) {
+            guard let total else { return }
+            if let last = lastTotalDistance, total < last, last - total <= CadenceStream.largestCorrection, total > last / 2 {
+                return
+            }
+            lastTotalDistance = total
+        }
     }
+
+    /// 50 m (in 1/10 m): a total further below the last is no correction of it.
+    static let largestCorrection: UInt32 = 500
 
     public private(set) var cadenceDevice: String?
     public private(set) var heartRateDevice: String?
@@ -181,7 +201,7 @@ public struct CadenceStream: Sendable {
         distanceCoveredByOther = false
         let (steps, previousTotal) = Self.take(
             rsc, into: &devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: units[device] ?? .auto))])
-        accumulateDistance(rsc, previousTotal: previousTotal, at: now)
+        accumulateDistance(rsc, from: device, previousTotal: previousTotal, at: now)
         if let smoothed = smoothedCadence, let previous = cadence, isCurrent(previous, at: now) {
             let dt = (now - previous.time).seconds
             smoothedCadence = smoothed + (Double(steps) - smoothed) * dt / (Self.smoothingSeconds + dt)
@@ -199,10 +219,10 @@ public struct CadenceStream: Sendable {
     private mutating func ingestDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
         var state = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
         let previousTotal = state.lastTotalDistance
-        if let total = rsc.totalDistanceRaw { state.lastTotalDistance = total }
+        state.take(total: rsc.totalDistanceRaw)
         devices[device] = state
         guard !isCurrent(cadence, at: now) else { return }
-        accumulateDistance(rsc, previousTotal: previousTotal, at: now)
+        accumulateDistance(rsc, from: device, previousTotal: previousTotal, at: now)
         if cadenceDevice != nil { distanceCoveredByOther = true }
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
@@ -211,7 +231,7 @@ public struct CadenceStream: Sendable {
     private static func take(_ rsc: RSCMeasurement, into state: inout DeviceState) -> (steps: Int, previousTotal: UInt32?) {
         let steps = state.normaliser.stepsPerMinute(rsc)
         let previousTotal = state.lastTotalDistance
-        if let total = rsc.totalDistanceRaw { state.lastTotalDistance = total }
+        state.take(total: rsc.totalDistanceRaw)
         return (steps, previousTotal)
     }
 
@@ -220,14 +240,19 @@ public struct CadenceStream: Sendable {
     /// while the sensors were connecting comes at time zero: the distance between those
     /// readings was run before the session began (a foot pod heard while a strap was looked
     /// for gave 20 s of it: 114 m for a run of 60), and the last of them is the baseline.
-    private mutating func accumulateDistance(_ rsc: RSCMeasurement, previousTotal: UInt32?, at now: SessionTime) {
+    private mutating func accumulateDistance(_ rsc: RSCMeasurement, from device: String, previousTotal: UInt32?, at now: SessionTime) {
         var covered = distance ?? 0
         if let total = rsc.totalDistanceRaw {
             if let last = previousTotal, total >= last, now > .zero {
-                covered += Double(total - last) / 10
+                covered += max(0, Double(total - last) / 10 - (devices[device]?.countedSinceTotal ?? 0))
             }
+            // A total held below its mark leaves what speed counted to the total that passes it.
+            let held = previousTotal.map { total < $0 && devices[device]?.lastTotalDistance == $0 } ?? false
+            if !held { devices[device]?.countedSinceTotal = 0 }
         } else if let speed, isCurrent(speed, at: now) {
-            covered += speed.value * (now - speed.time).seconds
+            let step = speed.value * (now - speed.time).seconds
+            covered += step
+            devices[device]?.countedSinceTotal += step
         }
         distance = covered
     }

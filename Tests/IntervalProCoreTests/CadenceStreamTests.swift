@@ -218,6 +218,29 @@ struct CadenceStreamTests {
         #expect(stream.distance == 135)
     }
 
+    /// A Suunto corrects its distance back a few metres, 358 times a run: each step back was
+    /// counted again once passed (16.3 km of a 15.2 km run). And seconds without a total (a
+    /// watch's distances left out as damage) counted their speed, then the whole step of the
+    /// total over them: counted twice.
+    @Test func aTotalCorrectedBackIsNotRunAgainAndSpeedBetweenTotalsIsNotCountedTwice() {
+        var stream = CadenceStream(units: ["pod": .steps])
+        stream.ingest(.rsc(rsc(170, total: 1000)), from: "pod", at: at(0))
+        stream.ingest(.rsc(rsc(170, total: 1030)), from: "pod", at: at(1))
+        stream.ingest(.rsc(rsc(170, total: 1005)), from: "pod", at: at(2))  // 2.5 m back: a correction
+        #expect(stream.distance == 3)
+        stream.ingest(.rsc(rsc(170, total: 1040)), from: "pod", at: at(3))  // counted from 1030, the highest
+        #expect(stream.distance == 4)
+        // Three seconds without a total at 3 m/s, then the total 12 m on: 12 m, not 9 + 12.
+        for second in 4...6 { stream.ingest(.rsc(rsc(170, speedRaw: 768)), from: "pod", at: at(Double(second))) }
+        #expect(stream.distance == 13)
+        stream.ingest(.rsc(rsc(170, total: 1160)), from: "pod", at: at(7))
+        #expect(stream.distance == 16)
+        // A total far below (more than 50 m back) is the sensor started again: counted from.
+        stream.ingest(.rsc(rsc(170, total: 100)), from: "pod", at: at(8))
+        stream.ingest(.rsc(rsc(170, total: 130)), from: "pod", at: at(9))
+        #expect(stream.distance == 19)
+    }
+
     /// Values that arrived while the sensors were connecting all come at time zero: a pod
     /// heard for 20 s while a strap was looked for put that distance into the session.
     @Test func distanceBeforeTheSessionBeganIsNotTheSessions() {
