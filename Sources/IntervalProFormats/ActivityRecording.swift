@@ -64,8 +64,11 @@ extension ActivityImport {
     static let fastestRunnerMetresPerSecond = 15.0
 
     /// Leaves out (as no distance) each point's distance further on from the last one kept than
-    /// `fastest` m/s goes (over a second at least): a FIT record read from a damaged file's
-    /// bytes said 389,852 km nine minutes into a run. Returns how many.
+    /// `fastest` m/s goes (over a second at least) since that distance was first written: a FIT
+    /// record read from a damaged file's bytes said 389,852 km nine minutes into a run. A
+    /// distance written again each second (a smart-recording watch's record repeated, as the
+    /// FIT export writes it) is held from its first: 22 m after five seconds of one distance
+    /// was taken for 22 m in one, 139 times in a run exported here. Returns how many.
     static func leavingOutImpossibleDistances(_ points: inout [ActivityPoint], fastest: Double) -> Int {
         var last: (time: Int64, distance: Double)?
         var leftOut = 0
@@ -78,6 +81,7 @@ extension ActivityImport {
                     leftOut += 1
                     continue
                 }
+                if distance == last.distance { continue }
             }
             last = (points[index].time, distance)
         }

@@ -90,4 +90,19 @@ struct FITActivityTimerAndCadenceTests {
         }
         #expect(distances.max() == 15, "\(distances)")
     }
+
+    /// The FIT export writes a record a second, a smart-recording point's distance repeated
+    /// until the next: 22 m after five seconds of one distance was taken for 22 m in one
+    /// second, left out as damage 139 times in one run exported and read again here.
+    @Test func aDistanceHeldSecondsIsNotDamageWhenItMovesOn() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        for (second, metres) in [0, 4, 4, 4, 4, 4, 26, 30].enumerated() {
+            writer.write(
+                FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(5, .uint32, .int(metres * 100)), FITField(4, .uint8, .int(85))]))
+        }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        #expect(activity.warnings.isEmpty, "\(activity.warnings)")
+    }
 }
