@@ -362,7 +362,10 @@ public enum ActivityImport {
                 file: file, place: "\(root.line)",
                 message: "an XML file whose root is <\(root.name)>, not a TCX activity (<TrainingCenterDatabase>)")
         }
-        let activities = root.child("Activities")?.children.filter { $0.name.caseInsensitiveEquals("Activity") } ?? []
+        // A multisport session's activities (FirstSport, NextSport) are legs: a brick was refused.
+        let activities = (root.child("Activities")?.children ?? []).flatMap { element in
+            element.name.caseInsensitiveEquals("MultiSportSession") ? element.children.compactMap { $0.child("Activity") } : [element]
+        }.filter { $0.name.caseInsensitiveEquals("Activity") }
         guard !activities.isEmpty else {
             throw ImportError(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
         }

@@ -57,27 +57,39 @@ extension ActivityImport {
     /// in a watch's file gave records 47 days on and a run of 1,147 hours and 411,323 km, and
     /// three samples weeks apart a session of 2,688 hours that took 1.9 GB to score second by
     /// second. The stretch with the most samples is the run; the others are left out, said.
+    ///
+    /// Leg by leg: a TCX of three runs on three days is three stretches, each its run (the
+    /// first, a day before the others, was left out as damage).
     static func leavingOutFarSamples(_ legs: [ActivityLeg], file: String) -> ([ActivityLeg], [ImportError]) {
-        let times = legs.flatMap { $0.points.map(\.time) }.sorted()
-        guard !times.isEmpty else { return (legs, []) }
+        var warnings: [ImportError] = []
+        let kept = legs.map { leg in
+            var leg = leg
+            warnings += leavingOutFarSamples(&leg.points, file: file, place: legs.count > 1 ? leg.place : nil)
+            return leg
+        }
+        return (kept, warnings)
+    }
+
+    private static func leavingOutFarSamples(_ points: inout [ActivityPoint], file: String, place: String?) -> [ImportError] {
+        let times = points.map(\.time).sorted()
+        guard !times.isEmpty else { return [] }
         let middle = times[times.count / 2]
         let reach = Int64(RecordingParser.latestTime / 2 * 1_000_000)
         let near = (middle - reach)...(middle + reach)
-        var kept = legs
         var warnings: [ImportError] = []
         /// Leaves out the samples whose time `keeps` does not, said with how many and the first.
         func leaveOut(unless keeps: (Int64) -> Bool, _ why: String, _ because: String = "") {
-            let out = kept.flatMap { $0.points.map(\.time) }.filter { !keeps($0) }
+            let out = points.map(\.time).filter { !keeps($0) }
             guard let first = out.min() else { return }
-            for index in kept.indices { kept[index].points.removeAll { !keeps($0.time) } }
+            points.removeAll { !keeps($0.time) }
             let date = UTCTimestamp.text(unixSeconds: floorDivide(first, 1_000_000))
             let count = "\(out.count) sample\(out.count == 1 ? "" : "s")"
-            warnings.append(ImportError(file: file, message: "\(count) \(why) (the first \(date)) left out, as damage\(because)"))
+            warnings.append(ImportError(file: file, place: place, message: "\(count) \(why) (the first \(date)) left out, as damage\(because)"))
         }
         leaveOut(unless: near.contains, "dated more than 57 days from the rest of the activity")
         let stretch = longestStretch(times.filter(near.contains))
         leaveOut(unless: stretch.contains, "a day or more apart from the rest of the activity", ": a run is one stretch of time")
-        return (kept, warnings)
+        return warnings
     }
 
     /// Samples as far apart as this are not one run's.

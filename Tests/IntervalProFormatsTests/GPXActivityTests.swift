@@ -143,6 +143,34 @@ struct GPXActivityTests {
         }
     }
 
+    /// A TCX of three runs on three days lost its first: the day apart was judged across the
+    /// file, and the first run "left out, as damage". And a Garmin multisport session (its
+    /// activities under MultiSportSession's FirstSport and NextSport) was refused whole.
+    @Test func aTCXOfRunsOnSeveralDaysAndAMultisportSessionReadEachLeg() throws {
+        func activity(_ sport: String, _ day: String, at clock: String = "07:30") -> String {
+            let points = (0..<5).map {
+                "<Trackpoint><Time>2026-03-\(day)T\(clock):0\($0)Z</Time><Cadence>85</Cadence></Trackpoint>"
+            }.joined()
+            return "<Activity Sport=\"\(sport)\"><Lap><Track>\(points)</Track></Lap></Activity>"
+        }
+        let days = "<TrainingCenterDatabase><Activities>" + activity("Running", "01") + activity("Running", "03")
+            + activity("Running", "04") + "</Activities></TrainingCenterDatabase>"
+        let root = try MarkupReader.read(Array(days.utf8))
+        for (leg, day) in [(1, "01"), (2, "03"), (3, "04")] {
+            let read = try ActivityImport.readXML(root, file: "runs.tcx", choice: ActivityChoice(leg: leg))
+            #expect(read.recording.header.startedAt == "2026-03-\(day)T07:30:00Z" && read.points == 5, "leg \(leg)")
+            #expect(!read.warnings.contains { $0.description.contains("as damage") }, "\(read.warnings)")
+        }
+        #expect(try ActivityImport.readXML(root, file: "runs.tcx").recording.header.startedAt == "2026-03-01T07:30:00Z")
+
+        let brick = "<TrainingCenterDatabase><Activities><MultiSportSession><Id>2026-03-01T07:00:00Z</Id><FirstSport>"
+            + activity("Biking", "01", at: "07:00") + "</FirstSport><NextSport>"
+            + activity("Running", "01") + "</NextSport></MultiSportSession></Activities></TrainingCenterDatabase>"
+        let run = try read(brick, file: "brick.tcx")
+        #expect(run.recording.header.startedAt == "2026-03-01T07:30:00Z" && run.points == 5)
+        #expect(run.warnings.first?.description.contains("leg 2 (Running") == true, "\(run.warnings)")
+    }
+
     @Test func refusalsNameTheFileTheLineAndWhy() throws {
         let cases: [(String, ImportError)] = [
             ("<kml/>", ImportError(file: "x.gpx", place: "1", message: "an XML file whose root is <kml>, neither a TCX activity (<TrainingCenterDatabase>) nor a GPX track (<gpx>)")),
