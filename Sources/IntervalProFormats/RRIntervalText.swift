@@ -55,7 +55,9 @@ public enum RRIntervalText {
             let fields = split(line.text)
             let values = column.map { $0 < fields.count ? [fields[$0]] : [] } ?? fields
             for field in values where !field.isEmpty {
-                guard let value = number(field), value > 0 else {
+                // 0 is an interval under the 300 ms of a heartbeat, left out as one of 1 ms is
+                // (rhenanbartels/hrv's real recording ends on one: the morning was refused).
+                guard let value = number(field), value >= 0 else {
                     throw ImportError(file: file, place: "\(line.number)", message: "'\(field)' is not an RR interval (a number of milliseconds or seconds)")
                 }
                 intervals.append((value, line.number, field))

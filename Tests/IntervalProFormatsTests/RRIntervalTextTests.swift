@@ -67,11 +67,18 @@ struct RRIntervalTextTests {
         #expect(RRIntervalText.recognises(Array("\u{FEFF}812\r\n".utf8)))
     }
 
+    /// A 0 refused the whole file, where 1 ms was left out as no heartbeat: read, and left out
+    /// as every interval under 300 ms is.
+    @Test("an interval of 0 is read, to be left out as intervals under 300 ms are")
+    func zeroIsAnIntervalLeftOut() throws {
+        #expect(try read("812\n790\n0\n") == [812, 790, 0])
+        #expect(try read("0.812\n0\n0.790\n") == [812, 0, 790])
+    }
+
     @Test("refusals name the file, the line and what is wrong")
     func refusals() {
         #expect(refusal("812\n79x\n") == "rr.txt:2: '79x' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("812\n-5\n") == "rr.txt:2: '-5' is not an RR interval (a number of milliseconds or seconds)")
-        #expect(refusal("812\n0\n") == "rr.txt:2: '0' is not an RR interval (a number of milliseconds or seconds)")
         // Double reads hexadecimal: "0x3ed" was 1005 ms, "0x1p10" 1024.
         #expect(refusal("812\n0x3ed\n") == "rr.txt:2: '0x3ed' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("812\n0x1p10\n") == "rr.txt:2: '0x1p10' is not an RR interval (a number of milliseconds or seconds)")
