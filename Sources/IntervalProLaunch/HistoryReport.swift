@@ -56,7 +56,7 @@ public enum HistoryReport {
         let when = WallClock.localDateTime(of: listing.startedAt).map { "\($0) (\(utc))" } ?? utc
         var lines = ["Session \(listing.id), \(when), \(listing.status.rawValue)"]
         guard let summary = session.summary else { return lines + ["still running: no scored steps yet"] }
-        lines.append(SummaryReport.text(summary, colour: colour))
+        lines.append(SummaryReport.text(summary, colour: colour, interrupted: listing.status == .interrupted))
         for upload in uploads {
             let state =
                 switch upload.status {

@@ -3,7 +3,9 @@ import IntervalProHRV
 
 /// The human-readable summary printed at the end of a session and by `show`.
 public enum SummaryReport {
-    public static func text(_ summary: SessionSummary, colour: Bool) -> String {
+    /// `interrupted`: the process stopped before the session did (`show` of such a session
+    /// said "finished early", which is a runner's q or Ctrl-C).
+    public static func text(_ summary: SessionSummary, colour: Bool, interrupted: Bool = false) -> String {
         func bold(_ s: String) -> String { colour ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
         let rows = summary.steps.map { r -> [String] in
             let zone = r.step.zone.map { "\(JSONValue.format($0.low))-\(JSONValue.format($0.high))" } ?? "-"
@@ -19,7 +21,7 @@ public enum SummaryReport {
         var lines = [
             "",
             bold("\(summary.plan.printable) — \(summary.source.rawValue), \(formatClock(summary.duration.seconds))"
-                + (summary.completed ? "" : " (finished early)")),
+                + (interrupted ? " (interrupted)" : summary.completed ? "" : " (finished early)")),
             "",
         ]
         // The alpha 1 column only when the heart-rate device sent RR intervals.

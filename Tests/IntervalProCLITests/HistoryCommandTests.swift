@@ -271,6 +271,9 @@ struct HistoryCommandTests {
         let steps = try #require(stored["steps"] as? [[String: Any]])
         #expect(steps.last?["ended_by"] as? String == "finished")
         #expect(number(steps.first?["in_zone_pct"]) != nil)
+        // Its heading says what ended it: not "finished early", a runner's q or Ctrl-C.
+        let text = try store.run("show", "last")
+        #expect(text.stdout.contains("(interrupted)") && !text.stdout.contains("finished early"), "\(text.stdout)")
 
         // What was saved is what the same simulation gives when run to the end.
         let full = try store.run("run", plan, "--simulate", "--seed", "5", "--fast")
