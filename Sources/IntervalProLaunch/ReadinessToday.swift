@@ -42,6 +42,13 @@ public struct ReadinessToday: Sendable {
         return judged(try storeCall { () throws(StoreError) in try store.readinessRecords(since: since) }, today: today)
     }
 
+    /// The local date of the latest measurement up to `day`, whenever it was; nil for none.
+    public static func lastMeasured(_ location: StoreLocation, upTo day: String) throws -> String? {
+        let store = try location.open(readingOnly: true)
+        return try storeCall { () throws(StoreError) in try store.readinessRecords(since: "0000-01-01") }
+            .last { $0.localDate <= day }?.localDate
+    }
+
     private static func judged(_ stored: [ReadinessRecord], today: String) -> ReadinessToday? {
         let records = stored.filter { $0.localDate <= today }
         guard let last = records.last else { return nil }

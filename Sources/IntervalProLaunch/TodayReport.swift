@@ -1,5 +1,6 @@
 public import IntervalProCore
 import IntervalProFormats
+import IntervalProHRV
 public import IntervalProNetwork
 public import IntervalProServices
 import IntervalProStorage
@@ -11,6 +12,9 @@ public struct TodayReport: Sendable {
     public var isToday: Bool
     public var runs: [PlannedRun]
     public var readiness: ReadinessToday?
+    /// Without a measurement in the 60 days the verdict reads, the latest one's local date: a
+    /// measurement of 61 days ago was "No readiness measured yet".
+    public var lastMeasured: String?
     public var wellness: Wellness?
     /// Whether an intervals.icu account gives a calendar to read.
     public var hasCalendar = true
@@ -26,6 +30,14 @@ public struct TodayReport: Sendable {
         let today = ServiceContext.localDate(secondsSince1970: context.now())
         let day = date ?? today
         let readiness = try ReadinessToday.reading(store, today: day)
+        var report = try await TodayReport.assemble(date: date, today: today, day: day, readiness: readiness, context: context)
+        if readiness == nil { report.lastMeasured = try ReadinessToday.lastMeasured(store, upTo: day) }
+        return report
+    }
+
+    private static func assemble(
+        date: String?, today: String, day: String, readiness: ReadinessToday?, context: ServiceContext
+    ) async throws -> TodayReport {
         guard context.accounts.intervalsICU != nil else {
             return TodayReport(day: day, isToday: day == today, runs: [], readiness: readiness, wellness: nil, hasCalendar: false)
         }
@@ -58,6 +70,7 @@ public struct TodayReport: Sendable {
         }
         return .object([
             ("date", .string(day)), ("runs", .array(list)), ("readiness", readiness.map(ReadinessJSON.today) ?? .null),
+            ("readiness_last_measured", lastMeasured.map(JSONValue.string) ?? .null),
             ("intervals_icu_wellness", ReadinessReport.json(wellness)), ("calendar", .bool(hasCalendar)),
             ("calendar_error", calendarFailure.map { .string($0.message) } ?? .null),
         ])
@@ -71,7 +84,10 @@ public struct TodayReport: Sendable {
         if let readiness { lines.append(readiness.line) }
         if let other = ReadinessReport.text(wellness) { lines.append("intervals.icu wellness (a watch, ring or app): \(other)") }
         guard hasCalendar else {
-            if readiness == nil { lines.append("No readiness measured yet: `intervalpro readiness` measures a morning.") }
+            if readiness == nil {
+                let when = lastMeasured.map { "No readiness measured in the last \(ReadinessBaseline.normalRangeDays) days (last: \($0))" }
+                lines.append("\(when ?? "No readiness measured yet"): `intervalpro readiness` measures a morning.")
+            }
             return lines + [
                 "No planned runs: no intervals.icu account gives a calendar "
                     + "(`intervalpro account add intervals.icu --athlete ID --api-key KEY` connects one).",

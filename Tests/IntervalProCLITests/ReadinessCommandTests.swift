@@ -264,6 +264,18 @@ import Testing
             #expect(today.status == status && history.status == status, "\(db): \(today.status) \(today.stdout) \(today.stderr)")
             #expect(today.stdout.isEmpty && today.stderr.contains(db), "\(today.stderr)")
         }
+        // A measurement older than the 60 days the verdict reads is said, not "No readiness measured yet".
+        let old = Calendar(identifier: .gregorian).date(byAdding: .day, value: -61, to: Date())!
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd"
+        let day = format.string(from: old)
+        let measured = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160), "--date", day, "--db", dir.path("old.sqlite"), environment: environment(dir))
+        #expect(measured.status == 0, "\(measured.stderr)")
+        let stale = try intervalpro("today", "--db", dir.path("old.sqlite"), environment: environment(dir))
+        #expect(stale.stdout.contains("No readiness measured in the last 60 days (last: \(day))"), "\(stale.stdout)")
+        let staleJSON = try intervalpro("today", "--json", "--db", dir.path("old.sqlite"), environment: environment(dir))
+        #expect(jsonObject(staleJSON.stdoutData)?["readiness_last_measured"] as? String == day)
         let fresh = try intervalpro("today", "--db", dir.path("none.sqlite"), environment: environment(dir))
         #expect(fresh.status == 0 && fresh.stdout.contains("No readiness measured yet"), "\(fresh.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path("none.sqlite")), "a read creates no store")
