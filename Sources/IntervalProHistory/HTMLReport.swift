@@ -50,6 +50,12 @@ public enum HTMLReport {
             .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px;
                         vertical-align: -1px; }
             footer { color: #5b6270; font-size: 0.8em; margin-top: 2em; }
+            /* A name of one long word wraps rather than widen the page. */
+            h1, p { overflow-wrap: anywhere; }
+            .chart { overflow-x: auto; }
+            @media (max-width: 600px) { .chart svg { min-width: 760px; } }
+            /* Printed, a heading and its legend stay with their chart. */
+            @media print { h2, .legend { break-after: avoid; } .chart { break-inside: avoid; } }
             :root { color-scheme: light dark; }
             /* The phone page's dark palette when the reader prefers dark. */
             @media (prefers-color-scheme: dark) {
@@ -77,12 +83,14 @@ public enum HTMLReport {
         if let hrv = session.summary?.hrv {
             html += "<h2>DFA alpha 1</h2>\n"
             html += "<p class=\"hrv-line\">\(escaped(hrv.line(runSeconds: session.summary?.duration.seconds)))</p>\n"
+            // Each name isolated (<bdi>): a Hebrew step name carried the numbers beside it
+            // across to the next step's.
             let perStep = spans.compactMap { span in
                 hrv.stepAlpha1[span.result.step.index].map {
-                    "\(span.result.step.index + 1). \(span.result.step.title) \(JSONValue.format($0.rounded(toPlaces: 2)))"
+                    "\(span.result.step.index + 1). <bdi>\(escaped(span.result.step.title))</bdi> \(JSONValue.format($0.rounded(toPlaces: 2)))"
                 }
             }
-            if !perStep.isEmpty { html += "<p class=\"meta hrv-steps\">Alpha 1 per step: \(escaped(perStep.joined(separator: " · ")))</p>\n" }
+            if !perStep.isEmpty { html += "<p class=\"meta hrv-steps\">Alpha 1 per step: \(perStep.joined(separator: " · "))</p>\n" }
         }
         if session.alphaWindows.contains(where: { $0.status == .scored }) {
             if session.summary?.hrv == nil { html += "<h2>DFA alpha 1</h2>\n" }
@@ -129,7 +137,8 @@ public enum HTMLReport {
         }
         let items: [(String, String)] = [
             ("duration", formatClock(summary?.duration.seconds ?? 0)),
-            ("in zone", figure(summary?.inZonePercent, 1, "%")),
+            // As `show` writes it: 75.0%, not 75%.
+            ("in zone", summary?.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "–"),
             ("avg cadence", figure(summary?.averageCadence, 0, " spm")),
             ("avg work cadence", figure(summary?.averageWorkCadence, 0, " spm")),
             ("avg heart rate", figure(summary?.averageHeartRate, 0, " bpm")),
@@ -184,7 +193,7 @@ public enum HTMLReport {
         svg += stepDividers(frame, spans)
         svg += polyline(session.samples.map { $0.cadence.map(Double.init) }, frame, colour: cadenceColour, name: "cadence")
         svg += timeAxis(frame)
-        return svg + "</svg>\n"
+        return svg + closing
     }
 
     static func heartRateChart(_ session: StoredSession, _ spans: [StepSpan]) -> String {
@@ -200,7 +209,7 @@ public enum HTMLReport {
         svg += stepDividers(frame, spans)
         svg += polyline(session.samples.map { $0.heartRate.map(Double.init) }, frame, colour: heartRateColour, name: "heart-rate")
         svg += timeAxis(frame)
-        return svg + "</svg>\n"
+        return svg + closing
     }
 
     /// Alpha 1 of each scored window at the second it ends, joined where windows follow each
@@ -226,7 +235,7 @@ public enum HTMLReport {
         svg += "<path class=\"alpha1\" d=\"\(path.trimmingSuffixSpace)\" fill=\"none\" stroke=\"\(alphaColour)\" "
             + "stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
         svg += timeAxis(frame)
-        return svg + "</svg>\n"
+        return svg + closing
     }
 
     /// ln rMSSD per day: the normal range as a band, the 7-day baseline as a line, each
@@ -255,13 +264,17 @@ public enum HTMLReport {
             svg += "<text x=\"\(n(left))\" y=\"\(n(chartHeight - 8))\">\(first)</text>\n"
             svg += "<text x=\"\(n(chartWidth - right))\" y=\"\(n(chartHeight - 8))\" text-anchor=\"end\">\(last)</text>\n"
         }
-        return svg + "</svg>\n"
+        return svg + closing
     }
 
+    /// A chart in a box of its own, which scrolls sideways on a phone rather than shrink its
+    /// text to 4 px (the charts are 940 wide).
     static func open(_ id: String, _ label: String, height: Double = chartHeight) -> String {
-        "<svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(chartWidth)) \(n(height))\" "
+        "<div class=\"chart\"><svg id=\"\(id)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(chartWidth)) \(n(height))\" "
             + "role=\"img\" aria-label=\"\(label)\">\n"
     }
+
+    static let closing = "</svg></div>\n"
 
     static func grid(_ frame: Frame, step: Double, unit: String) -> String {
         var svg = ""
@@ -317,6 +330,9 @@ public enum HTMLReport {
             + "stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
     }
 
+    /// What fits the 222 units before the bars at 12 px (some 6.5 a character).
+    static let stepLabelCharacters = 32
+
     static func stepBars(_ spans: [StepSpan]) -> String {
         let zoned = spans.filter { $0.result.step.zone != nil && $0.result.duration > .zero }
         guard !zoned.isEmpty else { return "<p>No step of this plan has a cadence zone.</p>\n" }
@@ -325,11 +341,16 @@ public enum HTMLReport {
         let barWidth = chartWidth - labelWidth - 70
         let height = Double(zoned.count) * rowHeight + 12
         var svg = open("steps", "Time in zone per step", height: height)
+        svg += "<clipPath id=\"step-labels\"><rect x=\"0\" y=\"0\" width=\"\(n(labelWidth - 8))\" height=\"\(n(height))\"/></clipPath>\n"
         for (row, span) in zoned.enumerated() {
             let result = span.result
             let y = 6 + Double(row) * rowHeight
             let total = Double(result.duration.microseconds)
-            svg += "<text x=\"8\" y=\"\(n(y + 16))\">\(escaped("\(result.step.index + 1). \(result.step.title)"))</text>\n"
+            // Cut to its room before the bar (it ran under the bars and over the percentage),
+            // whole in its tooltip.
+            let label = "\(result.step.index + 1). \(result.step.title)"
+            let shown = label.count > Self.stepLabelCharacters ? label.prefix(Self.stepLabelCharacters - 1) + "…" : label
+            svg += "<text x=\"8\" y=\"\(n(y + 16))\" clip-path=\"url(#step-labels)\">\(escaped(String(shown)))<title>\(escaped(label))</title></text>\n"
             var x = labelWidth
             for (part, colour, name) in [
                 (result.inZone, inZoneColour, "in-zone"), (result.below, belowColour, "below"),
@@ -344,7 +365,7 @@ public enum HTMLReport {
             let percent = result.inZonePercent.map { JSONValue.format($0.rounded(toPlaces: 1)) + "%" } ?? "–"
             svg += "<text x=\"\(n(labelWidth + barWidth + 8))\" y=\"\(n(y + 16))\">\(percent)</text>\n"
         }
-        return svg + "</svg>\n"
+        return svg + closing
     }
 
     /// Coordinates with at most one decimal keep the page small.

@@ -487,6 +487,28 @@ struct HistoryTextTests {
         #expect(html.contains(" 0.81</p>"))
     }
 
+    /// A long step name ran under the bars and over the in-zone figure; a Hebrew one carried
+    /// the numbers beside it across to the next step's; a name of one long word made the page
+    /// 3,000 px wide; on a phone the charts' text was 4 px; printed, headings ended pages.
+    @Test("the report's step names fit their room, right-to-left names are isolated, charts scroll on a phone")
+    func reportLayout() throws {
+        var session = Self.storedSession()
+        var summary = try #require(session.summary)
+        summary.steps[0].step.label = String(repeating: "W", count: 190)
+        summary.steps[1].step.label = "ריצה קלה"
+        summary.hrv = SessionHRV(beats: 1000, artifacts: 0, stepAlpha1: [0: 1.19, 1: 1.06], crossings: [], scoredWindows: 20)
+        session.summary = summary
+        let html = HTMLReport.page(session)
+        let label = "1. Warmup · " + String(repeating: "W", count: 190)
+        #expect(html.contains(">" + label.prefix(HTMLReport.stepLabelCharacters - 1) + "…<title>" + label + "</title></text>"))
+        #expect(html.contains("clip-path=\"url(#step-labels)\""))
+        #expect(html.contains("2. <bdi>Work · ריצה קלה</bdi> 1.06"), "\(html)")
+        #expect(html.occurrences(of: "<div class=\"chart\"><svg") == html.occurrences(of: "<svg"))
+        #expect(html.contains("overflow-wrap: anywhere") && html.contains("@media print"))
+        let inZone = try #require(summary.inZonePercent)
+        #expect(html.contains("<div class=\"value\">\(formatFixed(inZone, 1))%</div>"), "in zone as show writes it, one decimal")
+    }
+
     @Test("with readiness measured, the report charts each morning, the baseline and the normal range")
     func reportWithReadiness() {
         // Nine mornings of ten: from the 7th day on a normal range, from the 3rd a baseline.
