@@ -31,10 +31,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case .SQLITE_FULL:
             self.init(path: path, reason: "the disk is full", isWriteRefused: true)
             isFull = true
-        case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
-        case .SQLITE_CANTOPEN where FileIO.folderIsReadOnly(at: path):
-            // Read a moment before, the store was said not to open at all.
+        case .SQLITE_READONLY where FileIO.folderIsReadOnly(at: path), .SQLITE_CANTOPEN where FileIO.folderIsReadOnly(at: path):
+            // Read a moment before, the store was said not to open at all; and a writable file
+            // in a folder that is not was "read-only", its owner left to chmod the file in vain.
             self.init(path: path, reason: "the database is read-only (its folder cannot be written)", isWriteRefused: true)
+        case .SQLITE_READONLY: self.init(path: path, reason: "the database is read-only", isWriteRefused: true)
         case .SQLITE_CANTOPEN: self.init(path: path, reason: "cannot open the database file", isWriteRefused: true)
         case .SQLITE_IOERR where FileIO.fileSystemIsFull(at: path):
             // A full disk stops the shared-memory file growing: SQLite calls that an I/O error,

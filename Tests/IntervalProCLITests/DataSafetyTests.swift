@@ -251,6 +251,26 @@ import Glibc
         #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
     }
 
+    /// A writable store in a folder that is not: SQLite says read-only, and so did the save's
+    /// warning, which sent its owner to chmod the file.
+    @Test("a writable store in a read-only folder: the save's warning says the folder; as root modes do not bind, so run as nobody")
+    func aStoreInAReadOnlyFolder() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let folder = dir.path("store")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        #expect(try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--db", folder + "/s.sqlite"]).status == 0)
+        for journal in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder + "/s.sqlite" + journal) }
+        #expect(chown(folder + "/s.sqlite", 65534, 65534) == 0 && chown(folder, 65534, 65534) == 0)
+        #expect(chmod(dir.url.path, 0o755) == 0 && chmod(folder, 0o500) == 0 && chmod(folder + "/s.sqlite", 0o600) == 0)
+        let result = try intervalpro(
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "run", plan, "--simulate", "--fast", "--db", folder + "/s.sqlite"],
+            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"], executable: "/usr/bin/setpriv")
+        #expect(result.stderr.contains("the database is read-only (its folder cannot be written)"), "stderr: \(result.stderr)")
+        #expect(chmod(folder, 0o700) == 0)
+    }
+
     @Test("a data folder that may not be opened: 66, said; as root, folders are always open, so run as nobody")
     func aFolderThatMayNotBeOpened() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
