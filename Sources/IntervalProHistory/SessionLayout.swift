@@ -53,4 +53,11 @@ extension StoredSession {
 
     /// When the session began, in seconds since 1970 (0 when the stored time is unreadable).
     public var startUnixSeconds: Int64 { UTCTimestamp.unixSeconds(listing.startedAt) ?? 0 }
+
+    /// Why the session cannot be dated, when its start is no time (a store edited by hand):
+    /// exported, it was dated 1970 (TCX) or 2106 (FIT).
+    public var undatedBecause: String? {
+        guard UTCTimestamp.unixSeconds(listing.startedAt) == nil else { return nil }
+        return "session \(listing.id): its start \"\(listing.startedAt.printable)\" is no time (like 2026-03-01T07:30:00Z): was the store edited by hand?"
+    }
 }

@@ -9,8 +9,9 @@ public enum SessionExport: String, Sendable, CaseIterable {
     /// The recording format, replayable with `intervalpro replay FILE --plan PLAN`.
     case jsonl
 
-    public func encode(_ session: StoredSession) -> [UInt8] {
-        switch self {
+    public func encode(_ session: StoredSession) throws -> [UInt8] {
+        if let undated = session.undatedBecause { throw LaunchError(undated, kind: .invalidData) }
+        return switch self {
         case .fit: FITActivity.encode(session)
         case .tcx: Array(TCXActivity.document(session).utf8)
         case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)

@@ -146,6 +146,7 @@ public struct Uploader: Sendable {
         guard session.summary != nil else {
             throw ServiceError(service, .rejected, "session \(id) is still running; upload it when it ends")
         }
+        if let undated = session.undatedBecause { throw ServiceError(service, .rejected, undated) }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(
             fit: FITActivity.encode(session), filename: "intervalpro-session-\(id).fit",

@@ -45,7 +45,7 @@ struct SessionRow: Codable, FetchableRecord, MutablePersistableRecord {
 
     var listing: SessionListing {
         SessionListing(
-            id: id ?? 0, startedAt: startedAt, planName: planName,
+            id: id ?? 0, startedAt: Self.written(startedAt), planName: planName,
             source: SessionSourceKind(rawValue: source) ?? .replay, status: SessionStatus(rawValue: status) ?? .interrupted,
             completed: completed, duration: durationS, inZonePercent: inZonePct, averageCadence: avgCadenceSpm,
             averageWorkCadence: avgWorkCadenceSpm, averageHeartRate: avgHrBpm, maxHeartRate: maxHrBpm,
@@ -54,6 +54,15 @@ struct SessionRow: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 extension SessionRow {
+    /// A start as the store writes it (UTC to the second, "2026-03-01T07:30:00Z"). One edited
+    /// by hand in another form of a time (SQLite's `datetime('now')`, "2026-11-29 03:32:51",
+    /// UTC) is that time: it was listed as UTC under the local column, and exported as 1970.
+    /// Text that is no time is kept, for the commands that date it to refuse.
+    static func written(_ startedAt: String) -> String {
+        guard UTCTimestamp.unixSeconds(startedAt) == nil, let microseconds = ISO8601.microseconds(startedAt) else { return startedAt }
+        return UTCTimestamp.text(unixSeconds: microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000)
+    }
+
     /// Read column by column rather than through Decodable: the decoder's generic machinery
     /// costs `history` run-time type lookups at its first use, a fifth of a millisecond.
     init(row: Row) throws {

@@ -196,6 +196,20 @@ struct SessionStoreTests {
     /// Another process holding the database past the wait (a busy machine, a long import) does
     /// not cost the session: what could not be committed goes with the next commit, and the end
     /// is tried again; only a store still held after those tries gives the session up.
+    /// A start edited by hand with SQLite's own `datetime('now')` was listed as UTC under the
+    /// local column and exported as 1970; text that is no time was exported as 1970 too.
+    @Test("a start edited by hand: another form of a time is that time; text that is no time leaves the session undated, said")
+    func aStartEditedByHand() throws {
+        let (directory, store, id) = try storeWithACutOffSession()
+        let other = try DatabaseQueue(path: directory.path + "/h.sqlite")
+        try other.write { try $0.execute(sql: "UPDATE session SET started_at = '2026-11-29 03:32:51' WHERE id = ?", arguments: [id]) }
+        #expect(try store.listing(id: id)?.startedAt == "2026-11-29T03:32:51Z")
+        #expect(try store.session(id: id, loading: [])?.undatedBecause == nil)
+        try other.write { try $0.execute(sql: "UPDATE session SET started_at = 'yesterday morning' WHERE id = ?", arguments: [id]) }
+        let undated = try #require(try store.session(id: id, loading: []))
+        #expect(undated.undatedBecause == "session \(id): its start \"yesterday morning\" is no time (like 2026-03-01T07:30:00Z): was the store edited by hand?")
+    }
+
     @Test("a busy store keeps the batch for the next commit, and the end is tried again")
     func busyStoreKeepsTheBatch() throws {
         let directory = try StoreDirectory()
