@@ -55,7 +55,9 @@ public enum IntervalsICUWorkout {
         var grouped: [(step: PlanStep, kindDecided: Bool)] = []
 
         mutating func read(line: String, number: Int) throws(ImportError) {
-            if line.isEmpty {
+            // A Markdown rule ("---"), which guides put above a workout's notes, is no step: it
+            // refused the workout ("no duration or distance in \"---\"").
+            if line.isEmpty || (line.count >= 3 && line.allSatisfy { $0 == "-" }) {
                 closeSection()
                 return
             }

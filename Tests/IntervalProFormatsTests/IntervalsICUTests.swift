@@ -20,6 +20,14 @@ struct IntervalsICUTests {
         }
     }
 
+    /// Guides to writing intervals.icu workouts put the notes below a Markdown rule, which was
+    /// read as a step without a duration, and refused the workout.
+    @Test func aMarkdownRuleIsNoStep() throws {
+        let steps = try timeline("Warmup\n- 10m 170rpm\n\nMain Set\n- 30m 175rpm\n\n---\n\n**Notes:** carry water.\n")
+        #expect(steps.map(\.zone?.target) == [170, 175])
+        #expect(throws: ImportError.self) { try timeline("- 10m 170rpm\n- \n") }
+    }
+
     @Test func windowsLineEndsAndAByteOrderMark() throws {
         let steps = try timeline("\u{FEFF}- 10m 170rpm\r\n\r\nMain 2x\r\n- 1m 180rpm\r\n- 1m 160rpm\r\n")
         #expect(steps.count == 5)
