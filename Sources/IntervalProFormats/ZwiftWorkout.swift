@@ -168,14 +168,18 @@ public enum ZwiftWorkout {
         mutating func labels(_ element: MarkupElement, for offsets: [Double]) -> [String?] {
             var labels = [String?](repeating: nil, count: offsets.count)
             for event in element.children where event.name.caseInsensitiveEquals("textevent") {
-                let offset = event.attribute("timeoffset").flatMap { Double($0) } ?? 0
+                // Placed in seconds (`timeoffset`) or in metres (`distoffset`, as Zwift's own
+                // workouts place them): one 500 m in was taken for the step's label.
+                let inMetres = event.attribute("timeoffset") == nil && event.attribute("distoffset") != nil
+                let offset = (event.attribute(inMetres ? "distoffset" : "timeoffset")).flatMap { Double($0) } ?? 0
                 let message = event.attribute("message") ?? event.text
-                if let slot = offsets.firstIndex(of: offset), labels[slot] == nil, !message.isEmpty {
-                    labels[slot] = message
+                if let slot = offsets.firstIndex(of: offset), offset == 0 || inMetres == distance, !message.isEmpty {
+                    // Lines of one message (Zwift shows each at its own height) are one label.
+                    labels[slot] = labels[slot].map { "\($0) \(message)" } ?? message
                 } else {
                     if textEventsLeftOut.isEmpty { textEventsWarningIndex = warnings.count }
                     textEventsLeftOut.append(
-                        (event.line, "the text event at \(JSONValue.format(offset)) s into <\(element.name)> is not at a step's start; left out"))
+                        (event.line, "the text event at \(JSONValue.format(offset)) \(inMetres ? "m" : "s") into <\(element.name)> is not at a step's start; left out"))
                 }
             }
             return labels
