@@ -100,13 +100,26 @@ public struct StoredSession: Sendable {
 
     public var cadenceUnits: [String: CadenceUnit] { devices.cadenceUnits }
 
-    /// The session's notifications in the recording format (version 1): replaying them
-    /// against the stored plan gives the stored summary, unless the runner paused, skipped
-    /// or finished early (a recording keeps what the sensors sent, not the keys pressed).
+    /// The session in the recording format (version 1): its notifications, and the runner's
+    /// commands as events of `RecordingFormat.runnerDevice` where they took effect, so that
+    /// replaying them against the stored plan gives the stored summary. Without the commands,
+    /// a run imported with its pauses came back from its export as a second run, ten minutes
+    /// longer, those minutes "no signal".
     public var recordingLines: [String] {
         var lines = [RecordingLine.header(RecordingHeader(startedAt: listing.startedAt, devices: devices))]
-        lines.reserveCapacity(entries.count + 1)
-        for entry in entries { lines.append(RecordingLine.entry(entry)) }
+        lines.reserveCapacity(entries.count + controls.count + 1)
+        var commands = controls.compactMap { control -> (afterEntries: Int, entry: RecordingEntry)? in
+            guard case .command(let command) = control.kind else { return nil }
+            return (control.afterEntries, .event(time: control.time, device: RecordingFormat.runnerDevice, name: command.rawValue))
+        }[...]
+        for (index, entry) in entries.enumerated() {
+            while let command = commands.first, command.afterEntries <= index {
+                lines.append(RecordingLine.entry(command.entry))
+                commands.removeFirst()
+            }
+            lines.append(RecordingLine.entry(entry))
+        }
+        for command in commands { lines.append(RecordingLine.entry(command.entry)) }
         return lines
     }
 

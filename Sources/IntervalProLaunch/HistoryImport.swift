@@ -302,7 +302,7 @@ public enum HistoryImport {
         }
         let activity: ImportedActivity
         do {
-            activity = try readActivity(content, file: name, choice: ActivityChoice())
+            activity = try readRunToKeep(content, file: name, choice: ActivityChoice())
         } catch let problem as ImportError {
             switch problem.kind {
             case .notARun(let sport): report.notRuns.append(Skipped(file: file, reason: sport))
@@ -320,7 +320,7 @@ public enum HistoryImport {
         var activities = [activity]
         for leg in activity.otherRunLegs {
             do {
-                activities.append(try readActivity(content, file: name, choice: ActivityChoice(leg: leg)))
+                activities.append(try readRunToKeep(content, file: name, choice: ActivityChoice(leg: leg)))
             } catch {
                 report.unreadable.append(Skipped(file: "\(file) (leg \(leg))", reason: "\(error)"))
             }

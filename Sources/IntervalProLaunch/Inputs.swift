@@ -278,6 +278,16 @@ private func readRecording(_ bytes: [UInt8], file path: String, choice: Activity
     }
 }
 
+/// An activity as `history import` keeps it: a recording's runner commands are the run's
+/// pauses, as a watch's timer stops are (an export kept its pauses so, and came back as a
+/// second run, the paused minutes "no signal"). `replay` gives them as commands instead.
+func readRunToKeep(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
+    var activity = try readActivity(bytes, file: path, choice: choice)
+    guard activity.format == .recording else { return activity }
+    (activity.recording.entries, activity.pauses) = activity.recording.runnerPausesApart
+    return activity
+}
+
 /// A recording, or a FIT, TCX or GPX activity read as one (by content), with what was said
 /// about it. Throws `ImportError` or `RecordingError`.
 func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {

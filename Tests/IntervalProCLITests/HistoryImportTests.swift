@@ -140,6 +140,13 @@ struct HistoryImportTests {
         let report = try #require(jsonObject(again.stdoutData))
         #expect((report["duplicates"] as? [Any])?.count == 1)
         #expect((report["longer_than_kept"] as? [Any])?.isEmpty == true, "\(report)")
+        // Its export keeps the pause: imported again, it is the session it was exported from
+        // (it was a second run, two minutes longer, those minutes no signal).
+        let exported = store.directory.path("paused.jsonl")
+        #expect(try store.run("export", "last", "--format", "jsonl", "-o", exported).status == 0)
+        let back = try #require(jsonObject(try store.run("history", "import", exported, "--json").stdoutData))
+        #expect((back["imported"] as? [Any])?.isEmpty == true, "\(back)")
+        #expect(try store.sessions().count == 1)
     }
 
     @Test("a copy cut short imported first: the whole file is skipped as imported before, and said to hold more")
