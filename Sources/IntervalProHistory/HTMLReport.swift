@@ -53,9 +53,13 @@ public enum HTMLReport {
             /* A name of one long word wraps rather than widen the page. */
             h1, p { overflow-wrap: anywhere; }
             .chart { overflow-x: auto; }
-            @media (max-width: 600px) { .chart svg { min-width: 760px; } }
-            /* Printed, a heading and its legend stay with their chart. */
-            @media print { h2, .legend { break-after: avoid; } .chart { break-inside: avoid; } }
+            /* Held sideways too (to 780 px) a phone's charts scroll rather than shrink. */
+            @media screen and (max-width: 780px) { .chart svg { min-width: 760px; } }
+            /* Printed, a heading and its legend stay with their chart, and the legend's colours print. */
+            @media print {
+              h2, .legend { break-after: avoid; } .chart { break-inside: avoid; overflow: visible; }
+              .legend i { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+            }
             :root { color-scheme: light dark; }
             /* The phone page's dark palette when the reader prefers dark. */
             @media (prefers-color-scheme: dark) {
@@ -330,8 +334,29 @@ public enum HTMLReport {
             + "stroke-width=\"1.6\" stroke-linejoin=\"round\"/>\n"
     }
 
-    /// What fits the 222 units before the bars at 12 px (some 6.5 a character).
+    /// What fits the 222 units before the bars at 12 px, in characters of an average width
+    /// (some 6.5 units).
     static let stepLabelCharacters = 32
+
+    /// `text` cut to `width` average characters, with "…": a wide one (a capital; W, M, a
+    /// Chinese character or an emoji most) counts more. Counted in characters, "步频训练…"
+    /// ran past the clip, which took its "…".
+    static func cut(_ text: String, toWidth width: Int) -> String {
+        // In half characters of the average width.
+        func units(_ character: Character) -> Int {
+            guard let scalar = character.unicodeScalars.first else { return 2 }
+            if "mwMW".contains(character) || scalar.properties.isEmojiPresentation || (0x2E80...0xFFEF).contains(scalar.value) { return 4 }
+            return character.isUppercase ? 3 : 2
+        }
+        var used = 0
+        var kept = ""
+        for character in text {
+            used += units(character)
+            if used <= 2 * width - 2 { kept.append(character) }
+            if used > 2 * width { return kept + "…" }
+        }
+        return text
+    }
 
     static func stepBars(_ spans: [StepSpan]) -> String {
         let zoned = spans.filter { $0.result.step.zone != nil && $0.result.duration > .zero }
@@ -349,7 +374,7 @@ public enum HTMLReport {
             // Cut to its room before the bar (it ran under the bars and over the percentage),
             // whole in its tooltip.
             let label = "\(result.step.index + 1). \(result.step.title)"
-            let shown = label.count > Self.stepLabelCharacters ? label.prefix(Self.stepLabelCharacters - 1) + "…" : label
+            let shown = Self.cut(label, toWidth: Self.stepLabelCharacters)
             svg += "<text x=\"8\" y=\"\(n(y + 16))\" clip-path=\"url(#step-labels)\">\(escaped(String(shown)))<title>\(escaped(label))</title></text>\n"
             var x = labelWidth
             for (part, colour, name) in [
@@ -362,7 +387,7 @@ public enum HTMLReport {
                     + "fill=\"\(colour)\"><title>\(name): \(formatClock(part.seconds))</title></rect>\n"
                 x += width
             }
-            let percent = result.inZonePercent.map { JSONValue.format($0.rounded(toPlaces: 1)) + "%" } ?? "–"
+            let percent = result.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "–"
             svg += "<text x=\"\(n(labelWidth + barWidth + 8))\" y=\"\(n(y + 16))\">\(percent)</text>\n"
         }
         return svg + closing

@@ -500,7 +500,10 @@ struct HistoryTextTests {
         session.summary = summary
         let html = HTMLReport.page(session)
         let label = "1. Warmup · " + String(repeating: "W", count: 190)
-        #expect(html.contains(">" + label.prefix(HTMLReport.stepLabelCharacters - 1) + "…<title>" + label + "</title></text>"))
+        #expect(html.contains(">" + label.prefix(20) + "…<title>" + label + "</title></text>"), "W is wide: 1. Warmup · and 8 of them")
+        // Wide characters are cut sooner, so that the "…" is in the room, not under the clip.
+        #expect(HTMLReport.cut("3. Work · 步频训练间歇跑步频训练间歇跑步频训练间歇", toWidth: 32) == "3. Work · 步频训练间歇跑步频训…")
+        #expect(HTMLReport.cut("1. Warmup · Easy jog", toWidth: 32) == "1. Warmup · Easy jog")
         #expect(html.contains("clip-path=\"url(#step-labels)\""))
         #expect(html.contains("2. <bdi>Work · ריצה קלה</bdi> 1.06"), "\(html)")
         #expect(html.occurrences(of: "<div class=\"chart\"><svg") == html.occurrences(of: "<svg"))
