@@ -156,27 +156,30 @@ public struct ParsedRecording: Sendable {
         return zip(times, times.dropFirst()).first { $1 - $0 >= gap }.map { (from: $0, to: $1) }
     }
 
-    /// The entries without the runner's commands (`RecordingFormat.runnerDevice`), and the
-    /// pauses those commands made (a pause to the next resume, or to the last entry): how a
-    /// run is kept when it is imported. An export kept its pauses so, and came back as a
-    /// second run, the paused minutes "no signal".
-    public var runnerPausesApart: (entries: [RecordingEntry], pauses: [Range<SessionTime>]) {
+    /// The entries without the runner's commands (`RecordingFormat.runnerDevice`), the
+    /// pauses those commands made (a pause to the next resume, or to the last entry) and
+    /// where the runner finished: how a run is kept when it is imported. An export kept its
+    /// pauses so, and came back as a second run, the paused minutes "no signal"; one finished
+    /// after its sensors fell silent came back shorter.
+    public var runnerPausesApart: (entries: [RecordingEntry], pauses: [Range<SessionTime>], finishedAt: SessionTime?) {
         var kept: [RecordingEntry] = []
         var pauses: [Range<SessionTime>] = []
         var pausedAt: SessionTime?
+        var finishedAt: SessionTime?
         for entry in entries {
             guard case .event(let time, RecordingFormat.runnerDevice, let name) = entry else {
                 kept.append(entry)
                 continue
             }
+            if name == "finish", finishedAt == nil { finishedAt = time }
             if name == "pause", pausedAt == nil { pausedAt = time }
             if name == "resume", let from = pausedAt {
                 if from < time { pauses.append(from..<time) }
                 pausedAt = nil
             }
         }
-        if let from = pausedAt, let last = kept.last?.time, from < last { pauses.append(from..<last) }
-        return (kept, pauses)
+        if let from = pausedAt, let last = finishedAt ?? kept.last?.time, from < last { pauses.append(from..<last) }
+        return (kept, pauses, finishedAt)
     }
 
     public init(header: RecordingHeader, entries: [RecordingEntry], outOfOrderLines: Int, cutLastLine: RecordingError? = nil) {

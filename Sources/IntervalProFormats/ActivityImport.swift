@@ -74,8 +74,7 @@ public struct ImportedActivity: Sendable {
     /// store it came from, it is that session again (`history import` skips it).
     public var exportedByIntervalPro = false
     /// Where the runner stopped the timer, in the recording's session time: from the last point
-    /// before the stop to the first after it, in order. The watch counts none of it as the
-    /// run's time.
+    /// before the stop to the first after it, in order; none of it the run's time.
     public var pauses: [Range<SessionTime>]
     /// The file's other legs that are runs as the one read is (1-based; a GPX of two runs'
     /// tracks, said runs or none saying its sport), when the first was read for want of a
@@ -86,6 +85,8 @@ public struct ImportedActivity: Sendable {
     public var otherSportLegs: [(number: Int, sport: String)] = []
     /// The warning among `warnings` that says which leg was read, of a file of several.
     public var legsWarning: ImportError?
+    /// Where the runner finished, when a recording says so.
+    public var finishedAt: SessionTime?
 
     public init(
         recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportError], creator: String? = nil,

@@ -19,6 +19,8 @@ public struct ImportedRun: Sendable {
 
     public var summary: SessionSummary
     public var samples: [SessionSample]
+    /// How many times the runner paused.
+    public var pauses: Int { controls.count { $0.kind == .pause } }
     /// The source's end, where the open step ended, as a live replay keeps it.
     public var controls: [SessionControl]
 
@@ -28,7 +30,7 @@ public struct ImportedRun: Sendable {
     /// after the entries at its start, the resume before those at its end.
     public init(
         planName: String, timeline: [TimelineStep], cadenceUnits: [String: CadenceUnit], entries: [RecordingEntry],
-        pauses: [Range<SessionTime>] = []
+        pauses: [Range<SessionTime>] = [], finishedAt: SessionTime? = nil
     ) {
         let engine = SessionEngine(
             planName: planName, timeline: timeline, source: .imported, cadenceUnits: cadenceUnits, reportsSamples: true)
@@ -44,6 +46,11 @@ public struct ImportedRun: Sendable {
                 ScheduledEvent(time: pause.lowerBound, afterEntries: entriesBefore(pause.lowerBound, including: true), event: .command(.pause)),
                 ScheduledEvent(time: pause.upperBound, afterEntries: entriesBefore(pause.upperBound, including: false), event: .command(.resume)),
             ]
+        }
+        // Finished by the runner (a recording's `finish`), not where its last reading was.
+        if let finishedAt {
+            runner.endsSource = false
+            runner.finishAt = finishedAt
         }
         summary = runner.runInMemory()
         samples = runner.observer.samples

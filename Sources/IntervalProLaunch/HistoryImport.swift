@@ -342,7 +342,7 @@ public enum HistoryImport {
         let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
         let run = ImportedRun(
             planName: plan.name, timeline: plan.timeline(), cadenceUnits: activity.recording.header.cadenceUnits,
-            entries: activity.recording.entries, pauses: activity.pauses)
+            entries: activity.recording.entries, pauses: activity.pauses, finishedAt: activity.finishedAt)
         return (plan, planText, run)
     }
 
@@ -397,7 +397,7 @@ public enum HistoryImport {
             let ours = try activity.exportedByIntervalPro
                 || (activity.format == .recording && store.importedSession(startedAt: startedAt, device: origin.device) == nil)
             let scored = ours ? try imported(activity, named: activityName, file: file) : nil
-            if let scored, let session = try store.session(startedAt: startedAt, lasting: scored.run.summary.duration.seconds) {
+            if let scored, let session = try store.session(startedAt: startedAt, lasting: scored.run.summary.duration.seconds, pauses: scored.run.pauses) {
                 // In another store, the run's other file (its FIT beside its TCX) imported before; or
                 // this very file again (it was "the same run as" itself, "a copy another file holds").
                 let reason = try store.importedFile(session: session).map { earlier in

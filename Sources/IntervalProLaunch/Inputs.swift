@@ -284,7 +284,7 @@ private func readRecording(_ bytes: [UInt8], file path: String, choice: Activity
 func readRunToKeep(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
     var activity = try readActivity(bytes, file: path, choice: choice)
     guard activity.format == .recording else { return activity }
-    (activity.recording.entries, activity.pauses) = activity.recording.runnerPausesApart
+    (activity.recording.entries, activity.pauses, activity.finishedAt) = activity.recording.runnerPausesApart
     return activity
 }
 

@@ -42,18 +42,21 @@ extension SessionStore {
     /// lasted `duration` seconds, give or take `sameRunTolerance`: the session an export of this
     /// store's comes back as. The start alone matched another run that began in that second
     /// (replays from a script all do), and the file was skipped for good.
-    public func session(startedAt: String, lasting duration: Double) throws(StoreError) -> Int64? {
-        try read { db in try Self.session(db, startedAt: startedAt, lasting: duration) }
+    /// `pauses`: how many the run holds, each stopped and started on whole seconds in a FIT or
+    /// TCX export (a pause of 4.8 s was 4, and a session with three came back as another run).
+    public func session(startedAt: String, lasting duration: Double, pauses: Int = 0) throws(StoreError) -> Int64? {
+        try read { db in try Self.session(db, startedAt: startedAt, lasting: duration, pauses: pauses) }
     }
 
     /// An export rounds the session's duration (a FIT file's timer to the millisecond, a
-    /// recording's last line to its reading): a second either way is the same run.
+    /// recording's last line to its reading): a second either way is the same run; and each
+    /// of its pauses a second more.
     public static let sameRunTolerance = 1.5
 
-    private static func session(_ db: Database, startedAt: String, lasting duration: Double) throws -> Int64? {
+    private static func session(_ db: Database, startedAt: String, lasting duration: Double, pauses: Int) throws -> Int64? {
         try Int64.fetchOne(
             db, sql: "SELECT id FROM session WHERE started_at = ? AND abs(duration_s - ?) <= ? ORDER BY id LIMIT 1",
-            arguments: [startedAt, duration, sameRunTolerance])
+            arguments: [startedAt, duration, sameRunTolerance + Double(pauses)])
     }
 
     /// Stores an imported run as a finished session, in one transaction: its row (source
@@ -72,7 +75,7 @@ extension SessionStore {
                 db, sql: "SELECT 1 FROM imported_activity WHERE started_at = ? AND device = ?",
                 arguments: [origin.startedAt, origin.device])
             guard taken != true else { return nil }
-            if exportedHere, try Self.session(db, startedAt: origin.startedAt, lasting: run.summary.duration.seconds) != nil {
+            if exportedHere, try Self.session(db, startedAt: origin.startedAt, lasting: run.summary.duration.seconds, pauses: run.pauses) != nil {
                 return nil
             }
             var row = SessionRow(

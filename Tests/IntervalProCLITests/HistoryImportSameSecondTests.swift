@@ -36,6 +36,40 @@ import Testing
         #expect(sessions.count == 2 && Set(sessions.compactMap { $0["duration_s"] as? Double }).count == 2, "\(sessions)")
     }
 
+    /// A session's exports are that session, however it paused and ended: each pause of a
+    /// FIT export stops and starts on whole seconds (three pauses of 4.8 s came back as 4 s,
+    /// 3 s over, and a second run); a recording finished after its sensors fell silent was
+    /// imported as ending at their last reading, 11 s short, and a second run.
+    @Test("a session with pauses, or finished after its sensors fell silent: its exports are that session")
+    func exportsOfPausedAndLateFinishedSessions() throws {
+        let source = try ScratchStore()
+        let plan = try source.directory.write(
+            "plan.json", #"{"name": "Pauses", "steps": [{"kind": "work", "duration": 30, "cadence": 170}, {"kind": "cooldown", "duration": "open"}]}"#)
+        func reading(_ t: Double) -> String {
+            let metres = Int(t * 30)  // 3 m/s, in decimetres
+            let distance = (0..<4).map { String(format: "%02x", (metres >> (8 * $0)) & 0xff) }.joined()
+            return #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "020003aa\#(distance)"}"#
+        }
+        func runner(_ t: Double, _ command: String) -> String { #"{"t": \#(t), "dev": "intervalpro", "event": "\#(command)"}"# }
+        let header = #"{"intervalpro_recording": 1, "started_at": "2026-11-27T07:30:00Z", "devices": [{"id": "pod", "cadence_unit": "steps"}]}"#
+        let paused = [header] + stride(from: 0.0, through: 75, by: 0.5).map(reading)
+            + [runner(10.2, "pause"), runner(15, "resume"), runner(25.2, "pause"), runner(30, "resume"), runner(40.2, "pause"), runner(45, "resume")]
+        let late = [header] + stride(from: 0.0, through: 40, by: 0.5).map(reading) + [runner(13.2, "pause"), runner(18, "resume"), runner(50, "finish")]
+        for (name, lines, format) in [("paused", paused, "fit"), ("late", late, "jsonl")] {
+            let recording = try source.directory.write("\(name).jsonl", lines.joined(separator: "\n") + "\n")
+            #expect(try source.run("replay", recording, "--plan", plan, "--fast").status == 0)
+            let stored = try #require(number(try source.sessions().first?["duration_s"]))
+            let export = source.directory.path("\(name)-export.\(format)")
+            #expect(try source.run("export", "last", "--format", format, "-o", export).status == 0)
+            let again = try #require(jsonObject(try source.run("history", "import", export, "--json").stdoutData))
+            #expect((again["imported"] as? [Any])?.isEmpty == true, "\(name): \(again)")
+            let other = try ScratchStore()
+            #expect(try other.run("history", "import", export).status == 0)
+            let imported = try #require(number(try other.sessions().first?["duration_s"]))
+            #expect(abs(imported - stored) <= 3, "\(name): \(imported) against \(stored)")
+        }
+    }
+
     /// The FIT and the TCX of one export, read side by side into another store, were both kept
     /// now and then, as two sessions of one run.
     @Test("a run's FIT and TCX imported together into another store: one session, every time")
