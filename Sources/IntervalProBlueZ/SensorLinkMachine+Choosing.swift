@@ -156,7 +156,11 @@ extension SensorLinkMachine {
         let waited = firstCandidateAt.map { now - $0 } ?? .zero
         for role in open {
             let lackingRole = notToChoose(for: role)
-            let best = candidates.first { $0.serviceUUIDs.contains(role.service) && !lackingRole.contains($0.address) }
+            let offering = candidates.filter { $0.serviceUUIDs.contains(role.service) && !lackingRole.contains($0.address) }
+            // For cadence a footpod (running speed and cadence alone) before a device that is a
+            // heart-rate sensor too (a watch broadcasting, whose cadence may be its wrist's, or
+            // 0): a Forerunner's stronger signal took the role from a Stryd beside it.
+            let best = role == .cadence ? offering.first { !$0.serviceUUIDs.contains(Role.heartRate.service) } ?? offering.first : offering.first
             var replaced: DeviceChoice?
             let device: BlueZObjectTree.Device?
             if let choice = configuration.choice(for: role) {

@@ -110,6 +110,22 @@ import Testing
         #expect(roles == [Fixture.hrmPro: [.heartRate], Fixture.unknownSensor: [.cadence]])
     }
 
+    /// A watch broadcasting heart rate and RSC (its cadence its wrist's, or 0) beside a Stryd:
+    /// the stronger signal took cadence from the footpod, and a run scored at cadence 0.
+    @Test("for cadence a footpod outranks a watch that also sends heart rate, whatever their signal")
+    func aFootpodOutranksAWatchForCadence() {
+        var rig = Rig()
+        rig.bringUp([Fixture.adapter()])
+        rig.added(
+            Fixture.device(Fixture.forerunner, name: "Forerunner 965", rssi: -50, services: [BlueZ.heartRateService, BlueZ.runningSpeedAndCadenceService]),
+            at: 1)
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "Stryd", rssi: -80, services: [BlueZ.runningSpeedAndCadenceService]), at: 1.1)
+        rig.tick(at: 3)
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        #expect(roles == [Fixture.forerunner: [.heartRate], Fixture.unknownSensor: [.cadence]])
+    }
+
     @Test("a device that resolves without RSC keeps heart rate; the footpod takes cadence; no link is dropped")
     func resolvedWithoutRole() {
         var rig = Rig(remembersHRMPro)
