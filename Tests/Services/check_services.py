@@ -584,9 +584,10 @@ def group_icu(g):
     expected = {"date": day(0), "runs": [{"id": "101", "reference": "icu:101", "date": day(0),
                                           "name": "Cadence ladder", "type": "Run", "steps": 6,
                                           "duration_s": 300, "problem": None}],
-                "readiness": None, "intervals_icu_wellness": {"hrv_ms": None, "hrv_sdnn_ms": None,
-                                                              "resting_hr_bpm": None, "sleep_s": None,
-                                                              "sleep_score": None, "readiness": None},
+                "readiness": None, "readiness_last_measured": None,
+                "intervals_icu_wellness": {"hrv_ms": None, "hrv_sdnn_ms": None,
+                                           "resting_hr_bpm": None, "sleep_s": None,
+                                           "sleep_score": None, "readiness": None},
                 "calendar": True, "calendar_error": None}
     g.check(listed.returncode == 0 and listed.json() == expected,
             "today --json: the run, its steps and duration (no readiness measured yet)",
