@@ -96,12 +96,33 @@ public struct CadenceStream: Sendable {
         /// distance back a few metres, 358 times in a Suunto's run) keeps the last, and the
         /// distance counts again past it: each step back was run again, 1.1 km of a 15.2 km
         /// run. One far below is a sensor started again, counted from.
-        mutating func take(total: UInt32?) {
-            guard let total else { return }
+        mutating func take(total: UInt32) {
             if let last = lastTotalDistance, total < last, last - total <= CadenceStream.largestCorrection, total > last / 2 {
                 return
             }
             lastTotalDistance = total
+        }
+
+        /// Takes a reading and returns the metres it adds (`counting`): the sensor's own total
+        /// preferred, its step past the last less what speed counted since; without a total,
+        /// `speed` (nil when stale) held until this reading. What arrived while the sensors were
+        /// connecting comes at time zero: the distance between those readings was run before
+        /// the session began (a foot pod heard while a strap was looked for gave 20 s of it:
+        /// 114 m for a run of 60), and the last of them is the baseline.
+        mutating func metres(_ rsc: RSCMeasurement, speed: TimedValue<Double>?, at now: SessionTime, counting: Bool = true) -> Double {
+            guard let total = rsc.totalDistanceRaw else {
+                guard counting, let speed else { return 0 }
+                let step = speed.value * (now - speed.time).seconds
+                countedSinceTotal += step
+                return step
+            }
+            let previous = lastTotalDistance
+            take(total: total)
+            // A total held below its mark leaves what speed counted to the total that passes it.
+            if let previous, total < previous, lastTotalDistance == previous { return 0 }
+            defer { countedSinceTotal = 0 }
+            guard counting, let previous, total >= previous, now > .zero else { return 0 }
+            return max(0, Double(total - previous) / 10 - countedSinceTotal)
         }
     }
 
@@ -199,9 +220,10 @@ public struct CadenceStream: Sendable {
             devices[device]?.lastTotalDistance = nil
         }
         distanceCoveredByOther = false
-        let (steps, previousTotal) = Self.take(
-            rsc, into: &devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: units[device] ?? .auto))])
-        accumulateDistance(rsc, from: device, previousTotal: previousTotal, at: now)
+        let (steps, metres) = Self.take(
+            rsc, speed: isCurrent(speed, at: now) ? speed : nil, at: now,
+            into: &devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: units[device] ?? .auto))])
+        distance = (distance ?? 0) + metres
         if let smoothed = smoothedCadence, let previous = cadence, isCurrent(previous, at: now) {
             let dt = (now - previous.time).seconds
             smoothedCadence = smoothed + (Double(steps) - smoothed) * dt / (Self.smoothingSeconds + dt)
@@ -217,43 +239,19 @@ public struct CadenceStream: Sendable {
     /// distance count while no device's cadence is current (a footpod's own come first), its
     /// cadence field never.
     private mutating func ingestDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
-        var state = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
-        let previousTotal = state.lastTotalDistance
-        state.take(total: rsc.totalDistanceRaw)
-        devices[device] = state
-        guard !isCurrent(cadence, at: now) else { return }
-        accumulateDistance(rsc, from: device, previousTotal: previousTotal, at: now)
+        let counting = !isCurrent(cadence, at: now)
+        let metres = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
+            .metres(rsc, speed: isCurrent(speed, at: now) ? speed : nil, at: now, counting: counting)
+        guard counting else { return }
+        distance = (distance ?? 0) + metres
         if cadenceDevice != nil { distanceCoveredByOther = true }
         speed = TimedValue(value: rsc.speedMps, time: now)
     }
 
-    /// The reading's cadence in steps per minute, and the device's total distance before it.
-    private static func take(_ rsc: RSCMeasurement, into state: inout DeviceState) -> (steps: Int, previousTotal: UInt32?) {
-        let steps = state.normaliser.stepsPerMinute(rsc)
-        let previousTotal = state.lastTotalDistance
-        state.take(total: rsc.totalDistanceRaw)
-        return (steps, previousTotal)
-    }
-
-    /// Prefers the sensor's own total distance; otherwise integrates speed, the previous
-    /// speed holding until this reading (at most for the staleness window). What arrived
-    /// while the sensors were connecting comes at time zero: the distance between those
-    /// readings was run before the session began (a foot pod heard while a strap was looked
-    /// for gave 20 s of it: 114 m for a run of 60), and the last of them is the baseline.
-    private mutating func accumulateDistance(_ rsc: RSCMeasurement, from device: String, previousTotal: UInt32?, at now: SessionTime) {
-        var covered = distance ?? 0
-        if let total = rsc.totalDistanceRaw {
-            if let last = previousTotal, total >= last, now > .zero {
-                covered += max(0, Double(total - last) / 10 - (devices[device]?.countedSinceTotal ?? 0))
-            }
-            // A total held below its mark leaves what speed counted to the total that passes it.
-            let held = previousTotal.map { total < $0 && devices[device]?.lastTotalDistance == $0 } ?? false
-            if !held { devices[device]?.countedSinceTotal = 0 }
-        } else if let speed, isCurrent(speed, at: now) {
-            let step = speed.value * (now - speed.time).seconds
-            covered += step
-            devices[device]?.countedSinceTotal += step
-        }
-        distance = covered
+    /// The reading's cadence in steps per minute, and the metres it adds.
+    private static func take(
+        _ rsc: RSCMeasurement, speed: TimedValue<Double>?, at now: SessionTime, into state: inout DeviceState
+    ) -> (steps: Int, metres: Double) {
+        (state.normaliser.stepsPerMinute(rsc), state.metres(rsc, speed: speed, at: now))
     }
 }
