@@ -218,19 +218,14 @@ import Glibc
         let plan = try dir.write("ten.json", tenMinutePlanText)
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         #expect(chmod(dir.url.path, 0o755) == 0 && chmod(plan, 0o644) == 0 && chown(data, 65534, 65534) == 0)
-        func asNobody(_ arguments: [String]) throws -> CommandResult {
-            try intervalpro(
-                arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath] + arguments,
-                environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": data], executable: "/usr/bin/setpriv")
-        }
-        #expect(try asNobody(["run", plan, "--simulate", "--fast"]).status == 0)
+        #expect(try asNobody(["run", plan, "--simulate", "--fast"], data: data).status == 0)
         let store = data + "/intervalpro/intervalpro.sqlite"
         for journal in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + journal) }
         #expect(chmod(store, 0o400) == 0)
-        #expect(try asNobody(["history"]).status == 0)
+        #expect(try asNobody(["history"], data: data).status == 0)
         #expect(chmod(store, 0o600) == 0)
         // Its -wal and -shm stayed 0400: every save failed, "the database is read-only".
-        let saved = try asNobody(["run", plan, "--simulate", "--fast"])
+        let saved = try asNobody(["run", plan, "--simulate", "--fast"], data: data)
         #expect(saved.status == 0, "stderr: \(saved.stderr)")
         #expect(saved.stderr.contains("saved as session 2"), "stderr: \(saved.stderr)")
     }
@@ -244,9 +239,7 @@ import Glibc
         let store = try dir.write("theirs.sqlite", "")
         #expect(try intervalpro(arguments: ["run", try dir.write("ten.json", tenMinutePlanText), "--simulate", "--fast", "--db", store]).status == 0)
         #expect(chmod(dir.url.path, 0o755) == 0 && chmod(store, 0o000) == 0)
-        let result = try intervalpro(
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "history", "--db", store],
-            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"], executable: "/usr/bin/setpriv")
+        let result = try asNobody(["history", "--db", store])
         #expect(result.status == 66, "stdout: \(result.stdout) stderr: \(result.stderr)")
         #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
     }
@@ -264,9 +257,7 @@ import Glibc
         for journal in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: folder + "/s.sqlite" + journal) }
         #expect(chown(folder + "/s.sqlite", 65534, 65534) == 0 && chown(folder, 65534, 65534) == 0)
         #expect(chmod(dir.url.path, 0o755) == 0 && chmod(folder, 0o500) == 0 && chmod(folder + "/s.sqlite", 0o600) == 0)
-        let result = try intervalpro(
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "run", plan, "--simulate", "--fast", "--db", folder + "/s.sqlite"],
-            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": "/tmp"], executable: "/usr/bin/setpriv")
+        let result = try asNobody(["run", plan, "--simulate", "--fast", "--db", folder + "/s.sqlite"])
         #expect(result.stderr.contains("the database is read-only (its folder cannot be written)"), "stderr: \(result.stderr)")
         #expect(chmod(folder, 0o700) == 0)
     }
@@ -278,10 +269,16 @@ import Glibc
         let data = dir.path("data")
         try FileManager.default.createDirectory(atPath: data + "/intervalpro", withIntermediateDirectories: true)
         #expect(chmod(dir.url.path, 0o755) == 0 && chmod(data, 0o755) == 0 && chmod(data + "/intervalpro", 0o700) == 0)
-        let result = try intervalpro(
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath, "history"],
-            environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": data], executable: "/usr/bin/setpriv")
+        let result = try asNobody(["history"], data: data)
         #expect(result.status == 66, "stdout: \(result.stdout) stderr: \(result.stderr)")
         #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
     }
+}
+
+/// `intervalpro ARGUMENTS` as the user nobody (through setpriv), its data folder `data`: as
+/// root, file modes do not bind.
+private func asNobody(_ arguments: [String], data: String = "/tmp") throws -> CommandResult {
+    try intervalpro(
+        arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", executablePath] + arguments,
+        environment: ["XDG_CONFIG_HOME": "/tmp", "XDG_DATA_HOME": data], executable: "/usr/bin/setpriv")
 }
