@@ -171,11 +171,13 @@ public struct ParsedRecording: Sendable {
                 kept.append(entry)
                 continue
             }
-            if name == "finish", finishedAt == nil { finishedAt = time }
-            if name == "pause", pausedAt == nil { pausedAt = time }
-            if name == "resume", let from = pausedAt {
-                if from < time { pauses.append(from..<time) }
+            switch UserCommand(rawValue: name) {
+            case .finish where finishedAt == nil: finishedAt = time
+            case .pause where pausedAt == nil: pausedAt = time
+            case .resume:
+                if let from = pausedAt, from < time { pauses.append(from..<time) }
                 pausedAt = nil
+            default: break
             }
         }
         if let from = pausedAt, let last = finishedAt ?? kept.last?.time, from < last { pauses.append(from..<last) }
