@@ -303,11 +303,15 @@ where C.Duration == Duration {
         while summary == nil {
             let now = clock.now
             let current = min(sessionTime(of: now), target ?? SessionTime(microseconds: .max))
+            // What is due at the target goes first, and a command taken now follows it: a
+            // recording replays a command after the readings of its own time, and one taken
+            // before them here scored a reading of the step it ended in the next (a replay
+            // differed from the summary shown).
+            if let target, current >= target { return }
             for command in observer.pendingCommands() {
                 deliver(userCommand: command, at: max(current, engine.cursor), summary: &summary)
             }
             if summary != nil { return }
-            if let target, current >= target { return }
             deliver(.tick, at: max(current, engine.cursor), summary: &summary)
             if summary != nil { return }
             observer.refresh(engine, at: engine.cursor)

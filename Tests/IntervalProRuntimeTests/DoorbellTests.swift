@@ -153,3 +153,75 @@ struct FinishOnRequest: SessionObserver {
         #expect(clock.now == ManualClock.Instant(offset: .milliseconds(250)))
     }
 }
+
+/// Hands the runner the commands queued from the test.
+final class CommandQueue: Sendable {
+    let queued = Mutex<[UserCommand]>([])
+    func push(_ command: UserCommand) { queued.withLock { $0.append(command) } }
+}
+
+/// Takes the queued commands, and keeps the ones applied as a recording does.
+struct QueuedCommands: SessionObserver {
+    let queue: CommandQueue
+    var applied: [RecordingEntry] = []
+
+    mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {}
+
+    mutating func pendingCommands() -> [UserCommand] {
+        queue.queued.withLock { queued in
+            defer { queued.removeAll() }
+            return queued
+        }
+    }
+
+    mutating func commandApplied(_ command: UserCommand, at now: SessionTime) {
+        applied.append(.event(time: now, device: RecordingFormat.runnerDevice, name: command.rawValue))
+    }
+}
+
+@Suite struct CommandAtAReadingTests {
+    /// A key taken as the clock reached a reading was applied before that reading, which a
+    /// replay of the recording puts after it: the reading's metres went to the step the key
+    /// ended live and to the next one replayed.
+    @Test(
+        "a command taken as the clock reaches a reading follows it, as its recording replays",
+        .timeLimit(.minutes(5)))
+    func commandFollowsTheReadingOfItsTime() async throws {
+        let plan = try plan(#"{"name": "Two", "steps": [{"kind": "work", "duration": 600, "cadence": 170}, {"kind": "work", "duration": 600, "cadence": 170}]}"#)
+        // 2.56 m/s at 170 spm, every half second.
+        let entries = (1...6).map { half in
+            RecordingEntry.notification(
+                RawNotification(time: .seconds(Double(half) / 2), device: "D", characteristic: .rscMeasurement, bytes: [0x00, 0x90, 0x02, 0xAA]))
+        }
+        let header = RecordingHeader(startedAt: nil, devices: [])
+        let clock = ManualClock()
+        let queue = CommandQueue()
+        let session = Task {
+            var runner = SessionRunner(
+                engine: SessionEngine(plan: plan, source: .replay), source: ReplaySource(header: header, entries: entries),
+                observer: QueuedCommands(queue: queue), pacing: .realTime(speed: 1), clock: clock)
+            runner.displayInterval = .seconds(10)
+            let summary = try await runner.run()
+            return (summary, runner.observer.applied)
+        }
+        // Asleep until the reading at 0.5 s, then 1 s; `n` arrives as the clock reaches 1 s.
+        for half in 1...2 {
+            await clock.someoneSleeps()
+            if half == 2 { queue.push(.next) }
+            clock.advance(by: .milliseconds(500))
+        }
+        await clock.someoneSleeps()
+        queue.push(.finish)
+        clock.advance(by: .milliseconds(500))
+        let (live, applied) = try await session.value
+        #expect(applied.map(\.time) == [.seconds(1), .seconds(1.5)])
+        #expect(live.steps.count == 2 && live.steps[0].endedBy == .next)
+
+        var replay = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay), source: ReplaySource(header: header, entries: entries + applied),
+            observer: QueuedCommands(queue: CommandQueue()), pacing: .virtual, clock: clock)
+        let replayed = try await replay.run()
+        #expect(replayed.steps.map(\.distance) == live.steps.map(\.distance))
+        #expect(replayed == live)
+    }
+}
