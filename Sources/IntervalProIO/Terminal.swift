@@ -67,9 +67,18 @@ public enum Terminal {
 
 /// Puts the terminal in non-canonical, no-echo mode for single-key commands, and puts
 /// it back on `restore()` or deinit. Ctrl-C still raises SIGINT.
-public final class RawKeyboard {
+///
+/// Keys are read where they are taken (`pendingCommands`), or as they arrive by a thread that
+/// waits on `descriptor` (`readArrivedKeys`) and keeps them until then.
+public final class RawKeyboard: @unchecked Sendable {
+    private struct State {
+        var active = false
+        var arrived: [UserCommand] = []
+    }
+
+    // Written once, before the keys are read anywhere else.
     private var saved = termios()
-    private var active = false
+    private let state = Mutex(State())
 
     public init?() {
         guard Terminal.standardInputIsTerminal, tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
@@ -80,7 +89,7 @@ public final class RawKeyboard {
             cc[Int(VTIME)] = 0
         }
         guard tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0 else { return nil }
-        active = true
+        state.withLock { $0.active = true }
         TerminalStop.keysAreRaw(cooked: saved, raw: raw)
     }
 
@@ -90,7 +99,25 @@ public final class RawKeyboard {
     /// Keys typed since the last call, as commands: space pauses or resumes, n goes to the
     /// next step, q finishes.
     public func pendingCommands() -> [UserCommand] {
-        guard active else { return [] }
+        state.withLock { state in
+            guard state.active else { return [] }
+            defer { state.arrived.removeAll() }
+            return state.arrived + Self.readKeys()
+        }
+    }
+
+    /// Reads the keys typed so far and keeps them for `pendingCommands`, from a thread that
+    /// waits for `descriptor` (which is then no longer readable). False once the keys are no
+    /// longer read (`restore`): the thread stops waiting for them.
+    public func readArrivedKeys() -> Bool {
+        state.withLock { state in
+            guard state.active else { return false }
+            state.arrived += Self.readKeys()
+            return true
+        }
+    }
+
+    private static func readKeys() -> [UserCommand] {
         var commands: [UserCommand] = []
         var buffer = [UInt8](repeating: 0, count: 32)
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
@@ -110,8 +137,11 @@ public final class RawKeyboard {
     }
 
     public func restore() {
-        guard active else { return }
-        active = false
+        let wasActive = state.withLock { state in
+            defer { state.active = false }
+            return state.active
+        }
+        guard wasActive else { return }
         TerminalStop.keysAreCooked()
         tcsetattr(STDIN_FILENO, TCSANOW, &saved)
     }

@@ -303,11 +303,21 @@ public enum SessionLauncher {
             pacing: pacing, clock: ContinuousClock())
         // A replay or a simulation waits on its clock: a command from the page rings it awake.
         var wake = wake
+        var inputWake: InputWake?
         if wake == nil, !source.isLive {
             let doorbell = Doorbell()
             runner.doorbell = doorbell
             wake = { doorbell.ring() }
+            // And so do a key and Ctrl-C, when they steer it.
+            var inputs: [InputWake.Input] = []
+            if let keyboard = presenter.keyboard { inputs.append(.init(descriptor: keyboard.descriptor, take: keyboard.readArrivedKeys)) }
+            if display.steering, let interrupt = InterruptSignal.descriptor {
+                inputs.append(.init(descriptor: interrupt, take: { InterruptSignal.drain(); return true }))
+            }
+            if pacing != .virtual, !inputs.isEmpty { inputWake = try? InputWake(inputs, ring: doorbell.ring) }
         }
+        // Held until the session ends.
+        defer { withExtendedLifetime(inputWake) {} }
         follower?.sessionStarted(wake: wake)
         defer { follower?.sessionEnded() }
         var summary: SessionSummary
