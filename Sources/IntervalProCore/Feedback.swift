@@ -23,15 +23,20 @@ public enum Feedback: Equatable, Sendable, CustomStringConvertible {
     /// bound. Without it, a cadence resting on a bound would flip the advice every reading.
     public static let hysteresis = 1.5
 
+    /// Judged on the smoothed cadence as the screen shows it, to the whole spm. Compared as it
+    /// is, a runner holding a bound (165 in 165-175) was told "faster +5 spm" for the whole
+    /// step under "cadence 165 spm", and scored in zone: the smoothed value comes closer to
+    /// the reading at each one and, in floating point, stops just short of it.
     public static func evaluate(smoothed: Double?, zone: CadenceZone?, previous: Feedback) -> Feedback {
         guard let zone else { return .noZone }
         guard let smoothed else { return .noSignal }
+        let shown = smoothed.rounded()
         let margin = previous == .inZone ? hysteresis : 0
-        if smoothed < zone.low - margin {
-            return .faster(max(1, Int((zone.target - smoothed).rounded())))
+        if shown < zone.low - margin {
+            return .faster(max(1, Int((zone.target - shown).rounded())))
         }
-        if smoothed > zone.high + margin {
-            return .slower(max(1, Int((smoothed - zone.target).rounded())))
+        if shown > zone.high + margin {
+            return .slower(max(1, Int((shown - zone.target).rounded())))
         }
         return .inZone
     }

@@ -269,21 +269,24 @@ struct SessionEngineFeedbackTests {
         #expect(Feedback.evaluate(smoothed: 170, zone: nil, previous: .inZone) == .noZone)
         #expect(Feedback.evaluate(smoothed: nil, zone: zone170, previous: .inZone) == .noSignal)
         #expect(Feedback.evaluate(smoothed: 160, zone: zone170, previous: .noZone) == .faster(10))
-        #expect(Feedback.evaluate(smoothed: 164.9, zone: zone170, previous: .faster(6)) == .faster(5))
+        #expect(Feedback.evaluate(smoothed: 164.4, zone: zone170, previous: .faster(6)) == .faster(6))
+        // As shown, to the whole spm: 164.5 shows as the bound, 165.
+        #expect(Feedback.evaluate(smoothed: 164.5, zone: zone170, previous: .faster(6)) == .inZone)
         #expect(Feedback.evaluate(smoothed: 165, zone: zone170, previous: .faster(5)) == .inZone)
         #expect(Feedback.evaluate(smoothed: 175, zone: zone170, previous: .slower(5)) == .inZone)
-        #expect(Feedback.evaluate(smoothed: 175.1, zone: zone170, previous: .slower(5)) == .slower(5))
+        #expect(Feedback.evaluate(smoothed: 175.5, zone: zone170, previous: .slower(5)) == .slower(6))
         #expect(Feedback.evaluate(smoothed: 184.4, zone: zone170, previous: .noSignal) == .slower(14))
         // Hysteresis: once in zone, leaving takes 1.5 spm beyond a bound.
         #expect(Feedback.evaluate(smoothed: 163.5, zone: zone170, previous: .inZone) == .inZone)
         #expect(Feedback.evaluate(smoothed: 163.49, zone: zone170, previous: .inZone) == .faster(7))
-        #expect(Feedback.evaluate(smoothed: 176.5, zone: zone170, previous: .inZone) == .inZone)
-        #expect(Feedback.evaluate(smoothed: 176.6, zone: zone170, previous: .inZone) == .slower(7))
+        #expect(Feedback.evaluate(smoothed: 176.4, zone: zone170, previous: .inZone) == .inZone)
+        #expect(Feedback.evaluate(smoothed: 176.5, zone: zone170, previous: .inZone) == .slower(7))
         #expect(Feedback.evaluate(smoothed: 164, zone: zone170, previous: .faster(6)) == .faster(6))
         // At least 1 spm of advice, even right next to a zero-width zone.
         let exact = CadenceZone(target: 170, tolerance: 0)
-        #expect(Feedback.evaluate(smoothed: 169.8, zone: exact, previous: .noZone) == .faster(1))
-        #expect(Feedback.evaluate(smoothed: 170.2, zone: exact, previous: .noZone) == .slower(1))
+        #expect(Feedback.evaluate(smoothed: 169.4, zone: exact, previous: .noZone) == .faster(1))
+        #expect(Feedback.evaluate(smoothed: 170.6, zone: exact, previous: .noZone) == .slower(1))
+        #expect(Feedback.evaluate(smoothed: 169.8, zone: exact, previous: .noZone) == .inZone)
     }
 
     @Test func hysteresisInTheEngine() throws {
@@ -310,6 +313,19 @@ struct SessionEngineFeedbackTests {
         let step = try #require(h.summary?.steps.first)
         expectAccounted(step)
         #expect(step.below > .seconds(15))
+    }
+
+    /// The smoothed cadence came closer to 165 at each reading and stopped, in floating point,
+    /// just short of it: "faster +5 spm" for the whole step, scored in zone throughout.
+    @Test func aCadenceHeldOnABoundComesIntoZone() {
+        var h = EngineHarness([Fixture.timed(0, 300, zone: zone170)])
+        for second in 0..<30 { h.rsc(Double(second), 160) }
+        for second in 30..<300 { h.rsc(Double(second), 165) }
+        #expect(h.engine.feedback == .inZone)
+        var h2 = EngineHarness([Fixture.timed(0, 300, zone: zone170)])
+        for second in 0..<30 { h2.rsc(Double(second), 180) }
+        for second in 30..<300 { h2.rsc(Double(second), 175) }
+        #expect(h2.engine.feedback == .inZone)
     }
 
     @Test func slowerAdviceAndFreePace() {
