@@ -151,8 +151,10 @@ public struct ParsedRecording: Sendable {
 
     /// The first two readings `gap` or more apart: a recording whose readings are a day apart
     /// is not one run to keep second by second (three lines weeks apart made a store of 268 MB).
-    public func firstGap(atLeast gap: SessionTime) -> (from: SessionTime, to: SessionTime)? {
-        let times = entries.map(\.time).sorted()
+    /// `finishedAt`, where the runner finished (the commands taken apart), counts as one more
+    /// time: a finish a day after the readings made an imported run of 25 hours.
+    public func firstGap(atLeast gap: SessionTime, finishedAt: SessionTime? = nil) -> (from: SessionTime, to: SessionTime)? {
+        let times = (entries.map(\.time) + (finishedAt.map { [$0] } ?? [])).sorted()
         return zip(times, times.dropFirst()).first { $1 - $0 >= gap }.map { (from: $0, to: $1) }
     }
 
@@ -160,7 +162,8 @@ public struct ParsedRecording: Sendable {
     /// pauses those commands made (a pause to the next resume, or to the last entry) and
     /// where the runner finished: how a run is kept when it is imported. An export kept its
     /// pauses so, and came back as a second run, the paused minutes "no signal"; one finished
-    /// after its sensors fell silent came back shorter.
+    /// after its sensors fell silent came back shorter. What comes after the finish is no part
+    /// of the run, as a replay ends there.
     public var runnerPausesApart: (entries: [RecordingEntry], pauses: [Range<SessionTime>], finishedAt: SessionTime?) {
         var kept: [RecordingEntry] = []
         var pauses: [Range<SessionTime>] = []
@@ -179,6 +182,10 @@ public struct ParsedRecording: Sendable {
                 pausedAt = nil
             default: break
             }
+        }
+        if let finishedAt {
+            kept.removeAll { $0.time > finishedAt }
+            pauses = pauses.compactMap { $0.lowerBound < finishedAt ? $0.lowerBound..<min($0.upperBound, finishedAt) : nil }
         }
         if let from = pausedAt, let last = finishedAt ?? kept.last?.time, from < last { pauses.append(from..<last) }
         return (kept, pauses, finishedAt)

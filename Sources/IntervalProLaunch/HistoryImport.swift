@@ -365,7 +365,7 @@ public enum HistoryImport {
         }
         // A run is kept second by second: a recording whose readings are a day or more apart
         // (three lines weeks apart) took 1.9 GB to import and 268 MB to keep. `replay` reads it.
-        if let gap = activity.recording.firstGap(atLeast: .seconds(86_400)) {
+        if let gap = activity.recording.firstGap(atLeast: .seconds(86_400), finishedAt: activity.finishedAt) {
             report.unreadable.append(
                 Skipped(
                     file: file,

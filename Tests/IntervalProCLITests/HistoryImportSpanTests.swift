@@ -21,4 +21,37 @@ import Testing
         #expect((unreadable.first?["reason"] as? String)?.hasPrefix("readings a day or more apart") == true, "\(unreadable)")
         #expect(try store.sessions().isEmpty)
     }
+
+    /// Readings of 400 s with the runner's `finish` at `finish`.
+    func finishedAt(_ finish: Double, in store: ScratchStore) throws -> String {
+        var lines = [#"{"intervalpro_recording": 1, "started_at": "2026-08-01T06:00:00Z", "devices": [{"id": "strap"}]}"#]
+        lines += (0..<400).map { #"{"t": \#($0), "dev": "strap", "char": "2a37", "hex": "0096"}"# }
+        lines.append(#"{"t": \#(finish), "dev": "intervalpro", "event": "finish"}"#)
+        return try store.directory.write("finished-\(Int(finish)).jsonl", lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The gap was judged without the runner's commands, which still said how long the run was.
+    @Test("a runner's finish a day after the readings is no run to keep either, as replay says")
+    func finishADayLaterIsNoRun() throws {
+        let store = try ScratchStore()
+        let file = try finishedAt(90_000, in: store)
+        let result = try store.run("history", "import", file, "--json")
+        #expect(result.status == 65, "\(result.stderr)")
+        let unreadable = try #require(jsonObject(result.stdoutData)?["unreadable"] as? [[String: Any]], "\(result.stdout)")
+        #expect((unreadable.first?["reason"] as? String)?.hasPrefix("readings a day or more apart (6:39 to 25:00:00)") == true, "\(unreadable)")
+        #expect(try store.sessions().isEmpty)
+    }
+
+    /// Readings after the finish were kept as the run's, where a replay ends at it.
+    @Test("a run imported ends where the runner finished, readings after it left out, as replay scores it")
+    func readingsAfterTheFinishAreNoPartOfTheRun() throws {
+        let store = try ScratchStore()
+        let file = try finishedAt(200, in: store)
+        #expect(try store.run("history", "import", file).status == 0)
+        let kept = try #require(try store.sessions().first)
+        #expect(number(kept["duration_s"]) == 200, "\(kept)")
+        let plan = try store.directory.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open", "cadence": 170}]}"#)
+        let replay = try store.run("replay", file, "--plan", plan, "--fast", "--json", "--no-save")
+        #expect(number(jsonObject(replay.stdoutData)?["duration_s"]) == 200, "\(replay.stdout)")
+    }
 }
