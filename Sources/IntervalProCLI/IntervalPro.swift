@@ -48,6 +48,11 @@ struct IntervalPro: AsyncParsableCommand {
     @MainActor static func main() async {
         LoggingSystem.bootstrap { _ in TerminalLogHandler() }
         Terminal.continueWhenOutputCloses()
+        for (refusal, status) in [(ProcessSurroundings.prepare(), ExitStatus.ioError), (ProcessSurroundings.notText(), .usage)] {
+            guard let refusal else { continue }
+            Terminal.writeStandardError("intervalpro: error: \(refusal)\n")
+            exit(withError: ExitCode(status.rawValue))
+        }
         do {
             if let unknown = unknownHelpTopic(Array(CommandLine.arguments.dropFirst())) {
                 throw ValidationError("no command '\(unknown)': see 'intervalpro --help'")
