@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,11 +93,7 @@ int64_t intervalpro_realtime_ns(void) {
 #define MADV_PAGEOUT 21
 #endif
 
-long long intervalpro_page_out_executable(void) {
-    char executable[4096];
-    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
-    if (length <= 0) return -1;
-    executable[length] = '\0';
+long long intervalpro_page_out_code(void) {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps) return -1;
     long long advised = 0;
@@ -109,12 +106,17 @@ long long intervalpro_page_out_executable(void) {
         if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &start, &end, permissions, &path_at) < 3 || path_at == 0) continue;
         char *path = line + path_at;
         path[strcspn(path, "\n")] = '\0';
-        /* Only pages that are the file's own: never written, so dropping them loses nothing. */
-        if (strcmp(path, executable) != 0 || permissions[1] == 'w' || permissions[0] != 'r') continue;
+        /* Files' pages mapped read-only: the binary's and the libraries' code and constants.
+           Paging out loses nothing (a page written since, such as relocated data, is kept or
+           swapped); devices and shared memory are left as they are. */
+        if (path[0] != '/' || strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/memfd:", 7) == 0) continue;
+        if (permissions[1] == 'w' || permissions[0] != 'r') continue;
         if (madvise((void *)start, end - start, MADV_PAGEOUT) == 0) advised += (long long)(end - start);
         else failed = errno;
     }
     fclose(maps);
+    /* The heap's free pages, which malloc keeps for the next allocation. */
+    malloc_trim(0);
     if (advised == 0 && failed) { errno = failed; return -1; }
     return advised;
 }

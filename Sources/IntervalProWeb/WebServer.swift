@@ -68,7 +68,7 @@ public struct WebServer: Sendable {
             let server = try Self.serverBuilder(router).buildServer(
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
-                responder: { [logger] request, writer, channel in
+                responder: { [logger, hub = host.hub] request, writer, channel in
                     let context = BasicWebSocketRequestContext(source: .init(channel: channel, logger: logger))
                     var response: Response
                     do {
@@ -80,6 +80,7 @@ public struct WebServer: Sendable {
                     }
                     response.headers[.date] = HTTPDate.now
                     try await writer.write(response: response.head, body: response.body)
+                    IdleMemory.requestServed(hub)
                 },
                 onServerRunning: { _ in
                     listening()

@@ -2,12 +2,19 @@ import CLinux
 import Foundation
 import Testing
 
-/// `serve` gives back its code's pages when idle (IntervalProWeb's IdleMemory) through this call.
+/// `serve` gives back its code's pages when idle (IntervalProWeb's IdleMemory) through this call,
+/// and a live session before its sensors connect.
 @Suite struct PageOutTests {
     /// Resident pages of this test binary's own read-only mappings, from /proc/self/smaps.
     static func residentKiB() throws -> Int {
-        let executable = try #require(readLink("/proc/self/exe"))
-        let smaps = try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
+        try residentKiB(of: try #require(readLink("/proc/self/exe")))
+    }
+
+    /// Resident pages of the read-only mappings of `executable`, a file's path.
+    static func residentKiB(of executable: String) throws -> Int {
+        // Read to its end: String(contentsOfFile:) stops at the first read of a /proc file.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         var total = 0
         var inExecutable = false
         for line in smaps.split(separator: "\n") {
@@ -32,10 +39,43 @@ import Testing
     @Test("the executable's read-only mappings are advised, and their resident pages go")
     func pagesOutTheExecutable() throws {
         let before = try Self.residentKiB()
-        let advised = intervalpro_page_out_executable()
+        let advised = intervalpro_page_out_code()
         #expect(advised > 0, "errno \(errno)")
         let after = try Self.residentKiB()
         #expect(before > 0)
         #expect(after < before, "resident KiB of the binary's read-only mappings: \(before) → \(after)")
     }
+
+    /// After `doctor`'s checks and a report, an idle `serve` held 17 MB of libraries' pages
+    /// (libcrypto, gnutls, ALSA) that only the binary's were given back of.
+    @Test("another file's read-only mapping, as a library's, is advised too, and its resident pages go")
+    func pagesOutLibraries() throws {
+        let dir = try ScratchFolder()
+        let path = dir.url.appendingPathComponent("library.so").path
+        try Data(repeating: 7, count: 1 << 20).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let mapped = try #require(mmap(nil, 1 << 20, PROT_READ, MAP_PRIVATE, descriptor, 0))
+        try #require(mapped != MAP_FAILED)
+        defer { munmap(mapped, 1 << 20) }
+        var sum = 0
+        for offset in stride(from: 0, to: 1 << 20, by: 4096) { sum &+= Int(mapped.load(fromByteOffset: offset, as: UInt8.self)) }
+        #expect(sum == 7 * 256)
+        let before = try Self.residentKiB(of: path)
+        #expect(intervalpro_page_out_code() > 0, "errno \(errno)")
+        let after = try Self.residentKiB(of: path)
+        #expect(before >= 1024)
+        #expect(after < before, "resident KiB of the file's read-only mapping: \(before) → \(after)")
+    }
+}
+
+/// A folder of its own under the temporary directory, removed with it.
+final class ScratchFolder {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("intervalpro-pageout-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -17,8 +17,9 @@ ssize_t intervalpro_receive_timestamped(int fd, void *buffer, size_t length, int
 int intervalpro_receive_many(int fd, uint8_t *buffer, size_t slot, int count, int32_t *lengths, int64_t *stamps);
 /* CLOCK_REALTIME now, in ns: to turn packet stamps into the monotonic session clock. */
 int64_t intervalpro_realtime_ns(void);
-/* madvise(MADV_PAGEOUT) over this program's own read-only file mappings (its code and
-   constants): the pages start-up touched are given back; what is used again faults back in
-   from the file. Returns the bytes advised, or -1 with errno set. */
-long long intervalpro_page_out_executable(void);
+/* madvise(MADV_PAGEOUT) over the read-only file mappings (the program's and its libraries'
+   code and constants), then malloc_trim: the pages start-up or a request touched are given
+   back; what is used again faults back in from the file. Returns the bytes advised, or -1
+   with errno set. */
+long long intervalpro_page_out_code(void);
 #endif
