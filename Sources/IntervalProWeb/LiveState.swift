@@ -53,6 +53,14 @@ public final class LiveStateHub: Sendable {
 
     public var isRunning: Bool { state.withLock { $0.running } }
 
+    /// A session accepted whose first state is not published yet.
+    var isStarting: Bool {
+        state.withLock { state in
+            guard state.running, case .string("starting")? = state.members.first(where: { $0.0 == "status" })?.1 else { return false }
+            return true
+        }
+    }
+
     /// Every state from now on, starting with the current one. The stream ends when the
     /// reader's task is cancelled or `stop` is called.
     public func subscribe() -> AsyncStream<String> {
@@ -154,16 +162,39 @@ public final class LiveStateHub: Sendable {
         return outcome.0
     }
 
-    /// A session starts: commands are taken from now on; `wake` rouses a runner that waits
-    /// on its source (live sensors) rather than on a timer.
-    public func sessionStarted(wake: (@Sendable () -> Void)?) {
+    /// A session of `plan` is accepted, and starts once its recording is read or its sensors
+    /// connect: the state says so at once, and commands are kept for it from now on. Until its
+    /// first state, a start answered 201 left the previous session's state shown, and a
+    /// command sent then was refused, "no session is running", and lost.
+    public func sessionAccepted(plan: String) {
         state.withLock { state in
             state.running = true
             state.measuring = false
             state.commands.removeAll()
             state.nextQueuedFor = nil
-            state.wake = wake
+            state.wake = nil
         }
+        // A `next` for its first step ends that step once it runs.
+        publish([("status", .string("starting")), ("plan", .string(plan)), ("sessionId", .null)], step: 1)
+    }
+
+    /// An accepted session did not start (its recording unreadable, no sensor found): said,
+    /// and the commands kept for it dropped.
+    public func sessionNotStarted(_ reason: String) {
+        sessionEnded()
+        publish([("status", .string("idle")), ("notice", .string(reason))])
+    }
+
+    /// A session starts: commands are taken from now on (and those sent since it was accepted);
+    /// `wake` rouses a runner that waits on its source (live sensors) rather than on a timer.
+    public func sessionStarted(wake: (@Sendable () -> Void)?) {
+        let queued = state.withLock { state in
+            state.running = true
+            state.measuring = false
+            state.wake = wake
+            return !state.commands.isEmpty
+        }
+        if queued { wake?() }
     }
 
     public func sessionEnded() {

@@ -131,7 +131,9 @@ public final class SessionHost: Sendable {
         request.display = defaults.display
         try claim()
         let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
+        hub.sessionAccepted(plan: name)
         occupy {
+            var failure: String?
             do {
                 let outcome = try await SessionLauncher.run(accepted, follower: hub)
                 let saved = outcome.savedSessionID.map { ", saved as session \($0)" } ?? ""
@@ -140,11 +142,15 @@ public final class SessionHost: Sendable {
                     self.abandoned.withLock { _ = $0.insert(unsaved) }
                     self.closeAbandonedSessions()
                 }
-            } catch let failure as LaunchError {
-                logger.error("\(failure.message)")
+            } catch let launch as LaunchError {
+                failure = launch.message
             } catch {
-                logger.error("\(error)")
+                failure = "\(error)"
             }
+            guard let failure else { return }
+            logger.error("\(failure)")
+            // Started, it ended as sessions end; not started, the state still says it is starting.
+            if hub.isStarting { hub.sessionNotStarted(failure) }
         }
     }
 

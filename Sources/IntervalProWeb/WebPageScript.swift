@@ -19,6 +19,8 @@ function show(view) {
 }
 
 function render(s) {
+  // Accepted, not yet running: the page goes on showing what it showed until the first state.
+  if (s.status === "starting") return;
   state = s;
   if (location.pathname === "/history" || location.pathname === "/sensors") return;
   if (s.status === "idle" || ((s.status === "finished" || s.status === "readiness") && choosing)) { showStart(); return; }

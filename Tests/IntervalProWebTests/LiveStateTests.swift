@@ -2,6 +2,7 @@ import IntervalProCore
 import IntervalProLaunch
 import IntervalProRuntime
 @testable import IntervalProWeb
+import Synchronization
 import Testing
 
 let ladder = """
@@ -62,6 +63,38 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         #expect(hub.takeCommands() == [.next, .next, .pause])
         hub.sessionEnded()
         #expect(hub.send(.next, endingStep: 3) == .noSession)
+    }
+
+    /// Until its first state, a start answered 201 left the last session's state shown, and a
+    /// command sent then was refused, "no session is running", and lost.
+    @Test func aSessionAcceptedSaysSoAndKeepsTheCommandsSentBeforeItRuns() throws {
+        let hub = LiveStateHub()
+        hub.sessionStarted(wake: nil)
+        hub.publish([("status", .string("finished")), ("sessionId", .int(41))], step: 3)
+        hub.sessionEnded()
+        hub.sessionAccepted(plan: "Tiny")
+        let starting = try JSONParser.parse(hub.current)
+        #expect(starting["status"]?.stringValue == "starting" && starting["plan"]?.stringValue == "Tiny")
+        #expect(starting["sessionId"]?.isNull == true)
+        #expect(hub.isRunning && hub.isStarting)
+        #expect(hub.send(.next, endingStep: 1) == .queued, "the first step's Next")
+        #expect(hub.send(.finish, endingStep: nil) == .queued)
+        let rung = Mutex(false)
+        hub.sessionStarted(wake: { rung.withLock { $0 = true } })
+        #expect(rung.withLock { $0 }, "the runner is woken for what waits")
+        #expect(hub.takeCommands() == [.next, .finish])
+    }
+
+    @Test func aSessionAcceptedThatDoesNotStartSaysWhy() throws {
+        let hub = LiveStateHub()
+        hub.sessionAccepted(plan: "Tiny")
+        #expect(hub.send(.pause))
+        hub.sessionNotStarted("no sensor found")
+        let idle = try JSONParser.parse(hub.current)
+        #expect(idle["status"]?.stringValue == "idle" && idle["notice"]?.stringValue == "no sensor found")
+        #expect(!hub.isRunning && !hub.isStarting)
+        #expect(hub.send(.pause, endingStep: nil) == .noSession)
+        #expect(hub.takeCommands().isEmpty)
     }
 
     /// Deleting the session the summary shows left its id in the state, and every phone's
