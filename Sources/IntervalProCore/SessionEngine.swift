@@ -131,11 +131,19 @@ public struct SessionEngine: Sendable {
     /// Time the current step has run, pauses excluded.
     public var stepElapsed: SessionTime { current?.duration ?? .zero }
 
-    /// When the current timed step will end if nothing else happens; nil while paused or
-    /// when the step ends otherwise. Drivers must deliver a `.tick` at this time.
+    /// When the current timed step will end if nothing else happens, or the cadence goes stale
+    /// first; nil while paused or when neither will. Drivers must deliver a `.tick` at this time.
     public var nextDeadline: SessionTime? {
-        guard started, !isFinished, !isPaused, case .time(let length) = timeline[stepIndex].end else { return nil }
-        return cursor + (length - stepElapsed)
+        guard started, !isFinished, !isPaused else { return nil }
+        var deadline: SessionTime?
+        if case .time(let length) = timeline[stepIndex].end { deadline = cursor + (length - stepElapsed) }
+        // Where the cadence goes stale the advice becomes "no signal": on virtual time nothing
+        // else comes then, and a replay's lines never said the signal was lost.
+        if feedback != .noSignal, feedback != .noZone, let last = stream.cadence?.time {
+            let stale = last + CadenceStream.staleAfter
+            if stale > cursor { deadline = min(deadline ?? stale, stale) }
+        }
+        return deadline
     }
 
     /// Scored results so far, the current step's partial result included.

@@ -48,6 +48,8 @@ struct SessionEngineClockTests {
         h.rsc(28, 150)  // still current for 1 s after the resume
         #expect(h.send(.command(.togglePause), at: 30) == [.applied(.resume)])
         #expect(!h.engine.isPaused)
+        #expect(h.engine.nextDeadline == at(31))  // the reading at 28 goes stale first: the advice changes
+        h.tick(31)
         #expect(h.engine.nextDeadline == at(70))  // moved by the 10 s pause
         #expect(h.send(.command(.resume), at: 31).filter { $0 == .applied(.pause) || $0 == .applied(.resume) } == [])  // not paused
         h.tick(69.999)

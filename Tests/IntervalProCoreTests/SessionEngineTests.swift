@@ -328,6 +328,20 @@ struct SessionEngineFeedbackTests {
         #expect(h2.engine.feedback == .inZone)
     }
 
+    /// A replay on virtual time has no tick where the cadence goes stale unless the engine asks
+    /// for one: its lines never said the signal was lost (the summary counted it).
+    @Test func theCadenceGoingStaleIsADeadline() {
+        var h = EngineHarness([Fixture.timed(0, 120, zone: zone170), Fixture.timed(1, 60, kind: .rest)])
+        h.rsc(0, 170)
+        h.rsc(10, 170)
+        #expect(h.engine.nextDeadline == .seconds(13))
+        h.tick(13)
+        #expect(h.engine.feedback == .noSignal)
+        #expect(h.engine.nextDeadline == .seconds(120), "stale already: the step's end")
+        h.rsc(130, 170)
+        #expect(h.engine.nextDeadline == .seconds(180), "no zone, no advice to change")
+    }
+
     @Test func slowerAdviceAndFreePace() {
         var h = EngineHarness([Fixture.timed(0, 10, zone: zone170), Fixture.timed(1, 10, kind: .rest)])
         h.rsc(0, 185)
