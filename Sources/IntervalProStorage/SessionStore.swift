@@ -150,6 +150,13 @@ public final class SessionStore: Sendable {
         func opened(_ name: String) throws -> DatabaseQueue {
             let queue = try DatabaseQueue(path: name, configuration: configuration)
             guard try queue.read({ db in try Schema.migrator.hasCompletedMigrations(db) }) else {
+                // Made and never written (its first migration failed on a full disk): it holds
+                // nothing, as no store at all would. It was said to need an upgrade, to be copied.
+                if try queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 }) == 0 {
+                    let empty = try DatabaseQueue()
+                    try Schema.migrator.migrate(empty)
+                    return empty
+                }
                 throw StoreError(
                     path: path,
                     reason: "the database is read-only and needs an upgrade this version makes: "

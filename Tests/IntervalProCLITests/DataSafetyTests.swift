@@ -230,6 +230,29 @@ import Glibc
         #expect(saved.stderr.contains("saved as session 2"), "stderr: \(saved.stderr)")
     }
 
+    /// A first run on a full disk left a store with no tables (its first migration failed):
+    /// read where it could not be written, it was "read-only and needs an upgrade", to be copied.
+    @Test("a store made but never written, read where it cannot be written, holds no sessions; as root modes do not bind, so run as nobody")
+    func aStoreNeverWrittenHoldsNothing() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let dir = try ScratchDirectory()
+        let data = dir.path("data")
+        let folder = data + "/intervalpro"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = folder + "/intervalpro.sqlite"
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        made.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()", store]
+        try made.run()
+        made.waitUntilExit()
+        for journal in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + journal) }
+        #expect(made.terminationStatus == 0 && chown(store, 65534, 65534) == 0 && chmod(store, 0o400) == 0)
+        #expect(chmod(dir.url.path, 0o755) == 0 && chown(data, 65534, 65534) == 0 && chown(folder, 65534, 65534) == 0)
+        let result = try asNobody(["history"], data: data)
+        #expect(result.status == 0, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stdout.contains("No sessions saved yet"), "stdout: \(result.stdout) stderr: \(result.stderr)")
+    }
+
     /// A store this account may not read exited 74, "cannot open the database file" or "the
     /// database is read-only (its folder cannot be written)", though nothing was to be written.
     @Test("a store that may not be read: 66, Permission denied; as root modes do not bind, so run as nobody")
