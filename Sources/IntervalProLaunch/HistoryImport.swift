@@ -70,7 +70,8 @@ public enum HistoryImport {
             for list in [\Report.duplicates, \.longerThanKept, \.notRuns, \.withoutReadings, \.unreadable] {
                 self[keyPath: list].sort { $0.file < $1.file }
             }
-            warnings.sort()
+            // A file's legs carry what was said of the file: said once.
+            warnings = Array(Set(warnings)).sorted()
         }
     }
 

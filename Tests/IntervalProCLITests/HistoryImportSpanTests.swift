@@ -54,4 +54,26 @@ import Testing
         let replay = try store.run("replay", file, "--plan", plan, "--fast", "--json", "--no-save")
         #expect(number(jsonObject(replay.stdoutData)?["duration_s"]) == 200, "\(replay.stdout)")
     }
+
+    /// Each leg of a file carried what was said of the file, and the import said it once a leg.
+    @Test("what is said of a file of several runs is said once")
+    func aFilesWarningIsSaidOnce() throws {
+        let store = try ScratchStore()
+        func lap(_ start: String, points: Int) -> String {
+            let points = (0..<points).map { second in
+                "<Trackpoint><Time>\(start):0\(second)Z</Time><HeartRateBpm><Value>140</Value></HeartRateBpm>"
+                    + #"<Extensions><TPX xmlns="http://www.garmin.com/xmlschemas/ActivityExtension/v2"><RunCadence>85</RunCadence></TPX></Extensions></Trackpoint>"#
+            }
+            return #"<Lap StartTime="\#(start):00Z"><Track>"# + points.joined() + "</Track></Lap>"
+        }
+        func activity(_ laps: String) -> String { #"<Activity Sport="Running"><Id>x</Id>"# + laps + "</Activity>" }
+        let text = #"<?xml version="1.0"?><TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities>"#
+            + activity(lap("2026-05-01T07:00", points: 3) + lap("2026-05-02T08:00", points: 5))
+            + activity(lap("2026-05-03T07:00", points: 5)) + "</Activities></TrainingCenterDatabase>"
+        let file = try store.directory.write("legs.tcx", text)
+        let result = try store.run("history", "import", file, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = try #require(jsonObject(result.stdoutData)?["warnings"] as? [String], "\(result.stdout)")
+        #expect(warnings.count == 1 && warnings.first?.contains("3 samples a day or more apart") == true, "\(result.stdout)")
+    }
 }
