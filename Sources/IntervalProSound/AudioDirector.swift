@@ -190,7 +190,10 @@ public struct AudioDirector: Sendable {
             let elapsed = now - stepStart - pausedInStep
             scheduleStepCues(from: now, end: now + (length - elapsed), length: length)
         }
-        if outOfZoneSince != nil {
+        if let outOf = outOfZoneSince {
+            // Paused is not running out of zone: its grace counts running time. Counted, a
+            // runner 5 s out of zone before a pause was coached the moment it ended.
+            outOfZoneSince = outOf + (now - max(outOf, since))
             scheduleCoaching(after: now)
             if settings.mode == .offTarget, !clicksAudible {
                 add(max(now, outOfZoneSince! + settings.grace), .clicksAudible(true), .gate)
@@ -202,7 +205,8 @@ public struct AudioDirector: Sendable {
         pending.removeAll()
         finished = true
         add(time, .silence, .none)
-        let percent = summary.inZonePercent.map { Int($0.rounded()) }
+        // Whole percent, but 100 and 0 only when so: 99.5 % was spoken "100 percent in zone".
+        let percent = summary.inZonePercent.map { exact in min(max(Int(exact.rounded()), exact > 0 ? 1 : 0), exact < 100 ? 99 : 100) }
         addCue(time, .summary(inZonePercent: percent, completed: summary.completed), .none)
     }
 

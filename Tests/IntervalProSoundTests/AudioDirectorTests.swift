@@ -166,6 +166,31 @@ struct AudioDirectorTests {
         ])
     }
 
+    /// Paused counted as out of zone: 5 s out of zone, a pause, and the coaching came the
+    /// moment the runner resumed.
+    @Test func aPauseIsNotTimeOutOfZone() {
+        var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
+        director.perform([.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
+        director.perform([.stepFinished(result(0, 30), at: .seconds(30)), .stepStarted(Self.timeline[1], at: .seconds(30))], at: .seconds(30))
+        director.perform([.feedbackChanged(.faster(6))], at: .seconds(35))
+        director.perform([.applied(.pause)], at: .seconds(40))
+        director.perform([.applied(.resume)], at: .seconds(70))
+        director.perform([.stepFinished(result(1, 60), at: .seconds(120)), .sessionFinished(summary())], at: .seconds(120))
+        let coaching = director.takeAll().filter { $0.item == .cue(.faster(6)) }.map(\.time)
+        #expect(coaching.first == .seconds(75), "5 s out of zone before the pause, 5 after: \(coaching)")
+    }
+
+    /// 99.5 % was spoken as "100 percent in zone"; 0.4 % as none.
+    @Test(arguments: [(99.5, 99), (99.4, 99), (100, 100), (0.4, 1), (0, 0), (50.5, 51)])
+    func theSummarysPercentIsWholeButNeverAllOrNoneWhenNotSo(exact: Double, spoken: Int) {
+        var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
+        var work = result(1, 200)
+        work.inZone = .seconds(exact * 2)
+        director.perform([.stepStarted(Self.timeline[1], at: .zero)], at: .zero)
+        director.perform([.stepFinished(work, at: .seconds(200)), .sessionFinished(SessionSummary(plan: "p", source: .replay, steps: [work], completed: true))], at: .seconds(200))
+        #expect(director.takeAll().contains { $0.item == .cue(.summary(inZonePercent: spoken, completed: true)) })
+    }
+
     @Test func phrasesInEnglishAndSpanish() {
         let work = Self.timeline[1]
         #expect(Cue.step(work).text(.en) == "Work 3 of 8, 1 minute, cadence 170")
