@@ -382,5 +382,11 @@ import Testing
         #expect(help.stdout.contains("USAGE: intervalpro readiness measure [<options>]"), "\(help.stdout)")
         let serve = try intervalpro("serve", "--help", environment: environment(dir))
         #expect(serve.stdout.contains("USAGE: intervalpro serve [<options>]"), "\(serve.stdout)")
+        // `readiness --hr …` and `history --limit …`, as the docs write them, run the default
+        // subcommand; their help listed only --version and said "<subcommand>" was needed.
+        for (command, pointer) in [("readiness", "'intervalpro help readiness measure'"), ("history", "'intervalpro help history list'")] {
+            let parent = try intervalpro(command, "--help", environment: environment(dir))
+            #expect(parent.stdout.contains("USAGE: intervalpro \(command) [") && parent.stdout.contains(pointer), "\(parent.stdout)")
+        }
     }
 }

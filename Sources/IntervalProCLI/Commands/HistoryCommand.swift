@@ -9,6 +9,8 @@ struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "Saved sessions: list them, or import the runs a watch recorded.",
+        usage: "intervalpro history [list] [<options>]\nintervalpro history import <path> ... [<options>]",
+        discussion: "Without a subcommand it lists: its options (--limit, --json, --db, ...) are list's, in 'intervalpro help history list'.",
         subcommands: [HistoryListCommand.self, HistoryImportCommand.self],
         defaultSubcommand: HistoryListCommand.self
     )
