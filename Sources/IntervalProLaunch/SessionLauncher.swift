@@ -149,6 +149,16 @@ public enum SessionLauncher {
         _ request: SessionRequest, path: String, choice: ActivityChoice = .init(), follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
         let recording = try loadRecording(path, choice: choice)
+        // A runner's event of another name ("lap", "Pause") was passed over without a word.
+        let unknown = recording.entries.compactMap { entry -> String? in
+            guard case .event(_, RecordingFormat.runnerDevice, let name) = entry, UserCommand(rawValue: name) == nil else { return nil }
+            return name
+        }
+        if !unknown.isEmpty {
+            let names = Set(unknown).sorted().joined(separator: ", ")
+            logger.warning(
+                "\(path): \(unknown.count) of the runner's events (\(RecordingFormat.runnerDevice)) name no command: \(names); left out (the commands are pause, resume, next and finish)")
+        }
         var request = request
         // Scored, not kept: saved second by second, a replay of three lines weeks apart against
         // an open step made a session of weeks and 289 MB in the store (`history import` refuses it).

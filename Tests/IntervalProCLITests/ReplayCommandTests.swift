@@ -258,6 +258,22 @@ struct ReplayCommandTests {
         #expect(jsonObject(run.stdoutData)?["completed"] as? Bool == true)
     }
 
+    /// A runner's event of a name that is no command ("lap", "Pause") was passed over in silence.
+    @Test("replay --plan says the runner's events that name no command, and leaves them out")
+    func runnerEventsThatAreNoCommand() throws {
+        let dir = try ScratchDirectory()
+        let line = { (t: Int) in #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }
+        let path = try dir.write(
+            "laps.jsonl",
+            #"{"intervalpro_recording": 1, "started_at": "2026-09-09T07:30:00Z", "devices": [{"id": "pod"}]}"# + "\n"
+                + [line(0), line(1), #"{"t": 1.5, "dev": "intervalpro", "event": "lap"}"#, #"{"t": 1.6, "dev": "intervalpro", "event": "Pause"}"#, line(2)]
+                .joined(separator: "\n") + "\n")
+        let plan = try dir.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open"}]}"#)
+        let result = try intervalpro(arguments: ["replay", path, "--plan", plan, "--fast", "--json", "--no-save"], environment: dir.ownFolders)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("2 of the runner's events (intervalpro) name no command: Pause, lap; left out"), "\(result.stderr)")
+    }
+
     /// Three lines weeks apart against an open step: a session of weeks, saved second by
     /// second, made a store of 289 MB. It is scored, and not saved, with why.
     @Test("replay --plan of a recording whose readings are a day apart scores it and saves nothing, saying why")
