@@ -25,6 +25,7 @@ struct SessionPresenter: SessionObserver {
     private var lastTime = SessionTime.zero
     /// `TerminalStop.continued` when the screen was last drawn.
     private var continuedBeforeDraw = 0
+    private var keyGuard = KeyAfterStepChange()
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
@@ -75,6 +76,10 @@ struct SessionPresenter: SessionObserver {
 
     mutating func pendingCommands() -> [UserCommand] {
         var commands = keyboard?.pendingCommands() ?? []
+        if commands.contains(.next), !keyGuard.keeps(nextAt: .now) {
+            commands.removeAll { $0 == .next }
+            notice("n left out: the step had just ended; n again ends this one")
+        }
         if takesInterrupt, InterruptSignal.take() { commands.append(.finish) }
         return commands
     }
@@ -107,6 +112,9 @@ struct SessionPresenter: SessionObserver {
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         lastTime = now
+        if keyboard != nil, actions.contains(where: { if case .stepStarted(let step, _) = $0 { step.index > 0 } else { false } }) {
+            keyGuard.stepStarted(at: .now)
+        }
         switch style {
         case .screen:
             for action in actions {
