@@ -258,17 +258,22 @@ struct ReplayCommandTests {
         #expect(jsonObject(run.stdoutData)?["completed"] as? Bool == true)
     }
 
+    /// A footpod's reading at `t` seconds.
+    static func pod(_ t: Int) -> String { #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }
+
+    /// A recording of `lines` after a footpod's header, and a plan of one open step.
+    static func podAgainstAnOpenStep(in dir: ScratchDirectory, lines: [String]) throws -> (recording: String, plan: String) {
+        let header = #"{"intervalpro_recording": 1, "started_at": "2026-09-09T07:30:00Z", "devices": [{"id": "pod"}]}"#
+        let recording = try dir.write("pod.jsonl", ([header] + lines).joined(separator: "\n") + "\n")
+        return (recording, try dir.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open"}]}"#))
+    }
+
     /// A runner's event of a name that is no command ("lap", "Pause") was passed over in silence.
     @Test("replay --plan says the runner's events that name no command, and leaves them out")
     func runnerEventsThatAreNoCommand() throws {
         let dir = try ScratchDirectory()
-        let line = { (t: Int) in #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }
-        let path = try dir.write(
-            "laps.jsonl",
-            #"{"intervalpro_recording": 1, "started_at": "2026-09-09T07:30:00Z", "devices": [{"id": "pod"}]}"# + "\n"
-                + [line(0), line(1), #"{"t": 1.5, "dev": "intervalpro", "event": "lap"}"#, #"{"t": 1.6, "dev": "intervalpro", "event": "Pause"}"#, line(2)]
-                .joined(separator: "\n") + "\n")
-        let plan = try dir.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open"}]}"#)
+        let events = [#"{"t": 1.5, "dev": "intervalpro", "event": "lap"}"#, #"{"t": 1.6, "dev": "intervalpro", "event": "Pause"}"#]
+        let (path, plan) = try Self.podAgainstAnOpenStep(in: dir, lines: [Self.pod(0), Self.pod(1)] + events + [Self.pod(2)])
         let result = try intervalpro(arguments: ["replay", path, "--plan", plan, "--fast", "--json", "--no-save"], environment: dir.ownFolders)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("2 of the runner's events (intervalpro) name no command: Pause, lap; left out"), "\(result.stderr)")
@@ -279,12 +284,7 @@ struct ReplayCommandTests {
     @Test("replay --plan of a recording whose readings are a day apart scores it and saves nothing, saying why")
     func readingsADayApartAreNotSaved() throws {
         let dir = try ScratchDirectory()
-        let line = { (t: Int) in #"{"t": \#(t), "dev": "pod", "char": "2a53", "hex": "02000355"}"# }
-        let path = try dir.write(
-            "apart.jsonl",
-            #"{"intervalpro_recording": 1, "started_at": "2026-09-09T07:30:00Z", "devices": [{"id": "pod"}]}"# + "\n"
-                + [line(0), line(1), line(2), line(86_403)].joined(separator: "\n") + "\n")
-        let plan = try dir.write("open.json", #"{"name": "Open", "steps": [{"kind": "work", "duration": "open"}]}"#)
+        let (path, plan) = try Self.podAgainstAnOpenStep(in: dir, lines: [0, 1, 2, 86_403].map(Self.pod))
         let result = try intervalpro(arguments: ["replay", path, "--plan", plan, "--fast", "--json"], environment: dir.ownFolders)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("readings a day or more apart (0:02 to 24:00:03): not one run to keep, so not saved"), "\(result.stderr)")
