@@ -35,11 +35,11 @@ public enum ProcessSurroundings {
         }
     }
 
+    private static let openFiles = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+
     /// Raises the open files limit to what the commands need when the hard limit allows it.
     /// The limit left when it is below that: libdispatch traps when it cannot make its epoll
     /// descriptor (`show` under `ulimit -n 7` ended with SIGILL and no message).
-    private static let openFiles = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-
     private static func raiseOpenFilesLimit() -> Int? {
         var limit = rlimit()
         guard getrlimit(Self.openFiles, &limit) == 0, limit.rlim_cur < rlim_t(openFilesNeeded) else { return nil }

@@ -11,27 +11,19 @@ enum IdleMemory {
     static let settle = Duration.seconds(10)
 
     private struct Quiet {
-        var lastRequest = ContinuousClock.now
+        var lastActivity = ContinuousClock.now
         var waiting = false
     }
 
     private static let quiet = Mutex(Quiet())
 
-    /// After `settle`, unless a session is running by then.
+    /// Once `settle` has passed since the last call (the server started, a session ended, a
+    /// request was served), unless a session is running by then. One wait at a time, which
+    /// later calls move on: a request costs a lock, not a task.
     static func releaseWhenIdle(_ hub: LiveStateHub) {
-        Task.detached(priority: .background) {
-            try? await Task.sleep(for: settle)
-            guard !hub.isRunning else { return }
-            ExecutablePages.giveBack()
-        }
-    }
-
-    /// Once no request has come for `settle`, unless a session is running by then. One wait
-    /// at a time, which later requests move on: a request costs a lock, not a task.
-    static func requestServed(_ hub: LiveStateHub) {
         let now = ContinuousClock.now
         let starts = quiet.withLock { quiet in
-            quiet.lastRequest = now
+            quiet.lastActivity = now
             defer { quiet.waiting = true }
             return !quiet.waiting
         }
@@ -41,7 +33,7 @@ enum IdleMemory {
             while true {
                 try? await Task.sleep(until: due)
                 let later = quiet.withLock { quiet -> ContinuousClock.Instant? in
-                    let quietFrom = quiet.lastRequest + settle
+                    let quietFrom = quiet.lastActivity + settle
                     if quietFrom > .now { return quietFrom }
                     quiet.waiting = false
                     return nil

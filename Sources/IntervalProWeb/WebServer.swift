@@ -80,7 +80,7 @@ public struct WebServer: Sendable {
                     }
                     response.headers[.date] = HTTPDate.now
                     try await writer.write(response: response.head, body: response.body)
-                    IdleMemory.requestServed(hub)
+                    IdleMemory.releaseWhenIdle(hub)
                 },
                 onServerRunning: { _ in
                     listening()
