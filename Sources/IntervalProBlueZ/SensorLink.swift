@@ -11,7 +11,8 @@ extension SensorLinkMachine {
             /// Found, its turn to connect not yet come: another chosen device is connecting.
             case queued
             case connecting
-            /// Connected; waiting for ServicesResolved and the characteristic objects.
+            /// Connected; waiting for ServicesResolved and the characteristic objects, from
+            /// `since` on (later than now for a socket to acquire again: see `socketClosed`).
             case resolving(since: SessionTime)
             case subscribed
             case retrying(at: SessionTime)
@@ -146,12 +147,17 @@ extension SensorLinkMachine {
             return paths
         }
 
+        /// How long a socket that hung up waits before it is acquired again: its hang-up comes
+        /// before BlueZ says the link dropped, and acquired at once, a device going away was
+        /// asked for a socket and said to be "receiving" as its signal was lost.
+        static let afterHangUp = SessionTime.seconds(1)
+
         /// An acquired socket hung up: that characteristic no longer notifies. With the link
-        /// still up it is subscribed again.
+        /// still up after `afterHangUp` it is subscribed again.
         mutating func socketClosed(_ characteristic: String, linkUp: Bool, now: SessionTime) {
             acquired.remove(characteristic)
             notifying[characteristic] = nil
-            if linkUp { resubscribe(at: now) }
+            if linkUp { resubscribe(at: now + Self.afterHangUp) }
         }
     }
 }

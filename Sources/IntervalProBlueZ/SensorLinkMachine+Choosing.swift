@@ -54,11 +54,11 @@ extension SensorLinkMachine {
             }
         case .retrying(let at) where now >= at:
             connectInTurn(link: i, into: &actions)
-        case .resolving(let since):
+        case .resolving(let since) where now >= since:
             subscribeIfResolved(link: i, since: since, now: now, into: &actions)
         case .subscribed:
             readStaticValues(link: i, into: &actions)
-        case .retrying, .connecting:
+        case .retrying, .connecting, .resolving:
             break
         }
     }

@@ -139,7 +139,7 @@ public struct SensorLinkMachine: Sendable {
         for link in links {
             switch link.phase {
             case .retrying(let at): deadlines.append(at)
-            case .resolving(let since): deadlines.append(since + configuration.resolveTimeout)
+            case .resolving(let since): deadlines += [since, since + configuration.resolveTimeout]
             case .absent, .queued, .connecting, .subscribed: break
             }
         }

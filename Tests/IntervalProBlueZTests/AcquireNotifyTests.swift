@@ -98,10 +98,15 @@ import Testing
         rig.reply(to: .acquireNotify(characteristic: rsc.path), acquired(8), at: 1.7)
         rig.answerEverything(at: 1.8)
 
+        // A second after it hung up, the link still up (by design: acquired at once, it was
+        // asked of a device whose link was dropping, and said "receiving").
         let hungUp = rig.handle(.socketClosed(characteristic: heartRate.path), at: 5)
-        #expect(hungUp.calls.filter { if case .acquireNotify = $0 { true } else { false } }
+        #expect(!hungUp.calls.contains { if case .acquireNotify = $0 { true } else { false } })
+        #expect(rig.machine.nextDeadline(after: .seconds(5)) == .seconds(6))
+        let again = rig.tick(at: 6)
+        #expect(again.calls.filter { if case .acquireNotify = $0 { true } else { false } }
             == [.acquireNotify(characteristic: heartRate.path)], "only the one that hung up")
-        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(9), at: 5.1)
+        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(9), at: 6.1)
 
         let dropped = rig.deviceChanged(
             Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 10)
@@ -121,6 +126,21 @@ import Testing
                 == [.release(characteristic: heartRate.path), .release(characteristic: rsc.path)])
         #expect(!stopping.calls.contains { if case .stopNotify = $0 { true } else { false } })
         #expect(stopping.calls.contains(.disconnect(device: hrmProPath)))
+    }
+
+    /// The socket's hang-up came before BlueZ said the link dropped: the device was asked for
+    /// a socket again at once, and said to be "receiving" as its signal was lost.
+    @Test("a socket hung up as its link drops is not acquired again, nor said to be receiving")
+    func aHangUpAsTheLinkDrops() {
+        var (rig, _) = resolvedRig()
+        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(7), at: 1.7)
+        rig.reply(to: .acquireNotify(characteristic: rsc.path), acquired(8), at: 1.7)
+        rig.answerEverything(at: 1.8)
+        var after = rig.handle(.socketClosed(characteristic: heartRate.path), at: 5)
+        after += rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 5.001)
+        after += rig.tick(at: 6)
+        #expect(!after.calls.contains { if case .acquireNotify = $0 { true } else { false } }, "\(after)")
+        #expect(!after.statuses.contains { if case .subscribed = $0 { true } else { false } }, "\(after)")
     }
 
     @Test("an AcquireNotify answered after the link dropped is not taken (its descriptor is the driver's to close)")
