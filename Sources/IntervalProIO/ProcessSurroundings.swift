@@ -59,7 +59,8 @@ public enum ProcessSurroundings {
     /// U+FFFD: a store was made in a new folder of another name, and the one there was said
     /// to hold no sessions.
     public static func notText() -> String? {
-        for index in 1..<Int(CommandLine.argc) {
+        // At least the program's name, but a preloaded shim (libfaketime) was seen to leave 0.
+        for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index], let shown = shownIfNotText(argument) else { continue }
             return "argument \(index) ('\(shown)') is not UTF-8 text: IntervalPro reads names and paths as UTF-8 (rename the file or folder)"
         }
