@@ -13,6 +13,15 @@ import Testing
 
     /// The HRM-Pro named for both roles, connected and resolved by t = 1.5 s, its
     /// measurements exported at 1.6 s with or without NotifyAcquired.
+    /// Both measurements acquired (sockets 7 and 8), everything answered, at 1.8 s.
+    func acquiredRig() -> Rig {
+        var (rig, _) = resolvedRig()
+        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(7), at: 1.7)
+        rig.reply(to: .acquireNotify(characteristic: rsc.path), acquired(8), at: 1.7)
+        rig.answerEverything(at: 1.8)
+        return rig
+    }
+
     func resolvedRig(_ notify: Machine.NotifyMethod = .auto, acquirable: Bool = true) -> (Rig, [Machine.Action]) {
         var configuration = Machine.Configuration(
             heartRate: DeviceChoice(Fixture.hrmPro), cadence: DeviceChoice(Fixture.hrmPro))
@@ -93,10 +102,7 @@ import Testing
 
     @Test("a socket hung up with the link still up is acquired again; a dropout and a stop release the sockets")
     func socketsOnEveryWayOut() {
-        var (rig, _) = resolvedRig()
-        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(7), at: 1.7)
-        rig.reply(to: .acquireNotify(characteristic: rsc.path), acquired(8), at: 1.7)
-        rig.answerEverything(at: 1.8)
+        var rig = acquiredRig()
 
         // A second after it hung up, the link still up (by design: acquired at once, it was
         // asked of a device whose link was dropping, and said "receiving").
@@ -132,10 +138,7 @@ import Testing
     /// a socket again at once, and said to be "receiving" as its signal was lost.
     @Test("a socket hung up as its link drops is not acquired again, nor said to be receiving")
     func aHangUpAsTheLinkDrops() {
-        var (rig, _) = resolvedRig()
-        rig.reply(to: .acquireNotify(characteristic: heartRate.path), acquired(7), at: 1.7)
-        rig.reply(to: .acquireNotify(characteristic: rsc.path), acquired(8), at: 1.7)
-        rig.answerEverything(at: 1.8)
+        var rig = acquiredRig()
         var after = rig.handle(.socketClosed(characteristic: heartRate.path), at: 5)
         after += rig.deviceChanged(Fixture.hrmPro, ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], at: 5.001)
         after += rig.tick(at: 6)
