@@ -29,6 +29,8 @@ public final class LiveStateHub: Sendable {
         /// waiting in `commands` ends.
         var step: Int?
         var nextQueuedFor: Int?
+        /// The steps of the running session's plan, as its state shows them.
+        var stepCount: Int?
         var notice: String?
         var wake: (@Sendable () -> Void)?
         /// Readers inside `forEachState`, and who waits for them to be done.
@@ -138,6 +140,8 @@ public final class LiveStateHub: Sendable {
         case queued
         /// A `next` for a step that has ended, or that a `next` queued already ends.
         case stepAlreadyEnded
+        /// A `next` for a step past the plan's last: it has `count`.
+        case noSuchStep(count: Int)
         case noSession
         /// Pause, resume or next while a readiness measurement runs: it has no steps to skip,
         /// and a pause would spoil it (they were answered "accepted" and did nothing).
@@ -152,6 +156,7 @@ public final class LiveStateHub: Sendable {
             guard state.running else { return (.noSession, nil) }
             if state.measuring, command != .finish { return (.notDuringMeasurement, nil) }
             if command == .next, let endingStep {
+                if let count = state.stepCount, endingStep > count { return (.noSuchStep(count: count), nil) }
                 guard state.step == endingStep, state.nextQueuedFor != endingStep else { return (.stepAlreadyEnded, nil) }
                 state.nextQueuedFor = endingStep
             }
@@ -166,7 +171,7 @@ public final class LiveStateHub: Sendable {
     /// connect: the state says so at once, and commands are kept for it from now on. Until its
     /// first state, a start answered 201 left the previous session's state shown, and a
     /// command sent then was refused, "no session is running", and lost.
-    public func sessionAccepted(plan: String) {
+    public func sessionAccepted(plan: String, steps: Int) {
         state.withLock { state in
             state.running = true
             state.measuring = false
@@ -175,7 +180,7 @@ public final class LiveStateHub: Sendable {
             state.wake = nil
         }
         // A `next` for its first step ends that step once it runs.
-        publish([("status", .string("starting")), ("plan", .string(plan)), ("sessionId", .null)], step: 1)
+        publish([("status", .string("starting")), ("plan", .string(plan)), ("sessionId", .null)], step: 1, of: steps)
     }
 
     /// An accepted session did not start (its recording unreadable, no sensor found): said,
@@ -255,12 +260,13 @@ public final class LiveStateHub: Sendable {
     }
 
     /// Publishes a state: `seq` first, then `members`; `step` the number of the step it shows
-    /// running.
-    func publish(_ members: [(String, JSONValue)], step: Int? = nil) {
+    /// running, of `count`.
+    func publish(_ members: [(String, JSONValue)], step: Int? = nil, of count: Int? = nil) {
         delivery.withLock { _ in
             let (text, readers) = state.withLock { state in
                 state.members = members
                 state.step = step
+                state.stepCount = count
                 state.seq += 1
                 state.text = JSONValue.object([("seq", .int(state.seq))] + members).serialized(pretty: false)
                 return (state.text, Array(state.readers.values))
@@ -314,7 +320,7 @@ public struct LiveStatePublisher: SessionObserver {
         if !force, let last, last.sameShown(as: view), music == lastMusic { return }
         last = view
         lastMusic = music
-        hub.publish(Self.members(view, notice: notice, music: music), step: view.step.map { $0.index + 1 })
+        hub.publish(Self.members(view, notice: notice, music: music), step: view.step.map { $0.index + 1 }, of: view.step?.count)
     }
 
     /// The finished session: its summary, and the saved session's id.

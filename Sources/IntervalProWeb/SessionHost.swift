@@ -131,7 +131,7 @@ public final class SessionHost: Sendable {
         request.display = defaults.display
         try claim()
         let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
-        hub.sessionAccepted(plan: name)
+        hub.sessionAccepted(plan: name, steps: loaded.plan.timeline().count)
         occupy {
             var failure: String?
             do {

@@ -138,6 +138,8 @@ extension WebServer {
         case .noSession: return Self.error(.conflict, "no session is running")
         case .notDuringMeasurement:
             return Self.error(.conflict, "a readiness measurement is running: finish cancels it, and it takes no other command")
+        case .noSuchStep(let count):
+            return Self.error(.badRequest, "'step' \(endingStep ?? 0) is past the plan's last: it has \(count)")
         case .stepAlreadyEnded:
             // Not an error for the page: the runner's wish, that step over, is done.
             return Self.json(.ok, JSONValue.object([("accepted", .string(name)), ("stepAlreadyEnded", .bool(true))]).serialized(pretty: false))

@@ -50,7 +50,9 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
     @Test func nextEndsTheStepItNamesOnce() {
         let hub = LiveStateHub()
         hub.sessionStarted(wake: nil)
-        hub.publish([("status", .string("running"))], step: 2)
+        hub.publish([("status", .string("running"))], step: 2, of: 7)
+        // A step past the plan's last was told it "already ended"; one not begun yet still is.
+        #expect(hub.send(.next, endingStep: 99) == .noSuchStep(count: 7))
         #expect(hub.send(.next, endingStep: 2) == .queued)
         #expect(hub.send(.next, endingStep: 2) == .stepAlreadyEnded, "the second phone's tap")
         #expect(hub.takeCommands() == [.next])
@@ -72,11 +74,12 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
         hub.sessionStarted(wake: nil)
         hub.publish([("status", .string("finished")), ("sessionId", .int(41))], step: 3)
         hub.sessionEnded()
-        hub.sessionAccepted(plan: "Tiny")
+        hub.sessionAccepted(plan: "Tiny", steps: 4)
         let starting = try JSONParser.parse(hub.current)
         #expect(starting["status"]?.stringValue == "starting" && starting["plan"]?.stringValue == "Tiny")
         #expect(starting["sessionId"]?.isNull == true)
         #expect(hub.isRunning && hub.isStarting)
+        #expect(hub.send(.next, endingStep: 5) == .noSuchStep(count: 4), "a step past the plan's last")
         #expect(hub.send(.next, endingStep: 1) == .queued, "the first step's Next")
         #expect(hub.send(.finish, endingStep: nil) == .queued)
         let rung = Mutex(false)
@@ -87,7 +90,7 @@ func states(_ texts: [String]) throws -> [JSONNode] { try texts.map { try JSONPa
 
     @Test func aSessionAcceptedThatDoesNotStartSaysWhy() throws {
         let hub = LiveStateHub()
-        hub.sessionAccepted(plan: "Tiny")
+        hub.sessionAccepted(plan: "Tiny", steps: 4)
         #expect(hub.send(.pause))
         hub.sessionNotStarted("no sensor found")
         let idle = try JSONParser.parse(hub.current)
