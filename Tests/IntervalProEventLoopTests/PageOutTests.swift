@@ -3,8 +3,27 @@ import Foundation
 import Testing
 
 /// `serve` gives back its code's pages when idle (IntervalProWeb's IdleMemory) through this call,
-/// and a live session before its sensors connect.
-@Suite struct PageOutTests {
+/// and a live session before its sensors connect. One test at a time, each measured up to three
+/// times: a page-out elsewhere in the process (a session started in another suite) between the
+/// two measures left nothing to page out (19,132 KiB before, 19,208 after, once in CI).
+@Suite(.serialized) struct PageOutTests {
+    /// Whether, in one of three tries, the resident KiB `measure` gives fell across a page-out;
+    /// every try, for the message.
+    static func fallsAcrossAPageOut(
+        preparing prepare: () -> Void = {}, _ measure: () throws -> Int
+    ) rethrows -> (fell: Bool, tries: [(before: Int, after: Int)]) {
+        var tries: [(before: Int, after: Int)] = []
+        for _ in 0..<3 {
+            prepare()
+            let before = try measure()
+            let advised = intervalpro_page_out_code()
+            #expect(advised > 0, "errno \(errno)")
+            tries.append((before, try measure()))
+            if tries.last!.after < tries.last!.before { return (true, tries) }
+        }
+        return (false, tries)
+    }
+
     /// Resident pages of this test binary's own read-only mappings, from /proc/self/smaps.
     static func residentKiB() throws -> Int {
         try residentKiB(of: try #require(readLink("/proc/self/exe")))
@@ -38,12 +57,8 @@ import Testing
 
     @Test("the executable's read-only mappings are advised, and their resident pages go")
     func pagesOutTheExecutable() throws {
-        let before = try Self.residentKiB()
-        let advised = intervalpro_page_out_code()
-        #expect(advised > 0, "errno \(errno)")
-        let after = try Self.residentKiB()
-        #expect(before > 0)
-        #expect(after < before, "resident KiB of the binary's read-only mappings: \(before) → \(after)")
+        let (fell, tries) = try Self.fallsAcrossAPageOut { try Self.residentKiB() }
+        #expect(fell, "resident KiB of the binary's read-only mappings, before → after: \(tries)")
     }
 
     /// After `doctor`'s checks and a report, an idle `serve` held 17 MB of libraries' pages
@@ -59,14 +74,13 @@ import Testing
         let mapped = try #require(mmap(nil, 1 << 20, PROT_READ, MAP_PRIVATE, descriptor, 0))
         try #require(mapped != MAP_FAILED)
         defer { munmap(mapped, 1 << 20) }
-        var sum = 0
-        for offset in stride(from: 0, to: 1 << 20, by: 4096) { sum &+= Int(mapped.load(fromByteOffset: offset, as: UInt8.self)) }
-        #expect(sum == 7 * 256)
-        let before = try Self.residentKiB(of: path)
-        #expect(intervalpro_page_out_code() > 0, "errno \(errno)")
-        let after = try Self.residentKiB(of: path)
-        #expect(before >= 1024)
-        #expect(after < before, "resident KiB of the file's read-only mapping: \(before) → \(after)")
+        // Each try reads every page first: all of it resident, then paged out.
+        let (fell, tries) = try Self.fallsAcrossAPageOut(preparing: {
+            var sum = 0
+            for offset in stride(from: 0, to: 1 << 20, by: 4096) { sum &+= Int(mapped.load(fromByteOffset: offset, as: UInt8.self)) }
+            #expect(sum == 7 * 256)
+        }) { try Self.residentKiB(of: path) }
+        #expect(fell, "resident KiB of the file's read-only mapping, before → after: \(tries)")
     }
 }
 
