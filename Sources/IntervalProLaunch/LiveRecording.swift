@@ -18,7 +18,7 @@ public enum LiveRecording {
         do throws(FileError) { try RecordingWriter.checkTarget(path) } catch { throw LaunchError(error) }
         let sensors: LiveSensorSet
         // Start-up is over: its pages go back before the sensors need theirs.
-        ExecutablePages.giveBack()
+        CodePages.giveBack()
         do {
             // Nothing waits on a recording's values in real time: acquired ones are read
             // once a second, each with its arrival time, which saves a wake-up per value.

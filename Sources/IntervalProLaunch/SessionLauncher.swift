@@ -191,7 +191,7 @@ public enum SessionLauncher {
                     + "another terminal), which has them: finish it there first", kind: .unavailable)
         }
         // Start-up is over: its pages go back before the sensors and the session need theirs.
-        ExecutablePages.giveBack()
+        CodePages.giveBack()
         let sensors: LiveSensorSet
         do {
             // Ctrl-C at the terminal ends connecting too; a server keeps its own handling.

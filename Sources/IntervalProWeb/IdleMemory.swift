@@ -42,7 +42,7 @@ enum IdleMemory {
                 due = later
             }
             guard !hub.isRunning else { return }
-            ExecutablePages.giveBack()
+            CodePages.giveBack()
         }
     }
 }

@@ -110,10 +110,11 @@ public final class SessionHost: Sendable {
         sound: SoundChoice = .init()
     ) throws(StartError) {
         guard let defaults else { throw .notHere }
+        let timeline = loaded.plan.timeline()
         let requestSource: SessionRequest.Source =
             switch source {
             case .live: .live(defaults.sensors, fallback: .simulate)
-            case .simulate: .simulate(.covering(loaded.plan.timeline()))
+            case .simulate: .simulate(.covering(timeline))
             case .recording: .replay(path: recording?.path ?? "")
             }
         var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: planFile, source: requestSource)
@@ -131,7 +132,7 @@ public final class SessionHost: Sendable {
         request.display = defaults.display
         try claim()
         let (name, hub, accepted) = (loaded.plan.name, self.hub, request)
-        hub.sessionAccepted(plan: name, steps: loaded.plan.timeline().count)
+        hub.sessionAccepted(plan: name, steps: timeline.count)
         occupy {
             var failure: String?
             do {

@@ -11,7 +11,7 @@ import CLinux
 /// plan) would otherwise stay counted against it: given back before the sensors connect, a
 /// live `run` peaks at 18 MB rather than 21, and holds 13 rather than 20 (docs/dev/benchmarks.md,
 /// "Live sensors"). An idle `serve` does the same between sessions.
-public enum ExecutablePages {
+public enum CodePages {
     /// The bytes advised; -1 when the mappings could not be read (nothing else happens then).
     @discardableResult
     public static func giveBack() -> Int64 { intervalpro_page_out_code() }
