@@ -17,6 +17,8 @@ BINDIR := $(PREFIX)/bin
 # intervalpro-web, the page's server, which `intervalpro` hands `serve` and `run --web` to.
 LIBEXECDIR := $(PREFIX)/libexec/intervalpro
 DATADIR := $(PREFIX)/share/intervalpro
+# The README and docs/ as in the repository, so that their links to each other hold.
+DOCDIR := $(PREFIX)/share/doc/intervalpro
 MANDIR := $(PREFIX)/share/man/man1
 BASHDIR := $(PREFIX)/share/bash-completion/completions
 # zsh reads a package's completions from vendor-completions under /usr, a local install's
@@ -131,7 +133,7 @@ man:
 	rm -rf $(MAN_OUT)
 	$(SWIFT) package $(DEBUG_FLAGS) plugin generate-manual --multi-page --configuration debug --date $(MAN_DATE) >/dev/null
 
-## install: the binaries, man pages, bash/zsh/fish completions, example plans and recordings,
+## install: the binaries, man pages, bash/zsh/fish completions, example plans and recordings, the docs,
 ## the udev rule, the D-Bus policy snippet and the systemd user unit for the web page
 ## (PREFIX=/usr/local; DESTDIR for staging).
 ## Builds nothing, so that `sudo make install` leaves no root-owned files in .build.
@@ -144,6 +146,11 @@ install:
 	install -m644 $(MAN_OUT)/*.1 $(DESTDIR)$(MANDIR)/
 	install -m644 Plans/*.json $(DESTDIR)$(DATADIR)/Plans/
 	install -m644 Recordings/*.jsonl Recordings/README.md $(DESTDIR)$(DATADIR)/Recordings/
+	install -d $(DESTDIR)$(DOCDIR)/docs/reference $(DESTDIR)$(DOCDIR)/docs/dev
+	install -m644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
+	install -m644 docs/reference/*.md $(DESTDIR)$(DOCDIR)/docs/reference/
+	install -m644 docs/dev/*.md $(DESTDIR)$(DOCDIR)/docs/dev/
 	install -d $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
 	$(BUILT_BIN) --generate-completion-script bash | sed "1{/^#!/d}" > $(DESTDIR)$(BASHDIR)/intervalpro
 	$(BUILT_BIN) --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_intervalpro
@@ -160,6 +167,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UDEVDIR)/70-intervalpro-rfkill.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	rm -f $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 	rm -rf $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 ## deb: a Debian package of the release binary (packaging/build-deb.sh); needs no Swift to install

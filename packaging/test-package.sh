@@ -67,6 +67,10 @@ check "plan check of a Zwift workout opens libxml2 at run time" inside sh -c \
     'printf "<workout_file><name>Z</name><workout><SteadyState Duration=\"60\" Cadence=\"85\"/></workout></workout_file>\n" >/tmp/z.zwo && intervalpro plan check /tmp/z.zwo | grep -q "1:00"'
 check "replay of a gzipped recording opens zlib at run time" inside sh -c \
     'gzip -c /usr/share/intervalpro/Recordings/cadence-ladder.jsonl >/tmp/ladder.jsonl.gz && intervalpro replay --fast --json --no-save /tmp/ladder.jsonl.gz | grep -q "\"duration_s\""'
+check "the docs --help points to are installed where it says, with the README" inside sh -c \
+    'for page in $( (intervalpro --help; intervalpro serve --help) | tr -s " \n" "\n\n" | grep -o "^docs/[a-z/-]*\.md"); do
+         [ -f "/usr/share/doc/intervalpro/$page" ] || { echo "missing: $page"; exit 1; }; done
+     [ -n "$page" ] && [ -f /usr/share/doc/intervalpro/README.md ] && [ -f /usr/share/doc/intervalpro/docs/live-sensors.md ]'
 check "man -w intervalpro finds the page" inside sh -c 'man -w intervalpro | grep -q "/usr/share/man/man1/intervalpro.1.gz"'
 check "man -w intervalpro.record finds a subcommand's page" inside sh -c 'man -w intervalpro.record | grep -q intervalpro.record.1.gz'
 check "bash completes 'intervalpro re<TAB>' to readiness, record, render-audio, replay, report" inside bash -c '
@@ -90,12 +94,13 @@ check "the systemd user unit is gone" inside sh -c '[ ! -e /usr/lib/systemd/user
 # make install and make uninstall with a local prefix, staged: everything goes, and comes back out.
 staged=$(mktemp -d)
 make --no-print-directory install PREFIX=/usr/local DESTDIR="$staged" >/dev/null
-check "make install PREFIX=/usr/local puts the binaries, pages, completions, plans, udev rule, policy and user unit in place" \
+check "make install PREFIX=/usr/local puts the binaries, pages, completions, plans, docs, udev rule, policy and user unit in place" \
     test -x "$staged/usr/local/bin/intervalpro" -a -f "$staged/usr/local/share/man/man1/intervalpro.run.1" \
     -a -f "$staged/usr/local/share/bash-completion/completions/intervalpro" \
     -a -f "$staged/usr/local/share/zsh/site-functions/_intervalpro" \
     -a -f "$staged/usr/local/share/fish/vendor_completions.d/intervalpro.fish" \
     -a -f "$staged/usr/local/share/intervalpro/Plans/pyramid.json" \
+    -a -f "$staged/usr/local/share/doc/intervalpro/docs/reference/exit-codes.md" \
     -a -f "$staged/etc/udev/rules.d/70-intervalpro-rfkill.rules" -a -f "$staged/etc/dbus-1/system.d/intervalpro-bluez.conf" \
     -a -f "$staged/usr/local/lib/systemd/user/intervalpro.service" \
     -a -x "$staged/usr/local/libexec/intervalpro/intervalpro-web"

@@ -23,7 +23,8 @@ struct IntervalPro: AsyncParsableCommand {
             never heart rate. Exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, \
             69 unavailable, 70 internal error, 74 I/O error, 77 not permitted (a service refused the \
             credential, or serving as root), 130 stopped by Ctrl-C before anything was kept, 141 \
-            standard output closed (| head). docs/reference/exit-codes.md has each case.
+            standard output closed (| head). docs/reference/exit-codes.md (installed in \
+            /usr/share/doc/intervalpro) has each case.
             """,
         version: "0.1.0",
         subcommands: [

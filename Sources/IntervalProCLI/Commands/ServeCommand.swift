@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
             simulated runner or a bundled recording, shows it live with pause, next and finish, \
             and lists the history with each session's report. On loopback (the default) no token \
             is needed; on any other address every request needs the token printed with the \
-            address (and kept in $XDG_DATA_HOME/intervalpro/web-token). The API is in docs/reference/web-api.md.
+            address (and kept in $XDG_DATA_HOME/intervalpro/web-token). The API is in \
+            docs/reference/web-api.md (installed in /usr/share/doc/intervalpro).
             """
     )
 
