@@ -364,6 +364,23 @@ public final class RecordingWriter {
         }
     }
 
+    /// Set for a recording made in real time: what is written reaches the disk once a second
+    /// (`keep(through:)`), so a power cut loses the last second at most, as the docs promise;
+    /// it was synced only at the close.
+    public var syncsEachSecond = false
+    private var syncedSecond = Int.min
+
+    /// After the values up to `seconds` of the session are written: syncs them to the disk
+    /// when a new second began (only with `syncsEachSecond`).
+    public func keep(through seconds: Double) throws(FileError) {
+        let second = Int(seconds.rounded(.down))
+        guard syncsEachSecond, second != syncedSecond, unwritten.isEmpty, let fd else { return }
+        syncedSecond = second
+        if fdatasync(fd.rawValue) != 0 {
+            throw FileError(path: path, operation: .sync, errno: Errno(rawValue: errno))
+        }
+    }
+
     /// Several lines in one write (values that arrived together).
     public func write(lines: [String]) throws(FileError) {
         guard !lines.isEmpty else { return }

@@ -33,6 +33,7 @@ public enum LiveRecording {
         do throws(FileError) {
             let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: sensors.devices)
             writer = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
+            writer.syncsEachSecond = true
         } catch {
             await sensors.stop()
             throw LaunchError(error)
@@ -59,6 +60,7 @@ public enum LiveRecording {
                     // One write for what arrived together.
                     let wasHeld = writer.isHeldByFullDisk
                     try writer.write(lines: kept.map(RecordingLine.entry))
+                    try writer.keep(through: poll.now.seconds)
                     if let news = writer.fullDiskNews(wasHeld: wasHeld) { notice(news) }
                     for case .notification(let n) in kept { counts[n.characteristicID, default: 0] += 1 }
                 } catch {

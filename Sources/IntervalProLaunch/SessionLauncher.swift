@@ -255,6 +255,7 @@ public enum SessionLauncher {
             let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
             do {
                 recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
+                recorder?.syncsEachSecond = pacing != .virtual
             } catch {
                 throw LaunchError(error)
             }

@@ -56,6 +56,7 @@ struct SessionPresenter: SessionObserver {
         do {
             let wasHeld = recorder.isHeldByFullDisk
             try recorder.write(line: RecordingLine.entry(entry))
+            try recorder.keep(through: entry.time.seconds)
             if let news = recorder.fullDiskNews(wasHeld: wasHeld) { logger.warning("\(news)") }
         } catch {
             // The session matters more than the copy: warn once and keep running.

@@ -50,9 +50,6 @@ public final class SessionStore: Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in
-            try db.execute(sql: syncEveryCommit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-        }
         // Processes opening the store at once take turns until it is in WAL mode and migrated:
         // switching to WAL does not wait for a busy database, and GRDB reads which migrations
         // ran outside the transactions that run them, so two first opens would both migrate.
@@ -81,6 +78,10 @@ public final class SessionStore: Sendable {
         Self.makeJournalsWritable(path)
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
+            // After the queue is open: GRDB's WAL set-up says NORMAL after any prepareDatabase,
+            // and a live session's commits were never synced until its end (a power cut lost
+            // what the docs say it keeps).
+            if syncEveryCommit { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") } }
             try Schema.migrator.migrate(queue)
         } catch {
             throw StoreError(path: path, error)
