@@ -63,6 +63,7 @@ public enum FileIO {
         // of its page faults). What a pipe sends, or a file that grew meanwhile, comes after.
         var info = stat()
         let size = fstat(fd.rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        guard size <= largestRead else { throw tooLarge(path) }
         var failure: Errno?
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             while initialized < buffer.count {
@@ -87,8 +88,20 @@ public enum FileIO {
                 throw FileError(path: path, operation: .read, errno: error as? Errno ?? .ioError)
             }
             if count == 0 { return bytes }
+            // /dev/zero or `yes` on a pipe grew to every byte of memory, then trapped.
+            guard bytes.count + count <= largestRead else { throw tooLarge(path) }
             bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// More than any plan, recording, workout or activity file holds (a day's recording is
+    /// some 20 MB), and what a compressed one may inflate to: past it, the input is refused.
+    public static let largestRead = 512 << 20
+
+    private static func tooLarge(_ path: String) -> FileError {
+        FileError(
+            path: path, operation: .read, errno: .fileTooLarge,
+            reason: "it holds more than \(largestRead >> 20) MiB, more than any plan, recording or activity (an endless stream?)")
     }
 
     /// The first `count` bytes of a file (fewer when it is shorter): enough to tell what it is.

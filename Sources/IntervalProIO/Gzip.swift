@@ -43,8 +43,9 @@ enum Zlib {
         var message: String
     }
 
-    /// More than any activity: data that inflates past it is refused, not read into memory.
-    static let largestContent = 512 << 20
+    /// More than any activity: data that inflates past it is refused, not read into memory
+    /// (the same bound as a file read whole).
+    static let largestContent = FileIO.largestRead
 
     /// `input` inflated, up to the damage if there is any (and then the damage). `windowBits`
     /// chooses the wrapper (zlib's inflateInit2); with `untilEnd`, streams that follow one

@@ -1,4 +1,5 @@
 import SystemPackage
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,6 +41,7 @@ public final class MappedFile: @unchecked Sendable {
         let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd.rawValue, 0)
         guard let mapped, mapped != MAP_FAILED else { throw Self.failure(path, .read) }
         start = mapped
+        BusErrorNotice.prepare(for: path)
     }
 
     /// A file that `fill` writes, a piece at a time through the function it is given, then
@@ -80,5 +82,35 @@ public final class MappedFile: @unchecked Sendable {
 
     private static func failure(_ path: String, _ operation: FileError.Operation) -> FileError {
         FileError(path: path, operation: operation, errno: Errno(rawValue: errno))
+    }
+}
+
+/// A mapped file cut short by another program while it is read (`cp new.zip run.zip` over it,
+/// a USB stick pulled) raises SIGBUS at the first page past its new end: the process died
+/// with "Bus error" and nothing else. The handler says which file, as one line, and exits 74;
+/// what was saved before stays, as after any stop.
+enum BusErrorNotice {
+    /// The line to write, copied in when a file is mapped (a signal handler may not allocate);
+    /// one buffer for good, so that the handler never reads one freed.
+    private static let capacity = 4096
+    private nonisolated(unsafe) static let line = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    private nonisolated(unsafe) static var length = 0
+    private static let installed = Mutex(false)
+
+    static func prepare(for path: String) {
+        installed.withLock { installed in
+            let text = Array("intervalpro: cannot read '\(path)': it became shorter while it was read (changed by another program?)\n".utf8)
+            length = 0
+            let count = min(text.count, capacity)
+            text.withUnsafeBufferPointer { line.update(from: $0.baseAddress!, count: count) }
+            length = count
+            guard !installed else { return }
+            installed = true
+            let handler: @convention(c) (Int32) -> Void = { _ in
+                _ = write(STDERR_FILENO, BusErrorNotice.line, BusErrorNotice.length)
+                _exit(74)
+            }
+            signal(SIGBUS, handler)
+        }
     }
 }

@@ -53,6 +53,19 @@ struct FileIOTests {
         #expect(try FileIO.readAll(path) == bytes)
     }
 
+    /// `plan check /dev/zero` (or `yes | intervalpro replay -`) grew to every byte of memory,
+    /// then trapped with a stack trace.
+    @Test("an endless stream is refused at the read bound, named, not read into all memory")
+    func anEndlessStreamIsRefused() {
+        #expect {
+            _ = try FileIO.readAll("/dev/zero")
+        } throws: { error in
+            guard let failure = error as? FileError else { return false }
+            return failure.description.contains("'/dev/zero'")
+                && failure.description.contains("more than 512 MiB")
+        }
+    }
+
     /// `kill -9` of a long render left its new file beside the output for good.
     @Test("a replacement removes what a killed writer of the same file left, never a live one's")
     func abandonedReplacementsAreRemoved() throws {
