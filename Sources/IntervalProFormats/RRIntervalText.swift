@@ -58,7 +58,9 @@ public enum RRIntervalText {
                 // 0 is an interval under the 300 ms of a heartbeat, left out as one of 1 ms is
                 // (rhenanbartels/hrv's real recording ends on one: the morning was refused).
                 guard let value = number(field), value >= 0 else {
-                    throw ImportError(file: file, place: "\(line.number)", message: "'\(field)' is not an RR interval (a number of milliseconds or seconds)")
+                    // Quoted short: a 50 MB line of damage was quoted whole on stderr.
+                    let shown = field.count > 40 ? field.prefix(40) + "…" : field
+                    throw ImportError(file: file, place: "\(line.number)", message: "'\(shown)' is not an RR interval (a number of milliseconds or seconds)")
                 }
                 intervals.append((value, line.number, field))
             }

@@ -83,6 +83,9 @@ struct RRIntervalTextTests {
         #expect(refusal("812\n0x3ed\n") == "rr.txt:2: '0x3ed' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("812\n0x1p10\n") == "rr.txt:2: '0x1p10' is not an RR interval (a number of milliseconds or seconds)")
         #expect(RRIntervalText.number("8.12e-01") == 0.812, "numpy's savetxt writes exponents")
+        // A line of damage is quoted by its first 40 characters, not whole.
+        #expect(refusal("812\n" + String(repeating: "x", count: 100_000) + "\n")
+            == "rr.txt:2: '\(String(repeating: "x", count: 40))…' is not an RR interval (a number of milliseconds or seconds)")
         #expect(refusal("date;HR [bpm]\n1;60\n") == "rr.txt:1: a header without a column of RR intervals (date, HR [bpm]): name that column RR")
         #expect(
             refusal("0 812\n812 790\n")
