@@ -43,6 +43,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
     }
 
+    /// Named /dev/stdin it wrote "/dev/stdin.json" into /dev (as root).
+    @Test("plan import /dev/stdin writes the plan to standard output, nothing beside it")
+    func importFromDevStdin() throws {
+        let scratch = try ScratchDirectory()
+        let pipe = Pipe()
+        pipe.fileHandleForWriting.write(Data("- 1m 170rpm\n".utf8))
+        try pipe.fileHandleForWriting.close()
+        let result = try RunningCommand(["plan", "import", "/dev/stdin"], in: scratch.url, stdin: pipe.fileHandleForReading).finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try jsonObject(result.stdoutData)?["steps"] != nil)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/stdin.json"))
+    }
+
     @Test("run takes a workout file directly and keeps the imported plan with the session")
     func runTakesAWorkout() throws {
         let scratch = try ScratchDirectory()

@@ -21,7 +21,7 @@ struct PlanImportCommand: ParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The plan to write ('-' for standard output; default: the workout file's name with .json, standard output for '-').",
+            "The plan to write ('-' for standard output; default: the workout file's name with .json; standard output for '-' and /dev/stdin).",
             valueName: "file"),
         completion: .file(extensions: ["json"]))
     var output: String?
@@ -35,8 +35,10 @@ struct PlanImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let imported = try importPlan(workout)
-            // A workout on standard input has no name to write beside: it wrote "-.json".
-            let target = output ?? (workout == "-" ? "-" : Self.defaultOutput(for: workout))
+            // A workout on standard input has no name to write beside: it wrote "-.json", and
+            // /dev/stdin.json into /dev (a pipe from <(…) was refused at /dev/fd/63.json).
+            let piped = workout == "-" || workout.hasPrefix("/dev/") || workout.hasPrefix("/proc/")
+            let target = output ?? (piped ? "-" : Self.defaultOutput(for: workout))
             let text = PlanWriter.json(imported.plan).serialized(pretty: true) + "\n"
             let timeline = imported.plan.timeline()
             let report =
