@@ -194,9 +194,16 @@ public struct ReadinessCheck: Sendable {
     /// Writes the saved measurement to the day's wellness when `upload` or the account's
     /// setting asks for it; nil when nothing was sent.
     public func sendToWellness(_ result: Result) async throws -> WellnessWriter.Result? {
-        guard let services = result.services, let id = result.scored.record.id,
-            upload || services.accounts.intervalsICU?.readinessToWellness == true
-        else { return nil }
+        guard let services = result.services, let id = result.scored.record.id else { return nil }
+        return try await Self.sendToWellness(readiness: id, store: store, services: services, asked: upload)
+    }
+
+    /// Writes a saved measurement to the day's wellness when asked (`--upload`) or when the
+    /// account says to send every one (the page's Measure now as the command's).
+    public static func sendToWellness(
+        readiness id: Int64, store: StoreLocation, services: ServiceContext, asked: Bool
+    ) async throws -> WellnessWriter.Result? {
+        guard asked || services.accounts.intervalsICU?.readinessToWellness == true else { return nil }
         let writer = WellnessWriter(store: try store.open(), context: services)
         return try await asyncStoreCall { () async throws(StoreError) in try await writer.send(readiness: id) }
     }

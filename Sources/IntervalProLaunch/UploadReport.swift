@@ -27,6 +27,12 @@ public struct UploadReport: Sendable {
         /// Not sent, and nothing is wrong: sent before, still processing.
         case notice(String)
         case error(String)
+
+        public var text: String {
+            switch self {
+            case .done(let text), .notice(let text), .error(let text): text
+            }
+        }
     }
 
     public var lines: [Line] = []

@@ -183,6 +183,18 @@ public final class SessionHost: Sendable {
                     } else {
                         logger.notice("readiness measured, saved as measurement \(scored.record.id ?? 0)")
                     }
+                    // As `readiness` sends it when the account asks for every measurement: the
+                    // phone's never reached intervals.icu, which kept an earlier one as the day's.
+                    if scored.saveFailure == nil, let id = scored.record.id,
+                        let services = try? ReadinessReport.services(required: false, verbose: false),
+                        let written = try? await ReadinessCheck.sendToWellness(
+                            readiness: id, store: defaults.store, services: services, asked: false),
+                        let said = UploadReport([], wellness: [written]).lines.first?.text
+                    {
+                        result.append(("wellness", .string(said)))
+                        hub.publishReadiness([("phase", .string("done")), ("result", .object(result))])
+                        logger.notice("\(said)")
+                    }
                 } else {
                     hub.publishReadiness([("phase", .string("cancelled"))])
                 }

@@ -203,7 +203,7 @@ function renderMeasurement(s) {
   if (r) {
     $("measure-figures").textContent = "rMSSD " + r.rmssd_ms.toFixed(1) + " ms · ln " + r.ln_rmssd.toFixed(2) + " · HR " + Math.round(r.mean_hr_bpm);
     $("measure-verdict").textContent = r.assessment.summary;
-    $("measure-advice").textContent = r.assessment.advice;
+    $("measure-advice").textContent = r.assessment.advice + (r.wellness ? " · " + r.wellness : "");
   }
 }
 $("btn-measure").onclick = async () => {

@@ -76,10 +76,19 @@ extension ReadinessCommandTests {
         let fake = try FakeBlueZ(scenario: "readiness-strap")
         let dir = try ScratchDirectory()
         let port = try freePort()
+        // An account that sends every measurement to intervals.icu's wellness, here a closed
+        // port: the page's measurement was never sent nor queued, where `readiness`'s is.
+        let accounts = dir.path("config") + "/intervalpro"
+        try FileManager.default.createDirectory(atPath: accounts, withIntermediateDirectories: true)
+        try Data(#"{"version": 1, "accounts": {"intervals.icu": {"athlete_id": "i1", "api_key": "k", "readiness_to_wellness": true}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: accounts + "/accounts.json"))
+        chmod(accounts + "/accounts.json", 0o600)
+        var serving = environment(dir, bus: fake.bus.address)
+        serving["INTERVALPRO_INTERVALS_ICU_URL"] = "http://127.0.0.1:9"
         // A minute and a half of measuring, in a suite that runs beside it on two cores.
         let command = try RunningCommand(
             ["serve", "--listen", "127.0.0.1:\(port)", "--hr", "Polar H10 12345678"] + servingAsUs,
-            environment: environment(dir, bus: fake.bus.address), watchdog: 400)
+            environment: serving, watchdog: 400)
         defer {
             command.interrupt()
             _ = command.finish()
@@ -128,6 +137,15 @@ extension ReadinessCommandTests {
         let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
         let listed = try #require(try JSONSerialization.jsonObject(with: history.stdoutData) as? [[String: Any]])
         #expect(listed.count == 1 && listed.first?["id"] as? Int == result["id"] as? Int)
+        // Then written to the day's wellness, as `readiness` writes it: here it fails after the
+        // retries, is said on the page and stays queued.
+        var wellness: String?
+        for _ in 0..<80 where wellness == nil {
+            wellness = (jsonObject(exchange("api/state").data)?["result"] as? [String: Any])?["wellness"] as? String
+            if wellness == nil { usleep(250_000) }
+        }
+        #expect(wellness?.contains("readiness \(result["id"] as? Int ?? 0) (") == true && wellness?.contains("→ intervals.icu wellness") == true
+            && wellness?.contains("queued") == true, "\(wellness ?? "no wellness")")
     }
 
     @Test("live: a strap that sends no RR intervals is named within seconds (69)")
