@@ -223,9 +223,11 @@ let loadedChoices = false;
 async function showStart() {
   show("start");
   showReadiness();
+  // Asked each time: a page kept open overnight (a home-screen app has no reload) offered
+  // yesterday's runs, and an account added meanwhile showed none.
+  showToday();
   if (loadedChoices) return;
   loadedChoices = true;
-  showToday();
   const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);
   for (const p of plans.plans) {
     const o = document.createElement("option");
@@ -275,6 +277,7 @@ async function showToday() {
     box.appendChild(button);
     if (run.problem) box.appendChild(element("p", "Cannot run it: " + run.problem, "label"));
   }
+  if (planned && !today.runs.some((run) => run.id === planned.id)) planChanged();
 }
 
 async function planChanged() {
