@@ -73,8 +73,8 @@ public struct AudioChoice: Sendable {
 
     /// The live audio companion for a session, or nil when it would be silent: audio plays
     /// only at real-time pacing, and a device that cannot be opened is a warning, not a
-    /// failure.
-    public func liveAudio(plan: Plan, realTime: Bool) -> LiveAudio? {
+    /// failure, told through `warn` (stderr, and the page when one follows the session).
+    public func liveAudio(plan: Plan, realTime: Bool, warn: @escaping @Sendable (String) -> Void = warn) -> LiveAudio? {
         let settings = settings(for: plan)
         guard settings.mode != .off || settings.voice else { return nil }
         guard realTime else {
@@ -90,7 +90,7 @@ public struct AudioChoice: Sendable {
             warn("audio device '\(device)' is not available (\(error.status)); the session goes on without sound")
             return nil
         }
-        let voice = Self.voice(settings, outputRate: player.sampleRate)
+        let voice = Self.voice(settings, outputRate: player.sampleRate, warn: warn)
         return LiveAudio(settings: settings, timeline: plan.timeline(), player: player, voice: voice, warn: warn)
     }
 }
@@ -98,7 +98,7 @@ public struct AudioChoice: Sendable {
 extension AudioChoice {
     /// The voice for `settings` at the device's rate, when the settings want one and speech
     /// synthesis works; otherwise clicks only, said once.
-    static func voice(_ settings: MetronomeSettings, outputRate: Int) -> CueVoice? {
+    static func voice(_ settings: MetronomeSettings, outputRate: Int, warn: (String) -> Void = warn) -> CueVoice? {
         guard settings.voice else { return nil }
         do {
             return try CueVoice(language: settings.language, outputRate: outputRate)

@@ -262,7 +262,12 @@ public enum SessionLauncher {
         }
 
         var companions: [any SessionObserver] = []
-        let audio = request.audio.liveAudio(plan: plan, realTime: pacing == .realTime(speed: 1))
+        // Sound that cannot play is said to the page too: a phone's runner who chose the
+        // metronome heard nothing, and only the server's journal said why.
+        let audio = request.audio.liveAudio(plan: plan, realTime: pacing == .realTime(speed: 1)) { text in
+            warn(text)
+            follower?.notice(text)
+        }
         defer { audio?.finish() }
         // Music is followed when the session runs in real time. It hears the time before the
         // audio, which may synthesise a cue on hearing it (`SessionOrigin`).
