@@ -259,6 +259,15 @@ public enum InterruptSignal {
         if unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { signal(SIGHUP, SIG_IGN) }
     }
 
+    /// SIGINT and SIGTERM end the process again, as before `install`: for what follows a
+    /// session that nothing reads the flag in (an upload after `run`, which a stop leaves queued).
+    /// A hang-up ignored under `nohup` stays ignored.
+    public static func restoreDefaults() {
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        if !hangUpIgnored { signal(SIGHUP, SIG_DFL) }
+    }
+
     /// Readable after a signal arrived (once `install` ran); `drain` empties it.
     public static var descriptor: Int32? {
         let fd = pipeReadEnd.load(ordering: .acquiring)

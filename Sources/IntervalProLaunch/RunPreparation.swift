@@ -54,6 +54,9 @@ public struct RunPreparation: Sendable {
         guard let id = outcome.savedSessionID else {
             throw LaunchError("the session was not saved, so it was not uploaded", kind: .io)
         }
+        // The session is saved and the upload queued before it is sent: Ctrl-C now stops the
+        // upload (as in `upload`), where the session's handler took it and nothing read it.
+        InterruptSignal.restoreDefaults()
         let uploader = Uploader(store: try store.open(), context: services)
         return try await asyncStoreCall { () async throws(StoreError) in
             try await uploader.upload(session: id, to: uploadTo, force: false)

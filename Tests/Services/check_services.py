@@ -684,6 +684,34 @@ def group_icu(g):
     g.check(isinstance(run.json(), dict) and "→" not in run.stdout,
             "run --json --upload: stdout is the JSON summary only, the upload line on stderr", run.stdout[-300:])
 
+    # Ctrl-C while the upload after a session hangs: the session's handler took it and nothing
+    # read it, so the runner waited out four 30 s attempts.
+    s.fault(match=f"POST {ACTIVITIES}", delay=60)
+    process = start_binary(["run", "icu:101", "--simulate", "--fast", "--seed", "5", "--upload", "intervals.icu"],
+                           s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and s.state()["faults"]:
+        time.sleep(0.1)
+    held = not s.state()["faults"]
+    stopped_at = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+    stopped = time.monotonic() - stopped_at
+    s.record(Result(["run", "icu:101", "--upload", "intervals.icu", "(Ctrl-C while uploading)"],
+                    process.returncode, stdout, stderr, stopped))
+    s.clear()
+    queued = [key for key, status in s.upload_rows().items() if key[1] == "intervals.icu" and status == "pending"]
+    g.check(held and stopped < 3 and process.returncode in (-signal.SIGINT, 130) and len(queued) == 1,
+            "run --upload: Ctrl-C while the upload hangs stops at once, the upload kept queued",
+            f"held {held}, stopped after {stopped:.1f} s, exit {process.returncode}, queued {queued}")
+    sent = s.run("upload", "--pending")
+    expect(g, sent, 0, "... and upload --pending sends it",
+           stdout_has=[f"session {queued[0][0] if queued else '?'} → intervals.icu: http"])
+
     expect(g, s.run("upload", "--pending"), 0, "upload --pending with nothing queued", stdout_has=["No uploads queued."])
     pending = s.run("upload", "--pending", "--json", "-v")
     g.check(pending.returncode == 0 and pending.json() == {"uploads": []}, "upload --pending --json: no uploads",
