@@ -174,11 +174,13 @@ public enum Checkup {
                 case .intervalsICU:
                     let api = try context.intervalsICU()
                     let response = try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the key")
+                    try ServiceError.unlessProfile(response, service: .intervalsICU, doing: "checking the key")
                     who = IntervalsICU.athleteName(response) ?? api.account.athleteID
                 case .strava:
                     let authorization = StravaAuthorization(context: context)
                     let strava = authorization.strava
-                    _ = try await authorization.success({ strava.athlete(token: $0) }, doing: "checking the authorization")
+                    let response = try await authorization.success({ strava.athlete(token: $0) }, doing: "checking the authorization")
+                    try ServiceError.unlessProfile(response, service: .strava, doing: "checking the authorization")
                     who = context.accounts.strava?.athleteName ?? "the athlete"
                 }
                 findings.append(Diagnosis(check: service.rawValue, ok: true, detail: "works (\(who))", fix: nil))

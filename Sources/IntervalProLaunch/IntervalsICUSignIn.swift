@@ -13,7 +13,9 @@ public enum IntervalsICUSignIn {
         let response: HTTPResponse
         do {
             response = try await serviceCall { () throws(ServiceError) in
-                try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+                let answer = try await context.caller(.intervalsICU).success(api.athlete(), doing: "checking the API key")
+                try ServiceError.unlessProfile(answer, service: .intervalsICU, doing: "checking the API key")
+                return answer
             }
         } catch var refused as LaunchError where refused.kind == .refused && !athlete.isEmpty && athlete.allSatisfy(\.isNumber) {
             // An athlete id without its "i" is refused as a wrong key would be: the key was blamed.

@@ -7,7 +7,8 @@ public import IntervalProServices
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var isTimeout: Bool
-    /// libcurl could not be opened: no request can work, so none is retried.
+    /// libcurl could not be opened, or the answer was far larger than any service's: trying
+    /// again will not help, so the request is not retried.
     public var isPermanent: Bool
 
     public init(message: String, isTimeout: Bool, isPermanent: Bool = false) {
@@ -69,8 +70,9 @@ public final class CurlTransport: @unchecked Sendable {
 
         setPointer(&api, handle, CURLOPT_URL, strings.keep(request.url))
         setLong(&api, handle, CURLOPT_NOSIGNAL, 1)
-        setLong(&api, handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000))
-        setLong(&api, handle, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+        // At least a millisecond: curl reads 0 as no limit at all.
+        setLong(&api, handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connectTimeout * 1000)))
+        setLong(&api, handle, CURLOPT_TIMEOUT_MS, max(1, Int(timeout * 1000)))
         setLong(&api, handle, CURLOPT_FOLLOWLOCATION, 0)
         setPointer(&api, handle, CURLOPT_USERAGENT, strings.keep("IntervalPro/0.1 (libcurl)"))
         setPointer(&api, handle, CURLOPT_ACCEPT_ENCODING, strings.keep(""))
@@ -115,6 +117,11 @@ public final class CurlTransport: @unchecked Sendable {
         _ = intervalpro_curl_set_callback(&api, handle, CURLOPT_WRITEFUNCTION, { data, size, count, context in
             let collected = Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue()
             let length = size * count
+            // A short count makes libcurl stop with CURLE_WRITE_ERROR.
+            guard collected.body.count + length <= Collected.largestBody else {
+                collected.overflowed = true
+                return 0
+            }
             if let data { collected.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
             return length
         })
@@ -128,6 +135,12 @@ public final class CurlTransport: @unchecked Sendable {
         setPointer(&api, handle, CURLOPT_HEADERDATA, context.toOpaque())
 
         let code = api.easy_perform(handle)
+        if collected.overflowed {
+            return .failure(
+                TransportError(
+                    message: "the answer is larger than \(Collected.largestBody >> 20) MB, which no answer of the service is (a proxy in the way?)",
+                    isTimeout: false, isPermanent: true))
+        }
         guard code == CURLE_OK else {
             let reason = api.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
             return .failure(TransportError(message: reason, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
@@ -150,7 +163,11 @@ public final class CurlTransport: @unchecked Sendable {
 
 /// What the callbacks collect while a request runs (one thread: the request's).
 private final class Collected {
+    /// Far more than a calendar or an upload's answer: a broken proxy's endless body would
+    /// otherwise fill a small Pi's memory.
+    static let largestBody = 16 << 20
     var body: [UInt8] = []
+    var overflowed = false
     var headers: [String: String] = [:]
 
     /// One header line; a new status line (after a redirect or 100 Continue) starts over.

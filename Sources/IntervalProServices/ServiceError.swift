@@ -72,6 +72,19 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         return failure
     }
 
+    /// A success whose body is not the JSON object the service answers with: a Wi-Fi sign-in
+    /// page or a proxy answered in its place (a key "checked" on such a page was saved, and
+    /// `doctor` said the account worked).
+    public static func unlessProfile(_ response: HTTPResponse, service: Service, doing action: String) throws(ServiceError) {
+        if let root = try? JSONParser.parse(response.body), case .object = root.kind, root["id"] != nil { return }
+        let type = response.header("content-type").map { ", \($0)" } ?? ""
+        var failure = ServiceError(
+            service, .unavailable,
+            "\(action) failed: HTTP \(response.status)\(type) that is not \(service.rawValue)'s answer (a Wi-Fi sign-in page or a proxy in the way?)")
+        failure.status = response.status
+        throw failure
+    }
+
     /// What a service says went wrong: intervals.icu's `error`, Strava's `message` with its
     /// `errors` (resource, field, code), else the body's first line.
     public static func errorText(_ response: HTTPResponse) -> String {

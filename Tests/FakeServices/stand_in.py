@@ -1101,6 +1101,13 @@ class StandIn(http.server.ThreadingHTTPServer):
         self.state = state
         super().__init__(address, Handler)
 
+    def handle_error(self, request, client_address):
+        # A client may hang up mid-answer (one refusing an answer too large to keep): that is
+        # the client's choice, not the stand-in's error. Anything else is printed as before.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
     def server_bind(self):
         # HTTPServer's own looks up the host's FQDN, which can stall on a machine without DNS.
         socketserver.TCPServer.server_bind(self)

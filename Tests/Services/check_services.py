@@ -556,6 +556,15 @@ def group_icu(g):
     g.check(bare.returncode == 77 and f"athlete ids begin with i ({ATHLETE}?)" in bare.stderr,
             "an athlete id without its i: 77, and the id is named as what to check", bare.describe())
 
+    # Behind a Wi-Fi sign-in page (200, HTML) a wrong key was "added" and saved.
+    s.fault(match="GET /api/v1/athlete/", times=1, status=200, body="<html>Sign in</html>",
+            headers={"Content-Type": "text/html"})
+    portal = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", "wrong-key-123")
+    expect(g, portal, 69, "a key checked against a sign-in page's 200 (HTML): 69, not added",
+           stderr_has=["text/html that is not intervals.icu's answer"])
+    g.check(s.account("intervals.icu") is None, "... and not saved", str(s.accounts()))
+    after_portal = time.monotonic()
+
     added = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, stdin=ICU_KEY + "\n")
     expect(g, added, 0, "account add intervals.icu reads the key from stdin",
            stdout_has=[f"intervals.icu: added Test Runner ({ATHLETE})"])
@@ -573,7 +582,7 @@ def group_icu(g):
     again = s.run("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", "wrong-key-123")
     expect(g, again, 77, "a refused key over a working account: exit 77")
     g.check((s.account("intervals.icu") or {}).get("api_key") == ICU_KEY, "... the working key stays saved")
-    checks = [r for r in s.requests("GET", f"/api/v1/athlete/{ATHLETE}") if r["status"] == 200]
+    checks = [r for r in s.requests("GET", f"/api/v1/athlete/{ATHLETE}", after_portal) if r["status"] == 200]
     g.check(len(checks) == 2 and all(r["headers"].get("authorization") == "Basic " + ICU_BASIC for r in checks),
             "intervals.icu requests carry Authorization: Basic base64(API_KEY:key)",
             str([r["headers"].get("authorization") for r in checks]))
@@ -1301,7 +1310,22 @@ def group_retries(g):
            stderr_has=["--pending"])
     g.check(slow.elapsed < 20, "... well under 30 s", f"{slow.elapsed:.1f} s")
     g.check(s.upload_rows().get((session, "intervals.icu")) == "pending", "the slow upload stays queued")
+    # Under a millisecond, the limit reached curl as 0 ms: no limit at all, and `today` hung.
+    s.fault(match="GET /api/v1/athlete/", delay=3, times=-1)
+    tiny = s.run("today", timeout=20, env={"INTERVALPRO_HTTP_TIMEOUT": "0.0001"})
+    g.check(tiny.returncode == 69 and "killed by the check" not in tiny.stderr and tiny.elapsed < 15,
+            "INTERVALPRO_HTTP_TIMEOUT=0.0001 is a limit (a millisecond), not none: the slow calendar gives up",
+            tiny.describe())
     s.clear()
+    # A proxy's endless answer filled memory (157 MB for 100 MB; a stack trace under a memory
+    # limit): an answer over 16 MB is refused, once.
+    s.fault(match="GET /api/v1/athlete/", times=-1, status=200, body=" " * (17 << 20))
+    since = time.monotonic()
+    huge = s.run("today", "-v")
+    s.clear()
+    asked = s.requests("GET", f"/api/v1/athlete/{ATHLETE}/events", since)
+    g.check("larger than 16 MB" in huge.stderr and "Fatal error" not in huge.stderr and len(asked) == 1,
+            "an answer over 16 MB: said, not asked again, no crash", huge.describe()[-400:] + f"; {len(asked)} asked")
     # A value that is no time limit is said, and the standard 30 s used (inf trapped; abc was
     # passed over without a word).
     for value in ("inf", "abc", "0"):
@@ -1355,6 +1379,17 @@ def group_unreachable(g):
     fix = {c.get("check"): c for c in (failing.json() or {}).get("checks", [])}.get("intervals.icu", {}).get("fix") or ""
     g.check("failing on its side" in fix and "network" not in fix,
             "doctor: intervals.icu answering 503 is said to fail on its side, not the runner's network", fix)
+    # A Wi-Fi sign-in page answers 200 with HTML: each account was said to work.
+    portal = "<html><body>Sign in to the hotel Wi-Fi</body></html>"
+    for match in ("GET /api/v1/athlete/", "GET /api/v3/athlete"):
+        s.fault(match=match, times=-1, status=200, body=portal, headers={"Content-Type": "text/html"})
+    behind = s.run("doctor", "--json")
+    s.clear()
+    found = {c.get("check"): c for c in (behind.json() or {}).get("checks", [])}
+    g.check(all(found.get(n, {}).get("ok") is False and "not " + n + "'s answer" in found.get(n, {}).get("detail", "")
+                and "text/html" in found.get(n, {}).get("detail", "") for n in ("intervals.icu", "strava")),
+            "doctor behind a sign-in page (200, HTML): neither account is said to work, the answer is named",
+            str([found.get(n) for n in ("intervals.icu", "strava")]))
     new_key = s.control("revoke", {"service": "intervals.icu"}).get("key")
     add_secret(new_key, "the regenerated intervals.icu key")
     s.control("revoke", {"service": "strava"})
