@@ -96,8 +96,11 @@ public final class LiveSensors: Sendable {
                 arrivals.raise()
                 changed.raise()
             case .status(let value):
-                // Once the session or recording has begun, its screen or log says it.
-                if !feed.hasBegun {
+                // Once the session or recording has begun, its screen or log says it; which
+                // D-Bus call carries a characteristic after a reconnection is said where the
+                // connection's lines go (stderr, the journal): the page kept "…: 2a53 through
+                // AcquireNotify" under its buttons to the end, as the runner's news.
+                if !feed.hasBegun || !value.isNews {
                     status(value)
                 } else if let text = value.message {
                     feed.notice(text)
@@ -277,6 +280,13 @@ extension SensorLinkMachine.Replacement {
 }
 
 extension SensorLinkMachine.Status {
+    /// Whether a runner mid-session is told it: the path a characteristic's values take is
+    /// news only when AcquireNotify was refused.
+    public var isNews: Bool {
+        if case .notifying(_, _, _, let refused) = self { return refused != nil }
+        return true
+    }
+
     /// The status as a line for the user; nil for the ones that are only progress.
     public var message: String? {
         switch self {

@@ -399,4 +399,15 @@ import Testing
         let value = rig.changed(rscPath, BlueZ.Interface.gattCharacteristic, ["Value": .bytes([0, 1, 2, 3])], at: 2)
         #expect(value.isEmpty)
     }
+
+    /// The page kept "…: 2a53 through AcquireNotify" under its buttons for the rest of a
+    /// session after a reconnection: the path is news to a runner only when it was refused.
+    @Test("a characteristic's notify path is a runner's news only when AcquireNotify was refused")
+    func notifyPathIsNewsOnlyWhenRefused() {
+        let device = Fixture.hrmPro
+        #expect(!Machine.Status.notifying(device: device, characteristic: 0x2A53, path: .acquired, refused: nil).isNews)
+        #expect(!Machine.Status.notifying(device: device, characteristic: 0x2A37, path: .signals, refused: nil).isNews)
+        #expect(Machine.Status.notifying(device: device, characteristic: 0x2A37, path: .signals, refused: "Notify acquired").isNews)
+        #expect(Machine.Status.lost(device: device).isNews && Machine.Status.subscribed(device: device).isNews)
+    }
 }
