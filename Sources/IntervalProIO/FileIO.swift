@@ -139,6 +139,14 @@ public enum FileIO {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// A named pipe, a socket or a device (/dev/stdin, `<(…)`): what it holds can be read once.
+    public static func isStream(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
+    }
+
     /// Whether two paths name the same file or folder (its device and inode), however each
     /// is reached: through links, `..`, another mount's name.
     public static func isSameFile(_ one: String, _ other: String) -> Bool {

@@ -167,6 +167,9 @@ func holdsZip(_ path: String) throws -> Bool {
     guard path != "-" else { return false }
     do {
         guard FileIO.isRegularFile(path) else {
+            // A named pipe or a device is read once, never opened to look first: a pipe's
+            // writer went with that first open, and the read after it waited for good.
+            if FileIO.isStream(path) { return false }
             // Opened only, so that a missing file is said here as it would be when read.
             _ = try FileIO.readPrefix(path, count: 0)
             return false

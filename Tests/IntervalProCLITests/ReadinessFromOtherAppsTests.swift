@@ -247,4 +247,24 @@ extension ReadinessCommandTests {
         #expect(replay.status == 65)
         #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
     }
+
+    /// A named pipe was opened once to see whether it held a zip, then again to be read: the
+    /// writer got SIGPIPE at the first close and the import waited for good on the second open.
+    @Test("readiness import of a named pipe reads it once: the morning is imported")
+    func importsFromANamedPipe() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let source = try dir.write("morning.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
+        let pipe = dir.path("2026-11-20 06-30-00.txt")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cat \"$0\" > \"$1\"", source, pipe]
+        try writer.run()
+        defer { if writer.isRunning { writer.terminate() } }
+        let imported = try intervalpro("readiness", "import", pipe, "--json", environment: environment(dir))
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let mornings = try #require(jsonObject(imported.stdoutData)?["imported"] as? [[String: Any]])
+        #expect(mornings.map { $0["date"] as? String } == ["2026-11-20"])
+    }
 }
