@@ -24,6 +24,7 @@ import json
 import math
 import os
 import re
+import resource
 import struct
 import subprocess
 import sys
@@ -654,6 +655,24 @@ def check_history_import(binary, env, scratch):
     check(first["duration_s"] == len(records), f"history import: duration {first['duration_s']} s, {len(records)} records")
     check(abs(first["distance_m"] - (messages["record_mesgs"][-1]["distance"] - messages["record_mesgs"][0]["distance"])) <= 0.15,
           f"history import: distance {first['distance_m']}")
+
+    # A zip inside a zip is copied to a temporary file to be read: one that could not be
+    # written (the folder full, here `ulimit -f` of 1 MB for a 3 MB copy) was read as "holds no
+    # activity" and its runs left out without a word.
+    bulky = os.path.join(scratch, "bulky")
+    os.makedirs(bulky)
+    with_start(at(10), write_fit_activity, os.path.join(bulky, "run.fit"), constant_samples(88, 300))
+    with open(os.path.join(bulky, "video.bin"), "wb") as out:
+        out.write(os.urandom(3 << 20))
+    subprocess.run(["zip", "-q", "-0", "UploadedFiles_0-_Part2.zip", "run.fit", "video.bin"], cwd=bulky, check=True)
+    subprocess.run(["zip", "-q", "-0", "outer.zip", "UploadedFiles_0-_Part2.zip"], cwd=bulky, check=True)
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    limited = subprocess.run([binary, "history", "import", os.path.join(bulky, "outer.zip"), "--json", "--db",
+                              os.path.join(scratch, "bulky.sqlite")], cwd=ROOT, env=dict(env, TMPDIR=bulky),
+                             capture_output=True, text=True, preexec_fn=limit)
+    told = (json.loads(limited.stdout) if limited.stdout.strip().startswith("{") else {}).get("unreadable") or []
+    check(any("UploadedFiles_0-_Part2.zip" in u.get("file", "") and "cannot write" in u.get("reason", "") for u in told),
+          f"history import: a zip in a zip that cannot be copied out is said unreadable, with why: {limited.stdout[-600:]} {limited.stderr[-300:]}")
 
     again = json.loads(run(binary, env, "history", "import", folder, "--json", "--db", db))
     check(again["imported"] == [] and len(again["duplicates"]) == 4, f"history import: a second import adds nothing: {again}")
