@@ -29,30 +29,19 @@ import Testing
         #expect(try intervalpro("plan", "import", workout, "--force").status == 0)
     }
 
-    /// From standard input it wrote "-.json" in the current folder, a plan named "-".
-    @Test("plan import - writes the plan to standard output")
-    func importFromStandardInput() throws {
+    /// From standard input it wrote "-.json" in the current folder, a plan named "-"; named
+    /// /dev/stdin, "/dev/stdin.json" into /dev (as root).
+    @Test("plan import of standard input writes the plan to standard output, nothing beside it", arguments: ["-", "/dev/stdin"])
+    func importFromStandardInput(name: String) throws {
         let scratch = try ScratchDirectory()
         let pipe = Pipe()
         pipe.fileHandleForWriting.write(Data("- 1m 170rpm\n".utf8))
         try pipe.fileHandleForWriting.close()
-        let result = try RunningCommand(["plan", "import", "-"], in: scratch.url, stdin: pipe.fileHandleForReading).finish()
+        let result = try RunningCommand(["plan", "import", name], in: scratch.url, stdin: pipe.fileHandleForReading).finish()
         #expect(result.status == 0, "\(result.stderr)")
         let plan = try #require(jsonObject(result.stdoutData))
-        #expect(plan["name"] as? String == "Imported plan")
+        #expect(plan["name"] as? String == (name == "-" ? "Imported plan" : "stdin"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
-    }
-
-    /// Named /dev/stdin it wrote "/dev/stdin.json" into /dev (as root).
-    @Test("plan import /dev/stdin writes the plan to standard output, nothing beside it")
-    func importFromDevStdin() throws {
-        let scratch = try ScratchDirectory()
-        let pipe = Pipe()
-        pipe.fileHandleForWriting.write(Data("- 1m 170rpm\n".utf8))
-        try pipe.fileHandleForWriting.close()
-        let result = try RunningCommand(["plan", "import", "/dev/stdin"], in: scratch.url, stdin: pipe.fileHandleForReading).finish()
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(try jsonObject(result.stdoutData)?["steps"] != nil)
         #expect(!FileManager.default.fileExists(atPath: "/dev/stdin.json"))
     }
 
