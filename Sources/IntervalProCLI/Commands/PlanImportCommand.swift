@@ -37,7 +37,9 @@ struct PlanImportCommand: ParsableCommand {
             let imported = try importPlan(workout)
             // A workout on standard input has no name to write beside: it wrote "-.json", and
             // /dev/stdin.json into /dev (a pipe from <(…) was refused at /dev/fd/63.json).
-            let piped = workout == "-" || workout.hasPrefix("/dev/") || workout.hasPrefix("/proc/")
+            let piped =
+                workout == "-" || workout == "/dev/stdin" || workout.hasPrefix("/dev/fd/") || workout.hasPrefix("/proc/")
+                || FileIO.isStream(workout)
             let target = output ?? (piped ? "-" : Self.defaultOutput(for: workout))
             let text = PlanWriter.json(imported.plan).serialized(pretty: true) + "\n"
             let timeline = imported.plan.timeline()
