@@ -220,12 +220,17 @@ $("btn-measure-cancel").onclick = () => command("finish");
 $("btn-measure-done").onclick = () => { choosing = true; showStart(); };
 
 let loadedChoices = false;
+let todayAskedAt = 0;
 async function showStart() {
   show("start");
   showReadiness();
-  // Asked each time: a page kept open overnight (a home-screen app has no reload) offered
-  // yesterday's runs, and an account added meanwhile showed none.
-  showToday();
+  // Asked again after a minute: a page kept open overnight (a home-screen app has no reload)
+  // offered yesterday's runs. Not on every state drawn over the start view (another phone's
+  // measurement sent two a second, each a call to intervals.icu).
+  if (Date.now() - todayAskedAt > 60000) {
+    todayAskedAt = Date.now();
+    showToday();
+  }
   if (loadedChoices) return;
   loadedChoices = true;
   const [plans, recordings] = await Promise.all([fetch("/api/plans").then((r) => r.json()), fetch("/api/recordings").then((r) => r.json())]);
