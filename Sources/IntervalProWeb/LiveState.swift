@@ -245,6 +245,15 @@ public final class LiveStateHub: Sendable {
         publish([("status", .string("readiness"))] + members)
     }
 
+    /// The measurement's done state again, amended (what came of sending it on), unless the
+    /// page has moved on: a session or a measurement started meanwhile is not drawn over.
+    public func amendReadiness(_ shown: [(String, JSONValue)], to amended: [(String, JSONValue)]) {
+        let expected = JSONValue.object([("status", .string("readiness"))] + shown).serialized(pretty: false)
+        let current = state.withLock { JSONValue.object($0.members).serialized(pretty: false) }
+        guard !isRunning, current == expected else { return }
+        publishReadiness(amended)
+    }
+
     /// True when `finish` was sent since the last call (the measurement is to be cancelled).
     public func takeFinish() -> Bool { takeCommands().contains(.finish) }
 

@@ -165,6 +165,9 @@ public final class SessionHost: Sendable {
         hub.readinessStarted()
         hub.publishReadiness([("phase", .string("connecting"))])
         occupy {
+            // Sent on once the slot is free: a service that does not answer held the page's
+            // next session off for two minutes after "done".
+            var sendOn: (@Sendable () async -> Void)?
             let settings = ReadinessMeasurement.Settings(duration: .seconds(duration * 60))
             do {
                 let outcome = try await ReadinessRun.live(
@@ -186,14 +189,19 @@ public final class SessionHost: Sendable {
                     // As `readiness` sends it when the account asks for every measurement: the
                     // phone's never reached intervals.icu, which kept an earlier one as the day's.
                     if scored.saveFailure == nil, let id = scored.record.id,
-                        let services = try? ReadinessReport.services(required: false, verbose: false),
-                        let written = try? await ReadinessCheck.sendToWellness(
-                            readiness: id, store: defaults.store, services: services, asked: false),
-                        let said = UploadReport([], wellness: [written]).lines.first?.text
+                        let services = try? ReadinessReport.services(required: false, verbose: false)
                     {
-                        result.append(("wellness", .string(said)))
-                        hub.publishReadiness([("phase", .string("done")), ("result", .object(result))])
-                        logger.notice("\(said)")
+                        let shown = result
+                        sendOn = {
+                            guard let written = try? await ReadinessCheck.sendToWellness(
+                                readiness: id, store: defaults.store, services: services, asked: false),
+                                let said = UploadReport([], wellness: [written]).lines.first?.text
+                            else { return }
+                            logger.notice("\(said)")
+                            let done: [(String, JSONValue)] = [("phase", .string("done")), ("result", .object(shown))]
+                            hub.amendReadiness(
+                                done, to: [("phase", .string("done")), ("result", .object(shown + [("wellness", .string(said))]))])
+                        }
                     }
                 } else {
                     hub.publishReadiness([("phase", .string("cancelled"))])
@@ -205,6 +213,7 @@ public final class SessionHost: Sendable {
                 hub.publishReadiness([("phase", .string("failed")), ("error", .string("\(error)"))])
             }
             hub.readinessEnded()
+            if let sendOn { Task { await sendOn() } }
         }
     }
 
