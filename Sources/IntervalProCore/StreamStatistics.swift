@@ -145,7 +145,8 @@ public struct StreamStatistics: Sendable {
         lines.append("cadence gaps (no signal): \(gaps.count), \(formatClock(gapTime.seconds)) in all")
         if let distance { lines.append("distance \(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km") }
         if outOfOrderLines > 0 { lines.append("lines out of time order: \(outOfOrderLines) (read in time order)") }
-        return lines.joined(separator: "\n")
+        // Device ids and names and event names are the recording's writer's: shown, never obeyed.
+        return lines.map(\.printable).joined(separator: "\n")
     }
 }
 

@@ -64,9 +64,10 @@ struct LiveScreen {
         } else {
             lines.append("Finished")
         }
-        if let music { lines.append(paint("♪ \(music)", "2")) }
-        if let warning { lines.append(paint("warning: \(warning)", "33")) }
-        if let notice { lines.append(paint(notice, "2")) }
+        // A player's title, a device's name or a recording's event name: shown, never obeyed.
+        if let music { lines.append(paint("♪ \(music.printable)", "2")) }
+        if let warning { lines.append(paint("warning: \(warning.printable)", "33")) }
+        if let notice { lines.append(paint(notice.printable, "2")) }
         lines.append(paint("space pause/resume · n next step · q finish", "2"))
 
         var out = "\u{1B}[?25l"

@@ -129,7 +129,8 @@ struct SessionPresenter: SessionObserver {
         case .lines(let stream):
             for action in actions {
                 guard let line = logLine(action, engine: engine) else { continue }
-                stream.write("[\(formatClock(now.seconds))] \(line)\n")
+                // A device's or a recording's names: shown, never obeyed.
+                stream.write("[\(formatClock(now.seconds))] \(line.printable)\n")
             }
         }
     }

@@ -34,6 +34,34 @@ struct PlanCheckTests {
         }
     }
 
+    /// A shared recording's device id and name and its event names, and the name `plan export`
+    /// said it wrote, reached the terminal as they were: one retitled the terminal and cleared it.
+    @Test("a recording's names are shown, not obeyed: replay, replay with a plan, plan export")
+    func escapeSequencesInARecordingAreShown() throws {
+        let dir = try ScratchDirectory()
+        let recording = try dir.write(
+            "evil.jsonl",
+            #"""
+            {"intervalpro_recording":1,"started_at":"2026-11-16T18:05:00Z","devices":[{"id":"AA\u001b[31mid\u0007","name":"n\u001b[2J"}]}
+            {"t":0.5,"dev":"AA\u001b[31mid\u0007","char":"2a37","hex":"0660"}
+            {"t":1.0,"dev":"AA\u001b[31mid\u0007","event":"boom\u001b]0;T\u0007"}
+            {"t":2.0,"dev":"AA\u001b[31mid\u0007","char":"2a37","hex":"0661"}
+            """#)
+        let plan = try dir.write(
+            "evil.json", #"{"name": "Track\u001b]0;PWNED\u0007", "steps": [{"kind": "work", "duration": 5, "cadence": 170}]}"#)
+        let environment = ["XDG_DATA_HOME": dir.path("data"), "XDG_CONFIG_HOME": dir.path("config")]
+        let summed = try intervalpro("replay", recording, environment: environment)
+        let replayed = try intervalpro("replay", recording, "--plan", plan, "--fast", "--no-save", environment: environment)
+        let exported = try intervalpro("plan", "export", plan, "--format", "json", "-o", dir.path("out.json"), environment: environment)
+        for (what, result) in [("replay", summed), ("replay --plan", replayed), ("plan export", exported)] {
+            #expect(result.status == 0, "\(what): \(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("\u{1B}") && !(result.stdout + result.stderr).contains("\u{07}"), "\(what): \(result.stdout + result.stderr)")
+        }
+        #expect(summed.stdout.contains("AA\u{FFFD}[31mid\u{FFFD}"), "\(summed.stdout)")
+        #expect(replayed.stdout.contains("boom\u{FFFD}]0;T\u{FFFD}"), "\(replayed.stdout)")
+        #expect(exported.stderr.contains("Track\u{FFFD}]0;PWNED\u{FFFD}"), "\(exported.stderr)")
+    }
+
     /// `-` was "cannot open '-'" (66).
     @Test("a plan on standard input: plan check -")
     func planOnStandardInput() throws {

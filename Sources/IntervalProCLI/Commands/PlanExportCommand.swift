@@ -30,7 +30,7 @@ struct PlanExportCommand: ParsableCommand {
             let plan = try loadPlan(file)
             try writeOutput(
                 format.encode(plan, createdUnixSeconds: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0), to: output, readingFrom: [file])
-            Terminal.writeStandardError("intervalpro: wrote \(plan.name) (\(plan.timeline().count == 1 ? "1 step" : "\(plan.timeline().count) steps")) to \(output == "-" ? "standard output" : output)\n")
+            Terminal.writeStandardError("intervalpro: wrote \(plan.name.printable) (\(plan.timeline().count == 1 ? "1 step" : "\(plan.timeline().count) steps")) to \(output == "-" ? "standard output" : output)\n")
         }
     }
 }
