@@ -18,16 +18,26 @@ public enum TextTable {
 }
 
 extension String {
-    /// The columns the text takes on a terminal: two for each East Asian wide or fullwidth
-    /// character and each emoji shown as one (a plan's label in Japanese counted one column a
-    /// character put every later column out of line), none for a lone format character, one
-    /// for the rest. Combining marks belong to their character. Unicode's East Asian Width
-    /// (UAX #11), by the blocks that are wide throughout.
+    /// The columns the text takes on a terminal, as glibc's `wcswidth` and terminals that use
+    /// it (tmux, xterm, VTE) count them: two for each East Asian wide or fullwidth character and
+    /// each emoji shown as one (a plan's label in Japanese counted one column a character put
+    /// every later column out of line), none for a combining or enclosing mark or a format
+    /// character, one for the rest, summed over a character's scalars: a Devanagari conjunct
+    /// or a skin-toned emoji takes more than one cell, and counted as one a Hindi step title
+    /// wrapped on the live screen, which then left a copy of it at every redraw.
+    /// Unicode's East Asian Width (UAX #11), by the blocks that are wide throughout.
     public var terminalWidth: Int {
-        reduce(0) { width, character in
-            guard let first = character.unicodeScalars.first else { return width }
-            if character.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .format }) { return width }
-            return width + (Self.isWide(first) ? 2 : 1)
+        unicodeScalars.reduce(0) { $0 + Self.columns($1) }
+    }
+
+    private static func columns(_ scalar: Unicode.Scalar) -> Int {
+        // The soft hyphen is drawn, as a hyphen; the medial and final Hangul jamo join the
+        // syllable before them.
+        if scalar.value == 0xAD { return 1 }
+        if (0x1160...0x11FF).contains(scalar.value) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: return isWide(scalar) ? 2 : 1
         }
     }
 

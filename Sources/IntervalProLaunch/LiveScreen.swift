@@ -48,9 +48,13 @@ struct LiveScreen {
         if let step = view.step {
             // A run on live sensors that found none goes on with a simulated runner, and a
             // replay is a recording's figures: neither is the runner's now, said on every frame.
-            lines.append(paint("\(step.title)", "1") + "   step \(step.index + 1) of \(step.count)"
+            let tail = "   step \(step.index + 1) of \(step.count)"
                 + (Self.sourceBadge(view.source).map { paint("   " + $0, "35;1") } ?? "")
-                + (view.isPaused ? paint("   PAUSED", "33;1") : ""))
+                + (view.isPaused ? paint("   PAUSED", "33;1") : "")
+            // A long label is cut, not what follows it: cut whole, the line lost PAUSED first.
+            let room = columns - 1 - Self.width(of: tail)
+            let title = paint(step.title, "1")
+            lines.append((room >= Self.shortestTitle ? Self.cut(title, to: room) : title) + tail)
             let width = Self.barWidth(columns: columns)
             lines.append(timeLine(step, width: width))
             lines.append(cadenceLine(step, view, width: width))
@@ -84,7 +88,24 @@ struct LiveScreen {
     /// characters, a Japanese step line of 92 columns was left whole on 80, wrapped, and each
     /// redraw left a copy of it behind.
     static func cut(_ line: String, to width: Int) -> String {
-        // Escape sequences ("\u{1B}[33;1m", to their final letter) take no column.
+        let visible = visibleCharacters(line)
+        let columns = visible.last?.columnsAfter ?? 0
+        guard width > 0, columns > width else { return line }
+        // The characters that leave a column for the "…".
+        let kept = visible.prefix { $0.columnsAfter <= width - 1 }
+        let end = kept.count < visible.count ? visible[kept.count].index : line.endIndex
+        return String(line[..<end]) + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+    }
+
+    /// The fewest columns a step's title is cut to before the line is cut whole instead.
+    static let shortestTitle = 12
+
+    /// The columns `line` takes, its colour codes counting for none.
+    static func width(of line: String) -> Int { visibleCharacters(line).last?.columnsAfter ?? 0 }
+
+    /// Each character that takes columns, with the columns taken up to its end. Escape
+    /// sequences ("\u{1B}[33;1m", to their final letter) take none.
+    private static func visibleCharacters(_ line: String) -> [(index: String.Index, columnsAfter: Int)] {
         var visible: [(index: String.Index, columnsAfter: Int)] = []
         var columns = 0
         var inEscape = false
@@ -97,11 +118,7 @@ struct LiveScreen {
                 visible.append((index, columns))
             }
         }
-        guard width > 0, columns > width else { return line }
-        // The characters that leave a column for the "…".
-        let kept = visible.prefix { $0.columnsAfter <= width - 1 }
-        let end = kept.count < visible.count ? visible[kept.count].index : line.endIndex
-        return String(line[..<end]) + "…" + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+        return visible
     }
 
     /// "alpha 1 0.82", "alpha 1 settling", "alpha 1 unreliable (4% artifacts)"; nil without beats.

@@ -32,6 +32,15 @@ struct PrintableTextTests {
         #expect(rows == [header, header], "\(lines)")
     }
 
+    /// Counted a column a character, a Hindi step title wrapped on the live screen, which left
+    /// a copy of it behind at every redraw: the figures are glibc's `wcswidth`, as tmux draws.
+    @Test func charactersOfSeveralCellsCountThemAll() {
+        #expect("हिन्दी".terminalWidth == 5 && "क्षक्षक्ष".terminalWidth == 6)
+        #expect("👍🏿".terminalWidth == 4 && "🏳️\u{200D}🌈".terminalWidth == 3 && "👨\u{200D}👩\u{200D}👧".terminalWidth == 6)
+        #expect("ﾊﾟ".terminalWidth == 2 && "a\u{AD}b".terminalWidth == 3 && "\u{1100}\u{1161}\u{11A8}".terminalWidth == 2)
+        #expect("❤️".terminalWidth == 1)
+    }
+
     /// `readiness history` printed 38 and 3.64 in one row, 36.6 and 3.6 in the next.
     @Test func fixedFiguresKeepTheirDecimals() {
         #expect(formatFixed(37.976, 1) == "38.0" && formatFixed(3.6369, 2) == "3.64" && formatFixed(3.6, 2) == "3.60")

@@ -110,6 +110,25 @@ struct HRVLinesTests {
         #expect(warned.contains("warning: C8:3A:35:11:22:33 disconnected") && !warned.contains("AcquireNotify"), "\(warned)")
     }
 
+    /// A long step label was cut with the line, and PAUSED, REPLAY and the step number with
+    /// it; a recording's event name reached the terminal as it was, escapes and all.
+    @Test func aLongLabelIsCutBeforeTheBadges() throws {
+        let label = String(repeating: "Lange Steigerung ", count: 8)
+        let plan = try PlanDecoder.decode(
+            Array(#"{"name": "N", "steps": [{"kind": "work", "duration": 600, "cadence": 170, "label": "\#(label)"}]}"#.utf8),
+            file: "p.json")
+        var engine = SessionEngine(plan: plan, source: .replay)
+        _ = engine.handle(.tick, now: .zero)
+        _ = engine.handle(.command(.pause), now: .seconds(5))
+        let view = SessionView(engine, at: .seconds(20))
+        var screen = LiveScreen(colour: true)
+        screen.notice = "AA:BB boom\u{1B}]0;T\u{07}"
+        let frame = screen.draw(view, music: nil, columns: 80)
+        let title = try #require(frame.split(separator: "\n").first?.replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: ""))
+        #expect(title.hasSuffix("…   step 1 of 1   REPLAY   PAUSED") && title.count <= 79, "\(title)")
+        #expect(frame.contains("AA:BB boom\u{FFFD}]0;T\u{FFFD}"), "\(frame.debugDescription)")
+    }
+
     /// At 40 and 60 columns the bars stayed 40 wide: the time left and the zone were cut off.
     @Test func theBarsNarrowWithTheTerminal() throws {
         let plan = try PlanDecoder.decode(
