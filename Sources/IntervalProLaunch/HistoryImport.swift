@@ -298,8 +298,9 @@ public enum HistoryImport {
         }
         let startedAt = start.utcText
         if start.namedNoZone { report.warnings.append("\(file): started_at \"\(written)\" names no time zone: read as local time, \(startedAt)") }
-        let origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
+        var origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
         do {
+            if activity.format == .recording { origin.device = try recordingKey(origin, of: activity, in: store) }
             // A session exported from here (uploaded, then downloaded in a service's bulk export)
             // came back as a second copy of itself, counted twice in trends. A recording is
             // IntervalPro's own format: one that began when a session here did is that session's
@@ -319,6 +320,11 @@ public enum HistoryImport {
                 return
             }
             if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
+                // Another worker stored another run of this second and these sensors since its key was chosen.
+                if activity.format == .recording, !again, try isAnotherRun(activity, than: existing, in: store) {
+                    keep(activity, file: file, named: activityName, in: store, report: &report, again: true)
+                    return
+                }
                 // A copy cut short (a watch file damaged, a recording taken while it was still
                 // being written) was kept in silence, and the whole run skipped for good.
                 let elapsed = activity.recording.entries.last?.time.seconds ?? 0
@@ -393,6 +399,33 @@ public enum HistoryImport {
         if name.hasSuffix(".gz") { name.removeLast(3) }
         for (suffix, format) in [(".fit", "FIT"), (".tcx", "TCX"), (".gpx", "GPX")] where name.hasSuffix(suffix) { return format }
         return nil
+    }
+
+    /// The key a recording is kept under: its devices', unless a session imported under it is
+    /// another run. A recording says no more than its start and its devices, and runs replayed
+    /// or simulated from a script begin in one second with the same devices: the second of two
+    /// such runs was taken for a copy of the first, and only the longer kept. A copy is one whose
+    /// notifications begin the other's (cut short, or whole); another run is kept as "#2", "#3".
+    private static func recordingKey(_ origin: ActivityOrigin, of activity: ImportedActivity, in store: SessionStore) throws -> String {
+        for number in 1... {
+            let key = number == 1 ? origin.device : "\(origin.device) #\(number)"
+            guard let session = try store.importedSession(startedAt: origin.startedAt, device: key),
+                try isAnotherRun(activity, than: session, in: store)
+            else { return key }
+        }
+        return origin.device
+    }
+
+    /// Whether a recording's notifications and a stored session's part ways: neither begins
+    /// the other.
+    private static func isAnotherRun(_ activity: ImportedActivity, than session: Int64, in store: SessionStore) throws -> Bool {
+        guard let stored = try store.session(id: session, loading: .entries) else { return false }
+        func notifications(_ entries: [RecordingEntry]) -> [RecordingEntry] {
+            entries.filter { if case .notification = $0 { true } else { false } }
+        }
+        let kept = notifications(stored.entries), read = notifications(activity.recording.entries)
+        let shared = min(kept.count, read.count)
+        return kept.prefix(shared) != read.prefix(shared)
     }
 
     /// What recorded the activity, as the key of duplicates: the file's own word, or its format.

@@ -36,6 +36,24 @@ import Testing
         #expect(sessions.count == 2 && Set(sessions.compactMap { $0["duration_s"] as? Double }).count == 2, "\(sessions)")
     }
 
+    /// Two recordings of one second and the same sensors (runs replayed from a script, each
+    /// exported with `--format jsonl`) were taken for copies of one run, and the shorter left
+    /// out: a store's sessions exported and imported elsewhere came back 17 of 78 short.
+    @Test("two recordings of one second and the same sensors are two runs; imported again, none")
+    func twoRecordingsOfOneSecondAndTheSameSensors() throws {
+        let store = try ScratchStore()
+        let start = "2026-11-18T06:45:00Z"
+        let folder = try ScratchDirectory()
+        _ = try recording("first-cadence-session", startedAt: start, footpod: "00:00:5E:00:53:02", in: folder)
+        _ = try recording("pyramid", startedAt: start, footpod: "00:00:5E:00:53:02", in: folder)
+        let imported = try store.run("history", "import", folder.url.path)
+        #expect(imported.status == 0 && !imported.stdout.contains("Skipped"), "\(imported.stdout)")
+        #expect(try store.sessions().count == 2)
+        let again = try #require(jsonObject(try store.run("history", "import", folder.url.path, "--json").stdoutData))
+        #expect((again["imported"] as? [Any])?.isEmpty == true, "\(again)")
+        #expect(try store.sessions().count == 2)
+    }
+
     /// A session's exports are that session, however it paused and ended: each pause of a
     /// FIT export stops and starts on whole seconds (three pauses of 4.8 s came back as 4 s,
     /// 3 s over, and a second run); a recording finished after its sensors fell silent was
