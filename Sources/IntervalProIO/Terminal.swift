@@ -53,8 +53,7 @@ public enum Terminal {
     /// input is a terminal (a key then stays out of the screen and the shell's history).
     public static func readSecret(prompt: String) -> String? {
         guard standardInputIsTerminal else { return readLine()?.trimmingCharacters(in: " \t") }
-        guard let typed = getpass(prompt) else { return nil }
-        return String(cString: typed).trimmingCharacters(in: " \t")
+        return SecretPrompt.read(prompt: prompt)?.trimmingCharacters(in: " \t")
     }
 
     public static func writeStandardError(_ text: String) {

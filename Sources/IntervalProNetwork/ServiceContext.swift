@@ -84,8 +84,8 @@ public final class ServiceContext: @unchecked Sendable {
     public static func noAccount(_ service: Service) -> ServiceError {
         let how =
             switch service {
-            case .intervalsICU: "intervalpro account add intervals.icu --athlete ID --api-key KEY"
-            case .strava: "intervalpro account add strava --client-id ID --client-secret SECRET"
+            case .intervalsICU: "intervalpro account add intervals.icu --athlete ID"
+            case .strava: "intervalpro account add strava --client-id ID"
             }
         return ServiceError(service, .credentials, "no \(service.rawValue) account: add one with `\(how)`")
     }

@@ -62,6 +62,30 @@ struct InterruptTests {
         #expect(number(steps.first?["duration_s"]).map { $0 < 300 } == true)
     }
 
+    /// At the API key's prompt, Ctrl-C was read as part of the key (glibc's getpass(3) turns
+    /// signals off) and sent to intervals.icu; a kill there left the terminal without echo.
+    @Test(
+        "Ctrl-C at the API key's prompt ends the command, and the terminal echoes again",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func interruptAtTheKeysPrompt() throws {
+        let terminal = try PseudoTerminal()
+        let dir = try ScratchDirectory()
+        let command = try RunningCommand(
+            ["account", "add", "intervals.icu", "--athlete", "i12345"],
+            environment: dir.ownFolders.merging(["INTERVALPRO_INTERVALS_ICU_URL": "http://127.0.0.1:9"]) { $1 },
+            stdin: terminal.secondaryHandle)
+        #expect(command.stderr.wait(upTo: 10) { $0.contains("intervals.icu API key: ") })
+        var modes = termios()
+        #expect(tcgetattr(terminal.primary, &modes) == 0)
+        #expect(modes.c_lflag & tcflag_t(ECHO) == 0, "the key is not echoed")
+        #expect(modes.c_lflag & tcflag_t(ISIG) != 0, "Ctrl-C still interrupts")
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.reason == .uncaughtSignal && result.status == SIGINT, "\(result.status): \(result.stderr)")
+        #expect(tcgetattr(terminal.primary, &modes) == 0 && modes.c_lflag & tcflag_t(ECHO) != 0, "echo is back")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("config/intervalpro/accounts.json")))
+    }
+
     /// Ctrl-Z stopped the process with the terminal in its raw mode, and `fg` left it in the
     /// shell's: the keys were echoed and waited for Enter (and the prompt had no cursor).
     @Test(

@@ -461,14 +461,19 @@ def check_uploaded_file(g, s, record, session, what):
     check_fit_file(g, kept, f"{what}: the uploaded file")
 
 
-def strava_authorize(s, *extra, wait="30", forged_state=False, secret=CLIENT_SECRET):
+def strava_authorize(s, *extra, wait="30", forged_state=False, secret=CLIENT_SECRET, secret_on_stdin=False):
     """`account add strava --no-browser`, played as the browser would: GET the address it
     prints (the stand-in approves and redirects to the callback, which urllib follows).
+    `secret_on_stdin`: the client secret written to its standard input, not given as an option.
     Returns (result, authorize URL or None, final callback URL or None, notes)."""
-    arguments = ["account", "add", "strava", "--client-id", CLIENT_ID, "--client-secret", secret,
-                 "--no-browser", "--wait", wait, *extra]
+    arguments = ["account", "add", "strava", "--client-id", CLIENT_ID,
+                 *([] if secret_on_stdin else ["--client-secret", secret]), "--no-browser", "--wait", wait, *extra]
     started = time.monotonic()
-    process = start_binary(arguments, s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    options = {"stdin": subprocess.PIPE} if secret_on_stdin else {}
+    process = start_binary(arguments, s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    if secret_on_stdin:
+        process.stdin.write(secret + "\n")
+        process.stdin.flush()
     watchdog = threading.Timer(60, process.kill)
     watchdog.start()
     head, url, final, notes = [], None, None, {}
@@ -826,9 +831,11 @@ def group_strava(g):
     """Strava: OAuth (forged state, deny, no callback), upload and its polls, duplicates,
     a rejected file, a 401 refreshed, rate limits."""
     s = Scenario(g, "strava")
-    result, url, final, notes = strava_authorize(s, "-v", forged_state=True)
-    expect(g, result, 0, "account add strava: the browser comes back, the account is added",
-           stdout_has=["strava: added Test Runner"])
+    # The client secret on standard input: on the command line, any local user's ps saw it.
+    result, url, final, notes = strava_authorize(s, "-v", forged_state=True, secret_on_stdin=True)
+    expect(g, result, 0, "account add strava, the client secret on standard input: the browser comes back, "
+           "the account is added", stdout_has=["strava: added Test Runner"])
+    g.check(CLIENT_SECRET not in " ".join(result.arguments), "the client secret is not on the command line")
     split = urllib.parse.urlsplit(url or "")
     query = urllib.parse.parse_qs(split.query)
     redirect = urllib.parse.urlsplit(query.get("redirect_uri", [""])[0])
@@ -871,6 +878,9 @@ def group_strava(g):
     waited = s.run("account", "add", "strava", "--client-id", CLIENT_ID, "--client-secret", CLIENT_SECRET,
                    "--no-browser", "--wait", "1")
     expect(g, waited, 69, "no callback within --wait 1: exit 69")
+    unsaid = s.run("account", "add", "strava", "--client-id", CLIENT_ID, "--no-browser", "--wait", "1", stdin="")
+    expect(g, unsaid, 64, "no client secret, as an option or on standard input: exit 64",
+           stderr_has=["no client secret given"])
     g.check(time.monotonic() - started < 10, "--wait 1 gives up soon", f"{time.monotonic() - started:.1f} s")
     g.check(len(s.requests("POST", "/oauth/token")) == 1, "neither the denial nor the wait exchanged a code")
     add_secret("wrong-client-secret", "a refused client secret")

@@ -27,7 +27,8 @@ extension AccountCommand {
                 https://intervals.icu/settings. Leave out --api-key to type it (it then stays out \
                 of your shell history).
                 Strava: create an API application at https://www.strava.com/settings/api with \
-                "Authorization Callback Domain" 127.0.0.1, then pass its client id and secret. \
+                "Authorization Callback Domain" 127.0.0.1, then pass its client id (its secret is \
+                asked for, or read from standard input; --client-secret puts it in your shell history). \
                 The address to open is printed (and opened when a desktop is running); Strava \
                 sends you back to http://127.0.0.1:PORT/callback, which finishes the setup.
                 """
@@ -48,7 +49,7 @@ extension AccountCommand {
         @Option(help: "Strava: the API application's client id.")
         var clientId: String?
 
-        @Option(help: "Strava: the API application's client secret.")
+        @Option(help: "Strava: the API application's client secret (read from standard input when left out).")
         var clientSecret: String?
 
         @Option(parsing: .unconditional, help: "Strava: the loopback port Strava redirects to (0: any free port).")
@@ -70,8 +71,8 @@ extension AccountCommand {
                     throw ValidationError("--client-id, --client-secret, --port, --wait and --no-browser are for strava")
                 }
             case .strava:
-                guard clientId?.isEmpty == false, clientSecret?.isEmpty == false else {
-                    throw ValidationError("strava needs --client-id and --client-secret (from https://www.strava.com/settings/api)")
+                guard clientId?.isEmpty == false, clientSecret?.isEmpty != true else {
+                    throw ValidationError("strava needs --client-id (from https://www.strava.com/settings/api)")
                 }
                 if athlete != nil || apiKey != nil || readinessToWellness {
                     throw ValidationError("--athlete, --api-key and --readiness-to-wellness are for intervals.icu")
@@ -104,8 +105,13 @@ extension AccountCommand {
         }
 
         private func addStrava(_ context: ServiceContext, through webStack: any WebStack) async throws {
+            // Asked for here, after the hand-off to intervalpro-web, which is started with these
+            // arguments: on the command line, any local user's `ps` showed it.
+            guard let secret = clientSecret ?? Terminal.readSecret(prompt: "Strava client secret: "), !secret.isEmpty else {
+                throw LaunchError("no client secret given (--client-secret, or on standard input)", kind: .usage)
+            }
             let account = try await webStack.addStrava(
-                clientID: clientId ?? "", clientSecret: clientSecret ?? "", port: port, wait: wait, openBrowser: !noBrowser,
+                clientID: clientId ?? "", clientSecret: secret, port: port, wait: wait, openBrowser: !noBrowser,
                 context: context
             ) { url in
                 Terminal.writeStandardError("intervalpro: to let IntervalPro read your profile and upload runs, open:\n  \(url)\n")
