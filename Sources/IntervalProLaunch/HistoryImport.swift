@@ -379,7 +379,7 @@ public enum HistoryImport {
             // Every run of the file is imported and the other legs counted: which leg was read
             // is no news here, and its "--leg N" no advice.
             report.warnings += activity.warnings.filter { $0 != activity.legsWarning }.map(\.description)
-        } catch let error as StoreError where error.isWriteRefused {
+        } catch let error as StoreError where error.isWriteRefused || error.isNotAStore {
             // Not the file's fault: said once, as what stopped the import.
             report.storeFailure = error.description
         } catch let error as StoreError {

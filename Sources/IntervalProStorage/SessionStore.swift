@@ -27,7 +27,8 @@ public struct StoreBatch: Sendable {
 /// opened.
 public final class SessionStore: Sendable {
     public let path: String
-    private let queue: DatabaseQueue
+    /// Read and written through `read` and `write` alone (SessionStore+Access.swift).
+    let queue: DatabaseQueue
     /// Opened read-only because the database cannot be written (listing still works).
     public let isReadOnly: Bool
 
@@ -178,22 +179,6 @@ public final class SessionStore: Sendable {
             }
         } catch let error as StoreError {
             throw error
-        } catch {
-            throw StoreError(path: path, error)
-        }
-    }
-
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.write(body)
-        } catch {
-            throw StoreError(path: path, error)
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.read(body)
         } catch {
             throw StoreError(path: path, error)
         }

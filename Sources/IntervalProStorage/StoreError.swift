@@ -60,16 +60,22 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case .SQLITE_CORRUPT:
             // One bad page (a card's or a disk's error) made a session unreadable with "not an
             // IntervalPro database" and no word of what could still be done.
-            self.init(
-                path: path,
-                reason: "the database is damaged (\(error.message ?? "malformed")): keep a copy of the file; "
-                    + "`intervalpro export N --format jsonl` may still read a session's readings, and "
-                    + "`sqlite3 FILE .recover | sqlite3 NEW` saves what the file still holds into a new store")
-            isNotAStore = true
+            self = .damaged(path: path, error.message ?? "malformed")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(path: path, reason: "the database is busy (another intervalpro holds it)")
             isBusy = true
         default: self.init(path: path, reason: error.message ?? "\(error)")
         }
+    }
+
+    /// A damaged database: what SQLite says of it, and what can still be done.
+    static func damaged(path: String, _ detail: String) -> StoreError {
+        var error = StoreError(
+            path: path,
+            reason: "the database is damaged (\(detail)): keep a copy of the file; "
+                + "`intervalpro export N --format jsonl` may still read a session's readings, and "
+                + "`sqlite3 FILE .recover | sqlite3 NEW` saves what the file still holds into a new store")
+        error.isNotAStore = true
+        return error
     }
 }

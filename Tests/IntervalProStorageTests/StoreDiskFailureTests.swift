@@ -23,6 +23,32 @@ struct StoreDiskFailureTests {
         #expect(try replayed.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 1)
     }
 
+    /// A store copied while it was written held a session's rows without the session: the next
+    /// session took its id, and every run and import after was refused with "UNIQUE constraint
+    /// failed" (74), each imported file blamed for it.
+    @Test("rows of a session the store does not hold: the store is said to be damaged, not a constraint")
+    func rowsWithoutTheirSessionAreDamage() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/torn.sqlite")
+        func begin() throws(StoreError) -> Int64 {
+            try store.beginSession(
+                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
+                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
+        }
+        let id = try begin()
+        try store.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [id])
+            // The copy's page of ids handed out is older than its pages of rows.
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = 0 WHERE name = 'session'")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        let refused = #expect(throws: StoreError.self) { try begin() }
+        #expect(refused?.isNotAStore == true, "\(String(describing: refused))")
+        #expect(refused?.reason.hasPrefix("the database is damaged (rows of a session it does not hold, in its table device)") == true,
+                "\(String(describing: refused))")
+    }
+
     @Test("a full disk holds the session in memory, saved whole once there is room, said both times")
     func aFullDiskHoldsTheSessionUntilThereIsRoom() throws {
         let directory = try StoreDirectory()

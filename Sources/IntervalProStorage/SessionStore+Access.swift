@@ -1,0 +1,36 @@
+import GRDB
+
+/// Every read and write of the store, its errors said in the runner's words.
+extension SessionStore {
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.write(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // A store copied while it was written can hold a new session's rows already: the
+            // write was refused with "UNIQUE constraint failed", each run lost and each imported
+            // file blamed. Nothing else breaks the store's constraints: what is wrong is said.
+            if let damage = damage() { throw .damaged(path: path, damage) }
+            throw StoreError(path: path, error)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw StoreError(path: path, error)
+        }
+    }
+
+    /// What SQLite's own check finds wrong with the store (a page), or the rows it holds of a
+    /// session it does not (a copy taken mid-write keeps them, and the next session collides).
+    private func damage() -> String? {
+        try? queue.read { db -> String? in
+            if let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)"), check != "ok" { return check }
+            guard let row = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") else { return nil }
+            return "rows of a session it does not hold, in its table \(row[0] as String? ?? "")"
+        }
+    }
+}
