@@ -2,6 +2,31 @@
 /// PowerShell), which the readers of plans, recordings and XML pass over.
 public let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
+/// Windows-1252, the code page Windows tools save text in when told "ANSI" (Notepad, a .zwo
+/// saved on Windows): a file that is not UTF-8 was written so, and read as such rather than
+/// refused or shown with U+FFFD ("S\u{FFFD}ance fractionn\u{FFFD}e").
+public enum Windows1252 {
+    /// `bytes` as they are when they are UTF-8, else each byte read as Windows-1252, in UTF-8.
+    public static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+        if String(validating: bytes, as: UTF8.self) != nil { return bytes }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.lazy.map(scalar))
+        return Array(String(scalars).utf8)
+    }
+
+    /// The character a byte stands for; the five bytes the code page leaves undefined stand for
+    /// the control characters of the same number, as the WHATWG Encoding Standard reads them.
+    public static func scalar(_ byte: UInt8) -> Unicode.Scalar {
+        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+        return Unicode.Scalar(high[Int(byte) - 0x80])!
+    }
+
+    private static let high: [UInt32] = [
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+    ]
+}
+
 extension Collection<UInt8> {
     /// The bytes after a UTF-8 byte order mark, if they begin with one.
     public var droppingUTF8ByteOrderMark: SubSequence {

@@ -113,24 +113,11 @@ public enum MarkupReader {
         if String(validating: bytes, as: UTF8.self) != nil { return (bytes, declared?.hasPrefix("utf-16") == true ? "UTF-8" : nil) }
         // Not UTF-8 whatever it says: tools that write the declaration as boilerplate save
         // the text in their code page all the same.
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: bytes.lazy.map(windows1252))
-        return (Array(String(scalars).utf8), "UTF-8")
+        return (Windows1252.utf8(bytes), "UTF-8")
     }
 
     static func startsWithUTF16Mark(_ bytes: [UInt8]) -> Bool {
         bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
-    }
-
-    /// The character a Windows-1252 byte stands for; the five bytes it leaves undefined stand
-    /// for the control characters of the same number, as the WHATWG Encoding Standard reads them.
-    static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
-        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
-        let high: [UInt32] = [
-            0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-            0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
-        ]
-        return Unicode.Scalar(high[Int(byte) - 0x80])!
     }
 
     /// The `encoding` of the XML declaration that opens `bytes` (after whitespace, as Strava

@@ -105,6 +105,17 @@ struct PlanTimelineTests {
     }
 
     /// `plan check`, the screen and the summary printed `158.20000000000002-162.4 spm`.
+    /// A plan saved as Notepad's "ANSI" was read with U+FFFD for each accent, stored, uploaded
+    /// and shown so: "S\u{FFFD}ance fractionn\u{FFFD}e \u{FFFD} \u{FFFD}bung".
+    @Test("a plan saved in Windows-1252 is read as Windows-1252")
+    func windows1252Plan() throws {
+        let bytes: [UInt8] = Array(#"{"name": "S"#.utf8) + [0xE9] + Array("ance fractionn".utf8) + [0xE9, 0x65, 0x20, 0x96, 0x20, 0xDC]
+            + Array(#"bung", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#.utf8)
+        let plan = try PlanDecoder.decode(bytes, file: "ansi.json")
+        #expect(plan.name == "Séance fractionnée – Übung")
+        #expect(try decode(#"{"name": "Übung", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#).name == "Übung")
+    }
+
     @Test func zoneBoundsHaveNoBinaryNoise() {
         let zone = CadenceZone(target: 160.3, tolerance: 2.1)
         #expect(zone.low == 158.2 && zone.high == 162.4)
