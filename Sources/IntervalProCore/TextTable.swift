@@ -1,11 +1,22 @@
 /// Plain aligned columns for terminal tables.
 public enum TextTable {
-    public static func render(header: [String], rows: [[String]], rightAligned: [Int] = []) -> [String] {
+    /// - Parameter fitting: the terminal's width, when `shrinking`'s cells (a plan's name) are
+    ///   to be cut so that each line fits it: one name of 112 characters wrapped every row of
+    ///   `history` on 80 columns, each onto three lines.
+    public static func render(
+        header: [String], rows: [[String]], rightAligned: [Int] = [], fitting width: Int? = nil, shrinking column: Int? = nil
+    ) -> [String] {
         // Cells hold what others wrote (a plan's name, a file's, a device's): shown, never obeyed.
-        let rows = rows.map { $0.map(\.printable) }
+        var rows = rows.map { $0.map(\.printable) }
         var widths = header.map(\.terminalWidth)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.terminalWidth) }
+        }
+        let total = widths.reduce(0, +) + 2 * max(0, widths.count - 1)
+        if let width, let column, column < widths.count, total > width {
+            let room = max(header[column].terminalWidth, 12, widths[column] - (total - width))
+            for r in rows.indices where column < rows[r].count { rows[r][column] = rows[r][column].cut(toColumns: room) }
+            widths[column] = min(widths[column], room)
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, cell in
@@ -49,6 +60,20 @@ extension String {
         default:
             scalar.properties.isEmojiPresentation
         }
+    }
+
+    /// The text within `width` columns, a cut one ending in "…".
+    public func cut(toColumns width: Int) -> String {
+        guard terminalWidth > width else { return self }
+        var kept = ""
+        var used = 0
+        for character in self {
+            let columns = String(character).terminalWidth
+            guard used + columns <= width - 1 else { break }
+            kept.append(character)
+            used += columns
+        }
+        return kept + "…"
     }
 
     fileprivate var trimmingTrailingSpaces: String {

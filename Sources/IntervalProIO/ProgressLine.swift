@@ -19,16 +19,5 @@ public struct ProgressLine: Sendable {
     }
 
     /// `text` within `width` columns, a cut one ending in "…".
-    static func cut(_ text: String, to width: Int) -> String {
-        guard text.terminalWidth > width else { return text }
-        var kept = ""
-        var used = 0
-        for character in text {
-            let columns = String(character).terminalWidth
-            guard used + columns <= width - 1 else { break }
-            kept.append(character)
-            used += columns
-        }
-        return kept + "…"
-    }
+    static func cut(_ text: String, to width: Int) -> String { text.cut(toColumns: width) }
 }

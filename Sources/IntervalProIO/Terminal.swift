@@ -27,6 +27,12 @@ public enum Terminal {
     /// `man` take it: `trends | less` charted 80 columns whatever was asked), else 80.
     public static var columns: Int { columns(of: STDOUT_FILENO) }
 
+    /// The width a table is to fit: the terminal's, or `COLUMNS` when set; nil on a pipe,
+    /// where a script reads whole names.
+    public static var fittingColumns: Int? {
+        standardOutputIsTerminal || getenv("COLUMNS") != nil ? columns : nil
+    }
+
     /// The width of the terminal standard error is, for a progress line drawn there.
     public static var standardErrorColumns: Int { columns(of: STDERR_FILENO) }
 

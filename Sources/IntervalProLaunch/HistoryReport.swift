@@ -9,7 +9,8 @@ public enum HistoryReport {
     /// `history`: a row per session, newest first, dated on the runner's clock as `trends`,
     /// `report` and the page date it (in UTC, a Berlin runner's Friday 00:30 run was Thursday's
     /// here and Friday's there).
-    public static func sessions(_ listings: [SessionListing]) -> [String] {
+    /// - Parameter width: the terminal's, which long plan names are cut to fit; nil for a pipe.
+    public static func sessions(_ listings: [SessionListing], width: Int? = nil) -> [String] {
         let rows = listings.map { s -> [String] in
             [
                 "\(s.id)", WallClock.localDateTime(of: s.startedAt) ?? formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
@@ -19,7 +20,7 @@ public enum HistoryReport {
         }
         return TextTable.render(
             header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
-            rightAligned: [0, 4, 5, 6, 7])
+            rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2)
     }
 
     /// `readiness history`: a row per measurement.

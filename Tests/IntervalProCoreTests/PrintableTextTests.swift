@@ -41,6 +41,17 @@ struct PrintableTextTests {
         #expect("❤️".terminalWidth == 1)
     }
 
+    /// One plan name of 112 characters wrapped every row of `history` on 80 columns.
+    @Test func aTableFitsItsWidthByCuttingOneColumn() {
+        let long = String(repeating: "Lange Steigerungsläufe ", count: 5)
+        let rows = [["1", long, "170"], ["2", "Easy", "160"]]
+        let fitted = TextTable.render(header: ["id", "plan", "spm"], rows: rows, fitting: 40, shrinking: 1)
+        #expect(fitted.allSatisfy { $0.terminalWidth <= 40 }, "\(fitted)")
+        #expect(fitted[1].contains("…") && fitted[1].hasSuffix("170") && fitted[2].hasSuffix("160"), "\(fitted)")
+        #expect(TextTable.render(header: ["id", "plan", "spm"], rows: rows)[1].contains(long.printable), "no width: whole")
+        #expect("Steigerung".cut(toColumns: 6) == "Steig…" && "記録 recording".cut(toColumns: 6).terminalWidth <= 6)
+    }
+
     /// `readiness history` printed 38 and 3.64 in one row, 36.6 and 3.6 in the next.
     @Test func fixedFiguresKeepTheirDecimals() {
         #expect(formatFixed(37.976, 1) == "38.0" && formatFixed(3.6369, 2) == "3.64" && formatFixed(3.6, 2) == "3.60")

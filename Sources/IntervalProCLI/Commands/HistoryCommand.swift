@@ -47,7 +47,7 @@ struct HistoryListCommand: ParsableCommand {
             } else if listings.isEmpty {
                 print("No sessions saved yet. `intervalpro run PLAN` saves each session it runs.")
             } else {
-                print(HistoryReport.sessions(listings).joined(separator: "\n"))
+                print(HistoryReport.sessions(listings, width: Terminal.fittingColumns).joined(separator: "\n"))
             }
         }
     }
