@@ -45,14 +45,18 @@ public struct WebServer: Sendable {
     /// woke some six times a second for it, all day. The header is written per response instead.
     /// HTTP/1 with the WebSocket upgrade, as `http1WebSocketUpgrade` builds it, with time
     /// limits: 10 s for a connection's first request head, 30 s idle between requests.
-    static func serverBuilder(_ router: Router<BasicWebSocketRequestContext>) -> HTTPServerBuilder {
+    /// `ownUserOnly`: connections from other users' processes are refused (on loopback, where
+    /// no token is asked).
+    static func serverBuilder(_ router: Router<BasicWebSocketRequestContext>, ownUserOnly: Bool) -> HTTPServerBuilder {
         let webSocketResponder = router.buildResponder()
-        return HTTPServerBuilder { responder in
-            HeadDeadlineChannel(
+        return HTTPServerBuilder { responder -> any ServerChildChannel in
+            let channel = HeadDeadlineChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(http1: .init(idleTimeout: .seconds(30)))),
                 deadline: .seconds(10))
+            if ownUserOnly { return OwnUserOnlyChannel(inner: channel) }
+            return channel
         }
     }
 
@@ -65,7 +69,7 @@ public struct WebServer: Sendable {
         let router = makeRouter()
         let responder = router.buildResponder()
         do {
-            let server = try Self.serverBuilder(router).buildServer(
+            let server = try Self.serverBuilder(router, ownUserOnly: access.token == nil).buildServer(
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger,
                 responder: { [logger, hub = host.hub] request, writer, channel in

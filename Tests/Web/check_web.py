@@ -1558,9 +1558,41 @@ def another_programs_session(binary, scratch):
         server.stop()
 
 
+OTHER_USER_REQUESTS = r"""
+import sys, urllib.request, urllib.error
+port = sys.argv[1]
+def status(method, path, data=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, data=data,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError as error:
+        return repr(error)
+print(status("GET", "/api/sessions"), status("POST", "/api/command", b'{"command": "pause"}'))
+"""
+
+
+def other_user_refused(port):
+    """Another account of the machine (nobody) gets 403 from a loopback server, as root here
+    can show; the server's own user is served."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("note: another user's requests not tried (needs root and setpriv)")
+        return
+    other = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                            OTHER_USER_REQUESTS, str(port)], capture_output=True, text=True, timeout=60)
+    check(other.stdout.split() == ["403", "403"],
+          f"loopback, another user's GET /api/sessions and POST /api/command: 403 both, got {other.stdout!r} {other.stderr[-300:]!r}")
+    status, _, _ = request(port, "GET", "/api/sessions")
+    check(status == 200, f"loopback, the server's own user: GET /api/sessions 200, got {status}")
+
+
 def loopback_rules(port, plan_id):
     """On a loopback server: foreign Host headers and origins are refused; bad POSTs are
     refused while the session keeps running."""
+    other_user_refused(port)
     for host in [f"evil.example:{port}", "evil.example"]:
         for path in ["/", "/api/state"]:
             status, _, data = request(port, "GET", path, headers={"Host": host})
