@@ -91,15 +91,17 @@ public struct StoreLocation: Sendable {
 }
 
 extension StoreLocation {
-    /// Deletes a session (`SessionStore.delete(id:)`), where the store is `path`. Where no
-    /// store was made there is no session to delete, and none is created (in a data folder that
-    /// may not be written, `delete` said "cannot create it", 74).
-    public func delete(id: Int64) throws -> (deletion: SessionStore.Deletion, path: String) {
+    /// Deletes a session (`SessionStore.delete(id:)`), where the store is `path`, and gives
+    /// the room back to the disk when deleted sessions' pages are much of the store
+    /// (`freed`, in bytes). Where no store was made there is no session to delete, and none is
+    /// created (in a data folder that may not be written, `delete` said "cannot create it", 74).
+    public func delete(id: Int64) throws -> (deletion: SessionStore.Deletion, path: String, freed: Int64) {
         let reading = try open(readingOnly: true)
         let listed = try storeCall { () throws(StoreError) in try reading.listing(id: id) }
-        guard listed != nil else { return (.noSuchSession, reading.path) }
+        guard listed != nil else { return (.noSuchSession, reading.path, 0) }
         let store = try open()
-        return (try storeCall { () throws(StoreError) in try store.delete(id: id) }, store.path)
+        let deletion = try storeCall { () throws(StoreError) in try store.delete(id: id) }
+        return (deletion, store.path, deletion == .deleted ? store.compactIfMostlyFree() : 0)
     }
 }
 

@@ -210,9 +210,7 @@ public struct WebServer: Sendable {
             host.closeAbandonedSessions()
             guard let id = context.parameters.get("id", as: Int64.self) else { return Self.error(.notFound, "no such session") }
             do {
-                let opened = try store.open()
-                let deletion = try storeCall { () throws(StoreError) in try opened.delete(id: id) }
-                switch deletion {
+                switch try store.delete(id: id).deletion {
                 case .deleted:
                     host.hub.sessionDeleted(id)
                     return Response(status: .noContent, headers: [.cacheControl: "no-store"])

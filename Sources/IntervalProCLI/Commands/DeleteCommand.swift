@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntervalProCore
 import IntervalProIO
 import IntervalProStorage
 import IntervalProLaunch
@@ -20,9 +21,11 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let (deletion, path) = try store.location.delete(id: id)
+            let (deletion, path, freed) = try store.location.delete(id: id)
             switch deletion {
-            case .deleted: Terminal.writeStandardError("intervalpro: deleted session \(id)\n")
+            case .deleted:
+                let room = freed > 0 ? " (the store gave \(JSONValue.format((Double(freed) / 1_048_576).rounded(toPlaces: 1))) MB back to the disk)" : ""
+                Terminal.writeStandardError("intervalpro: deleted session \(id)\(room)\n")
             case .noSuchSession: throw LaunchError("no session \(id) in \(path)", kind: .missingInput)
             case .running: throw LaunchError("session \(id) is running: finish it first", kind: .unavailable)
             }
