@@ -300,7 +300,8 @@ public enum FITWorkout {
     }
 
     /// FIT string fields end at a NUL and hold at most 255 bytes with it: NULs are left out
-    /// and the text is cut at a character boundary.
+    /// and the text is cut at a character boundary; a first character of over 200 bytes (a
+    /// letter under a stack of combining marks) at a scalar's, or the name was left out whole.
     static func fitString(_ text: String) -> String {
         var kept = ""
         var bytes = 0
@@ -308,6 +309,16 @@ public enum FITWorkout {
             bytes += character.utf8.count
             if bytes > 200 { break }
             kept.append(character)
+        }
+        if kept.isEmpty, let first = text.first(where: { $0 != "\0" }) {
+            var scalars = String.UnicodeScalarView()
+            var used = 0
+            for scalar in first.unicodeScalars {
+                used += UTF8.width(scalar)
+                if used > 200 { break }
+                scalars.append(scalar)
+            }
+            kept = String(scalars)
         }
         return kept
     }

@@ -135,6 +135,10 @@ struct FITTests {
         #expect(FITWorkout.textsCut(plan) == [long, umlauts])
         let short = try PlanDecoder.decode(Array(#"{"name": "Ladder", "steps": [{"kind": "work", "duration": 60, "label": "Ü"}]}"#.utf8), file: "p.json")
         #expect(FITWorkout.textsCut(short).isEmpty)
+        // One letter under 120 combining marks (241 bytes): cut at a mark, not left out whole.
+        let stacked = "Z" + String(repeating: "\u{0301}", count: 120)
+        let cut = FITWorkout.fitString(stacked)
+        #expect(cut.utf8.count <= 200 && cut.utf8.count >= 199 && cut.unicodeScalars.first == "Z", "\(cut.utf8.count) bytes")
     }
 
     /// A workout of sport "generic" (what a tool writes when it does not say) with per-foot
