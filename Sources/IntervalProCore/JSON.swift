@@ -449,8 +449,11 @@ public indirect enum JSONValue: Sendable {
     private static func writeString(_ string: String, into out: inout String) {
         out += "\""
         defer { out += "\"" }
-        // Most strings need no escape: appended whole rather than a scalar at a time.
-        guard string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+        // Most strings need no escape: appended whole rather than a scalar at a time. DEL and
+        // the C1 controls (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8) are escaped too, though JSON
+        // allows them raw: `history --json` on a terminal passed a name's CSI (U+009B) to it.
+        guard string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 })
+        else {
             out += string
             return
         }
@@ -461,7 +464,7 @@ public indirect enum JSONValue: Sendable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

@@ -192,6 +192,14 @@ struct JSONValueTests {
         #expect(value.serialized() == #"{"z":-3,"a":2.5,"n":null,"b":true,"s":"hi","arr":[1,[],{}],"lit":1.500}"#)
     }
 
+    /// JSON allows DEL and the C1 controls raw: `history --json` on a terminal passed a plan
+    /// name's CSI (U+009B) to it. They are escaped, as C0 controls are; other text is not.
+    @Test func controlsAreEscaped() throws {
+        let value = JSONValue.string("a\u{1B}[31m\u{7F}\u{9B}2J\u{85}·°é")
+        #expect(value.serialized() == #""a\u001b[31m\u007f\u009b2J\u0085·°é""#)
+        #expect(try JSONParser.parse(value.serialized()).stringValue == "a\u{1B}[31m\u{7F}\u{9B}2J\u{85}·°é")
+    }
+
     @Test func pretty() {
         let value = JSONValue.object([
             ("a", .array([.int(1), .int(2)])),
