@@ -103,6 +103,17 @@ extension StoreLocation {
         let deletion = try storeCall { () throws(StoreError) in try store.delete(id: id) }
         return (deletion, store.path, deletion == .deleted ? store.compactIfMostlyFree() : 0)
     }
+
+    /// Deletes a readiness measurement (a morning imported by mistake, or filed under the
+    /// wrong day, stayed in the baseline for good); false when there is none with this id.
+    /// Where no store was made, none is created.
+    public func deleteReadiness(id: Int64) throws -> (deleted: Bool, path: String) {
+        let reading = try open(readingOnly: true)
+        let measured = try storeCall { () throws(StoreError) in try reading.readiness(id: id) }
+        guard measured != nil else { return (false, reading.path) }
+        let store = try open()
+        return (try storeCall { () throws(StoreError) in try store.deleteReadiness(id: id) }, store.path)
+    }
 }
 
 /// Runs a store call, turning its error into a `LaunchError` of `kind`.

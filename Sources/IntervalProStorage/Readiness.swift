@@ -282,6 +282,11 @@ extension SessionStore {
         try read { db in try ReadinessRow.fetchOne(db, key: id)?.record }
     }
 
+    /// Deletes a measurement and its uploads' rows; false when there is none with this id.
+    public func deleteReadiness(id: Int64) throws(StoreError) -> Bool {
+        try write { db in try ReadinessRow.deleteOne(db, key: id) }
+    }
+
     /// Writes (or replaces) a measurement's upload row for one service.
     public func saveReadinessUpload(_ record: ReadinessUploadRecord) throws(StoreError) {
         try write { db in try ReadinessUploadRow(record).save(db) }

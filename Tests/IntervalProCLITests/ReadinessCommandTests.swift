@@ -73,6 +73,21 @@ import Testing
         #expect(text.stdout.contains("Today, \(today.string(from: Date())): building your baseline (1 of 7 days)"), "\(text.stdout)")
     }
 
+    /// A morning imported by mistake, or filed under the wrong day, stayed in the baseline for
+    /// good: no command removed a measurement.
+    @Test("readiness delete: the measurement leaves the history; deleted again, there is none (66)")
+    func deleteAMeasurement() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 160)
+        #expect(try intervalpro("readiness", "--replay", path, "--duration", "2", environment: environment(dir)).status == 0)
+        let deleted = try intervalpro("readiness", "delete", "1", environment: environment(dir))
+        #expect(deleted.status == 0 && deleted.stderr.contains("deleted readiness measurement 1"), "\(deleted.stderr)")
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect((try JSONSerialization.jsonObject(with: history.stdoutData) as? [Any])?.isEmpty == true, "\(history.stdout)")
+        let again = try intervalpro("readiness", "delete", "1", environment: environment(dir))
+        #expect(again.status == 66 && again.stderr.contains("no readiness measurement 1"), "\(again.stderr)")
+    }
+
     /// A file of another day is filed under that day, at its own time: replayed, it was filed
     /// under the day it was replayed, and listed at the minute it was replayed.
     @Test("a recording of an earlier morning: filed under its local day and time; --date files it elsewhere; RR text has no time")

@@ -15,7 +15,7 @@ struct ReadinessCommand: AsyncParsableCommand {
             Without a subcommand it measures: its options (--hr, --replay, --duration, \
             --upload, ...) are measure's, in 'intervalpro help readiness measure'.
             """,
-        subcommands: [ReadinessMeasureCommand.self, ReadinessHistoryCommand.self, ReadinessImportCommand.self],
+        subcommands: [ReadinessMeasureCommand.self, ReadinessHistoryCommand.self, ReadinessImportCommand.self, ReadinessDeleteCommand.self],
         defaultSubcommand: ReadinessMeasureCommand.self
     )
 }
