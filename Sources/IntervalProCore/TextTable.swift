@@ -1,8 +1,8 @@
 /// Plain aligned columns for terminal tables.
 public enum TextTable {
     /// - Parameter fitting: the terminal's width, when `shrinking`'s cells (a plan's name) are
-    ///   to be cut so that each line fits it: one name of 112 characters wrapped every row of
-    ///   `history` on 80 columns, each onto three lines.
+    ///   to be cut so that each line fits it (down to the header's width): one name of 112
+    ///   characters wrapped every row of `history` on 80 columns, each onto three lines.
     public static func render(
         header: [String], rows: [[String]], rightAligned: [Int] = [], fitting width: Int? = nil, shrinking column: Int? = nil
     ) -> [String] {
@@ -14,7 +14,8 @@ public enum TextTable {
         }
         let total = widths.reduce(0, +) + 2 * max(0, widths.count - 1)
         if let width, let column, column < widths.count, total > width {
-            let room = max(header[column].terminalWidth, 12, widths[column] - (total - width))
+            // At 80 columns the other columns of `history` take 72: the names get what is left.
+            let room = max(header[column].terminalWidth, widths[column] - (total - width))
             for r in rows.indices where column < rows[r].count { rows[r][column] = rows[r][column].cut(toColumns: room) }
             widths[column] = min(widths[column], room)
         }
@@ -43,8 +44,8 @@ extension String {
 
     private static func columns(_ scalar: Unicode.Scalar) -> Int {
         // The soft hyphen is drawn, as a hyphen; the medial and final Hangul jamo join the
-        // syllable before them.
-        if scalar.value == 0xAD { return 1 }
+        // syllable before them; a flag's two regional indicators take a column each.
+        if scalar.value == 0xAD || (0x1F1E6...0x1F1FF).contains(scalar.value) { return 1 }
         if (0x1160...0x11FF).contains(scalar.value) { return 0 }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0

@@ -30,7 +30,9 @@ public enum Terminal {
     /// The width a table is to fit: the terminal's, or `COLUMNS` when set; nil on a pipe,
     /// where a script reads whole names.
     public static var fittingColumns: Int? {
-        standardOutputIsTerminal || getenv("COLUMNS") != nil ? columns : nil
+        if standardOutputIsTerminal { return columns }
+        guard let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 else { return nil }
+        return min(set, 10_000)
     }
 
     /// The width of the terminal standard error is, for a progress line drawn there.

@@ -48,13 +48,17 @@ struct LiveScreen {
         if let step = view.step {
             // A run on live sensors that found none goes on with a simulated runner, and a
             // replay is a recording's figures: neither is the runner's now, said on every frame.
-            let tail = "   step \(step.index + 1) of \(step.count)"
-                + (Self.sourceBadge(view.source).map { paint("   " + $0, "35;1") } ?? "")
-                + (view.isPaused ? paint("   PAUSED", "33;1") : "")
             // A long label is cut, not what follows it: cut whole, the line lost PAUSED first.
-            let room = columns - 1 - Self.width(of: tail)
+            // On a narrow terminal (40 columns) the badges close up to leave the label room.
+            func tail(_ gap: String, _ position: String) -> String {
+                gap + position + (Self.sourceBadge(view.source).map { paint(gap + $0, "35;1") } ?? "")
+                    + (view.isPaused ? paint(gap + "PAUSED", "33;1") : "")
+            }
+            var badges = tail("   ", "step \(step.index + 1) of \(step.count)")
+            if columns - 1 - Self.width(of: badges) < Self.shortestTitle { badges = tail("  ", "\(step.index + 1)/\(step.count)") }
+            let room = columns - 1 - Self.width(of: badges)
             let title = paint(step.title, "1")
-            lines.append((room >= Self.shortestTitle ? Self.cut(title, to: room) : title) + tail)
+            lines.append((room >= Self.shortestTitle ? Self.cut(title, to: room) : title) + badges)
             let width = Self.barWidth(columns: columns)
             lines.append(timeLine(step, width: width))
             lines.append(cadenceLine(step, view, width: width))

@@ -38,7 +38,7 @@ struct PrintableTextTests {
         #expect("हिन्दी".terminalWidth == 5 && "क्षक्षक्ष".terminalWidth == 6)
         #expect("👍🏿".terminalWidth == 4 && "🏳️\u{200D}🌈".terminalWidth == 3 && "👨\u{200D}👩\u{200D}👧".terminalWidth == 6)
         #expect("ﾊﾟ".terminalWidth == 2 && "a\u{AD}b".terminalWidth == 3 && "\u{1100}\u{1161}\u{11A8}".terminalWidth == 2)
-        #expect("❤️".terminalWidth == 1)
+        #expect("❤️".terminalWidth == 1 && "🇩🇪🇫🇷".terminalWidth == 4)
     }
 
     /// One plan name of 112 characters wrapped every row of `history` on 80 columns.

@@ -126,6 +126,9 @@ struct HRVLinesTests {
         let frame = screen.draw(view, music: nil, columns: 80)
         let title = try #require(frame.split(separator: "\n").first?.replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: ""))
         #expect(title.hasSuffix("…   step 1 of 1   REPLAY   PAUSED") && title.count <= 79, "\(title)")
+        // At 40 columns the badges close up, and the label still has room.
+        let narrow = try #require(screen.draw(view, music: nil, columns: 40).split(separator: "\n").first?.replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: ""))
+        #expect(narrow.hasPrefix("Work · Lange") && narrow.hasSuffix("…  1/1  REPLAY  PAUSED") && narrow.count <= 39, "\(narrow)")
         #expect(frame.contains("AA:BB boom\u{FFFD}]0;T\u{FFFD}"), "\(frame.debugDescription)")
     }
 
