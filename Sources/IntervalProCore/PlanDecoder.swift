@@ -39,7 +39,7 @@ public struct PlanDecoder {
     /// - Parameter file: the name errors should start with (the path the user gave).
     public static func decode(_ bytes: [UInt8], file: String) throws(PlanError) -> Plan {
         // JSON is UTF-8 (RFC 8259); a plan saved as Notepad's "ANSI" is read as what it is.
-        let bytes = Windows1252.utf8(bytes)
+        let bytes = Windows1252.utf8UnlessDamagedUTF8(bytes)
         let decoder = PlanDecoder(file: file, bytes: bytes)
         let root: JSONNode
         do {

@@ -9,6 +9,32 @@ public enum Windows1252 {
     /// `bytes` as they are when they are UTF-8, else each byte read as Windows-1252, in UTF-8.
     public static func utf8(_ bytes: [UInt8]) -> [UInt8] {
         if String(validating: bytes, as: UTF8.self) != nil { return bytes }
+        return decoded(bytes)
+    }
+
+    /// As `utf8(_:)`, but text that holds UTF-8 of several bytes anywhere is UTF-8 with a byte
+    /// damaged: kept as it is (that byte read as U+FFFD), where read as Windows-1252 each of
+    /// its other accents became two characters ("SÃ©ance").
+    public static func utf8UnlessDamagedUTF8(_ bytes: [UInt8]) -> [UInt8] {
+        if String(validating: bytes, as: UTF8.self) != nil || holdsUTF8Sequence(bytes) { return bytes }
+        return decoded(bytes)
+    }
+
+    /// Whether a lead byte of UTF-8 is followed by the continuation bytes it asks for, anywhere.
+    static func holdsUTF8Sequence(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length = (0xC2...0xDF).contains(lead) ? 2 : (0xE0...0xEF).contains(lead) ? 3 : (0xF0...0xF4).contains(lead) ? 4 : 1
+            if length > 1, index + length <= bytes.count, bytes[(index + 1)..<(index + length)].allSatisfy({ (0x80...0xBF).contains($0) }) {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func decoded(_ bytes: [UInt8]) -> [UInt8] {
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: bytes.lazy.map(scalar))
         return Array(String(scalars).utf8)

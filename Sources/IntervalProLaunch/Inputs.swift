@@ -112,7 +112,7 @@ public func resolvePlan(_ argument: String) -> String {
 /// when it is a plan, the imported plan written as one otherwise.
 public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: String) {
     let (imported, bytes) = try readPlan(path)
-    if imported.format == .planJSON { return (imported.plan, String(decoding: Windows1252.utf8(bytes), as: UTF8.self)) }
+    if imported.format == .planJSON { return (imported.plan, String(decoding: Windows1252.utf8UnlessDamagedUTF8(bytes), as: UTF8.self)) }
     return (imported.plan, PlanWriter.json(imported.plan).serialized(pretty: true) + "\n")
 }
 

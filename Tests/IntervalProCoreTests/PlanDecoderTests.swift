@@ -114,6 +114,9 @@ struct PlanTimelineTests {
         let plan = try PlanDecoder.decode(bytes, file: "ansi.json")
         #expect(plan.name == "Séance fractionnée – Übung")
         #expect(try decode(#"{"name": "Übung", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#).name == "Übung")
+        // UTF-8 with one byte damaged stays UTF-8: its other accents were each read as two.
+        let damaged = Array(#"{"name": "Séance "#.utf8) + [0xE9] + Array(#"", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#.utf8)
+        #expect(try PlanDecoder.decode(damaged, file: "damaged.json").name == "Séance \u{FFFD}")
     }
 
     @Test func zoneBoundsHaveNoBinaryNoise() {
