@@ -28,7 +28,9 @@ extension SessionStore {
     /// session it does not (a copy taken mid-write keeps them, and the next session collides).
     private func damage() -> String? {
         try? queue.read { db -> String? in
-            if let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)"), check != "ok" { return check }
+            if let check = try String.fetchOne(db, sql: "PRAGMA quick_check(1)"), check != "ok" {
+                return check.split(whereSeparator: \.isNewline).joined(separator: "; ")
+            }
             guard let row = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") else { return nil }
             return "rows of a session it does not hold, in its table \(row[0] as String? ?? "")"
         }
