@@ -29,11 +29,7 @@ public enum Terminal {
 
     /// The width a table is to fit: the terminal's, or `COLUMNS` when set; nil on a pipe,
     /// where a script reads whole names.
-    public static var fittingColumns: Int? {
-        if standardOutputIsTerminal { return columns }
-        guard let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 else { return nil }
-        return min(set, 10_000)
-    }
+    public static var fittingColumns: Int? { standardOutputIsTerminal ? columns : columnsVariable }
 
     /// The width of the terminal standard error is, for a progress line drawn there.
     public static var standardErrorColumns: Int { columns(of: STDERR_FILENO) }
@@ -41,8 +37,13 @@ public enum Terminal {
     private static func columns(of descriptor: Int32) -> Int {
         var size = winsize()
         if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 { return min(set, 10_000) }
-        return 80
+        return columnsVariable ?? 80
+    }
+
+    /// `COLUMNS`, when it is set to a width.
+    private static var columnsVariable: Int? {
+        guard let text = getenv("COLUMNS").map({ String(cString: $0) }), let set = Int(text), set > 0 else { return nil }
+        return min(set, 10_000)
     }
 
     public static func writeStandardOutput(_ text: String) {
