@@ -108,7 +108,7 @@ def main():
                 enabled.set()
 
     threading.Thread(target=events, daemon=True).start()
-    enabled.wait(30)
+    enabled.wait(60)  # the host's enumeration, slow in a guest under TCG on a loaded machine
     source = os.open(f"{FFS}/ep1", os.O_RDWR)  # IN: to the host
     sink = os.open(f"{FFS}/ep2", os.O_RDWR)  # OUT: from the host
     deadline = time.monotonic() + 30

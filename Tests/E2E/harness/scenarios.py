@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import shlex
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -508,19 +509,34 @@ async def ant_stick(ctx: Context, timeline: str) -> tuple[str, str]:
     started = await ctx.guest(f"setsid python3 {gadget} {shlex.quote(log)} {timeline} </dev/null "
                               f">{shlex.quote(ctx.path('gadget.err'))} 2>&1 &", timeout=10)
     check(started.status == 0, f"the virtual stick did not start: {started.stderr.strip()[-300:]}")
-    for _ in range(600):
-        text = Path(log).read_text() if Path(log).exists() else ""
-        if text.startswith("READY"):
-            tty = text.split()[1]
-            check(tty.startswith("/dev/ttyUSB"), f"the kernel made no serial device of the stick: {text.splitlines()[0]}")
-            return tty, log
-        await asyncio.sleep(0.1)
-    raise Failed(f"the virtual stick was not ready in 60 s: {Path(ctx.path('gadget.err')).read_text()[-500:] if Path(ctx.path('gadget.err')).exists() else ''}")
+    # The gadget waits up to 60 s for the host side to enable it and 30 s for the serial
+    # device: a guest under TCG beside two busy cores enumerates slowly.
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            text = Path(log).read_text() if Path(log).exists() else ""
+            if text.startswith("READY"):
+                tty = text.split()[1]
+                check(tty.startswith("/dev/ttyUSB"), f"the kernel made no serial device of the stick: {text.splitlines()[0]}")
+                return tty, log
+            await asyncio.sleep(0.1)
+        err = Path(ctx.path("gadget.err"))
+        raise Failed(f"the virtual stick was not ready in 120 s: {err.read_text()[-500:] if err.exists() else ''}")
+    except BaseException:
+        # A gadget left running holds FunctionFS's ep0 as set up: the next scenario's stick in
+        # this guest would be refused (ESRCH on writing its descriptors).
+        await remove_ant_stick(ctx)
+        raise
 
 
 async def remove_ant_stick(ctx: Context) -> None:
-    await ctx.guest("pkill -f ant_gadget.py; sleep 0.5; echo '' > /sys/kernel/config/usb_gadget/ant/UDC 2>/dev/null; true",
-                    timeout=20)
+    """Stops the virtual stick and unbinds its gadget; waits until the gadget's process is gone,
+    so that FunctionFS is free for the next stick."""
+    await ctx.guest("pkill -f ant_gadget.py; "
+                    "for _ in $(seq 50); do pgrep -f ant_gadget.py >/dev/null || break; sleep 0.2; done; "
+                    "pkill -9 -f ant_gadget.py; sleep 0.2; "
+                    "echo '' > /sys/kernel/config/usb_gadget/ant/UDC 2>/dev/null; true",
+                    timeout=30)
 
 
 def stick_pages(log: str, device: str) -> list[str]:
