@@ -3,6 +3,8 @@
 
 - the schema itself is a valid draft 2020-12 schema;
 - every Plans/*.json except the schema validates against it;
+- every contract plan (Tests/Contracts/plans/*.json: valid under a published version, so
+  valid for good) validates against it: the schema may widen, never narrow;
 - a set of valid edge cases is accepted;
 - a set of invalid plans (written inline below) is each rejected.
 
@@ -24,6 +26,7 @@ from jsonschema.exceptions import SchemaError, best_match
 ROOT = Path(__file__).resolve().parents[2]
 PLANS = ROOT / "Plans"
 SCHEMA_PATH = PLANS / "plan.schema.json"
+CONTRACT_PLANS = ROOT / "Tests" / "Contracts" / "plans"
 
 # A small valid plan that each inline case modifies in one place.
 BASE = {
@@ -218,7 +221,9 @@ def main():
 
     plan_files = sorted(p for p in PLANS.glob("*.json") if p.resolve() != SCHEMA_PATH.resolve())
     report(bool(plan_files), f"found {len(plan_files)} example plan(s) in Plans/")
-    for path in plan_files:
+    contract_files = sorted(CONTRACT_PLANS.glob("*.json"))
+    report(bool(contract_files), f"found {len(contract_files)} contract plan(s) in Tests/Contracts/plans/")
+    for path in plan_files + contract_files:
         name = path.relative_to(ROOT)
         try:
             plan = json.loads(path.read_text(encoding="utf-8"))
