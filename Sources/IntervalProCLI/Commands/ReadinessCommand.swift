@@ -5,7 +5,7 @@ struct ReadinessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "readiness",
         abstract: "Morning HRV check: measure rMSSD with a chest strap, see it against your baseline.",
-        usage: "intervalpro readiness [measure] [<options>]\nintervalpro readiness history|import [<options>]",
+        usage: "intervalpro readiness [measure] [<options>]\nintervalpro readiness history|import|delete [<options>]",
         discussion: """
             Lie still with the strap on, just after waking. The first 30 s settle and are not \
             scored; then --duration minutes of RR intervals are corrected for artifacts \
