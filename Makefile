@@ -48,7 +48,11 @@ BUILT_BIN := .build/release/intervalpro
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 MAN_OUT := .build/plugins/GenerateManual/outputs/intervalpro
 
-.PHONY: run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
+.PHONY: help run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
+
+## help: the targets and what each does (these ## lines)
+help:
+	@awk '/^## / { sub(/^## /, ""); print (within ? "    " : "") $$0; within = 1; next } { within = 0 }' $(firstword $(MAKEFILE_LIST))
 
 ## run: install what is needed, build, and run an example plan: live sensors when found, else the bundled recording at 60x
 run: deps release
@@ -75,6 +79,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
+## build: a debug build, for editing (`swift build`)
 build:
 	$(SWIFT) build
 
@@ -179,17 +184,20 @@ deb: release man
 test-package: deb
 	packaging/test-package.sh
 
-## test: every test, as CI runs it (Tests/run.sh): the Swift suites (core, runtime, I/O, D-Bus, BlueZ,
-## sound, audio, history, storage, launch, web, QR, CLI), the plan schema check, the own checks of the
-## fake org.bluez, the MPRIS player and the intervals.icu/Strava stand-in, the FIT/TCX/jsonl exports
-## checked by third-party decoders, workouts and activities made by other tools (fit-tool, Garmin's
-## FIT SDK), the account, calendar and upload commands against the stand-in, the HTML report and the
-## web page in headless Chromium, the .deb on a fresh Debian root (root or sudo) and the real-stack
-## test in a QEMU VM. One release build serves the Python suites, the package and the VM; one debug
-## build serves swift test; suites that do not share state run side by side (about 13 minutes)
+## test: every test, as CI runs it (Tests/run.sh): the Swift suites (core, HRV, runtime, event
+## loop, I/O, formats, D-Bus, BlueZ, ANT+, sound, audio, history, storage, services, launch, web,
+## QR, CLI), the plan schema check, the own checks of the fake org.bluez, the MPRIS player and the
+## intervals.icu/Strava stand-in, the FIT/TCX/jsonl exports checked by third-party decoders,
+## workouts and activities made by other tools (fit-tool, Garmin's FIT SDK), readiness and alpha 1
+## held to NeuroKit2, hrv-analysis and nolds, the account, calendar and upload commands against
+## the stand-in, the HTML report and the web page in headless Chromium, the .deb on a fresh Debian
+## root (root or sudo) and the real-stack test in a QEMU VM. One release build serves the Python
+## suites, the package and the VM; one debug build serves swift test; suites that do not share
+## state run side by side (14 to 26 minutes on two cores: docs/dev/testing.md)
 test: deps-test
 	SWIFT=$(SWIFT) TEST_PYTHON=$(TEST_PYTHON) Tests/run.sh
 
+## test-swift: every Swift suite through `swift test` (the debug build, in one process)
 test-swift:
 	$(SWIFT) test $(DEBUG_FLAGS)
 
@@ -201,6 +209,7 @@ test-docs:
 test-imports:
 	/usr/bin/python3 Tests/Package/check_imports.py --swift $(SWIFT)
 
+## test-schema: the example and contract plans, and the schema's own cases, against Plans/plan.schema.json
 test-schema:
 	$(TEST_PYTHON) Tests/Schema/check_schema.py
 
@@ -215,11 +224,11 @@ test-alpha1: deps-test release
 
 ## test-fakebluez: the fake org.bluez that the live-sensor tests use, checked on its own
 ## (Debian's python3: python3-dbusmock, python3-dbus and python3-gi live there)
-test-fakebluez:
+test-fakebluez: deps-test
 	/usr/bin/python3 Tests/FakeBlueZ/smoke_test.py
 
 ## test-fakempris: the fake MPRIS music player that the music-control tests use, checked on its own
-test-fakempris:
+test-fakempris: deps-test
 	/usr/bin/python3 Tests/FakeMPRIS/smoke_test.py
 
 ## test-fakeservices: the stand-in for intervals.icu's and Strava's APIs (on loopback) that the
@@ -227,6 +236,8 @@ test-fakempris:
 test-fakeservices:
 	/usr/bin/python3 Tests/FakeServices/smoke_test.py
 
+## test-exports: FIT, TCX and jsonl exports read back by third-party decoders (Garmin's FIT SDK,
+## tcxreader, lxml) against the stored session; the jsonl replayed to its summary
 test-exports: release
 	$(TEST_PYTHON) Tests/Exports/check_exports.py $(RELEASE_BIN)
 
@@ -237,10 +248,13 @@ test-formats: release
 
 ## test-services: account, today, run today/icu:ID, upload and doctor against the intervals.icu/Strava
 ## stand-in: the requests sent (auth, multipart, OAuth forms), the uploaded FIT file, exit codes,
-## retries, the upload queue, token refresh, and no secret in any output (about 30 s)
+## retries, the upload queue, token refresh, and no secret in any output (about 2 minutes, most
+## of it waiting as a runner's command would)
 test-services: release
 	$(TEST_PYTHON) Tests/Services/check_services.py $(RELEASE_BIN)
 
+## test-report: a stored session's HTML report: self-contained, its SVG as the session, and
+## rendered in headless Chromium
 test-report: release
 	$(TEST_PYTHON) Tests/Report/check_report.py $(RELEASE_BIN)
 
@@ -320,10 +334,12 @@ bench-web: deps-test release
 bench-audio:
 	Benchmarks/audio.sh
 
-## fuzz: libFuzzer on each parser, the plan decoder and the recording reader (RUNS per target)
+## fuzz: libFuzzer on each target in Fuzz/Targets (parsers, plans, recordings, workouts, activities,
+## HRV, zip and gzip, CSV: Fuzz/README.md), RUNS per target
 RUNS ?= 1000000
 fuzz:
 	Fuzz/run.sh $(RUNS)
 
+## clean: removes the build folders (.build, .build-*)
 clean:
 	rm -rf .build .build-*
