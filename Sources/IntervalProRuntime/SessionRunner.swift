@@ -72,6 +72,9 @@ where C.Duration == Duration {
     public var doorbell: Doorbell?
 
     private var pending: RecordingEntry?
+    /// When a session paced in real time next redraws its screen and page: on the wall clock,
+    /// every `displayInterval`, however many entries a fast replay takes meanwhile.
+    private var nextRefresh: C.Instant?
     private var exhausted = false
     private var sourceEndSent = false
     private var lastSourceTime = SessionTime.zero
@@ -314,10 +317,15 @@ where C.Duration == Duration {
             if summary != nil { return }
             deliver(.tick, at: max(current, engine.cursor), summary: &summary)
             if summary != nil { return }
-            observer.refresh(engine, at: engine.cursor)
+            // Not at each entry: a replay at 60x takes a few hundred a second, and redrew the
+            // screen and told the page for each (180 frames a second).
+            if nextRefresh.map({ now >= $0 }) ?? true {
+                observer.refresh(engine, at: engine.cursor)
+                nextRefresh = now.advanced(by: displayInterval)
+            }
             // A deadline may have moved (pause, next): let the caller recompute the target.
             if let deadline = engine.nextDeadline, target.map({ deadline < $0 }) ?? true { return }
-            var sleep = displayInterval
+            var sleep = now.duration(to: nextRefresh ?? now.advanced(by: displayInterval))
             if let target {
                 let remaining = Duration.microseconds(Double((target - current).microseconds) / speed)
                 sleep = min(sleep, remaining)

@@ -1,5 +1,6 @@
 import IntervalProCore
 import IntervalProRuntime
+import Synchronization
 import Testing
 
 /// Collects what the runner reports, and hands it scripted commands.
@@ -129,6 +130,24 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         #expect(fastSummary == pacedSummary)
         #expect(fastSummary.json.serialized() == pacedSummary.json.serialized())
         #expect(paced.observer.refreshes > 0)
+    }
+
+    /// At 60x a replay takes a few hundred entries a second, and the screen and the page were
+    /// refreshed for each: 180 frames a second. On the wall clock, every `displayInterval`.
+    @Test func aFastPacedReplayRefreshesOnTheWallClockNotAtEachEntry() async throws {
+        let plan = try plan(shortPlan)
+        let entries = try await simulatedEntries(plan)
+        let clock = SkippingClock()
+        var paced = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .replay),
+            source: ReplaySource(header: RecordingHeader(startedAt: nil, devices: []), entries: entries),
+            observer: RecordingObserver(), pacing: .realTime(speed: 60), clock: clock)
+        let summary = try await paced.run()
+        let wall = Double(clock.now.offset.components.seconds) + Double(clock.now.offset.components.attoseconds) * 1e-18
+        #expect(entries.count > 500 && summary.duration > .seconds(150))
+        // Some 3 s of wall time for 3 minutes of session: four refreshes a second of it.
+        #expect(paced.observer.refreshes >= Int(wall / 0.25) - 1, "\(paced.observer.refreshes) in \(wall) s")
+        #expect(paced.observer.refreshes <= Int(wall / 0.25) + 6, "\(paced.observer.refreshes) in \(wall) s")
     }
 
     @Test func nextAndFinishCommandsEndStepsAndTheSession() async throws {
@@ -320,5 +339,19 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
         }
         #expect(!rscTimes.contains { $0 >= .seconds(40) && $0 < .seconds(50) })
         #expect(rscTimes.contains { $0 >= .seconds(50) })
+    }
+}
+
+/// A clock whose sleeps return at once, its time moved to their deadline: a session paced in
+/// real time, its wall time counted without waiting for it.
+final class SkippingClock: Clock, Sendable {
+    typealias Instant = ManualClock.Instant
+    private let time = Mutex(Duration.zero)
+
+    var now: Instant { Instant(offset: time.withLock { $0 }) }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        time.withLock { $0 = max($0, deadline.offset) }
     }
 }
