@@ -10,6 +10,11 @@ struct LiveScreen {
     var warning: String? { didSet { if warning != nil { notice = nil } } }
     var notice: String? { didSet { if notice != nil { warning = nil } } }
     private var drawnLines = 0
+    /// The last frame's lines, without the move over the frame before: drawn again under a
+    /// warning written in the screen's place (`ScreenRegion`).
+    private(set) var lastBody = ""
+    /// How many lines the last frame drew.
+    var linesDrawn: Int { drawnLines }
 
     static let showCursor = "\u{1B}[?25h"
     static let barWidth = 40
@@ -17,7 +22,14 @@ struct LiveScreen {
     /// The bars' width on a terminal `columns` wide: 40, narrower where the cadence line
     /// ("cadence 166 spm  [bar]  zone 176-184", 34 besides the bar) would be cut, its zone
     /// first (at 40 columns the time left and the zone were cut off).
-    static func barWidth(columns: Int) -> Int { max(8, min(barWidth, columns - 1 - 34)) }
+    static func barWidth(columns: Int) -> Int {
+        max(8, min(barWidth, columns - 1 - (isNarrow(columns: columns) ? 18 : 34)))
+    }
+
+    /// Under 47 columns (a braille display's 40, a phone's terminal) the figures lose their
+    /// words ("166 spm [bar] 176-184", 18 besides the bar): with them, the bar's 8 columns
+    /// still cut the zone's upper bound, and the sensor's status, off.
+    static func isNarrow(columns: Int) -> Bool { columns - 1 - 34 < 12 }
 
     init(colour: Bool) {
         self.colour = colour
@@ -60,14 +72,15 @@ struct LiveScreen {
             let title = paint(step.title, "1")
             lines.append((room >= Self.shortestTitle ? Self.cut(title, to: room) : title) + badges)
             let width = Self.barWidth(columns: columns)
+            let narrow = Self.isNarrow(columns: columns)
             lines.append(timeLine(step, width: width))
-            lines.append(cadenceLine(step, view, width: width))
+            lines.append(cadenceLine(step, view, width: width, narrow: narrow))
             lines.append(adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
             let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
             let signalWord = view.source == .simulation ? "simulated" : view.source == .replay ? "replayed" : "cadence ok"
             let signal = view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")
-            lines.append("HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
+            lines.append(narrow ? "HR \(hr)  in zone \(pct)  \(signal)" : "HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
             if let alphaOne = Self.alphaOneText(view.alphaOne) { lines.append(alphaOne) }
         } else {
             lines.append("Finished")
@@ -76,15 +89,17 @@ struct LiveScreen {
         if let music { lines.append(paint("♪ \(music.printable)", "2")) }
         if let warning { lines.append(paint("warning: \(warning.printable)", "33")) }
         if let notice { lines.append(paint(notice.printable, "2")) }
-        lines.append(paint("space pause/resume · n next step · q finish", "2"))
+        lines.append(paint(Self.isNarrow(columns: columns) ? "space pause · n next · q finish" : "space pause/resume · n next step · q finish", "2"))
 
         var out = "\u{1B}[?25l"
         if drawnLines > 0 { out += "\u{1B}[\(drawnLines)F" }
-        for line in lines { out += "\u{1B}[2K" + Self.cut(line, to: columns - 1) + "\n" }
+        var body = ""
+        for line in lines { body += "\u{1B}[2K" + Self.cut(line, to: columns - 1) + "\n" }
         // Clears what a longer frame left below (a warning line gone).
-        out += "\u{1B}[J"
+        body += "\u{1B}[J"
         drawnLines = lines.count
-        return out
+        lastBody = body
+        return out + body
     }
 
     /// `line` within `width` columns, its colour codes counting for none and a wide character
@@ -158,10 +173,10 @@ struct LiveScreen {
 
     /// A scale from target-30 to target+30 spm: the zone as '=', the target as '|', the
     /// runner as '●'.
-    private func cadenceLine(_ step: SessionView.Step, _ view: SessionView, width: Int) -> String {
+    private func cadenceLine(_ step: SessionView.Step, _ view: SessionView, width: Int, narrow: Bool) -> String {
         let smoothed = view.cadence
         let reading = smoothed.map { "\(Int($0.rounded())) spm" } ?? "-- spm"
-        guard let zone = step.zone else { return "cadence \(reading)   (no zone in this step)" }
+        guard let zone = step.zone else { return narrow ? "\(reading)  no zone" : "cadence \(reading)   (no zone in this step)" }
         let span = 30.0
         func column(_ value: Double) -> Int {
             Int(((value - (zone.target - span)) / (2 * span) * Double(width - 1)).rounded())
@@ -177,7 +192,7 @@ struct LiveScreen {
             scale = String(marked)
         }
         let zoneText = "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high))"
-        return "cadence \(reading)  [\(scale)]  zone \(zoneText)"
+        return narrow ? "\(reading) [\(scale)] \(zoneText)" : "cadence \(reading)  [\(scale)]  zone \(zoneText)"
     }
 
     private func adviceLine(_ feedback: Feedback) -> String {

@@ -1,3 +1,5 @@
+public import IntervalProIO
+
 /// Where a session's live output goes, handed over by whoever starts the session: the
 /// command line writes to its terminal, a server to its log. The launcher only chooses
 /// between the live screen and plain lines (the screen needs real time).
@@ -6,9 +8,12 @@ public struct SessionDisplay: Sendable {
     public struct Stream: Sendable {
         public var colour: Bool
         public var write: @Sendable (String) -> Void
+        /// Where a live screen drawn here is kept, for what else writes to the terminal.
+        public var region: ScreenRegion?
 
-        public init(colour: Bool, write: @escaping @Sendable (String) -> Void) {
+        public init(colour: Bool, region: ScreenRegion? = nil, write: @escaping @Sendable (String) -> Void) {
             self.colour = colour
+            self.region = region
             self.write = write
         }
     }

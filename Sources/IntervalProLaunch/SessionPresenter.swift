@@ -108,7 +108,12 @@ struct SessionPresenter: SessionObserver {
             continuedBeforeDraw = continued
             screen.startAfresh()
         }
-        stream.write(screen.draw(view, music: nowPlaying(), columns: Terminal.columns))
+        let frame = screen.draw(view, music: nowPlaying(), columns: Terminal.columns)
+        if let region = stream.region {
+            region.draw(frame, body: screen.lastBody, lines: screen.linesDrawn, write: stream.write)
+        } else {
+            stream.write(frame)
+        }
     }
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
@@ -181,6 +186,7 @@ struct SessionPresenter: SessionObserver {
         keyboard?.restore()
         if case .screen(let stream) = style {
             TerminalStop.screenHidesCursor(false)
+            stream.region?.close()
             stream.write(LiveScreen.showCursor)
         }
         if let recorder {

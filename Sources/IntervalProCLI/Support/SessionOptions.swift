@@ -65,7 +65,7 @@ extension SessionDisplay {
     /// the screen's redraws were raw escape codes); else plain lines, on stderr under --json so
     /// that stdout holds only the summary. Keys and Ctrl-C steer the session.
     static func terminal(json: Bool) -> SessionDisplay {
-        let output = Stream(colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)) {
+        let output = Stream(colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal), region: .standardOutput) {
             Terminal.writeStandardOutput($0)
         }
         let showsScreen = Terminal.standardOutputIsTerminal && !Terminal.isDumb && !json

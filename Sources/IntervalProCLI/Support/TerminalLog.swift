@@ -5,7 +5,7 @@ import Logging
 /// The one sink of the libraries' warnings and notices: a line on stderr in the command's
 /// voice ("intervalpro: warning: …", "intervalpro: error: …", "intervalpro: …"). On a
 /// terminal the line is cleared first, so a notice never lands in the middle of a progress
-/// line being redrawn.
+/// line being redrawn, and one written while a live screen is shown goes above the screen.
 struct TerminalLogHandler: LogHandler {
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
@@ -22,9 +22,11 @@ struct TerminalLogHandler: LogHandler {
             case .warning: "warning: "
             case .trace, .debug, .info, .notice: ""
             }
-        // Not on a dumb terminal, which printed the escape as it is.
-        let clear = Terminal.standardErrorIsTerminal && !Terminal.isDumb ? "\r\u{1B}[K" : ""
         // A message may quote others' bytes (a file's cut line of NULs, a device's name): shown.
-        Terminal.writeStandardError("\(clear)intervalpro: \(kind)\("\(event.message)".printable(keepingLineBreaks: true))\n")
+        let line = "intervalpro: \(kind)\("\(event.message)".printable(keepingLineBreaks: true))\n"
+        // Not on a dumb terminal, which printed the escape as it is.
+        let movesCursor = Terminal.standardErrorIsTerminal && !Terminal.isDumb
+        if movesCursor, ScreenRegion.standardOutput.writeAbove(line, write: Terminal.writeStandardError) { return }
+        Terminal.writeStandardError((movesCursor ? "\r\u{1B}[K" : "") + line)
     }
 }
