@@ -50,14 +50,15 @@ public enum HistoryReport {
         return table + notes
     }
 
-    /// `show`: the session's heading, its summary (or that it still runs) and its uploads.
-    public static func session(_ session: StoredSession, uploads: [UploadRecord], colour: Bool) -> [String] {
+    /// `show`: the session's heading, its summary (or that it still runs) and its uploads;
+    /// the summary's table fits `width`, the terminal's.
+    public static func session(_ session: StoredSession, uploads: [UploadRecord], colour: Bool, width: Int? = nil) -> [String] {
         let listing = session.listing
         let utc = formatMinute(listing.startedAt) + " UTC"
         let when = WallClock.localDateTime(of: listing.startedAt).map { "\($0) (\(utc))" } ?? utc
         var lines = ["Session \(listing.id), \(when), \(listing.status.rawValue)"]
         guard let summary = session.summary else { return lines + ["still running: no scored steps yet"] }
-        lines.append(SummaryReport.text(summary, colour: colour, interrupted: listing.status == .interrupted))
+        lines.append(SummaryReport.text(summary, colour: colour, interrupted: listing.status == .interrupted, width: width))
         for upload in uploads {
             let state =
                 switch upload.status {

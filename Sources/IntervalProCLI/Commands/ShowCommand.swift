@@ -53,7 +53,7 @@ struct ShowCommand: ParsableCommand {
                 return
             }
             let colour = Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)
-            print(HistoryReport.session(session, uploads: uploads, colour: colour).joined(separator: "\n"))
+            print(HistoryReport.session(session, uploads: uploads, colour: colour, width: Terminal.fittingColumns).joined(separator: "\n"))
         }
     }
 }

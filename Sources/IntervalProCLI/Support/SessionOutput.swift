@@ -12,7 +12,9 @@ enum SessionOutput {
             Swift.print(outcome.summary.json.serialized(pretty: true))
         } else {
             Swift.print(
-                SummaryReport.text(outcome.summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal)))
+                SummaryReport.text(
+                    outcome.summary, colour: Terminal.wantsColour(isTerminal: Terminal.standardOutputIsTerminal),
+                    width: Terminal.fittingColumns))
         }
         if let recordPath, outcome.recorded { Terminal.writeStandardError("intervalpro: recorded to \(recordPath)\n") }
         if let id = outcome.savedSessionID { Terminal.writeStandardError("intervalpro: saved as session \(id)\n") }

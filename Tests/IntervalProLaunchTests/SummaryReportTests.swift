@@ -1,0 +1,44 @@
+import IntervalProCore
+import Testing
+
+@testable import IntervalProLaunch
+
+@Suite("The summary printed at a session's end")
+struct SummaryReportTests {
+    struct NoSummary: Error {}
+
+    func summary() throws -> SessionSummary {
+        let plan = try PlanDecoder.decode(
+            Array(#"""
+                {"name": "Ladder", "steps": [
+                  {"kind": "warmup", "duration": 60, "cadence": 160},
+                  {"repeat": 2, "steps": [{"kind": "work", "duration": 60, "cadence": 175, "label": "Strides uphill"}]},
+                  {"kind": "cooldown", "duration": 60, "cadence": 158}]}
+                """#.utf8), file: "ladder.json")
+        var engine = SessionEngine(plan: plan, source: .simulation)
+        for second in 0...300 {
+            for case .sessionFinished(let summary) in engine.handle(.tick, now: .seconds(Double(second))) { return summary }
+        }
+        throw NoSummary()
+    }
+
+    /// The table was 92 columns whatever the terminal: on 80 each row wrapped onto two lines,
+    /// on 40 onto three, words cut in the middle.
+    @Test(arguments: [80, 60, 40])
+    func itFitsTheTerminal(columns: Int) throws {
+        let text = SummaryReport.text(try summary(), colour: false, width: columns)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.allSatisfy { String($0).terminalWidth <= columns }, "\(columns):\n\(text)")
+        // Every step is there, with its time in zone.
+        for step in ["Warmup", "Strides uphill", "Cooldown"] {
+            #expect(text.contains(step) || text.contains(String(step.prefix(5))), "\(columns):\n\(text)")
+        }
+        #expect(text.contains("In zone: "), "\(columns):\n\(text)")
+    }
+
+    @Test func withoutAWidthTheTableIsWhole() throws {
+        let text = SummaryReport.text(try summary(), colour: false)
+        #expect(text.contains("no signal") && text.contains("Strides uphill"), "\(text)")
+        #expect(text.split(separator: "\n").contains { String($0).terminalWidth > 80 }, "\(text)")
+    }
+}
