@@ -119,6 +119,23 @@ extension ReadinessRun.Status {
         case .complete: "complete"
         }
     }
+
+    /// The line said where none can be drawn over the last (a pipe, TERM=dumb, a screen
+    /// reader's plain output), after `previous`: at each change of phase ("no skin contact"
+    /// among them), at each whole minute left, and when the heart rate goes over or back under
+    /// a resting rate. Nil when nothing new is to be said. Without it such a terminal showed
+    /// nothing for the whole measurement, a strap without contact included.
+    public func plainLine(after previous: Self?) -> String? {
+        guard let previous else { return line }
+        let (now, before) = (progress, previous.progress)
+        // "1:00 left" is the first status of its minute: whole minutes left, counted up.
+        func minutes(_ left: SessionTime) -> Int { (Int(left.seconds.rounded(.up)) + 59) / 60 }
+        let changed =
+            now.phase != before.phase || now.aboveRestingRate != before.aboveRestingRate
+            || now.intervalsFromHeartRate != before.intervalsFromHeartRate
+            || ([.settling, .measuring].contains(now.phase) && minutes(now.timeLeft) != minutes(before.timeLeft))
+        return changed ? line : nil
+    }
 }
 
 /// A readiness measurement from start to verdict, as `readiness` takes it: the account

@@ -32,4 +32,32 @@ struct ReadinessLineTests {
             #expect(lines[30]?.hasSuffix(warning) == (label == "worked out"), "\(label): \(lines[30] ?? "")")
         }
     }
+
+    /// Piped, or on TERM=dumb (a screen reader's plain output), a measurement said nothing for
+    /// its two and a half minutes, a strap without skin contact included: a line for each
+    /// change, and one a minute.
+    @Test func withoutALineToDrawOverEachChangeIsSaidOnce() {
+        var measurement = ReadinessMeasurement(settings: .init(duration: .seconds(120)))
+        var said: [String] = []
+        var last: ReadinessRun.Status?
+        func report(_ second: Int) {
+            let status = ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: 0, device: nil)
+            if let line = status.plainLine(after: last) { said.append("\(second): \(line)") }
+            last = status
+        }
+        for second in 1...200 {
+            // The strap loses contact from 40 s to 50 s.
+            let contact: HeartRateMeasurement.SensorContact = (40..<50).contains(second) ? .notDetected : .detected
+            measurement.receive(
+                HeartRateMeasurement(heartRate: 58, sensorContact: contact, rrIntervals: RRIntervals([1000])), at: .seconds(second))
+            report(second)
+        }
+        #expect(said.first == "1: settling, not scored yet: lie still  2:30 left  HR 58", "\(said)")
+        #expect(said.contains { $0.hasPrefix("40: no skin contact: wet the strap and put it on") }, "\(said)")
+        #expect(said.contains { $0.hasPrefix("50: measuring") }, "\(said)")
+        #expect(said.contains { $0.contains(": measuring  1:00 left") }, "\(said)")
+        #expect(said.last?.hasSuffix(": complete") == true, "\(said)")
+        // Each minute and each change once: not a line a second.
+        #expect(said.count <= 8, "\(said)")
+    }
 }

@@ -6,6 +6,7 @@ import IntervalProLaunch
 import IntervalProNetwork
 import IntervalProServices
 import IntervalProStorage
+import Synchronization
 
 struct ReadinessMeasureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -74,11 +75,18 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
                 source: replay.map { .replay(path: $0, device: sensors.hr) } ?? .live(sensors.request),
                 settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location)
             (check.date, check.save, check.upload, check.verbose) = (date, !noSave, upload, sensors.verbose)
-            // The live line on a terminal, drawn over itself.
+            // The live line on a terminal, drawn over itself; elsewhere, a line for each change.
             let line: ProgressLine? = replay == nil ? ProgressLine() : nil
+            let said = LastStatus()
             let result: ReadinessCheck.Result
             do {
-                result = try await check.run { status in line?.draw(status.line) }
+                result = try await check.run { status in
+                    guard let line else { return }
+                    if line.shown { return line.draw(status.line) }
+                    if let text = said.status.withLock({ said in defer { said = status }; return status.plainLine(after: said) }) {
+                        Terminal.writeStandardError("intervalpro: \(text)\n")
+                    }
+                }
             } catch {
                 line?.clear()
                 throw error
@@ -91,4 +99,9 @@ struct ReadinessMeasureCommand: AsyncParsableCommand {
             if let write = try await check.sendToWellness(result) { try UploadCommand.report([], wellness: [write], json: false, linesToStandardError: true) }
         }
     }
+}
+
+/// The status a measurement last reported, for the plain lines said at its changes.
+private final class LastStatus: Sendable {
+    let status = Mutex<ReadinessRun.Status?>(nil)
 }
