@@ -295,6 +295,9 @@ extension SensorLinkMachine.Status {
         case .adapterOff(let name): "Bluetooth adapter \(name) is powered off"
         case .adapterBlocked(let name): "Bluetooth adapter \(name) is blocked by rfkill"
         case .notPermitted(let refusal): SensorLinkMachine.notPermitted(refusal)
+        // A readiness measurement asks for the strap alone, and said it looked for running sensors.
+        case .scanning(let roles) where roles == [.heartRate]: "scanning for a heart-rate sensor"
+        case .scanning(let roles) where roles == [.cadence]: "scanning for a running sensor (cadence)"
         case .scanning: "scanning for heart-rate and running sensors"
         case .chose(let role, let device, let name): "\(role.rawValue): \(name.map { "\($0) " } ?? "")(\(device))"
         case .choseInstead(let role, let device, let name, let remembered, let why):

@@ -28,7 +28,7 @@ extension SensorLinkMachine {
         isSearching = searching
         let needDiscovery = configuration.scanOnly || searching || links.contains { $0.phase == .absent }
         if needDiscovery, !discovering, !pending.values.contains(.startDiscovery) {
-            report(.scanning, into: &actions)
+            report(.scanning(roles: configuration.roles), into: &actions)
             call(.setDiscoveryFilter(adapter: adapterPath), as: .filter, into: &actions)
             call(.startDiscovery(adapter: adapterPath), as: .startDiscovery, into: &actions)
         } else if !needDiscovery, discovering, !links.isEmpty, links.allSatisfy({ $0.phase == .subscribed }) {

@@ -61,7 +61,8 @@ extension SensorLinkMachine {
         case adapterBlocked(String)
         /// bluetoothd refused to list its objects to this user (D-Bus policy), with its words.
         case notPermitted(String)
-        case scanning
+        /// Discovery started, for the roles still open.
+        case scanning(roles: Set<Role>)
         case chose(role: Role, device: String, name: String?)
         /// `device` was taken in the remembered one's place, for the reason `why`.
         case choseInstead(role: Role, device: String, name: String?, remembered: String, why: Replacement)

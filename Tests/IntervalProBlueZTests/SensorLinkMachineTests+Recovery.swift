@@ -64,7 +64,7 @@ extension SensorLinkMachineTests {
         rig.bringUp([Fixture.adapter(), hrmProDevice])
         let failed = rig.fail(.connect(device: hrmProPath), .bluezFailed, BlueZFailureMessage.deviceRemoved, at: 5)
         // Not a failed attempt to retry: the device has to be found again, so discovery restarts.
-        #expect(failed.statuses == [.scanning])
+        #expect(failed.statuses == [.scanning(roles: Set(SensorLinkMachine.Role.allCases))])
         #expect(failed.connects.isEmpty)
         
         rig.removed(hrmProPath, [BlueZ.Interface.device], at: 5.1)
@@ -257,7 +257,7 @@ extension SensorLinkMachineTests {
 
         let powered = rig.changed(hci0, BlueZ.Interface.adapter, ["Powered": .boolean(true)], at: 6)
         #expect(powered.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
-        #expect(powered.statuses == [.scanning])
+        #expect(powered.statuses == [.scanning(roles: Set(SensorLinkMachine.Role.allCases))])
         #expect(rig.machine.lastReportedAdapterStatus == nil)
     }
 
@@ -376,7 +376,7 @@ extension SensorLinkMachineTests {
         #expect(rig.machine.chosenDevices.isEmpty)
         // Both names are known ones: the stronger signal (-60 against -70) comes first.
         #expect(rig.machine.candidates.map(\.address) == [Fixture.hrmPro, Fixture.forerunner])
-        #expect(rig.log.statuses == [.scanning], "bluetoothd there: no word of waiting for it")
+        #expect(rig.log.statuses == [.scanning(roles: Set(SensorLinkMachine.Role.allCases))], "bluetoothd there: no word of waiting for it")
         #expect(!rig.log.calls.contains(.stopDiscovery(adapter: hci0)), "discovery goes on until stop")
     }
 }

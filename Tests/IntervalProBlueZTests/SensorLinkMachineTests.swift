@@ -60,7 +60,7 @@ import Testing
         #expect(rig.machine.isAskingForBluez)
         let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter()])]), at: 5)
         #expect(!rig.machine.isAskingForBluez)
-        #expect(snapshot.statuses == [.scanning])
+        #expect(snapshot.statuses == [.scanning(roles: Set(SensorLinkMachine.Role.allCases))])
     }
 
     /// Not in the bluetooth group (Debian's policy): the tree was refused, and `run`, `scan`
@@ -92,7 +92,7 @@ import Testing
 
         let snapshot = rig.reply(to: .getManagedObjects, .success([Fixture.snapshot([Fixture.adapter()])]), at: 0.2)
         #expect(snapshot.calls == [.setDiscoveryFilter(adapter: hci0), .startDiscovery(adapter: hci0)])
-        #expect(snapshot.statuses == [.scanning])
+        #expect(snapshot.statuses == [.scanning(roles: Set(SensorLinkMachine.Role.allCases))])
         #expect(rig.machine.adapterPath == hci0)
         #expect(rig.machine.lastReportedAdapterStatus == nil)
 
