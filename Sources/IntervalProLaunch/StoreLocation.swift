@@ -69,7 +69,7 @@ public struct StoreLocation: Sendable {
         case .failure(let error) where readingOnly && error.isWriteRefused && BundledFiles.exists(path):
             return try storeCall { () throws(StoreError) in try SessionStore(readingOnly: path) }
         case .failure(let error):
-            throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : .io)
+            throw LaunchError(error.description, kind: error.isBadData ? .invalidData : .io)
         }
         let closed: [SessionListing]
         do throws(StoreError) {
@@ -121,9 +121,9 @@ public func storeCall<T>(_ kind: LaunchError.Kind = .io, _ body: () throws(Store
     do {
         return try body()
     } catch {
-        // A file that is no store, or a damaged one, is bad data wherever it is found (65),
-        // not 74 from one command and 65 from another.
-        throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : kind)
+        // A file that is no store, a damaged one, or a session's plan this version cannot read
+        // is bad data wherever it is found (65), not 74 from one command and 65 from another.
+        throw LaunchError(error.description, kind: error.isBadData ? .invalidData : kind)
     }
 }
 
@@ -132,7 +132,7 @@ public func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async th
     do {
         return try await body()
     } catch {
-        throw LaunchError(error.description, kind: error.isNotAStore ? .invalidData : .io)
+        throw LaunchError(error.description, kind: error.isBadData ? .invalidData : .io)
     }
 }
 

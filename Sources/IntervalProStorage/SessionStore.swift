@@ -275,6 +275,10 @@ public final class SessionStore: Sendable {
         }
         var closed: [SessionListing] = []
         for row in running where !(row.owner.map(isRunning) ?? false) {
+            // A plan this version cannot read (a later version's, whose session was cut off):
+            // left as it is, for a version that reads it. Refused, it refused every command
+            // that opens the store, and saved no new session.
+            guard (try? PlanDecoder.decode(Array(row.planJson.utf8), file: "plan")) != nil else { continue }
             if let listing = try closeAsInterrupted(row) { closed.append(listing) }
         }
         return closed
@@ -421,10 +425,12 @@ public final class SessionStore: Sendable {
             // Its recording rests on no plan: a session whose plan was lost (kept empty when it
             // came on standard input) still gives its entries, and its way back is said.
             guard parts == .entries else {
-                throw StoreError(
+                var unreadable = StoreError(
                     path: path,
                     reason: "the stored plan of session \(id) does not decode: \(error); its recording can still be exported "
                         + "(`intervalpro export \(id) --format jsonl -o FILE`) and replayed with its plan (`intervalpro replay FILE --plan PLAN`)")
+                unreadable.isUnreadablePlan = true
+                throw unreadable
             }
             plan = nil
         }

@@ -13,6 +13,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var isFull = false
     /// The file is no SQLite database, or a damaged one: bad data, not a failed write.
     public var isNotAStore = false
+    /// A session's stored plan that this version cannot read (a later version's plan format):
+    /// bad data in that session alone.
+    public var isUnreadablePlan = false
+    /// Bad data rather than a failed write: exit 65, not 74.
+    public var isBadData: Bool { isNotAStore || isUnreadablePlan }
 
     public var description: String { "session store '\(path)': \(reason)" }
 

@@ -317,6 +317,31 @@ struct SessionStoreTests {
         #expect(try store.closeAbandoned(session: id) == nil, "closed once")
     }
 
+    /// A later version's session cut off mid-run (a power cut) under a plan format this one
+    /// cannot read refused every command that opened the store, and every new session's save.
+    @Test("a session cut off under a later version's plan is left as it is; the others are closed")
+    func aLaterVersionsCutOffSessionIsLeftAlone() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let later = #"{"version": 3, "name": "Later", "rest_cue": true, "steps": [{"kind": "work", "duration": 60}]}"#
+        var ids: [Int64] = []
+        for text in [later, plan] {
+            let id = try store.beginSession(
+                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: text, source: .replay,
+                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "a process gone")
+            var batch = StoreBatch()
+            batch.entries = (0..<20).map { notification(Double($0) * 0.5, 162) }
+            batch.lastTime = .seconds(10)
+            try store.save(batch, session: id)
+            ids.append(id)
+        }
+        #expect(try store.closeInterruptedSessions(isRunning: { _ in false }).map(\.id) == [ids[1]])
+        #expect(try store.listing(id: ids[0])?.status == .running, "left for the version that reads its plan")
+        #expect(try store.listing(id: ids[1])?.status == .interrupted)
+        // Read alone, it is bad data (65), not a failed write (74).
+        #expect { try store.session(id: ids[0]) } throws: { ($0 as? StoreError)?.isBadData == true }
+    }
+
     @Test("delete removes a session and everything kept of it")
     func delete() throws {
         let directory = try StoreDirectory()
