@@ -31,6 +31,11 @@ public final class SessionWriter {
     static let finishAttempts = 6
     /// Seconds of samples a full disk may hold in memory (some 10 MB): past them, saving stops.
     static let heldSecondsLimit = 4 * 3600
+    /// How long a second's commit waits for another process's write (a `history import`, an
+    /// SD card's slow commit). The session's own thread commits, and it feeds the metronome:
+    /// waiting the store's 5 s, a store held for 3 s silenced the clicks for 2 s. Held longer,
+    /// the batch goes with the next second's.
+    static let inSessionWait = 0.2
 
     public init(
         store: SessionStore, sessionID: Int64, warn: @escaping (StoreError) -> Void, note: @escaping (String) -> Void = { _ in }
@@ -68,14 +73,15 @@ public final class SessionWriter {
         guard !samples.isEmpty else { return }
         batch.samples += samples
         batch.lastTime = max(batch.lastTime, .seconds(samples.last!.second))
-        commit(lastTry: false)
+        commit(lastTry: false, waiting: Self.inSessionWait)
     }
 
-    /// Saves the batch; a busy store keeps it for the next commit, unless `lastTry`.
-    private func commit(lastTry: Bool) {
+    /// Saves the batch, waiting `seconds` for another process (nil: the store's wait); a busy
+    /// store keeps it for the next commit, unless `lastTry`.
+    private func commit(lastTry: Bool, waiting seconds: Double? = nil) {
         guard failure == nil, !batch.isEmpty else { return }
         do {
-            try store.save(batch, session: sessionID)
+            try store.save(batch, session: sessionID, waiting: seconds)
             savedThrough = batch.lastTime
             batch = StoreBatch()
             if heldByFullDisk {

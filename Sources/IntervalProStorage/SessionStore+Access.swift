@@ -2,9 +2,21 @@ import GRDB
 
 /// Every read and write of the store, its errors said in the runner's words.
 extension SessionStore {
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// `seconds`: how long this write waits for another process's to end (nil: the store's
+    /// `busyTimeout`).
+    func write<T>(waiting seconds: Double? = nil, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try queue.write(body)
+            guard let seconds else { return try queue.write(body) }
+            return try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA busy_timeout = \(Int(seconds * 1000))")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout * 1000))") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // A store copied while it was written can hold a new session's rows already: the
             // write was refused with "UNIQUE constraint failed", each run lost and each imported

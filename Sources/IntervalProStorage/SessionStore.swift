@@ -31,6 +31,8 @@ public final class SessionStore: Sendable {
     let queue: DatabaseQueue
     /// Opened read-only because the database cannot be written (listing still works).
     public let isReadOnly: Bool
+    /// Seconds a write waits for another process's write to end, unless it says otherwise.
+    let busyTimeout: Double
 
     /// Opens (creating if needed) the store at `path`. `syncEveryCommit` makes each commit
     /// reach the disk before it returns (for live sessions: power loss keeps all but the
@@ -39,6 +41,7 @@ public final class SessionStore: Sendable {
     public init(path: String, syncEveryCommit: Bool = false, busyTimeout: Double = 5) throws(StoreError) {
         self.path = path
         isReadOnly = false
+        self.busyTimeout = busyTimeout
         // mkdir and open, not FileManager: its NSString paths kept 1.3 MB more of Foundation's
         // code resident in every saved session (a live `run`: 20.8 against 19.5 MB peak RSS).
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
@@ -133,6 +136,7 @@ public final class SessionStore: Sendable {
     public init(emptyInPlaceOf path: String) throws(StoreError) {
         self.path = path
         isReadOnly = true
+        busyTimeout = 5
         do {
             queue = try DatabaseQueue()
             try Schema.migrator.migrate(queue)
@@ -146,6 +150,7 @@ public final class SessionStore: Sendable {
     public init(readingOnly path: String) throws(StoreError) {
         self.path = path
         isReadOnly = true
+        busyTimeout = 5
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
@@ -204,9 +209,10 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// Adds what a running session received since the last commit, in one transaction.
-    public func save(_ batch: StoreBatch, session id: Int64) throws(StoreError) {
-        try write { db in
+    /// Adds what a running session received since the last commit, in one transaction,
+    /// waiting `seconds` for another process's write (nil: the store's wait).
+    public func save(_ batch: StoreBatch, session id: Int64, waiting seconds: Double? = nil) throws(StoreError) {
+        try write(waiting: seconds) { db in
             for (offset, entry) in batch.entries.enumerated() {
                 try NotificationRow(sessionId: id, seq: batch.firstEntrySequence + offset, entry).insertFast(db)
             }
