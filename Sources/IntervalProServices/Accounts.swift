@@ -8,6 +8,8 @@ public struct IntervalsICUAccount: Sendable, Equatable {
     public var name: String?
     /// Every readiness measurement goes to the day's wellness, as with `readiness --upload`.
     public var readinessToWellness: Bool
+    /// Settings this version does not know (a later one's), as JSON text by key: written back.
+    public var others: [String: String] = [:]
 
     public init(athleteID: String, apiKey: String, name: String? = nil, readinessToWellness: Bool = false) {
         self.athleteID = athleteID
@@ -29,6 +31,8 @@ public struct StravaAccount: Sendable, Equatable {
     public var athleteName: String?
     /// What the runner allowed ("read,activity:write").
     public var scope: String?
+    /// Settings this version does not know (a later one's), as JSON text by key: written back.
+    public var others: [String: String] = [:]
 
     public init(
         clientID: String, clientSecret: String, accessToken: String, refreshToken: String, expiresAt: Double,
@@ -55,6 +59,11 @@ public struct Accounts: Sendable, Equatable {
     /// Accounts of services this version does not know (a later one's), as JSON text by
     /// service: written back as they came, never dropped with their secrets.
     public var others: [String: String] = [:]
+    /// The file's other members this version does not know (a later one's settings beside
+    /// the accounts), as JSON text by key: written back. The layout grows by keys without a
+    /// new version (`readiness_to_wellness` came so), and a rewrite by an earlier version
+    /// dropped what a later one had added.
+    public var otherMembers: [String: String] = [:]
 
     public init(intervalsICU: IntervalsICUAccount? = nil, strava: StravaAccount? = nil) {
         self.intervalsICU = intervalsICU
@@ -94,6 +103,7 @@ public struct Accounts: Sendable, Equatable {
             var fields: [(String, JSONValue)] = [("athlete_id", .string(icu.athleteID)), ("api_key", .string(icu.apiKey))]
             if let name = icu.name { fields.append(("name", .string(name))) }
             if icu.readinessToWellness { fields.append(("readiness_to_wellness", .bool(true))) }
+            fields += Self.literals(icu.others)
             members.append((Service.intervalsICU.rawValue, .object(fields)))
         }
         if let strava {
@@ -104,10 +114,24 @@ public struct Accounts: Sendable, Equatable {
             ]
             if let name = strava.athleteName { fields.append(("athlete", .string(name))) }
             if let scope = strava.scope { fields.append(("scope", .string(scope))) }
+            fields += Self.literals(strava.others)
             members.append((Service.strava.rawValue, .object(fields)))
         }
-        members += others.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
-        return JSONValue.object([("version", .int(Self.version)), ("accounts", .object(members))]).serialized(pretty: true) + "\n"
+        members += Self.literals(others)
+        return JSONValue.object([("version", .int(Self.version)), ("accounts", .object(members))] + Self.literals(otherMembers))
+            .serialized(pretty: true) + "\n"
+    }
+
+    private static func literals(_ members: [String: String]) -> [(String, JSONValue)] {
+        members.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
+    }
+
+    /// The members of `node` not among `known`, as JSON text by key.
+    private static func unknownMembers(of node: JSONNode, known: Set<String>) -> [String: String] {
+        guard case .object(let members) = node.kind else { return [:] }
+        var unknown: [String: String] = [:]
+        for member in members where !known.contains(member.key) { unknown[member.key] = member.value.value.serialized() }
+        return unknown
     }
 
     /// Reads accounts.json; a problem names the JSON path and what is wrong.
@@ -131,11 +155,12 @@ public struct Accounts: Sendable, Equatable {
                     message: "version \(Int(number)) was written by a later IntervalPro; this one reads version \(Self.version), and leaves the file as it is")
             }
         }
-        guard let accounts = root["accounts"], !accounts.isNull else { return Accounts() }
+        var result = Accounts()
+        result.otherMembers = unknownMembers(of: root, known: ["version", "accounts"])
+        guard let accounts = root["accounts"], !accounts.isNull else { return result }
         guard case .object(let services) = accounts.kind else {
             throw AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found \(accounts.typeName)")
         }
-        var result = Accounts()
         for member in services where Service(rawValue: member.key) == nil {
             result.others[member.key] = member.value.value.serialized()
         }
@@ -151,6 +176,7 @@ public struct Accounts: Sendable, Equatable {
             result.intervalsICU = IntervalsICUAccount(
                 athleteID: try string(icu, "athlete_id", path), apiKey: try string(icu, "api_key", path),
                 name: icu["name"]?.stringValue, readinessToWellness: toWellness)
+            result.intervalsICU?.others = unknownMembers(of: icu, known: ["athlete_id", "api_key", "name", "readiness_to_wellness"])
         }
         if let strava = accounts[Service.strava.rawValue] {
             let path = "$.accounts.strava"
@@ -162,6 +188,8 @@ public struct Accounts: Sendable, Equatable {
                 accessToken: try string(strava, "access_token", path),
                 refreshToken: try string(strava, "refresh_token", path), expiresAt: expiresAt,
                 athleteName: strava["athlete"]?.stringValue, scope: strava["scope"]?.stringValue)
+            result.strava?.others = unknownMembers(
+                of: strava, known: ["client_id", "client_secret", "access_token", "refresh_token", "expires_at", "athlete", "scope"])
         }
         return result
     }

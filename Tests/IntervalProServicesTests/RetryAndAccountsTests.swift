@@ -125,6 +125,24 @@ struct RetryAndAccountsTests {
         #expect(written.contains(#""garmin": {"oauth_token":"GT","expires":[1,2.5,null]}"#), "\(written)")
     }
 
+    /// The layout grows by keys under version 1 (`readiness_to_wellness` came so): removing
+    /// Strava here dropped a later version's settings beside and inside the other accounts.
+    @Test("accounts.json: settings a later version added are written back, beside and inside the accounts")
+    func settingsOfALaterVersionAreKept() throws {
+        var accounts = try Accounts.decode(Array(#"""
+            {"version": 1, "defaults": {"upload": "private"},
+             "accounts": {"intervals.icu": {"athlete_id": "i1", "api_key": "k", "wellness_fields": ["hrv", "sleep"]},
+                          "strava": {"client_id": "1", "client_secret": "s", "access_token": "a", "refresh_token": "r",
+                                     "expires_at": 5, "gear_id": "g7"}}}
+            """#.utf8))
+        #expect(accounts.strava?.others == ["gear_id": #""g7""#])
+        accounts.strava = nil
+        let again = try Accounts.decode(Array(accounts.encoded().utf8))
+        #expect(again.otherMembers == ["defaults": #"{"upload":"private"}"#])
+        #expect(again.intervalsICU?.others == ["wellness_fields": #"["hrv","sleep"]"#])
+        #expect(again == accounts)
+    }
+
     @Test("a malformed accounts.json names the JSON path and what is wrong")
     func accountsProblems() {
         #expect(throws: AccountsProblem(path: "$", message: "expected an object")) { try Accounts.decode(Array("[1]".utf8)) }
