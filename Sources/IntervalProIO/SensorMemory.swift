@@ -12,6 +12,13 @@ public struct SensorMemory: Equatable, Sendable {
         public var address: String
         public var name: String?
         public var cadenceUnit: CadenceUnit?
+        /// What a later version keeps of the sensor, as JSON text by key: written back while
+        /// the sensor is remembered.
+        public var others: [String: String] = [:]
+
+        mutating func keepOthers(of previous: Sensor?) {
+            if others.isEmpty, let previous, previous.address == address { others = previous.others }
+        }
 
         public init(address: String, name: String? = nil, cadenceUnit: CadenceUnit? = nil) {
             self.address = address
@@ -20,8 +27,13 @@ public struct SensorMemory: Equatable, Sendable {
         }
     }
 
-    public var heartRate: Sensor?
-    public var cadence: Sensor?
+    // The same device chosen again keeps what a later version keeps of it.
+    public var heartRate: Sensor? { didSet { heartRate?.keepOthers(of: oldValue) } }
+    public var cadence: Sensor? { didSet { cadence?.keepOthers(of: oldValue) } }
+    /// The file's version: a later one's is written back as it was, with what else it keeps
+    /// (`otherMembers`). Rewritten as version 1, a later version's file lost all of that.
+    public var version = 1
+    public var otherMembers: [String: String] = [:]
 
     public init(heartRate: Sensor? = nil, cadence: Sensor? = nil) {
         self.heartRate = heartRate
@@ -56,11 +68,25 @@ public struct SensorMemory: Equatable, Sendable {
             guard let address = node["address"]?.stringValue else {
                 throw SensorMemoryError(path: path, message: "\(key).address must be a string")
             }
-            return Sensor(
+            var sensor = Sensor(
                 address: address, name: node["name"]?.stringValue,
                 cadenceUnit: node["cadence_unit"]?.stringValue.flatMap(CadenceUnit.init(rawValue:)))
+            sensor.others = Self.unknownMembers(of: node, known: ["address", "name", "cadence_unit"])
+            return sensor
         }
-        return SensorMemory(heartRate: try sensor("heart_rate"), cadence: try sensor("cadence"))
+        var memory = SensorMemory(heartRate: try sensor("heart_rate"), cadence: try sensor("cadence"))
+        if let version = root["version"]?.numberValue, version == version.rounded(), version > 1, version < 1e6 {
+            memory.version = Int(version)
+        }
+        memory.otherMembers = Self.unknownMembers(of: root, known: ["version", "heart_rate", "cadence"])
+        return memory
+    }
+
+    private static func unknownMembers(of node: JSONNode, known: Set<String>) -> [String: String] {
+        guard case .object(let members) = node.kind else { return [:] }
+        var unknown: [String: String] = [:]
+        for member in members where !known.contains(member.key) { unknown[member.key] = member.value.value.serialized() }
+        return unknown
     }
 
     public var json: JSONValue {
@@ -68,12 +94,16 @@ public struct SensorMemory: Equatable, Sendable {
             var fields: [(String, JSONValue)] = [("address", .string(sensor.address))]
             if let name = sensor.name { fields.append(("name", .string(name))) }
             if let unit = sensor.cadenceUnit { fields.append(("cadence_unit", .string(unit.rawValue))) }
-            return .object(fields)
+            return .object(fields + Self.literals(sensor.others))
         }
-        var fields: [(String, JSONValue)] = [("version", .int(1))]
+        var fields: [(String, JSONValue)] = [("version", .int(version))]
         if let heartRate { fields.append(("heart_rate", sensor(heartRate))) }
         if let cadence { fields.append(("cadence", sensor(cadence))) }
-        return .object(fields)
+        return .object(fields + Self.literals(otherMembers))
+    }
+
+    private static func literals(_ members: [String: String]) -> [(String, JSONValue)] {
+        members.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
     }
 
     /// Writes the file whole (a temporary file renamed over it), creating its folder.

@@ -110,6 +110,27 @@ struct FileIOTests {
         #expect(try SensorMemory.load(from: kept) == SensorMemory(cadence: SensorMemory.Sensor(address: "ant:4321")))
     }
 
+    /// A later version's sensors.json (version 2, a power meter, a calibration) was read, and
+    /// the next choice wrote it back as version 1 with all of that gone.
+    @Test("remembered sensors: what a later version keeps is written back with a choice")
+    func sensorMemoryOfALaterVersion() throws {
+        let scratch = try TemporaryDirectory()
+        let path = try scratch.write("sensors.json", Array(#"""
+            {"version": 2, "power": {"address": "AA:00"},
+             "heart_rate": {"address": "HR:01", "battery_seen": 80},
+             "cadence": {"address": "ant:4321", "calibration": 1.02}}
+            """#.utf8))
+        var memory = try SensorMemory.load(from: path)
+        memory.heartRate = SensorMemory.Sensor(address: "HR:01", name: "HRM-Pro")  // the same strap, chosen again
+        memory.cadence = SensorMemory.Sensor(address: "C0:FE")  // another pod
+        try memory.save(to: path)
+        let text = String(decoding: try FileIO.readAll(path), as: UTF8.self)
+        let again = try SensorMemory.load(from: path)
+        #expect(again.version == 2 && again.otherMembers == ["power": #"{"address":"AA:00"}"#], "\(text)")
+        #expect(again.heartRate?.others == ["battery_seen": "80"] && again.heartRate?.name == "HRM-Pro", "\(text)")
+        #expect(again.cadence?.others == [:], "another device's calibration is not this one's: \(text)")
+    }
+
     /// "Importing: 12 of 300 files" on a 20-column terminal wrapped, and each redraw left a row.
     @Test("a progress line is cut to the terminal's width, a wide character counting two")
     func progressLinesFitTheTerminal() {
