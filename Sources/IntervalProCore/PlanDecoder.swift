@@ -91,6 +91,14 @@ public struct PlanDecoder {
     }
 
     private func plan(_ root: JSONNode) throws(PlanError) -> Plan {
+        // A later version's plan is said to be one before its new keys are taken for typos.
+        if case .object = root.kind, let node = optional(root, "version"), let later = node.numberValue,
+            later == later.rounded(), later > Double(Plan.formatVersion), later < 1e9
+        {
+            throw failure(
+                at: node.offset, path: "version",
+                "plan format version \(Int(later)) is a later IntervalPro's; this one reads versions 1 to \(Plan.formatVersion)")
+        }
         _ = try members(root, "", allowed: Self.planKeys, what: "a plan")
         guard let nameNode = root["name"] else { throw failure(root, "", "missing required key 'name'") }
         guard let name = nameNode.stringValue, !name.allSatisfy(\.isWhitespace) else {

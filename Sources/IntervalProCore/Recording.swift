@@ -261,6 +261,9 @@ public struct RecordingParser {
         }
         // 1.0 is 1 (a writer's number type), as a plan's "version": 1.0 is.
         guard case .number(let version, _) = versionNode.kind, version == Double(RecordingFormat.version) else {
+            if case .number(let later, _) = versionNode.kind, later == later.rounded(), later > Double(RecordingFormat.version), later < 1e9 {
+                throw error("recording format version \(Int(later)) is a later IntervalPro's; this one reads version \(RecordingFormat.version)")
+            }
             throw error("unsupported recording version (this program reads version \(RecordingFormat.version))")
         }
         var devices: [RecordedDevice] = []
@@ -273,10 +276,12 @@ public struct RecordingParser {
                 var unit: CadenceUnit?
                 // null is no unit, as `replay --json` and `show --json` write it.
                 if let unitNode = element["cadence_unit"], !unitNode.isNull {
-                    guard let text = unitNode.stringValue, let parsed = CadenceUnit(rawValue: text) else {
+                    guard let text = unitNode.stringValue else {
                         throw error("devices[\(i)].cadence_unit must be \"steps\", \"strides\", \"auto\" or \"none\"")
                     }
-                    unit = parsed
+                    // A unit a later version added (as "none" was, within version 1) is decided
+                    // from the readings, as "auto" is: refused, its whole recording was.
+                    unit = CadenceUnit(rawValue: text) ?? .auto
                 }
                 devices.append(RecordedDevice(id: id, name: element["name"]?.stringValue, cadenceUnit: unit))
             }

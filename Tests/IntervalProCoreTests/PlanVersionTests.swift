@@ -82,7 +82,11 @@ struct PlanVersionTests {
     }
 
     @Test(arguments: [
-        (#"{"version": 3, "name": "x", "#, "version", "3 is out of range (1-2) at version"),
+        // A later version's plan is said to be one, before its new keys are taken for typos.
+        (#"{"version": 3, "name": "x", "#, "version", "plan format version 3 is a later IntervalPro's; this one reads versions 1 to 2"),
+        (#"{"coach_notes": "easy", "version": 3, "name": "x", "#, "version",
+         "plan format version 3 is a later IntervalPro's; this one reads versions 1 to 2"),
+        (#"{"version": 0, "name": "x", "#, "version", "0 is out of range (1-2) at version"),
         (#"{"version": "2", "name": "x", "#, "version", "expected a whole number, found a string at version"),
         (#"{"version": 2, "metronome": {"mode": "sometimes"}, "name": "x", "#, "metronome.mode",
          "expected one of always, off-target, off at metronome.mode"),

@@ -83,6 +83,19 @@ struct RecordingParserTests {
         #expect(strap.device == "HR")
     }
 
+    /// "none" came within version 1 (2026-11-28); a unit a later version adds so refused the
+    /// whole recording here. It is decided from the readings, as "auto" is.
+    @Test("a cadence unit a later version added reads as auto")
+    func aLaterCadenceUnit() throws {
+        let (header, entries) = try parse(#"""
+            {"intervalpro_recording": 1, "devices": [{"id": "pod", "cadence_unit": "pedal_strokes"}]}
+            {"t": 1, "dev": "pod", "char": "2a53", "hex": "02000355"}
+
+            """#)
+        #expect(header.devices == [RecordedDevice(id: "pod", cadenceUnit: .auto)])
+        #expect(entries.count == 1)
+    }
+
     /// Matched whatever its case, the last of two header ids that differ only in case took the
     /// lines of both: a per-foot pod's 85 strides were read as 85 steps.
     @Test("a line that names a header id exactly is that device's, though another differs only in case")
@@ -191,12 +204,13 @@ struct RecordingParserTests {
         // Header problems.
         (#"{"t":0,"dev":"pod","event":"connected"}"#, 1, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
         ("\n  \n" + #"{"t":0,"dev":"pod","event":"connected"}"#, 3, #"not an IntervalPro recording: the first line has no "intervalpro_recording" key"#),
-        (#"{"intervalpro_recording":2}"#, 1, "unsupported recording version (this program reads version 1)"),
+        (#"{"intervalpro_recording":2}"#, 1, "recording format version 2 is a later IntervalPro's; this one reads version 1"),
+        (#"{"intervalpro_recording":0}"#, 1, "unsupported recording version (this program reads version 1)"),
         (#"{"intervalpro_recording":"1"}"#, 1, "unsupported recording version (this program reads version 1)"),
         (#"{"intervalpro_recording":1,"devices":{}}"#, 1, #""devices" must be an array"#),
         (#"{"intervalpro_recording":1,"devices":[{"id":"a"},{"name":"b"}]}"#, 1, #"devices[1] needs an "id" string"#),
         (#"{"intervalpro_recording":1,"devices":[{"id":""}]}"#, 1, #"devices[0] needs an "id" string"#),
-        (#"{"intervalpro_recording":1,"devices":[{"id":"a","cadence_unit":"feet"}]}"#, 1,
+        (#"{"intervalpro_recording":1,"devices":[{"id":"a","cadence_unit":3}]}"#, 1,
          #"devices[0].cadence_unit must be "steps", "strides", "auto" or "none""#),
         ("", 1, "empty recording: no header line"),
         ("\n\n  \n", 1, "empty recording: no header line"),
