@@ -25,14 +25,19 @@ final class StoreDirectory {
 func storeWithACutOffSession() throws -> (StoreDirectory, SessionStore, Int64) {
     let directory = try StoreDirectory()
     let store = try SessionStore(path: directory.path + "/h.sqlite")
+    return (directory, store, try cutOffSession(in: store, planText: plan, owner: "process-1"))
+}
+
+/// A session of `planText` whose process (`owner`) saved 14 s of readings at 162, then stopped.
+func cutOffSession(in store: SessionStore, planText: String, owner: String) throws -> Int64 {
     let id = try store.beginSession(
-        startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
-        devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "process-1")
+        startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: planText, source: .replay,
+        devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: owner)
     var batch = StoreBatch()
     batch.entries = (0..<28).map { notification(Double($0) * 0.5, 162) }
     batch.lastTime = .seconds(14)
     try store.save(batch, session: id)
-    return (directory, store, id)
+    return id
 }
 
 let plan = """
@@ -212,70 +217,46 @@ struct SessionStoreTests {
 
     @Test("a busy store keeps the batch for the next commit, and the end is tried again")
     func busyStoreKeepsTheBatch() throws {
-        let directory = try StoreDirectory()
-        let path = directory.path + "/h.sqlite"
-        let store = try SessionStore(path: path, busyTimeout: 0.05)
-        let id = try store.beginSession(
-            startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: plan, source: .replay,
-            devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
-        var warnings: [StoreError] = []
-        let writer = SessionWriter(store: store, sessionID: id) { warnings.append($0) }
-        var recorder = SessionRecorder(writer: writer)
-        let engine = SessionEngine(plan: try PlanDecoder.decode(Array(plan.utf8), file: "plan"), source: .replay)
-        let entries = (0..<6).map { notification(Double($0) * 0.5, 80) }
-        let samples = (0..<3).map {
-            SessionSample(
-                second: $0, stepIndex: 0, rawCadence: 80, cadence: 80, heartRate: nil, speed: nil, distance: nil,
-                zoneStatus: .below)
-        }
-
-        // Another connection takes the write lock and keeps it (between accesses: unsafe for
-        // GRDB's own bookkeeping, and what another process's long write looks like).
-        var holding = Configuration()
-        holding.allowsUnsafeTransactions = true
-        let other = try DatabaseQueue(path: path, configuration: holding)
-        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-        for second in 0..<2 {
-            recorder.received(entries[2 * second])
-            recorder.received(entries[2 * second + 1])
-            recorder.engine(engine, performed: [.sample(samples[second])], at: .seconds(Double(second) + 1))
-        }
+        let running = try RunningSession(seconds: 3, busyTimeout: 0.05)
+        let (store, id, writer, other) = (running.store, running.id, running.writer, running.other)
+        try running.hold()
+        running.run(second: 0)
+        running.run(second: 1)
         #expect(writer.failure == nil)
-        #expect(warnings.isEmpty)
+        #expect(running.warnings.errors.isEmpty)
         #expect(try store.session(id: id)?.entries.isEmpty == true)
 
         // Let go: the next second commits what waited with it.
-        try other.inDatabase { try $0.execute(sql: "COMMIT") }
-        recorder.received(entries[4])
-        recorder.received(entries[5])
-        recorder.engine(engine, performed: [.sample(samples[2])], at: .seconds(3))
-        #expect(try store.session(id: id)?.entries == entries)
-        #expect(try store.session(id: id)?.samples == samples)
+        try running.release()
+        running.run(second: 2)
+        #expect(try store.session(id: id)?.entries == running.entries)
+        #expect(try store.session(id: id)?.samples == running.samples)
 
         // Held at the end, through every try: the session is given up, and said so once.
-        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        try running.hold()
         let summary = SessionReplay.summary(
             planName: "Store test", timeline: try timeline(), source: .replay, cadenceUnits: ["pod": .steps],
-            entries: entries, controls: [])
+            entries: running.entries, controls: [])
         #expect(writer.finish(summary)?.isBusy == true)
-        #expect(warnings.count == 1)
-        try other.inDatabase { try $0.execute(sql: "COMMIT") }
+        #expect(running.warnings.errors.count == 1)
+        try running.release()
         #expect(try store.listing(id: id)?.status == .running)
 
         // Held at the end for less than the tries take (six of a second each, here): the summary
         // is saved.
-        let patientStore = try SessionStore(path: path, busyTimeout: 1)
+        let patientStore = try SessionStore(path: running.path, busyTimeout: 1)
         let second = try patientStore.beginSession(
             startedAt: "2026-03-01T08:30:00Z", planName: "Store test", planText: plan, source: .replay,
             devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "me")
-        let patient = SessionWriter(store: patientStore, sessionID: second) { warnings.append($0) }
-        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let warnings = running.warnings
+        let patient = SessionWriter(store: patientStore, sessionID: second) { warnings.errors.append($0) }
+        try running.hold()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.12) {
             _ = try? other.inDatabase { try $0.execute(sql: "COMMIT") }
         }
         #expect(patient.finish(summary) == nil)
         #expect(try patientStore.listing(id: second)?.status == .finished)
-        #expect(warnings.count == 1)
+        #expect(running.warnings.errors.count == 1)
     }
 
     @Test("a session left running by a dead process is closed as interrupted, scored to its last saved time")
@@ -324,17 +305,7 @@ struct SessionStoreTests {
         let directory = try StoreDirectory()
         let store = try SessionStore(path: directory.path + "/h.sqlite")
         let later = #"{"version": 3, "name": "Later", "rest_cue": true, "steps": [{"kind": "work", "duration": 60}]}"#
-        var ids: [Int64] = []
-        for text in [later, plan] {
-            let id = try store.beginSession(
-                startedAt: "2026-03-01T07:30:00Z", planName: "Store test", planText: text, source: .replay,
-                devices: [RecordedDevice(id: "pod", cadenceUnit: .steps)], owner: "a process gone")
-            var batch = StoreBatch()
-            batch.entries = (0..<20).map { notification(Double($0) * 0.5, 162) }
-            batch.lastTime = .seconds(10)
-            try store.save(batch, session: id)
-            ids.append(id)
-        }
+        let ids = try [later, plan].map { try cutOffSession(in: store, planText: $0, owner: "a process gone") }
         #expect(try store.closeInterruptedSessions(isRunning: { _ in false }).map(\.id) == [ids[1]])
         #expect(try store.listing(id: ids[0])?.status == .running, "left for the version that reads its plan")
         #expect(try store.listing(id: ids[1])?.status == .interrupted)
