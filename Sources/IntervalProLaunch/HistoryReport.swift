@@ -56,7 +56,7 @@ public enum HistoryReport {
         let listing = session.listing
         let utc = formatMinute(listing.startedAt) + " UTC"
         let when = WallClock.localDateTime(of: listing.startedAt).map { "\($0) (\(utc))" } ?? utc
-        var lines = ["Session \(listing.id), \(when), \(listing.status.rawValue)"]
+        var lines = SummaryReport.wrapped("Session \(listing.id), \(when), \(listing.status.rawValue)", width: width)
         guard let summary = session.summary else { return lines + ["still running: no scored steps yet"] }
         lines.append(SummaryReport.text(summary, colour: colour, interrupted: listing.status == .interrupted, width: width))
         for upload in uploads {

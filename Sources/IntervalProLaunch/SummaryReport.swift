@@ -46,10 +46,10 @@ public enum SummaryReport {
         if let distance = summary.distance { totals.append("\(JSONValue.format((distance / 1000).rounded(toPlaces: 2))) km") }
         lines += joined(totals, separator: "   ", width: width).map(bold)
         if let hrv = summary.hrv {
-            lines.append(beatsLine(hrv, runSeconds: summary.duration.seconds))
+            lines += wrapped(beatsLine(hrv, runSeconds: summary.duration.seconds), width: width)
         } else if summary.averageHeartRate != nil {
             // A strap that sends heart rate alone was met with silence about alpha 1.
-            lines.append("No RR intervals came with the heart rate: no alpha 1 (optical sensors and some straps send none).")
+            lines += wrapped("No RR intervals came with the heart rate: no alpha 1 (optical sensors and some straps send none).", width: width)
         }
         return lines.joined(separator: "\n")
     }
@@ -63,8 +63,15 @@ public enum SummaryReport {
     private static func stepLines(_ row: [String], header: [String], width: Int) -> [String] {
         let figures = zip(header, row).dropFirst(4).map { "\($0) \($1)" }
         let zone = row[3] == "-" ? [] : ["zone \(row[3])"]
-        return joined(["\(row[0]) \(row[1].printable)", row[2]] + zone, separator: ", ", width: width)
-            + joined(figures, separator: ", ", width: width - 2).map { "  " + $0 }
+        // What follows a step's first line is indented under it.
+        let title = "\(row[0]) \(row[1].printable)".cut(toColumns: width - 2)
+        let heading = joined([title, row[2]] + zone, separator: ", ", width: width - 2)
+        return Array(heading.prefix(1)) + (heading.dropFirst() + joined(figures, separator: ", ", width: width - 2)).map { "  " + $0 }
+    }
+
+    /// `text` cut between its words into lines of `width` (nil: one line).
+    static func wrapped(_ text: String, width: Int?) -> [String] {
+        joined(text.split(separator: " ").map(String.init), separator: " ", width: width)
     }
 
     /// `items` joined by `separator`, a new line wherever the next would pass `width`.

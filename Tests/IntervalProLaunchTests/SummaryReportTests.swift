@@ -36,6 +36,16 @@ struct SummaryReportTests {
         #expect(text.contains("In zone: "), "\(columns):\n\(text)")
     }
 
+    /// The alpha 1 line ("Beats 4329, 0.6% corrected; alpha 1 crossed 0.75 at 13:00 ...", 85
+    /// to 134 columns) and show's heading were left whole: the terminal broke their words.
+    @Test func theLinesUnderTheTableBreakBetweenWords() {
+        let text = "No RR intervals came with the heart rate: no alpha 1 (optical sensors and some straps send none)."
+        let lines = SummaryReport.wrapped(text, width: 40)
+        #expect(lines.count > 1 && lines.allSatisfy { $0.terminalWidth <= 40 }, "\(lines)")
+        #expect(lines.joined(separator: " ") == text)
+        #expect(SummaryReport.wrapped(text, width: nil) == [text])
+    }
+
     @Test func withoutAWidthTheTableIsWhole() throws {
         let text = SummaryReport.text(try summary(), colour: false)
         #expect(text.contains("no signal") && text.contains("Strides uphill"), "\(text)")
