@@ -129,6 +129,9 @@ public struct WebServer: Sendable {
             let found: StoredSession?
             do {
                 found = try store.open(readingOnly: true).session(id: id, loading: [.samples, .alphaOne])
+            } catch let error as StoreError where error.isUnreadablePlan {
+                // A later version's session: there, but not readable here (the command line's 65).
+                return Self.error(.unprocessableContent, "\(error)")
             } catch {
                 // A store that cannot be read is not a session that is gone (it said 404).
                 return Self.error(.internalServerError, "\(error)")
