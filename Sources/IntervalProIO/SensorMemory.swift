@@ -71,22 +71,15 @@ public struct SensorMemory: Equatable, Sendable {
             var sensor = Sensor(
                 address: address, name: node["name"]?.stringValue,
                 cadenceUnit: node["cadence_unit"]?.stringValue.flatMap(CadenceUnit.init(rawValue:)))
-            sensor.others = Self.unknownMembers(of: node, known: ["address", "name", "cadence_unit"])
+            sensor.others = node.members(besides: ["address", "name", "cadence_unit"])
             return sensor
         }
         var memory = SensorMemory(heartRate: try sensor("heart_rate"), cadence: try sensor("cadence"))
         if let version = root["version"]?.numberValue, version == version.rounded(), version > 1, version < 1e6 {
             memory.version = Int(version)
         }
-        memory.otherMembers = Self.unknownMembers(of: root, known: ["version", "heart_rate", "cadence"])
+        memory.otherMembers = root.members(besides: ["version", "heart_rate", "cadence"])
         return memory
-    }
-
-    private static func unknownMembers(of node: JSONNode, known: Set<String>) -> [String: String] {
-        guard case .object(let members) = node.kind else { return [:] }
-        var unknown: [String: String] = [:]
-        for member in members where !known.contains(member.key) { unknown[member.key] = member.value.value.serialized() }
-        return unknown
     }
 
     public var json: JSONValue {
@@ -94,17 +87,14 @@ public struct SensorMemory: Equatable, Sendable {
             var fields: [(String, JSONValue)] = [("address", .string(sensor.address))]
             if let name = sensor.name { fields.append(("name", .string(name))) }
             if let unit = sensor.cadenceUnit { fields.append(("cadence_unit", .string(unit.rawValue))) }
-            return .object(fields + Self.literals(sensor.others))
+            return .object(fields + JSONValue.literals(sensor.others))
         }
         var fields: [(String, JSONValue)] = [("version", .int(version))]
         if let heartRate { fields.append(("heart_rate", sensor(heartRate))) }
         if let cadence { fields.append(("cadence", sensor(cadence))) }
-        return .object(fields + Self.literals(otherMembers))
+        return .object(fields + JSONValue.literals(otherMembers))
     }
 
-    private static func literals(_ members: [String: String]) -> [(String, JSONValue)] {
-        members.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
-    }
 
     /// Writes the file whole (a temporary file renamed over it), creating its folder.
     public func save(to path: String) throws(FileError) {

@@ -103,7 +103,7 @@ public struct Accounts: Sendable, Equatable {
             var fields: [(String, JSONValue)] = [("athlete_id", .string(icu.athleteID)), ("api_key", .string(icu.apiKey))]
             if let name = icu.name { fields.append(("name", .string(name))) }
             if icu.readinessToWellness { fields.append(("readiness_to_wellness", .bool(true))) }
-            fields += Self.literals(icu.others)
+            fields += JSONValue.literals(icu.others)
             members.append((Service.intervalsICU.rawValue, .object(fields)))
         }
         if let strava {
@@ -114,24 +114,12 @@ public struct Accounts: Sendable, Equatable {
             ]
             if let name = strava.athleteName { fields.append(("athlete", .string(name))) }
             if let scope = strava.scope { fields.append(("scope", .string(scope))) }
-            fields += Self.literals(strava.others)
+            fields += JSONValue.literals(strava.others)
             members.append((Service.strava.rawValue, .object(fields)))
         }
-        members += Self.literals(others)
-        return JSONValue.object([("version", .int(Self.version)), ("accounts", .object(members))] + Self.literals(otherMembers))
+        members += JSONValue.literals(others)
+        return JSONValue.object([("version", .int(Self.version)), ("accounts", .object(members))] + JSONValue.literals(otherMembers))
             .serialized(pretty: true) + "\n"
-    }
-
-    private static func literals(_ members: [String: String]) -> [(String, JSONValue)] {
-        members.sorted { $0.key < $1.key }.map { ($0.key, .literal($0.value)) }
-    }
-
-    /// The members of `node` not among `known`, as JSON text by key.
-    private static func unknownMembers(of node: JSONNode, known: Set<String>) -> [String: String] {
-        guard case .object(let members) = node.kind else { return [:] }
-        var unknown: [String: String] = [:]
-        for member in members where !known.contains(member.key) { unknown[member.key] = member.value.value.serialized() }
-        return unknown
     }
 
     /// Reads accounts.json; a problem names the JSON path and what is wrong.
@@ -156,14 +144,12 @@ public struct Accounts: Sendable, Equatable {
             }
         }
         var result = Accounts()
-        result.otherMembers = unknownMembers(of: root, known: ["version", "accounts"])
+        result.otherMembers = root.members(besides: ["version", "accounts"])
         guard let accounts = root["accounts"], !accounts.isNull else { return result }
-        guard case .object(let services) = accounts.kind else {
+        guard case .object = accounts.kind else {
             throw AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found \(accounts.typeName)")
         }
-        for member in services where Service(rawValue: member.key) == nil {
-            result.others[member.key] = member.value.value.serialized()
-        }
+        result.others = accounts.members(besides: Set(Service.allCases.map(\.rawValue)))
         if let icu = accounts[Service.intervalsICU.rawValue] {
             let path = "$.accounts[\"intervals.icu\"]"
             var toWellness = false
@@ -176,7 +162,7 @@ public struct Accounts: Sendable, Equatable {
             result.intervalsICU = IntervalsICUAccount(
                 athleteID: try string(icu, "athlete_id", path), apiKey: try string(icu, "api_key", path),
                 name: icu["name"]?.stringValue, readinessToWellness: toWellness)
-            result.intervalsICU?.others = unknownMembers(of: icu, known: ["athlete_id", "api_key", "name", "readiness_to_wellness"])
+            result.intervalsICU?.others = icu.members(besides: ["athlete_id", "api_key", "name", "readiness_to_wellness"])
         }
         if let strava = accounts[Service.strava.rawValue] {
             let path = "$.accounts.strava"
@@ -188,8 +174,8 @@ public struct Accounts: Sendable, Equatable {
                 accessToken: try string(strava, "access_token", path),
                 refreshToken: try string(strava, "refresh_token", path), expiresAt: expiresAt,
                 athleteName: strava["athlete"]?.stringValue, scope: strava["scope"]?.stringValue)
-            result.strava?.others = unknownMembers(
-                of: strava, known: ["client_id", "client_secret", "access_token", "refresh_token", "expires_at", "athlete", "scope"])
+            result.strava?.others = strava.members(
+                besides: ["client_id", "client_secret", "access_token", "refresh_token", "expires_at", "athlete", "scope"])
         }
         return result
     }
