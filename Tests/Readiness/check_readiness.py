@@ -53,9 +53,10 @@ from datetime import date, timedelta
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "PythonSupport"))
 sys.path.insert(0, HERE)
-from checks import ROOT, Tally, keep_matplotlib_out_of_home, run  # noqa: E402
+from checks import ROOT, Tally, keep_matplotlib_out_of_home, one_thread_for_numpy, run  # noqa: E402
 
 _matplotlib_folder = keep_matplotlib_out_of_home()
+one_thread_for_numpy()
 import neurokit2 as nk  # noqa: E402
 from neurokit2.signal.signal_fixpeaks import _update_indices  # noqa: E402
 import numpy as np
