@@ -39,7 +39,8 @@ public enum BundledFiles {
     }
 
     /// Candidate folders, first match wins: the override variable, ./NAME, the checkout the
-    /// binary was built in (.build/<triple>/<config>/intervalpro), the binary's own install
+    /// binary was built in (the folder holding its `.build`, however deep the build folder:
+    /// `.build/<triple>/<config>/intervalpro`, or under `--scratch-path .build/NAME`), the binary's own install
     /// prefix (PREFIX/bin/intervalpro → PREFIX/share/intervalpro/NAME), and the usual
     /// install locations. But for the override, a folder is ours when it holds `marker`, a
     /// file IntervalPro ships in it: run from the home folder, `~/Recordings` (a sound
@@ -55,9 +56,10 @@ public enum BundledFiles {
     static func directory(_ name: String, holding marker: String, executable: String?) -> String? {
         var candidates: [String] = [name]
         if let executable {
-            var root = executable
-            for _ in 0..<4 { root = parent(of: root) }
-            candidates.append(root + "/" + name)
+            let components = executable.split(separator: "/", omittingEmptySubsequences: false)
+            if let build = components.dropLast().lastIndex(of: ".build") {
+                candidates.append(components[..<build].joined(separator: "/") + "/" + name)
+            }
             candidates.append(parent(of: parent(of: executable)) + "/share/intervalpro/" + name)
             candidates.append(parent(of: parent(of: parent(of: executable))) + "/share/intervalpro/" + name)
         }

@@ -61,6 +61,26 @@ struct BundledFilesTests {
         }
     }
 
+    /// make test's debug build is in `.build/debug-tree`: its binaries, a folder deeper than
+    /// SwiftPM's own, found no bundled plans or recordings.
+    @Test("the bundled files are found from a binary anywhere under the checkout's .build")
+    func foundFromAnyBuildFolder() throws {
+        let checkout = try TemporaryDirectory()
+        let examples = checkout.file("Examples")
+        try FileManager.default.createDirectory(atPath: examples, withIntermediateDirectories: true)
+        _ = try checkout.write("Examples/marker.json", Array("{}".utf8))
+        for executable in [
+            ".build/x86_64-unknown-linux-gnu/release/intervalpro", ".build/debug-tree/x86_64-unknown-linux-gnu/debug/intervalpro",
+            ".build/release/intervalpro",
+        ] {
+            #expect(
+                BundledFiles.directory("Examples", holding: "marker.json", executable: checkout.file(executable)) == examples,
+                "\(executable)")
+        }
+        // Not a checkout: the folder four levels up is not taken for one.
+        #expect(BundledFiles.directory("Examples", holding: "marker.json", executable: checkout.file("a/b/c/intervalpro")) == nil)
+    }
+
     @Test("exists: files and directories, not missing paths")
     func exists() throws {
         let dir = try TemporaryDirectory()
