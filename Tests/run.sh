@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make test: every suite, each configuration built once, independent suites side by side.
 #
-# The release build (the one the package ships) serves the Python suites, the package test and
-# the real-stack test; the debug build serves `swift test` and the man pages. On two cores the
+# The release build (the one the package ships) serves the Python suites, the package test, the
+# real-stack test and the command-line suites' processes; the debug build serves `swift test`
+# and the man pages. On two cores the
 # builds run one after the other while the suites that mostly wait (the VM's scenarios, the
 # browser, debootstrap) run beside them:
 #
@@ -92,7 +93,11 @@ if step debug-build nice -n 10 "$swift" build --build-tests ${debug_flags[@]+"${
     # The test processes run the bundle itself, not `swift test`, so they leave the build folder
     # to the man pages' plugin (a build with nothing to do, from the same flags, then the pages
     # from the argument definitions), which runs beside them.
-    step swift-test env SWIFT="$swift" Tests/swift-test.sh & pids+=($!)
+    # The command-line suites run the release binary, the one the package ships: the debug one
+    # took 170 s more of processor time for the same tests (3:29 against 2:01 alone).
+    test_executable=""
+    [ "$release_built" = 0 ] && test_executable=$release
+    step swift-test env SWIFT="$swift" INTERVALPRO_TEST_EXECUTABLE="$test_executable" Tests/swift-test.sh & pids+=($!)
     if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
         package_tests & pids+=($!)
     fi

@@ -15,8 +15,10 @@ let packageRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // the package root
 
 /// The `intervalpro` executable SwiftPM built next to the running test binary (the test
-/// target depends on it).
+/// target depends on it), or the one INTERVALPRO_TEST_EXECUTABLE names: `make test` hands the
+/// release build it ships, with its `intervalpro-web` beside it.
 let executablePath: String = {
+    if let given = ProcessInfo.processInfo.environment["INTERVALPRO_TEST_EXECUTABLE"], !given.isEmpty { return given }
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("intervalpro").path
 }()
