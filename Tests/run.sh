@@ -2,14 +2,16 @@
 # make test: every suite, each configuration built once, independent suites side by side.
 #
 # The release build (the one the package ships) serves the Python suites, the package test, the
-# real-stack test and the command-line suites' processes; the debug build serves `swift test`
-# and the man pages. On two cores the
-# builds run one after the other while the suites that mostly wait (the VM's scenarios, the
-# browser, debootstrap) run beside them:
+# real-stack test and the command-line suites' processes; the debug build (in a folder of its
+# own) serves `swift test` and the man pages. The two builds start together, the debug build
+# on the processor's idle time (SCHED_IDLE, which its compiler processes keep; they run at nice
+# 0 whatever the build's own niceness): it takes what the release build leaves (its links, its
+# modules that wait on others), then what the suites that mostly wait leave (the VM's
+# scenarios, the browser, debootstrap):
 #
 #   release build ──┬─ e2e (two VMs, ~8 min) ──────────────────────────┐
 #   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
-#                      debug build ─┬─ swift test ─────────────────────┤
+#   debug build (idle) ─────────────┬─ swift test ─────────────────────┤
 #                                   └─ man ── deb, package test ───────┘
 #
 # Each step writes its own log in .build/test-logs/; a step's log is printed when it fails.
@@ -76,6 +78,13 @@ pids=()
 # The real-stack test's packages, kernel and venv download while the release build compiles.
 step e2e-setup Tests/E2E/setup.sh &
 setup_pid=$!
+# The versions are settled once, before the two builds start: each would otherwise resolve them
+# and write Package.resolved while the other reads it.
+step resolve "$swift" package resolve
+# It yields the processor to what runs beside it (the release build, the VM booting, the browser).
+step debug-build chrt --idle 0 "$swift" build --build-tests --force-resolved-versions \
+    ${debug_flags[@]+"${debug_flags[@]}"} &
+debug_pid=$!
 # Both executables: the page's server, intervalpro-web, is what `serve` and `run --web` go on in.
 # (SwiftPM builds only the last of several --product options.)
 build_release() { "$swift" build "${release_flags[@]}" --product intervalpro && "$swift" build "${release_flags[@]}" --product intervalpro-web; }
@@ -88,8 +97,7 @@ if [ "$release_built" = 0 ]; then
     [ "$setup_done" = 0 ] && { INTERVALPRO_E2E_BINARY=$release step e2e Tests/E2E/run.sh & pids+=($!); }
     python_suites & pids+=($!)
 fi
-# The debug build yields the processor to what runs beside it (the VM booting, the browser).
-if step debug-build nice -n 10 "$swift" build --build-tests ${debug_flags[@]+"${debug_flags[@]}"}; then
+if wait "$debug_pid"; then
     # The test processes run the bundle itself, not `swift test`, so they leave the build folder
     # to the man pages' plugin (a build with nothing to do, from the same flags, then the pages
     # from the argument definitions), which runs beside them.
@@ -105,7 +113,7 @@ fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 
 # The table: every step that was to run, with its minutes, and what its suite counted.
-expected="release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
+expected="resolve release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
           alpha1 report web debug-build man deb package swift-test"
 passed=0 failed=0 broken=0 total_processor=0
 echo

@@ -14,7 +14,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 swift=${SWIFT:-swift}
-bundle="$("$swift" build --show-bin-path)/IntervalProPackageTests.xctest"
+# make test's debug build is in a folder of its own (DEBUG_FLAGS, from the Makefile); without
+# them, the one a plain `swift build --build-tests` makes.
+read -ra debug_flags <<< "${DEBUG_FLAGS:-}"
+bundle="$("$swift" build ${debug_flags[@]+"${debug_flags[@]}"} --show-bin-path)/IntervalProPackageTests.xctest"
 [ -x "$bundle" ] || { echo "Tests/swift-test.sh: no $bundle: build it first (swift build --build-tests)" >&2; exit 1; }
 logs=.build/test-logs
 mkdir -p "$logs"
