@@ -39,8 +39,8 @@ public enum BundledFiles {
     }
 
     /// Candidate folders, first match wins: the override variable, ./NAME, the checkout the
-    /// binary was built in (the folder holding its `.build`, however deep the build folder:
-    /// `.build/<triple>/<config>/intervalpro`, or under `--scratch-path .build/NAME`), the binary's own install
+    /// binary was built in (the folder holding its `.build`: `.build/<triple>/<config>/`, or a
+    /// folder deeper with `--scratch-path .build/NAME`), the binary's own install
     /// prefix (PREFIX/bin/intervalpro → PREFIX/share/intervalpro/NAME), and the usual
     /// install locations. But for the override, a folder is ours when it holds `marker`, a
     /// file IntervalPro ships in it: run from the home folder, `~/Recordings` (a sound
