@@ -89,7 +89,9 @@ public func importPlan(_ path: String) throws -> ImportedPlan {
 /// input cannot be read again.
 private func readPlan(_ path: String) throws -> (imported: ImportedPlan, bytes: [UInt8]) {
     let path = resolvePlan(path)
-    let bytes = try withExampleNamed(path, kind: "plan", extension: ".json", found: BundledFiles.plan(named:)) {
+    let bytes = try withExampleNamed(
+        path, kind: "plan", extension: ".json", found: BundledFiles.plan(named:), folder: ("Plans", BundledFiles.plansDirectory)
+    ) {
         try readInput(path)
     }
     do {
@@ -121,7 +123,10 @@ public func loadPlanKeepingText(_ path: String) throws -> (plan: Plan, text: Str
 /// activity: a damaged FIT file, a leg of a multisport one, a sport that is not running.
 public func loadRecording(_ path: String, choice: ActivityChoice = .init()) throws -> ParsedRecording {
     let path = BundledFiles.exists(path) || path == "-" ? path : BundledFiles.recording(named: path) ?? path
-    let (bytes, file) = try withExampleNamed(path, kind: "recording", extension: ".jsonl", found: BundledFiles.recording(named:)) {
+    let (bytes, file) = try withExampleNamed(
+        path, kind: "recording", extension: ".jsonl", found: BundledFiles.recording(named:),
+        folder: ("Recordings", BundledFiles.recordingsDirectory)
+    ) {
         try loadedRecordingBytes(path, choice: choice)
     }
     return try readRecording(bytes, file: file, choice: choice)
@@ -143,7 +148,8 @@ public func writeRecording(_ recording: ParsedRecording, to path: String) throws
 /// `read`, and when the file is not there but IntervalPro ships an example of its name
 /// (`Plans/cadence-ladder.json` typed outside a clone), the name to give instead.
 private func withExampleNamed<T>(
-    _ path: String, kind: String, extension suffix: String, found: (String) -> String?, _ read: () throws -> T
+    _ path: String, kind: String, extension suffix: String, found: (String) -> String?,
+    folder: (name: String, find: () -> String?), _ read: () throws -> T
 ) throws -> T {
     do {
         return try read()
@@ -151,6 +157,12 @@ private func withExampleNamed<T>(
         let file = path.split(separator: "/").last.map(String.init) ?? path
         let name = file.hasSuffix(suffix) ? String(file.dropLast(suffix.count)) : file
         if name != path, found(name) != nil { failure.message += "; the example \(kind) of that name is given by its name alone: \(name)" }
+        // A bare name, where no example could be looked for: a binary copied out of its
+        // checkout or install said only "No such file or directory" of `pyramid`.
+        if !path.contains("/"), folder.find() == nil {
+            failure.message += "; no example \(kind)s were found either (they are in \(folder.name)/ of a checkout, or "
+                + "share/intervalpro/\(folder.name) of an install; INTERVALPRO_\(folder.name.uppercased()) names another folder)"
+        }
         throw failure
     }
 }

@@ -94,6 +94,27 @@ struct PlanCheckTests {
         #expect(missing.stderr.contains("'no-such-plan'"))
     }
 
+    /// A binary copied out of its checkout said only "cannot open 'pyramid': No such file or
+    /// directory", as for a typo.
+    @Test("a name given where no examples are found says so, and where they would be")
+    func exampleNameWithoutExamples() throws {
+        let dir = try ScratchDirectory()
+        let binary = dir.path("intervalpro")
+        try FileManager.default.copyItem(atPath: executablePath, toPath: binary)
+        let plan = try intervalpro(arguments: ["plan", "check", "pyramid"], in: dir.url, executable: binary)
+        #expect(plan.status == 66)
+        #expect(plan.stderr.contains("cannot open 'pyramid'"), "\(plan.stderr)")
+        #expect(plan.stderr.contains("no example plans were found either"), "\(plan.stderr)")
+        #expect(plan.stderr.contains("INTERVALPRO_PLANS"), "\(plan.stderr)")
+        let recording = try intervalpro(arguments: ["replay", "pyramid", "--fast", "--no-save"], in: dir.url, executable: binary)
+        #expect(recording.status == 66)
+        #expect(recording.stderr.contains("no example recordings were found either"), "\(recording.stderr)")
+        // Where the examples are found, a typo is only a typo.
+        let typo = try intervalpro("plan", "check", "pyramidd", in: dir.url)
+        #expect(typo.status == 66)
+        #expect(!typo.stderr.contains("no example"), "\(typo.stderr)")
+    }
+
     @Test("--json gives the timeline with its total")
     func cadenceLadderJSON() throws {
         let result = try intervalpro("plan", "check", "Plans/cadence-ladder.json", "--json")
