@@ -112,7 +112,8 @@ extension ReadinessRun.Status {
         case .waiting: "waiting for the strap's first values..."
         case .settling: "settling, not scored yet: lie still  \(left) left  \(heartRate)"
         case .measuring:
-            "measuring  \(left) left  \(heartRate)  \(p.beats) beats  \(artifactsSoFar) artifacts"
+            "measuring  \(left) left  \(heartRate)  \(p.beats) \(p.beats == 1 ? "beat" : "beats")  "
+                + "\(artifactsSoFar) \(artifactsSoFar == 1 ? "artifact" : "artifacts")"
                 + (p.intervalsFromHeartRate ? "  (RR intervals worked out from the heart rate: it will be refused)" : "")
         case .noContact: "no skin contact: wet the strap and put it on (paused, \(left) left)"
         case .noSignal: "no signal from the strap (paused, \(left) left)"

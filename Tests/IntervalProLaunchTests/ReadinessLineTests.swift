@@ -16,6 +16,19 @@ struct ReadinessLineTests {
         #expect(calm == "settling, not scored yet: lie still  2:29 left  HR 58")
     }
 
+    /// The first scored beat was "1 beats".
+    @Test func oneBeatAndOneArtifactAreSingular() {
+        var measurement = ReadinessMeasurement(settings: .init(duration: .seconds(60)))
+        var lines: [Int: String] = [:]
+        for second in 1...40 {
+            measurement.receive(
+                HeartRateMeasurement(heartRate: 60, sensorContact: .detected, rrIntervals: RRIntervals([1000])), at: .seconds(second))
+            lines[measurement.beats] = ReadinessRun.Status(progress: measurement.progress, artifactsSoFar: measurement.beats, device: nil).line
+        }
+        #expect(lines[1]?.hasSuffix("  1 beat  1 artifact") == true, "\(lines[1] ?? "none")")
+        #expect(lines[2]?.hasSuffix("  2 beats  2 artifacts") == true, "\(lines[2] ?? "none")")
+    }
+
     /// A strap that works its intervals out from its heart rate is refused at the end: the
     /// line says so once 30 are scored, not two minutes later.
     @Test func itSaysWhenTheIntervalsAreWorkedOutFromTheHeartRate() {
