@@ -168,6 +168,13 @@ struct HistoryCommandTests {
         let limited = try store.run("history", "--limit", "2", "--json")
         let sessions = try #require(jsonObject(limited.stdoutData)?["sessions"] as? [[String: Any]])
         #expect(sessions.map { $0["session_id"] as? Int } == [3, 2])
+        // The older ones are said to be there: a script reading the first 20 lost them unawares.
+        #expect(jsonObject(limited.stdoutData)?["total"] as? Int == 3)
+        let listed = try store.run("history", "--limit", "2")
+        #expect(listed.stdout.hasSuffix("The newest 2 of 3 sessions: --limit 3 lists them all.\n"), "\(listed.stdout)")
+        let whole = try store.run("history", "--json")
+        #expect(jsonObject(whole.stdoutData)?["total"] as? Int == 3)
+        #expect(!(try store.run("history").stdout.contains("The newest")))
 
         let deleted = try store.run("delete", "2")
         #expect(deleted.status == 0, "stderr: \(deleted.stderr)")

@@ -42,12 +42,16 @@ struct HistoryListCommand: ParsableCommand {
         try reportingFailures {
             let store = try store.open(readingOnly: true)
             let listings = try storeCall { () throws(StoreError) in try store.listings(limit: limit) }
+            // How many there are in all, as the page's list says: a script taking its ids from
+            // the first 20 lost the older sessions without a sign.
+            let total = listings.count < limit ? listings.count : try storeCall { () throws(StoreError) in try store.sessionCount() }
             if json {
-                print(JSONValue.object([("sessions", .array(listings.map(\.json)))]).serialized(pretty: true))
+                print(JSONValue.object([("sessions", .array(listings.map(\.json))), ("total", .int(total))]).serialized(pretty: true))
             } else if listings.isEmpty {
                 print("No sessions saved yet. `intervalpro run PLAN` saves each session it runs.")
             } else {
                 print(HistoryReport.sessions(listings, width: Terminal.fittingColumns).joined(separator: "\n"))
+                if total > listings.count { print("The newest \(listings.count) of \(total) sessions: --limit \(total) lists them all.") }
             }
         }
     }
