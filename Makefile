@@ -33,12 +33,17 @@ FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 # Read by every user's systemd (both /usr/local/lib and /usr/lib are on its unit path).
 USERUNITDIR := $(PREFIX)/lib/systemd/user
 # udev and the system bus read a package's files under /usr, a local administrator's under /etc.
+# Any other prefix (~/.local, a folder of one's own) keeps them with the rest, where neither
+# reads them: /etc is not that prefix's to write (a user's install stopped there half done).
 ifeq ($(PREFIX),/usr)
 UDEVDIR := /usr/lib/udev/rules.d
 DBUSDIR := /usr/share/dbus-1/system.d
-else
+else ifeq ($(PREFIX),/usr/local)
 UDEVDIR := /etc/udev/rules.d
 DBUSDIR := /etc/dbus-1/system.d
+else
+UDEVDIR := $(PREFIX)/lib/udev/rules.d
+DBUSDIR := $(PREFIX)/share/dbus-1/system.d
 endif
 RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 # What `make release` built, found without Swift: `sudo make install` runs with root's PATH,
@@ -167,6 +172,7 @@ install:
 	install -Dm644 udev/70-intervalpro-ant.rules $(DESTDIR)$(UDEVDIR)/70-intervalpro-ant.rules
 	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	install -Dm644 systemd/intervalpro.service $(DESTDIR)$(USERUNITDIR)/intervalpro.service
+	@case "$(UDEVDIR)" in /etc/*|/usr/lib/*) ;; *) echo "make install: the udev rules and the D-Bus policy are in $(UDEVDIR) and $(DBUSDIR), where udev and the system bus do not read them: as root, copy them to /etc/udev/rules.d and /etc/dbus-1/system.d for Bluetooth and ANT+ sensors without root (docs/installing.md)";; esac
 
 ## uninstall: removes what `make install` put in place (with the same PREFIX and DESTDIR)
 uninstall:
@@ -177,6 +183,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+	@echo "make uninstall: each user's sessions, settings and accounts stay in ~/.local/share/intervalpro and ~/.config/intervalpro (docs/installing.md)"
 
 ## deb: a Debian package of the release binary (packaging/build-deb.sh); needs no Swift to install
 deb: release man
