@@ -176,8 +176,8 @@ let package = Package(
         .target(
             name: "IntervalProNetwork",
             dependencies: [
-                "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO", "IntervalProHRV",
-                "CCurl", .product(name: "Logging", package: "swift-log"),
+                "IntervalProCore", "IntervalProServices", "IntervalProStorage", "IntervalProHistory", "IntervalProIO",
+                "IntervalProHRV", "CCurl", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

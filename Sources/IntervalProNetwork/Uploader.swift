@@ -1,3 +1,4 @@
+import IntervalProCore
 import IntervalProHistory
 import IntervalProIO
 public import IntervalProServices
@@ -147,6 +148,11 @@ public struct Uploader: Sendable {
             throw ServiceError(service, .rejected, "session \(id) is still running; upload it when it ends")
         }
         if let undated = session.undatedBecause { throw ServiceError(service, .rejected, undated) }
+        // A simulated runner's figures are not a run: sent, they stood on the service as one
+        // (a `run --upload` that found no sensor fell back to a simulation and uploaded it).
+        guard session.listing.source != .simulation else {
+            throw ServiceError(service, .rejected, "session \(id) is a simulation, no sensor's: not a run to upload")
+        }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(
             fit: FITActivity.encode(session), filename: "intervalpro-session-\(id).fit",

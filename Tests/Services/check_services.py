@@ -299,13 +299,24 @@ class Scenario:
         finally:
             connection.close()
 
+    def recording(self, plan, seed):
+        """A recording of the simulated runner on `plan` (the sensors' notifications, as a run
+        records them), not saved as a session: replayed, it is a run to upload, where a
+        simulation is refused."""
+        path = os.path.join(self.dir, f"recording-{re.sub(r'[^a-z0-9]', '-', plan.lower())[-24:]}-{seed}.jsonl")
+        if not os.path.exists(path):
+            result = self.run("run", plan, "--simulate", "--fast", "--seed", str(seed), "--no-save", "--record", path)
+            if result.returncode != 0:
+                raise RuntimeError(f"could not record a session: {result.describe()}")
+        return path
+
     def session(self, seed, plan_text=SHORT_PLAN):
-        """A saved session to upload: a simulated run of a short plan; returns its id."""
+        """A saved session to upload: a recorded run of a short plan, replayed; returns its id."""
         plan = os.path.join(self.dir, "steady.txt")
         if not os.path.exists(plan):
             with open(plan, "w", encoding="utf-8") as handle:
                 handle.write(plan_text)
-        result = self.run("run", plan, "--simulate", "--fast", "--seed", str(seed), "--json")
+        result = self.run("run", plan, "--replay", self.recording(plan, seed), "--fast", "--json")
         found = re.search(r"saved as session (\d+)", result.stderr)
         if result.returncode != 0 or not found:
             raise RuntimeError(f"could not make a session: {result.describe()}")
@@ -638,9 +649,10 @@ def group_icu(g):
             "today --date ANOTHER-DAY does not suggest `intervalpro run today` (which runs today's plan, "
             "not that day's)", other.describe())
 
-    run = s.run("run", "today", "--simulate", "--fast", "--json")
+    # Replays of a recorded run, not simulations: these sessions are uploaded below.
+    run = s.run("run", "today", "--replay", s.recording("today", 1), "--fast", "--json")
     summary = run.json()
-    expect(g, run, 0, "run today --simulate --fast --json", stderr_has=["saved as session 1"])
+    expect(g, run, 0, "run today --replay --fast --json", stderr_has=["saved as session 1"])
     g.check(isinstance(summary, dict) and summary.get("plan") == "Cadence ladder",
             "run today: stdout is one JSON summary, of the plan named as the event",
             run.stdout[:300])
@@ -653,7 +665,7 @@ def group_icu(g):
     g.check([(x.get("session_id"), x.get("plan")) for x in history.get("sessions", [])] == [(1, "Cadence ladder")],
             "history --json: the session under the event's name", str(history))
 
-    run = s.run("run", "icu:105", "--simulate", "--fast", "--json", "--seed", "2")
+    run = s.run("run", "icu:105", "--replay", s.recording("icu:105", 2), "--fast", "--json")
     expect(g, run, 0, "run icu:105 (workout_doc only)", stderr_has=["saved as session 2"])
     shown = s.run("show", "2", "--json").json() or {}
     g.check(shown.get("plan") == "Structured strides"
@@ -703,15 +715,31 @@ def group_icu(g):
     g.check(all_.returncode == 0 and services == ["intervals.icu"], "--to all: every account added (only intervals.icu)",
             all_.describe())
 
-    run = s.run("run", "icu:101", "--simulate", "--fast", "--json", "--seed", "4", "--upload", "intervals.icu")
+    run = s.run("run", "icu:101", "--replay", s.recording("icu:101", 4), "--fast", "--json", "--upload", "intervals.icu")
     expect(g, run, 0, "run icu:101 --json --upload intervals.icu", stderr_has=["→ intervals.icu: http"])
     g.check(isinstance(run.json(), dict) and "→" not in run.stdout,
             "run --json --upload: stdout is the JSON summary only, the upload line on stderr", run.stdout[-300:])
 
+    # A run with no sensor falls back to a simulated runner: its figures were uploaded as the
+    # runner's activity, with nothing to tell them apart.
+    since = time.time()
+    simulated = s.run("run", "icu:101", "--simulate", "--fast", "--json", "--seed", "6", "--upload", "intervals.icu")
+    expect(g, simulated, 65, "run --simulate --upload: the simulation is not uploaded (65, said)",
+           stderr_has=["is a simulation, no sensor's: not a run to upload"])
+    found = re.search(r"saved as session (\d+)", simulated.stderr)
+    g.check(isinstance(simulated.json(), dict) and found is not None, "the simulated session is still saved and summed up",
+            simulated.stderr[-300:])
+    if found:
+        again = s.run("upload", found.group(1), "--to", "intervals.icu", "--force")
+        expect(g, again, 65, "upload --force of a simulated session: refused too", stderr_has=["is a simulation"])
+    g.check(not s.requests("POST", ACTIVITIES, since=since), "no simulated session reached the service",
+            str(s.requests("POST", ACTIVITIES, since=since))[:300])
+
     # Ctrl-C while the upload after a session hangs: the session's handler took it and nothing
     # read it, so the runner waited out four 30 s attempts.
     s.fault(match=f"POST {ACTIVITIES}", delay=60)
-    process = start_binary(["run", "icu:101", "--simulate", "--fast", "--seed", "5", "--upload", "intervals.icu"],
+    replay = s.recording("icu:101", 5)
+    process = start_binary(["run", "icu:101", "--replay", replay, "--fast", "--upload", "intervals.icu"],
                            s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and s.state()["faults"]:
@@ -1234,7 +1262,7 @@ def group_queue(g):
 
     s.fault(match=f"POST {ACTIVITIES}", status=503, times=-1)
     plan = os.path.join(s.dir, "steady.txt")
-    run = s.run("run", plan, "--simulate", "--fast", "--seed", "3", "--json", "--upload", "intervals.icu")
+    run = s.run("run", plan, "--replay", s.recording(plan, 3), "--fast", "--json", "--upload", "intervals.icu")
     found = re.search(r"saved as session (\d+)", run.stderr)
     expect(g, run, 69, "run --upload against a failing service: exit 69", stderr_has=["--pending"])
     g.check(isinstance(run.json(), dict) and run.json().get("steps"), "the summary is still printed (--json)",

@@ -1136,10 +1136,13 @@ def history_page(binary, scratch, screenshot_copy=None):
         return subprocess.run([binary, *arguments], env=server.env, capture_output=True, text=True, timeout=120)
 
     try:
-        for _ in range(3):
-            ran = cli("run", os.path.join(ROOT, "Plans", "cadence-ladder.json"), "--simulate", "--fast", "--seed", "7",
+        # Two simulated sessions, then a recording replayed (the newest, uploaded below: a
+        # simulation is not a run to upload).
+        for source in (["--simulate", "--seed", "7"], ["--simulate", "--seed", "7"],
+                       ["--replay", os.path.join(ROOT, "Recordings", "cadence-ladder.jsonl")]):
+            ran = cli("run", os.path.join(ROOT, "Plans", "cadence-ladder.json"), *source, "--fast",
                       "--json", "--metronome", "off", "--no-voice")
-            check(ran.returncode == 0, f"a simulated session is saved: {ran.returncode} {ran.stderr[-300:]}")
+            check(ran.returncode == 0, f"a session is saved ({source[0]}): {ran.returncode} {ran.stderr[-300:]}")
             time.sleep(1.1)  # a second apart: start times differ
         added = cli("account", "add", "intervals.icu", "--athlete", ATHLETE, "--api-key", ICU_KEY)
         check(added.returncode == 0, f"an intervals.icu account (the stand-in): {added.returncode} {added.stderr[-300:]}")
@@ -1163,7 +1166,8 @@ def history_page(binary, scratch, screenshot_copy=None):
         check(whens == [s["localStartedAt"] for s in sessions], f"the cards show local times, newest first: {whens}")
         # Simulated runs were filed among the runner's own with nothing to tell them apart.
         names = [e.text for e in driver.find_elements("css selector", "#history-list .session .plan")]
-        check(names == ["Cadence ladder (simulated)"] * 3, f"the cards say a simulated session is one: {names}")
+        check(names == ["Cadence ladder (replayed)"] + ["Cadence ladder (simulated)"] * 2,
+              f"the cards say a replayed or simulated session is one: {names}")
         facts = [e.text for e in driver.find_elements("css selector", ".session .facts-line")]
         check(all("in zone" in f and "spm work" in f and "finished" in f for f in facts),
               f"each card shows duration, in-zone %, work cadence and status: {facts}")
@@ -1181,6 +1185,14 @@ def history_page(binary, scratch, screenshot_copy=None):
         check(api_trends.get("sessions") == trends.get("sessions"), "GET /api/trends is trends --json")
         status, _, _ = request(port, "GET", "/api/trends?weeks=0")
         check(status == 400, f"GET /api/trends?weeks=0: 400, got {status}")
+
+        # A simulated session is refused, and nothing reaches the service.
+        simulated = sessions[1]["id"]
+        refused = post_json(port, f"/api/sessions/{simulated}/upload", {"to": "intervals.icu"})
+        check(refused[0] == 200 and refused[1]["results"][0]["outcome"] == "rejected"
+              and "simulation" in (refused[1]["results"][0].get("message") or ""),
+              f"a simulated session's upload is refused: {refused[:2]}")
+        check(not [l for l in open(log) if '"POST"' in l and "/activities" in l], "no simulated session reached the service")
 
         # Upload the newest from the page: the stand-in gets it once, the card says so.
         newest = sessions[0]["id"]
