@@ -20,8 +20,10 @@ struct ScratchStore {
     }
 
     /// `history --json`'s sessions.
+    /// Every session in the store, not `history`'s newest 20 (an import stopped after 27 runs
+    /// was counted as 20).
     func sessions() throws -> [[String: Any]] {
-        let result = try run("history", "--json")
+        let result = try run("history", "--json", "--limit", "100000")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let object = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
         return try #require(object["sessions"] as? [[String: Any]])
