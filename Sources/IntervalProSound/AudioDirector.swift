@@ -206,7 +206,11 @@ public struct AudioDirector: Sendable {
         finished = true
         add(time, .silence, .none)
         // Whole percent, but 100 and 0 only when so: 99.5 % was spoken "100 percent in zone".
-        let percent = summary.inZonePercent.map { exact in min(max(Int(exact.rounded()), exact > 0 ? 1 : 0), exact < 100 ? 99 : 100) }
+        // None when no cadence came at all (no runner, a footpod that never spoke): "0 percent
+        // in zone" said of a render for the phone judged a runner who was not there.
+        let percent = summary.averageCadence == nil ? nil : summary.inZonePercent.map { exact in
+            min(max(Int(exact.rounded()), exact > 0 ? 1 : 0), exact < 100 ? 99 : 100)
+        }
         addCue(time, .summary(inZonePercent: percent, completed: summary.completed), .none)
     }
 

@@ -15,9 +15,12 @@ struct AudioDirectorTests {
         TimelineStep(index: 2, kind: .rest, end: .time(.seconds(20)), zone: CadenceZone(target: 150, tolerance: 5)),
     ]
 
+    /// A step's result, run out of zone at 140 spm throughout.
     func result(_ index: Int, _ seconds: Int) -> StepResult {
         var result = StepResult(step: Self.timeline[index])
         result.duration = .seconds(seconds)
+        result.cadenceTime = result.duration.microseconds
+        result.cadenceWeighted = 140 * result.cadenceTime
         return result
     }
 
@@ -189,6 +192,22 @@ struct AudioDirectorTests {
         director.perform([.stepStarted(Self.timeline[1], at: .zero)], at: .zero)
         director.perform([.stepFinished(work, at: .seconds(200)), .sessionFinished(SessionSummary(plan: "p", source: .replay, steps: [work], completed: true))], at: .seconds(200))
         #expect(director.takeAll().contains { $0.item == .cue(.summary(inZonePercent: spoken, completed: true)) })
+    }
+
+    /// With no runner (`render-audio` without one) or a footpod that never spoke, no cadence
+    /// came: "0 percent in zone" judged a runner who was not there.
+    @Test func noCadenceAtAllEndsWithoutAPercent() {
+        var director = AudioDirector(settings: MetronomeSettings(), timeline: Self.timeline)
+        var work = StepResult(step: Self.timeline[1])
+        work.duration = .seconds(60)
+        work.noSignal = .seconds(60)
+        director.perform([.stepStarted(Self.timeline[1], at: .zero)], at: .zero)
+        let summary = SessionSummary(plan: "p", source: .simulation, steps: [work], completed: true)
+        #expect(summary.inZonePercent == 0)
+        director.perform([.stepFinished(work, at: .seconds(60)), .sessionFinished(summary)], at: .seconds(60))
+        let cues = director.takeAll().filter { if case .cue(.summary) = $0.item { true } else { false } }
+        #expect(cues == [at(60, .cue(.summary(inZonePercent: nil, completed: true)))])
+        #expect(Cue.summary(inZonePercent: nil, completed: true).text(.en) == "Session complete.")
     }
 
     @Test func phrasesInEnglishAndSpanish() {
