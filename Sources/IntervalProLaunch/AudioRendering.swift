@@ -14,6 +14,8 @@ public enum AudioRendering {
         case simulation(seed: UInt64)
         /// A recording's path.
         case recording(String)
+        /// No runner: the plan's clicks and step cues alone, nothing to coach (`NoRunner`).
+        case noRunner
     }
 
     /// What was rendered: its length and format.
@@ -40,6 +42,8 @@ public enum AudioRendering {
             try await session(
                 plan, source: ReplaySource(header: recording.header, entries: recording.entries),
                 units: recording.header.cadenceUnits, collector)
+        case .noRunner:
+            try await session(plan, source: NoRunner(), units: [:], collector, endsSource: false)
         }
         let items = collector.finish()
 
@@ -104,11 +108,13 @@ public enum AudioRendering {
     private struct Stopped: Error {}
 
     private static func session<Source: SessionSource>(
-        _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector
+        _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector,
+        endsSource: Bool = true
     ) async throws {
         let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
         var runner = SessionRunner(
             engine: engine, source: source, observer: collector, pacing: .virtual, clock: ContinuousClock())
+        runner.endsSource = endsSource
         do {
             _ = try await runner.run()
         } catch {

@@ -56,6 +56,8 @@ public struct SimulatedRunner: SessionSource {
 
         /// How long the simulated runner runs an open step before pressing "next".
         public static let openStepLength = SessionTime.seconds(300)
+        /// The easy pace a distance step is reckoned at, metres a second.
+        public static let distanceStepPace = 2.5
 
         /// Long enough for the plan: timed steps as written, open steps 5 minutes, distance
         /// steps at an easy 2.5 m/s.
@@ -65,7 +67,7 @@ public struct SimulatedRunner: SessionSource {
                 switch step.end {
                 case .time(let length): total += length
                 case .open: total += openStepLength
-                case .distance(let metres): total += .seconds(metres / 2.5)
+                case .distance(let metres): total += .seconds(metres / distanceStepPace)
                 }
             }
             return Configuration(duration: total)

@@ -179,6 +179,57 @@ struct AudioCommandTests {
         #expect(allZero)
     }
 
+    /// A file for the phone by a treadmill, without a sensor: `--simulate` was the only way to
+    /// one, and its made-up runner was coached in the runner's ears ("Faster, 6 more") and
+    /// scored at the end. With no runner: the planned cues and the clicks alone.
+    @Test func withNoRunnerTheClicksAndPlannedCuesAlone() throws {
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write("plan.json", shortPlanText)
+        let voicePath = scratch.path("voice.wav")
+        let voiced = try intervalpro(
+            arguments: ["render-audio", plan, "--metronome", "off", "-o", voicePath, "--audio-rate", "16000", "--audio-channels", "1"])
+        #expect(voiced.status == 0, "stderr: \(voiced.stderr)")
+        let voice = try readWAV(voicePath)
+        // The cues of `voiceCuesWhereExpected`, with the default coaching grace: nothing between.
+        for (from, to) in [(0.0, 1.0), (30, 30.8), (50, 51), (57, 57.5), (110, 111), (180, 181)] {
+            #expect(sounds(voice, from: from, to: to), "no voice in \(from)-\(to) s")
+        }
+        for (from, to) in [(5.0, 29.5), (33, 49.5), (63, 89.5), (93, 109.5), (123, 149.5), (153, 179.5)] {
+            #expect(!sounds(voice, from: from, to: to), "sound in \(from)-\(to) s")
+        }
+        // "Session complete." and no percent: about a second of speech, not three.
+        #expect(!sounds(voice, from: 182, to: 190))
+
+        let clicksPath = scratch.path("clicks.wav")
+        let clicked = try intervalpro(arguments: ["render-audio", plan, "--no-voice", "-o", clicksPath, "--audio-rate", "16000"])
+        #expect(clicked.status == 0, "stderr: \(clicked.stderr)")
+        let clicks = try readWAV(clicksPath)
+        let onsets = clickOnsets(clicks).map { Double($0) / Double(clicks.sampleRate) }
+        // Work at 170 spm from 1:00 to 2:00, the rest without a target silent.
+        let work = onsets.filter { $0 >= 60.5 && $0 < 119.5 }
+        #expect(work.count >= 165 && work.count <= 170, "\(work.count) clicks in the work step")
+        #expect(!onsets.contains { $0 > 120.5 })
+        // A name of another format is written as WAV all the same, and said so.
+        let misnamed = try intervalpro(
+            arguments: ["render-audio", plan, "--no-voice", "-o", scratch.path("run.mp3"), "--audio-rate", "8000", "--audio-channels", "1"])
+        #expect(misnamed.status == 0 && misnamed.stderr.contains("run.mp3 holds WAV audio, not MP3"), "\(misnamed.stderr)")
+        #expect(!clicked.stderr.contains("holds WAV audio"))
+
+        // An open step lasts five minutes, a distance step its length at 2.5 m/s.
+        let unbounded = try scratch.write(
+            "open.json",
+            #"{"name": "o", "steps": [{"kind": "work", "duration": "open", "cadence": 170}, {"kind": "rest", "distance": 500}]}"#)
+        let unboundedPath = scratch.path("open.wav")
+        let rendered = try intervalpro(
+            arguments: ["render-audio", unbounded, "-o", unboundedPath, "--audio-rate", "8000", "--audio-channels", "1"])
+        #expect(rendered.status == 0, "stderr: \(rendered.stderr)")
+        let steps = try readWAV(unboundedPath)
+        let length = Double(steps.samples.count) / 8000
+        // The summary's cue at 8:20 ends it.
+        #expect(length > 500.5 && length < 506, "\(length) s")
+        #expect(sounds(steps, from: 299, to: 300) && !sounds(steps, from: 310, to: 490) && sounds(steps, from: 500, to: 501))
+    }
+
     @Test func spanishVoiceDiffersFromEnglish() throws {
         let scratch = try ScratchDirectory()
         let plan = try scratch.write("plan.json", shortPlanText)

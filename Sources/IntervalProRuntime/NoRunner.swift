@@ -1,0 +1,31 @@
+public import IntervalProCore
+
+/// No runner at all: no readings, only the plan's clock. `render-audio` without a recording
+/// or a simulation (a file for the phone by a treadmill): clicks and step cues, and nothing to
+/// coach, where a simulated runner's made-up cadence said "faster" in the runner's ears.
+///
+/// With nothing to measure, an open step ends after the simulated runner's five minutes and a
+/// distance step after its length at the simulation's easy 2.5 m/s, each with a "next". Run it
+/// with `SessionRunner.endsSource` false: the source ends at once, and its end would close an
+/// open or distance step as it starts.
+public struct NoRunner: SessionSource {
+    private var lap: (time: SessionTime, command: UserCommand)?
+
+    public init() {}
+
+    /// Nothing is kept of a session without a runner; it is none of the runner's own.
+    public var kind: SessionSourceKind { .simulation }
+    public var devices: [RecordedDevice] { [] }
+    public var command: (time: SessionTime, command: UserCommand)? { lap }
+    public mutating func commandDelivered() { lap = nil }
+    public mutating func next() -> RecordingEntry? { nil }
+
+    public mutating func observe(_ action: SessionEngine.Action) {
+        guard case .stepStarted(let step, let start) = action else { return }
+        switch step.end {
+        case .time: lap = nil
+        case .open: lap = (start + SimulatedRunner.Configuration.openStepLength, .next)
+        case .distance(let metres): lap = (start + .seconds(metres / SimulatedRunner.Configuration.distanceStepPace), .next)
+        }
+    }
+}
