@@ -24,7 +24,8 @@ struct IntervalPro: AsyncParsableCommand {
             69 unavailable, 70 internal error, 74 I/O error, 77 not permitted (a service refused the \
             credential, or serving as root), 130 stopped by Ctrl-C before anything was kept, 141 \
             standard output closed (| head). docs/reference/exit-codes.md (installed in \
-            /usr/share/doc/intervalpro) has each case.
+            share/doc/intervalpro under the prefix: /usr from the package, /usr/local from \
+            `make install`) has each case.
             """,
         version: "0.1.0",
         subcommands: [

@@ -15,7 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
             and lists the history with each session's report. On loopback (the default) no token \
             is needed; on any other address every request needs the token printed with the \
             address (and kept in $XDG_DATA_HOME/intervalpro/web-token). The API is in \
-            docs/reference/web-api.md (installed in /usr/share/doc/intervalpro).
+            docs/reference/web-api.md (installed in share/doc/intervalpro under the prefix: /usr \
+            from the package, /usr/local from `make install`).
             """
     )
 
