@@ -83,6 +83,22 @@ struct StoreDiskFailureTests {
         #expect(file < full * 4096 * 3 / 4, "the file itself is smaller: \(file) bytes")
     }
 
+    /// A session of 450 KB grew the write-ahead log to 3-4 MB (SQLite folds it in every 1,000
+    /// pages): on a disk with 3 MB free the session was cut off at 4:23 of 28:00, and the log
+    /// kept the room.
+    @Test("a 70-minute session's write-ahead log stays near half a megabyte")
+    func theWriteAheadLogStaysSmall() throws {
+        let session = try RunningSession(seconds: 4_200, busyTimeout: 5)
+        var largest: Int64 = 0
+        for second in 0..<4_200 {
+            session.run(second: second)
+            var info = stat()
+            if stat(session.path + "-wal", &info) == 0 { largest = max(largest, Int64(info.st_size)) }
+        }
+        #expect(largest > 0 && largest <= 1 << 20, "the -wal file reached \(largest) bytes")
+        #expect(try session.store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sample") } == 4_200)
+    }
+
     @Test("a full disk holds the session in memory, saved whole once there is room, said both times")
     func aFullDiskHoldsTheSessionUntilThereIsRoom() throws {
         let directory = try StoreDirectory()
