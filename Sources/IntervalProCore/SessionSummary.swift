@@ -2,6 +2,9 @@ public enum SessionSourceKind: String, Sendable {
     case replay, simulation, live
     /// A run a watch recorded, brought into the history by `history import`.
     case imported
+    /// No runner, added 2026-11-30: the plan's clicks and step cues alone, nothing measured
+    /// (no sensor on a treadmill); never saved.
+    case metronome
 }
 
 /// Why a step ended.

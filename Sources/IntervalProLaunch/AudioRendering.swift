@@ -43,7 +43,7 @@ public enum AudioRendering {
                 plan, source: ReplaySource(header: recording.header, entries: recording.entries),
                 units: recording.header.cadenceUnits, collector)
         case .noRunner:
-            try await session(plan, source: NoRunner(), units: [:], collector, endsSource: false)
+            try await session(plan, source: NoRunner(), units: [:], collector)
         }
         let items = collector.finish()
 
@@ -108,13 +108,11 @@ public enum AudioRendering {
     private struct Stopped: Error {}
 
     private static func session<Source: SessionSource>(
-        _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector,
-        endsSource: Bool = true
+        _ plan: Plan, source: Source, units: [String: CadenceUnit], _ collector: AudioTimelineCollector
     ) async throws {
         let engine = SessionEngine(plan: plan, source: source.kind, cadenceUnits: units)
         var runner = SessionRunner(
             engine: engine, source: source, observer: collector, pacing: .virtual, clock: ContinuousClock())
-        runner.endsSource = endsSource
         do {
             _ = try await runner.run()
         } catch {

@@ -48,6 +48,7 @@ struct LiveScreen {
         switch source {
         case .simulation: "SIMULATED"
         case .replay: "REPLAY"
+        case .metronome: "METRONOME"
         case .live, .imported: nil
         }
     }
@@ -75,11 +76,13 @@ struct LiveScreen {
             let narrow = Self.isNarrow(columns: columns)
             lines.append(timeLine(step, width: width))
             lines.append(cadenceLine(step, view, width: width, narrow: narrow))
-            lines.append(adviceLine(view.feedback))
+            // No runner: nothing to advise, and no signal is none missing.
+            lines.append(view.source == .metronome ? paint("no sensor: the clicks keep the target", "2") : adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
-            let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
+            let pct = view.source == .metronome ? "--" : view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
             let signalWord = view.source == .simulation ? "simulated" : view.source == .replay ? "replayed" : "cadence ok"
-            let signal = view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")
+            let signal =
+                view.source == .metronome ? "none" : view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")
             lines.append(narrow ? "HR \(hr)  in zone \(pct)  \(signal)" : "HR \(hr)   in zone so far \(pct)   sensor: \(signal)")
             if let alphaOne = Self.alphaOneText(view.alphaOne) { lines.append(alphaOne) }
         } else {

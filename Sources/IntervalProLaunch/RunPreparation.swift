@@ -52,6 +52,9 @@ public struct RunPreparation: Sendable {
     public func upload(_ outcome: SessionOutcome, store: StoreLocation) async throws -> [Uploader.Result] {
         guard !uploadTo.isEmpty, let services else { return [] }
         guard let id = outcome.savedSessionID else {
+            guard outcome.measured else {
+                throw LaunchError("no sensor was found, so the metronome ran alone: no run to upload", kind: .unavailable)
+            }
             throw LaunchError("the session was not saved, so it was not uploaded", kind: .io)
         }
         // The session is saved and the upload queued before it is sent: Ctrl-C now stops the

@@ -19,6 +19,9 @@ public struct SessionRequest: Sendable {
         case simulate(SimulatedRunner.Configuration)
         /// A recording file, or a FIT, TCX or GPX activity, read as `choice` says.
         case replay(path: String, choice: ActivityChoice = .init())
+        /// No runner: the plan's clicks and step cues alone, nothing measured or saved
+        /// (`NoRunner`: no sensor on a treadmill).
+        case noRunner
     }
 
     /// What runs when no live sensor is found.
@@ -27,6 +30,8 @@ public struct SessionRequest: Sendable {
         case simulate
         /// The bundled recording that matches the plan (else the first session's).
         case recording
+        /// No runner: the metronome and the step cues alone (`Source.noRunner`).
+        case metronome
     }
 
     public var plan: Plan
@@ -74,6 +79,8 @@ public struct SessionOutcome: Sendable {
     public var unsavedSessionID: Int64? = nil
     /// How much of it was saved before saving failed (the store keeps it, as interrupted).
     public var savedThrough: SessionTime? = nil
+    /// The session had a runner to measure (not the metronome alone).
+    public var measured: Bool { summary.source != .metronome }
 
     /// What saving came to, when it failed: the part kept, or nothing.
     public var saveFailure: String? {
@@ -101,6 +108,8 @@ public enum SessionLauncher {
             return try await runSimulated(request, configuration, follower: follower)
         case .replay(let path, let choice):
             return try await runReplay(request, path: path, choice: choice, follower: follower)
+        case .noRunner:
+            return try await runWithoutRunner(request, follower: follower)
         case .live(let sensors, let fallback):
             do {
                 return try await runLive(request, sensors, requireCadence: fallback == nil, follower: follower)
@@ -134,6 +143,10 @@ public enum SessionLauncher {
                     logger.notice("replaying the bundled recording \(recording)")
                     follower?.notice("\(unavailable): the plan's bundled recording instead, not yours")
                     return try await runReplay(request, path: recording, follower: follower)
+                case .metronome:
+                    logger.notice("\(unavailable); the metronome and the step cues alone, nothing measured or saved")
+                    follower?.notice("\(unavailable): the metronome alone, nothing measured or saved")
+                    return try await runWithoutRunner(request, follower: follower)
                 }
             }
         }
@@ -143,6 +156,14 @@ public enum SessionLauncher {
         _ request: SessionRequest, _ configuration: SimulatedRunner.Configuration, follower: (any SessionFollower)?
     ) async throws -> SessionOutcome {
         try await runSession(request, source: SimulatedRunner(configuration: configuration), cadenceUnits: [:], follower: follower)
+    }
+
+    /// The plan's clock alone: nothing is measured, so nothing is kept (a session of no
+    /// figures would sit in the history and its trends as 0 % in zone).
+    private static func runWithoutRunner(_ request: SessionRequest, follower: (any SessionFollower)?) async throws -> SessionOutcome {
+        var request = request
+        request.store = nil
+        return try await runSession(request, source: NoRunner(), cadenceUnits: [:], follower: follower)
     }
 
     private static func runReplay(

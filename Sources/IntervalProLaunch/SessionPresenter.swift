@@ -155,10 +155,16 @@ struct SessionPresenter: SessionObserver {
             return text
         case .stepFinished(let result, _):
             var text = "\(result.step.title) done after \(formatClock(result.duration.seconds))"
-            if let pct = result.inZonePercent { text += ": \(JSONValue.format(pct.rounded(toPlaces: 1)))% in zone" }
+            // No runner: no share of a zone nobody ran in.
+            if let pct = result.inZonePercent, engine.source != .metronome {
+                text += ": \(JSONValue.format(pct.rounded(toPlaces: 1)))% in zone"
+            }
             if let cadence = result.averageCadence { text += ", avg \(Int(cadence.rounded())) spm" }
             if let hr = result.averageHeartRate { text += ", HR \(Int(hr.rounded()))" }
             return text
+        case .feedbackChanged where engine.source == .metronome:
+            // No runner: "no signal" is no sensor missing.
+            return nil
         case .feedbackChanged(let feedback):
             // Log changes of advice, not every spm of it.
             let category: String =

@@ -10,11 +10,13 @@ public enum SummaryReport {
     /// few lines for each step.
     public static func text(_ summary: SessionSummary, colour: Bool, interrupted: Bool = false, width: Int? = nil) -> String {
         func bold(_ s: String) -> String { colour ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+        let measured = summary.source != .metronome
         let rows = summary.steps.map { r -> [String] in
             let zone = r.step.zone.map { "\(JSONValue.format($0.low))-\(JSONValue.format($0.high))" } ?? "-"
             let zoned = r.step.zone != nil
-            return [
-                "\(r.step.index + 1)", r.step.title, formatClock(r.duration.seconds), zone,
+            let place = ["\(r.step.index + 1)", r.step.title, formatClock(r.duration.seconds), zone]
+            guard measured else { return place }
+            return place + [
                 zoned ? formatFixed(r.inZonePercent, 1) + "%" : "-",
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
                 formatClock(r.noSignal.seconds), formatFigure(r.averageCadence), formatFigure(r.averageHeartRate),
@@ -29,16 +31,22 @@ public enum SummaryReport {
         ]
         // The alpha 1 column only when the heart-rate device sent RR intervals.
         let alpha = summary.hrv == nil ? [String]() : ["alpha 1"]
-        let header = ["#", "step", "time", "zone", "in zone", "below", "above", "no signal", "spm", "HR", "max HR"] + alpha
-        let rightAligned = [0, 2, 4, 5, 6, 7, 8, 9, 10, 11]
+        let place = ["#", "step", "time", "zone"]
+        let header = measured ? place + ["in zone", "below", "above", "no signal", "spm", "HR", "max HR"] + alpha : place
+        let rightAligned = measured ? [0, 2, 4, 5, 6, 7, 8, 9, 10, 11] : [0, 2]
         var table = TextTable.render(header: header, rows: rows, rightAligned: rightAligned)
         if let width, !fits(table, width) {
-            let short = ["#", "step", "time", "zone", "in", "below", "above", "lost", "spm", "HR", "max"] + alpha.map { _ in "a1" }
+            let short = measured ? place + ["in", "below", "above", "lost", "spm", "HR", "max"] + alpha.map { _ in "a1" } : place
             table = TextTable.render(header: short, rows: rows, rightAligned: rightAligned, fitting: width, shrinking: 1)
             if !fits(table, width) { table = rows.flatMap { stepLines($0, header: header, width: width) } }
         }
         lines += table
         lines.append("")
+        guard summary.source != .metronome else {
+            // The figures are a runner's, and there was none: a row of dashes and "In zone: 0.0%".
+            return (lines + wrapped("No runner: the metronome and the step cues alone, nothing measured or saved.", width: width))
+                .joined(separator: "\n")
+        }
         // A plan without zones (an imported run) has no in-zone figure: a dash, not "-%".
         var totals = ["In zone: \(summary.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-")"]
         totals.append("avg cadence \(formatFigure(summary.averageCadence)) spm (work \(formatFigure(summary.averageWorkCadence)))")

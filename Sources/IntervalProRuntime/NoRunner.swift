@@ -5,16 +5,16 @@ public import IntervalProCore
 /// coach, where a simulated runner's made-up cadence said "faster" in the runner's ears.
 ///
 /// With nothing to measure, an open step ends after the simulated runner's five minutes and a
-/// distance step after its length at the simulation's easy 2.5 m/s, each with a "next". Run it
-/// with `SessionRunner.endsSource` false: the source ends at once, and its end would close an
-/// open or distance step as it starts.
+/// distance step after its length at the simulation's easy 2.5 m/s, each with a "next". Its end
+/// is the plan's, not its last entry's: it has none, and an end at once would close an open or
+/// distance step as it starts.
 public struct NoRunner: SessionSource {
     private var lap: (time: SessionTime, command: UserCommand)?
 
     public init() {}
 
-    /// Nothing is kept of a session without a runner; it is none of the runner's own.
-    public var kind: SessionSourceKind { .simulation }
+    public var kind: SessionSourceKind { .metronome }
+    public var endsAtLastEntry: Bool { false }
     public var devices: [RecordedDevice] { [] }
     public var command: (time: SessionTime, command: UserCommand)? { lap }
     public mutating func commandDelivered() { lap = nil }

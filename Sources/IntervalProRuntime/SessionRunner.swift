@@ -91,6 +91,7 @@ where C.Duration == Duration {
     public var finishAt: SessionTime?
 
     public init(engine: SessionEngine, source: Source, observer: Observer, pacing: Pacing, clock: C) {
+        endsSource = source.endsAtLastEntry
         self.engine = engine
         self.source = source
         self.observer = observer

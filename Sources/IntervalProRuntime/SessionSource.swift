@@ -22,6 +22,9 @@ public protocol SessionSource {
     /// to end an open step), nil when none; `commandDelivered` once the runner gave it.
     var command: (time: SessionTime, command: UserCommand)? { get }
     mutating func commandDelivered()
+    /// Whether the session is told the source ended at its last entry (an open or distance
+    /// step then ends); false for one that ends with the plan (`NoRunner`).
+    var endsAtLastEntry: Bool { get }
 }
 
 extension SessionSource {
@@ -30,6 +33,7 @@ extension SessionSource {
     public mutating func wait(timeout: Duration?) async -> LivePoll { LivePoll(now: .zero, entries: []) }
     public var command: (time: SessionTime, command: UserCommand)? { nil }
     public mutating func commandDelivered() {}
+    public var endsAtLastEntry: Bool { true }
 }
 
 /// Plays back a recording's entries.

@@ -61,6 +61,8 @@ public final class SessionHost: Sendable {
 
     public enum Source: String, Sendable, CaseIterable {
         case live, simulate, recording
+        /// No runner: the metronome and the step cues alone.
+        case metronome
     }
 
     public enum StartError: Error, Equatable {
@@ -116,6 +118,7 @@ public final class SessionHost: Sendable {
             case .live: .live(defaults.sensors, fallback: .simulate)
             case .simulate: .simulate(.covering(timeline))
             case .recording: .replay(path: recording?.path ?? "")
+            case .metronome: .noRunner
             }
         var request = SessionRequest(plan: loaded.plan, planText: loaded.text, planFile: planFile, source: requestSource)
         request.speed = speed

@@ -89,7 +89,7 @@ enum WebPage {
     <select id="voice"><option value="">As the plan says</option><option value="en">English</option>
       <option value="es">Español</option><option value="off">Off</option></select>
     <label for="source">Source</label>
-    <select id="source"><option value="live">Live sensors</option><option value="simulate">Simulated runner</option><option value="recording">A recording</option></select>
+    <select id="source"><option value="live">Live sensors</option><option value="simulate">Simulated runner</option><option value="recording">A recording</option><option value="metronome">Metronome alone, no sensor</option></select>
     <div id="recording-choice" class="hidden"><label for="recording">Recording</label><select id="recording"></select></div>
     <div id="speed-choice" class="hidden"><label for="speed">Speed (1 is real time)</label><input id="speed" type="number" min="1" max="100" value="1"></div>
     <button id="btn-start" style="width: 100%">Start</button>

@@ -32,7 +32,7 @@ function render(s) {
   $("paused-badge").classList.toggle("hidden", !s.paused);
   // A start on live sensors that found none runs a simulated runner, a recording replays
   // what it holds: neither is the runner's now, said as the screen says it.
-  const badge = { simulation: "SIMULATED ", replay: "REPLAY " }[s.source];
+  const badge = { simulation: "SIMULATED ", replay: "REPLAY ", metronome: "METRONOME " }[s.source];
   $("source-badge").textContent = badge || "";
   $("source-badge").classList.toggle("hidden", !badge);
   $("btn-pause").textContent = s.paused ? "Resume" : "Pause";
@@ -63,7 +63,7 @@ function render(s) {
     // The state's figures, each rounded once from the exact one: the summary's hundredths
     // rounded again said 58.5 % where `show` says 58.4.
     $("summary-in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
-    $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
+    $("in-zone").textContent = s.inZonePercent == null || s.source === "metronome" ? "--" : s.inZonePercent.toFixed(1) + "%";
     $("summary-text").textContent = clock(s.sessionTime) + (s.averageCadence ? " · avg " + s.averageCadence + " spm" : "") + (s.averageHeartRate ? " · HR " + s.averageHeartRate : "");
     $("summary-report").classList.toggle("hidden", s.sessionId == null);
     if (s.sessionId != null) $("summary-report").href = "/sessions/" + s.sessionId + "/report";
@@ -80,8 +80,9 @@ function render(s) {
   $("progress").style.width = step.progress == null ? "0" : (step.progress * 100) + "%";
   $("cadence").textContent = s.cadence == null ? "--" : String(s.cadence);
   const advice = $("advice");
-  advice.textContent = s.advice.text;
-  advice.className = s.advice.kind;
+  // No runner: nothing to advise, and no signal is none missing.
+  advice.textContent = s.source === "metronome" ? "no sensor: the clicks keep the target" : s.advice.text;
+  advice.className = s.source === "metronome" ? "" : s.advice.kind;
   $("heart-rate").textContent = s.heartRate == null ? "--" : String(s.heartRate);
   // DFA alpha 1 beside heart rate, once the strap has sent beats.
   const alpha = s.alpha1;
@@ -331,7 +332,8 @@ function drawPreview(preview) {
 function sourceChanged() {
   const source = $("source").value;
   $("recording-choice").classList.toggle("hidden", source !== "recording");
-  $("speed-choice").classList.toggle("hidden", source === "live");
+  // Live sensors and the metronome alone keep the runner's time.
+  $("speed-choice").classList.toggle("hidden", source === "live" || source === "metronome");
 }
 $("source").onchange = sourceChanged;
 $("btn-start").onclick = async () => {
@@ -341,7 +343,7 @@ $("btn-start").onclick = async () => {
   if ($("volume").dataset.touched) body.volume = Number($("volume").value) / 100;
   if ($("voice").value) body.voice = $("voice").value;
   if (source === "recording" && $("recording").value) body.recording = $("recording").value;
-  if (source !== "live") body.speed = Number($("speed").value) || 1;
+  if (source !== "live" && source !== "metronome") body.speed = Number($("speed").value) || 1;
   const { ok, answer } = await post("/api/sessions", body);
   $("error").textContent = ok ? "" : answer.error || "could not start";
   // Start is hidden with its view: the focus goes to the step's title, not to the page's top.

@@ -33,7 +33,7 @@ extension WebServer {
             entry = found
         }
         guard let sourceName = body["source"]?.stringValue, let source = SessionHost.Source(rawValue: sourceName) else {
-            return error(.badRequest, "'source' must be live, simulate or recording")
+            return error(.badRequest, "'source' must be live, simulate, recording or metronome")
         }
         let sound: SessionHost.SoundChoice
         switch soundChoice(body) {
@@ -59,7 +59,7 @@ extension WebServer {
         }
         var speed: Double?
         if let speedNode = body["speed"] {
-            guard source != .live else { return error(.badRequest, "'speed' goes with simulate and recording") }
+            guard source != .live, source != .metronome else { return error(.badRequest, "'speed' goes with simulate and recording") }
             guard let value = speedNode.numberValue, (1...100).contains(value) else {
                 return error(.badRequest, "'speed' must be a number from 1 to 100")
             }

@@ -118,6 +118,40 @@ struct RunCommandTests {
         #expect(result.stdoutData == explicit.stdoutData)
     }
 
+    /// A runner on a treadmill with no sensor had a simulated runner coached in their ears
+    /// and saved as a session of made-up figures: the metronome alone is a choice now.
+    @Test("--no-runner, and --fallback metronome with no sensor: the steps alone, nothing saved")
+    func theMetronomeAlone() throws {
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json",
+            #"{"name": "Treadmill", "steps": [{"kind": "work", "duration": 60, "cadence": 170}, {"kind": "rest", "duration": "open"}]}"#)
+        let environment = noSystemBus.merging(scratch.ownFolders) { $1 }
+        let alone = try intervalpro(arguments: ["run", plan, "--no-runner", "--fast", "--no-voice"], environment: environment)
+        #expect(alone.status == 0, "stderr: \(alone.stderr)")
+        #expect(alone.stdout.contains("Treadmill — metronome, 6:00"), "\(alone.stdout)")
+        #expect(alone.stdout.contains("No runner: the metronome and the step cues alone, nothing measured or saved."))
+        #expect(!alone.stderr.contains("no signal") && !alone.stderr.contains("% in zone"), "\(alone.stderr)")
+        #expect(!alone.stderr.contains("saved as session"))
+
+        let fallback = try intervalpro(
+            arguments: ["run", plan, "--fallback", "metronome", "--fast", "--json", "--no-voice"], environment: environment)
+        #expect(fallback.status == 0, "stderr: \(fallback.stderr)")
+        #expect(fallback.stderr.contains("cannot reach the system bus") && fallback.stderr.contains("the metronome and the step cues alone"))
+        let summary = try #require(jsonObject(fallback.stdoutData))
+        #expect(summary["source"] as? String == "metronome")
+        let history = try #require(jsonObject(try intervalpro(arguments: ["history", "--json"], environment: environment).stdoutData))
+        #expect(history["total"] as? Int == 0, "\(history)")
+
+        for (arguments, message) in [
+            (["--no-runner", "--simulate"], "--no-runner looks for no sensor"),
+            (["--no-runner", "--upload", "all"], "--no-runner measures nothing to upload"),
+        ] {
+            let refused = try intervalpro(arguments: ["run", plan, "--fast"] + arguments, environment: environment)
+            #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     /// Another plan's recording was scored against it (`make run PLAN=Plans/metronome-intervals.json`:
     /// a work step 0.4 % in zone, saved to the history).
     @Test("a plan with no recording of its name is simulated, not scored against another plan's recording")

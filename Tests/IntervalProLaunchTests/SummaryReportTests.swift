@@ -7,7 +7,7 @@ import Testing
 struct SummaryReportTests {
     struct NoSummary: Error {}
 
-    func summary() throws -> SessionSummary {
+    func summary(source: SessionSourceKind = .simulation) throws -> SessionSummary {
         let plan = try PlanDecoder.decode(
             Array(#"""
                 {"name": "Ladder", "steps": [
@@ -15,7 +15,7 @@ struct SummaryReportTests {
                   {"repeat": 2, "steps": [{"kind": "work", "duration": 60, "cadence": 175, "label": "Strides uphill"}]},
                   {"kind": "cooldown", "duration": 60, "cadence": 158}]}
                 """#.utf8), file: "ladder.json")
-        var engine = SessionEngine(plan: plan, source: .simulation)
+        var engine = SessionEngine(plan: plan, source: source)
         for second in 0...300 {
             for case .sessionFinished(let summary) in engine.handle(.tick, now: .seconds(Double(second))) { return summary }
         }
@@ -44,6 +44,26 @@ struct SummaryReportTests {
         #expect(lines.count > 1 && lines.allSatisfy { $0.terminalWidth <= 40 }, "\(lines)")
         #expect(lines.joined(separator: " ") == text)
         #expect(SummaryReport.wrapped(text, width: nil) == [text])
+    }
+
+    /// The metronome alone (`run --no-runner`): a row of dashes a step and "In zone: 0.0%"
+    /// scored a runner who was not there.
+    @Test(arguments: [nil, 40])
+    func withNoRunnerTheStepsAloneAndNoFigures(columns: Int?) throws {
+        let text = SummaryReport.text(try summary(source: .metronome), colour: false, width: columns)
+        #expect(text.contains("Ladder — metronome, 4:00") && text.contains("Strides up"), "\(text)")
+        #expect(!text.contains("In zone") && !text.contains("no signal") && !text.contains("0.0%"), "\(text)")
+        let words = text.replacing("\n", with: " ")
+        #expect(words.contains("No runner: the metronome and the step cues alone, nothing measured or saved."), "\(text)")
+        #expect(text.split(separator: "\n").allSatisfy { String($0).terminalWidth <= (columns ?? 80) }, "\(text)")
+        // The live screen: no advice, no "no signal" in red, no share of a zone nobody ran in.
+        let plan = try PlanDecoder.decode(Array(#"{"name":"L","steps":[{"kind":"work","duration":600,"cadence":180}]}"#.utf8), file: "p.json")
+        var engine = SessionEngine(plan: plan, source: .metronome)
+        _ = engine.handle(.tick, now: .zero)
+        var screen = LiveScreen(colour: false)
+        let frame = screen.draw(SessionView(engine, at: .seconds(20)), columns: 80)
+        #expect(frame.contains("METRONOME") && frame.contains("sensor: none") && frame.contains("in zone so far --"), "\(frame)")
+        #expect(!frame.contains("no signal"), "\(frame)")
     }
 
     @Test func withoutAWidthTheTableIsWhole() throws {

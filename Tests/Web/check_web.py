@@ -841,6 +841,7 @@ def start_page(binary, scratch):
             ({"plan": ladder_id, "source": "simulate", "speed": 101}, 400, "speed 101"),
             ({"plan": ladder_id, "source": "simulate", "recording": rec_id}, 400, "a recording with source simulate"),
             ({"plan": ladder_id, "source": "live", "speed": 10}, 400, "a speed with source live"),
+            ({"plan": ladder_id, "source": "metronome", "speed": 10}, 400, "a speed with source metronome"),
             ({"plan": ladder_id, "source": "teleport"}, 400, "an unknown source"),
             # Another plan's recording was replayed against it (the first), its score saved.
             ({"plan": mine.get("id"), "source": "recording"}, 404, "a recording for a plan none is bundled with"),
@@ -852,6 +853,16 @@ def start_page(binary, scratch):
             if status == 201:
                 post_json(port, "/api/command", {"command": "finish"})
                 wait_state(port, lambda s: s.get("status") != "running")
+
+        # No sensor by the treadmill: the metronome alone, in real time, nothing measured or kept.
+        status, body, _ = post_json(port, "/api/sessions", {"plan": ladder_id, "source": "metronome"})
+        alone = wait_state(port, lambda s: s.get("status") == "running") if status == 201 else None
+        check(alone is not None and alone.get("source") == "metronome",
+              f"POST /api/sessions with source metronome: 201 and a session of source metronome, got {status} {body} {alone and alone.get('source')}")
+        post_json(port, "/api/command", {"command": "finish"})
+        ended = wait_state(port, lambda s: s.get("status") == "finished")
+        check(ended is not None and ended.get("sessionId") is None,
+              f"the metronome's session is not saved: sessionId {ended and ended.get('sessionId')}")
 
         # The start page.
         driver = browser(folder)
@@ -888,7 +899,8 @@ def start_page(binary, scratch):
                 plan_element.find_element("xpath", ".//label[contains(., 'Cadence ladder')]").click()
         sources = Select(driver.find_element("id", "source"))
         values = sorted(o.get_attribute("value") for o in sources.options)
-        check(values == ["live", "recording", "simulate"], f"the source choice offers live, simulate, recording: {values}")
+        check(values == ["live", "metronome", "recording", "simulate"],
+              f"the source choice offers live, simulate, recording, the metronome alone: {values}")
         sources.select_by_value("recording")
         recording_element = wait_until(lambda: (lambda e: e if e.is_displayed() else None)(
             driver.find_element("id", "recording")), 5)

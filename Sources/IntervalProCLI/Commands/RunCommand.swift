@@ -17,9 +17,11 @@ struct RunCommand: AsyncParsableCommand {
             Without --replay or --simulate, live sensors are used: the heart-rate and running \
             sensors named with --hr/--cadence, else those remembered from the last run, else \
             the best found by scanning. When none is found within --scan-timeout, `run` says \
-            so and falls back (--fallback): to a simulated runner, or to the bundled \
-            recording that matches the plan; --require-sensor exits 69 instead, and so does a \
-            device named with --hr/--cadence that cannot be reached.
+            so and falls back (--fallback): to a simulated runner, to the bundled recording \
+            that matches the plan, or to the metronome and step cues alone (nothing measured or \
+            saved); --require-sensor exits 69 instead, and so does a device named with \
+            --hr/--cadence that cannot be reached. --no-runner is the metronome alone from the \
+            start, without looking for sensors.
             Keys on a terminal: space pause/resume, n next step, q finish. Ctrl-C finishes \
             with the summary.
             """
@@ -60,8 +62,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 69 when no sensor is found, instead of falling back.")
     var requireSensor = false
 
-    @Option(help: "With no sensor: simulate a runner (the default), or replay the bundled recording for the plan.")
+    @Option(
+        help: "With no sensor: simulate a runner (the default), replay the bundled recording for the plan, or the metronome alone.")
     var fallback: SessionRequest.Fallback?
+
+    @Flag(help: "No runner: the metronome and step cues alone, in real time; nothing measured or saved (no sensor on a treadmill).")
+    var noRunner = false
 
     @OptionGroup(title: "Metronome and voice") var audio: AudioOptions
 
@@ -77,6 +83,10 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
+        if noRunner, replay != nil || simulate || requireSensor || fallback != nil {
+            throw ValidationError("--no-runner looks for no sensor: drop --replay, --simulate, --require-sensor and --fallback")
+        }
+        if noRunner, upload != nil { throw ValidationError("--no-runner measures nothing to upload: drop --upload") }
         // Both read standard input: the plan was read, and the recording said "no header line".
         if plan == "-", replay == "-" { throw ValidationError("the plan and --replay cannot both be '-' (standard input)") }
         if requireSensor, fallback != nil { throw ValidationError("--require-sensor exits when no sensor is found: drop --fallback") }
@@ -129,6 +139,7 @@ struct RunCommand: AsyncParsableCommand {
 
     private func source(for plan: Plan) -> SessionRequest.Source {
         if let replay { return .replay(path: replay, choice: activity.choice) }
+        if noRunner { return .noRunner }
         guard simulate else { return .live(sensors.request, fallback: requireSensor ? nil : fallback ?? .simulate) }
         var configuration = SimulatedRunner.Configuration.covering(plan.timeline())
         configuration.seed = seed ?? 1
