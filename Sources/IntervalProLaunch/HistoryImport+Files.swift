@@ -84,7 +84,8 @@ extension HistoryImport {
                 }
             }
             if let failure = unwritten.withLock({ $0 }) {
-                parts.append(Candidate(name: part.name, load: { throw LaunchError(failure) }))
+                let copy = "\(failure) (a copy of the zip inside, made in the temporary folder: TMPDIR, else /var/tmp)"
+                parts.append(Candidate(name: part.name, load: { throw LaunchError(copy, kind: .io) }))
                 continue
             }
             parts += inner.map { self.parts(of: part, in: $0) } ?? [part]

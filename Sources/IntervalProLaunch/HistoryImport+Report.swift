@@ -18,6 +18,7 @@ extension HistoryImport.Report {
             ("not_runs", skipped(notRuns)),
             ("without_readings", skipped(withoutReadings)),
             ("unreadable", skipped(unreadable)),
+            ("not_read_here", .int(notReadHere)),
             ("other_files", .int(otherFiles)),
             ("rr_interval_files", .int(rrIntervalFiles)),
             ("warnings", .array(warnings.map { .string($0) })),

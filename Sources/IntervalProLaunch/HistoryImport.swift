@@ -31,6 +31,10 @@ public enum HistoryImport {
         public var withoutReadings: [Skipped] = []
         /// Activity files that could not be read: what is wrong.
         public var unreadable: [Skipped] = []
+        /// Of them, those left out by an I/O failure here, not by their content (a zip inside an
+        /// archive whose copy the full temporary folder could not hold): an import that said
+        /// "bad data" (65), or nothing (0) beside a file imported, for runs it never looked at.
+        public var notReadHere = 0
         /// Files that hold no activity (photos, CSV, a watch's monitoring or settings files).
         public var otherFiles = 0
         /// Of them, RR intervals as HRV apps export them: mornings, for `readiness import`.
@@ -57,6 +61,7 @@ public enum HistoryImport {
             notRuns += other.notRuns
             withoutReadings += other.withoutReadings
             unreadable += other.unreadable
+            notReadHere += other.notReadHere
             otherFiles += other.otherFiles
             rrIntervalFiles += other.rrIntervalFiles
             warnings += other.warnings
@@ -149,6 +154,7 @@ public enum HistoryImport {
             bytes = try candidate.load()
         } catch let failure as LaunchError {
             report.unreadable.append(Skipped(file: candidate.name, reason: failure.message))
+            if failure.kind == .io { report.notReadHere += 1 }
             return
         } catch let error as Zip.ArchiveError {
             report.unreadable.append(Skipped(file: candidate.name, reason: "a zip entry that cannot be read: \(error.message)"))

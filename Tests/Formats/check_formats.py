@@ -670,9 +670,15 @@ def check_history_import(binary, env, scratch):
     limited = subprocess.run([binary, "history", "import", os.path.join(bulky, "outer.zip"), "--json", "--db",
                               os.path.join(scratch, "bulky.sqlite")], cwd=ROOT, env=dict(env, TMPDIR=bulky),
                              capture_output=True, text=True, preexec_fn=limit)
-    told = (json.loads(limited.stdout) if limited.stdout.strip().startswith("{") else {}).get("unreadable") or []
-    check(any("UploadedFiles_0-_Part2.zip" in u.get("file", "") and "cannot write" in u.get("reason", "") for u in told),
-          f"history import: a zip in a zip that cannot be copied out is said unreadable, with why: {limited.stdout[-600:]} {limited.stderr[-300:]}")
+    limited_report = json.loads(limited.stdout) if limited.stdout.strip().startswith("{") else {}
+    told = limited_report.get("unreadable") or []
+    check(any("UploadedFiles_0-_Part2.zip" in u.get("file", "") and "cannot write" in u.get("reason", "")
+              and "TMPDIR" in u.get("reason", "") for u in told),
+          f"history import: a zip in a zip that cannot be copied out is said unreadable, with why and where: {limited.stdout[-600:]} {limited.stderr[-300:]}")
+    # A failure here, not bad data: 74 (it was 65, or 0 beside a file imported), and counted.
+    check(limited.returncode == 74 and limited_report.get("not_read_here") == 1
+          and "could not be read here" in limited.stderr,
+          f"history import: a copy the temporary folder could not hold exits 74: {limited.returncode} {limited.stderr[-300:]}")
 
     again = json.loads(run(binary, env, "history", "import", folder, "--json", "--db", db))
     check(again["imported"] == [] and len(again["duplicates"]) == 4, f"history import: a second import adds nothing: {again}")

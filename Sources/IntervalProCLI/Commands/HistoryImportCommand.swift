@@ -49,6 +49,11 @@ struct HistoryImportCommand: ParsableCommand {
             }
             // The store could not be written: an I/O failure, said where errors are.
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
+            // Files left out by a failure here, not by what they hold: import again once it is mended.
+            if report.notReadHere > 0 {
+                throw LaunchError(
+                    "\(report.notReadHere) of the files could not be read here (above): an import run again takes them", kind: .io)
+            }
             if failed { throw ExitCode(ExitStatus.dataError.rawValue) }
             if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }
         }
