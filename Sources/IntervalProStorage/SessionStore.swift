@@ -94,7 +94,7 @@ public final class SessionStore: Sendable {
         }
         Self.makeJournalsWritable(path)
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            queue = try DatabaseQueue(path: Self.fileName(path), configuration: configuration)
             // After the queue is open: GRDB's WAL set-up says NORMAL after any prepareDatabase,
             // and a live session's commits were never synced until its end (a power cut lost
             // what the docs say it keeps).
@@ -103,6 +103,13 @@ public final class SessionStore: Sendable {
         } catch {
             throw StoreError(path: path, error)
         }
+    }
+
+    /// `path` as SQLite opens it: a name starting "file:" is read as a URI, and `--db
+    /// file:runs.sqlite` saved to runs.sqlite, of mode 0644, where `history --db
+    /// file:runs.sqlite` found none.
+    static func fileName(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
     }
 
     /// A read of the store while it could not be written (mode 0400) leaves its -wal and -shm
@@ -125,7 +132,7 @@ public final class SessionStore: Sendable {
     private static func foreignTables(_ path: String) -> [String]? {
         var configuration = Configuration()
         configuration.readonly = true
-        guard let queue = try? DatabaseQueue(path: path, configuration: configuration),
+        guard let queue = try? DatabaseQueue(path: fileName(path), configuration: configuration),
             let tables = try? queue.read({ db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             })
@@ -186,7 +193,7 @@ public final class SessionStore: Sendable {
         }
         do {
             do {
-                queue = try opened(path)
+                queue = try opened(Self.fileName(path))
             } catch let error as DatabaseError where Self.inAFolderNotWritten(path) {
                 // WAL reads through a -shm file beside the store, which a folder that may not be
                 // written (a read-only mount, a backup, another user's) cannot hold: the store

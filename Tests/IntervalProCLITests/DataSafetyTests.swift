@@ -92,6 +92,22 @@ import Glibc
         #expect(unsaved.stderr.hasSuffix("the session was not saved in the history: its store could not be written (said when it happened)\n"), "stderr: \(unsaved.stderr)")
     }
 
+    /// A name starting "file:" was read by SQLite as a URI: the session went to runs.sqlite,
+    /// readable by everyone, and `history --db file:runs.sqlite` found none.
+    @Test("--db file:NAME is the file of that name, kept private")
+    func aNameStartingFileIsAFile() throws {
+        let dir = try ScratchDirectory()
+        let env = dir.ownFolders
+        let plan = try dir.write("plan.json", shortPlanText)
+        let saved = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--db", "file:runs.sqlite"], in: dir.url, environment: env)
+        #expect(saved.status == 0 && saved.stderr.contains("saved as session 1"), "\(saved.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("runs.sqlite")))
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir.path("file:runs.sqlite"))
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let listed = try intervalpro(arguments: ["history", "--json", "--db", "file:runs.sqlite"], in: dir.url, environment: env)
+        #expect((jsonObject(listed.stdoutData)?["total"] as? Int) == 1, "\(listed.stdout) \(listed.stderr)")
+    }
+
     /// `--db` naming a folder (the data folder, not its file) said only "disk I/O error", 74.
     @Test("--db naming a folder: 64, said as a folder")
     func aFolderIsNotAStore() throws {
