@@ -97,9 +97,9 @@ public struct UploadReport: Sendable {
                     ("error", record.lastError.map(JSONValue.string) ?? .null),
                 ]))
         }
-        var members: [(String, JSONValue)] = [("uploads", .array(uploads))]
-        if !wellness.isEmpty { members.append(("wellness", .array(writes))) }
-        json = .object(members)
+        // Both lists always, empty or not: `jq '.wellness[]'` in a cron job failed on every run
+        // without a readiness write.
+        json = .object([("uploads", .array(uploads)), ("wellness", .array(writes))])
         worst = failures.max { Self.rank($0) < Self.rank($1) }
     }
 

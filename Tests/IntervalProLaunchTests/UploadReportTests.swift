@@ -55,14 +55,17 @@ import Testing
             ])
     }
 
-    @Test func jsonListsEveryUploadAndWellnessOnlyWhenThereIsSome() throws {
+    /// The wellness list was there only when a readiness write was: `jq '.wellness[]'` in a
+    /// cron job failed on every other run.
+    @Test func jsonListsEveryUploadAndTheWellnessWritesEvenWhenNone() throws {
         let report = UploadReport([result(.uploaded, status: .done), result(.stillProcessing, status: .processing)])
         guard case .object(let members) = report.json, case .array(let uploads)? = members.first(where: { $0.0 == "uploads" })?.1
         else {
             Issue.record("no uploads array in \(report.json.serialized())")
             return
         }
-        #expect(members.map(\.0) == ["uploads"])
+        #expect(members.map(\.0) == ["uploads", "wellness"])
+        #expect(report.json.serialized().hasSuffix(#""wellness":[]}"#), "\(report.json.serialized())")
         #expect(uploads.count == 2)
         #expect(report.json.serialized().contains(#""outcome":"processing""#))
     }
