@@ -146,7 +146,16 @@ public struct StoredSession: Sendable {
                     })
             ),
         ]
-        if let summary, case .object(let fields) = summary.json { members += fields }
+        if let summary, case .object(let fields) = summary.json {
+            members += fields
+        } else {
+            // Still running: the summary's keys all the same, nothing scored yet. Left out,
+            // `show last --json | jq '.steps[]'` failed while a run went on.
+            members += [
+                ("summary_version", .int(1)), ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
+                ("duration_s", .null), ("completed", .null), ("steps", .array([])), ("totals", .null),
+            ]
+        }
         return .object(members)
     }
 }

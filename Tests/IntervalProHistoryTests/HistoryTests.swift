@@ -317,6 +317,22 @@ struct HistoryTextTests {
             entries: driven.entries, controls: driven.controls)
     }
 
+    /// The summary's keys were left out while the session ran: `show last --json | jq '.steps[]'`
+    /// failed during a run.
+    @Test("a running session's JSON has the summary's keys, nothing scored yet")
+    func aRunningSessionsJSON() throws {
+        var session = Self.storedSession()
+        session.summary = nil
+        session.listing.status = .running
+        guard case .object(let members) = session.json else { throw JSONShape() }
+        let running = members.map(\.0)
+        guard case .object(let finished) = Self.storedSession().json else { throw JSONShape() }
+        #expect(running == finished.map(\.0).filter { $0 != "hrv" }, "\(running)")
+        #expect(session.json.serialized().contains(#""plan":"Driven <test> & co","source":"replay","duration_s":null,"completed":null,"steps":[],"totals":null"#))
+    }
+
+    struct JSONShape: Error {}
+
     @Test("FIT: each second's beats follow its record in hrv messages, five milliseconds to a message")
     func fitHRVMessages() throws {
         var session = Self.storedSession()
