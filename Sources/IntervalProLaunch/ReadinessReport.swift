@@ -72,7 +72,7 @@ public enum ReadinessReport {
 
     public static func text(
         _ record: ReadinessRecord, deviceLabel: String, assessment a: ReadinessAssessment, settle: SessionTime,
-        wellness: Wellness?, isDaysValue: Bool = true
+        wellness: Wellness?, isDaysValue: Bool = true, alreadySaved: Bool = false
     ) -> String {
         let f = record.figures
         let share = (f.artifactShare * 1000).rounded() / 10
@@ -93,7 +93,12 @@ public enum ReadinessReport {
         lines.append("  advice      \(a.advice)")
         // Another source's figures for the day, labelled: the baseline stays the strap's.
         if let other = text(wellness) { lines.append("  intervals.icu wellness (a watch, ring or app): \(other)") }
-        if let id = record.id { lines.append("saved as readiness measurement \(id) (`intervalpro readiness history`)") }
+        if let id = record.id {
+            lines.append(
+                alreadySaved
+                    ? "already saved as readiness measurement \(id), the same morning: not saved again"
+                    : "saved as readiness measurement \(id) (`intervalpro readiness history`)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -203,7 +208,9 @@ public struct ReadinessCheck: Sendable {
             localDate: date ?? endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
             takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
             // Live, it ended now: its clock time was left out (null), and history said "--:--".
-            timeOfDayKnown: endedAt != nil || replayed == nil, save: save ? store : nil, store: store, file: replayed)
+            timeOfDayKnown: endedAt != nil || replayed == nil, save: save ? store : nil,
+            // A file replayed twice was the same morning saved twice (`readiness import` skips it).
+            unlessHeld: replayed != nil, store: store, file: replayed)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)
         if let services { result.wellness = await ReadinessReport.wellness(on: scored.record.localDate, context: services) }
         return result
@@ -238,6 +245,7 @@ public struct ReadinessCheck: Sendable {
     public func text(_ result: Result) -> String {
         ReadinessReport.text(
             result.scored.record, deviceLabel: result.deviceLabel, assessment: result.scored.assessment,
-            settle: settings.settle, wellness: result.wellness, isDaysValue: result.scored.isDaysValue)
+            settle: settings.settle, wellness: result.wellness, isDaysValue: result.scored.isDaysValue,
+            alreadySaved: result.scored.wasHeld)
     }
 }

@@ -226,16 +226,20 @@ public enum ReadinessRun {
         let since = ReadinessBaseline.windowStart(today: localDate) ?? localDate
         var earlier: [ReadinessRecord] = []
         var saveFailure: String?
+        var wasHeld = false
         if let save {
             do {
                 let opened = try save.open()
                 if unlessHeld {
                     let saved = try storeCall { () throws(StoreError) in try opened.saveReadinessUnlessHeld(record) }
-                    guard let id = saved else {
-                        return Scored(
-                            record: record, assessment: ReadinessBaseline.assess([], today: localDate), wasHeld: true)
+                    if let saved {
+                        record.id = saved
+                    } else {
+                        // The same morning, kept before: judged as that one, not as two.
+                        wasHeld = true
+                        let kept = try storeCall { () throws(StoreError) in try opened.readinessRecords(since: since) }
+                        if let same = kept.last(where: { $0.isSameMorning(as: record) }) { record = same }
                     }
-                    record.id = id
                 } else {
                     record.id = try storeCall { () throws(StoreError) in try opened.saveReadiness(record) }
                 }
@@ -260,7 +264,8 @@ public enum ReadinessRun {
         let daysValue = ReadinessRecord.dayValue(
             of: measurements.filter { $0.localDate == record.localDate })
         return Scored(
-            record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt, saveFailure: saveFailure)
+            record: record, assessment: assessment, isDaysValue: daysValue?.takenAt == record.takenAt, saveFailure: saveFailure,
+            wasHeld: wasHeld)
     }
 
     /// The loop's state, kept on the sensors' thread.

@@ -44,6 +44,12 @@ public struct ReadinessRecord: Sendable, Equatable {
         self.figures = figures
         self.rrSegments = rrSegments
     }
+
+    /// Whether `other` is this morning kept again: taken at the same moment, or on the same
+    /// day at the same clock time (a file's own time read anew). What the store refuses twice.
+    public func isSameMorning(as other: ReadinessRecord) -> Bool {
+        takenAt == other.takenAt || (other.localTime != nil && localDate == other.localDate && localTime == other.localTime)
+    }
 }
 
 extension ReadinessRecord {
@@ -190,6 +196,7 @@ extension SessionStore {
     /// every morning was saved twice.
     public func saveReadinessUnlessHeld(_ record: ReadinessRecord) throws(StoreError) -> Int64? {
         try write { db -> Int64? in
+            // `ReadinessRecord.isSameMorning(as:)`, in SQL.
             var same = Column("taken_at") == record.takenAt
             if let localTime = record.localTime {
                 same = same || (Column("local_date") == record.localDate && Column("local_time") == localTime)

@@ -88,6 +88,22 @@ import Testing
         #expect(again.status == 66 && again.stderr.contains("no readiness measurement 1"), "\(again.stderr)")
     }
 
+    /// The same file replayed twice was the same morning saved twice (`readiness import` skips
+    /// it): listed twice in the history, and sent twice to intervals.icu with --upload.
+    @Test("a file replayed again is the morning kept before: judged, not saved twice")
+    func theSameMorningReplayedAgain() throws {
+        let dir = try ScratchDirectory()
+        let path = try recording(dir, seconds: 160)
+        let first = try intervalpro("readiness", "--replay", path, "--duration", "2", environment: environment(dir))
+        #expect(first.status == 0 && first.stdout.contains("saved as readiness measurement 1"), "\(first.stdout)")
+        let again = try intervalpro("readiness", "--replay", path, "--duration", "2", environment: environment(dir))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("already saved as readiness measurement 1, the same morning: not saved again"), "\(again.stdout)")
+        #expect(again.stdout.contains("rMSSD") && again.stdout.contains("verdict"), "\(again.stdout)")
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect((try JSONSerialization.jsonObject(with: history.stdoutData) as? [Any])?.count == 1, "\(history.stdout)")
+    }
+
     /// A file of another day is filed under that day, at its own time: replayed, it was filed
     /// under the day it was replayed, and listed at the minute it was replayed.
     @Test("a recording of an earlier morning: filed under its local day and time; --date files it elsewhere; RR text has no time")
