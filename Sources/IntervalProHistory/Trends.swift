@@ -140,7 +140,8 @@ public struct Trends: Sendable {
     /// session, oldest on the left; when there are more sessions than `width` columns (a year
     /// of runs), one column per week (its sessions' means), an empty one for a week without.
     public func chart(width: Int = 60, height: Int = 8) -> [String] {
-        guard !points.isEmpty else { return ["No finished sessions in the last \(weeks) weeks."] }
+        // Interrupted sessions are charted too: "no finished sessions" was said of them.
+        guard !points.isEmpty else { return ["No sessions ended in the last \(weeks) weeks."] }
         let columns = max(1, width)
         let perWeek = points.count > columns
         // The weeks from the first session's to the last's, when shown a column each.

@@ -17,7 +17,8 @@ public enum SummaryReport {
             let place = ["\(r.step.index + 1)", r.step.title, formatClock(r.duration.seconds), zone]
             guard measured else { return place }
             return place + [
-                zoned ? formatFixed(r.inZonePercent, 1) + "%" : "-",
+                // A zone step of 0:00 (finished as it began) has no share: "-", not "-%".
+                zoned ? r.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-" : "-",
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
                 formatClock(r.noSignal.seconds), formatFigure(r.averageCadence), formatFigure(r.averageHeartRate),
                 r.maxHeartRate.map(String.init) ?? "-",

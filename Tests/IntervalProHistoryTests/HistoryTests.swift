@@ -301,6 +301,13 @@ struct HistoryTextTests {
         #expect(years.contains { $0.contains("2024-12-30") && $0.contains("2026-11-23") }, "\(years.joined(separator: "\n"))")
     }
 
+    /// Interrupted sessions are charted: "No finished sessions" was said of the weeks without any.
+    @Test("trends without a session says none ended")
+    func trendsOfNone() {
+        let none = Trends(listings: [], weeks: 4, now: 1_800_000_000)
+        #expect(none.chart(width: 60, height: 4) == ["No sessions ended in the last 4 weeks."])
+    }
+
     @Test("text charts scale values to rows")
     func textChart() {
         let lines = TextChart.columns([0, 50, 100, nil], low: 0, high: 100, height: 2, style: .bars, label: { "\(Int($0))" })

@@ -66,6 +66,15 @@ struct SummaryReportTests {
         #expect(!frame.contains("no signal"), "\(frame)")
     }
 
+    /// A zone step finished as it began had "-%" for its share.
+    @Test func aZoneStepOfNoTimeHasNoShare() throws {
+        let plan = try PlanDecoder.decode(Array(#"{"name":"Z","steps":[{"kind":"work","duration":60,"cadence":170}]}"#.utf8), file: "p.json")
+        var step = StepResult(step: plan.timeline()[0])
+        step.endedBy = .finished
+        let text = SummaryReport.text(SessionSummary(plan: "Z", source: .replay, steps: [step], completed: false), colour: false)
+        #expect(!text.contains("-%") && text.contains("In zone: -"), "\(text)")
+    }
+
     @Test func withoutAWidthTheTableIsWhole() throws {
         let text = SummaryReport.text(try summary(), colour: false)
         #expect(text.contains("no signal") && text.contains("Strides uphill"), "\(text)")
