@@ -145,6 +145,12 @@ public struct Accounts: Sendable, Equatable {
         }
         var result = Accounts()
         result.otherMembers = root.members(besides: ["version", "accounts"])
+        // IntervalPro always writes "accounts": a file with other members and none is written
+        // by hand, and "acounts" read as no accounts at all disabled every upload without a word.
+        if root["accounts"] == nil, !result.otherMembers.isEmpty {
+            let found = result.otherMembers.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw AccountsProblem(path: "$.accounts", message: "missing, beside \(found): the accounts go under \"accounts\"")
+        }
         guard let accounts = root["accounts"], !accounts.isNull else { return result }
         guard case .object = accounts.kind else {
             throw AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found \(accounts.typeName)")

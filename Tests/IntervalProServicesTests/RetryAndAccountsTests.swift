@@ -112,6 +112,11 @@ struct RetryAndAccountsTests {
         #expect(throws: AccountsProblem(path: "$.version", message: "version 2 was written by a later IntervalPro; this one reads version 1, and leaves the file as it is")) {
             try Accounts.decode(Array(#"{"version": 2, "accounts": {}}"#.utf8))
         }
+        // A misspelt "accounts" was read as none: every upload failed as "no account".
+        #expect(throws: AccountsProblem(path: "$.accounts", message: #"missing, beside "acounts": the accounts go under "accounts""#)) {
+            try Accounts.decode(Array(#"{"version": 1, "acounts": {"strava": {}}}"#.utf8))
+        }
+        #expect(try Accounts.decode(Array(#"{"version": 1}"#.utf8)).services.isEmpty)
         #expect(throws: AccountsProblem(path: "$.accounts", message: "expected an object of accounts by service, found an array")) {
             try Accounts.decode(Array(#"{"version": 1, "accounts": [{"service": "strava"}]}"#.utf8))
         }
