@@ -154,15 +154,31 @@ public final class LiveSensors: Sendable {
                 machine.lastReportedAdapterStatus == .waitingForBluez && !machine.isAskingForBluez && now >= bluezCheck
             // Refused by bluetoothd's policy: no wait changes that either.
             let refused = if case .notPermitted? = machine.lastReportedAdapterStatus { true } else { false }
-            if now >= deadline || bluezMissing || refused {
+            // No adapter, or one off or blocked, after the same moment: what brings one (a dongle,
+            // `bluetoothctl power on`, `rfkill unblock`) is the runner's to do, and a run waited
+            // out the whole scan for it (20 s) before its fallback.
+            let adapterMissing = Self.isAdapterMissing(machine.lastReportedAdapterStatus) && now >= bluezCheck
+            if now >= deadline || bluezMissing || refused || adapterMissing {
                 if let reason = machine.adapterProblem { return .noAdapter(reason) }
                 return .noSensor
             }
             // Wait for the next change, or the next instant at which the answer changes by time.
             var wakeAt = deadline
             if let firstReadyAt { wakeAt = min(wakeAt, firstReadyAt + secondDeviceGrace) }
-            if machine.lastReportedAdapterStatus == .waitingForBluez, now < bluezCheck { wakeAt = min(wakeAt, bluezCheck) }
+            if machine.lastReportedAdapterStatus == .waitingForBluez || Self.isAdapterMissing(machine.lastReportedAdapterStatus),
+                now < bluezCheck
+            {
+                wakeAt = min(wakeAt, bluezCheck)
+            }
             await changed.wait(timeout: max(.zero, now.duration(to: wakeAt)))
+        }
+    }
+
+    /// No adapter to scan with: none, or one off or blocked.
+    static func isAdapterMissing(_ status: SensorLinkMachine.Status?) -> Bool {
+        switch status {
+        case .noAdapter?, .adapterOff?, .adapterBlocked?: true
+        default: false
         }
     }
 

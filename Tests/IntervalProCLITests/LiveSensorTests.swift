@@ -431,6 +431,16 @@ import Testing
             "run", plan, "--require-sensor", "--scan-timeout", "2", environment: environment(blocked, dir))
         #expect(adapterBlocked.status == 69)
         #expect(adapterBlocked.stderr.contains("blocked by rfkill"))
+
+        // No wait brings an adapter: the run fell back only after the whole scan (20 s), here
+        // ten minutes, which the watchdog (100 s) would cut.
+        for scenario in ["no-adapter", "adapter-off"] {
+            let fake = try FakeBlueZ(scenario: scenario)
+            let fellBack = try intervalpro(
+                arguments: ["run", plan, "--fast", "--json", "--no-save", "--scan-timeout", "600"], environment: environment(fake, dir),
+                watchdog: 100)
+            #expect(fellBack.status == 0 && fellBack.stderr.contains("simulating a runner instead"), "\(scenario): \(fellBack.stderr)")
+        }
     }
 }
 
