@@ -87,8 +87,9 @@ public struct SessionSummary: Equatable, Sendable {
 
     public var duration: SessionTime { steps.reduce(.zero) { $0 + $1.duration } }
 
-    /// 100 × Σ in-zone time / Σ duration over the steps that have a zone.
-    public var inZonePercent: Double? { steps.inZonePercent }
+    /// 100 × Σ in-zone time / Σ duration over the steps that have a zone; none with no runner
+    /// (`metronome`): 0 % was a share of a zone nobody ran in.
+    public var inZonePercent: Double? { source == .metronome ? nil : steps.inZonePercent }
 
     public var averageCadence: Double? {
         let time = steps.reduce(Int64(0)) { $0 + $1.cadenceTime }
@@ -134,7 +135,7 @@ public struct SessionSummary: Equatable, Sendable {
                 ("below_s", zone == nil ? .null : seconds(r.below)),
                 ("above_s", zone == nil ? .null : seconds(r.above)),
                 ("no_signal_s", seconds(r.noSignal)),
-                ("in_zone_pct", rounded(r.inZonePercent, 2)),
+                ("in_zone_pct", rounded(source == .metronome ? nil : r.inZonePercent, 2)),
                 ("avg_cadence_spm", rounded(r.averageCadence, 1)),
                 ("avg_hr_bpm", rounded(r.averageHeartRate, 1)),
                 ("max_hr_bpm", r.maxHeartRate.map { .int($0) } ?? .null),

@@ -48,7 +48,8 @@ public struct SessionView: Equatable, Sendable {
         heartRate = engine.stream.currentHeartRate(at: now)
         feedback = engine.feedback
         hasSignal = engine.stream.currentCadence(at: now) != nil
-        inZonePercent = engine.resultsSoFar.inZonePercent
+        // No runner: no share of a zone nobody ran in (`SessionSummary.inZonePercent`).
+        inZonePercent = engine.source == .metronome ? nil : engine.resultsSoFar.inZonePercent
         step = engine.currentStep.map { current in
             let elapsed = engine.stepElapsed
             var step = Step(

@@ -58,6 +58,16 @@ public struct AudioChoice: Sendable {
         return settings
     }
 
+    /// The choice for a session with no runner: clicks only when off target follow a cadence
+    /// there is none of, and were never heard (a treadmill's whole run of silence); they play
+    /// throughout instead, and `note` says so.
+    public func withoutRunner(plan: Plan) -> (choice: AudioChoice, note: String?) {
+        guard settings(for: plan).mode == .offTarget else { return (self, nil) }
+        var choice = self
+        choice.mode = .always
+        return (choice, "the metronome plays only off target, which follows a runner's cadence: with no runner, it plays throughout")
+    }
+
     public var request: AudioFormatRequest {
         AudioFormatRequest(
             sampleRate: rate ?? 48_000, channels: channels ?? 2, latencyMicroseconds: (latency ?? 50) * 1_000)

@@ -30,6 +30,12 @@ public enum AudioRendering {
     public static func render(
         _ plan: Plan, from source: Source, audio: AudioChoice, to file: String?, planFile: String? = nil
     ) async throws -> Rendered {
+        var audio = audio
+        if case .noRunner = source {
+            let (choice, note) = audio.withoutRunner(plan: plan)
+            audio = choice
+            if let note { warn(note) }
+        }
         let settings = audio.settings(for: plan)
         let collector = AudioTimelineCollector(settings: settings, timeline: plan.timeline())
         switch source {
@@ -43,7 +49,8 @@ public enum AudioRendering {
                 plan, source: ReplaySource(header: recording.header, entries: recording.entries),
                 units: recording.header.cadenceUnits, collector)
         case .noRunner:
-            try await session(plan, source: NoRunner(), units: [:], collector)
+            // No one to press "next": an open step lasts five minutes, a distance step its length at 2.5 m/s.
+            try await session(plan, source: NoRunner(endingUnboundedSteps: true), units: [:], collector)
         }
         let items = collector.finish()
 

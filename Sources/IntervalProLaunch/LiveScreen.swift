@@ -79,7 +79,7 @@ struct LiveScreen {
             // No runner: nothing to advise, and no signal is none missing.
             lines.append(view.source == .metronome ? paint("no sensor: the clicks keep the target", "2") : adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
-            let pct = view.source == .metronome ? "--" : view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
+            let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
             let signalWord = view.source == .simulation ? "simulated" : view.source == .replay ? "replayed" : "cadence ok"
             let signal =
                 view.source == .metronome ? "none" : view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")

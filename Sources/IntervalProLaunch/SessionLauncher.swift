@@ -163,7 +163,16 @@ public enum SessionLauncher {
     private static func runWithoutRunner(_ request: SessionRequest, follower: (any SessionFollower)?) async throws -> SessionOutcome {
         var request = request
         request.store = nil
-        return try await runSession(request, source: NoRunner(), cadenceUnits: [:], follower: follower)
+        let (audio, note) = request.audio.withoutRunner(plan: request.plan)
+        request.audio = audio
+        if let note {
+            warn(note)
+            follower?.notice(note)
+        }
+        // The runner is there to press "next" (n, the page): an open or distance step waits for it.
+        // On virtual time (--fast) no one can: the steps end as a render's do.
+        return try await runSession(
+            request, source: NoRunner(endingUnboundedSteps: request.fast), cadenceUnits: [:], follower: follower)
     }
 
     private static func runReplay(

@@ -63,7 +63,7 @@ function render(s) {
     // The state's figures, each rounded once from the exact one: the summary's hundredths
     // rounded again said 58.5 % where `show` says 58.4.
     $("summary-in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
-    $("in-zone").textContent = s.inZonePercent == null || s.source === "metronome" ? "--" : s.inZonePercent.toFixed(1) + "%";
+    $("in-zone").textContent = s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "%";
     $("summary-text").textContent = clock(s.sessionTime) + (s.averageCadence ? " · avg " + s.averageCadence + " spm" : "") + (s.averageHeartRate ? " · HR " + s.averageHeartRate : "");
     $("summary-report").classList.toggle("hidden", s.sessionId == null);
     if (s.sessionId != null) $("summary-report").href = "/sessions/" + s.sessionId + "/report";

@@ -209,6 +209,13 @@ struct AudioCommandTests {
         let work = onsets.filter { $0 >= 60.5 && $0 < 119.5 }
         #expect(work.count >= 165 && work.count <= 170, "\(work.count) clicks in the work step")
         #expect(!onsets.contains { $0 > 120.5 })
+        // Off target follows a cadence there is none of: it was a file of silence, said nowhere.
+        let gatedPath = scratch.path("gated.wav")
+        let gated = try intervalpro(
+            arguments: ["render-audio", plan, "--no-voice", "--metronome", "off-target", "-o", gatedPath, "--audio-rate", "16000"])
+        #expect(gated.status == 0 && gated.stderr.contains("with no runner, it plays throughout"), "\(gated.stderr)")
+        let gatedClicks = try readWAV(gatedPath)
+        #expect(clickOnsets(gatedClicks).count == onsets.count, "\(clickOnsets(gatedClicks).count) against \(onsets.count)")
         // A name of another format is written as WAV all the same, and said so.
         let misnamed = try intervalpro(
             arguments: ["render-audio", plan, "--no-voice", "-o", scratch.path("run.mp3"), "--audio-rate", "8000", "--audio-channels", "1"])

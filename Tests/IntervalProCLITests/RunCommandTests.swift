@@ -140,12 +140,17 @@ struct RunCommandTests {
         #expect(fallback.stderr.contains("cannot reach the system bus") && fallback.stderr.contains("the metronome and the step cues alone"))
         let summary = try #require(jsonObject(fallback.stdoutData))
         #expect(summary["source"] as? String == "metronome")
+        // No share of a zone nobody ran in: 0 was given.
+        let totals = try #require(summary["totals"] as? [String: Any])
+        #expect(totals["in_zone_pct"] is NSNull, "\(totals)")
         let history = try #require(jsonObject(try intervalpro(arguments: ["history", "--json"], environment: environment).stdoutData))
         #expect(history["total"] as? Int == 0, "\(history)")
 
         for (arguments, message) in [
             (["--no-runner", "--simulate"], "--no-runner looks for no sensor"),
             (["--no-runner", "--upload", "all"], "--no-runner measures nothing to upload"),
+            (["--no-runner", "--hr", "AA:BB:CC:DD:EE:FF"], "--no-runner looks for no sensor: drop --hr"),
+            (["--no-runner", "--record", scratch.path("x.jsonl")], "--no-runner measures nothing to record"),
         ] {
             let refused = try intervalpro(arguments: ["run", plan, "--fast"] + arguments, environment: environment)
             #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")

@@ -74,6 +74,26 @@ func simulatedEntries(_ plan: Plan, seed: UInt64 = 9, perFoot: Bool = false, dro
 }
 
 @Suite struct SessionRunnerTests {
+    /// No runner: the plan's clock alone. A render (no one to say "next") gives an open step
+    /// five minutes; live, the runner's "next" ends it (it ended after five minutes on its own,
+    /// the screen saying "press n"). Its end never closes an open step as it starts.
+    @Test(arguments: [true, false])
+    func withNoRunnerTheOpenStepEndsAsTheSourceSays(endingUnboundedSteps: Bool) async throws {
+        let plan = try plan(shortPlan)
+        var observer = RecordingObserver()
+        if !endingUnboundedSteps { observer.script = [(step: 3, command: .next)] }
+        var runner = SessionRunner(
+            engine: SessionEngine(plan: plan, source: .metronome), source: NoRunner(endingUnboundedSteps: endingUnboundedSteps),
+            observer: observer, pacing: .virtual, clock: ContinuousClock())
+        let summary = try await runner.run()
+        #expect(summary.source == .metronome && summary.inZonePercent == nil)
+        #expect(summary.steps.map(\.step.kind) == [.warmup, .work, .rest, .cooldown])
+        #expect(summary.steps[1].duration == .seconds(60) && summary.steps[1].noSignal == .seconds(60))
+        #expect(summary.steps[3].endedBy == .next)
+        #expect(summary.steps[3].duration == (endingUnboundedSteps ? SimulatedRunner.Configuration.openStepLength : .zero))
+        #expect(runner.observer.received.isEmpty)
+    }
+
     @Test func virtualReplayRunsTheWholeTimelineAndEndsTheOpenStepWithTheRecording() async throws {
         let plan = try plan(shortPlan)
         let entries = try await simulatedEntries(plan)

@@ -859,10 +859,12 @@ def start_page(binary, scratch):
         alone = wait_state(port, lambda s: s.get("status") == "running") if status == 201 else None
         check(alone is not None and alone.get("source") == "metronome",
               f"POST /api/sessions with source metronome: 201 and a session of source metronome, got {status} {body} {alone and alone.get('source')}")
+        check(alone is not None and alone.get("inZonePercent") is None,
+              f"the metronome's session has no in-zone share (nobody ran in the zone): {alone and alone.get('inZonePercent')}")
         post_json(port, "/api/command", {"command": "finish"})
         ended = wait_state(port, lambda s: s.get("status") == "finished")
-        check(ended is not None and ended.get("sessionId") is None,
-              f"the metronome's session is not saved: sessionId {ended and ended.get('sessionId')}")
+        check(ended is not None and ended.get("sessionId") is None and ended.get("inZonePercent") is None,
+              f"the metronome's session is not saved, and has no in-zone share: {ended and (ended.get('sessionId'), ended.get('inZonePercent'))}")
 
         # The start page.
         driver = browser(folder)

@@ -40,7 +40,7 @@ struct RenderAudioCommand: AsyncParsableCommand {
 
     func validate() throws {
         if replay != nil, simulate { throw ValidationError("--replay and --simulate cannot be used together") }
-        if seed != nil, !simulate { throw ValidationError("--seed shapes the simulated runner: a replay has none") }
+        if seed != nil, !simulate { throw ValidationError("--seed shapes the simulated runner: add --simulate") }
         guard (output != nil) != (audio.audioDevice != nil) else {
             throw ValidationError("give exactly one of -o FILE or --audio-device NAME")
         }

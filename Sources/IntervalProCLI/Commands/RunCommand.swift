@@ -87,6 +87,10 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--no-runner looks for no sensor: drop --replay, --simulate, --require-sensor and --fallback")
         }
         if noRunner, upload != nil { throw ValidationError("--no-runner measures nothing to upload: drop --upload") }
+        if noRunner, sensors.hr != nil || sensors.cadence != nil || sensors.antStick != nil {
+            throw ValidationError("--no-runner looks for no sensor: drop --hr, --cadence and --ant-stick")
+        }
+        if noRunner, options.record != nil { throw ValidationError("--no-runner measures nothing to record: drop --record") }
         // Both read standard input: the plan was read, and the recording said "no header line".
         if plan == "-", replay == "-" { throw ValidationError("the plan and --replay cannot both be '-' (standard input)") }
         if requireSensor, fallback != nil { throw ValidationError("--require-sensor exits when no sensor is found: drop --fallback") }

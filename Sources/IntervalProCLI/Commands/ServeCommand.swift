@@ -11,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             The page lists the example plans and those in $XDG_CONFIG_HOME/intervalpro/plans, \
             starts a session on live sensors (simulating a runner when none is found), a \
-            simulated runner or a bundled recording, shows it live with pause, next and finish, \
+            simulated runner, a bundled recording or the metronome alone (no sensor), shows it live with pause, next and finish, \
             and lists the history with each session's report. On loopback (the default) no token \
             is needed; on any other address every request needs the token printed with the \
             address (and kept in $XDG_DATA_HOME/intervalpro/web-token). The API is in \
