@@ -1522,8 +1522,12 @@ def group_wellness(g):
            stdout_has=["intervals.icu wellness", "sleep 7 h 12 min", "readiness 74"])
     g.check(len(s.requests("PUT", wellness_path)) == 1, "... and writes nothing")
 
+    # Another morning's measurement (the same file replayed again is the morning kept before,
+    # not saved twice): five minutes later.
+    second = make_recording(seed=1, minutes=1, started_at=(seven + datetime.timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+        os.path.join(s.dir, "second.jsonl"))
     s.fault(match=f"PUT {wellness_path}", status=503, times=-1)
-    failed = s.run("readiness", "--replay", recording, "--duration", "1", "--upload", "--date", day)
+    failed = s.run("readiness", "--replay", second, "--duration", "1", "--upload", "--date", day)
     expect(g, failed, 69, "a failing wellness write: 69, queued", stderr_has=["--pending"])
     saved = s.run("readiness", "history", "--json").json() or []
     g.check(len(saved) == 2, "the measurement is saved whatever the write did", str(len(saved)))
