@@ -77,6 +77,10 @@ static inline CURLcode intervalpro_curl_set_callback(const struct intervalpro_cu
                                                      size_t (*v)(char *, size_t, size_t, void *)) {
     return api->easy_setopt(h, o, v);
 }
+static inline CURLcode intervalpro_curl_set_progress(const struct intervalpro_curl *api, CURL *h,
+                                                     int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
+    return api->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
+}
 static inline CURLcode intervalpro_curl_get_long(const struct intervalpro_curl *api, CURL *h, CURLINFO i, long *v) {
     return api->easy_getinfo(h, i, v);
 }

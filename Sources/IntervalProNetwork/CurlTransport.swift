@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 public import IntervalProServices
+import Synchronization
 
 /// Why a request got no HTTP answer: the host was not found, the connection was refused or
 /// dropped, the time ran out, or libcurl is missing.
@@ -10,12 +11,17 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     /// libcurl could not be opened, or the answer was far larger than any service's: trying
     /// again will not help, so the request is not retried.
     public var isPermanent: Bool
+    /// The task that sent it was cancelled (`serve` stopping): the request was given up.
+    public var isCancelled: Bool
 
-    public init(message: String, isTimeout: Bool, isPermanent: Bool = false) {
+    public init(message: String, isTimeout: Bool, isPermanent: Bool = false, isCancelled: Bool = false) {
         self.message = message
         self.isTimeout = isTimeout
-        self.isPermanent = isPermanent
+        self.isPermanent = isPermanent || isCancelled
+        self.isCancelled = isCancelled
     }
+
+    static let cancelled = TransportError(message: "given up: stopping", isTimeout: false, isCancelled: true)
 
     public var description: String { message }
 }
@@ -40,23 +46,32 @@ public final class CurlTransport: @unchecked Sendable {
         self.connectTimeout = min(connectTimeout, timeout)
     }
 
+    /// Cancelling the calling task gives the request up within about a second (libcurl asks
+    /// its progress callback at least that often): a `serve` stopping while a page waited on a
+    /// silent service took 125 s, past systemd's stop timeout.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: self.perform(request)) }
-            thread.name = "intervalpro-http"
-            thread.start()
+        if Task.isCancelled { throw .cancelled }
+        let stop = StopRequest()
+        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: self.perform(request, stop: stop)) }
+                thread.name = "intervalpro-http"
+                thread.start()
+            }
+        } onCancel: {
+            stop.request()
         }
         return try result.get()
     }
 
     /// One request, blocking: the handle, its lists and buffers live exactly as long as this call.
-    private func perform(_ request: HTTPRequest) -> Result<HTTPResponse, TransportError> {
+    private func perform(_ request: HTTPRequest, stop: StopRequest) -> Result<HTTPResponse, TransportError> {
         var api = self.api
         guard let handle = api.easy_init() else {
             return .failure(TransportError(message: "libcurl could not start a request", isTimeout: false))
         }
         defer { api.easy_cleanup(handle) }
-        let collected = Collected()
+        let collected = Collected(stop: stop)
         let context = Unmanaged.passRetained(collected)
         defer { context.release() }
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -133,6 +148,12 @@ public final class CurlTransport: @unchecked Sendable {
             return length
         })
         setPointer(&api, handle, CURLOPT_HEADERDATA, context.toOpaque())
+        setLong(&api, handle, CURLOPT_NOPROGRESS, 0)
+        // Non-zero aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+        _ = intervalpro_curl_set_progress(&api, handle, { context, _, _, _, _ in
+            Unmanaged<Collected>.fromOpaque(context!).takeUnretainedValue().stop.isRequested ? 1 : 0
+        })
+        setPointer(&api, handle, CURLOPT_XFERINFODATA, context.toOpaque())
 
         let code = api.easy_perform(handle)
         if collected.overflowed {
@@ -141,6 +162,7 @@ public final class CurlTransport: @unchecked Sendable {
                     message: "the answer is larger than \(Collected.largestBody >> 20) MB, which no answer of the service is (a proxy in the way?)",
                     isTimeout: false, isPermanent: true))
         }
+        if code == CURLE_ABORTED_BY_CALLBACK { return .failure(.cancelled) }
         guard code == CURLE_OK else {
             let reason = api.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
             return .failure(TransportError(message: reason, isTimeout: code == CURLE_OPERATION_TIMEDOUT))
@@ -161,14 +183,25 @@ public final class CurlTransport: @unchecked Sendable {
     }
 }
 
+/// Set by the cancelled task, read by the request's thread.
+private final class StopRequest: Sendable {
+    private let requested = Atomic(false)
+
+    func request() { requested.store(true, ordering: .relaxed) }
+    var isRequested: Bool { requested.load(ordering: .relaxed) }
+}
+
 /// What the callbacks collect while a request runs (one thread: the request's).
 private final class Collected {
+    let stop: StopRequest
     /// Far more than a calendar or an upload's answer: a broken proxy's endless body would
     /// otherwise fill a small Pi's memory.
     static let largestBody = 16 << 20
     var body: [UInt8] = []
     var overflowed = false
     var headers: [String: String] = [:]
+
+    init(stop: StopRequest) { self.stop = stop }
 
     /// One header line; a new status line (after a redirect or 100 Continue) starts over.
     func header(_ line: UnsafeRawBufferPointer) {

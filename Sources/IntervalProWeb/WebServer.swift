@@ -94,8 +94,12 @@ public struct WebServer: Sendable {
             // running, the last second lost): a hang-up stops it as SIGTERM does, unless nohup
             // asked that it be ignored.
             let signals: [UnixSignal] = [.sigterm, .sigint] + (InterruptSignal.hangUpIgnored ? [] : [.sighup])
-            let services = ServiceGroup(
-                configuration: .init(services: [server], gracefulShutdownSignals: stopOnSignals ? signals : [], logger: logger))
+            var configuration = ServiceGroupConfiguration(
+                services: [server], gracefulShutdownSignals: stopOnSignals ? signals : [], logger: logger)
+            // Requests in flight get this long to finish, then are cancelled: one waiting on a
+            // silent service (4 tries of 30 s) held a stop for 125 s, past systemd's 90.
+            configuration.maximumGracefulShutdownDuration = Self.stopGrace
+            let services = ServiceGroup(configuration: configuration)
             try await services.run(stoppingGracefullyWhen: stopping)
         } catch let error as IOError {
             // A port in use, an address not on this machine: said as the system says it.
@@ -105,6 +109,8 @@ public struct WebServer: Sendable {
             throw LaunchError("cannot listen on \(address): no address found for that host name", kind: .usage)
         }
     }
+
+    static let stopGrace = Duration.seconds(5)
 
     func makeRouter() -> Router<BasicWebSocketRequestContext> {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2: a general-purpose server supports

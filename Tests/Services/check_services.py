@@ -1381,6 +1381,51 @@ def group_retries(g):
         told = s.run("today", env={"INTERVALPRO_HTTP_TIMEOUT": value})
         expect(g, told, 0, f"INTERVALPRO_HTTP_TIMEOUT={value}: said, and 30 s used",
                stderr_has=[f"INTERVALPRO_HTTP_TIMEOUT={value} is not a time limit"])
+    check_serve_stops_while_a_service_is_silent(g, s)
+
+
+def check_serve_stops_while_a_service_is_silent(g, s):
+    """SIGTERM to `serve` while the page waits on a calendar that does not answer: the request
+    held the stop for its tries (125 s, past systemd's 90 s stop timeout); it is now given up."""
+    s.fault(match="GET /api/v1/athlete/", delay=60, times=1)
+    port = closed_port()
+    server = start_binary(["serve", "--listen", f"127.0.0.1:{port}", *(["--allow-root"] if os.geteuid() == 0 else [])],
+                          s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    asked = {}
+
+    def ask_today():
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/today", timeout=200) as answer:
+                asked["status"] = answer.status
+        except Exception as error:  # noqa: BLE001 - the server stopping closes the request
+            asked["error"] = repr(error)
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    waiting = threading.Thread(target=ask_today, daemon=True)
+    waiting.start()
+    while time.monotonic() < deadline and s.state()["faults"]:
+        time.sleep(0.1)
+    held = not s.state()["faults"]
+    stopped_at = time.monotonic()
+    server.send_signal(signal.SIGTERM)
+    try:
+        stdout, stderr = server.communicate(timeout=150)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        stdout, stderr = server.communicate()
+    stopped = time.monotonic() - stopped_at
+    s.record(Result(["serve", "(SIGTERM while /api/today waits on a silent calendar)"],
+                    server.returncode, stdout, stderr, stopped))
+    s.clear()
+    g.check(held and server.returncode == 0 and stopped < 20,
+            "serve stops on SIGTERM within its 5 s grace while a page request waits on a silent service",
+            f"request held: {held}; exit {server.returncode} after {stopped:.1f} s; {stderr[-300:]!r}")
 
 
 def group_unreachable(g):
