@@ -26,13 +26,16 @@ public struct Trends: Sendable {
     public var weekly: [Week]
     /// Least-squares slope of the work cadence, spm per week (nil under two sessions).
     public var workCadencePerWeek: Double?
+    /// Simulated sessions of those weeks, left out: a made-up runner's cadence is no trend of
+    /// the runner's (the README's tour saves one, and it counted in the weekly means).
+    public var simulatedLeftOut: Int
     /// The local midnight (as seconds since 1970 read as UTC) of each point's Monday.
     private var mondays: [Int64] = []
     /// Each point's start on the runner's clock, as UTC text: the chart's dates are the weeks'.
     private var localStarts: [String] = []
 
     /// The trend of `listings` (any order) over the `weeks` weeks before `now` (seconds
-    /// since 1970). Sessions still running are left out, and so are those dated more than a day
+    /// since 1970). Sessions still running and simulated ones are left out, and so are those dated more than a day
     /// after `now`: a watch's clock set wrong once put a run in 2028, and the chart of the last
     /// 52 weeks ran to it, every week of this year off its end. `utcOffset` gives the runner's clock
     /// at a moment (seconds east of UTC): a week is the runner's, Monday to Sunday where they
@@ -41,10 +44,11 @@ public struct Trends: Sendable {
         self.weeks = weeks
         let start = now - Int64(weeks) * 7 * 86_400
         since = UTCTimestamp.text(unixSeconds: start)
-        let kept = listings.filter {
+        let ended = listings.filter {
             $0.status != .running && (start...now + 86_400).contains(UTCTimestamp.unixSeconds($0.startedAt) ?? 0)
         }
-            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        let kept = ended.filter { $0.source != .simulation }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        simulatedLeftOut = ended.count - kept.count
         points = kept.map {
             Point(
                 id: $0.id, startedAt: $0.startedAt, planName: $0.planName, inZonePercent: $0.inZonePercent,
@@ -111,6 +115,7 @@ public struct Trends: Sendable {
             ("weeks", .int(weeks)),
             ("since", .string(since)),
             ("work_cadence_trend_spm_per_week", rounded(workCadencePerWeek, 2)),
+            ("simulated_left_out", .int(simulatedLeftOut)),
             (
                 "sessions",
                 .array(
@@ -141,7 +146,9 @@ public struct Trends: Sendable {
     /// of runs), one column per week (its sessions' means), an empty one for a week without.
     public func chart(width: Int = 60, height: Int = 8) -> [String] {
         // Interrupted sessions are charted too: "no finished sessions" was said of them.
-        guard !points.isEmpty else { return ["No sessions ended in the last \(weeks) weeks."] }
+        guard !points.isEmpty else {
+            return (["No sessions ended in the last \(weeks) weeks."] + simulatedNotice).map(\.printable)
+        }
         let columns = max(1, width)
         let perWeek = points.count > columns
         // The weeks from the first session's to the last's, when shown a column each.
@@ -194,7 +201,14 @@ public struct Trends: Sendable {
             lines.append("")
             lines.append("Work cadence trend: \(sign)\(JSONValue.format(slope.rounded(toPlaces: 1))) spm per week")
         }
+        if !simulatedNotice.isEmpty { lines += [""] + simulatedNotice }
         return lines.map(\.printable)
+    }
+
+    private var simulatedNotice: [String] {
+        guard simulatedLeftOut > 0 else { return [] }
+        let sessions = simulatedLeftOut == 1 ? "1 simulated session" : "\(simulatedLeftOut) simulated sessions"
+        return ["\(sessions) left out: a simulated runner's cadence is not yours."]
     }
 }
 

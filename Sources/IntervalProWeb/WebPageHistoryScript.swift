@@ -109,7 +109,8 @@ async function drawTrends() {
   });
   const perWeek = trends.work_cadence_trend_spm_per_week;
   $("trend-summary").textContent = points.length + (points.length === 1 ? " session in " : " sessions in ") + weeks + " weeks" +
-    (perWeek == null ? "" : "; work cadence " + (perWeek >= 0 ? "+" : "") + perWeek.toFixed(1) + " spm a week");
+    (perWeek == null ? "" : "; work cadence " + (perWeek >= 0 ? "+" : "") + perWeek.toFixed(1) + " spm a week") +
+    (trends.simulated_left_out > 0 ? "; " + trends.simulated_left_out + " simulated left out" : "");
 }
 $("trend-weeks").onchange = drawTrends;
 """#

@@ -363,23 +363,25 @@ struct HistoryCommandTests {
         #expect(sessions.count == 1)
     }
 
-    @Test("trends lists this week's sessions with a chart; report writes one HTML page")
+    @Test("trends lists this week's sessions with a chart, simulated ones left out; report writes one HTML page")
     func trendsAndReport() throws {
         let store = try ScratchStore()
-        for seed in ["1", "2"] {
-            let run = try store.run("run", "Plans/cadence-ladder.json", "--simulate", "--seed", seed, "--fast")
+        for arguments in [["--replay", "Recordings/cadence-ladder.jsonl"], ["--simulate", "--seed", "1"], ["--replay", "Recordings/cadence-ladder.jsonl"]] {
+            let run = try intervalpro(arguments: ["run", "Plans/cadence-ladder.json", "--fast"] + arguments + ["--db", store.path])
             #expect(run.status == 0)
         }
         let json = try store.run("trends", "--weeks", "2", "--json")
         #expect(json.status == 0, "stderr: \(json.stderr)")
         let trends = try #require(jsonObject(json.stdoutData))
         let sessions = try #require(trends["sessions"] as? [[String: Any]])
-        #expect(sessions.map { $0["session_id"] as? Int } == [1, 2])
+        #expect(sessions.map { $0["session_id"] as? Int } == [1, 3])
         #expect(sessions.allSatisfy { number($0["avg_work_cadence_spm"]) != nil && number($0["in_zone_pct"]) != nil })
         #expect((trends["by_week"] as? [[String: Any]])?.first?["sessions"] as? Int == 2)
+        #expect(trends["simulated_left_out"] as? Int == 1)
         let chart = try store.run("trends")
         #expect(chart.stdout.contains("In zone % per session"))
         #expect(chart.stdout.contains("█"))
+        #expect(chart.stdout.contains("1 simulated session left out"))
         #expect(try store.run("trends", "--weeks", "0").status == 64)
 
         let page = store.directory.path("report.html")

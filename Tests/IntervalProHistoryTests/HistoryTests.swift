@@ -199,11 +199,12 @@ struct HistoryTextTests {
         }
     }
 
-    func listing(_ id: Int64, _ date: String, inZone: Double?, cadence: Double?, status: SessionStatus = .finished)
-        -> SessionListing
-    {
+    func listing(
+        _ id: Int64, _ date: String, inZone: Double?, cadence: Double?, status: SessionStatus = .finished,
+        source: SessionSourceKind = .live
+    ) -> SessionListing {
         SessionListing(
-            id: id, startedAt: date, planName: "Ladder", source: .simulation, status: status, completed: true,
+            id: id, startedAt: date, planName: "Ladder", source: source, status: status, completed: true,
             duration: 1800, inZonePercent: inZone, averageWorkCadence: cadence)
     }
 
@@ -306,6 +307,30 @@ struct HistoryTextTests {
     func trendsOfNone() {
         let none = Trends(listings: [], weeks: 4, now: 1_800_000_000)
         #expect(none.chart(width: 60, height: 4) == ["No sessions ended in the last 4 weeks."])
+    }
+
+    /// The README's tour saves a simulated session: its made-up cadence counted in the runner's
+    /// weekly means and trend.
+    @Test("trends leave out simulated sessions, and say how many")
+    func trendsLeaveOutSimulations() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
+        let listings = [
+            listing(1, "2026-11-10T07:00:00Z", inZone: 80, cadence: 170),
+            listing(2, "2026-11-11T07:00:00Z", inZone: 20, cadence: 150, source: .simulation),
+            listing(3, "2026-11-20T07:00:00Z", inZone: 60, cadence: 172, source: .replay),
+            listing(4, "2026-11-21T07:00:00Z", inZone: nil, cadence: 174, source: .imported),
+        ]
+        let trends = Trends(listings: listings, weeks: 12, now: now)
+        #expect(trends.points.map(\.id) == [1, 3, 4])
+        #expect(trends.weekly.map(\.sessions) == [1, 2])
+        #expect(trends.weekly.first?.averageWorkCadence == 170)
+        #expect(trends.simulatedLeftOut == 1)
+        #expect(trends.chart(width: 60, height: 4).last == "1 simulated session left out: a simulated runner's cadence is not yours.")
+        let onlySimulated = Trends(listings: [listings[1], listings[1]], weeks: 12, now: now)
+        #expect(onlySimulated.chart(width: 60, height: 4) == [
+            "No sessions ended in the last 12 weeks.", "2 simulated sessions left out: a simulated runner's cadence is not yours.",
+        ])
+        #expect(trends.json.serialized(pretty: false).contains("\"simulated_left_out\":1"))
     }
 
     @Test("text charts scale values to rows")

@@ -1191,7 +1191,11 @@ def history_page(binary, scratch, screenshot_copy=None):
         bars = wait_until(lambda: driver.find_elements("css selector", "#trend-chart .trend-bar") or None)
         shown = [(int(b.get_attribute("data-session-id")), float(b.get_attribute("data-in-zone"))) for b in bars or []]
         expected = [(p["session_id"], p["in_zone_pct"]) for p in trends.get("sessions", [])]
-        check(shown == expected and len(shown) == 3, f"the trends chart's bars are trends --json's in-zone %: {shown} vs {expected}")
+        # The two simulated sessions are left out of trends, and the page says so.
+        check(shown == expected and len(shown) == 1, f"the trends chart's bars are trends --json's in-zone %: {shown} vs {expected}")
+        summary = driver.find_element("css selector", "#trend-summary").text
+        check(trends.get("simulated_left_out") == 2 and "2 simulated left out" in summary,
+              f"trends leave out the simulated sessions, and the page says how many: {summary!r}")
         dots = driver.find_elements("css selector", "#trend-chart .trend-dot")
         check([float(d.get_attribute("data-cadence")) for d in dots] == [p["avg_work_cadence_spm"] for p in trends.get("sessions", [])],
               "the trends chart's dots are trends --json's work cadence")
