@@ -113,11 +113,19 @@ public enum ActivityImport {
     public static func encoding(of bytes: [UInt8]) -> ActivityEncoding {
         if FITFileReader.looksLikeFIT(bytes) { return .fit }
         switch WorkoutImport.firstSignificantByte(bytes) {
-        case UInt8(ascii: "<"): return .markup
+        // An HTML page (IntervalPro's own report, a saved web page) holds no activity: it was
+        // read as XML, "invalid XML", where other files are left out.
+        case UInt8(ascii: "<"): return isHTML(bytes) ? .other : .markup
         // An empty file too: the recording reader says what it lacks.
         case UInt8(ascii: "{"), nil: return .recording
         default: return RRIntervalText.recognises(bytes) ? .rrIntervalText : .other
         }
+    }
+
+    static func isHTML(_ bytes: [UInt8]) -> Bool {
+        let start = bytes.prefix(64).droppingUTF8ByteOrderMark.drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let opening = String(decoding: start.prefix(14), as: UTF8.self).lowercased()
+        return opening.hasPrefix("<!doctype html") || opening.hasPrefix("<html")
     }
 
     /// Whether `bytes` hold nothing but white space (after a byte order mark): an empty file,

@@ -477,10 +477,12 @@ struct HistoryImportTests {
         try FileManager.default.createDirectory(atPath: store.directory.path("mixed"), withIntermediateDirectories: true)
         _ = try store.directory.write("mixed/empty.gpx", "")
         _ = try store.directory.write("mixed/photo.jpg", "\u{FF}\u{D8}\u{FF}")
+        // IntervalPro's own report beside the runs was "invalid XML", unreadable.
+        _ = try store.directory.write("mixed/report.html", "<!DOCTYPE html>\n<html lang=\"en\"><meta charset=\"utf-8\"><p>Report<br></html>\n")
         let folder = try store.run("history", "import", store.directory.path("mixed"), "--json")
         let report = try #require(jsonObject(folder.stdoutData), "stdout: \(folder.stdout)")
         let unreadable = (report["unreadable"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
         #expect(unreadable == ["named as a GPX activity, but not one: the file is empty"], "\(report)")
-        #expect(report["other_files"] as? Int == 1, "the photo")
+        #expect(report["other_files"] as? Int == 2, "the photo and the HTML report")
     }
 }

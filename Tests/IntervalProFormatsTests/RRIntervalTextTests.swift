@@ -133,6 +133,10 @@ struct RRIntervalTextTests {
         #expect(ActivityImport.encoding(of: Array("{\"intervalpro_recording\":1}\n".utf8)) == .recording)
         // Neither: a file of another kind, said by how it begins.
         #expect(ActivityImport.encoding(of: Array("hello\n".utf8)) == .other)
+        // An HTML page begins with "<" but is no TCX or GPX.
+        #expect(ActivityImport.encoding(of: Array("\u{FEFF}\n <!DOCTYPE html>\n<html>".utf8)) == .other)
+        #expect(ActivityImport.encoding(of: Array("<HTML><body></body></HTML>".utf8)) == .other)
+        #expect(ActivityImport.encoding(of: Array("<?xml version=\"1.0\"?><gpx/>".utf8)) == .markup)
         #expect(ActivityImport.encoding(of: []) == .recording)
     }
 
