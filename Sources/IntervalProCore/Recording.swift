@@ -54,6 +54,14 @@ extension [RecordedDevice] {
     public var cadenceUnits: [String: CadenceUnit] {
         Dictionary(compactMap { device in device.cadenceUnit.map { (device.id, $0) } }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// How a notice names device `id`: by its name where the session knows one ("Simulated
+    /// footpod disconnected"), its address added only when another device has that name; else
+    /// by its address. Notices said the address alone, which a screen reader reads out in hex.
+    public func displayName(of id: String) -> String {
+        guard let name = first(where: { $0.id == id })?.name, !name.trimmingWhitespace.isEmpty else { return id }
+        return contains { $0.id != id && $0.name == name } ? "\(name) (\(id))" : name
+    }
 }
 
 public struct RecordingHeader: Equatable, Sendable {

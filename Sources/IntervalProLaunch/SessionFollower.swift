@@ -6,8 +6,9 @@ public import IntervalProRuntime
 /// finished summary. The launcher knows nothing of how the follower shows them.
 public protocol SessionFollower: Sendable {
     /// A companion of the running session: it sees what the screen sees (the same view), and
-    /// may send commands. `nowPlaying` says what the music player plays.
-    func companion(nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver
+    /// may send commands. `devices` are the session's, which notices name; `nowPlaying` says what
+    /// the music player plays.
+    func companion(devices: [RecordedDevice], nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver
     /// The session starts: `wake` rouses a runner that waits on its source rather than on
     /// a timer, when a command arrives.
     func sessionStarted(wake: (@Sendable () -> Void)?)

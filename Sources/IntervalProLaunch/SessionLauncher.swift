@@ -321,7 +321,7 @@ public enum SessionLauncher {
         // Alpha 1 from the samples' beats, on its own thread; the screen and the page show it.
         let alphaOne = AlphaOneAnalysis()
         companions.append(alphaOne)
-        if let follower { companions.append(follower.companion(nowPlaying: nowPlaying)) }
+        if let follower { companions.append(follower.companion(devices: source.devices, nowPlaying: nowPlaying)) }
         // 1 Hz samples: the history keeps them, alpha 1 is computed from their beats.
         let engine = SessionEngine(
             plan: plan, source: source.kind, cadenceUnits: units, reportsSamples: true)
@@ -333,7 +333,7 @@ public enum SessionLauncher {
         let presenter = SessionPresenter(
             style: screen.map { .screen($0) } ?? .lines(display.lines), recorder: recorder,
             keyboard: pacing != .virtual && display.steering ? RawKeyboard() : nil, takesInterrupt: display.steering,
-            nowPlaying: nowPlaying)
+            devices: source.devices, nowPlaying: nowPlaying)
         if display.steering {
             InterruptSignal.install()
             // A live source waits for arrivals: keys and Ctrl-C are arrivals too.

@@ -22,6 +22,10 @@ struct SessionPresenter: SessionObserver {
     private var warnedRecorder = false
     private var rejectedWarnings = Set<String>()
     private var lastLoggedFeedback: String?
+    /// When "no signal" began, not yet logged: every session's lines began "[0:00] no signal",
+    /// the first reading a moment away. Logged once it has lasted `noSignalGrace`.
+    private var unloggedNoSignalSince: SessionTime?
+    static let noSignalGrace = SessionTime.seconds(3)
     private var lastTime = SessionTime.zero
     /// `TerminalStop.continued` when the screen was last drawn.
     private var continuedBeforeDraw = 0
@@ -29,12 +33,15 @@ struct SessionPresenter: SessionObserver {
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
+    /// The session's devices: notices name them.
+    let devices: [RecordedDevice]
 
     init(
         style: Style, recorder: RecordingWriter?, keyboard: RawKeyboard?, takesInterrupt: Bool,
-        nowPlaying: @escaping @Sendable () -> String? = { nil }
+        devices: [RecordedDevice] = [], nowPlaying: @escaping @Sendable () -> String? = { nil }
     ) {
         self.nowPlaying = nowPlaying
+        self.devices = devices
         self.style = style
         self.recorder = recorder
         self.keyboard = keyboard
@@ -126,8 +133,9 @@ struct SessionPresenter: SessionObserver {
             for action in actions {
                 switch action {
                 case .rejectedNotification(let device, let error): warnRejected(device, error)
-                case .deviceEvent(let device, let name) where name == "disconnected": screen.warning = "\(device) \(name)"
-                case .deviceEvent(let device, let name): screen.notice = "\(device) \(name)"
+                case .deviceEvent(let device, let name) where name == "disconnected":
+                    screen.warning = "\(devices.displayName(of: device)) \(name)"
+                case .deviceEvent(let device, let name): screen.notice = "\(devices.displayName(of: device)) \(name)"
                 default: break
                 }
             }
@@ -136,6 +144,11 @@ struct SessionPresenter: SessionObserver {
                 guard let line = logLine(action, engine: engine) else { continue }
                 // A device's or a recording's names: shown, never obeyed.
                 stream.write("[\(formatClock(now.seconds))] \(line.printable)\n")
+            }
+            if let since = unloggedNoSignalSince, now >= since + Self.noSignalGrace {
+                unloggedNoSignalSince = nil
+                lastLoggedFeedback = Feedback.noSignal.description
+                stream.write("[\(formatClock(now.seconds))]   \(Feedback.noSignal)\n")
             }
         }
     }
@@ -150,6 +163,7 @@ struct SessionPresenter: SessionObserver {
         switch action {
         case .stepStarted(let step, _):
             lastLoggedFeedback = nil
+            unloggedNoSignalSince = nil
             var text = "\(step.title) (\(step.index + 1)/\(engine.timeline.count)): \(PlanText.end(step.end))"
             if let zone = step.zone { text += ", zone \(PlanText.zone(zone))" }
             return text
@@ -173,13 +187,21 @@ struct SessionPresenter: SessionObserver {
                 case .slower: "slower"
                 default: feedback.description
                 }
-            guard category != lastLoggedFeedback, feedback != .noZone else { return nil }
+            guard category != lastLoggedFeedback, feedback != .noZone else {
+                if feedback != .noSignal { unloggedNoSignalSince = nil }
+                return nil
+            }
+            if feedback == .noSignal {
+                if unloggedNoSignalSince == nil { unloggedNoSignalSince = lastTime }
+                return nil
+            }
+            unloggedNoSignalSince = nil
             lastLoggedFeedback = category
             return "  \(feedback)"
         case .applied(.pause): return "paused"
         case .applied(.resume): return "resumed"
         case .applied: return nil
-        case .deviceEvent(let device, let name): return "\(device) \(name)"
+        case .deviceEvent(let device, let name): return "\(devices.displayName(of: device)) \(name)"
         case .rejectedNotification(let device, let error):
             let key = "\(device) \(error.characteristicID)"
             guard rejectedWarnings.insert(key).inserted else { return nil }

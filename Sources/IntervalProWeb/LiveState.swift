@@ -292,18 +292,21 @@ public struct LiveStatePublisher: SessionObserver {
     let hub: LiveStateHub
     /// What the runner's music player plays.
     let nowPlaying: @Sendable () -> String?
+    /// The session's devices: notices name them.
+    let devices: [RecordedDevice]
     private var last: SessionView?
     private var lastMusic: String?
     private var notice: String?
 
-    public init(hub: LiveStateHub, nowPlaying: @escaping @Sendable () -> String? = { nil }) {
+    public init(hub: LiveStateHub, devices: [RecordedDevice] = [], nowPlaying: @escaping @Sendable () -> String? = { nil }) {
         self.hub = hub
+        self.devices = devices
         self.nowPlaying = nowPlaying
     }
 
     public mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         for action in actions {
-            if case .deviceEvent(let device, let name) = action { notice = "\(device) \(name)" }
+            if case .deviceEvent(let device, let name) = action { notice = "\(devices.displayName(of: device)) \(name)" }
         }
     }
 
@@ -424,8 +427,8 @@ public struct LiveStatePublisher: SessionObserver {
 
 /// The launcher's sessions reach the page through the hub.
 extension LiveStateHub: SessionFollower {
-    public func companion(nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver {
-        LiveStatePublisher(hub: self, nowPlaying: nowPlaying)
+    public func companion(devices: [RecordedDevice], nowPlaying: @escaping @Sendable () -> String?) -> any SessionObserver {
+        LiveStatePublisher(hub: self, devices: devices, nowPlaying: nowPlaying)
     }
 
     public func sessionFinished(_ summary: SessionSummary, at position: SessionTime, sessionID: Int64?, notSaved: String?) {

@@ -408,4 +408,17 @@ struct RecordingWriterTests {
         #expect(header.cadenceUnits == ["A": .strides, "C": .auto])
         #expect(header.devices.cadenceUnits == header.cadenceUnits)
     }
+
+    /// Notices said "00:00:5E:00:53:02 disconnected", read out in hex by a screen reader.
+    @Test("a notice names a device by its name, its address added only where another has that name")
+    func deviceDisplayNames() {
+        let devices = [
+            RecordedDevice(id: "C8:3A:35:11:22:33", name: "Polar H10"), RecordedDevice(id: "C8:3A:35:11:22:34", name: "Stryd"),
+            RecordedDevice(id: "C8:3A:35:11:22:35", name: "Stryd"), RecordedDevice(id: "ant:12345", name: " "),
+        ]
+        #expect(devices.displayName(of: "C8:3A:35:11:22:33") == "Polar H10")
+        #expect(devices.displayName(of: "C8:3A:35:11:22:35") == "Stryd (C8:3A:35:11:22:35)")
+        #expect(devices.displayName(of: "ant:12345") == "ant:12345")
+        #expect(devices.displayName(of: "AA:BB:CC:DD:EE:FF") == "AA:BB:CC:DD:EE:FF")
+    }
 }
