@@ -30,6 +30,16 @@ public enum FITActivity {
     static let timestamp = Field.timestamp
     static let messageIndex = Field.messageIndex
 
+    /// Why `session` cannot be a FIT activity: it began before FIT's epoch, on a clock not yet
+    /// set (a Pi without a real-time clock, before the network set it). Its 1970 was written
+    /// as 2106, and uploaded as a run of that day.
+    public static func undatable(_ session: StoredSession) -> String? {
+        guard session.startUnixSeconds < FITTime.epochOffset else { return nil }
+        return "session \(session.listing.id) is dated \(session.listing.startedAt.printable), before the system clock was set "
+            + "(a Pi without a real-time clock sets it from the network): a FIT file, which counts from 1989-12-31, would "
+            + "date it 2106, and a service would file it so. TCX and jsonl exports keep its date"
+    }
+
     public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset
         func time(_ second: Int) -> FITValue { .int(Int(start) + second) }

@@ -11,6 +11,7 @@ public enum SessionExport: String, Sendable, CaseIterable {
 
     public func encode(_ session: StoredSession) throws -> [UInt8] {
         if let undated = session.undatedBecause { throw LaunchError(undated, kind: .invalidData) }
+        if self == .fit, let undatable = FITActivity.undatable(session) { throw LaunchError(undatable, kind: .invalidData) }
         return switch self {
         case .fit: FITActivity.encode(session)
         case .tcx: Array(TCXActivity.document(session).utf8)

@@ -148,6 +148,7 @@ public struct Uploader: Sendable {
             throw ServiceError(service, .rejected, "session \(id) is still running; upload it when it ends")
         }
         if let undated = session.undatedBecause { throw ServiceError(service, .rejected, undated) }
+        if let undatable = FITActivity.undatable(session) { throw ServiceError(service, .rejected, "\(undatable): not uploaded") }
         // A simulated runner's figures are not a run: sent, they stood on the service as one
         // (a `run --upload` that found no sensor fell back to a simulation and uploaded it).
         guard session.listing.source != .simulation else {

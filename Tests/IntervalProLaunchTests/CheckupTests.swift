@@ -18,6 +18,16 @@ struct CheckupTests {
         #expect(refused.first?.ok == false && refused.contains(where: Checkup.blocks))
     }
 
+    /// A Pi without a real-time clock says 1970 until the network sets it: its sessions were
+    /// dated so, and `doctor` said nothing.
+    @Test func aClockNotYetSetIsSaidAndAdvisory() {
+        let unset = Checkup.clockFinding(now: 300)
+        #expect(unset.check == "clock" && !unset.ok && unset.detail.contains("it is not set"), "\(unset)")
+        #expect(unset.fix?.contains("timedatectl") == true)
+        #expect(!Checkup.blocks(unset), "a session still runs")
+        #expect(Checkup.clockFinding(now: 1_796_000_000).ok)
+    }
+
     /// Without espeak-ng a session runs with clicks only: `doctor` said nothing of the voice.
     @Test func theVoiceIsCheckedAndAdvisory() {
         let missing = SpeechError(operation: "load", status: .notInstalled)

@@ -1382,6 +1382,27 @@ def group_retries(g):
         expect(g, told, 0, f"INTERVALPRO_HTTP_TIMEOUT={value}: said, and 30 s used",
                stderr_has=[f"INTERVALPRO_HTTP_TIMEOUT={value} is not a time limit"])
     check_serve_stops_while_a_service_is_silent(g, s)
+    check_a_session_dated_before_the_clock_was_set(g, s)
+
+
+def check_a_session_dated_before_the_clock_was_set(g, s):
+    """A Pi without a real-time clock runs at 1970 until the network sets its clock: such a
+    session's FIT dated it 2106, and it was uploaded as a run of that day."""
+    session = s.session(7)
+    path = os.path.join(s.data, "intervalpro", "intervalpro.sqlite")
+    connection = sqlite3.connect(path, timeout=10)
+    with connection:
+        connection.execute("UPDATE session SET started_at = '1970-01-01T00:05:00Z' WHERE id = ?", (session,))
+    connection.close()
+    since = time.monotonic()
+    sent = s.run("upload", str(session), "--to", "intervals.icu")
+    expect(g, sent, 65, "a session dated 1970 (the clock not yet set) is not uploaded, and why",
+           stderr_has=["before the system clock was set", "not uploaded"])
+    g.check(not s.requests("POST", ACTIVITIES, since), "... nothing reached the service")
+    fit = s.run("export", str(session), "--format", "fit", "-o", os.path.join(s.dir, "1970.fit"))
+    expect(g, fit, 65, "... nor exported as FIT, which would date it 2106", stderr_has=["TCX and jsonl exports keep its date"])
+    tcx = s.run("export", str(session), "--format", "tcx", "-o", os.path.join(s.dir, "1970.tcx"))
+    expect(g, tcx, 0, "... its TCX keeps the date it has")
 
 
 def check_serve_stops_while_a_service_is_silent(g, s):
