@@ -99,15 +99,18 @@ public enum HistoryImport {
         var activityName: String? = nil
     }
 
-    /// Imports what `path` holds into `store`. `progress` is told files done and files in all
+    /// Imports what `path` holds into the store at `location`, opened once the path is found (a
+    /// path not there made an empty store). `progress` is told files done and files in all
     /// as each thousandth of them is done, and at the end.
     ///
     /// Files are read and scored on every core at once, each worker storing its own runs: the
     /// store takes one write at a time, so one worker reads while another writes.
     public static func run(
-        _ path: String, into store: SessionStore, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+        _ path: String, into location: StoreLocation,
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
         let candidates = try files(in: path)
+        let store = try location.open()
         let newSessionsFrom = try storeCall { () throws(StoreError) in try store.nextSessionID() }
         let state = Mutex((report: Report(), next: 0, done: 0, told: -1))
         let workers = max(1, min(candidates.count, Cores.online))

@@ -25,6 +25,13 @@ public struct StoreLocation: Sendable {
     /// Opens the store and closes the sessions a dead process left running. With
     /// `readingOnly`, a store that cannot be written is still opened to be read, and where
     /// there is none an empty one is read from memory.
+    /// The store, for a command that writes only to what is saved already (`upload` records its
+    /// uploads): where nothing was ever saved, nothing is created (`upload --pending` on a fresh
+    /// setup made an empty store).
+    public func openSaved() throws -> SessionStore {
+        try open(readingOnly: !BundledFiles.exists(try databasePath()))
+    }
+
     public func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
         let path = try databasePath()
         // A store in a folder that may not be searched (one `sudo intervalpro run` left) is

@@ -108,6 +108,22 @@ import Glibc
         #expect((jsonObject(listed.stdoutData)?["total"] as? Int) == 1, "\(listed.stdout) \(listed.stderr)")
     }
 
+    /// `upload --pending` on a fresh setup made an empty store, and so did `upload 1` and
+    /// `history import` of a path that is not there.
+    @Test("upload, and history import of a missing path, create no store where nothing was saved")
+    func uploadsAndFailedImportsCreateNoStore() throws {
+        let dir = try ScratchDirectory()
+        let env = dir.ownFolders
+        let commands: [([String], Int32)] = [
+            (["upload", "--pending"], 0), (["upload", "1", "--to", "intervals.icu"], 66), (["history", "import", dir.path("gone")], 66),
+        ]
+        for (command, status) in commands {
+            let result = try intervalpro(arguments: command, environment: env)
+            #expect(result.status == status, "\(command): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path("data")), "\(command) made \(dir.path("data"))")
+        }
+    }
+
     /// `--db` naming a folder (the data folder, not its file) said only "disk I/O error", 74.
     @Test("--db naming a folder: 64, said as a folder")
     func aFolderIsNotAStore() throws {

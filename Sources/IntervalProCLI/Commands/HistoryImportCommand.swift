@@ -30,11 +30,10 @@ struct HistoryImportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let store = try store.open()
             // Ctrl-C finishes the files being read and says what was done.
             InterruptSignal.install()
             let progress = ProgressLine()
-            let report = try HistoryImport.run(path, into: store) { done, total in
+            let report = try HistoryImport.run(path, into: store.location) { done, total in
                 progress.draw("Importing: \(done) of \(total) files")
             }
             progress.clear()

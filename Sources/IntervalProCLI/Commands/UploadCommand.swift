@@ -50,7 +50,7 @@ struct UploadCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let context = try options.context()
-            let sessionStore = try store.open()
+            let sessionStore = try store.location.openSaved()
             let uploader = Uploader(store: sessionStore, context: context)
             let results: [Uploader.Result]
             var wellness: [WellnessWriter.Result] = []
