@@ -17,6 +17,17 @@ public enum WallClock {
 }
 
 extension WallClock {
+    /// The first moment of 2026, before this version was made: a clock earlier than it has not
+    /// been set (a Pi without a real-time clock says 1970 until the network sets it).
+    public static let earliestSetTime: Int64 = 1_767_225_600
+
+    /// Why the clock cannot be right at `now` (seconds since 1970), when it is before this
+    /// version was made: sessions and mornings measured then are dated so.
+    public static func notSetBecause(now: Int64) -> String? {
+        guard now < earliestSetTime else { return nil }
+        return "the system clock says \(localDateTime(unixSeconds: now)), before this version was made: it is not set yet"
+    }
+
     /// The local date (YYYY-MM-DD) at a time: the runner's calendar day, in the system's time zone.
     public static func localDate(unixSeconds: Int64) -> String {
         var seconds = time_t(unixSeconds)

@@ -25,19 +25,15 @@ public enum Checkup {
         return findings
     }
 
-    /// No clock is earlier than this version: 2026-01-01.
-    static let earliestPlausibleTime: Int64 = 1_767_225_600
-
     /// A Pi has no real-time clock: until the network sets it, it says 1970 or the time it was
     /// last shut down. Sessions and mornings measured then were dated so (a 1970 run uploaded
     /// as 2106) without a word from `doctor`. Only a clock before this version is caught here.
     static func clockFinding(now: Int64) -> Diagnosis {
-        guard now < earliestPlausibleTime else {
+        guard let notSet = WallClock.notSetBecause(now: now) else {
             return Diagnosis(check: "clock", ok: true, detail: "the system clock says \(WallClock.localDateTime(unixSeconds: now))")
         }
         return Diagnosis(
-            check: "clock", ok: false,
-            detail: "the system clock says \(WallClock.localDateTime(unixSeconds: now)), before this version was made: it is not set",
+            check: "clock", ok: false, detail: notSet,
             fix: "a Pi without a real-time clock sets it from the network (`timedatectl` says whether it is synchronized); "
                 + "sessions and readiness measured before then are dated wrongly, and a session dated before 1990 is not uploaded")
     }

@@ -22,6 +22,12 @@ struct SessionSaving {
     ) -> SessionSavingCompanion? {
         // The session's start, whenever its row can be begun.
         let startedAt = WallClock.iso8601Now()
+        if let notSet = WallClock.notSetBecause(now: UTCTimestamp.unixSeconds(startedAt) ?? 0) {
+            // A Pi before the network set its clock: the session was filed in 1970 without a word.
+            let news = "\(notSet): the session is saved under that date (a Pi without a real-time clock sets it from the network)"
+            logger.warning("\(news)")
+            tell?(news)
+        }
         let beginning = { () throws -> SessionWriter in
             try self.begin(
                 plan: plan, startedAt: startedAt, source: source, devices: devices, cadenceUnits: cadenceUnits,
