@@ -217,6 +217,11 @@ extension SessionStore {
         }
     }
 
+    /// How many readiness measurements the store holds.
+    public func readinessCount() throws(StoreError) -> Int {
+        try read { db in try ReadinessRow.fetchCount(db) }
+    }
+
     /// Measurements taken on or after a local date, in the order they were taken.
     public func readinessRecords(since localDate: String) throws(StoreError) -> [ReadinessRecord] {
         try read { db in

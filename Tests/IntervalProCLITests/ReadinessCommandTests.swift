@@ -102,6 +102,12 @@ import Testing
         #expect(again.stdout.contains("rMSSD") && again.stdout.contains("verdict"), "\(again.stdout)")
         let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
         #expect((try JSONSerialization.jsonObject(with: history.stdoutData) as? [Any])?.count == 1, "\(history.stdout)")
+        // Another morning: `--limit 1` says what it leaves out (it was left out without a word).
+        #expect(try intervalpro("readiness", "--replay", path, "--duration", "2", "--date", "2026-11-01", environment: environment(dir)).status == 0)
+        let latest = try intervalpro("readiness", "history", "--limit", "1", environment: environment(dir))
+        #expect(latest.stdout.contains("The latest 1 of 2 measurements: --limit 2 lists them all."), "\(latest.stdout)")
+        let all = try intervalpro("readiness", "history", environment: environment(dir))
+        #expect(!all.stdout.contains("The latest"), "\(all.stdout)")
     }
 
     /// A file of another day is filed under that day, at its own time: replayed, it was filed

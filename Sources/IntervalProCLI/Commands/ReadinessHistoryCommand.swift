@@ -37,6 +37,9 @@ struct ReadinessHistoryCommand: ParsableCommand {
                 return
             }
             print(HistoryReport.readiness(records).joined(separator: "\n"))
+            // More than --limit were left out without a word, as `history` once did.
+            let total = try storeCall { () throws(StoreError) in try opened.readinessCount() }
+            if total > records.count { print("The latest \(records.count) of \(total) measurements: --limit \(total) lists them all.") }
             // Today's verdict, from the week's measurements whether or not today was measured (it
             // was the latest measurement's, its advice for a day long past).
             let today = WallClock.localDateToday()
