@@ -144,9 +144,11 @@ public func asyncStoreCall<T>(_ body: () async throws(StoreError) -> T) async th
 }
 
 extension SessionStore {
-    /// The saved session `id` (nil: the newest), or what the user can do when there is none.
+    /// The saved session `id` (nil: the newest, not counting those dated more than a day ahead
+    /// of the clock, as `trends` does not), or what the user can do when there is none.
     public func session(_ id: Int64?, loading parts: SessionStore.Parts) throws -> StoredSession {
-        let wanted = try id ?? storeCall { () throws(StoreError) in try lastSessionID() }
+        let tomorrow = UTCTimestamp.text(unixSeconds: (UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0) + 86_400)
+        let wanted = try id ?? storeCall { () throws(StoreError) in try lastSessionID(startedNoLaterThan: tomorrow) }
         guard let wanted else { throw LaunchError("no sessions saved yet in \(path)", kind: .missingInput) }
         // A session cut off in a store that could not be written since is read as it will be kept.
         let found = try storeCall(.invalidData) { () throws(StoreError) in

@@ -341,9 +341,20 @@ public final class SessionStore: Sendable {
         try read { db in try SessionRow.fetchOne(db, key: id)?.listing }
     }
 
-    /// The session started last (the last saved among those started in the same second).
-    public func lastSessionID() throws(StoreError) -> Int64? {
-        try read { db in try Int64.fetchOne(db, sql: "SELECT id FROM session ORDER BY started_at DESC, id DESC LIMIT 1") }
+    /// The session started last (the last saved among those started in the same second), of
+    /// those started no later than `latestStart` when there are any: a run a watch dated 2028,
+    /// or one saved while the clock was ahead, was `last` for good.
+    public func lastSessionID(startedNoLaterThan latestStart: String? = nil) throws(StoreError) -> Int64? {
+        try read { db in
+            if let latestStart,
+                let id = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM session WHERE started_at <= ? ORDER BY started_at DESC, id DESC LIMIT 1",
+                    arguments: [latestStart])
+            {
+                return id
+            }
+            return try Int64.fetchOne(db, sql: "SELECT id FROM session ORDER BY started_at DESC, id DESC LIMIT 1")
+        }
     }
 
     /// What to load of a session beside its summary: samples and notifications are many

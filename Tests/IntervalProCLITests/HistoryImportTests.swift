@@ -126,6 +126,19 @@ struct HistoryImportTests {
 
     /// The session keeps the timer's time: compared with the file's whole span, every paused
     /// run imported again was said to be a copy cut short, to be deleted and imported again.
+    /// A watch whose clock was set wrong dated a run 2040: `show last`, `export last` and
+    /// `upload last` took it for good, the runner's own sessions never `last` again.
+    @Test("last passes over a run dated more than a day ahead of the clock")
+    func lastPassesOverTheFuture() throws {
+        let store = try ScratchStore()
+        _ = try store.directory.write("today.gpx", gpxRun(start: Date() - 3600, seconds: 300, perFoot: 85, name: "Today's run"))
+        _ = try store.directory.write("future.gpx", gpxRun(start: Date() + 14 * 365 * 86_400, seconds: 300, perFoot: 80, name: "Wrong clock"))
+        let imported = try store.run("history", "import", store.directory.url.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let last = try store.run("show", "last", "--json")
+        #expect((jsonObject(last.stdoutData)?["plan"] as? String) == "Today's run", "\(last.stdout)")
+    }
+
     @Test("a paused run imported again is skipped as imported before, and not said to hold more")
     func aPausedRunImportedAgainIsNotSaidToHoldMore() throws {
         let store = try ScratchStore()
