@@ -362,82 +362,6 @@ public enum ActivityImport {
         return legs
     }
 
-    // MARK: - TCX
-
-    /// Each `<Activity>` is a leg, its `Sport` "Running" (or "Other", or none) a run.
-    public static func readTCX(_ root: MarkupElement, file: String, choice: ActivityChoice = .init()) throws(ImportError) -> ImportedActivity {
-        guard root.name.caseInsensitiveEquals("TrainingCenterDatabase") else {
-            throw ImportError(
-                file: file, place: "\(root.line)",
-                message: "an XML file whose root is <\(root.name)>, not a TCX activity (<TrainingCenterDatabase>)")
-        }
-        // A multisport session's activities (FirstSport, NextSport) are legs: a brick was refused.
-        let activities = (root.child("Activities")?.children ?? []).flatMap { element in
-            element.name.caseInsensitiveEquals("MultiSportSession") ? element.children.compactMap { $0.child("Activity") } : [element]
-        }.filter { $0.name.caseInsensitiveEquals("Activity") }
-        guard !activities.isEmpty else {
-            throw ImportError(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
-        }
-        var legs: [ActivityLeg] = []
-        var untimed = UntimedPoints(tag: "Time")
-        var cadenceWarnings: [ImportError] = []
-        for activity in activities {
-            let sport = activity.attribute("Sport")
-            var points: [ActivityPoint] = []
-            for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
-                // A lap's second Track begins after a pause (a new lap alone is no pause).
-                let lapStart = points.count
-                for track in lap.children where track.name.caseInsensitiveEquals("Track") {
-                    if points.count > lapStart { points[points.count - 1].pausedAfter = true }
-                    for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
-                        guard untimed.hasTime(trackpoint) else { continue }
-                        points.append(try self.trackpoint(trackpoint, file: file))
-                    }
-                }
-                // A lap time that is no number was never read: it refuses nothing.
-                if let timer = (try? number(lap.child("TotalTimeSeconds"), upTo: 86_400 * 115, file: file)) ?? nil {
-                    markPauses(in: &points, lap: lapStart..<points.count, timerSeconds: timer)
-                }
-            }
-            let kind: ActivityLeg.Kind =
-                if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
-            cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(activity.line)")
-            legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
-        }
-        let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
-        var activity = try self.activity(legs: legs, format: .tcx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
-        if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
-            let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
-            if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
-            activity.exportedByIntervalPro = creator.child("Name")?.text == ProgramName.creator
-        }
-        return activity
-    }
-
-    /// The pauses a lap's timer says its points hide: Garmin Connect's TCX marks none, its
-    /// points stop and start again in one Track, and the lap's `TotalTimeSeconds` (the watch's
-    /// timer) falls short of their span (a run of 22:10 on the watch read as 35:06, 12:27 of it
-    /// "no signal"). The longest gaps that make up the shortfall are pauses; a gap the timer
-    /// ran through (the GPS lost in a tunnel) leaves no shortfall, and stays a gap.
-    static func markPauses(in points: inout [ActivityPoint], lap: Range<Int>, timerSeconds: Double) {
-        guard lap.count > 1, timerSeconds > 0 else { return }
-        // A point a second at most: a gap of n seconds hides n - 1 of them.
-        func hidden(_ index: Int) -> Double { Double(points[index + 1].time - points[index].time) / 1_000_000 - 1 }
-        let gaps = lap.dropLast()
-        var shortfall = Double(points[lap.last!].time - points[lap.first!].time) / 1_000_000 - timerSeconds
-        for index in gaps where points[index].pausedAfter { shortfall -= hidden(index) }
-        // Less than a smart recording's gaps between points: no pause to find.
-        let shortest = 10.0
-        guard shortfall >= shortest else { return }
-        for index in gaps.filter({ !points[$0].pausedAfter && hidden($0) >= shortest }).sorted(by: { hidden($0) > hidden($1) }) {
-            guard shortfall >= shortest else { break }
-            // A gap longer than what the timer lacks is not all pause: left as it is.
-            guard hidden(index) <= shortfall + 2 else { continue }
-            points[index].pausedAfter = true
-            shortfall -= hidden(index)
-        }
-    }
-
     /// An element's number, in the range a watch could have recorded (0 up to `limit`).
     static func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportError) -> Double? {
         // An empty element says no more than a missing one (a writer with no reading at that point).
@@ -488,21 +412,5 @@ public enum ActivityImport {
                 file: file, place: "\(timeElement.line)", message: "<\(timeElement.name)> \"\(timeElement.text)\" is not an ISO 8601 time")
         }
         return time
-    }
-
-    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {
-        func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
-            try ActivityImport.number(element, upTo: limit, file: file)
-        }
-        var point = ActivityPoint(time: try time(of: element, tag: "Time", file: file))
-        point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }
-        point.distance = try number(element.child("DistanceMeters"), upTo: 10_000_000)
-        let tpx = element.descendant("Extensions", "TPX")
-        // RunCadence (Garmin), or Cadence (some exporters); as the file gives it, doubled or not
-        // for the whole activity (`inStepsPerMinute`).
-        point.cadence = try number(tpx?.child("RunCadence"), upTo: 255)
-        if point.cadence == nil { point.cadence = try number(element.child("Cadence"), upTo: 255) }
-        point.speed = try number(tpx?.child("Speed"), upTo: 100)
-        return point
     }
 }
