@@ -2,6 +2,7 @@ public import IntervalProCore
 import IntervalProDBus
 public import IntervalProEventLoop
 public import IntervalProRuntime
+import Synchronization
 
 /// Live sensors for one session or recording: runs the BlueZ client on an event loop of its
 /// own, waits for the chosen devices to be subscribed, then feeds every value into a
@@ -17,19 +18,23 @@ public final class LiveSensors: Sendable {
     /// Raised on the loop whenever the link state changed (not for values).
     private let changed: LoopCondition
     private let client: BlueZClient
-    private let status: @Sendable (SensorLinkMachine.Status) -> Void
+    private let status: @Sendable (SensorLinkMachine.Status, _ line: String?) -> Void
+    /// The names the chosen devices advertised, by address: the lines after name them so (a
+    /// screen reader read "C8:3A:35:11:22:33: signal lost, reconnecting" out in hex).
+    private let deviceNames = DeviceNames()
 
     /// - Parameters:
     ///   - clock: monotonic time (injected): stamps values and drives the client's timers.
     ///   - status: called on the loop's thread with what the user should know until the
-    ///     session begins; after that it reaches the session as a notice.
+    ///     session begins, and the line that says it (nil for progress alone); after that it
+    ///     reaches the session as a notice.
     ///   - coalescing: for a recording, the window in which acquired values are read
     ///     together (see `BlueZClient`); zero for a session, which takes each at once.
     ///   - trace: takes the `-v` log (see `BlueZClient`).
     public init(
         configuration: SensorLinkMachine.Configuration, connect: @escaping BlueZClient.Connect,
         coalescing: Duration = .zero, trace: BlueZClient.Trace? = nil, clock: @escaping @Sendable () -> Duration,
-        status: @escaping @Sendable (SensorLinkMachine.Status) -> Void
+        status: @escaping @Sendable (SensorLinkMachine.Status, _ line: String?) -> Void
     ) throws(EventLoopError) {
         let loop = try EventLoop(name: "intervalpro-live")
         self.loop = loop
@@ -72,7 +77,7 @@ public final class LiveSensors: Sendable {
     /// Starts the client; what it reports reaches the feed (values, device events) and
     /// `status`. Throws when the system bus cannot be reached.
     private func startClient() throws {
-        let (feed, arrivals, changed, status) = (self.feed, self.arrivals, self.changed, self.status)
+        let (feed, arrivals, changed, status, deviceNames) = (self.feed, self.arrivals, self.changed, self.status, self.deviceNames)
         try client.start { action, receivedAt in
             // A recording's values and events come with when they arrived; a session's, now.
             func push(_ entry: (SessionTime) -> RecordingEntry) {
@@ -96,13 +101,15 @@ public final class LiveSensors: Sendable {
                 arrivals.raise()
                 changed.raise()
             case .status(let value):
+                deviceNames.remember(value)
+                let line = value.message(naming: deviceNames.name(of:))
                 // Once the session or recording has begun, its screen or log says it; which
                 // D-Bus call carries a characteristic after a reconnection is said where the
                 // connection's lines go (stderr, the journal): the page kept "…: 2a53 through
                 // AcquireNotify" under its buttons to the end, as the runner's news.
                 if !feed.hasBegun || !value.isNews {
-                    status(value)
-                } else if let text = value.message {
+                    status(value, line)
+                } else if let text = line {
                     feed.notice(text)
                     arrivals.raise()
                 }
@@ -295,6 +302,23 @@ extension SensorLinkMachine.Replacement {
     }
 }
 
+/// The names the chosen devices advertised, by address, as the statuses that choose them say.
+private final class DeviceNames: Sendable {
+    private let names = Mutex<[String: String]>([:])
+
+    func remember(_ status: SensorLinkMachine.Status) {
+        switch status {
+        case .chose(_, let device, let name?), .choseInstead(_, let device, let name?, _, _):
+            let name = name.trimmingWhitespace
+            if !name.isEmpty { names.withLock { $0[device] = name } }
+        default: break
+        }
+    }
+
+    /// Its name, else its address.
+    func name(of device: String) -> String { names.withLock { $0[device] } ?? device }
+}
+
 extension SensorLinkMachine.Status {
     /// Whether a runner mid-session is told it: the path a characteristic's values take is
     /// news only when AcquireNotify was refused.
@@ -304,7 +328,11 @@ extension SensorLinkMachine.Status {
     }
 
     /// The status as a line for the user; nil for the ones that are only progress.
-    public var message: String? {
+    public var message: String? { message(naming: { $0 }) }
+
+    /// The line, each device after the one it was chosen as named by `name` (its address: the
+    /// name it advertised, where known; a screen reader read the address out in hex).
+    public func message(naming name: (String) -> String) -> String? {
         switch self {
         case .waitingForBluez: "waiting for bluetoothd"
         case .noAdapter(let requested): requested.map { "no Bluetooth adapter named \($0)" } ?? "no Bluetooth adapter"
@@ -321,18 +349,18 @@ extension SensorLinkMachine.Status {
                 + why.text(for: role)
         // Not "looking for another": a device named for the role is never replaced; the line
         // that names the one taken instead says so when there is one.
-        case .roleNotOffered(let role, let device): "\(device) offers no \(role.rawValue)"
-        case .connecting(let device, let attempt): attempt == 1 ? "connecting to \(device)" : "connecting to \(device) (attempt \(attempt))"
+        case .roleNotOffered(let role, let device): "\(name(device)) offers no \(role.rawValue)"
+        case .connecting(let device, let attempt): attempt == 1 ? "connecting to \(name(device))" : "connecting to \(name(device)) (attempt \(attempt))"
         case .connectFailed(let device, let error, let retryIn):
-            "\(device): connect failed: \(error); retrying in \(Int(retryIn.seconds)) s"
-        case .subscribed(let device): "\(device): receiving"
+            "\(name(device)): connect failed: \(error); retrying in \(Int(retryIn.seconds)) s"
+        case .subscribed(let device): "\(name(device)): receiving"
         case .notifying(let device, let characteristic, let path, let refused):
-            "\(device): \(BluetoothUUID.shortText(characteristic)) through \(path.rawValue)"
+            "\(name(device)): \(BluetoothUUID.shortText(characteristic)) through \(path.rawValue)"
                 + (refused.map { path == .acquired ? " refused: \($0)" : " (AcquireNotify refused: \($0))" } ?? "")
         case .notifyRefused(let device, let characteristic, let error):
-            "\(device) will not send its \(BluetoothUUID.shortText(characteristic)) measurements (\(error)): "
+            "\(name(device)) will not send its \(BluetoothUUID.shortText(characteristic)) measurements (\(error)): "
                 + "switch the sensor off and on, or remove it in the phone or watch that holds it"
-        case .lost(let device): "\(device): signal lost, reconnecting"
+        case .lost(let device): "\(name(device)): signal lost, reconnecting"
         case .bluezRestarted: "bluetoothd went away; reconnecting when it is back"
         }
     }

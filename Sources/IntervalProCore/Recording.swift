@@ -59,8 +59,8 @@ extension [RecordedDevice] {
     /// footpod disconnected"), its address added only when another device has that name; else
     /// by its address. Notices said the address alone, which a screen reader reads out in hex.
     public func displayName(of id: String) -> String {
-        guard let name = first(where: { $0.id == id })?.name, !name.trimmingWhitespace.isEmpty else { return id }
-        return contains { $0.id != id && $0.name == name } ? "\(name) (\(id))" : name
+        guard let name = first(where: { $0.id == id })?.name?.trimmingWhitespace, !name.isEmpty else { return id }
+        return contains { $0.id != id && $0.name?.trimmingWhitespace == name } ? "\(name) (\(id))" : name
     }
 }
 

@@ -105,9 +105,9 @@ public struct LiveSensorConnection: Sendable {
             sensors = try LiveSensors(
                 configuration: configuration, connect: { try DBusConnection.system() }, coalescing: coalescing,
                 trace: options.verbose ? Self.trace(since: origin) : nil, clock: { origin.duration(to: clock.now) },
-                status: { status in
-                    guard !quiet, let message = status.message else { return }
-                    logger.notice("\(message)")
+                status: { _, line in
+                    guard !quiet, let line else { return }
+                    logger.notice("\(line)")
                 })
         } catch {
             throw UnavailableError(description: "\(error)")

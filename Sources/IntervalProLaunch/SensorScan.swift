@@ -92,7 +92,7 @@ public enum SensorScan {
         do {
             sensors = try LiveSensors(
                 configuration: configuration, connect: { try DBusConnection.system() },
-                clock: { origin.duration(to: clock.now) }, status: { _ in })
+                clock: { origin.duration(to: clock.now) }, status: { _, _ in })
             try sensors.startScan()
         } catch {
             let ant = await antScan?.value

@@ -22,9 +22,11 @@ struct SessionPresenter: SessionObserver {
     private var warnedRecorder = false
     private var rejectedWarnings = Set<String>()
     private var lastLoggedFeedback: String?
-    /// When "no signal" began, not yet logged: every session's lines began "[0:00] no signal",
-    /// the first reading a moment away. Logged once it has lasted `noSignalGrace`.
+    /// When "no signal" began before any reading came, not yet logged: every session's lines
+    /// began "[0:00] no signal", the first reading a moment away. Logged once it has lasted
+    /// `noSignalGrace`; after a reading, a dropout is logged at once (the reading is stale by then).
     private var unloggedNoSignalSince: SessionTime?
+    private var sawReading = false
     static let noSignalGrace = SessionTime.seconds(3)
     private var lastTime = SessionTime.zero
     /// `TerminalStop.continued` when the screen was last drawn.
@@ -156,7 +158,7 @@ struct SessionPresenter: SessionObserver {
     private mutating func warnRejected(_ device: String, _ error: NotificationParseError) {
         let key = "\(device) \(error.characteristicID)"
         guard rejectedWarnings.insert(key).inserted else { return }
-        screen.warning = "\(device): \(error)"
+        screen.warning = "\(devices.displayName(of: device)): \(error)"
     }
 
     private mutating func logLine(_ action: SessionEngine.Action, engine: SessionEngine) -> String? {
@@ -191,10 +193,11 @@ struct SessionPresenter: SessionObserver {
                 if feedback != .noSignal { unloggedNoSignalSince = nil }
                 return nil
             }
-            if feedback == .noSignal {
+            if feedback == .noSignal, !sawReading {
                 if unloggedNoSignalSince == nil { unloggedNoSignalSince = lastTime }
                 return nil
             }
+            if feedback != .noSignal { sawReading = true }
             unloggedNoSignalSince = nil
             lastLoggedFeedback = category
             return "  \(feedback)"
@@ -205,7 +208,7 @@ struct SessionPresenter: SessionObserver {
         case .rejectedNotification(let device, let error):
             let key = "\(device) \(error.characteristicID)"
             guard rejectedWarnings.insert(key).inserted else { return nil }
-            return "warning: ignored a bad value from \(device): \(error)"
+            return "warning: ignored a bad value from \(devices.displayName(of: device)): \(error)"
         case .sessionFinished, .sample: return nil
         }
     }

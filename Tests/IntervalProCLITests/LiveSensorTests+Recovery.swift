@@ -17,7 +17,8 @@ extension LiveSensorTests {
         let sent = fake.sentNotifications()
         #expect(recorded.map(\.hex) == sent.prefix(recorded.count).map(\.hex))
         #expect(recorded.count > 20, "notifications after the return are recorded too")
-        #expect(result.stderr.contains("signal lost, reconnecting"))
+        // Named as the device advertises itself: its address was read out in hex.
+        #expect(result.stderr.contains("HRM-Pro Plus:123456: signal lost, reconnecting"), "\(result.stderr)")
     }
 
     @Test("a dropout just after a value: what the socket held when the link went is recorded")
