@@ -30,15 +30,19 @@ public enum FITActivity {
     static let timestamp = Field.timestamp
     static let messageIndex = Field.messageIndex
 
-    /// Why `session` cannot be a FIT activity: it began before FIT's epoch, on a clock not yet
-    /// set (a Pi without a real-time clock, before the network set it). Its 1970 was written
-    /// as 2106, and uploaded as a run of that day.
+    /// Why `session` cannot be a FIT activity: it began on a clock not yet set (a Pi without a
+    /// real-time clock, before the network set it), before the first time a FIT file dates. Its
+    /// 1970 was written as 2106, and uploaded as a run of that day.
     public static func undatable(_ session: StoredSession) -> String? {
-        guard session.startUnixSeconds < FITTime.epochOffset else { return nil }
+        guard session.startUnixSeconds < earliestDatable else { return nil }
         return "session \(session.listing.id) is dated \(session.listing.startedAt.printable), before the system clock was set "
-            + "(a Pi without a real-time clock sets it from the network): a FIT file, which counts from 1989-12-31, would "
-            + "date it 2106, and a service would file it so. TCX and jsonl exports keep its date"
+            + "(a Pi without a real-time clock sets it from the network): a FIT file cannot date it (it counts from "
+            + "1989-12-31, and reads a time before mid-1998 as one since the device started), and a service would file it "
+            + "in 2106. TCX and jsonl exports keep its date"
     }
+
+    /// FIT reads a date_time under 0x10000000 (1998-07-03) as seconds since the device started.
+    static let earliestDatable = FITTime.epochOffset + 0x1000_0000
 
     public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset

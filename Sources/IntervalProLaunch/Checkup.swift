@@ -35,7 +35,7 @@ public enum Checkup {
         return Diagnosis(
             check: "clock", ok: false, detail: notSet,
             fix: "a Pi without a real-time clock sets it from the network (`timedatectl` says whether it is synchronized); "
-                + "sessions and readiness measured before then are dated wrongly, and a session dated before 1990 is not uploaded")
+                + "sessions and readiness measured before then are dated wrongly, and a session dated so is not uploaded")
     }
 
     /// The metronome's sound is what ALSA's default device does, not /dev/snd: a sound server's

@@ -204,9 +204,7 @@ public struct ReadinessCheck: Sendable {
         // moment was judged by that moment against the day's other mornings.
         if let date, let ended = endedAt { endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended }
         // Dated by the clock (live, or a file that gives no time): a Pi's clock not yet set filed it in 1970.
-        if endedAt == nil, date == nil, let notSet = WallClock.notSetBecause(now: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0) {
-            logger.warning("\(notSet): this morning is saved under that date (a Pi without a real-time clock sets it from the network)")
-        }
+        if endedAt == nil, date == nil, let notSet = ReadinessRun.clockNotSet() { logger.warning("\(notSet)") }
         let scored = try ReadinessRun.score(
             outcome, source: replayed != nil ? .replay : .live,
             localDate: date ?? endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),

@@ -197,6 +197,13 @@ public enum ReadinessRun {
         public var wasHeld = false
     }
 
+    /// What to say of a morning dated by the clock when the clock is not set (a Pi before the
+    /// network sets it): it takes that date, 1970's.
+    public static func clockNotSet() -> String? {
+        WallClock.notSetBecause(now: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0)
+            .map { "\($0): this morning is dated so (a Pi without a real-time clock sets it from the network)" }
+    }
+
     /// Scores a finished measurement, saves it in `save` (nil: not saved) and judges it against
     /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved),
     /// naming `file`, the measurement's, when given.

@@ -27,6 +27,9 @@ public struct WellnessWriter: Sendable {
         public var waitingForAccount = false
     }
 
+    /// No wellness day is earlier: a date before it is a clock's that was not set.
+    static let earliestDay = "1990-01-01"
+
     /// Queues the measurement, then writes it.
     public func send(readiness id: Int64) async throws(StoreError) -> Result {
         let service = Service.intervalsICU.rawValue
@@ -50,6 +53,12 @@ public struct WellnessWriter: Sendable {
         let dayValue = ReadinessRecord.dayValue(of: sameDay) ?? measurement
         let failure: ServiceError?
         do throws(ServiceError) {
+            // A morning measured on a Pi before the network set its clock: a wellness of 1970.
+            guard measurement.localDate >= Self.earliestDay else {
+                throw ServiceError(
+                    .intervalsICU, .rejected,
+                    "readiness measurement \(id) is dated \(measurement.localDate), before the system clock was set: not written to the wellness")
+            }
             let api = try context.intervalsICU()
             let hrv = dayValue.figures.hrv
             _ = try await context.caller(.intervalsICU).success(

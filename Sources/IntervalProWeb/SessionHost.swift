@@ -177,6 +177,7 @@ public final class SessionHost: Sendable {
                     defaults.sensors, settings: settings, interruptible: false, stop: { hub.takeFinish() },
                     status: { status in hub.publishReadiness(Self.progress(status)) })
                 if let outcome {
+                    if let notSet = ReadinessRun.clockNotSet() { logger.warning("readiness: \(notSet)") }
                     let scored = try ReadinessRun.score(
                         outcome, source: .live, localDate: WallClock.localDateToday(), takenAt: WallClock.iso8601Now(),
                         save: defaults.store, store: defaults.store)

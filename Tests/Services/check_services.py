@@ -1635,6 +1635,13 @@ def group_wellness(g):
     expect(g, every, 0, "readiness with the setting: 0")
     g.check(len(s.requests("PUT", wellness_path)) == before + 1, "... and the measurement is written without --upload")
 
+    # A morning dated 1970 (a Pi before the network set its clock) was written to a wellness of 1970.
+    dawn = make_recording(seed=2, minutes=1).write(os.path.join(s.dir, "dawn.jsonl"))
+    dated = s.run("readiness", "--replay", dawn, "--duration", "1", "--date", "1970-01-01", "--upload")
+    expect(g, dated, 65, "a morning dated 1970 is saved, not written to the wellness, and why",
+           stderr_has=["before the system clock was set: not written to the wellness"])
+    g.check(not s.requests("PUT", f"/api/v1/athlete/{ATHLETE}/wellness/1970-01-01"), "... nothing reached the service")
+
 
 GROUPS = [
     ("intervals.icu: account, today, run today / icu:ID, upload", group_icu),
