@@ -110,6 +110,8 @@ public enum HistoryImport {
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
         let candidates = try files(in: path)
+        // An empty folder: nothing to keep, and no store made for it.
+        guard !candidates.isEmpty else { return Report() }
         let store = try location.open()
         let newSessionsFrom = try storeCall { () throws(StoreError) in try store.nextSessionID() }
         let state = Mutex((report: Report(), next: 0, done: 0, told: -1))

@@ -53,6 +53,8 @@ public enum ReadinessImport {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
         let candidates = try HistoryImport.files(in: path)
+        // An empty folder: nothing to keep, and no store made for it.
+        guard !candidates.isEmpty else { return Report() }
         let store = try location.open()
         var known = Set(try storeCall { () throws(StoreError) in try store.readinessRecords() }.flatMap(Self.keys))
         var report = Report()

@@ -23,7 +23,7 @@ enum SessionUpload {
         // The session first: no such session is 404 whatever the accounts (it was 409, "no accounts yet").
         let sessionStore: SessionStore
         do {
-            sessionStore = try store.open()
+            sessionStore = try store.openSaved()
             guard let listing = try sessionStore.listing(id: id) else { return WebServer.error(.notFound, "no session \(id)") }
             guard listing.status != .running else { return WebServer.error(.conflict, "session \(id) is running: finish it first") }
         } catch {

@@ -109,14 +109,16 @@ import Glibc
     }
 
     /// `upload --pending` on a fresh setup made an empty store, and so did `upload 1` and
-    /// `history import` of a path that is not there.
-    @Test("upload, and history import of a missing path, create no store where nothing was saved")
+    /// `history import` of a path that is not there or of an empty folder.
+    @Test("upload, and an import of a missing path or an empty folder, create no store where nothing was saved")
     func uploadsAndFailedImportsCreateNoStore() throws {
         let dir = try ScratchDirectory()
         let env = dir.ownFolders
         let commands: [([String], Int32)] = [
             (["upload", "--pending"], 0), (["upload", "1", "--to", "intervals.icu"], 66), (["history", "import", dir.path("gone")], 66),
+            (["history", "import", dir.path("empty")], 0), (["readiness", "import", dir.path("empty")], 0),
         ]
+        try FileManager.default.createDirectory(atPath: dir.path("empty"), withIntermediateDirectories: true)
         for (command, status) in commands {
             let result = try intervalpro(arguments: command, environment: env)
             #expect(result.status == status, "\(command): \(result.stderr)")
