@@ -22,9 +22,6 @@ public struct StoreLocation: Sendable {
         return "\(directory)/intervalpro.sqlite"
     }
 
-    /// Opens the store and closes the sessions a dead process left running. With
-    /// `readingOnly`, a store that cannot be written is still opened to be read, and where
-    /// there is none an empty one is read from memory.
     /// The store, for a command that writes only to what is saved already (`upload` records its
     /// uploads): where nothing was ever saved, nothing is created (`upload --pending` on a fresh
     /// setup made an empty store).
@@ -32,6 +29,9 @@ public struct StoreLocation: Sendable {
         try open(readingOnly: !BundledFiles.exists(try databasePath()))
     }
 
+    /// Opens the store and closes the sessions a dead process left running. With
+    /// `readingOnly`, a store that cannot be written is still opened to be read, and where
+    /// there is none an empty one is read from memory.
     public func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
         let path = try databasePath()
         // A store in a folder that may not be searched (one `sudo intervalpro run` left) is

@@ -2,8 +2,8 @@ import ServiceLifecycle
 
 extension ServiceGroup {
     /// Runs the services until cancelled, or until `stopping` ends: then stops them gracefully
-    /// (a server takes no new connections and answers the requests in flight) and returns once
-    /// they have ended.
+    /// (a server takes no new connections and answers the requests in flight, cancelled after
+    /// the group's `maximumGracefulShutdownDuration`) and returns once they have ended.
     func run(stoppingGracefullyWhen stopping: AsyncStream<Void>?) async throws {
         guard let stopping else { return try await run() }
         try await withThrowingTaskGroup(of: Bool.self) { group in

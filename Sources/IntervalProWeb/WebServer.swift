@@ -38,7 +38,8 @@ public struct WebServer: Sendable {
 
     /// Serves until cancelled, or with `stopOnSignals` until SIGTERM, SIGINT or SIGHUP, or until
     /// `stopping` ends; `listening` is called once the socket is bound. A signal or `stopping`
-    /// stops gracefully: no new connections, and the requests in flight are answered first.
+    /// stops gracefully: no new connections, and the requests in flight are answered first, for
+    /// `stopGrace` at most, then cancelled.
     ///
     /// The server is put together here rather than by Hummingbird's `Application`, whose run
     /// also starts a task that formats the Date header once a second: an idle `serve` on a Pi

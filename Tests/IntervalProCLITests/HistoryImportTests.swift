@@ -124,8 +124,6 @@ struct HistoryImportTests {
         #expect(points.count == 4)
     }
 
-    /// The session keeps the timer's time: compared with the file's whole span, every paused
-    /// run imported again was said to be a copy cut short, to be deleted and imported again.
     /// A watch whose clock was set wrong dated a run 2040: `show last`, `export last` and
     /// `upload last` took it for good, the runner's own sessions never `last` again.
     @Test("last passes over a run dated more than a day ahead of the clock")
@@ -139,6 +137,8 @@ struct HistoryImportTests {
         #expect((jsonObject(last.stdoutData)?["plan"] as? String) == "Today's run", "\(last.stdout)")
     }
 
+    /// The session keeps the timer's time: compared with the file's whole span, every paused
+    /// run imported again was said to be a copy cut short, to be deleted and imported again.
     @Test("a paused run imported again is skipped as imported before, and not said to hold more")
     func aPausedRunImportedAgainIsNotSaidToHoldMore() throws {
         let store = try ScratchStore()
