@@ -218,6 +218,13 @@ public enum HistoryImport {
                 report.unreadable.append(Skipped(file: file, reason: "named as a zip archive, but not one: \(holds)"))
                 return
             }
+            // Another machine's store, given to be merged: "holds no activity" told nothing.
+            if content.starts(with: Array("SQLite format 3\u{0}".utf8)) {
+                let reason = "an SQLite database (an IntervalPro session store?), not an activity: stores are not merged; "
+                    + "export its sessions (`intervalpro export ID --format jsonl --db \(file)`) and import those"
+                report.unreadable.append(Skipped(file: file, reason: reason))
+                return
+            }
             report.otherFiles += 1
             if ActivityImport.encoding(of: content) == .rrIntervalText { report.rrIntervalFiles += 1 }
             return

@@ -137,6 +137,18 @@ struct HistoryImportTests {
         #expect((jsonObject(last.stdoutData)?["plan"] as? String) == "Today's run", "\(last.stdout)")
     }
 
+    /// Another machine's store given to be merged was a file that "holds no activity".
+    @Test("a session store given to history import is said to be one, with how to bring its sessions")
+    func aStoreIsNoActivity() throws {
+        let other = try ScratchStore()
+        #expect(try other.run("run", "Plans/cadence-ladder.json", "--replay", "Recordings/cadence-ladder.jsonl", "--fast").status == 0)
+        let store = try ScratchStore()
+        let imported = try store.run("history", "import", other.path)
+        #expect(imported.status == 65, "\(imported.stderr)")
+        #expect(imported.stderr.contains("an SQLite database (an IntervalPro session store?), not an activity"), "\(imported.stderr)")
+        #expect(imported.stderr.contains("--format jsonl --db \(other.path)"), "\(imported.stderr)")
+    }
+
     /// The session keeps the timer's time: compared with the file's whole span, every paused
     /// run imported again was said to be a copy cut short, to be deleted and imported again.
     @Test("a paused run imported again is skipped as imported before, and not said to hold more")
