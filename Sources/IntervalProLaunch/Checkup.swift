@@ -22,7 +22,21 @@ public enum Checkup {
         findings.append(webServerFinding())
         findings += await accountFindings()
         findings.append(clockFinding(now: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0))
+        if let path = try? StoreLocation(path: nil).databasePath(), let store = storeFinding(path: path, mode: FileIO.permissions(path)) {
+            findings.append(store)
+        }
         return findings
+    }
+
+    /// The session store holds heart rate, written 0600; a copy restored with `cp -r` (the
+    /// umask's 0644) left it readable by every account, and nothing said so. Nil when there is
+    /// no store yet (`mode` nil) or it is the owner's alone.
+    static func storeFinding(path: String, mode: UInt32?) -> Diagnosis? {
+        guard let mode, mode & 0o077 != 0 else { return nil }
+        return Diagnosis(
+            check: "store", ok: false,
+            detail: "\(path) may be read by other users (mode \(String(mode, radix: 8))): it holds your heart rate",
+            fix: "chmod 600 \(path)")
     }
 
     /// A Pi has no real-time clock: until the network sets it, it says 1970 or the time it was
@@ -95,7 +109,7 @@ public enum Checkup {
         !finding.ok && !advisory.contains(finding.check)
     }
 
-    static let advisory = Set(["sound", "voice", "music", "web page", "accounts", "ant stick", "clock"] + Service.allCases.map(\.rawValue))
+    static let advisory = Set(["sound", "voice", "music", "web page", "accounts", "ant stick", "clock", "store"] + Service.allCases.map(\.rawValue))
 
     /// `doctor --json`'s object: whether nothing blocks, and each check.
     public static func json(_ findings: [Diagnosis]) -> JSONValue {

@@ -28,6 +28,16 @@ struct CheckupTests {
         #expect(Checkup.clockFinding(now: 1_796_000_000).ok)
     }
 
+    /// A store restored with `cp -r` is the umask's 0644: readable by every account.
+    @Test func aStoreOthersMayReadIsSaidAndAdvisory() throws {
+        let open = try #require(Checkup.storeFinding(path: "/home/r/.local/share/intervalpro/intervalpro.sqlite", mode: 0o644))
+        #expect(open.check == "store" && !open.ok && open.detail.contains("mode 644"), "\(open)")
+        #expect(open.fix == "chmod 600 /home/r/.local/share/intervalpro/intervalpro.sqlite")
+        #expect(!Checkup.blocks(open))
+        #expect(Checkup.storeFinding(path: "x", mode: 0o600) == nil)
+        #expect(Checkup.storeFinding(path: "x", mode: nil) == nil)
+    }
+
     /// Without espeak-ng a session runs with clicks only: `doctor` said nothing of the voice.
     @Test func theVoiceIsCheckedAndAdvisory() {
         let missing = SpeechError(operation: "load", status: .notInstalled)
