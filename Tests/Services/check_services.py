@@ -343,6 +343,13 @@ class Scenario:
     def fault(self, **fault):
         return self.control("fault", fault)
 
+    def held(self, within=30):
+        """Whether the request a fault waits for reached the stand-in within `within` s (the fault used up)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline and self.state()["faults"]:
+            time.sleep(0.1)
+        return not self.state()["faults"]
+
     def clear(self):
         return self.control("clear", {})
 
@@ -385,6 +392,19 @@ class Scenario:
                          f"{self.name}: the stand-in ran without an error and exited 0 on SIGTERM",
                          f"status {self.process.returncode}, stderr {stderr[-500:]!r}")
         self.process = None
+
+
+def stop(process, sig, timeout):
+    """Sends `sig` and waits `timeout` s for `process` to end (then kills it): its output, and
+    how long it took to end."""
+    stopped_at = time.monotonic()
+    process.send_signal(sig)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+    return stdout, stderr, time.monotonic() - stopped_at
 
 
 def closed_port():
@@ -741,18 +761,8 @@ def group_icu(g):
     replay = s.recording("icu:101", 5)
     process = start_binary(["run", "icu:101", "--replay", replay, "--fast", "--upload", "intervals.icu"],
                            s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and s.state()["faults"]:
-        time.sleep(0.1)
-    held = not s.state()["faults"]
-    stopped_at = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    try:
-        stdout, stderr = process.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        stdout, stderr = process.communicate()
-    stopped = time.monotonic() - stopped_at
+    held = s.held()
+    stdout, stderr, stopped = stop(process, signal.SIGINT, 10)
     s.record(Result(["run", "icu:101", "--upload", "intervals.icu", "(Ctrl-C while uploading)"],
                     process.returncode, stdout, stderr, stopped))
     s.clear()
@@ -1152,10 +1162,7 @@ def group_refresh(g):
     since = time.monotonic()
     process = start_binary(["upload", str(session), "--to", "strava"], s.env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and s.state()["faults"]:
-        time.sleep(0.1)
-    held = not s.state()["faults"]
+    held = s.held(20)
     saved = s.account("strava") or {}
     process.kill()
     stdout, stderr = process.communicate()
@@ -1242,10 +1249,7 @@ def group_queue(g):
     s.fault(match=f"POST {ACTIVITIES}", delay=60)
     process = start_binary(["upload", str(second), "--to", "intervals.icu"], s.env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and s.state()["faults"]:
-        time.sleep(0.1)
-    held = not s.state()["faults"]
+    held = s.held(20)
     process.send_signal(signal.SIGKILL)
     stdout, stderr = process.communicate()
     s.record(Result(["upload", str(second), "--to", "intervals.icu", "(killed)"], process.returncode, stdout, stderr, 0))
@@ -1430,17 +1434,8 @@ def check_serve_stops_while_a_service_is_silent(g, s):
             time.sleep(0.2)
     waiting = threading.Thread(target=ask_today, daemon=True)
     waiting.start()
-    while time.monotonic() < deadline and s.state()["faults"]:
-        time.sleep(0.1)
-    held = not s.state()["faults"]
-    stopped_at = time.monotonic()
-    server.send_signal(signal.SIGTERM)
-    try:
-        stdout, stderr = server.communicate(timeout=150)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        stdout, stderr = server.communicate()
-    stopped = time.monotonic() - stopped_at
+    held = s.held()
+    stdout, stderr, stopped = stop(server, signal.SIGTERM, 150)
     s.record(Result(["serve", "(SIGTERM while /api/today waits on a silent calendar)"],
                     server.returncode, stdout, stderr, stopped))
     s.clear()
