@@ -330,8 +330,8 @@ extension SensorLinkMachine.Status {
     /// The status as a line for the user; nil for the ones that are only progress.
     public var message: String? { message(naming: { $0 }) }
 
-    /// The line, each device after the one it was chosen as named by `name` (its address: the
-    /// name it advertised, where known; a screen reader read the address out in hex).
+    /// The line, each device in it named by `name`, given its address (the name it advertised,
+    /// where known: a screen reader read the address out in hex).
     public func message(naming name: (String) -> String) -> String? {
         switch self {
         case .waitingForBluez: "waiting for bluetoothd"
