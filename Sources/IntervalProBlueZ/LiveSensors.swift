@@ -302,21 +302,25 @@ extension SensorLinkMachine.Replacement {
     }
 }
 
-/// The names the chosen devices advertised, by address, as the statuses that choose them say.
+/// The devices chosen so far, with the names they advertised, as the statuses that choose them
+/// say: a line names them as the session's notices do (`[RecordedDevice].displayName(of:)`).
 private final class DeviceNames: Sendable {
-    private let names = Mutex<[String: String]>([:])
+    private let devices = Mutex<[RecordedDevice]>([])
 
     func remember(_ status: SensorLinkMachine.Status) {
         switch status {
         case .chose(_, let device, let name?), .choseInstead(_, let device, let name?, _, _):
-            let name = name.trimmingWhitespace
-            if !name.isEmpty { names.withLock { $0[device] = name } }
+            guard !name.trimmingWhitespace.isEmpty else { return }
+            devices.withLock { devices in
+                devices.removeAll { $0.id == device }
+                devices.append(RecordedDevice(id: device, name: name))
+            }
         default: break
         }
     }
 
-    /// Its name, else its address.
-    func name(of device: String) -> String { names.withLock { $0[device] } ?? device }
+    /// Its name, else its address; the address added where two chosen devices share a name.
+    func name(of device: String) -> String { devices.withLock { $0.displayName(of: device) } }
 }
 
 extension SensorLinkMachine.Status {

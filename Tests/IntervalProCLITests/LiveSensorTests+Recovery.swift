@@ -21,6 +21,26 @@ extension LiveSensorTests {
         #expect(result.stderr.contains("HRM-Pro Plus:123456: signal lost, reconnecting"), "\(result.stderr)")
     }
 
+    /// The connection's lines named a device by its name alone, where the session's notices
+    /// add the address when two chosen devices share the name: "Garmin: signal lost" left the
+    /// runner to guess whether the strap or the footpod went.
+    @Test("a dropout of one of two devices sharing a name: the line tells which, by its address")
+    func dropoutOfOneOfTwoNamesakes() throws {
+        let url = FakeBlueZ.packageRoot.appendingPathComponent("Tests/FakeBlueZ/scenarios/hr-only-strap-and-footpod.json")
+        var world = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var devices = try #require(world["devices"] as? [[String: Any]])
+        for index in devices.indices { devices[index]["name"] = "Garmin" }
+        devices[0]["events"] = [[3.0, "disconnect"], [5.0, "return"]]
+        world["devices"] = devices
+        let fake = try FakeBlueZ(json: String(decoding: try JSONSerialization.data(withJSONObject: world), as: UTF8.self))
+        let dir = try ScratchDirectory()
+        let result = try intervalpro(
+            arguments: ["record", dir.path("live.jsonl"), "--duration", "7", "--hr", Self.hrmPro, "--cadence", Self.stryd],
+            environment: environment(fake, dir))
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Garmin (\(Self.hrmPro)): signal lost, reconnecting"), "\(result.stderr)")
+    }
+
     @Test("a dropout just after a value: what the socket held when the link went is recorded")
     func dropoutMidWindow() throws {
         // `record` reads acquired sockets once a second; the link drops 50 ms after a value,
