@@ -85,17 +85,18 @@ public enum ReadinessImport {
             .map { HistoryImport.Skipped(file: $0.file, reason: ReadinessReport.notTheDaysValue) }
     }
 
-    /// What makes a morning one imported before: the moment it ended, or the runner's date and
-    /// clock time then. An export names its mornings in local time without a zone, so the same
-    /// file imported again in another time zone is another moment but the same clock time.
-    static func keys(localDate: String, takenAt: String, localTime: String?) -> Set<String> {
+    /// What makes a morning one imported before (`ReadinessRecord.isSameMorning(as:)`): the
+    /// moment it ended, or the runner's date and clock time then with the same beats. An export
+    /// names its mornings in local time without a zone, so the same file imported again in
+    /// another time zone is another moment but the same clock time and beats.
+    static func keys(localDate: String, takenAt: String, localTime: String?, rrSegments: [[UInt16]]) -> Set<String> {
         var keys: Set<String> = ["at \(takenAt)"]
-        if let localTime { keys.insert("local \(localDate) \(localTime)") }
+        if let localTime { keys.insert("local \(localDate) \(localTime) \(rrSegments)") }
         return keys
     }
 
     private static func keys(_ record: ReadinessRecord) -> Set<String> {
-        keys(localDate: record.localDate, takenAt: record.takenAt, localTime: record.localTime)
+        keys(localDate: record.localDate, takenAt: record.takenAt, localTime: record.localTime, rrSegments: record.rrSegments)
     }
 
     private static func take(
@@ -163,16 +164,18 @@ public enum ReadinessImport {
             return skip(\.unreadable, "\(error)")
         }
         outcome.takeTime(fromName: name)
-        guard let ended = outcome.endedAt else {
+        guard let ended = outcome.endedAt, let (localDate, localTime) = outcome.localEnd else {
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
-        let (localDate, takenAt) = (WallClock.localDate(unixSeconds: ended), UTCTimestamp.text(unixSeconds: ended))
-        let keys = Self.keys(localDate: localDate, takenAt: takenAt, localTime: WallClock.localTime(unixSeconds: ended))
+        let takenAt = UTCTimestamp.text(unixSeconds: ended)
+        let keys = Self.keys(
+            localDate: localDate, takenAt: takenAt, localTime: localTime, rrSegments: outcome.measurement.segments)
         let importedBefore = "the morning of \(localDate) at \(takenAt), imported before"
         guard known.isDisjoint(with: keys) else { return skip(\.duplicates, importedBefore) }
         do {
             let scored = try ReadinessRun.score(
-                outcome, source: .replay, localDate: localDate, takenAt: takenAt, save: store, unlessHeld: true, store: store)
+                outcome, source: .replay, localDate: localDate, takenAt: takenAt, localTime: localTime, save: store,
+                unlessHeld: true, store: store)
             // Saved meanwhile by another import of the same folder.
             if scored.wasHeld { return skip(\.duplicates, importedBefore) }
             if let failure = scored.saveFailure {

@@ -198,19 +198,24 @@ public struct ReadinessCheck: Sendable {
             outcome = measured
         }
         let replayed: String? = if case .replay(let path, _) = source { path } else { nil }
-        // A replayed morning is filed at the time it was taken, when the file says, not when it was replayed.
+        // A replayed morning is filed at the time it was taken, when the file says, not when it
+        // was replayed, and at its own clock time (a morning abroad stays a morning).
         var endedAt = outcome.endedAt
+        let localEnd = outcome.localEnd
         // Filed under another day, at its clock time there: a morning kept at its own day's
         // moment was judged by that moment against the day's other mornings.
         if let date, let ended = endedAt { endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended }
         // Dated by the clock (live, or a file that gives no time): a Pi's clock not yet set filed it in 1970.
         if endedAt == nil, date == nil, let notSet = ReadinessRun.clockNotSet() { logger.warning("\(notSet)") }
+        // One reading of the clock: the day, the moment and the clock time of a morning dated by it.
+        let now = UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0
         let scored = try ReadinessRun.score(
             outcome, source: replayed != nil ? .replay : .live,
-            localDate: date ?? endedAt.map(WallClock.localDate(unixSeconds:)) ?? WallClock.localDateToday(),
-            takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? WallClock.iso8601Now(),
-            // Live, it ended now: its clock time was left out (null), and history said "--:--".
-            timeOfDayKnown: endedAt != nil || replayed == nil, save: save ? store : nil,
+            localDate: date ?? localEnd?.date ?? WallClock.localDate(unixSeconds: now),
+            takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? UTCTimestamp.text(unixSeconds: now),
+            // A file that does not say when has no time of day: replayed in the evening, it
+            // was filed as an evening's. Live, it ended now.
+            localTime: localEnd?.time ?? (replayed == nil ? WallClock.localTime(unixSeconds: now) : nil), save: save ? store : nil,
             // A file replayed twice was the same morning saved twice (`readiness import` skips it).
             unlessHeld: replayed != nil, store: store, file: replayed)
         var result = Result(scored: scored, deviceLabel: outcome.device?.label ?? "the strap", services: services)

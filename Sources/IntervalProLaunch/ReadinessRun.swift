@@ -20,17 +20,44 @@ public enum ReadinessRun {
         /// file that does not say: RR interval text).
         public var startedAt: Int64?
 
+        /// The offset from UTC (seconds east) of the runner's clock then, where the file says
+        /// (`RecordingStart.utcOffset`); nil: this machine's zone's at that moment.
+        public var utcOffset: Int64?
+
         /// When a replayed measurement ended, as seconds since 1970, if its file says when it began.
         var endedAt: Int64? {
             startedAt.map { $0 + Int64((measurement.lastValueTime ?? .zero).seconds.rounded(.down)) }
         }
 
+        /// The runner's date and clock time when it ended ("2026-11-25", "06:32:31"), if the file
+        /// says when it began: on the file's own clock where it names one. A Tokyo morning
+        /// imported in Berlin was filed at 22:32 the evening before, and left out as no morning.
+        var localEnd: (date: String, time: String)? {
+            endedAt.map { Self.localClock(at: $0, utcOffset: utcOffset) }
+        }
+
+        /// The date and clock time at `seconds` on a clock `utcOffset` ahead of UTC; nil: this
+        /// machine's zone's.
+        static func localClock(at seconds: Int64, utcOffset: Int64?) -> (date: String, time: String) {
+            guard let utcOffset else { return (WallClock.localDate(unixSeconds: seconds), WallClock.localTime(unixSeconds: seconds)) }
+            let clock = UTCTimestamp.text(unixSeconds: seconds + utcOffset)
+            return (String(clock.prefix(10)), String(clock.dropFirst(11).prefix(8)))
+        }
+
         /// RR interval text does not say when it began: its file's name may, in local time
-        /// (Elite HRV's "2026-11-25 06-30-00.txt"; `RRIntervalText.time(inName:)`).
+        /// (Elite HRV's "2026-11-25 06-30-00.txt"; `RRIntervalText.time(inName:)`). That clock
+        /// time is the morning's, here or in another zone: one that summer time skips (02:30 the
+        /// night clocks go forward) was filed at 03:30 here, and at 02:30 in UTC, twice.
         mutating func takeTime(fromName name: String) {
-            guard startedAt == nil, let named = RRIntervalText.time(inName: name) else { return }
-            startedAt = WallClock.unixSeconds(
-                localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute, second: named.second)
+            guard startedAt == nil, let named = RRIntervalText.time(inName: name),
+                let start = WallClock.unixSeconds(
+                    localYear: named.year, month: named.month, day: named.day, hour: named.hour, minute: named.minute,
+                    second: named.second)
+            else { return }
+            startedAt = start
+            let clock = UTCTimestamp.daysSinceEpoch(year: Int64(named.year), month: Int64(named.month), day: Int64(named.day)) * 86_400
+                + Int64(named.hour * 3600 + named.minute * 60 + named.second)
+            utcOffset = clock - start
         }
     }
 
@@ -86,8 +113,10 @@ public enum ReadinessRun {
             let whose = wanted.map { " from '\($0)'" } ?? ""
             throw LaunchError("\(path): no heart-rate values (0x2A37)\(whose) in the recording", kind: .invalidData)
         }
-        let startedAt = recording.header.startedAt.flatMap(RecordingStart.init).map { $0.microseconds / 1_000_000 }
-        return Outcome(measurement: measurement, device: device, startedAt: startedAt)
+        let start = recording.header.startedAt.flatMap(RecordingStart.init)
+        return Outcome(
+            measurement: measurement, device: device, startedAt: start.map { RecordingStart.seconds($0.microseconds) },
+            utcOffset: start?.utcOffset)
     }
 
     /// How long a replayed measurement holds: its time in contact up to its last beat, and a
@@ -208,7 +237,7 @@ public enum ReadinessRun {
     /// the measurements in `store`; a refusal is a `LaunchError` that says so (nothing saved),
     /// naming `file`, the measurement's, when given.
     public static func score(
-        _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, timeOfDayKnown: Bool = true,
+        _ outcome: Outcome, source: ReadinessRecord.Source, localDate: String, takenAt: String, localTime: String?,
         save: StoreLocation?, unlessHeld: Bool = false, store: StoreLocation, file: String? = nil
     ) throws -> Scored {
         let deviceLabel = outcome.device?.label ?? "the strap"
@@ -223,9 +252,6 @@ public enum ReadinessRun {
         case .failure(let refusal):
             throw LaunchError("\(inFile)measurement refused: \(refusal); nothing was saved", kind: .invalidData)
         }
-        // The runner's clock now, where the measurement is saved: whether it was a morning's
-        // stays what it was here after travelling.
-        let localTime = timeOfDayKnown ? UTCTimestamp.unixSeconds(takenAt).map(WallClock.localTime) : nil
         var record = ReadinessRecord(
             takenAt: takenAt, localDate: localDate, localTime: localTime,
             source: source, device: outcome.device?.id, figures: figures,

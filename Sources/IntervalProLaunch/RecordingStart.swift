@@ -9,25 +9,42 @@ struct RecordingStart {
     /// Microseconds since 1970.
     var microseconds: Int64
     var namedNoZone: Bool
+    /// The offset from UTC (seconds east) of the clock the time is written in: the one it
+    /// names ("+09:00"), or this machine's zone's for a time without one; nil for a time in UTC
+    /// ("Z"), which says nothing of the runner's clock. A morning measured abroad is filed at
+    /// its own clock time (`ReadinessRun.Outcome.localEnd`).
+    var utcOffset: Int64?
 
     /// As the store keeps it: UTC to the second ("2026-03-01T07:30:00Z").
     var utcText: String {
-        UTCTimestamp.text(unixSeconds: microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000)
+        UTCTimestamp.text(unixSeconds: Self.seconds(microseconds))
+    }
+
+    /// Whole seconds since 1970 of `microseconds`, rounded down.
+    static func seconds(_ microseconds: Int64) -> Int64 {
+        microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
     }
 
     /// Nil when `written` is no time.
     init?(_ written: String) {
         guard let asUTC = ISO8601.microseconds(written) else { return nil }
         (microseconds, namedNoZone) = (asUTC, ISO8601.namesNoZone(written))
-        guard namedNoZone else { return }
-        let fraction = ((asUTC % 1_000_000) + 1_000_000) % 1_000_000
-        let fields = UTCTimestamp.text(unixSeconds: (asUTC - fraction) / 1_000_000)
-        func number(_ from: Int, _ length: Int) -> Int { Int(fields.dropFirst(from).prefix(length)) ?? 0 }
-        if let local = WallClock.unixSeconds(
-            localYear: number(0, 4), month: number(5, 2), day: number(8, 2), hour: number(11, 2), minute: number(14, 2),
-            second: number(17, 2))
+        if namedNoZone {
+            let fraction = ((asUTC % 1_000_000) + 1_000_000) % 1_000_000
+            let fields = UTCTimestamp.text(unixSeconds: (asUTC - fraction) / 1_000_000)
+            func number(_ from: Int, _ length: Int) -> Int { Int(fields.dropFirst(from).prefix(length)) ?? 0 }
+            if let local = WallClock.unixSeconds(
+                localYear: number(0, 4), month: number(5, 2), day: number(8, 2), hour: number(11, 2), minute: number(14, 2),
+                second: number(17, 2))
+            {
+                microseconds = local * 1_000_000 + fraction
+            }
+        }
+        // The written clock read as if it were UTC, less the moment it names.
+        if let last = written.utf8.last, last != UInt8(ascii: "Z"), last != UInt8(ascii: "z"),
+            let clock = ISO8601.microseconds(String(written.prefix(19)))
         {
-            microseconds = local * 1_000_000 + fraction
+            utcOffset = Self.seconds(clock) - Self.seconds(microseconds)
         }
     }
 }

@@ -46,9 +46,13 @@ public struct ReadinessRecord: Sendable, Equatable {
     }
 
     /// Whether `other` is this morning kept again: taken at the same moment, or on the same
-    /// day at the same clock time (a file's own time read anew). What the store refuses twice.
+    /// day at the same clock time with the same beats (a file's own time read anew in another
+    /// zone). What the store refuses twice. The clock time alone took a measurement in New
+    /// York at 07:02:41 for a Berlin one of that clock time, and printed the Berlin figures.
     public func isSameMorning(as other: ReadinessRecord) -> Bool {
-        takenAt == other.takenAt || (other.localTime != nil && localDate == other.localDate && localTime == other.localTime)
+        takenAt == other.takenAt
+            || (other.localTime != nil && localDate == other.localDate && localTime == other.localTime
+                && rrSegments == other.rrSegments)
     }
 }
 
@@ -197,12 +201,14 @@ extension SessionStore {
     public func saveReadinessUnlessHeld(_ record: ReadinessRecord) throws(StoreError) -> Int64? {
         try write { db -> Int64? in
             // `ReadinessRecord.isSameMorning(as:)`, in SQL.
+            var row = ReadinessRow(record)
             var same = Column("taken_at") == record.takenAt
             if let localTime = record.localTime {
-                same = same || (Column("local_date") == record.localDate && Column("local_time") == localTime)
+                same = same
+                    || (Column("local_date") == record.localDate && Column("local_time") == localTime
+                        && Column("rr_segments") == row.rrSegments)
             }
             guard try ReadinessRow.filter(same).fetchCount(db) == 0 else { return nil }
-            var row = ReadinessRow(record)
             try row.insert(db)
             return row.id ?? db.lastInsertedRowID
         }

@@ -178,9 +178,12 @@ public final class SessionHost: Sendable {
                     status: { status in hub.publishReadiness(Self.progress(status)) })
                 if let outcome {
                     if let notSet = ReadinessRun.clockNotSet() { logger.warning("readiness: \(notSet)") }
+                    // One reading of the clock: the day, the moment and the clock time of it.
+                    let takenAt = WallClock.iso8601Now()
+                    let now = UTCTimestamp.unixSeconds(takenAt) ?? 0
                     let scored = try ReadinessRun.score(
-                        outcome, source: .live, localDate: WallClock.localDateToday(), takenAt: WallClock.iso8601Now(),
-                        save: defaults.store, store: defaults.store)
+                        outcome, source: .live, localDate: WallClock.localDate(unixSeconds: now), takenAt: takenAt,
+                        localTime: WallClock.localTime(unixSeconds: now), save: defaults.store, store: defaults.store)
                     var result = ReadinessJSON.measurement(scored.record)
                     result.append(("assessment", ReadinessJSON.assessment(scored.assessment)))
                     result.append(("not_saved", scored.saveFailure.map(JSONValue.string) ?? .null))

@@ -58,4 +58,68 @@ extension ReadinessCommandTests {
         let all = try intervalpro("readiness", "history", "--json", environment: home)
         #expect((try JSONSerialization.jsonObject(with: all.stdoutData) as? [Any])?.count == 3)
     }
+
+    /// A recording's start says the clock it was written on ("+09:00"): read in the zone of the
+    /// machine instead, a Tokyo morning imported in Berlin was filed at 22:32 the evening before,
+    /// no morning and not its day's value. And a measurement taken at the same clock time in
+    /// another zone, with other beats, was taken for that one kept again: not saved, and the
+    /// kept one's figures printed as its own.
+    @Test("a recording's own offset dates its morning; another morning at the same clock time elsewhere is saved")
+    func recordingsOwnClock() throws {
+        let dir = try ScratchDirectory()
+        var berlin = environment(dir)
+        berlin["TZ"] = "CET-1"
+        let tokyo = try recording(dir, seconds: 160, startedAt: "2026-11-25T06:30:00+09:00")
+        let replayed = try intervalpro("readiness", "--replay", tokyo, "--json", "--no-save", environment: berlin)
+        #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
+        let replayedJSON = try #require(jsonObject(replayed.stdoutData))
+        #expect(replayedJSON["date"] as? String == "2026-11-25", "\(replayed.stdout)")
+        #expect((replayedJSON["local_time"] as? String)?.hasPrefix("06:3") == true, "\(replayed.stdout)")
+        #expect(replayedJSON["taken_at"] as? String == "2026-11-24T21:32:31Z", "\(replayed.stdout)")
+
+        try FileManager.default.createDirectory(atPath: dir.path("trip"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: tokyo, toPath: dir.path("trip/tokyo.jsonl"))
+        let imported = try intervalpro("readiness", "import", dir.path("trip"), "--json", environment: berlin)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let morning = try #require((jsonObject(imported.stdoutData)?["imported"] as? [[String: Any]])?.first)
+        #expect(morning["date"] as? String == "2026-11-25" && morning["days_value"] as? Bool != false, "\(imported.stdout)")
+
+        // 07:00 in Berlin and 07:00 in New York: five hours apart, other beats.
+        let first = try recording(dir, seconds: 160, startedAt: "2026-11-26T07:00:00+01:00")
+        let saved = try intervalpro("readiness", "--replay", first, "--json", environment: berlin)
+        #expect(saved.status == 0, "stderr: \(saved.stderr)")
+        let steady = [1000, 1010, 1020, 1010, 1000, 990, 980, 990].map(Double.init)
+        let second = try recording(dir, seconds: 160, cycle: steady, startedAt: "2026-11-26T07:00:00-05:00")
+        let elsewhere = try intervalpro("readiness", "--replay", second, "--json", environment: berlin)
+        #expect(elsewhere.status == 0, "stderr: \(elsewhere.stderr)")
+        #expect(!elsewhere.stderr.contains("already saved"), "stderr: \(elsewhere.stderr)")
+        let firstJSON = try #require(jsonObject(saved.stdoutData))
+        let secondJSON = try #require(jsonObject(elsewhere.stdoutData))
+        #expect(number(secondJSON["rmssd_ms"]) != number(firstJSON["rmssd_ms"]))
+        #expect(secondJSON["local_time"] as? String == firstJSON["local_time"] as? String)
+        let all = try intervalpro("readiness", "history", "--json", environment: berlin)
+        #expect((try JSONSerialization.jsonObject(with: all.stdoutData) as? [Any])?.count == 3, "\(all.stdout)")
+    }
+
+    /// A file named at 02:30 on the night summer time skips it: filed at 03:32:30 in Berlin and
+    /// at 02:32:30 in UTC, the same morning twice.
+    @Test("an export named at a clock time summer time skips: its own clock time, and imported once in any zone")
+    func exportNamedInTheSpringGap() throws {
+        let dir = try ScratchDirectory()
+        var berlin = environment(dir)
+        berlin["TZ"] = "CET-1CEST,M3.5.0,M10.5.0/3"
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        try dir.write("export/2026-03-29 02-30-00.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
+        let first = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: berlin)
+        let morning = try #require((jsonObject(first.stdoutData)?["imported"] as? [[String: Any]])?.first, "\(first.stdout)")
+        #expect(morning["date"] as? String == "2026-03-29")
+        #expect((morning["local_time"] as? String)?.hasPrefix("02:3") == true, "\(first.stdout)")
+        let again = try intervalpro("readiness", "import", dir.path("export"), environment: utc)
+        #expect(again.stdout.contains("Imported 0 mornings"), "\(again.stdout)")
+        let all = try intervalpro("readiness", "history", "--json", environment: berlin)
+        #expect((try JSONSerialization.jsonObject(with: all.stdoutData) as? [Any])?.count == 1, "\(all.stdout)")
+    }
 }
