@@ -14,18 +14,43 @@ public enum SystemDiagnosis {
     /// An ANT USB stick for ANT+ sensors: its USB device node (what libusb opens) or the serial
     /// device the kernel made of an older stick, and whether this account may open it. Having
     /// none is fine: only ANT+ sensors need one.
-    static func antStick(sysfs: String, dev: String) -> Diagnosis {
+    ///
+    /// The fix depends on what is missing: the udev rule where none is installed (a build from
+    /// source), else membership of `plugdev`, which the rule gives access to: the seat's user
+    /// has it without, an ssh login or a user service has no seat. Installed users were told to
+    /// copy the rule from a checkout they did not have.
+    static func antStick(sysfs: String, dev: String, udevRules: [String] = installedANTRules) -> Diagnosis {
         let usb = USBDeviceNodes.antSticks(sysfs: sysfs + "/bus/usb/devices")
         let serial = SerialPort.antSticks(sysfs: sysfs + "/class/tty")
         guard let stick = (usb + serial).first.map({ dev + "/" + $0.dropFirst("/dev/".count) }) else {
             return Diagnosis(check: "ant stick", ok: true, detail: "none plugged in (only ANT+ sensors need one)")
         }
         guard access(stick, R_OK | W_OK) == 0 else {
-            return Diagnosis(
-                check: "ant stick", ok: false, detail: "\(stick) is not readable and writable by this account",
-                fix: "sudo cp udev/70-intervalpro-ant.rules /etc/udev/rules.d/ && sudo udevadm control --reload && sudo udevadm trigger")
+            let fix =
+                if !udevRules.contains(where: { access($0, F_OK) == 0 }) {
+                    "sudo cp udev/70-intervalpro-ant.rules /etc/udev/rules.d/ (from IntervalPro's source) && sudo udevadm control --reload && sudo udevadm trigger"
+                } else if !isMember(of: "plugdev") {
+                    "sudo usermod -aG plugdev $USER, then log in again (the udev rule gives the plugdev group the stick)"
+                } else {
+                    "unplug the stick and plug it in again (the udev rule applies when it is plugged in)"
+                }
+            return Diagnosis(check: "ant stick", ok: false, detail: "\(stick) is not readable and writable by this account", fix: fix)
         }
         return Diagnosis(check: "ant stick", ok: true, detail: "\(stick), readable and writable")
+    }
+
+    /// Where `make install` and the package put the ANT stick's udev rule, and where an
+    /// administrator copies it.
+    static let installedANTRules = ["/usr/lib/udev/rules.d", "/lib/udev/rules.d", "/usr/local/lib/udev/rules.d", "/etc/udev/rules.d"]
+        .map { $0 + "/70-intervalpro-ant.rules" }
+
+    /// Whether this account is in group `name` (root counts as every group's).
+    static func isMember(of name: String) -> Bool {
+        guard let group = getgrnam(name) else { return false }
+        let gid = group.pointee.gr_gid
+        var groups = [gid_t](repeating: 0, count: 256)
+        let count = getgroups(Int32(groups.count), &groups)
+        return getuid() == 0 || getegid() == gid || (count > 0 && groups.prefix(Int(count)).contains(gid))
     }
 
     /// /sys/class/rfkill/*: a soft or hard block keeps the adapter off whatever BlueZ does.
@@ -56,14 +81,10 @@ public enum SystemDiagnosis {
     /// Membership of the `bluetooth` group, which BlueZ's D-Bus policy on Debian requires
     /// of accounts without a local seat (a Raspberry Pi over ssh).
     static func bluetoothGroup() -> Diagnosis {
-        guard let group = getgrnam("bluetooth") else {
+        guard getgrnam("bluetooth") != nil else {
             return Diagnosis(check: "bluetooth group", ok: true, detail: "no such group here; the seat decides")
         }
-        let gid = group.pointee.gr_gid
-        var groups = [gid_t](repeating: 0, count: 256)
-        let count = getgroups(Int32(groups.count), &groups)
-        let member = getuid() == 0 || getegid() == gid || (count > 0 && groups.prefix(Int(count)).contains(gid))
-        return member
+        return isMember(of: "bluetooth")
             ? Diagnosis(check: "bluetooth group", ok: true, detail: getuid() == 0 ? "running as root" : "member")
             : Diagnosis(
                 check: "bluetooth group", ok: false, detail: "this account is not in it",

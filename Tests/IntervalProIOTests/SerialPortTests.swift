@@ -39,8 +39,17 @@ struct SerialPortTests {
         try FileManager.default.createDirectory(atPath: scratch.file("sys/bus/usb/devices"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: scratch.file("sys/bus/usb/devices/1-1"), withDestinationPath: usbDevice)
         #expect(USBDeviceNodes.antSticks(sysfs: sys + "/bus/usb/devices") == ["/dev/bus/usb/001/012"])
-        let unreadable = SystemDiagnosis.antStick(sysfs: sys, dev: scratch.file("dev"))
-        #expect(!unreadable.ok && unreadable.detail.hasPrefix(scratch.file("dev/bus/usb/001/012")) && unreadable.fix != nil)
+        let unreadable = SystemDiagnosis.antStick(sysfs: sys, dev: scratch.file("dev"), udevRules: [scratch.file("no-rule")])
+        #expect(!unreadable.ok && unreadable.detail.hasPrefix(scratch.file("dev/bus/usb/001/012")))
+        #expect(unreadable.fix?.hasPrefix("sudo cp udev/70-intervalpro-ant.rules") == true, "\(unreadable)")
+        // Installed (make install, the package), the rule is there: copying it from a checkout
+        // the runner does not have was the fix said. The tests run as root, in every group.
+        try scratch.write("70-intervalpro-ant.rules", [])
+        let installed = SystemDiagnosis.antStick(sysfs: sys, dev: scratch.file("dev"), udevRules: [scratch.file("70-intervalpro-ant.rules")])
+        #expect(!installed.ok && installed.fix?.contains("udev/70-intervalpro-ant.rules") == false, "\(installed)")
+        #expect(
+            installed.fix?.contains(SystemDiagnosis.isMember(of: "plugdev") ? "plug it in again" : "usermod -aG plugdev") == true,
+            "\(installed)")
         let none = SystemDiagnosis.antStick(sysfs: scratch.file("nothing"), dev: scratch.file("dev"))
         #expect(none.ok && none.detail.hasPrefix("none plugged in"))
     }
