@@ -73,7 +73,8 @@ public struct ANTStickMachine: Sendable {
         /// Eight bytes of a data page from a channel's device (held until the stick names it).
         case page(channel: Int, device: ANTDeviceID?, bytes: [UInt8])
         case channelState(channel: Int, ChannelState)
-        /// The stick refused a command or did not answer: the session goes on without it.
+        /// The stick refused a command or did not answer: this machine is done (the link resets
+        /// the stick with a new one).
         case failed(String)
     }
 

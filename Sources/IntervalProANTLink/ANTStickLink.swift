@@ -37,6 +37,8 @@ public final class ANTStickLink: @unchecked Sendable {
     public private(set) var devices: [ANTDeviceID] = []
     /// Scanning, what was heard (the feed is not fed).
     public private(set) var scan = ANTPlusScan()
+    /// Why the stick failed, while it has not been set up again since (nil: it answers).
+    public private(set) var failure: String?
 
     /// - Parameters:
     ///   - name: the stick as the runner knows it (its path, or its USB address), for notices.
@@ -142,12 +144,24 @@ public final class ANTStickLink: @unchecked Sendable {
             case .channelState(let channel, let state):
                 switch state {
                 case .configuring: break
-                case .searching: notice("\(name): channel \(channel) searching")
-                case .tracking(let device): notice("\(device): receiving (ANT+ device type \(device.type))")
+                case .searching:
+                    answersAgain()
+                    notice("\(name): channel \(channel) searching")
+                case .tracking(let device):
+                    answersAgain()
+                    notice("\(device): receiving (ANT+ device type \(device.type))")
                 }
             case .failed(let reason):
                 halt()
-                notice("\(name): \(reason)")
+                // A stick that missed one answer (a frame lost on the line) is reset and set up
+                // afresh, as one plugged in again is: it was left failed, and the devices still
+                // in range went unread for the rest of the session. Said once, until it answers.
+                if failure == nil { notice("\(name): \(reason); resetting the ANT stick") }
+                failure = reason
+                _ = loop.schedule(after: .seconds(1)) { [self] in
+                    guard !stopped, port != nil else { return }
+                    setUpAfresh()
+                }
             }
         }
         if fed { arrivals.raise() }
@@ -167,16 +181,28 @@ public final class ANTStickLink: @unchecked Sendable {
                 guard !stopped else { return }
                 guard let opened = reopen() else { return retry() }
                 port = opened
-                deframer = ANTDeframer()
-                // The devices paired before, not any of their type.
-                channels = machine.channels
-                machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
                 notice("\(name): the ANT stick is back")
-                watchPort()
-                perform(machine.handle(.start, now: now))
+                setUpAfresh()
             }
         }
         retry()
+    }
+
+    /// Resets the stick and opens the channels again, for the devices paired before (not any of
+    /// their type).
+    private func setUpAfresh() {
+        deframer = ANTDeframer()
+        channels = machine.channels
+        machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
+        watchPort()
+        perform(machine.handle(.start, now: now))
+    }
+
+    /// The stick is set up again after failing: said, once.
+    private func answersAgain() {
+        guard failure != nil else { return }
+        failure = nil
+        notice("\(name): the ANT stick answers again")
     }
 
     /// A timer at the machine's next deadline, so a missing answer is noticed.

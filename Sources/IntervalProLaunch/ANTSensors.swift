@@ -202,6 +202,11 @@ public final class ANTSensors: @unchecked Sendable {
         }
     }
 
+    /// Why the stick failed, while it has not been set up again since (nil: it answers).
+    public func failure() async -> String? {
+        await loop.submit { [link] in link.failure }
+    }
+
     /// Runs `body` on the stick's loop.
     public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await withTaskExecutorPreference(loop) { try await body() }

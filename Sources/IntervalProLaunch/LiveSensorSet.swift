@@ -101,11 +101,14 @@ public final class LiveSensorSet: Sendable {
             throw LiveSensorConnection.InterruptedError()
         }
         if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
+            // A stick that never answered was "no device heard", its cause said 20 s before.
+            let failure = await ant.failure()
             ant.stop()
             await bluetooth?.sensors.stop()
             throw LiveSensorConnection.UnavailableError(
-                description:
-                    "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
+                description: failure.map {
+                    "\($0) (\(ant.path)), and again at each reset for \(Int(request.scanTimeout)) s: unplug it and plug it in again"
+                } ?? "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
         }
         if !quiet {
             for device in antDevices { logger.notice("\(device.name ?? device.id): \(device.id)") }

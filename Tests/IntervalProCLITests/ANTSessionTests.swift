@@ -8,8 +8,9 @@ import Glibc
 
 /// A fake ANT stick behind a pseudo-terminal: `intervalpro` opens the terminal's path as it
 /// opens `/dev/ttyUSB0`; this answers every command as the ANT Message Protocol says a stick
-/// does and, once the channels are open, broadcasts a foot pod's page 2 (85.5 strides/min) on
-/// channel 0 and a strap's page (a beat a second, 61 bpm) on channel 1, four times a second.
+/// does and, while the channels are open, broadcasts a foot pod's page 2 (85.5 strides/min) on
+/// channel 0 and a strap's page (a beat a second, 61 bpm) on channel 1, four times a second. A
+/// reset closes them until they are opened again.
 final class PseudoTerminalStick: @unchecked Sendable {
     let master: Int32
     let path: String
@@ -20,10 +21,17 @@ final class PseudoTerminalStick: @unchecked Sendable {
     let channels: Int
     /// Whether the strap sends: without it, only the foot pod is in range.
     let strap: Bool
+    /// After how many pages the stick reports a serial error (0xAE) once, as a stick does when
+    /// a frame was damaged on the line; nil: never.
+    let serialErrorAfter: Int?
+    /// A stick that takes every command and answers none.
+    let mute: Bool
 
-    init(channels: Int = 2, strap: Bool = true) throws {
+    init(channels: Int = 2, strap: Bool = true, serialErrorAfter: Int? = nil, mute: Bool = false) throws {
         self.channels = channels
         self.strap = strap
+        self.serialErrorAfter = serialErrorAfter
+        self.mute = mute
         // posix_openpt, unlockpt and ptsname by hand: Glibc's module leaves them out. The ioctl
         // numbers are Linux's generic ones (asm-generic/ioctls.h).
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -51,20 +59,26 @@ final class PseudoTerminalStick: @unchecked Sendable {
     private func serve() {
         var buffer: [UInt8] = []
         var opened = 0
-        while running, opened < channels {
+        var tick = 0
+        var nextPage = Date()
+        var serialErrorAt = serialErrorAfter
+        while running {
             var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 256)
-            let count = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-            guard count > 0 else { continue }
-            buffer += chunk[..<count]
+            let wait = opened < channels ? 100 : max(0, Int32(nextPage.timeIntervalSinceNow * 1000))
+            if poll(&poller, 1, wait) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 256)
+                let count = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+                if count > 0 { buffer += chunk[..<count] }
+            }
             // Whole messages: A4, length, id, payload, checksum.
             while buffer.count >= 4, buffer[0] == 0xA4, buffer.count >= Int(buffer[1]) + 4 {
                 let length = Int(buffer[1])
                 let id = buffer[2]
                 let payload = Array(buffer[3..<(3 + length)])
                 buffer.removeFirst(length + 4)
+                if mute { continue }
                 if id == 0x4A {
+                    opened = 0
                     send(0x6F, [0x20])
                 } else {
                     send(0x40, [payload.first ?? 0, id, 0])
@@ -72,9 +86,13 @@ final class PseudoTerminalStick: @unchecked Sendable {
                 if id == 0x4B { opened += 1 }
             }
             if let first = buffer.first, first != 0xA4 { buffer.removeFirst() }
-        }
-        var tick = 0
-        while running {
+            guard opened >= channels, Date() >= nextPage else { continue }
+            nextPage = Date().addingTimeInterval(0.25)
+            if let at = serialErrorAt, tick >= at {
+                serialErrorAt = nil
+                send(0xAE, [0x00])
+                continue
+            }
             let beats = tick / 4
             let time = UInt16(truncatingIfNeeded: beats * 1024)
             send(0x4E, [0, 0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11, 0x80, 0xE1, 0x10, 124, 5])
@@ -82,7 +100,6 @@ final class PseudoTerminalStick: @unchecked Sendable {
                 send(0x4E, [1, 0x00, 0, 0, 0, UInt8(time & 0xFF), UInt8(time >> 8), UInt8(truncatingIfNeeded: beats), 61, 0x80, 0x39, 0x30, 120, 1])
             }
             tick += 1
-            usleep(250_000)
         }
     }
 
@@ -177,5 +194,74 @@ struct ANTSessionTests {
         let lines = try nonBlankLines(recording)
         #expect(lines.contains { $0.contains(#""char":"2a37""#) } && lines.contains { $0.contains(#""char":"ant-sdm""#) })
         #expect(!lines.contains { $0.contains(#""char":"2a53""#) }, "the Bluetooth pod is not read")
+    }
+
+    /// One serial error from the stick (a frame damaged on the line) left it failed: the foot
+    /// pod and the strap, still in range, went unread for the rest of the session.
+    @Test("a serial error mid-session: the stick is reset and read again, the session goes on with its sensors")
+    func serialErrorMidSession() throws {
+        let stick = try PseudoTerminalStick(serialErrorAfter: 8)
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 10, "cadence": 170}]}"#)
+        let run = try intervalpro(
+            arguments: [
+                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--json", "--no-save",
+                "--metronome", "off", "--no-voice",
+            ],
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("serial error") && run.stderr.contains("resetting the ANT stick"), "\(run.stderr)")
+        #expect(run.stderr.contains("the ANT stick answers again"), "\(run.stderr)")
+        let summary = try #require(jsonObject(run.stdoutData), "stdout: \(run.stdout) stderr: \(run.stderr)")
+        let step = try #require((summary["steps"] as? [[String: Any]])?.first)
+        // Two seconds of pages, a second's wait, the reset: about 2 s without them, not 8.
+        #expect(try #require(number(step["no_signal_s"])) < 5, "\(step)")
+    }
+
+    /// A `scan` beside a running session reset the stick: the session had "no signal" to its
+    /// end and nothing said why, and the scan failed too.
+    @Test("a second command on the stick a session reads is refused as busy; the session keeps its sensors")
+    func secondCommandOnTheStick() throws {
+        let stick = try PseudoTerminalStick()
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let environment = ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")]
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 8, "cadence": 170}]}"#)
+        let session = try RunningCommand(
+            [
+                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--json", "--no-save",
+                "--metronome", "off", "--no-voice",
+            ], environment: environment)
+        #expect(session.stderr.wait(upTo: 20) { $0.contains("ant:4321") })
+        let scan = try intervalpro(arguments: ["scan", "--ant-stick", stick.path, "--timeout", "2"], environment: environment)
+        #expect(scan.status == 69, "stderr: \(scan.stderr)")
+        #expect(scan.stderr.contains("in use by another program"), "\(scan.stderr)")
+        let run = session.finish()
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let summary = try #require(jsonObject(run.stdoutData), "stdout: \(run.stdout) stderr: \(run.stderr)")
+        let step = try #require((summary["steps"] as? [[String: Any]])?.first)
+        #expect(try #require(number(step["no_signal_s"])) < 2, "\(step)")
+    }
+
+    /// A stick that never answered was said 20 s later as "no ANT+ device heard", its cause
+    /// lost among the lines before.
+    @Test("a stick that never answers: the session's error says so")
+    func stickThatNeverAnswers() throws {
+        let stick = try PseudoTerminalStick(mute: true)
+        defer { stick.stop() }
+        let scratch = try ScratchDirectory()
+        let run = try intervalpro(
+            arguments: [
+                "run", "Plans/first-cadence-session.json", "--cadence", "ant:0", "--ant-stick", stick.path, "--scan-timeout", "4",
+                "--require-sensor",
+            ],
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        #expect(run.status == 69, "stderr: \(run.stderr)")
+        #expect(
+            run.stderr.contains("did not answer 'reset system' in time (\(stick.path)), and again at each reset for 4 s"),
+            "\(run.stderr)")
     }
 }
