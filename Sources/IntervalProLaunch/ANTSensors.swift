@@ -87,12 +87,19 @@ public final class ANTSensors: @unchecked Sendable {
 
     /// Every ANT+ device the stick hears in `duration` (continuous scanning mode), with who
     /// made it when it said so; and what went wrong with the stick meanwhile, if anything.
-    public static func scan(path: String?, duration: Duration) async throws(UnavailableError)
-        -> (sightings: [ANTPlusSighting], problems: [String])
-    {
+    /// `heard` is told what was heard so far about once a second: the page's scan listed the
+    /// stick's devices only when it ended.
+    public static func scan(
+        path: String?, duration: Duration, heard: @Sendable ([ANTPlusSighting]) -> Void = { _ in }
+    ) async throws(UnavailableError) -> (sightings: [ANTPlusSighting], problems: [String]) {
         let sensors = try ANTSensors(path: path, plans: [], scanning: true, sharing: nil)
         sensors.link.start()
-        try? await Task.sleep(for: duration)
+        let clock = ContinuousClock()
+        let end = clock.now + duration
+        while clock.now < end {
+            try? await Task.sleep(for: min(.seconds(1), clock.now.duration(to: end)))
+            heard(await sensors.loop.submit { [link = sensors.link] in link.scan.sightings })
+        }
         let sightings = await sensors.loop.submit { [link = sensors.link] in link.scan.sightings }
         sensors.stop()
         return (sightings, sensors.feed.takeNotices().filter { !$0.contains("searching") })

@@ -3,6 +3,7 @@ import IntervalProBlueZ
 public import IntervalProCore
 import IntervalProDBus
 import IntervalProIO
+import Synchronization
 
 /// A sensor found by a scan: a Bluetooth device offering heart rate or running speed and
 /// cadence, or an ANT+ device the stick heard.
@@ -75,19 +76,37 @@ public enum SensorScan {
         public var description: String
     }
 
-    /// Scans for `seconds`; `progress` hears the Bluetooth sensors found so far (about once a
-    /// second) and the seconds left. Throws when neither Bluetooth nor an ANT stick could be used.
+    /// Scans for `seconds`; `progress` hears the sensors found so far, Bluetooth's and the ANT
+    /// stick's (about once a second each), and the seconds left. Throws when neither Bluetooth
+    /// nor an ANT stick could be used.
     public static func run(
         adapter: String?, antStick: String?, seconds: Double,
         progress: @escaping @Sendable (_ found: [ScannedSensor], _ secondsLeft: Int) -> Void = { _, _ in }
     ) async throws(ScanError) -> Result {
-        // The ANT stick scans on its own loop meanwhile, when there is one.
-        let wantsANT = ANTSensors.stickWanted(antStick)
-        let antScan = wantsANT ? Task { () -> Result in await scanANT(antStick, seconds: seconds) } : nil
-        var configuration = SensorLinkMachine.Configuration(adapter: adapter)
-        configuration.scanOnly = true
         let clock = ContinuousClock()
         let origin = clock.now
+        let end = origin + .seconds(seconds)
+        // What each side found so far, told together by either: with Bluetooth unusable, the
+        // page's countdown stood still and the stick's devices came only at the end.
+        let seen = Mutex<(bluetooth: [ScannedSensor], ant: [ScannedSensor])>(([], []))
+        // Told under the lock: the two sides' reports reach `progress` in order, the seconds
+        // left never going back up.
+        let report: @Sendable (_ bluetooth: [ScannedSensor]?, _ ant: [ScannedSensor]?) -> Void = { bluetooth, ant in
+            seen.withLock { seen in
+                if let bluetooth { seen.bluetooth = bluetooth }
+                if let ant { seen.ant = ant }
+                progress(seen.bluetooth + seen.ant, max(0, Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up))))
+            }
+        }
+        // The ANT stick scans on its own loop meanwhile, when there is one.
+        let wantsANT = ANTSensors.stickWanted(antStick)
+        let antScan =
+            wantsANT
+            ? Task { () -> Result in
+                await scanANT(antStick, seconds: seconds) { heard in report(nil, heard) }
+            } : nil
+        var configuration = SensorLinkMachine.Configuration(adapter: adapter)
+        configuration.scanOnly = true
         let sensors: LiveSensors
         do {
             sensors = try LiveSensors(
@@ -101,7 +120,6 @@ public enum SensorScan {
             }
             return Result(adapter: nil, sensors: ant.sensors, problems: ["cannot reach the system bus (\(error)): ANT+ devices only"] + ant.problems)
         }
-        let end = clock.now + .seconds(seconds)
         let bluezCheck = origin + .seconds(3)
         var machine = await sensors.machine()
         // Woken by what the machine reports, the bluetoothd check, the progress clock, the end.
@@ -112,7 +130,7 @@ public enum SensorScan {
             machine = await sensors.machine()
             // A problem only once the bus has answered: a slow machine is not a missing bluetoothd.
             if clock.now >= bluezCheck, !machine.isAskingForBluez, machine.adapterProblem != nil { break }
-            progress(machine.candidates.map(ScannedSensor.init), Int((clock.now.duration(to: end) / .seconds(1)).rounded(.up)))
+            report(machine.candidates.map(ScannedSensor.init), nil)
         }
         let problem = machine.adapterProblem
         let found = machine.candidates.map(ScannedSensor.init)
@@ -134,9 +152,11 @@ public enum SensorScan {
     }
 
     /// The ANT stick's scan; a stick that cannot be used is a problem, not a failure.
-    static func scanANT(_ path: String?, seconds: Double) async -> Result {
+    static func scanANT(_ path: String?, seconds: Double, heard: @escaping @Sendable ([ScannedSensor]) -> Void) async -> Result {
         do {
-            let (sightings, problems) = try await ANTSensors.scan(path: path, duration: .seconds(seconds))
+            let (sightings, problems) = try await ANTSensors.scan(path: path, duration: .seconds(seconds)) {
+                heard($0.map(ScannedSensor.init))
+            }
             return Result(adapter: nil, sensors: sightings.map(ScannedSensor.init), problems: problems)
         } catch {
             return Result(adapter: nil, sensors: [], problems: ["ANT stick: \(error)"])
