@@ -39,6 +39,8 @@ public final class ANTStickLink: @unchecked Sendable {
     public private(set) var scan = ANTPlusScan()
     /// Why the stick failed, while it has not been set up again since (nil: it answers).
     public private(set) var failure: String?
+    /// The device each channel receives, by channel.
+    private var tracking: [Int: ANTDeviceID] = [:]
 
     /// - Parameters:
     ///   - name: the stick as the runner knows it (its path, or its USB address), for notices.
@@ -146,9 +148,16 @@ public final class ANTStickLink: @unchecked Sendable {
                 case .configuring: break
                 case .searching:
                     answersAgain()
-                    notice("\(name): channel \(channel) searching")
+                    // A device lost is said as Bluetooth's is: "channel 1 searching" was all a
+                    // runner whose strap went quiet was told.
+                    if let device = tracking.removeValue(forKey: channel) {
+                        notice("\(device): signal lost, searching")
+                    } else {
+                        notice("\(name): channel \(channel) searching")
+                    }
                 case .tracking(let device):
                     answersAgain()
+                    tracking[channel] = device
                     notice("\(device): receiving (ANT+ device type \(device.type))")
                 }
             case .failed(let reason):
@@ -192,6 +201,7 @@ public final class ANTStickLink: @unchecked Sendable {
     /// their type).
     private func setUpAfresh() {
         deframer = ANTDeframer()
+        tracking = [:]
         channels = machine.channels
         machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
         watchPort()

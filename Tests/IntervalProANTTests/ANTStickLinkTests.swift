@@ -18,13 +18,16 @@ final class FakeStick: @unchecked Sendable {
     let descriptor: Int32
     let answers: Bool
     let pages: [(UInt8, [UInt8], ANTDeviceID)]
+    /// Sent once the pages are.
+    let after: [ANTMessage]
     private(set) var received: [ANTMessage] = []
     private var thread: Thread?
 
-    init(descriptor: Int32, answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)]) {
+    init(descriptor: Int32, answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)], after: [ANTMessage] = []) {
         self.descriptor = descriptor
         self.answers = answers
         self.pages = pages
+        self.after = after
     }
 
     func start(channels: Int) {
@@ -66,6 +69,7 @@ final class FakeStick: @unchecked Sendable {
             usleep(2_000)
             _ = framed.dropFirst(5).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }
+        for message in after { send(message) }
     }
 }
 
@@ -78,7 +82,7 @@ struct ANTStickLinkTests {
         let stick: FakeStick
         let descriptors: [Int32]
 
-        init(answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)]) throws {
+        init(answers: Bool = true, pages: [(UInt8, [UInt8], ANTDeviceID)], after: [ANTMessage] = []) throws {
             var pair: [Int32] = [0, 0]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw POSIXError(.EIO) }
             descriptors = pair
@@ -89,7 +93,7 @@ struct ANTStickLinkTests {
             link = ANTStickLink(
                 loop: loop, port: SerialStickPort(descriptor: pair[0]), name: "/dev/ttyUSB0", networkKey: [1, 2, 3, 4, 5, 6, 7, 8],
                 channels: [.strideSpeed(), .heartRate()], feed: feed, arrivals: LoopCondition(loop: loop), clock: clock)
-            stick = FakeStick(descriptor: pair[1], answers: answers, pages: pages)
+            stick = FakeStick(descriptor: pair[1], answers: answers, pages: pages, after: after)
             stick.start(channels: 2)
             link.start()
         }
@@ -133,6 +137,18 @@ struct ANTStickLinkTests {
         #expect(notices.contains("ant:4321: receiving (ANT+ device type 124)"), "\(notices)")
         #expect(rig.stick.received.map(\.id).prefix(3) == [.resetSystem, .libConfig, .networkKey])
         #expect(rig.stick.received.filter { $0.id == .openChannel }.count == 2)
+    }
+
+    /// A strap that went quiet was said as "/dev/ttyUSB0: channel 1 searching" alone.
+    @Test("a device lost is named: signal lost, searching")
+    func lostDeviceIsNamed() throws {
+        let strap = ANTDeviceID(number: 12345, type: 120, transmissionType: 1)
+        let rig = try Rig(
+            pages: [(1, [0x04, 0, 0, 0x10, 0x00, 0x14, 9, 61], strap)],
+            after: [ANTMessage(.channelEvent, [1, 1, 0x08])])
+        defer { rig.close() }
+        let (_, notices) = rig.collect(upTo: 10) { _, notices in notices.contains { $0.contains("signal lost") } }
+        #expect(notices.contains("ant:12345: signal lost, searching"), "\(notices)")
     }
 
     /// Left failed, a stick that missed one answer was not read again for the rest of the session.

@@ -21,7 +21,7 @@ struct SensorOptions<Use: SensorUse>: ParsableArguments {
         completion: .rememberedSensors)
     var cadence: String?
 
-    @Option(help: ArgumentHelp("The ANT stick's serial device (default: the first ANT stick found).", valueName: "path"))
+    @Option(help: ArgumentHelp("The ANT stick: /dev/bus/usb/BBB/DDD (libusb) or a serial device, /dev/ttyUSBn (default: the first ANT stick found).", valueName: "path"))
     var antStick: String?
 
     @Option(
