@@ -125,6 +125,9 @@ public enum FITFieldNumber {
         public static let type: UInt8 = 2
         public static let event: UInt8 = 3
         public static let eventType: UInt8 = 4
+        /// The runner's clock at `timestamp` (local_date_time): what a service files the run's
+        /// local time by.
+        public static let localTimestamp: UInt8 = 5
     }
 
     public enum Workout {
