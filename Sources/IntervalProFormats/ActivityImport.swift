@@ -267,7 +267,30 @@ public enum ActivityImport {
         activity.exportedByIntervalPro = records.contains {
             $0.global == FITMessageNumber.deviceInfo && $0.string(Field.DeviceInfo.productName) == ProgramName.creator
         }
+        if let offset = localClockOffset(records), let start = activity.recording.header.startedAt {
+            activity.recording.header.startedAt = withOffset(start, offset)
+        }
         return activity
+    }
+
+    /// The offset from UTC of the watch's clock, from the activity's local_timestamp (a
+    /// watch's clock at its timestamp): what a morning measured abroad is filed by. Nil when
+    /// the file does not say, or says an offset no clock has (over 14 h, not whole minutes).
+    static func localClockOffset(_ records: [FITRecord]) -> Int64? {
+        guard let activity = records.last(where: { $0.global == FITMessageNumber.activity }),
+            let utc = activity.integer(Field.timestamp), let local = activity.integer(Field.Activity.localTimestamp)
+        else { return nil }
+        let offset = local - utc
+        return abs(offset) <= 14 * 3600 && offset % 60 == 0 ? offset : nil
+    }
+
+    /// `utc` ("2026-11-24T21:30:00Z") written on a clock `offset` seconds ahead of UTC
+    /// ("2026-11-25T06:30:00+09:00"): the same moment.
+    static func withOffset(_ utc: String, _ offset: Int64) -> String {
+        guard let seconds = UTCTimestamp.unixSeconds(utc) else { return utc }
+        let minutes = abs(offset) / 60
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return UTCTimestamp.text(unixSeconds: seconds + offset).dropLast() + (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
     }
 
 

@@ -158,9 +158,10 @@ extension ReadinessCommandTests {
     /// A morning a watch recorded as an activity of another sport (Garmin's HRM plugin test
     /// file is a walk with `hrv` messages): read for its heart, whatever the sport; before,
     /// refused as "not a run", with advice (`--sport any`) that readiness does not take.
-    @Test("a morning a watch recorded as a walk, in FIT with hrv messages: measured, not refused as not a run")
-    func fromAWatchsWalk() throws {
-        let dir = try ScratchDirectory()
+    /// A watch's 160 s walk as a FIT activity: a record a second at 60 bpm with the beats of the
+    /// readiness cycle in hrv messages, from 2026-11-18T11:06:40Z; with `localOffset`, the
+    /// activity message's local_timestamp on a clock that many seconds ahead of UTC.
+    func watchWalk(localOffset: Int? = nil) -> [UInt8] {
         let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
         var writer = FITFileWriter()
         writer.write(FITMessage(FITMessageNumber.fileID, [FITField(FITFieldNumber.FileID.type, .enumeration, .int(4))]))
@@ -187,14 +188,44 @@ extension ReadinessCommandTests {
                 FITField(FITFieldNumber.timestamp, .uint32, .int(start + 160)), FITField(FITFieldNumber.Session.startTime, .uint32, .int(start)),
                 FITField(FITFieldNumber.Session.sport, .enumeration, .int(11)),  // walking
             ]))
+        if let localOffset {
+            writer.write(
+                FITMessage(FITMessageNumber.activity, [
+                    FITField(FITFieldNumber.timestamp, .uint32, .int(start + 160)),
+                    FITField(FITFieldNumber.Activity.localTimestamp, .uint32, .int(start + 160 + localOffset)),
+                ]))
+        }
+        return writer.fileBytes()
+    }
+
+    @Test("a morning a watch recorded as a walk, in FIT with hrv messages: measured, not refused as not a run")
+    func fromAWatchsWalk() throws {
+        let dir = try ScratchDirectory()
         let path = dir.path("walk.fit")
-        try Data(writer.fileBytes()).write(to: URL(fileURLWithPath: path))
+        try Data(watchWalk()).write(to: URL(fileURLWithPath: path))
         let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", "--no-save", environment: environment(dir))
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!result.stderr.contains("run"), "nothing said of a run or its cadence: \(result.stderr)")
         let json = try #require(jsonObject(result.stdoutData))
         // The same beats as `fromARecording`, in milliseconds: rMSSD = √530 = 23.02 ms.
         #expect(abs((number(json["rmssd_ms"]) ?? 0) - 23.02) < 0.3)
+    }
+
+    /// The watch's own clock, in its activity's local_timestamp, was not read: a morning it
+    /// measured in Tokyo was filed on the clock of the machine that imported it.
+    @Test("a watch's FIT morning is filed at the watch's clock time (local_timestamp), wherever it is read")
+    func watchsOwnClock() throws {
+        let dir = try ScratchDirectory()
+        let path = dir.path("walk.fit")
+        try Data(watchWalk(localOffset: 9 * 3600)).write(to: URL(fileURLWithPath: path))
+        var berlin = environment(dir)
+        berlin["TZ"] = "CET-1"
+        let result = try intervalpro("readiness", "--replay", path, "--duration", "2", "--json", "--no-save", environment: berlin)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(jsonObject(result.stdoutData))
+        // 11:06:40Z and 2:2x: 20:09 in Tokyo, 12:09 in Berlin.
+        #expect((json["local_time"] as? String)?.hasPrefix("20:0") == true, "\(result.stdout)")
+        #expect(json["date"] as? String == "2026-11-18")
     }
 
     /// RR intervals as an HRV app exports them (Polar Sensor Logger's table, Elite HRV's list):

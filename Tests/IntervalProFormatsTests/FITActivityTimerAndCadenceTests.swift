@@ -105,4 +105,24 @@ struct FITActivityTimerAndCadenceTests {
         let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
         #expect(activity.warnings.isEmpty, "\(activity.warnings)")
     }
+
+    @Test("the watch's clock: a start written on it keeps the moment; an offset no clock has is none")
+    func watchClockOffsets() {
+        #expect(ActivityImport.withOffset("2026-11-24T21:30:00Z", 9 * 3600) == "2026-11-25T06:30:00+09:00")
+        #expect(ActivityImport.withOffset("2026-11-24T21:30:00Z", -5 * 3600) == "2026-11-24T16:30:00-05:00")
+        #expect(ActivityImport.withOffset("2026-11-24T21:30:00Z", 5 * 3600 + 45 * 60) == "2026-11-25T03:15:00+05:45")
+        #expect(ActivityImport.withOffset("2026-11-24T21:30:00Z", -(9 * 3600 + 30 * 60)) == "2026-11-24T12:00:00-09:30")
+        func activity(_ utc: Int, _ local: Int) -> FITRecord? {
+            var writer = FITFileWriter()
+            writer.write(
+                FITMessage(FITMessageNumber.activity, [
+                    FITField(FITFieldNumber.timestamp, .uint32, .int(utc)), FITField(FITFieldNumber.Activity.localTimestamp, .uint32, .int(local)),
+                ]))
+            return try? FITFileReader.read(writer.fileBytes()).first
+        }
+        let utc = 1_100_000_000
+        #expect(ActivityImport.localClockOffset([activity(utc, utc + 3600)].compactMap { $0 }) == 3600)
+        #expect(ActivityImport.localClockOffset([activity(utc, utc + 15 * 3600)].compactMap { $0 }) == nil)
+        #expect(ActivityImport.localClockOffset([activity(utc, utc + 3601)].compactMap { $0 }) == nil)
+    }
 }
