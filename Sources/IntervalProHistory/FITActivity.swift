@@ -44,10 +44,7 @@ public enum FITActivity {
     /// FIT reads a date_time under 0x10000000 (1998-07-03) as seconds since the device started.
     static let earliestDatable = FITTime.epochOffset + 0x1000_0000
 
-    /// `utcOffset`: the runner's clock's offset from UTC (seconds east) when the session ran,
-    /// written as the activity's local_timestamp, as a watch writes it; without it a service
-    /// filed the run by its account's home zone, a run abroad on another day there.
-    public static func encode(_ session: StoredSession, utcOffset: Int64? = nil) -> [UInt8] {
+    public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset
         func time(_ second: Int) -> FITValue { .int(Int(start) + second) }
         let spans = session.lapSpans
@@ -161,7 +158,7 @@ public enum FITActivity {
                     FITField(Field.Activity.type, .enumeration, .int(0)),  // manual
                     FITField(Field.Activity.event, .enumeration, .int(26)),  // event: activity
                     FITField(Field.Activity.eventType, .enumeration, .int(1)),  // event type: stop
-                ] + (utcOffset.map { [FITField(Field.Activity.localTimestamp, .uint32, .int(Int(start + $0) + endSecond))] } ?? [])))
+                ]))
         return writer.fileBytes()
     }
 

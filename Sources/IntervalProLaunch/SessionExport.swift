@@ -1,5 +1,4 @@
 public import IntervalProHistory
-import IntervalProIO
 
 /// The files a saved session is exported as (`export`, and the uploads' FIT).
 public enum SessionExport: String, Sendable, CaseIterable {
@@ -14,7 +13,7 @@ public enum SessionExport: String, Sendable, CaseIterable {
         if let undated = session.undatedBecause { throw LaunchError(undated, kind: .invalidData) }
         if self == .fit, let undatable = FITActivity.undatable(session) { throw LaunchError(undatable, kind: .invalidData) }
         return switch self {
-        case .fit: FITActivity.encode(session, utcOffset: WallClock.utcOffset(at: session.startUnixSeconds))
+        case .fit: FITActivity.encode(session)
         case .tcx: Array(TCXActivity.document(session).utf8)
         case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
         }

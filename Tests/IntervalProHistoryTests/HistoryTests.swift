@@ -380,18 +380,6 @@ struct HistoryTextTests {
         #expect(FITActivity.milliseconds(rr: 1024) == 1000 && FITActivity.milliseconds(rr: 1) == 1)
     }
 
-    /// Without the runner's clock, a service filed a run by its account's home zone: a morning
-    /// run abroad landed on another day there.
-    @Test("FIT: the activity carries the runner's clock (local_timestamp) when the offset is known, as a watch writes it")
-    func fitLocalTimestamp() throws {
-        let session = Self.storedSession()
-        let activity = try #require(try FITFileReader.read(FITActivity.encode(session, utcOffset: 9 * 3600)).first { $0.global == 34 })
-        let utc = try #require(activity.integer(253))
-        #expect(activity.integer(5) == utc + 9 * 3600)
-        let without = try #require(try FITFileReader.read(FITActivity.encode(session)).first { $0.global == 34 })
-        #expect(!without.has(5))
-    }
-
     /// An imported run without cadence (a phone and a strap) had "0 strides" in its export.
     @Test("FIT: without a cadence reading, strides are left invalid, not 0")
     func fitStridesWithoutCadence() throws {
