@@ -22,6 +22,7 @@ public enum Checkup {
         findings.append(webServerFinding())
         findings += await accountFindings()
         findings.append(clockFinding(now: UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0))
+        if let zone = timeZoneFinding(tz: ProcessEnvironment.value("TZ")) { findings.append(zone) }
         if let path = try? StoreLocation(path: nil).databasePath(), let store = storeFinding(path: path, mode: FileIO.permissions(path)) {
             findings.append(store)
         }
@@ -50,6 +51,22 @@ public enum Checkup {
             check: "clock", ok: false, detail: notSet,
             fix: "a Pi without a real-time clock sets it from the network (`timedatectl` says whether it is synchronized); "
                 + "sessions and readiness measured before then are dated wrongly, and a session dated so is not uploaded")
+    }
+
+    /// A TZ that names no zone is read by the C library as UTC, in silence: history's dates,
+    /// `today`'s day, the weeks of trends and the day of a morning were UTC's. A POSIX zone
+    /// ("CET-1CEST,M3.5.0,M10.5.0/3", with its offsets in figures) is read as it says. Nil when
+    /// TZ is unset or names a zone that is here.
+    static func timeZoneFinding(tz: String?, zoneinfo: String = "/usr/share/zoneinfo") -> Diagnosis? {
+        guard var name = tz else { return nil }
+        if name.hasPrefix(":") { name.removeFirst() }
+        guard !name.contains(where: \.isNumber) else { return nil }
+        let path = name.hasPrefix("/") ? name : zoneinfo + "/" + name
+        guard name.isEmpty || !FileIO.isRegularFile(path) else { return nil }
+        return Diagnosis(
+            check: "time zone", ok: false,
+            detail: "TZ=\(tz ?? "") names no time zone here: the clock is read as UTC (dates, today's run, readiness days)",
+            fix: "unset TZ, or name a zone of \(zoneinfo) (`timedatectl list-timezones`), such as TZ=Europe/Berlin")
     }
 
     /// The metronome's sound is what ALSA's default device does, not /dev/snd: a sound server's
@@ -109,7 +126,7 @@ public enum Checkup {
         !finding.ok && !advisory.contains(finding.check)
     }
 
-    static let advisory = Set(["sound", "voice", "music", "web page", "accounts", "ant stick", "clock", "store"] + Service.allCases.map(\.rawValue))
+    static let advisory = Set(["sound", "voice", "music", "web page", "accounts", "ant stick", "clock", "time zone", "store"] + Service.allCases.map(\.rawValue))
 
     /// `doctor --json`'s object: whether nothing blocks, and each check.
     public static func json(_ findings: [Diagnosis]) -> JSONValue {

@@ -1,3 +1,4 @@
+import Foundation
 import IntervalProAudio
 import IntervalProCore
 import Testing
@@ -26,6 +27,23 @@ struct CheckupTests {
         #expect(unset.fix?.contains("timedatectl") == true)
         #expect(!Checkup.blocks(unset), "a session still runs")
         #expect(Checkup.clockFinding(now: 1_796_000_000).ok)
+    }
+
+    /// TZ=Foo/Bar (a typo, a zone this system lacks) is read as UTC in silence: dates, today's
+    /// run and readiness days were UTC's.
+    @Test func aTimeZoneNotHereIsSaidAndAdvisory() throws {
+        let zoneinfo = FileManager.default.temporaryDirectory.appendingPathComponent("zoneinfo-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: zoneinfo) }
+        try FileManager.default.createDirectory(atPath: zoneinfo + "/Europe", withIntermediateDirectories: true)
+        try Data("TZif".utf8).write(to: URL(fileURLWithPath: zoneinfo + "/Europe/Berlin"))
+        let typo = try #require(Checkup.timeZoneFinding(tz: "Europe/Berln", zoneinfo: zoneinfo))
+        #expect(typo.check == "time zone" && !typo.ok && typo.detail.contains("TZ=Europe/Berln"), "\(typo)")
+        #expect(!Checkup.blocks(typo))
+        #expect(Checkup.timeZoneFinding(tz: "", zoneinfo: zoneinfo) != nil)
+        #expect(Checkup.timeZoneFinding(tz: "Europe/Berlin", zoneinfo: zoneinfo) == nil)
+        #expect(Checkup.timeZoneFinding(tz: ":Europe/Berlin", zoneinfo: zoneinfo) == nil)
+        #expect(Checkup.timeZoneFinding(tz: "CET-1CEST,M3.5.0,M10.5.0/3", zoneinfo: zoneinfo) == nil)
+        #expect(Checkup.timeZoneFinding(tz: nil, zoneinfo: zoneinfo) == nil)
     }
 
     /// A store restored with `cp -r` is the umask's 0644: readable by every account.
