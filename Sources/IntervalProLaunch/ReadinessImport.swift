@@ -11,7 +11,8 @@ import IntervalProIO
 /// HRV's export, Polar Sensor Logger's files, recordings, watch activities. A file's time is
 /// its own (a recording's or an activity's start) or, for RR interval text, the one its name
 /// gives; a file with neither is left for `readiness --replay FILE --date DAY`. A morning
-/// imported before (same day and time) is skipped, so importing again adds nothing.
+/// imported before (the same moment, or the same day, clock time and beats) is skipped, so
+/// importing again adds nothing.
 public enum ReadinessImport {
     public struct Imported: Sendable {
         public var file: String

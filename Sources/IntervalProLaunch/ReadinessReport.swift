@@ -203,8 +203,17 @@ public struct ReadinessCheck: Sendable {
         var endedAt = outcome.endedAt
         let localEnd = outcome.localEnd
         // Filed under another day, at its clock time there: a morning kept at its own day's
-        // moment was judged by that moment against the day's other mornings.
-        if let date, let ended = endedAt { endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended }
+        // moment was judged by that moment against the day's other mornings. On the file's own
+        // clock where it names one, else this machine's.
+        if let date, let ended = endedAt {
+            if let offset = outcome.utcOffset, let time = localEnd?.time, let day = UTCTimestamp.dayNumber(ofDate: date),
+                case let parts = time.split(separator: ":").compactMap({ Int64($0) }), parts.count == 3
+            {
+                endedAt = day * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2] - offset
+            } else {
+                endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended
+            }
+        }
         // Dated by the clock (live, or a file that gives no time): a Pi's clock not yet set filed it in 1970.
         if endedAt == nil, date == nil, let notSet = ReadinessRun.clockNotSet() { logger.warning("\(notSet)") }
         // One reading of the clock: the day, the moment and the clock time of a morning dated by it.

@@ -11,7 +11,7 @@ struct RecordingStart {
     var namedNoZone: Bool
     /// The offset from UTC (seconds east) of the clock the time is written in: the one it
     /// names ("+09:00"), or this machine's zone's for a time without one; nil for a time in UTC
-    /// ("Z"), which says nothing of the runner's clock. A morning measured abroad is filed at
+    /// ("Z", "+00:00"), which says nothing of the runner's clock. A morning measured abroad is filed at
     /// its own clock time (`ReadinessRun.Outcome.localEnd`).
     var utcOffset: Int64?
 
@@ -40,11 +40,14 @@ struct RecordingStart {
                 microseconds = local * 1_000_000 + fraction
             }
         }
-        // The written clock read as if it were UTC, less the moment it names.
+        // The written clock read as if it were UTC, less the moment it names. An offset of
+        // zero says no more than "Z" does: RFC 3339's "-00:00" is an offset not known, and
+        // "+00:00" is what a program writes for UTC (Python's isoformat of an aware time).
         if let last = written.utf8.last, last != UInt8(ascii: "Z"), last != UInt8(ascii: "z"),
-            let clock = ISO8601.microseconds(String(written.prefix(19)))
+            let clock = ISO8601.microseconds(String(written.prefix(19))),
+            case let offset = Self.seconds(clock) - Self.seconds(microseconds), offset != 0
         {
-            utcOffset = Self.seconds(clock) - Self.seconds(microseconds)
+            utcOffset = offset
         }
     }
 }

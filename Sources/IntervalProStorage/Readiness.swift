@@ -193,8 +193,8 @@ extension SessionStore {
         }
     }
 
-    /// Saves a measurement unless one of the same moment, or of the same local date and clock
-    /// time, is there; nil when one is. The check and the insert are one write transaction,
+    /// Saves a measurement unless one of the same moment, or of the same local date, clock
+    /// time and beats, is there (`ReadinessRecord.isSameMorning(as:)`); nil when one is. The check and the insert are one write transaction,
     /// which GRDB begins IMMEDIATE (the write lock held from the check): two imports of one
     /// folder at once (a cron's beside one typed) each checked before the other saved, and
     /// every morning was saved twice.

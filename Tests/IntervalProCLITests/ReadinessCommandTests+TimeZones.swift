@@ -77,6 +77,18 @@ extension ReadinessCommandTests {
         #expect((replayedJSON["local_time"] as? String)?.hasPrefix("06:3") == true, "\(replayed.stdout)")
         #expect(replayedJSON["taken_at"] as? String == "2026-11-24T21:32:31Z", "\(replayed.stdout)")
 
+        // Filed under another day at its own clock time: 06:32:31 in Tokyo on the 30th.
+        let moved = try intervalpro("readiness", "--replay", tokyo, "--date", "2026-11-30", "--json", "--no-save", environment: berlin)
+        let movedJSON = try #require(jsonObject(moved.stdoutData), "stderr: \(moved.stderr)")
+        #expect(movedJSON["date"] as? String == "2026-11-30" && movedJSON["local_time"] as? String == "06:32:31", "\(moved.stdout)")
+        #expect(movedJSON["taken_at"] as? String == "2026-11-29T21:32:31Z", "\(moved.stdout)")
+        // "+00:00" says no more than "Z": read on this machine's clock.
+        let utc = try recording(dir, seconds: 160, startedAt: "2026-11-27T06:00:00+00:00")
+        let utcJSON = try #require(
+            jsonObject(try intervalpro("readiness", "--replay", utc, "--json", "--no-save", environment: berlin).stdoutData))
+        #expect(utcJSON["local_time"] as? String == "07:02:31", "\(utcJSON)")
+        _ = try recording(dir, seconds: 160, startedAt: "2026-11-25T06:30:00+09:00")
+
         try FileManager.default.createDirectory(atPath: dir.path("trip"), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: tokyo, toPath: dir.path("trip/tokyo.jsonl"))
         let imported = try intervalpro("readiness", "import", dir.path("trip"), "--json", environment: berlin)
