@@ -73,9 +73,12 @@ public struct ANTStickMachine: Sendable {
         /// Eight bytes of a data page from a channel's device (held until the stick names it).
         case page(channel: Int, device: ANTDeviceID?, bytes: [UInt8])
         case channelState(channel: Int, ChannelState)
-        /// The stick refused a command or did not answer: this machine is done (the link resets
-        /// the stick with a new one).
+        /// The stick did not answer, or its messages went out of step (a serial error): this
+        /// machine is done; the link resets the stick with a new one.
         case failed(String)
+        /// The stick refused a command: this machine is done, and a reset would be refused the
+        /// same (a stick with no continuous scanning mode scans no better reset).
+        case refused(String)
     }
 
     /// How long the stick has to answer a command; a reset takes longer.
@@ -107,6 +110,8 @@ public struct ANTStickMachine: Sendable {
     private var queue: [ANTMessage] = []
     private var awaiting: ANTMessage?
     private var failed = false
+    /// Scanning: whether the stick opened its channel in continuous scanning mode.
+    private var scanOpen = false
 
     public init(networkKey: [UInt8], channels: [ANTChannelPlan], networkNumber: UInt8 = 0) {
         precondition(networkKey.count == 8, "an ANT network key is 8 bytes")
@@ -162,11 +167,12 @@ public struct ANTStickMachine: Sendable {
                     if id == .libConfig {
                         extendedData = false  // older sticks: ask for each device's id instead
                     } else if id == .openRxScanMode {
-                        return fail("this ANT stick cannot scan (it has no continuous scanning mode)", into: &actions)
+                        return fail("this ANT stick cannot scan (it has no continuous scanning mode)", refused: true, into: &actions)
                     } else if id != .request {  // a refused request leaves the device unnamed
-                        return fail("the ANT stick refused '\(id)' (code 0x\(String(code, radix: 16)))", into: &actions)
+                        return fail("the ANT stick refused '\(id)' (code 0x\(String(code, radix: 16)))", refused: true, into: &actions)
                     }
                 }
+                if id == .openRxScanMode { scanOpen = true }
                 if id == .openChannel, Int(channel) < states.count { setState(Int(channel), .searching, into: &actions) }
                 sendNext(now: now, into: &actions)
             case .radio(let channel, let radio):
@@ -189,14 +195,17 @@ public struct ANTStickMachine: Sendable {
             }
         case .broadcastData, .acknowledgedData:
             guard message.payload.count >= 9 else { return }
+            // Pages before the channels are open are the stick's last set-up's, read after a
+            // reset: they are not this one's, nor news that it answers.
             if scanning {
+                guard scanOpen else { return }
                 let p = message.payload
                 guard p.count >= 14, p[9] & 0x80 != 0 else { return }
                 let device = ANTDeviceID(number: UInt16(p[10]) | UInt16(p[11]) << 8, type: p[12], transmissionType: p[13])
                 return actions.append(.page(channel: 0, device: device, bytes: Array(p[1...8])))
             }
             let index = Int(message.payload[0])
-            guard index < states.count else { return }
+            guard index < states.count, states[index] != .configuring else { return }
             let bytes = Array(message.payload[1...8])
             var device: ANTDeviceID?
             // Extended data: a flag byte, 0x80 when the channel id follows.
@@ -301,12 +310,12 @@ public struct ANTStickMachine: Sendable {
         }
     }
 
-    private mutating func fail(_ reason: String, into actions: inout [Action]) {
+    private mutating func fail(_ reason: String, refused: Bool = false, into actions: inout [Action]) {
         failed = true
         awaiting = nil
         queue = []
         nextDeadline = nil
-        actions.append(.failed(reason))
+        actions.append(refused ? .refused(reason) : .failed(reason))
     }
 }
 

@@ -39,8 +39,12 @@ public final class ANTStickLink: @unchecked Sendable {
     public private(set) var scan = ANTPlusScan()
     /// Why the stick failed, while it has not been set up again since (nil: it answers).
     public private(set) var failure: String?
+    /// Whether the stick was ever set up: every channel open (a scan: a page heard).
+    public private(set) var wasSetUp = false
     /// The device each channel receives, by channel.
     private var tracking: [Int: ANTDeviceID] = [:]
+    /// The reset after a failure, a second on.
+    private var resetTimer: EventLoop.TimerID?
 
     /// - Parameters:
     ///   - name: the stick as the runner knows it (its path, or its USB address), for notices.
@@ -86,6 +90,9 @@ public final class ANTStickLink: @unchecked Sendable {
             guard port != nil else { return }
             self.channels = channels
             machine = Self.machine(networkKey: networkKey, channels: channels, scanning: scanning)
+            // The channels open anew: a device they received is not lost (widening said the
+            // strap it kept receiving was "signal lost").
+            tracking = [:]
             perform(machine.handle(.start, now: now))
         }
     }
@@ -93,6 +100,8 @@ public final class ANTStickLink: @unchecked Sendable {
     /// Stops reading the stick and closes it.
     public func stop() {
         loop.execute { [self] in
+            if let resetTimer { loop.cancel(resetTimer) }
+            resetTimer = nil
             halt()
             port?.close()
             port = nil
@@ -111,6 +120,7 @@ public final class ANTStickLink: @unchecked Sendable {
 
     private func watchPort() {
         guard let port else { return }
+        for watch in watches { loop.unwatch(watch) }
         watches = port.descriptors.map { descriptor, events in
             loop.watch(descriptor, EventLoop.Events(rawValue: events)) { [self] _ in ready() }
         }
@@ -134,6 +144,8 @@ public final class ANTStickLink: @unchecked Sendable {
             case .page(_, let device, let bytes):
                 guard let device else { continue }
                 if scanning {
+                    // Pages come only once the scan's channel is open: the stick is set up.
+                    setUp()
                     scan.heard(device, page: bytes)
                     continue
                 }
@@ -147,7 +159,7 @@ public final class ANTStickLink: @unchecked Sendable {
                 switch state {
                 case .configuring: break
                 case .searching:
-                    answersAgain()
+                    if !machine.states.contains(.configuring) { setUp() }
                     // A device lost is said as Bluetooth's is: "channel 1 searching" was all a
                     // runner whose strap went quiet was told.
                     if let device = tracking.removeValue(forKey: channel) {
@@ -156,7 +168,7 @@ public final class ANTStickLink: @unchecked Sendable {
                         notice("\(name): channel \(channel) searching")
                     }
                 case .tracking(let device):
-                    answersAgain()
+                    if !machine.states.contains(.configuring) { setUp() }
                     tracking[channel] = device
                     notice("\(device): receiving (ANT+ device type \(device.type))")
                 }
@@ -164,13 +176,20 @@ public final class ANTStickLink: @unchecked Sendable {
                 halt()
                 // A stick that missed one answer (a frame lost on the line) is reset and set up
                 // afresh, as one plugged in again is: it was left failed, and the devices still
-                // in range went unread for the rest of the session. Said once, until it answers.
+                // in range went unread for the rest of the session. Said once, until it is set up.
                 if failure == nil { notice("\(name): \(reason); resetting the ANT stick") }
                 failure = reason
-                _ = loop.schedule(after: .seconds(1)) { [self] in
+                resetTimer = loop.schedule(after: .seconds(1)) { [self] in
+                    resetTimer = nil
                     guard !stopped, port != nil else { return }
+                    drainInput()
                     setUpAfresh()
                 }
+            case .refused(let reason):
+                // Refused, it would be refused again after a reset.
+                halt()
+                notice("\(name): \(reason)")
+                failure = reason
             }
         }
         if fed { arrivals.raise() }
@@ -208,11 +227,23 @@ public final class ANTStickLink: @unchecked Sendable {
         perform(machine.handle(.start, now: now))
     }
 
-    /// The stick is set up again after failing: said, once.
-    private func answersAgain() {
+    /// Every channel is open (or the scan's): the stick answers. Said once after a failure.
+    private func setUp() {
+        wasSetUp = true
         guard failure != nil else { return }
         failure = nil
         notice("\(name): the ANT stick answers again")
+    }
+
+    /// Reads and leaves what the stick sent before its reset (its pages went on meanwhile),
+    /// what is ready only and a bounded number of reads: the new set-up starts from its own
+    /// answers. Polled first: a port's descriptor may block (a socketpair's, in tests).
+    private func drainInput() {
+        guard let port else { return }
+        var ready = port.descriptors.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
+        for _ in 0..<64 {
+            guard poll(&ready, nfds_t(ready.count), 0) > 0, let bytes = port.receive(), !bytes.isEmpty else { return }
+        }
     }
 
     /// A timer at the machine's next deadline, so a missing answer is noticed.

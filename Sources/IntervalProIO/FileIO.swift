@@ -25,8 +25,6 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
 
     public var isNotFound: Bool { errno == .noSuchFileOrDirectory }
     public var isPermissionDenied: Bool { errno == .permissionDenied }
-    /// Held by another program: a serial device opened by one at a time (`SerialPort.openRaw`).
-    public var isBusy: Bool { errno == .resourceBusy || errno == .wouldBlock }
     /// A folder where a file was to be read.
     public var isFolder: Bool { errno == .isDirectory }
     /// The path names no file there is to read: missing, a file where its path wants a folder,

@@ -11,7 +11,7 @@ public enum SerialPort {
     ///
     /// A terminal is held by one program at a time (`flock`, and `TIOCEXCL` for programs that
     /// take no lock): a `scan` beside a running session reset the stick, and the session's
-    /// sensors were gone for good, in silence. Held, it is refused as busy (`isBusy`).
+    /// sensors were gone for good, in silence. Held, it is refused, said in use (`inUse`).
     public static func openRaw(_ path: String) throws(FileError) -> Int32 {
         let descriptor = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {

@@ -97,7 +97,7 @@ public final class ANTSensors: @unchecked Sendable {
         let clock = ContinuousClock()
         let end = clock.now + duration
         while clock.now < end {
-            try? await Task.sleep(for: min(.seconds(1), clock.now.duration(to: end)))
+            do { try await Task.sleep(for: min(.seconds(1), clock.now.duration(to: end))) } catch { break }
             heard(await sensors.loop.submit { [link = sensors.link] in link.scan.sightings })
         }
         let sightings = await sensors.loop.submit { [link = sensors.link] in link.scan.sightings }
@@ -209,9 +209,9 @@ public final class ANTSensors: @unchecked Sendable {
         }
     }
 
-    /// Why the stick failed, while it has not been set up again since (nil: it answers).
-    public func failure() async -> String? {
-        await loop.submit { [link] in link.failure }
+    /// Why the stick failed, when it was never set up (nil once it was, or when it did not fail).
+    public func failureBeforeSetUp() async -> String? {
+        await loop.submit { [link] in link.wasSetUp ? nil : link.failure }
     }
 
     /// Runs `body` on the stick's loop.

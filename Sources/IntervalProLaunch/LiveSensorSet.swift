@@ -102,12 +102,12 @@ public final class LiveSensorSet: Sendable {
         }
         if antDevices.isEmpty || (requireCadence && cadence != nil && !antDevices.contains { $0.cadenceUnit != nil }) {
             // A stick that never answered was "no device heard", its cause said 20 s before.
-            let failure = await ant.failure()
+            let failure = await ant.failureBeforeSetUp()
             ant.stop()
             await bluetooth?.sensors.stop()
             throw LiveSensorConnection.UnavailableError(
                 description: failure.map {
-                    "\($0) (\(ant.path)), and again at each reset for \(Int(request.scanTimeout)) s: unplug it and plug it in again"
+                    "\($0) (\(ant.path)), in the \(Int(request.scanTimeout)) s it was given: unplug it and plug it in again"
                 } ?? "no ANT+ \(antDevices.isEmpty ? "device" : "foot pod") heard on \(ant.path) within \(Int(request.scanTimeout)) s")
         }
         if !quiet {

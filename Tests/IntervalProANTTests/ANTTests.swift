@@ -68,7 +68,7 @@ struct ScriptedStick {
             case .send(let message): sent.append(message)
             case .page(let channel, let device, let bytes): pages.append((channel, device, bytes))
             case .channelState(let channel, let state): states.append((channel, state))
-            case .failed(let reason): failures.append(reason)
+            case .failed(let reason), .refused(let reason): failures.append(reason)
             }
         }
     }
@@ -290,7 +290,21 @@ struct ANTScanTests {
             _ = machine.handle(.received(ANTMessage(.channelEvent, [0, id.rawValue, 0])), now: .zero)
         }
         let actions = machine.handle(.received(ANTMessage(.channelEvent, [0, ANTMessageID.openRxScanMode.rawValue, 0x28])), now: .zero)
-        #expect(actions == [.failed("this ANT stick cannot scan (it has no continuous scanning mode)")])
+        #expect(actions == [.refused("this ANT stick cannot scan (it has no continuous scanning mode)")])
+    }
+
+    /// After a reset in place, the pages the stick sent before it were read as the new set-up's:
+    /// a channel still being configured "received" a device, and the stick was said to answer.
+    @Test("a page on a channel not yet open, or before the scan's channel is, is left alone")
+    func pagesBeforeTheChannelsOpen() {
+        let page = ANTMessage(.broadcastData, [0, 0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11, 0x80, 0xE1, 0x10, 124, 5])
+        var machine = ANTStickMachine(networkKey: testKey, channels: [.strideSpeed()])
+        _ = machine.handle(.start, now: .zero)
+        #expect(machine.handle(.received(page), now: .zero).isEmpty)
+        var scanner = ANTStickMachine(scanningWith: testKey)
+        _ = scanner.handle(.start, now: .zero)
+        _ = scanner.handle(.received(ANTMessage(.startup, [0x20])), now: .zero)
+        #expect(scanner.handle(.received(page), now: .zero).isEmpty)
     }
 
     @Test("sightings: one per device, its profile, and who made it from page 80 or a strap's page 2")

@@ -68,7 +68,13 @@ public final class PseudoTerminalStick: @unchecked Sendable {
             if poll(&poller, 1, wait) > 0 {
                 var chunk = [UInt8](repeating: 0, count: 256)
                 let count = chunk.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
-                if count > 0 { buffer += chunk[..<count] }
+                if count > 0 {
+                    buffer += chunk[..<count]
+                } else {
+                    // No one has the terminal open (before the command opens it, after it
+                    // closes it): poll says so at once, and would spin a core.
+                    usleep(20_000)
+                }
             }
             // Whole messages: A4, length, id, payload, checksum.
             while buffer.count >= 4, buffer[0] == 0xA4, buffer.count >= Int(buffer[1]) + 4 {
