@@ -8,6 +8,20 @@ import Glibc
 
 @Suite("a session on ANT+ sensors through a stick (a pseudo-terminal stands in for /dev/ttyUSB0)")
 struct ANTSessionTests {
+    /// `run` of a work step of `seconds` at 170 spm on the stick's foot pod and strap, with
+    /// `extra`: unsaved, summed up as JSON, without the metronome or the voice.
+    func runOnStick(_ stick: PseudoTerminalStick, seconds: Int, _ extra: [String] = []) throws -> CommandResult {
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": \#(seconds), "cadence": 170}]}"#)
+        return try intervalpro(
+            arguments: [
+                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--json", "--no-save", "--metronome",
+                "off", "--no-voice",
+            ] + extra,
+            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+    }
+
     @Test("run --cadence ant:0 --hr ant:0 scores the foot pod's cadence in steps; its recording replays to the same summary")
     func sessionOnAStick() throws {
         let stick = try PseudoTerminalStick()
@@ -42,15 +56,7 @@ struct ANTSessionTests {
     func aRoleNeverHeardIsSaid() throws {
         let stick = try PseudoTerminalStick(strap: false)
         defer { stick.stop() }
-        let scratch = try ScratchDirectory()
-        let plan = try scratch.write(
-            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 4, "cadence": 170}]}"#)
-        let run = try intervalpro(
-            arguments: [
-                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--scan-timeout", "2", "--json",
-                "--no-save", "--metronome", "off", "--no-voice",
-            ],
-            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        let run = try runOnStick(stick, seconds: 4, ["--scan-timeout", "2"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("no ANT+ heart-rate strap heard on \(stick.path) within 2 s"), "\(run.stderr)")
         #expect(!run.stderr.contains("no ANT+ foot pod heard"), "\(run.stderr)")
@@ -102,15 +108,7 @@ struct ANTSessionTests {
     func serialErrorMidSession() throws {
         let stick = try PseudoTerminalStick(serialErrorAfter: 8)
         defer { stick.stop() }
-        let scratch = try ScratchDirectory()
-        let plan = try scratch.write(
-            "plan.json", #"{"name": "Short ANT", "steps": [{"kind": "work", "duration": 10, "cadence": 170}]}"#)
-        let run = try intervalpro(
-            arguments: [
-                "run", plan, "--cadence", "ant:0", "--hr", "ant:0", "--ant-stick", stick.path, "--json", "--no-save",
-                "--metronome", "off", "--no-voice",
-            ],
-            environment: ["XDG_CONFIG_HOME": scratch.path("config"), "XDG_DATA_HOME": scratch.path("data")])
+        let run = try runOnStick(stick, seconds: 10)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("serial error") && run.stderr.contains("resetting the ANT stick"), "\(run.stderr)")
         #expect(run.stderr.contains("the ANT stick answers again"), "\(run.stderr)")

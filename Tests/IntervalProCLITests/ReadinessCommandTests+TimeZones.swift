@@ -4,6 +4,11 @@ import Testing
 
 /// Readiness across time zones: a traveller's mornings, an export imported in another zone.
 extension ReadinessCommandTests {
+    /// The command's environment on a clock of `timeZone` (TZ, a POSIX zone: no tzdata needed).
+    func environment(_ dir: ScratchDirectory, timeZone: String) -> [String: String?] {
+        environment(dir).merging(["TZ": timeZone]) { $1 }
+    }
+
     /// Whether a measurement was a morning's was worked out in the zone the store was read in:
     /// back home from Tokyo, its 07:02 morning read 23:02 and its evening 11:02, the evening
     /// became the day's value (ln 3.18 for 4.22), and the morning listed at 23:02. The same
@@ -11,10 +16,8 @@ extension ReadinessCommandTests {
     @Test("a morning measured abroad stays the day's value back home; an export imported again in another zone adds nothing")
     func morningsAcrossTimeZones() throws {
         let dir = try ScratchDirectory()
-        var tokyo = environment(dir)
-        tokyo["TZ"] = "JST-9"
-        var home = environment(dir)
-        home["TZ"] = "CET-1"
+        let tokyo = environment(dir, timeZone: "JST-9")
+        let home = environment(dir, timeZone: "CET-1")
         // 06:30 and 18:30 in Tokyo: 21:30 the day before and 09:30 UTC.
         let morning = try intervalpro(
             "readiness", "--replay", try recording(dir, seconds: 160, startedAt: "2026-11-19T21:30:00Z"), "--json", environment: tokyo)
@@ -51,8 +54,7 @@ extension ReadinessCommandTests {
         try dir.write("export/2026-11-22 06-30-00.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
         let first = try intervalpro("readiness", "import", dir.path("export"), environment: home)
         #expect(first.stdout.contains("Imported 1 morning"), "\(first.stdout)")
-        var west = environment(dir)
-        west["TZ"] = "EST5"
+        let west = environment(dir, timeZone: "EST5")
         let again = try intervalpro("readiness", "import", dir.path("export"), environment: west)
         #expect(again.stdout.contains("Imported 0 mornings"), "\(again.stdout)")
         let all = try intervalpro("readiness", "history", "--json", environment: home)
@@ -67,8 +69,7 @@ extension ReadinessCommandTests {
     @Test("a recording's own offset dates its morning; another morning at the same clock time elsewhere is saved")
     func recordingsOwnClock() throws {
         let dir = try ScratchDirectory()
-        var berlin = environment(dir)
-        berlin["TZ"] = "CET-1"
+        let berlin = environment(dir, timeZone: "CET-1")
         let tokyo = try recording(dir, seconds: 160, startedAt: "2026-11-25T06:30:00+09:00")
         let replayed = try intervalpro("readiness", "--replay", tokyo, "--json", "--no-save", environment: berlin)
         #expect(replayed.status == 0, "stderr: \(replayed.stderr)")
@@ -118,10 +119,8 @@ extension ReadinessCommandTests {
     @Test("an export named at a clock time summer time skips: its own clock time, and imported once in any zone")
     func exportNamedInTheSpringGap() throws {
         let dir = try ScratchDirectory()
-        var berlin = environment(dir)
-        berlin["TZ"] = "CET-1CEST,M3.5.0,M10.5.0/3"
-        var utc = environment(dir)
-        utc["TZ"] = "UTC0"
+        let berlin = environment(dir, timeZone: "CET-1CEST,M3.5.0,M10.5.0/3")
+        let utc = environment(dir, timeZone: "UTC0")
         try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
         let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
         try dir.write("export/2026-03-29 02-30-00.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
