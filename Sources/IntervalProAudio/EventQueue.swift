@@ -54,19 +54,29 @@ final class EventQueue: @unchecked Sendable {
 /// slot (synthesis happens there, never on the render thread) and hands the render thread
 /// a clip pointing into it; the render thread marks the slot free again when the clip has
 /// played, through an atomic.
+///
+/// A cue longer than a slot (a long step label: 21 words took 10.4 s) grows its slot, up to
+/// `longestSeconds`: the slot is free, so the render thread holds nothing in it. It was cut
+/// at the slot's 8 s, mid-word, where `render-audio` played it whole.
 final class VoiceBank: @unchecked Sendable {
-    let slotCapacity: Int
     let slots: Int
-    private let samples: UnsafeMutablePointer<Float>
+    /// The most a slot grows to.
+    let longestCapacity: Int
+    /// Each slot's samples and how many it holds. Touched by the session side only: the render
+    /// thread reads a clip's samples through the pointer its clip carries.
+    private var buffers: [UnsafeMutablePointer<Float>]
+    private var capacities: [Int]
     private let busy: UnsafeMutablePointer<Atomic<Bool>>
     /// What each slot holds, so a repeated phrase ("3", "2", "1") is not synthesised again.
     /// Touched by the session side only.
     private var texts: [String?]
 
-    init(slots: Int, seconds: Double, sampleRate: Int) {
+    init(slots: Int, seconds: Double, sampleRate: Int, longestSeconds: Double = 60) {
         self.slots = slots
-        slotCapacity = Int(seconds * Double(sampleRate))
-        samples = .allocate(capacity: slots * slotCapacity)
+        let capacity = Int(seconds * Double(sampleRate))
+        longestCapacity = max(capacity, Int(longestSeconds * Double(sampleRate)))
+        buffers = (0..<slots).map { _ in .allocate(capacity: capacity) }
+        capacities = Array(repeating: capacity, count: slots)
         busy = .allocate(capacity: slots)
         for i in 0..<slots { (busy + i).initialize(to: Atomic(false)) }
         texts = Array(repeating: nil, count: slots)
@@ -75,7 +85,7 @@ final class VoiceBank: @unchecked Sendable {
     deinit {
         busy.deinitialize(count: slots)
         busy.deallocate()
-        samples.deallocate()
+        for buffer in buffers { buffer.deallocate() }
     }
 
     /// Render thread: the clip in this slot has finished.
@@ -94,10 +104,16 @@ final class VoiceBank: @unchecked Sendable {
         }
         guard let slot = free else { return nil }
         let wave = synthesise()
-        let count = min(wave.count, slotCapacity)
+        let count = min(wave.count, longestCapacity)
+        if count > capacities[slot] {
+            // Free: the render thread has released it, and holds no pointer into it.
+            buffers[slot].deallocate()
+            buffers[slot] = .allocate(capacity: count)
+            capacities[slot] = count
+        }
         wave.withUnsafeBufferPointer { source in
             guard let start = source.baseAddress, count > 0 else { return }
-            (samples + slot * slotCapacity).update(from: start, count: count)
+            buffers[slot].update(from: start, count: count)
         }
         texts[slot] = text
         lengths[slot] = count
@@ -108,6 +124,6 @@ final class VoiceBank: @unchecked Sendable {
 
     private func take(_ slot: Int, count: Int) -> VoiceClip {
         busy[slot].store(true, ordering: .releasing)
-        return VoiceClip(id: slot, samples: UnsafeBufferPointer(start: samples + slot * slotCapacity, count: count))
+        return VoiceClip(id: slot, samples: UnsafeBufferPointer(start: buffers[slot], count: count))
     }
 }

@@ -64,15 +64,20 @@ struct AudioIOTests {
         #expect(popped == 10)
     }
 
+    /// A cue longer than a slot was cut at the slot's length, mid-word (live cues at 8 s).
     @Test func voiceBankReusesAFreeSlotWithTheSameTextAndWaitsForBusyOnes() {
-        let bank = VoiceBank(slots: 2, seconds: 1, sampleRate: 100)
+        let bank = VoiceBank(slots: 2, seconds: 1, sampleRate: 100, longestSeconds: 3)
         var synthesised = 0
         let make: () -> [Float] = {
             synthesised += 1
-            return [Float](repeating: 0.5, count: 150)  // longer than a slot: cut to 100
+            return [Float](repeating: 0.5, count: 150)  // longer than a slot: the slot grows
         }
         let first = bank.clip(for: "three", synthesise: make)
-        #expect(first?.samples.count == 100)
+        #expect(first?.samples.count == 150)
+        #expect(first?.samples.allSatisfy { $0 == 0.5 } == true)
+        // Beyond the longest a slot grows to, cut there.
+        let long = VoiceBank(slots: 1, seconds: 1, sampleRate: 100, longestSeconds: 3)
+        #expect(long.clip(for: "long") { [Float](repeating: 0.25, count: 500) }?.samples.count == 300)
         let second = bank.clip(for: "two", synthesise: make)
         #expect(second != nil && second?.id != first?.id)
         #expect(bank.clip(for: "one", synthesise: make) == nil)  // both slots playing
