@@ -206,10 +206,10 @@ public struct ReadinessCheck: Sendable {
         // moment was judged by that moment against the day's other mornings. On the file's own
         // clock where it names one, else this machine's.
         if let date, let ended = endedAt {
-            if let offset = outcome.utcOffset, let time = localEnd?.time, let day = UTCTimestamp.dayNumber(ofDate: date),
-                case let parts = time.split(separator: ":").compactMap({ Int64($0) }), parts.count == 3
-            {
-                endedAt = day * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2] - offset
+            if let offset = outcome.utcOffset, let day = UTCTimestamp.dayNumber(ofDate: date) {
+                // The second of the file's own day it ended at, on day D of that clock.
+                let secondOfDay = ((ended + offset) % 86_400 + 86_400) % 86_400
+                endedAt = day * 86_400 + secondOfDay - offset
             } else {
                 endedAt = WallClock.sameLocalTime(as: ended, onLocalDate: date) ?? ended
             }
