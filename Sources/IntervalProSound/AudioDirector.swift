@@ -48,6 +48,10 @@ public struct AudioDirector: Sendable {
     /// still saying "faster" minutes after the runner was in zone (a cooldown of 0 repeated
     /// the cue at the same instant without end, until the memory ran out).
     public static let shortestCoachingCooldown = SessionTime.seconds(3)
+    /// No coaching cue starts this close before a countdown: one that did was spoken between
+    /// "two" and "one" ("three, two, faster twenty more, one"), pushing "one" and the next
+    /// step's start late. Advice that near a step's end is too late to act on anyway.
+    public static let quietBeforeCountdown = SessionTime.seconds(2)
 
     /// The cooldown that applies: the settings', no shorter than `shortestCoachingCooldown`.
     private var coachingCooldown: SessionTime { max(settings.coachingCooldown, Self.shortestCoachingCooldown) }
@@ -67,6 +71,8 @@ public struct AudioDirector: Sendable {
     private var outOfZoneCue: Cue?
     private var lastCoaching: SessionTime?
     private var announcedStep: Int?
+    /// When the running step's 3-2-1 countdown begins, if it has one.
+    private var countdownAt: SessionTime?
     private var clicksAudible = false
     private var finished = false
     /// How far ahead items have been committed (live playback commits a little early).
@@ -132,6 +138,7 @@ public struct AudioDirector: Sendable {
         step = started
         stepStart = time
         pausedInStep = .zero
+        countdownAt = nil
         // A step that starts while paused (next, during a pause) counts its pause from here.
         if pausedAt != nil { pausedAt = time }
         outOfZoneSince = nil
@@ -174,6 +181,7 @@ public struct AudioDirector: Sendable {
     private mutating func pause(at now: SessionTime) {
         pausedAt = now
         cancel([.step, .coaching, .gate])
+        countdownAt = nil
         add(now, .silence, .none)
     }
 
@@ -236,6 +244,7 @@ public struct AudioDirector: Sendable {
             addCue(end - Self.previewLead, .step(timeline[next]), .step, announces: next)
         }
         if length >= Self.countdownMinimum {
+            countdownAt = end - .seconds(3)
             for n in stride(from: 3, through: 1, by: -1) where end - .seconds(n) > now {
                 addCue(end - .seconds(n), .count(n), .step)
             }
@@ -252,6 +261,7 @@ public struct AudioDirector: Sendable {
 
     private mutating func addCue(_ time: SessionTime, _ cue: Cue, _ tag: Tag, announces: Int? = nil) {
         guard settings.voice else { return }
+        if tag == .coaching, let countdownAt, time > countdownAt - Self.quietBeforeCountdown { return }
         add(time, .cue(cue), tag, announces: announces)
     }
 
@@ -278,7 +288,7 @@ public struct AudioDirector: Sendable {
                 lastCoaching = item.time
                 // Still out of zone: remind again after the cooldown.
                 if let cue = outOfZoneCue, !finished {
-                    add(item.time + coachingCooldown, .cue(cue), .coaching)
+                    addCue(item.time + coachingCooldown, cue, .coaching)
                 }
             default:
                 break

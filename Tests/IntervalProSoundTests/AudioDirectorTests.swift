@@ -140,6 +140,24 @@ struct AudioDirectorTests {
         #expect(coaching == [.seconds(50), .seconds(70)], "\(coaching)")
     }
 
+    /// A cue due just before the countdown was spoken inside it, "three, two, faster six more,
+    /// one", and "one" came late. The work step's countdown begins at 87 s.
+    @Test(arguments: [(75.0, [85.0]), (76.0, [])])
+    func noCoachingCueRunsIntoTheCountdown(outOfZoneAt: Double, spokenAt: [Double]) {
+        let items = run(MetronomeSettings(), extra: [(Int(outOfZoneAt), [.feedbackChanged(.faster(6))])])
+        let coaching = items.filter { $0.item == .cue(.faster(6)) }.map(\.time)
+        #expect(coaching == spokenAt.map { .seconds($0) }, "\(coaching)")
+    }
+
+    @Test func aReminderDueInTheCountdownIsNotSpoken() {
+        var settings = MetronomeSettings()
+        settings.coachingCooldown = .seconds(18)
+        let items = run(settings, extra: [(40, [.feedbackChanged(.faster(6))])])
+        let coaching = items.filter { $0.item == .cue(.faster(6)) }.map(\.time)
+        #expect(coaching == [.seconds(50), .seconds(68)], "86 s is inside the countdown's quiet: \(coaching)")
+        #expect(items.filter { if case .cue(.count) = $0.item { true } else { false } }.count == 6)
+    }
+
     @Test func backInZoneBeforeTheGraceCancelsEverything() {
         var settings = MetronomeSettings()
         settings.mode = .offTarget
