@@ -211,6 +211,68 @@ public final class MetronomeRenderer: @unchecked Sendable {
         }
     }
 
+    /// Moves to `target` without writing anything, leaving the renderer as if it had rendered
+    /// those frames: events applied, beats counted, clicks and voice cues played on (and
+    /// finished) in silence. What comes next is what an uninterrupted render gives from
+    /// `target`. Live playback uses it when the device fell behind the session (a stall).
+    public func skip(to target: Int64) {
+        while frame < target {
+            applyDueEvents()
+            let end = eventCount > 0 ? min(target, events[0].frame) : target
+            skipClicks(end - frame)
+            skipVoices(end - frame)
+            skipBeats(before: end)
+            frame = end
+        }
+    }
+
+    /// Counts the beats from `frame` to `end` and starts, part played, the clicks still
+    /// sounding at `end`.
+    private func skipBeats(before end: Int64) {
+        guard var beat = grid else { return }
+        while beat.nextFrame < end {
+            let at = beat.nextFrame
+            if audible, end - max(at, frame) < Int64(clickLength) {
+                startClick(sound(forBeat: beat.beat))
+                // The click started at `at` (or now, for a grid that began in the past).
+                clickPosition[clickCount - 1] = Int(end - max(at, frame))
+            }
+            while beat.nextFrame <= max(at, frame) {
+                beat.advance()
+                stride += 1
+            }
+        }
+        grid = beat
+    }
+
+    private func skipClicks(_ span: Int64) {
+        var c = 0
+        while c < clickCount {
+            if Int64(clickPosition[c]) + span >= Int64(clickLength) {
+                clickCount -= 1
+                clickSound[c] = clickSound[clickCount]
+                clickPosition[c] = clickPosition[clickCount]
+            } else {
+                clickPosition[c] += Int(span)
+                c += 1
+            }
+        }
+    }
+
+    private func skipVoices(_ span: Int64) {
+        var left = span
+        while left > 0, voiceCount > 0 {
+            // A clip takes one frame per sample, and an empty one a frame.
+            let remaining = Int64(max(1, voiceQueue[voiceHead].samples.count - voicePosition))
+            if remaining > left {
+                voicePosition += Int(left)
+                return
+            }
+            left -= remaining
+            finishVoice()
+        }
+    }
+
     @inline(__always)
     static func sample(_ value: Float) -> Int16 {
         // The levels already leave headroom; clamping only guards against rounding.

@@ -8,7 +8,7 @@ struct RealTimeSafetyTests {
     @Test func schedulingAndRenderingAllocateNothing() {
         let clip = [Float](repeating: 0.3, count: 30_000)
         clip.withUnsafeBufferPointer { samples in
-            // Everything the render thread does, in its order: take events, render periods.
+            // Everything the render thread does, in its order: take events, render periods, skip.
             let events = [
                 AudioEvent(frame: 0, kind: .tempo(spm: 172.5, pattern: .alternate)),
                 AudioEvent(frame: 24_000, kind: .voice(VoiceClip(id: 1, samples: samples))),
@@ -28,7 +28,10 @@ struct RealTimeSafetyTests {
                 let before = intervalpro_allocations_on_this_thread()
                 // By index: a for-in loop over the array itself allocates in debug builds.
                 for i in events.indices { renderer.schedule(events[i]) }
-                for _ in 0..<800 { renderer.render(into: buffer, frames: 600) }
+                for _ in 0..<300 { renderer.render(into: buffer, frames: 600) }
+                // A stall skipped (live playback, after the device ran dry), then on.
+                renderer.skip(to: 230_000)
+                for _ in 0..<500 { renderer.render(into: buffer, frames: 600) }
                 allocations.append(intervalpro_allocations_on_this_thread() - before)
                 #expect(renderer.isIdle)
             }

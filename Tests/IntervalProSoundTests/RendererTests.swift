@@ -142,6 +142,45 @@ struct RendererTests {
         #expect(finished.ids == [7, 8])
     }
 
+    /// After a stall, live playback skips the frames the device never played: what follows is
+    /// what the uninterrupted render gives from there, clicks cut mid-sound and cues mid-word
+    /// included, with the alternate pattern still on the right foot.
+    @Test(arguments: [0, 52, 99, 100, 2_345, 4_000, 4_050, 11_111, 15_000, 15_999, 18_700, 29_000])
+    func skippingGivesWhatTheUninterruptedRenderGivesFromThere(skipTo target: Int) {
+        let clip = (0..<3_000).map { Float(($0 % 50) - 25) / 30 }
+        let finished = FinishedIDs()
+        clip.withUnsafeBufferPointer { samples in
+            func make() -> MetronomeRenderer {
+                let r = MetronomeRenderer(sampleRate: 16_000, channels: 2, volume: 0.8)
+                r.onVoiceFinished = { finished.add($0) }
+                r.schedule(AudioEvent(frame: 100, kind: .tempo(spm: 173.7, pattern: .alternate)))
+                r.schedule(AudioEvent(frame: 2_000, kind: .voice(VoiceClip(id: 1, samples: samples))))
+                r.schedule(AudioEvent(frame: 3_000, kind: .voice(VoiceClip(id: 2, samples: samples))))
+                r.schedule(AudioEvent(frame: 9_000, kind: .clicksAudible(false)))
+                r.schedule(AudioEvent(frame: 12_345, kind: .clicksAudible(true)))
+                r.schedule(AudioEvent(frame: 15_000, kind: .tempo(spm: 181, pattern: .alternate)))
+                r.schedule(AudioEvent(frame: 18_000, kind: .voice(VoiceClip(id: 3, samples: samples))))
+                r.schedule(AudioEvent(frame: 24_000, kind: .silence))
+                // A late event: a grid that began in the past, caught up at once.
+                _ = render(r, frames: 50)
+                r.schedule(AudioEvent(frame: 20, kind: .tempo(spm: 150, pattern: .plain)))
+                return r
+            }
+            let wholeRenderer = make()
+            let whole = [Int16](repeating: 0, count: 50 * 2) + render(wholeRenderer, frames: 32_000 - 50)
+            let skipped = make()
+            let from = max(50, target)
+            skipped.skip(to: Int64(from))
+            #expect(skipped.frame == Int64(from))
+            let rest = render(skipped, frames: 32_000 - from)
+            let expected = Array(whole[(from * 2)...])
+            let difference = zip(rest, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(rest.count == expected.count && difference == nil, "the first sample that differs: \(String(describing: difference))")
+        }
+        // Each clip is reported finished once per renderer, whether played or skipped.
+        #expect(finished.ids.filter { $0 == 2 }.count == 2)
+    }
+
     @Test func lateEventsApplyAtOnceAndAFullQueueRefuses() {
         let renderer = MetronomeRenderer(sampleRate: 8_000, channels: 1, volume: 1, eventCapacity: 2)
         _ = render(renderer, frames: 500)
