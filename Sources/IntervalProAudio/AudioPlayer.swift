@@ -39,6 +39,9 @@ public final class AudioPlayer: @unchecked Sendable {
     /// when it stops, and after a period that leaves it idle past `idleWakeFrame`.
     private let caughtUp: ThreadDoorbell
     private let idleWakeFrame = Atomic<Int64>(.max)
+    /// The frame the session side asked the thread to skip to (0: none asked).
+    private let skipTarget = Atomic<Int64>(0)
+    private let skipped = Atomic<Int64>(0)
 
     /// Voice clips with ids from here up are not the bank's (offline renders own them).
     public static let externalClipIDs = 1_000_000
@@ -70,6 +73,14 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Frames rendered and written to the device so far.
     public var renderedFrames: Int64 { rendered.load(ordering: .acquiring) }
 
+    /// Frames skipped, never written to the device (see `skip(to:)`).
+    public var skippedFrames: Int64 { skipped.load(ordering: .acquiring) }
+
+    /// How long the device's buffer plays.
+    public var bufferDuration: Duration {
+        .microseconds(Int64(output.bufferFrames) * 1_000_000 / Int64(max(1, output.sampleRate)))
+    }
+
     /// True once everything sent has played (as far as the renderer knows).
     public var isIdle: Bool { idle.load(ordering: .acquiring) }
 
@@ -98,6 +109,15 @@ public final class AudioPlayer: @unchecked Sendable {
         caughtUp.wait(timeout: timeout)
     }
 
+    /// Session side: the thread moves on to `frame` (not past the horizon: raise it first)
+    /// without playing what lies before it, as if it had (`MetronomeRenderer.skip(to:)`):
+    /// after a stall the device is behind the session, and playing on would leave every
+    /// later click and cue that late.
+    public func skip(to frame: Int64) {
+        skipTarget.store(frame, ordering: .releasing)
+        horizonMoved.ring()
+    }
+
     /// Session side: queues an event. False when the queue is full.
     @discardableResult
     public func send(_ event: AudioEvent) -> Bool { queue.push(event) }
@@ -117,18 +137,17 @@ public final class AudioPlayer: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread (after the period it is writing), then lets the device play out
+    /// Stops the thread after the period it is writing; the thread lets the device play out
     /// what it holds. A device that stopped taking samples (a stalled sound server, a `file`
-    /// PCM into a pipe nobody reads) holds the thread in its write: it is waited for `limit`
-    /// (nil: the device's buffer and two seconds), then left, the device said lost. The session
-    /// never printed its summary, nor exited, for one.
+    /// PCM into a pipe nobody reads) holds the thread in its write or that drain: it is waited
+    /// for `limit` (nil: the device's buffer and two seconds), then left, the device said lost.
+    /// The session never printed its summary, nor exited, for one.
     public func stop(waitingUpTo limit: Duration? = nil) {
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
         horizonMoved.ring()
         self.thread = nil
-        let bufferTime = Duration.microseconds(Int64(output.bufferFrames) * 1_000_000 / Int64(max(1, output.sampleRate)))
-        let deadline = ContinuousClock.now + (limit ?? bufferTime + .seconds(2))
+        let deadline = ContinuousClock.now + (limit ?? bufferDuration + .seconds(2))
         while !threadEnded.load(ordering: .acquiring) {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {
@@ -140,7 +159,6 @@ public final class AudioPlayer: @unchecked Sendable {
             caughtUp.wait(timeout: left)
         }
         thread.join()
-        if lostStatus == nil { output.drain() }
     }
 
     // MARK: - Render thread
@@ -153,11 +171,19 @@ public final class AudioPlayer: @unchecked Sendable {
             caughtUp.ring()
         }
         while !stopRequested.load(ordering: .acquiring) {
-            // Horizon first: every event sent before it was raised is then visible below.
+            // A skip first: the horizon raised before it is then visible. Horizon next: every
+            // event sent before it was raised is then visible below.
+            let skipTo = skipTarget.exchange(0, ordering: .acquiringAndReleasing)
             let limit = horizon.load(ordering: .acquiring)
             while let event = queue.peek(), renderer.pendingEvents < renderer.eventCapacity {
                 _ = queue.pop()
                 renderer.schedule(event)
+            }
+            if min(skipTo, limit) > renderer.frame {
+                let from = renderer.frame
+                renderer.skip(to: min(skipTo, limit))
+                skipped.add(renderer.frame - from, ordering: .releasing)
+                rendered.store(renderer.frame, ordering: .releasing)
             }
             let frames = min(period, limit - renderer.frame)
             guard frames > 0 else {
@@ -186,5 +212,7 @@ public final class AudioPlayer: @unchecked Sendable {
             idle.store(renderer.isIdle, ordering: .releasing)
             if renderer.isIdle, renderer.frame > idleWakeFrame.load(ordering: .acquiring) { caughtUp.ring() }
         }
+        // Stopped: here, where `stop` waits no longer than its limit for a device that plays nothing.
+        output.drain()
     }
 }

@@ -13,9 +13,17 @@ import IntervalProSound
 /// refreshes every 250 ms). Items are committed `lookahead` early, leaving time to
 /// synthesise speech here, off the render thread. A device that cannot be opened or is
 /// lost gives one warning, and the session goes on without sound.
+///
+/// After a stall (the process stopped with Ctrl-Z, a busy Pi, a suspended laptop) the device
+/// has played silence while the session went on: the thread skips what it missed, so later
+/// clicks and cues sound on time again instead of all that late. A device that takes nothing
+/// for its buffer and two seconds more has stopped: it is said at once, as a lost one is.
 public final class LiveAudio: SessionObserver {
     public static let startDelay = SessionTime.seconds(0.5)
     public static let lookahead = SessionTime.seconds(0.75)
+    /// How far the device may fall behind the session before the thread skips ahead: less
+    /// than a beat at any cadence, more than a device's pace wavers.
+    public static let skipAfter = SessionTime.seconds(0.2)
 
     private var director: AudioDirector
     private var player: AudioPlayer?
@@ -30,6 +38,8 @@ public final class LiveAudio: SessionObserver {
     /// When the voice cues sent so far will have been spoken: one plays at a time, so a
     /// cue due earlier waits for it.
     private var voiceFreeAt = SessionTime.zero
+    /// Since when (session time) the device has been behind the session, if it is.
+    private var behindSince: SessionTime?
     /// Told of each voice cue as it is handed to the render thread: the session time at which
     /// it sounds and how long it lasts (what the music player is ducked for). A device plays
     /// session time `startDelay` late: the clock's origin is that far ahead of the render.
@@ -68,12 +78,20 @@ public final class LiveAudio: SessionObserver {
         }
         send(director.takeAll(), to: player, clock: clock, now: now)
         player.limit(to: Int64.max)
-        // Idle is published after each period; wait until then or the limit.
+        // Idle is published after each period; wait until then or the limit, but not for a
+        // device that takes nothing for its buffer and two seconds (the summary waited 12 s).
         let deadline = ContinuousClock.now + .microseconds(limit.microseconds)
+        let stalledAfter = player.bufferDuration + .seconds(2)
+        var rendered = (frames: player.renderedFrames, at: ContinuousClock.now)
         while !player.isIdle || player.renderedFrames <= lastSentFrame, player.lostStatus == nil {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { break }
-            player.waitUntilIdle(past: lastSentFrame, timeout: left)
+            player.waitUntilIdle(past: lastSentFrame, timeout: min(left, stalledAfter))
+            if player.renderedFrames != rendered.frames {
+                rendered = (player.renderedFrames, ContinuousClock.now)
+            } else if rendered.at.duration(to: .now) >= stalledAfter {
+                player.stop(waitingUpTo: .zero)
+            }
         }
         player.stop()
         reportLoss(atTheEnd: true)
@@ -92,6 +110,28 @@ public final class LiveAudio: SessionObserver {
         self.clock = clock
         send(director.take(upTo: now + Self.lookahead), to: player, clock: clock, now: now)
         player.limit(to: clock.frame(of: now))
+        keepUp(player, clock: clock, now: now)
+    }
+
+    /// Skips the device ahead to the session after a stall. A device that stays behind for
+    /// longer than its buffer and two seconds (as `AudioPlayer.stop` waits) has stopped.
+    private func keepUp(_ player: AudioPlayer, clock: AudioClock, now: SessionTime) {
+        // The frame the thread renders now when on time (the clock's origin was `startDelay`
+        // ahead of it when the session began).
+        let present = clock.frame(of: now - Self.startDelay)
+        let span = AudioClock(sampleRate: player.sampleRate)
+        guard present - player.renderedFrames > span.frame(of: Self.skipAfter) else {
+            behindSince = nil
+            return
+        }
+        let since = behindSince ?? now
+        behindSince = since
+        guard now - since > span.time(of: Int64(player.output.bufferFrames)) + .seconds(2) else {
+            player.skip(to: present)
+            return
+        }
+        player.stop(waitingUpTo: .zero)
+        reportLoss()
     }
 
     private func send(_ items: [AudioDirector.Scheduled], to player: AudioPlayer, clock: AudioClock, now: SessionTime) {
