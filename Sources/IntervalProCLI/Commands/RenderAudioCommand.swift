@@ -57,9 +57,11 @@ struct RenderAudioCommand: AsyncParsableCommand {
                 Terminal.writeStandardError("intervalpro: rendered \(what) to \(output == "-" ? "standard output" : output)\n")
                 // `-o run.mp3` wrote a WAV under that name without a word, which a phone's player may refuse.
                 if let other = Self.otherAudioFormat(output) {
+                    // ffmpeg will not write over its own input: the WAV is renamed first.
+                    let wav = Self.shellWord(String(output.dropLast(other.count)) + "wav")
                     Terminal.writeStandardError(
                         "intervalpro: \(output) holds WAV audio, not \(other): render-audio writes WAV only "
-                            + "(ffmpeg -i \(output) out.\(other.lowercased()) converts it)\n")
+                            + "(mv \(Self.shellWord(output)) \(wav) && ffmpeg -i \(wav) \(Self.shellWord(output)) converts it)\n")
                 }
             } else {
                 Terminal.writeStandardError("intervalpro: played \(what) through '\(audio.device)'\n")
@@ -73,6 +75,12 @@ struct RenderAudioCommand: AsyncParsableCommand {
         let known = ["mp3", "ogg", "oga", "opus", "m4a", "aac", "flac", "wma"]
         let suffix = path[path.index(after: dot)...].lowercased()
         return known.contains(suffix) ? suffix.uppercased() : nil
+    }
+
+    /// `path` as one word for a shell: single-quoted when it holds anything but plain characters.
+    static func shellWord(_ path: String) -> String {
+        let plain = path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./+,:@%".contains($0)) }
+        return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     private func describe(frames: Int64, rate: Int, channels: Int) -> String {
