@@ -15,10 +15,14 @@ public struct MusicRequest: Sendable {
     public var settings: MusicFollower.Settings
     /// Say on stderr what happens to the music (-v).
     public var verbose: Bool
+    /// Asked for in so many words (not the defaults): a session that cannot follow the music
+    /// (not in real time) says so.
+    public var explicitlyRequested: Bool
 
-    public init(settings: MusicFollower.Settings, verbose: Bool = false) {
+    public init(settings: MusicFollower.Settings, verbose: Bool = false, explicitlyRequested: Bool = false) {
         self.settings = settings
         self.verbose = verbose
+        self.explicitlyRequested = explicitlyRequested
     }
 }
 

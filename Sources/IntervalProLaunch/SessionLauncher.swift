@@ -302,6 +302,11 @@ public enum SessionLauncher {
         // Music is followed when the session runs in real time. It hears the time before the
         // audio, which may synthesise a cue on hearing it (`SessionOrigin`).
         let music = pacing == .realTime(speed: 1) ? request.music.flatMap { MusicCompanion.start($0) } : nil
+        if pacing != .realTime(speed: 1), request.music?.explicitlyRequested == true {
+            let text = "the music player is followed only in real time (without --speed or --fast); it is left alone"
+            warn(text)
+            follower?.notice(text)
+        }
         if let music {
             companions.append(music)
             audio?.cueSent = music.cueSent

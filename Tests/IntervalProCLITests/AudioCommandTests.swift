@@ -453,9 +453,14 @@ struct AudioCommandTests {
             let result = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json"] + option)
             #expect(result.stderr.contains("audio plays only in real time"), "\(option): \(result.stderr)")
         }
+        // Nor is the music followed, and --music or --duck were passed over without a word.
+        for option in [["--music", "vlc"], ["--duck", "0.5"], ["--no-music-follow"]] {
+            let result = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json", "--no-voice"] + option)
+            #expect(result.stderr.contains("the music player is followed only in real time"), "\(option): \(result.stderr)")
+        }
         // Not asked for: no word about it.
         let quiet = try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--json", "--no-voice"])
-        #expect(!quiet.stderr.contains("audio"))
+        #expect(!quiet.stderr.contains("audio") && !quiet.stderr.contains("music"), "\(quiet.stderr)")
     }
 
     @Test func renderAudioUsageAndDeviceErrors() throws {

@@ -37,6 +37,8 @@ struct MusicOptions: ParsableArguments {
         case "auto": choice = .auto
         default: choice = .named(music)
         }
-        return MusicRequest(settings: MusicFollower.Settings(choice: choice, duck: duck, follow: musicFollow), verbose: verbose)
+        return MusicRequest(
+            settings: MusicFollower.Settings(choice: choice, duck: duck, follow: musicFollow), verbose: verbose,
+            explicitlyRequested: isGiven)
     }
 }
