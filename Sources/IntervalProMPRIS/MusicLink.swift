@@ -198,7 +198,8 @@ public final class MusicLink: @unchecked Sendable {
                 _ = try connection.call(set, timeoutMilliseconds: Self.callTimeout)
             } catch {
                 trace?("music: setting \(busName)'s volume failed: \(error)")
-                handle(.volumeRefused(busName: busName))
+                let unanswered = error.name == .noReply || error.name == .timeout || error.name == .timedOut
+                handle(unanswered ? .volumeUnanswered(busName: busName) : .volumeRefused(busName: busName))
             }
         case .pause(let busName), .play(let busName):
             let member = if case .pause = action { "Pause" } else { "Play" }

@@ -121,6 +121,9 @@ public struct MusicFollower: Sendable {
         case vanished(busName: String)
         /// Setting the player's Volume was refused: it is read-only after all.
         case volumeRefused(busName: String)
+        /// The player did not answer a Set of its Volume in time (frozen, or busy): the Set
+        /// still waits in its queue, and is applied when it answers again.
+        case volumeUnanswered(busName: String)
         /// A voice cue will sound from `start` to `end`.
         case cue(start: Duration, end: Duration)
         case sessionPaused
@@ -147,6 +150,9 @@ public struct MusicFollower: Sendable {
     public private(set) var chosen: String?
     /// Cues still to duck for (start, end), in order.
     private var cues: [(start: Duration, end: Duration)] = []
+    /// Players that did not answer a Set of their Volume, with the volume sent them last (nil:
+    /// none): they are back once they report it, after the Sets that waited before it.
+    private var unanswered: [String: Double?] = [:]
     /// The user's volume while ducked (what is restored); nil when not ducked.
     private var userVolume: Double?
     /// What was set last, not to set it again.
@@ -196,6 +202,19 @@ public struct MusicFollower: Sendable {
             }
         case .changed(let busName, let change):
             guard let index = players.firstIndex(where: { $0.busName == busName }) else { break }
+            if let expected = unanswered[busName] {
+                let settled: Bool
+                if let expected {
+                    settled = change.volume.map { abs($0 - expected) < Self.echoTolerance } ?? false
+                } else {
+                    settled = true
+                }
+                if settled {
+                    unanswered[busName] = nil
+                    players[index].volumeWritable = true
+                    if busName == chosen { actions.append(.note("music: \(players[index].name) answers again")) }
+                }
+            }
             if let status = change.status { players[index].status = status }
             if let metadata = change.metadata {
                 players[index].title = metadata.title
@@ -223,6 +242,20 @@ public struct MusicFollower: Sendable {
                     chosen = next.busName
                     actions.append(.note("music: following \(next.name)" + next.controlNote))
                 }
+            }
+        case .volumeUnanswered(let busName):
+            // A ramp's Sets wait in the player's queue, and a frozen player that thawed took
+            // the last one sent (0.688 for its 0.8) and kept it. The user's volume is sent
+            // last, so that it is the one applied; cues play over the player until it answers.
+            guard let index = players.firstIndex(where: { $0.busName == busName }), players[index].volumeWritable else { break }
+            players[index].volumeWritable = false
+            unanswered[busName] = .some(busName == chosen ? userVolume : nil)
+            if busName == chosen {
+                if let userVolume { actions.append(.setVolume(busName: busName, userVolume)) }
+                userVolume = nil
+                lastSet = nil
+                recentlySet = []
+                actions.append(.note("music: \(players[index].name) does not answer; its volume is put back when it does"))
             }
         case .volumeRefused(let busName):
             if let index = players.firstIndex(where: { $0.busName == busName }) { players[index].volumeWritable = false }

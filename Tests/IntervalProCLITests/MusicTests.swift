@@ -176,6 +176,33 @@ struct MusicTests {
         #expect(player.volumeChanges().last?.value == 0.66)
     }
 
+    /// A player frozen while ducked (SIGSTOP, a busy machine) was taken for one whose volume
+    /// is read-only: when it thawed it applied the ramp's Set that waited for it, and stayed
+    /// there (0.688 for its 0.8). The runner's volume is now sent after it.
+    @Test func aPlayerFrozenWhileDuckedGetsItsVolumeBackWhenItThaws() throws {
+        let bus = try PrivateBus()
+        let player = try FakeMPRIS(bus: bus, name: "vlc", volume: 0.66)
+        let scratch = try ScratchDirectory()
+        let plan = try scratch.write(
+            "plan.json",
+            #"{"version": 2, "name": "Long", "metronome": {"mode": "off", "voice": "en"}, "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#
+        )
+        let command = try RunningCommand(
+            ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--coaching-grace", "600", "--no-save", "-v"],
+            environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
+        // Frozen as the ramp down for the step's announcement begins.
+        try waitFor(timeout: 20, "the music going down") { player.volumeSets().contains { $0.value < 0.66 } }
+        player.freeze()
+        #expect(command.stderr.wait(upTo: 10) { $0.contains("music: vlc does not answer; its volume is put back when it does") })
+        player.thaw()
+        try waitFor(timeout: 10, "the volume back") { player.volumeChanges().last?.value == 0.66 }
+        command.interrupt()
+        let result = command.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(player.volumeChanges().last?.value == 0.66, "\(player.volumeChanges())")
+        #expect(result.stderr.contains("music: vlc answers again"), "\(result.stderr)")
+    }
+
     @Test func aReadOnlyVolumeIsNeverWritten() throws {
         let bus = try PrivateBus()
         let player = try FakeMPRIS(bus: bus, name: "vlc", readOnlyVolume: true, readOnlyError: .invalidArgs)

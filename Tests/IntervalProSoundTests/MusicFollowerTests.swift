@@ -211,6 +211,35 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
         #expect(refused.volumeSets.count == tried, "refused once, never tried again")
     }
 
+    /// A player frozen mid-duck (SIGSTOP, a busy machine) applied the ramp's Sets queued for
+    /// it when it thawed, and kept the last: 0.688 where the runner had 0.8. The user's volume
+    /// is now sent after them; cues duck again once the player speaks.
+    @Test func aPlayerThatDoesNotAnswerGetsTheUsersVolumeLastAndIsDuckedAgainOnceItAnswers() {
+        var drive = Drive()
+        drive.send(.found(player(vlc, .playing)), at: .zero)
+        drive.send(.cue(start: .seconds(2), end: .seconds(3)), at: .seconds(1))
+        drive.run(until: ms(1700))
+        #expect(drive.volumeSets.last.map { $0.value < 0.8 } == true, "ramping down: \(drive.volumeSets)")
+        let before = drive.log.count
+        drive.send(.volumeUnanswered(busName: vlc), at: ms(1700))
+        #expect(drive.log.dropFirst(before).map(\.action) == [
+            .setVolume(busName: vlc, 0.8), .note("music: vlc does not answer; its volume is put back when it does"),
+        ])
+        drive.run(until: .seconds(5))
+        #expect(drive.volumeSets.last?.value == 0.8, "nothing after the user's volume")
+        #expect(drive.follower.isIdle)
+        // It thaws: the Sets queued for it echo, the last the user's; then the next cue ducks.
+        for echo in [0.7, 0.5, 0.8] {
+            drive.send(.changed(busName: vlc, MusicPlayerChange(volume: echo)), at: ms(5100))
+        }
+        #expect(drive.log.contains { $0.action == .note("music: vlc answers again") })
+        drive.send(.cue(start: .seconds(8), end: .seconds(9)), at: .seconds(7))
+        drive.run(until: ms(8500))
+        #expect(drive.volumeSets.last.map { abs($0.value - 0.24) < 1e-9 } == true, "\(drive.volumeSets.suffix(3))")
+        drive.run(until: .seconds(11))
+        #expect(drive.volumeSets.last?.value == 0.8)
+    }
+
     @Test func theMusicPausesAndResumesWithTheSession() {
         var drive = Drive()
         drive.send(.found(player(vlc, .playing)), at: .zero)

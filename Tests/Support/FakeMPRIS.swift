@@ -157,6 +157,16 @@ public final class FakeMPRIS: @unchecked Sendable {
         changes(of: "PlaybackStatus").map { (t: $0.t, wall: $0.wall, status: $0.value as? String ?? "", by: $0.by) }
     }
 
+    /// Stops the player's process (SIGSTOP): it answers nothing, and calls wait in its queue.
+    public func freeze() {
+        kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen player go on (SIGCONT): it takes the calls that waited, in order.
+    public func thaw() {
+        kill(process.processIdentifier, SIGCONT)
+    }
+
     /// The user turns the player's volume (works on a read-only Volume too).
     public func setVolumeAsUser(_ volume: Double) throws {
         try control("SetVolumeAsUser", ["double:\(String(volume))"])
