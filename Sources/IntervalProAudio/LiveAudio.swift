@@ -38,8 +38,9 @@ public final class LiveAudio: SessionObserver {
     /// When the voice cues sent so far will have been spoken: one plays at a time, so a
     /// cue due earlier waits for it.
     private var voiceFreeAt = SessionTime.zero
-    /// Since when (session time) the device has been behind the session, if it is.
-    private var behindSince: SessionTime?
+    /// While the device is behind the session: the frames rendered when last seen to move,
+    /// and when (wall time: after a stall, session time catches up in a burst of calls).
+    private var behind: (frames: Int64, since: ContinuousClock.Instant)?
     /// Told of each voice cue as it is handed to the render thread: the session time at which
     /// it sounds and how long it lasts (what the music player is ducked for). A device plays
     /// session time `startDelay` late: the clock's origin is that far ahead of the render.
@@ -113,25 +114,29 @@ public final class LiveAudio: SessionObserver {
         keepUp(player, clock: clock, now: now)
     }
 
-    /// Skips the device ahead to the session after a stall. A device that stays behind for
-    /// longer than its buffer and two seconds (as `AudioPlayer.stop` waits) has stopped.
+    /// Skips the device ahead to the session after a stall. A device whose render thread
+    /// does not move for its buffer and two seconds (as `AudioPlayer.stop` waits) while
+    /// behind has stopped. Wall time: after Ctrl-Z the readings that waited are taken in a
+    /// burst, and session time runs on seconds before the thread has had a turn.
     private func keepUp(_ player: AudioPlayer, clock: AudioClock, now: SessionTime) {
         // The frame the thread renders now when on time (the clock's origin was `startDelay`
         // ahead of it when the session began).
         let present = clock.frame(of: now - Self.startDelay)
-        let span = AudioClock(sampleRate: player.sampleRate)
-        guard present - player.renderedFrames > span.frame(of: Self.skipAfter) else {
-            behindSince = nil
+        let rendered = player.renderedFrames
+        guard present - rendered > AudioClock(sampleRate: player.sampleRate).frame(of: Self.skipAfter) else {
+            behind = nil
             return
         }
-        let since = behindSince ?? now
-        behindSince = since
-        guard now - since > span.time(of: Int64(player.output.bufferFrames)) + .seconds(2) else {
-            player.skip(to: present)
-            return
+        if let behind, behind.frames == rendered {
+            if behind.since.duration(to: .now) > player.bufferDuration + .seconds(2) {
+                player.stop(waitingUpTo: .zero)
+                reportLoss()
+                return
+            }
+        } else {
+            behind = (rendered, .now)
         }
-        player.stop(waitingUpTo: .zero)
-        reportLoss()
+        player.skip(to: present)
     }
 
     private func send(_ items: [AudioDirector.Scheduled], to player: AudioPlayer, clock: AudioClock, now: SessionTime) {
