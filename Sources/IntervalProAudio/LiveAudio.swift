@@ -9,8 +9,9 @@ import IntervalProSound
 /// the render thread has written. The thread may render only up to the frame of the
 /// session's present (a real device blocks well before that; a file would otherwise run
 /// ahead), so an event made at a step boundary still reaches it before its frame, as long
-/// as the session side calls in at least every `startDelay` minus the device buffer (it
-/// refreshes every 250 ms). Items are committed `lookahead` early, leaving time to
+/// as the session side calls in at least every `startDelay` minus the device buffer: every
+/// `refreshInterval`. (A live session called in about once a second, with each reading, and
+/// a card ran dry for half of each.) Items are committed `lookahead` early, leaving time to
 /// synthesise speech here, off the render thread. A device that cannot be opened or is
 /// lost gives one warning, and the session goes on without sound.
 ///
@@ -24,6 +25,8 @@ public final class LiveAudio: SessionObserver {
     /// How far the device may fall behind the session before the thread skips ahead: less
     /// than a beat at any cadence, more than a device's pace wavers.
     public static let skipAfter = SessionTime.seconds(0.2)
+    /// How often the session side is to call in (`refresh`), at the longest.
+    public static let refreshInterval = SessionTime.seconds(0.25)
 
     private var director: AudioDirector
     private var player: AudioPlayer?

@@ -352,6 +352,7 @@ public enum SessionLauncher {
             engine: engine, source: source,
             observer: ObserverGroup(presenter, companions: companions, decorate: { $0.alphaOne = alphaOne.latest }),
             pacing: pacing, clock: ContinuousClock())
+        if audio != nil { runner.liveRefreshInterval = LiveAudio.refreshInterval }
         // A replay or a simulation waits on its clock: a command from the page rings it awake.
         var wake = wake
         var inputWake: InputWake?

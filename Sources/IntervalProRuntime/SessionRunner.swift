@@ -67,6 +67,9 @@ where C.Duration == Duration {
     public let pacing: Pacing
     public let clock: C
     public var displayInterval: Duration = .milliseconds(250)
+    /// How long a live session goes at most without calling its observers' `refresh`: the
+    /// screen's clock needs a second; live sound (`LiveAudio.refreshInterval`) a quarter.
+    public var liveRefreshInterval = Self.liveDisplayInterval
     /// Rung when a command arrives from elsewhere: a session paced in real time acts on it at
     /// once instead of at its next look.
     public var doorbell: Doorbell?
@@ -235,10 +238,10 @@ where C.Duration == Duration {
             // clock only when nothing arrives.
             if nextRefresh.map({ now >= $0 - Self.liveDisplayLeeway }) ?? true {
                 observer.refresh(engine, at: now)
-                let afterArrival = lastArrival.map { $0 + Self.liveDisplayInterval + .seconds(Self.liveDisplayLeeway.seconds / 2) }
-                nextRefresh = afterArrival.flatMap { $0 > now ? $0 : nil } ?? now + Self.liveDisplayInterval
+                let afterArrival = lastArrival.map { $0 + liveRefreshInterval + .seconds(Self.liveDisplayLeeway.seconds / 2) }
+                nextRefresh = afterArrival.flatMap { $0 > now ? $0 : nil } ?? now + liveRefreshInterval
             }
-            var wakeAt = nextRefresh ?? now + Self.liveDisplayInterval
+            var wakeAt = nextRefresh ?? now + liveRefreshInterval
             if let deadline = engine.nextDeadline { wakeAt = min(wakeAt, deadline) }
             timeout = .microseconds(max(0, (wakeAt - now).microseconds))
         }

@@ -90,11 +90,14 @@ struct ArrivingLiveSource: SessionSource {
 
     /// Runs a 12-second step against a sensor arriving at `arrivals`: when the clock was
     /// redrawn, and when the runner woke with nothing arrived.
-    func clock(arrivals: [SessionTime]) async throws -> (refreshes: [SessionTime], emptyWakes: [SessionTime]) {
-        let oneStep = #"{"name": "Live", "steps": [{"kind": "work", "duration": 12, "cadence": 170}]}"#
+    func clock(
+        arrivals: [SessionTime], seconds: Int = 12, refreshInterval: SessionTime? = nil
+    ) async throws -> (refreshes: [SessionTime], emptyWakes: [SessionTime]) {
+        let oneStep = #"{"name": "Live", "steps": [{"kind": "work", "duration": \#(seconds), "cadence": 170}]}"#
         var runner = SessionRunner(
             engine: SessionEngine(plan: try plan(oneStep), source: .live), source: ArrivingLiveSource(arrivals: arrivals),
             observer: RecordingObserver(), pacing: .realTime(speed: 1), clock: ContinuousClock())
+        if let refreshInterval { runner.liveRefreshInterval = refreshInterval }
         _ = try await runner.run()
         return (runner.observer.refreshedAt, runner.source.emptyWakes)
     }
@@ -122,6 +125,19 @@ struct ArrivingLiveSource: SessionSource {
         #expect(refreshes.count >= 11, "\(refreshes)")
         for (before, after) in zip(refreshes, refreshes.dropFirst()) {
             #expect(after - before <= .seconds(1.25), "\(refreshes)")
+        }
+    }
+
+    /// Live sound renders half a second ahead of the last call: called in once a second, with
+    /// each reading, a card ran dry for half of every second.
+    @Test("with live sound the runner calls in every quarter of a second, readings or not")
+    func liveSoundIsCalledInEveryQuarterSecond() async throws {
+        let (refreshes, _) = try await clock(
+            arrivals: arrivals(perSecond: 1, phase: 0.6, jitter: 0.05).filter { $0 < .seconds(4) }, seconds: 4,
+            refreshInterval: .seconds(0.25))
+        #expect(refreshes.count >= 12, "\(refreshes)")
+        for (before, after) in zip(refreshes, refreshes.dropFirst()) {
+            #expect(after - before <= .seconds(0.4), "\(refreshes)")
         }
     }
 
