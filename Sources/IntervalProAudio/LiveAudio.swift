@@ -17,8 +17,9 @@ import IntervalProSound
 ///
 /// After a stall (the process stopped with Ctrl-Z, a busy Pi, a suspended laptop) the device
 /// has played silence while the session went on: the thread skips what it missed, so later
-/// clicks and cues sound on time again instead of all that late. A device that takes nothing
-/// for its buffer and two seconds more has stopped: it is said at once, as a lost one is.
+/// clicks and cues sound on time again instead of all that late. A device on which the thread
+/// has not moved for its buffer and two seconds takes no sound: that is said at once, and
+/// again when it takes sound again.
 public final class LiveAudio: SessionObserver {
     public static let startDelay = SessionTime.seconds(0.5)
     public static let lookahead = SessionTime.seconds(0.75)
@@ -44,6 +45,8 @@ public final class LiveAudio: SessionObserver {
     /// While the device is behind the session: the frames rendered when last seen to move,
     /// and when (wall time: after a stall, session time catches up in a burst of calls).
     private var behind: (frames: Int64, since: ContinuousClock.Instant)?
+    /// The device was said to take no sound, and has taken none since.
+    private var silent = false
     /// Told of each voice cue as it is handed to the render thread: the session time at which
     /// it sounds and how long it lasts (what the music player is ducked for). A device plays
     /// session time `startDelay` late: the clock's origin is that far ahead of the render.
@@ -118,23 +121,28 @@ public final class LiveAudio: SessionObserver {
     }
 
     /// Skips the device ahead to the session after a stall. A device whose render thread
-    /// does not move for its buffer and two seconds (as `AudioPlayer.stop` waits) while
-    /// behind has stopped. Wall time: after Ctrl-Z the readings that waited are taken in a
-    /// burst, and session time runs on seconds before the thread has had a turn.
+    /// has not moved for its buffer and two seconds (as `AudioPlayer.stop` waits) while
+    /// behind takes no sound: said once, and again when it takes sound again (a suspended
+    /// laptop resuming, a headset reconnecting), the player kept for it. Wall time: after
+    /// Ctrl-Z the readings that waited are taken in a burst, and session time runs on
+    /// seconds before the thread has had a turn.
     private func keepUp(_ player: AudioPlayer, clock: AudioClock, now: SessionTime) {
         // The frame the thread renders now when on time (the clock's origin was `startDelay`
         // ahead of it when the session began).
         let present = clock.frame(of: now - Self.startDelay)
         let rendered = player.renderedFrames
+        if silent, behind?.frames != rendered {
+            silent = false
+            warn("audio device '\(player.output.device)' takes sound again")
+        }
         guard present - rendered > AudioClock(sampleRate: player.sampleRate).frame(of: Self.skipAfter) else {
             behind = nil
             return
         }
         if let behind, behind.frames == rendered {
-            if behind.since.duration(to: .now) > player.bufferDuration + .seconds(2) {
-                player.stop(waitingUpTo: .zero)
-                reportLoss()
-                return
+            if !silent, behind.since.duration(to: .now) > player.bufferDuration + .seconds(2) {
+                silent = true
+                warn("audio device '\(player.output.device)' takes no sound (it stopped taking sound); the session goes on, and its sound with it if the device takes it again")
             }
         } else {
             behind = (rendered, .now)
