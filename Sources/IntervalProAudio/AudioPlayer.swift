@@ -70,7 +70,7 @@ public final class AudioPlayer: @unchecked Sendable {
         buffer.deallocate()
     }
 
-    /// Frames rendered and written to the device so far.
+    /// Frames rendered so far: written to the device, or skipped (`skippedFrames`).
     public var renderedFrames: Int64 { rendered.load(ordering: .acquiring) }
 
     /// Frames skipped, never written to the device (see `skip(to:)`).
@@ -184,6 +184,7 @@ public final class AudioPlayer: @unchecked Sendable {
                 renderer.skip(to: min(skipTo, limit))
                 skipped.add(renderer.frame - from, ordering: .releasing)
                 rendered.store(renderer.frame, ordering: .releasing)
+                idle.store(renderer.isIdle, ordering: .releasing)
             }
             let frames = min(period, limit - renderer.frame)
             guard frames > 0 else {

@@ -79,6 +79,8 @@ struct RenderAudioCommand: AsyncParsableCommand {
 
     /// `path` as one word for a shell: single-quoted when it holds anything but plain characters.
     static func shellWord(_ path: String) -> String {
+        // Not an option to mv or ffmpeg.
+        if path.hasPrefix("-") { return shellWord("./" + path) }
         let plain = path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./+,:@%".contains($0)) }
         return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
