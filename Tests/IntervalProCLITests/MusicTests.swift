@@ -156,17 +156,31 @@ struct MusicTests {
         #expect(player.calls("Play").count == 1)
     }
 
+    /// A minute of voice cues alone (the step's announcement first), vlc followed at 0.66.
+    struct MinuteOfCues {
+        let bus: PrivateBus
+        let player: FakeMPRIS
+        let scratch: ScratchDirectory
+        let command: RunningCommand
+
+        init(_ extraArguments: [String] = []) throws {
+            bus = try PrivateBus()
+            player = try FakeMPRIS(bus: bus, name: "vlc", volume: 0.66)
+            scratch = try ScratchDirectory()
+            let plan = try scratch.write(
+                "plan.json",
+                #"{"version": 2, "name": "Long", "metronome": {"mode": "off", "voice": "en"}, "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#
+            )
+            command = try RunningCommand(
+                ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--coaching-grace", "600", "--no-save"]
+                    + extraArguments,
+                environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
+        }
+    }
+
     @Test func ctrlCDuringACuePutsTheVolumeBack() throws {
-        let bus = try PrivateBus()
-        let player = try FakeMPRIS(bus: bus, name: "vlc", volume: 0.66)
-        let scratch = try ScratchDirectory()
-        let plan = try scratch.write(
-            "plan.json",
-            #"{"version": 2, "name": "Long", "metronome": {"mode": "off", "voice": "en"}, "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#
-        )
-        let command = try RunningCommand(
-            ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--coaching-grace", "600", "--no-save"],
-            environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
+        let session = try MinuteOfCues()
+        let (player, command) = (session.player, session.command)
         // The step's announcement is ducked for: interrupt while the music is down.
         try waitFor(timeout: 20, "the music ducked") { player.volumeSets().contains { abs($0.value - 0.66 * 0.3) < 1e-9 } }
         command.interrupt()
@@ -180,16 +194,8 @@ struct MusicTests {
     /// is read-only: when it thawed it applied the ramp's Set that waited for it, and stayed
     /// there (0.688 for its 0.8). The runner's volume is now sent after it.
     @Test func aPlayerFrozenWhileDuckedGetsItsVolumeBackWhenItThaws() throws {
-        let bus = try PrivateBus()
-        let player = try FakeMPRIS(bus: bus, name: "vlc", volume: 0.66)
-        let scratch = try ScratchDirectory()
-        let plan = try scratch.write(
-            "plan.json",
-            #"{"version": 2, "name": "Long", "metronome": {"mode": "off", "voice": "en"}, "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"#
-        )
-        let command = try RunningCommand(
-            ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--coaching-grace", "600", "--no-save", "-v"],
-            environment: musicEnvironment(bus, wav: scratch.path("out.wav")))
+        let session = try MinuteOfCues(["-v"])
+        let (player, command) = (session.player, session.command)
         // Frozen as the ramp down for the step's announcement begins.
         try waitFor(timeout: 20, "the music going down") { player.volumeSets().contains { $0.value < 0.66 } }
         player.freeze()
