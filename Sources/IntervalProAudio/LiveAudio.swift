@@ -10,8 +10,8 @@ import IntervalProSound
 /// session's present (a real device blocks well before that; a file would otherwise run
 /// ahead), so an event made at a step boundary still reaches it before its frame, as long
 /// as the session side calls in at least every `startDelay` minus the device buffer: every
-/// `refreshInterval`. (A live session called in about once a second, with each reading, and
-/// a card ran dry for half of each.) Items are committed `lookahead` early, leaving time to
+/// `refreshInterval`. (A live session called in once a second, with each reading, and a card
+/// ran dry.) Items are committed `lookahead` early, leaving time to
 /// synthesise speech here, off the render thread. A device that cannot be opened or is
 /// lost gives one warning, and the session goes on without sound.
 ///
