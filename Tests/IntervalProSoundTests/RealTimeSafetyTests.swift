@@ -28,8 +28,11 @@ struct RealTimeSafetyTests {
                 let before = intervalpro_allocations_on_this_thread()
                 // By index: a for-in loop over the array itself allocates in debug builds.
                 for i in events.indices { renderer.schedule(events[i]) }
-                for _ in 0..<300 { renderer.render(into: buffer, frames: 600) }
-                // A stall skipped (live playback, after the device ran dry), then on.
+                for _ in 0..<50 { renderer.render(into: buffer, frames: 600) }
+                // Stalls skipped (live playback, after the device ran dry): one in the middle
+                // of the voice cue, one across a tempo change; then on.
+                renderer.skip(to: 40_000)
+                for _ in 0..<250 { renderer.render(into: buffer, frames: 600) }
                 renderer.skip(to: 230_000)
                 for _ in 0..<500 { renderer.render(into: buffer, frames: 600) }
                 allocations.append(intervalpro_allocations_on_this_thread() - before)

@@ -158,7 +158,9 @@ struct RendererTests {
     /// After a stall, live playback skips the frames the device never played: what follows is
     /// what the uninterrupted render gives from there, clicks cut mid-sound and cues mid-word
     /// included, with the alternate pattern still on the right foot.
-    @Test(arguments: [0, 52, 99, 100, 2_345, 4_000, 4_050, 11_111, 15_000, 15_999, 18_700, 29_000])
+    // 5_000 and 8_000: where the two cues end; 12_000: within a click's length of a muted beat
+    // (11_154), which must not start sounding.
+    @Test(arguments: [0, 52, 99, 100, 2_345, 4_000, 4_050, 5_000, 8_000, 11_111, 12_000, 15_000, 15_999, 18_700, 29_000])
     func skippingGivesWhatTheUninterruptedRenderGivesFromThere(skipTo target: Int) {
         let clip = (0..<3_000).map { Float(($0 % 50) - 25) / 30 }
         let finished = FinishedIDs()
