@@ -222,7 +222,7 @@ struct AudioCommandTests {
         #expect(misnamed.status == 0 && misnamed.stderr.contains("run.mp3 holds WAV audio, not MP3"), "\(misnamed.stderr)")
         // ffmpeg does not write over its own input: the advice was `ffmpeg -i run.mp3 out.mp3`.
         let wav = scratch.path("run.wav")
-        #expect(misnamed.stderr.contains("(mv \(scratch.path("run.mp3")) \(wav) && ffmpeg -i \(wav) \(scratch.path("run.mp3")) converts it)"), "\(misnamed.stderr)")
+        #expect(misnamed.stderr.contains("(mv -i \(scratch.path("run.mp3")) \(wav) && ffmpeg -i \(wav) \(scratch.path("run.mp3")) converts it)"), "\(misnamed.stderr)")
         #expect(!clicked.stderr.contains("holds WAV audio"))
 
         // An open step lasts five minutes, a distance step its length at 2.5 m/s.

@@ -57,11 +57,12 @@ struct RenderAudioCommand: AsyncParsableCommand {
                 Terminal.writeStandardError("intervalpro: rendered \(what) to \(output == "-" ? "standard output" : output)\n")
                 // `-o run.mp3` wrote a WAV under that name without a word, which a phone's player may refuse.
                 if let other = Self.otherAudioFormat(output) {
-                    // ffmpeg will not write over its own input: the WAV is renamed first.
+                    // ffmpeg will not write over its own input: the WAV is renamed first (asking
+                    // before it replaces another).
                     let wav = Self.shellWord(String(output.dropLast(other.count)) + "wav")
                     Terminal.writeStandardError(
                         "intervalpro: \(output) holds WAV audio, not \(other): render-audio writes WAV only "
-                            + "(mv \(Self.shellWord(output)) \(wav) && ffmpeg -i \(wav) \(Self.shellWord(output)) converts it)\n")
+                            + "(mv -i \(Self.shellWord(output)) \(wav) && ffmpeg -i \(wav) \(Self.shellWord(output)) converts it)\n")
                 }
             } else {
                 Terminal.writeStandardError("intervalpro: played \(what) through '\(audio.device)'\n")
