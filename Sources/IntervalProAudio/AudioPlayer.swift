@@ -76,9 +76,10 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Frames skipped, never written to the device (see `skip(to:)`).
     public var skippedFrames: Int64 { skipped.load(ordering: .acquiring) }
 
-    /// How long the device's buffer plays.
-    public var bufferDuration: Duration {
-        .microseconds(Int64(output.bufferFrames) * 1_000_000 / Int64(max(1, output.sampleRate)))
+    /// How long a device may take no sound before it is taken for stopped: its buffer's
+    /// length and two seconds.
+    public var stalledAfter: Duration {
+        .microseconds(Int64(output.bufferFrames) * 1_000_000 / Int64(max(1, output.sampleRate))) + .seconds(2)
     }
 
     /// True once everything sent has played (as far as the renderer knows).
@@ -140,14 +141,14 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Stops the thread after the period it is writing; the thread lets the device play out
     /// what it holds. A device that stopped taking samples (a stalled sound server, a `file`
     /// PCM into a pipe nobody reads) holds the thread in its write or that drain: it is waited
-    /// for `limit` (nil: the device's buffer and two seconds), then left, the device said lost.
+    /// for `limit` (nil: `stalledAfter`), then left, the device said lost.
     /// The session never printed its summary, nor exited, for one.
     public func stop(waitingUpTo limit: Duration? = nil) {
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
         horizonMoved.ring()
         self.thread = nil
-        let deadline = ContinuousClock.now + (limit ?? bufferDuration + .seconds(2))
+        let deadline = ContinuousClock.now + (limit ?? stalledAfter)
         while !threadEnded.load(ordering: .acquiring) {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else {

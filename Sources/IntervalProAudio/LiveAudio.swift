@@ -88,7 +88,7 @@ public final class LiveAudio: SessionObserver {
         // Idle is published after each period; wait until then or the limit, but not for a
         // device that takes nothing for its buffer and two seconds (the summary waited 12 s).
         let deadline = ContinuousClock.now + .microseconds(limit.microseconds)
-        let stalledAfter = player.bufferDuration + .seconds(2)
+        let stalledAfter = player.stalledAfter
         var rendered = (frames: player.renderedFrames, at: ContinuousClock.now)
         while !player.isIdle || player.renderedFrames <= lastSentFrame, player.lostStatus == nil {
             let left = ContinuousClock.now.duration(to: deadline)
@@ -121,7 +121,7 @@ public final class LiveAudio: SessionObserver {
     }
 
     /// Skips the device ahead to the session after a stall. A device whose render thread
-    /// has not moved for its buffer and two seconds (as `AudioPlayer.stop` waits) while
+    /// has not moved for `AudioPlayer.stalledAfter` (as `AudioPlayer.stop` waits) while
     /// behind takes no sound: said once, and again when it takes sound again (a suspended
     /// laptop resuming, a headset reconnecting), the player kept for it. Wall time: after
     /// Ctrl-Z the readings that waited are taken in a burst, and session time runs on
@@ -140,7 +140,7 @@ public final class LiveAudio: SessionObserver {
             return
         }
         if let behind, behind.frames == rendered {
-            if !silent, behind.since.duration(to: .now) > player.bufferDuration + .seconds(2) {
+            if !silent, behind.since.duration(to: .now) > player.stalledAfter {
                 silent = true
                 warn("audio device '\(player.output.device)' takes no sound (it stopped taking sound); the session goes on, and its sound with it if the device takes it again")
             }
