@@ -127,10 +127,10 @@ struct HeartRateMeasurementTests {
                 .encoded() == [0x1F, 0x2C, 0x01, 0x05, 0x00, 0x00, 0x04])
     }
 
-    /// The intervals are read where they arrived: a value with nine of them costs the parser
-    /// no allocation more than the same value without them (a debug build allocates for
-    /// other reasons, so the two are compared rather than counted).
-    @Test func rrIntervalsAreReadInPlace() throws {
+    /// The intervals are held in the measurement itself: a value with nine of them costs the
+    /// parser no allocation more than the same value without them (a debug build allocates
+    /// for other reasons, so the two are compared rather than counted).
+    @Test func rrIntervalsAreHeldWithoutAllocating() throws {
         let withoutRR: [UInt8] = [0x06, 100]
         let withRR: [UInt8] = [0x16, 100] + Array(repeating: [0x00, 0x04], count: 9).joined()
         func allocations(_ value: [UInt8]) throws -> Int {
@@ -155,7 +155,7 @@ struct HeartRateMeasurementTests {
         for heartRate: UInt16 in [0, 1, 72, 254, 255, 256, 1000, 65535] {
             for contact in contacts {
                 for energy: UInt16? in [nil, 0, 1, 0x1234, 65535] {
-                    for rr: [UInt16] in [[], [0], [1024], [1, 2, 3, 65535], Array(repeating: 700, count: 9)] {
+                    for rr: [UInt16] in [[], [0], [1024], [1, 2, 3, 65535], Array(repeating: 700, count: 9), distinct(12), distinct(13)] {
                         let m = HeartRateMeasurement(
                             heartRate: heartRate, sensorContact: contact, energyExpendedKJ: energy, rrIntervals: RRIntervals(rr))
                         #expect(try HeartRateMeasurement.parse(m.encoded()) == m)
@@ -164,7 +164,27 @@ struct HeartRateMeasurementTests {
                 }
             }
         }
-        #expect(count == 8 * 3 * 5 * 5)
+        #expect(count == 8 * 3 * 5 * 7)
+    }
+
+    /// Intervals that all differ, so that each one's place counts: 12 fill the measurement's
+    /// own room, 13 go to an array.
+    private func distinct(_ count: Int) -> [UInt16] {
+        (0..<count).map { UInt16(0x0101 * ($0 + 1)) ^ 0x8000 }
+    }
+
+    /// A larger ATT MTU lets a strap send more intervals than fit in a measurement's own room:
+    /// they are read in order, and compare equal to the same intervals made from a list.
+    @Test func manyIntervalsAreReadInOrder() throws {
+        for count in [11, 12, 13, 100, 255] {
+            let intervals = distinct(count)
+            let value: [UInt8] = [0x10, 70] + intervals.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+            let m = try HeartRateMeasurement.parse(value)
+            #expect(Array(m.rrIntervals) == intervals)
+            #expect(m.rrIntervals == RRIntervals(intervals))
+            #expect(m.rrIntervals.hashValue == RRIntervals(intervals).hashValue)
+            #expect(m.rrIntervals.milliseconds.count == count)
+        }
     }
 
     @Test func canonicalPacketsSurviveParseThenEncode() throws {
