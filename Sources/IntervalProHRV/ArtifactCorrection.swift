@@ -137,11 +137,14 @@ public enum ArtifactCorrection {
 
         var figures = Figures(rr: rr, changes: drr.map(abs))
         let th1 = threshold(figures.changes, reusing: reuse.map { ($0.figures.changes, $0.figures.changeThresholds, $0.origins) })
-        let drrn = zip(drr, th1).map { $1 == 0 ? Double.nan : $0 / $1 }
+        let drrn = normalised(drr, by: th1)
         let medrr = slidingWindows(rr, width: medianWindow, reusing: reuse.map { ($0.figures.rr, $0.figures.medians, $0.origins) }) {
             quantile($0, 0.5)
         }
-        let mrr = zip(rr, medrr).map { value, median in deviation(value, from: median) }
+        let mrr = [Double](unsafeUninitializedCapacity: n) { mrr, initialized in
+            for k in 0..<n { mrr[k] = deviation(rr[k], from: medrr[k]) }
+            initialized = n
+        }
         figures.deviations = mrr.map(abs)
         // mRR's threshold is read (below) only at a beat that dRR's does not clear, and at the
         // beat after it: worked out there alone (NaN elsewhere), a few beats a window, not all.
@@ -153,7 +156,7 @@ public enum ArtifactCorrection {
         let th2 = threshold(
             figures.deviations, reusing: reuse.map { ($0.figures.deviations, $0.figures.deviationThresholds, $0.origins) },
             wanted: wanted)
-        let mrrn = zip(mrr, th2).map { $1 == 0 ? Double.nan : $0 / $1 }
+        let mrrn = normalised(mrr, by: th2)
         figures.changeThresholds = th1
         figures.medians = medrr
         figures.deviationThresholds = th2
@@ -219,6 +222,14 @@ public enum ArtifactCorrection {
             }
         }
         return (found, figures)
+    }
+
+    /// Each value divided by its threshold; NaN where the threshold is 0 (no spread).
+    private static func normalised(_ values: [Double], by thresholds: [Double]) -> [Double] {
+        [Double](unsafeUninitializedCapacity: values.count) { result, initialized in
+            for k in values.indices { result[k] = thresholds[k] == 0 ? .nan : values[k] / thresholds[k] }
+            initialized = values.count
+        }
     }
 
     /// mRR: an interval's deviation from the median around it, a shorter one's doubled.
