@@ -399,29 +399,49 @@ public enum ActivityImport {
         return value
     }
 
-    /// The track points without a time, which cannot be placed in the run: left out with a
-    /// warning, as FIT records without a timestamp are (a GPX writer may end a track on one);
-    /// refused, naming the first, when no point has a time.
-    struct UntimedPoints {
+    /// What the track points' times say beyond each point's own: the points without one,
+    /// which cannot be placed in the run, are left out with a warning, as FIT records without
+    /// a timestamp are (a GPX writer may end a track on one), and refused, naming the first,
+    /// when no point has a time; a time that names no zone is read as UTC, and said once.
+    struct PointTimes {
         let tag: String
-        private var count = 0
-        private var first: MarkupElement?
+        private var untimedCount = 0
+        private var firstUntimed: MarkupElement?
+        private var firstWithoutZone: MarkupElement?
 
         init(tag: String) { self.tag = tag }
 
         mutating func hasTime(_ element: MarkupElement) -> Bool {
-            if element.child(tag) != nil { return true }
-            count += 1
-            if first == nil { first = element }
+            if let time = element.child(tag) {
+                if firstWithoutZone == nil, ISO8601.namesNoZone(time.text) { firstWithoutZone = time }
+                return true
+            }
+            untimedCount += 1
+            if firstUntimed == nil { firstUntimed = element }
             return false
         }
 
-        func warnings(readAny: Bool, file: String) throws(ImportError) -> [ImportError] {
-            guard let first else { return [] }
-            let refusal = ImportError(file: file, place: "\(first.line)", message: "a <\(first.name)> without a <\(tag)>")
-            guard readAny else { throw refusal }
-            let points = count == 1 ? "1 <\(first.name)>" : "\(count) <\(first.name)>s"
-            return [ImportError(file: file, place: "\(first.line)", message: "\(points) without a <\(tag)> left out (the first here)")]
+        /// The warnings, with `format`'s word on a time without a zone; throws when no point has a time.
+        func warnings(readAny: Bool, file: String, format: ActivityFormat) throws(ImportError) -> [ImportError] {
+            var warnings: [ImportError] = []
+            if let first = firstUntimed {
+                let refusal = ImportError(file: file, place: "\(first.line)", message: "a <\(first.name)> without a <\(tag)>")
+                guard readAny else { throw refusal }
+                let points = untimedCount == 1 ? "1 <\(first.name)>" : "\(untimedCount) <\(first.name)>s"
+                warnings.append(ImportError(file: file, place: "\(first.line)", message: "\(points) without a <\(tag)> left out (the first here)"))
+            }
+            if let time = firstWithoutZone {
+                // GPX 1.1's schema: "Date and time in are in Univeral Coordinated Time (UTC), not
+                // local time!". A recording's `started_at` without a zone is read as local time
+                // instead: it is what Python's isoformat() writes of the local clock.
+                let why = format == .gpx ? ", as GPX's times are" : ""
+                warnings.append(
+                    ImportError(
+                        file: file, place: "\(time.line)",
+                        message: "<\(tag)> \"\(time.text)\" names no time zone: read as UTC\(why); "
+                            + "were it the watch's local time, the run is filed hours off"))
+            }
+            return warnings
         }
     }
 

@@ -16,7 +16,7 @@ extension ActivityImport {
             throw ImportError(file: file, place: "\(root.line)", message: "no <trk>: a GPX file without a recorded track (routes and waypoints have no times)")
         }
         var legs: [ActivityLeg] = []
-        var untimed = UntimedPoints(tag: "time")
+        var times = PointTimes(tag: "time")
         var cadenceWarnings: [ImportError] = []
         for track in tracks {
             var points: [ActivityPoint] = []
@@ -26,7 +26,7 @@ extension ActivityImport {
                 // receiver was turned off, start a new Track Segment" (GPX 1.1, trksegType).
                 if !points.isEmpty { points[points.count - 1].pausedAfter = true }
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
-                    guard untimed.hasTime(element) else { continue }
+                    guard times.hasTime(element) else { continue }
                     points.append(try trackPoint(element, file: file))
                     positions.append(try position(of: element, file: file))
                 }
@@ -39,8 +39,8 @@ extension ActivityImport {
             legs.append(
                 ActivityLeg(sport: type.map(sportName), kind: kind, points: points, place: "\(track.line)", name: name?.isEmpty == false ? name : nil))
         }
-        let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
-        var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
+        let timeWarnings = try times.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file, format: .gpx)
+        var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings)
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         // The track read's own name, else the first a track has.
         if activity.name == nil { activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty } }

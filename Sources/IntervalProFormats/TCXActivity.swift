@@ -18,7 +18,7 @@ extension ActivityImport {
             throw ImportError(file: file, place: "\(root.line)", message: "no <Activities><Activity>: a TCX file without a recorded activity")
         }
         var legs: [ActivityLeg] = []
-        var untimed = UntimedPoints(tag: "Time")
+        var times = PointTimes(tag: "Time")
         var cadenceWarnings: [ImportError] = []
         for activity in activities {
             let sport = activity.attribute("Sport")
@@ -29,7 +29,7 @@ extension ActivityImport {
                 for track in lap.children where track.name.caseInsensitiveEquals("Track") {
                     if points.count > lapStart { points[points.count - 1].pausedAfter = true }
                     for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
-                        guard untimed.hasTime(trackpoint) else { continue }
+                        guard times.hasTime(trackpoint) else { continue }
                         points.append(try self.trackpoint(trackpoint, file: file))
                     }
                 }
@@ -43,8 +43,8 @@ extension ActivityImport {
             cadenceWarnings += inStepsPerMinute(&points, file: file, place: "\(activity.line)")
             legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
-        let untimedWarnings = try untimed.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file)
-        var activity = try self.activity(legs: legs, format: .tcx, file: file, choice: choice, warnings: untimedWarnings + cadenceWarnings)
+        let timeWarnings = try times.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file, format: .tcx)
+        var activity = try self.activity(legs: legs, format: .tcx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings)
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }

@@ -263,6 +263,40 @@ struct GPXActivityTests {
         #expect(activity.warnings.map(\.description) == ["run.gpx:4: 2 <trkpt>s without a <time> left out (the first here)"])
     }
 
+    /// A time that names no zone is read as UTC (GPX's schema says its times are), and said
+    /// once, at the first: a converter that wrote the watch's local clock so would otherwise
+    /// file the run hours off in silence. TCX, whose writers put "Z", the same.
+    @Test func aTimeWithoutAZoneIsReadAsUTCAndSaid() throws {
+        let gpx = """
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:00Z</time><extensions><cad>85</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:01</time><extensions><cad>85</cad></extensions></trkpt>
+            <trkpt lat="1" lon="1"><time>2026-03-01T07:30:02.5</time><extensions><cad>85</cad></extensions></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let activity = try read(gpx)
+        #expect(activity.points == 3)
+        #expect(activity.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        #expect(
+            activity.warnings.map(\.description) == [
+                #"run.gpx:3: <time> "2026-03-01T07:30:01" names no time zone: read as UTC, as GPX's times are; were it the watch's local time, the run is filed hours off"#
+            ])
+        let tcx = """
+            <TrainingCenterDatabase><Activities><Activity Sport="Running"><Lap StartTime="2026-03-01T07:30:00"><Track>
+            <Trackpoint><Time>2026-03-01T07:30:00</Time><Cadence>85</Cadence></Trackpoint>
+            <Trackpoint><Time>2026-03-01T07:30:01</Time><Cadence>85</Cadence></Trackpoint>
+            </Track></Lap></Activity></Activities></TrainingCenterDatabase>
+            """
+        let fromTCX = try read(tcx, file: "run.tcx")
+        #expect(fromTCX.recording.header.startedAt == "2026-03-01T07:30:00Z")
+        #expect(
+            fromTCX.warnings.map(\.description) == [
+                #"run.tcx:2: <Time> "2026-03-01T07:30:00" names no time zone: read as UTC; were it the watch's local time, the run is filed hours off"#
+            ])
+        let zoned = try read(gpx.replacing("</time>", with: "+01:00</time>").replacing("Z+01:00", with: "Z"))
+        #expect(zoned.warnings.isEmpty, "\(zoned.warnings)")
+    }
+
     /// Some phone apps write a run's cadence in steps per minute, not per foot as Garmin and
     /// Strava do: a track whose moving cadence has its median over 120 is read as it is (per
     /// foot it would be a run at over 240 steps a minute), and the warning says so.
