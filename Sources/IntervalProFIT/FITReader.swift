@@ -2,6 +2,17 @@
 public enum FITTime {
     /// Seconds from the Unix epoch to FIT's.
     public static let epochOffset: Int64 = 631_065_600
+    /// The profile's date_time: "if < 0x10000000 = system time (seconds from device power on)".
+    public static let firstAbsolute: Int64 = 0x1000_0000
+
+    /// A date_time for `unixSeconds`, or nil (written as the invalid value, "not known") for
+    /// a moment FIT cannot name: one before mid-1998 (a Pi's clock before it is set reads 1970)
+    /// or after 2126. Written as it came, 1970 became 2106.
+    public static func dateTime(unixSeconds: Int64) -> Int? {
+        let seconds = unixSeconds - epochOffset
+        guard seconds >= firstAbsolute, seconds < 0xFFFF_FFFF else { return nil }
+        return Int(seconds)
+    }
 }
 
 /// One data message as read: its global number and its fields' raw values, little-endian

@@ -245,7 +245,7 @@ public enum FITWorkout {
                     FITField(Field.FileID.type, .enumeration, .int(Int(FITFileType.workout))),
                     FITField(Field.FileID.manufacturer, .uint16, .int(Int(FITManufacturer.development))),
                     FITField(Field.FileID.product, .uint16, .int(1)),
-                    FITField(Field.FileID.timeCreated, .uint32, .int(Int(createdUnixSeconds - FITTime.epochOffset))),
+                    FITField(Field.FileID.timeCreated, .uint32, .int(FITTime.dateTime(unixSeconds: createdUnixSeconds))),
                     FITField(Field.FileID.productName, .string, .string(Self.productName)),
                 ]))
         writer.write(

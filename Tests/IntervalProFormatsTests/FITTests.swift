@@ -91,6 +91,20 @@ struct FITTests {
         #expect(!imported.warnings.contains { $0.message.contains("per foot") }, "\(imported.warnings)")
     }
 
+    /// time_created is when the file was made, unless the clock says a time FIT cannot name:
+    /// a Pi's clock before it is set reads 1970, which was written as 2106.
+    @Test func aClockFITCannotNameLeavesTheCreationTimeUnknown() throws {
+        func created(_ unixSeconds: Int64) throws -> Int64? {
+            let records = try FITFileReader.read(FITWorkout.encode(Self.plan, createdUnixSeconds: unixSeconds))
+            return try #require(records.first { $0.global == 0 }).integer(4)
+        }
+        #expect(try created(1_772_350_200) == 1_772_350_200 - FITTime.epochOffset)
+        #expect(try created(0) == nil)
+        #expect(try created(FITTime.epochOffset) == nil)
+        #expect(try created(FITTime.epochOffset + FITTime.firstAbsolute) == FITTime.firstAbsolute)
+        #expect(try FITWorkout.read(FITWorkout.encode(Self.plan, createdUnixSeconds: 0), file: "x.fit").plan.name == "Ladder")
+    }
+
     @Test func aWorkoutImportsBackToTheSameTimeline() throws {
         let bytes = FITWorkout.encode(Self.plan, createdUnixSeconds: 1_772_350_200)
         let imported = try FITWorkout.read(bytes, file: "ladder.fit")
