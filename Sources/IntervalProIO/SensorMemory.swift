@@ -135,10 +135,14 @@ extension FileIO {
                 FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite])
             try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
         } catch {
+            // Not left behind: a disk full as accounts.json was written left a 0-byte .tmp.
+            unlink(temporary)
             throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
         }
         if rename(temporary, path) != 0 {
-            throw FileError(path: path, operation: .write, errno: Errno(rawValue: errno))
+            let failure = Errno(rawValue: errno)
+            unlink(temporary)
+            throw FileError(path: path, operation: .write, errno: failure)
         }
     }
 }

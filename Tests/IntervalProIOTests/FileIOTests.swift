@@ -267,4 +267,17 @@ struct ReplaceContentsTests {
         #expect(try FileIO.readAll(path) == Array("0123456789abcdef".utf8))
         #expect(access(stray, F_OK) != 0, "the temporary is renamed away")
     }
+
+    /// A replacement that fails leaves no temporary behind (a full disk left a 0-byte
+    /// accounts.json.tmp): here the rename fails, as the name is a folder with a file in it.
+    @Test("a replacement that fails leaves the old contents and no temporary")
+    func aFailedReplacementLeavesNoTemporary() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/accounts.json"
+        #expect(mkdir(path, 0o700) == 0)
+        _ = try dir.write("accounts.json/kept", Array("kept".utf8))
+        #expect(throws: FileError.self) { try FileIO.replaceContents(of: path, with: "{}") }
+        #expect(access(path + ".tmp", F_OK) != 0, "no temporary left")
+        #expect(try FileIO.readAll(path + "/kept") == Array("kept".utf8))
+    }
 }
