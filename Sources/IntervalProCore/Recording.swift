@@ -46,9 +46,22 @@ public struct RecordedDevice: Equatable, Sendable {
         self.name = name
         self.cadenceUnit = cadenceUnit
     }
+
+    /// The simulated runner's sensors take their addresses from the range RFC 7042 (2.1.2)
+    /// keeps for documentation, 00:00:5E:00:53:00 to FF, which no real device has: a
+    /// recording of them, replayed or imported anywhere, is still the simulator's.
+    public static let simulatorAddressPrefix = "00:00:5E:00:53:"
+
+    public var isSimulator: Bool {
+        id.count == 17 && id.uppercased().hasPrefix(Self.simulatorAddressPrefix)
+    }
 }
 
 extension [RecordedDevice] {
+    /// Whether every device is the simulator's (and there is one): what they sent is no
+    /// runner's run.
+    public var areAllSimulators: Bool { !isEmpty && allSatisfy(\.isSimulator) }
+
     /// The cadence unit each device declares, by device id (the first, where an id repeats):
     /// what the engine is told for a recording's, a stored session's or a live run's devices.
     public var cadenceUnits: [String: CadenceUnit] {

@@ -154,6 +154,12 @@ public struct Uploader: Sendable {
         guard session.listing.source != .simulation else {
             throw ServiceError(service, .rejected, "session \(id) is a simulation, no sensor's: not a run to upload")
         }
+        // So is one the simulator recorded, replayed or imported: the bundled recordings are
+        // the simulator's, and a simulation's --record imported on another machine.
+        guard !session.devices.areAllSimulators else {
+            throw ServiceError(
+                service, .rejected, "session \(id) replays the simulator's sensors (\(RecordedDevice.simulatorAddressPrefix)…), no runner's: not a run to upload")
+        }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(
             fit: FITActivity.encode(session), filename: "intervalpro-session-\(id).fit",

@@ -74,9 +74,9 @@ public struct SimulatedRunner: SessionSource {
         }
     }
 
-    public static let heartRateDevice = RecordedDevice(id: "00:00:5E:00:53:01", name: "Simulated HRM", cadenceUnit: nil)
+    public static let heartRateDevice = RecordedDevice(id: RecordedDevice.simulatorAddressPrefix + "01", name: "Simulated HRM", cadenceUnit: nil)
     public static func footpod(perFoot: Bool) -> RecordedDevice {
-        RecordedDevice(id: "00:00:5E:00:53:02", name: "Simulated footpod", cadenceUnit: perFoot ? .strides : .steps)
+        RecordedDevice(id: RecordedDevice.simulatorAddressPrefix + "02", name: "Simulated footpod", cadenceUnit: perFoot ? .strides : .steps)
     }
 
     private let configuration: Configuration

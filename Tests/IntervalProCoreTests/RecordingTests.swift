@@ -422,3 +422,16 @@ struct RecordingWriterTests {
         #expect(devices.displayName(of: "AA:BB:CC:DD:EE:FF") == "AA:BB:CC:DD:EE:FF")
     }
 }
+
+/// The simulated runner's sensors are at RFC 7042's documentation addresses, which no real
+/// device has: a recording of them only is the simulator's wherever it is replayed.
+@Test("a recording's devices are the simulator's only when every one is at a documentation address")
+func simulatorDevicesAreToldByTheirAddresses() {
+    let simulator = [RecordedDevice(id: "00:00:5E:00:53:01"), RecordedDevice(id: "00:00:5e:00:53:02")]
+    #expect(simulator.areAllSimulators)
+    #expect(!(simulator + [RecordedDevice(id: "D0:5F:B8:4C:21:01")]).areAllSimulators, "a real strap beside them")
+    #expect(![RecordedDevice]().areAllSimulators, "no device at all")
+    #expect(!RecordedDevice(id: "00:00:5E:00:53:0").isSimulator, "not a whole address")
+    #expect(!RecordedDevice(id: "watch").isSimulator)
+    #expect(!RecordedDevice(id: "00:00:5E:00:54:01").isSimulator, "past the documentation range")
+}

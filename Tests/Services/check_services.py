@@ -299,15 +299,24 @@ class Scenario:
         finally:
             connection.close()
 
-    def recording(self, plan, seed):
+    def recording(self, plan, seed, simulator=False):
         """A recording of the simulated runner on `plan` (the sensors' notifications, as a run
-        records them), not saved as a session: replayed, it is a run to upload, where a
-        simulation is refused."""
-        path = os.path.join(self.dir, f"recording-{re.sub(r'[^a-z0-9]', '-', plan.lower())[-24:]}-{seed}.jsonl")
-        if not os.path.exists(path):
-            result = self.run("run", plan, "--simulate", "--fast", "--seed", str(seed), "--no-save", "--record", path)
+        records them), not saved as a session, its sensors given a runner's addresses: replayed,
+        it is a run to upload, where a simulation is refused. `simulator`: the recording as the
+        simulator wrote it, its sensors at RFC 7042's documentation addresses (00:00:5E:00:53:xx),
+        which no real device has: refused like a simulation."""
+        name = re.sub(r'[^a-z0-9]', '-', plan.lower())[-24:]
+        simulated = os.path.join(self.dir, f"simulated-{name}-{seed}.jsonl")
+        if not os.path.exists(simulated):
+            result = self.run("run", plan, "--simulate", "--fast", "--seed", str(seed), "--no-save", "--record", simulated)
             if result.returncode != 0:
                 raise RuntimeError(f"could not record a session: {result.describe()}")
+        if simulator:
+            return simulated
+        path = os.path.join(self.dir, f"recording-{name}-{seed}.jsonl")
+        if not os.path.exists(path):
+            with open(simulated, encoding="utf-8") as source, open(path, "w", encoding="utf-8") as target:
+                target.write(source.read().replace("00:00:5E:00:53:", "D0:5F:B8:4C:21:"))
         return path
 
     def session(self, seed, plan_text=SHORT_PLAN):
@@ -752,6 +761,20 @@ def group_icu(g):
     if found:
         again = s.run("upload", found.group(1), "--to", "intervals.icu", "--force")
         expect(g, again, 65, "upload --force of a simulated session: refused too", stderr_has=["is a simulation"])
+    # The simulator's recording replayed (the bundled Recordings/ are such), or imported on
+    # another machine, is the simulator's run too: it was uploaded as the runner's.
+    replayed = s.run("run", "icu:101", "--replay", s.recording("icu:101", 6, simulator=True), "--fast", "--json",
+                     "--upload", "intervals.icu")
+    expect(g, replayed, 65, "run --replay of the simulator's recording --upload: not uploaded (65, said)",
+           stderr_has=["replays the simulator's sensors (00:00:5E:00:53:…), no runner's: not a run to upload"])
+    other = Scenario(g, "simulator-import")
+    imported = other.run("history", "import", s.recording("icu:101", 6, simulator=True))
+    expect(g, imported, 0, "history import of the simulator's recording on another machine")
+    add_icu(g, other)
+    expect(g, other.run("upload", "1", "--to", "intervals.icu"), 65,
+           "... whose session is not uploaded from there either (65, said)", stderr_has=["replays the simulator's sensors"])
+    g.check(not other.requests("POST", ACTIVITIES), "no simulator's session reached the service",
+            str(other.requests("POST", ACTIVITIES))[:300])
     g.check(not s.requests("POST", ACTIVITIES, since=since), "no simulated session reached the service",
             str(s.requests("POST", ACTIVITIES, since=since))[:300])
 
