@@ -43,6 +43,9 @@ public final class ANTStickLink: @unchecked Sendable {
     public private(set) var wasSetUp = false
     /// The device each channel receives, by channel.
     private var tracking: [Int: ANTDeviceID] = [:]
+    /// The devices the recording says "connected" and not yet "disconnected", as it says of a
+    /// Bluetooth sensor: a channel opened anew that receives the same device says nothing.
+    private var present: Set<ANTDeviceID> = []
     /// The reset after a failure, a second on.
     private var resetTimer: EventLoop.TimerID?
 
@@ -164,6 +167,7 @@ public final class ANTStickLink: @unchecked Sendable {
                     // runner whose strap went quiet was told.
                     if let device = tracking.removeValue(forKey: channel) {
                         notice("\(device): signal lost, searching")
+                        record(device, connected: false)
                     } else {
                         notice("\(name): channel \(channel) searching")
                     }
@@ -171,9 +175,12 @@ public final class ANTStickLink: @unchecked Sendable {
                     if !machine.states.contains(.configuring) { setUp() }
                     tracking[channel] = device
                     notice("\(device): receiving (ANT+ device type \(device.type))")
+                    record(device, connected: true)
                 }
             case .failed(let reason):
                 halt()
+                // Not read until the stick is set up again.
+                lostAll()
                 // A stick that missed one answer (a frame lost on the line) is reset and set up
                 // afresh, as one plugged in again is: it was left failed, and the devices still
                 // in range went unread for the rest of the session. Said once, until it is set up.
@@ -188,6 +195,7 @@ public final class ANTStickLink: @unchecked Sendable {
             case .refused(let reason):
                 // Refused, it would be refused again after a reset.
                 halt()
+                lostAll()
                 notice("\(name): \(reason)")
                 failure = reason
             }
@@ -202,6 +210,7 @@ public final class ANTStickLink: @unchecked Sendable {
         halt()
         port?.close()
         port = nil
+        lostAll()
         guard let reopen else { return notice("\(name): the ANT stick is gone") }
         notice("\(name): the ANT stick is gone; waiting for it to come back")
         func retry() {
@@ -256,6 +265,20 @@ public final class ANTStickLink: @unchecked Sendable {
             timer = nil
             perform(machine.handle(.tick, now: now))
         }
+    }
+
+    /// A device's "connected" or "disconnected" for the recording, when it changes: a stick
+    /// pulled out and put back showed in a recording as a gap in the pages alone, where a
+    /// Bluetooth sensor's dropout is an event the summary counts.
+    private func record(_ device: ANTDeviceID, connected: Bool) {
+        guard !scanning, connected ? present.insert(device).inserted : present.remove(device) != nil else { return }
+        feed.push { time in .event(time: time, device: device.description, name: connected ? "connected" : "disconnected") }
+        arrivals.raise()
+    }
+
+    /// Every device received is lost with the stick.
+    private func lostAll() {
+        for device in present.sorted(by: { $0.description < $1.description }) { record(device, connected: false) }
     }
 
     private func notice(_ text: String) {

@@ -127,13 +127,11 @@ struct ANTStickLinkTests {
         let strapPage: [UInt8] = [0x04, 0, 0, 0x10, 0x00, 0x14, 9, 61]
         let rig = try Rig(pages: (0..<3).flatMap { _ in [(UInt8(0), podPage, pod), (UInt8(1), strapPage, strap)] })
         defer { rig.close() }
-        let (entries, notices) = rig.collect(upTo: 10) { entries, _ in entries.count >= 6 }
-        let notifications = entries.compactMap { entry -> RawNotification? in
-            if case .notification(let n) = entry { n } else { nil }
-        }
-        #expect(notifications.count == 6, "\(entries) \(notices)")
-        #expect(notifications.filter { $0.device == "ant:4321" }.allSatisfy { $0.characteristicID == "ant-sdm" && $0.bytes == podPage })
-        #expect(notifications.filter { $0.device == "ant:12345" }.allSatisfy { $0.characteristicID == "ant-hr" && $0.bytes == strapPage })
+        let (entries, notices) = rig.collect(upTo: 10) { entries, _ in notifications(entries).count >= 6 }
+        let received = notifications(entries)
+        #expect(received.count == 6, "\(entries) \(notices)")
+        #expect(received.filter { $0.device == "ant:4321" }.allSatisfy { $0.characteristicID == "ant-sdm" && $0.bytes == podPage })
+        #expect(received.filter { $0.device == "ant:12345" }.allSatisfy { $0.characteristicID == "ant-hr" && $0.bytes == strapPage })
         #expect(notices.contains("ant:4321: receiving (ANT+ device type 124)"), "\(notices)")
         #expect(rig.stick.received.map(\.id).prefix(3) == [.resetSystem, .libConfig, .networkKey])
         #expect(rig.stick.received.filter { $0.id == .openChannel }.count == 2)
@@ -149,6 +147,38 @@ struct ANTStickLinkTests {
         defer { rig.close() }
         let (_, notices) = rig.collect(upTo: 10) { _, notices in notices.contains { $0.contains("signal lost") } }
         #expect(notices.contains("ant:12345: signal lost, searching"), "\(notices)")
+    }
+
+    func notifications(_ entries: [RecordingEntry]) -> [RawNotification] {
+        entries.compactMap { entry -> RawNotification? in
+            if case .notification(let n) = entry { n } else { nil }
+        }
+    }
+
+    func events(_ entries: [RecordingEntry]) -> [String] {
+        entries.compactMap { entry -> String? in
+            if case .event(_, let device, let name) = entry { "\(device) \(name)" } else { nil }
+        }
+    }
+
+    /// A device lost and found again, or a stick pulled out, is in the recording as a Bluetooth
+    /// sensor's dropout is: "connected" and "disconnected" events, which the summary counts.
+    /// Before, the recording showed a gap in the pages alone.
+    @Test("a device received, lost, and the stick gone are the recording's connected and disconnected")
+    func devicesComingAndGoingAreRecorded() throws {
+        let strap = ANTDeviceID(number: 12345, type: 120, transmissionType: 1)
+        let pod = ANTDeviceID(number: 4321, type: 124, transmissionType: 5)
+        let rig = try Rig(
+            pages: [(1, [0x04, 0, 0, 0x10, 0x00, 0x14, 9, 61], strap), (0, [0x02, 0xFF, 0xFF, 85, 0x83, 0x20, 0xFF, 0x11], pod)],
+            after: [ANTMessage(.channelEvent, [1, 1, 0x08])])
+        defer { rig.close() }
+        let (entries, _) = rig.collect(upTo: 10) { entries, _ in events(entries).count >= 3 }
+        #expect(events(entries) == ["ant:12345 connected", "ant:4321 connected", "ant:12345 disconnected"], "\(entries)")
+        // The stick pulled out: its end of the line closes.
+        #expect(shutdown(rig.descriptors[1], Int32(SHUT_RDWR)) == 0)
+        let (later, notices) = rig.collect(upTo: 10) { entries, _ in !events(entries).isEmpty }
+        #expect(events(later) == ["ant:4321 disconnected"], "the strap was said lost already: \(later)")
+        #expect(notices.contains("/dev/ttyUSB0: the ANT stick is gone"), "\(notices)")
     }
 
     /// Left failed, a stick that missed one answer was not read again for the rest of the session.

@@ -578,7 +578,7 @@ async def ant_footpod_silent_and_back(ctx: Context) -> None:
         got, sent = recorded_pages(entries, device, char), stick_pages(log, device)
         check(len(got) >= 80, f"only {len(got)} {char} pages recorded from {device}")
         check(got == sent[:len(got)], f"{device}: the recording's pages are not the bytes the stick sent, in order")
-    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321"]
+    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321" and "event" not in e]
     check(any(b - a >= 9 for a, b in zip(pod_times, pod_times[1:])), "no 10 s gap in the pod's pages while it was silent")
     await scores_as_replay(ctx, summary, out, plan)
 
@@ -628,8 +628,12 @@ async def ant_stick_pulled_out_and_back(ctx: Context) -> None:
     check("gone" in outcome.stderr and "back" in outcome.stderr,
           f"stderr does not say the stick went and came back: {outcome.stderr.strip()[-500:]!r}")
     _, entries = read_recording(out)
-    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321"]
+    pod_times = [e["t"] for e in entries if e.get("dev") == "ant:4321" and "event" not in e]
     gap = max((b - a for a, b in zip(pod_times, pod_times[1:])), default=0)
+    # As a Bluetooth sensor's dropout is: the pod lost with the stick, and found again.
+    events = [e["event"] for e in entries if "event" in e and e.get("dev") == "ant:4321"]
+    check("disconnected" in events and "connected" in events[events.index("disconnected"):],
+          f"the recording does not show the pod lost with the stick and back (events: {events})")
     check(5 <= gap <= 15, f"the longest gap in the pod's pages is {gap:.1f} s; the stick was out for 6 s")
     check(len([t for t in pod_times if t > pod_times[0] + 25]) >= 20, "too few pages after the stick came back")
     step = summary["steps"][0]
