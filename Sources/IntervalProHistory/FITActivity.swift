@@ -42,7 +42,7 @@ public enum FITActivity {
     }
 
     /// FIT reads a date_time under 0x10000000 (1998-07-03) as seconds since the device started.
-    static let earliestDatable = FITTime.epochOffset + 0x1000_0000
+    static let earliestDatable = FITTime.epochOffset + FITTime.firstAbsolute
 
     public static func encode(_ session: StoredSession) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset

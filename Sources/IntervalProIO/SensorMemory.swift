@@ -130,9 +130,15 @@ extension FileIO {
         if unlink(temporary) != 0, errno != ENOENT {
             throw FileError(path: temporary, operation: .write, errno: Errno(rawValue: errno))
         }
+        let fd: FileDescriptor
         do {
-            let fd = try FileDescriptor.open(
+            fd = try FileDescriptor.open(
                 FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite])
+        } catch {
+            // Not ours to take away: another writer's, made since the unlink above.
+            throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
+        }
+        do {
             try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
         } catch {
             // Not left behind: a disk full as accounts.json was written left a 0-byte .tmp.
