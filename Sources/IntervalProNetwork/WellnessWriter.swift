@@ -1,3 +1,4 @@
+import IntervalProCore
 import IntervalProHRV
 import IntervalProIO
 public import IntervalProServices
@@ -58,6 +59,13 @@ public struct WellnessWriter: Sendable {
                 throw ServiceError(
                     .intervalsICU, .rejected,
                     "readiness measurement \(id) is dated \(measurement.localDate), before the system clock was set: not written to the wellness")
+            }
+            // The simulator's strap (a replay of its recording): no runner's morning, as its
+            // sessions are no runner's run (`Uploader`).
+            if let device = measurement.device, RecordedDevice(id: device).isSimulator {
+                throw ServiceError(
+                    .intervalsICU, .rejected,
+                    "readiness measurement \(id) replays the simulator's strap (\(RecordedDevice.simulatorAddressPrefix)…), no runner's morning: not written to the wellness")
             }
             let api = try context.intervalsICU()
             let hrv = dayValue.figures.hrv
