@@ -41,8 +41,13 @@ public enum HistoryReport {
         if !leftOut.isEmpty {
             notes.append("Left out of the baseline and the normal range, saved before such mornings were refused: \(leftOut.joined(separator: ", ")).")
         }
+        let simulated = records.filter { $0.leftOutOfBaseline == nil && $0.replaysTheSimulator }
+        if !simulated.isEmpty {
+            notes.append(
+                "Left out of the baseline and the normal range, \(ReadinessReport.simulatorsStrap): \(simulated.map { "\($0.id ?? 0)" }.joined(separator: ", ")).")
+        }
         let daysValues = ReadinessRecord.daysValues(among: records)
-        let notDaysValues = records.filter { $0.leftOutOfBaseline == nil && !($0.id.map(daysValues.contains) ?? false) }
+        let notDaysValues = records.filter { $0.countsInBaseline && !($0.id.map(daysValues.contains) ?? false) }
         if !notDaysValues.isEmpty {
             notes.append(
                 "Kept, not their day's value (that is the day's last morning measurement): \(notDaysValues.map { "\($0.id ?? 0)" }.joined(separator: ", ")).")

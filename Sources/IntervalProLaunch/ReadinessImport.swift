@@ -82,7 +82,7 @@ public enum ReadinessImport {
         else { return [] }
         let days = Set(imported.map(\.record.localDate))
         let daysValues = ReadinessRecord.daysValues(among: records.filter { days.contains($0.localDate) })
-        return imported.filter { $0.record.leftOutOfBaseline == nil && !($0.record.id.map(daysValues.contains) ?? true) }
+        return imported.filter { $0.record.countsInBaseline && !($0.record.id.map(daysValues.contains) ?? true) }
             .map { HistoryImport.Skipped(file: $0.file, reason: ReadinessReport.notTheDaysValue) }
     }
 

@@ -24,7 +24,7 @@ public enum ReadinessJSON {
             ("ln_rmssd", .number(f.hrv.lnRMSSD.rounded(toPlaces: 4))),
             ("sdnn_ms", .number(f.hrv.sdnn.rounded(toPlaces: 3))),
             ("method", .string(record.method)),
-            ("in_baseline", .bool(record.leftOutOfBaseline == nil)),
+            ("in_baseline", .bool(record.countsInBaseline)),
         ]
     }
 

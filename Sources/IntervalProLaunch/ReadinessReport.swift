@@ -88,7 +88,11 @@ public enum ReadinessReport {
             lines.append(
                 "  baseline    ln rMSSD \(formatFixed(baseline, 2)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(formatFixed(low, 2))-\(formatFixed(high, 2))")
         }
-        if !isDaysValue { lines.append("  kept        \(Self.notTheDaysValue)") }
+        if record.replaysTheSimulator {
+            lines.append("  kept        out of your baseline and normal range: \(Self.simulatorsStrap)")
+        } else if !isDaysValue {
+            lines.append("  kept        \(Self.notTheDaysValue)")
+        }
         if a.dropToday { lines.append("  today       well below your usual (ln \(formatFixed(a.today ?? 0, 2)))") }
         lines.append("  advice      \(a.advice)")
         // Another source's figures for the day, labelled: the baseline stays the strap's.
@@ -101,6 +105,10 @@ public enum ReadinessReport {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// Said of a measurement of the simulator's strap (`ReadinessRecord.replaysTheSimulator`).
+    static let simulatorsStrap =
+        "the simulator's strap (\(RecordedDevice.simulatorAddressPrefix)…, the bundled recordings'), no runner's morning"
 
     /// Said of a measurement another of its day stands for.
     static let notTheDaysValue =

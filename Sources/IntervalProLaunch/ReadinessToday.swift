@@ -49,8 +49,10 @@ public struct ReadinessToday: Sendable {
             .last { $0.localDate <= day }?.localDate
     }
 
+    /// The simulator's mornings are no runner's: `today` and the word before a run showed one
+    /// as the latest measurement.
     private static func judged(_ stored: [ReadinessRecord], today: String) -> ReadinessToday? {
-        let records = stored.filter { $0.localDate <= today }
+        let records = stored.filter { $0.localDate <= today && !$0.replaysTheSimulator }
         guard let last = records.last else { return nil }
         let latest =
             ReadinessRecord.dayValue(of: records.filter { $0.localDate == last.localDate }) ?? last

@@ -62,7 +62,7 @@ public struct WellnessWriter: Sendable {
             }
             // The simulator's strap (a replay of its recording): no runner's morning, as its
             // sessions are no runner's run (`Uploader`).
-            if let device = measurement.device, RecordedDevice(id: device).isSimulator {
+            if measurement.replaysTheSimulator {
                 throw ServiceError(
                     .intervalsICU, .rejected,
                     "readiness measurement \(id) replays the simulator's strap (\(RecordedDevice.simulatorAddressPrefix)…), no runner's morning: not written to the wellness")

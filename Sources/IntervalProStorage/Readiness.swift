@@ -75,22 +75,38 @@ extension ReadinessRecord {
         return .intervalsFromHeartRate(share: ReadinessMeasurement.shareFromWholeHeartRates(rrSegments.joined()))
     }
 
+    /// Whether it replays the simulator's strap (`RecordedDevice.isSimulator`, the bundled
+    /// recordings'): saved and listed, but no runner's morning, as a session of the simulator's
+    /// sensors is no runner's run. Taken in, trying the tour's replay put a made-up morning in
+    /// the runner's baseline for the 60 days of its normal range.
+    public var replaysTheSimulator: Bool {
+        device.map { RecordedDevice(id: $0).isSimulator } ?? false
+    }
+
+    /// Whether the baseline and the normal range take it in.
+    public var countsInBaseline: Bool {
+        leftOutOfBaseline == nil && !replaysTheSimulator
+    }
+
     /// What the baseline reads of it: no value (NaN) for a morning it leaves out.
     public var baselineMeasurement: ReadinessBaseline.Measurement {
-        let value = leftOutOfBaseline == nil ? figures.hrv.lnRMSSD : .nan
+        let value = countsInBaseline ? figures.hrv.lnRMSSD : .nan
         return ReadinessBaseline.Measurement(date: localDate, lnRMSSD: value, morning: takenInTheMorning, timeKnown: localTime != nil)
     }
 
-    /// The day's value among one day's `records`, in the order taken: its last morning
-    /// measurement whose time is known, else its last morning one, else its last.
+    /// The day's value among one day's `records`, in the order taken, of those the baseline
+    /// takes in: its last morning measurement whose time is known, else its last morning one,
+    /// else its last. A simulator's morning replayed after the runner's was the day's value,
+    /// and the wellness write queued for the runner's sent the simulator's figures.
     public static func dayValue(of records: [ReadinessRecord]) -> ReadinessRecord? {
-        ReadinessBaseline.dayValue(of: records, morning: \.takenInTheMorning, timeKnown: { $0.localTime != nil })
+        ReadinessBaseline.dayValue(
+            of: records.filter(\.countsInBaseline), morning: \.takenInTheMorning, timeKnown: { $0.localTime != nil })
     }
 
     /// The ids of `records` that are their day's value (`ReadinessBaseline.dayValue`), as the
     /// baseline reads them: of those it takes, the day's last morning measurement, else its last.
     public static func daysValues(among records: [ReadinessRecord]) -> Set<Int64> {
-        let taken = records.filter { $0.baselineMeasurement.lnRMSSD.isFinite }
+        let taken = records.filter(\.countsInBaseline)
             .sorted { ($0.localDate, $0.takenAt, $0.id ?? 0) < ($1.localDate, $1.takenAt, $1.id ?? 0) }
         let byDay = Dictionary(grouping: taken, by: \.localDate)
         return Set(byDay.values.compactMap { dayValue(of: $0)?.id })

@@ -7,14 +7,15 @@ import Testing
 
 @Suite("Readiness in the store")
 struct ReadinessStoreTests {
-    static func record(date: String, takenAt: String, rmssd: Double, segments: [[UInt16]] = [[1024, 1000, 1050]])
-        -> ReadinessRecord
-    {
+    static func record(
+        date: String, takenAt: String, rmssd: Double, segments: [[UInt16]] = [[1024, 1000, 1050]],
+        device: String = "D0:5F:B8:4C:21:01"
+    ) -> ReadinessRecord {
         let hrv = TimeDomainHRV(
             beats: 121, meanInterval: 1003.5, meanHeartRate: 59.79, rmssd: rmssd, lnRMSSD: 4.0 + rmssd / 1000,
             sdnn: 71.25)
         return ReadinessRecord(
-            takenAt: takenAt, localDate: date, source: .replay, device: "00:00:5E:00:53:01",
+            takenAt: takenAt, localDate: date, source: .replay, device: device,
             figures: ReadinessFigures(scoredDuration: .seconds(120), hrv: hrv, artifactsCorrected: 1, beatsReceived: 120),
             rrSegments: segments)
     }
@@ -80,6 +81,29 @@ struct ReadinessStoreTests {
         // Left out as a day's value: the week of mornings around it is judged without it.
         let week = (17...23).map { Self.record(date: "2026-11-\($0)", takenAt: "2026-11-\($0)T06:30:00Z", rmssd: 60) }
         let assessment = ReadinessBaseline.assess((week + [derived]).map(\.baselineMeasurement), today: "2026-11-24")
+        #expect(assessment.daysMeasured == 7 && assessment.today == nil)
+    }
+
+    /// The bundled recordings' strap, the simulator's, is no runner's: trying a replay of one put
+    /// a made-up morning among the runner's, and made it the day's value over theirs.
+    @Test("a morning of the simulator's strap is kept but is neither a baseline value nor its day's value")
+    func theSimulatorsMorningIsNoBaselineValue() {
+        let runners = Self.record(date: "2026-11-24", takenAt: "2026-11-24T06:30:00Z", rmssd: 61.5)
+        let simulated = Self.record(
+            date: "2026-11-24", takenAt: "2026-11-24T07:10:00Z", rmssd: 90, device: RecordedDevice.simulatorAddressPrefix + "01")
+        #expect(runners.countsInBaseline && !runners.replaysTheSimulator)
+        #expect(!simulated.countsInBaseline && simulated.replaysTheSimulator)
+        #expect(simulated.leftOutOfBaseline == nil)
+        #expect(simulated.baselineMeasurement.lnRMSSD.isNaN)
+        // The later morning of the day, yet not its value: the runner's is.
+        #expect(ReadinessRecord.dayValue(of: [runners, simulated]) == runners)
+        #expect(ReadinessRecord.dayValue(of: [simulated]) == nil)
+        var ids = [runners, simulated]
+        ids[0].id = 1
+        ids[1].id = 2
+        #expect(ReadinessRecord.daysValues(among: ids) == [1])
+        let week = (17...23).map { Self.record(date: "2026-11-\($0)", takenAt: "2026-11-\($0)T06:30:00Z", rmssd: 60) }
+        let assessment = ReadinessBaseline.assess((week + [simulated]).map(\.baselineMeasurement), today: "2026-11-24")
         #expect(assessment.daysMeasured == 7 && assessment.today == nil)
     }
 

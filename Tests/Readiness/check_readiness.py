@@ -757,6 +757,44 @@ def check_month(binary, env, scratch):
         check_assessment(f"day {later}", m.get("assessment"), expected)
 
 
+def check_simulators_morning(binary, env, scratch):
+    """A morning of the simulator's strap (the bundled recordings' address, 00:00:5E:00:53:xx) is
+    saved and listed, but left out of the baseline: taken in, replaying it to try the command
+    put a made-up morning among the runner's for the 60 days of the normal range."""
+    values = {}
+    for k in range(3):
+        day = TODAY - timedelta(days=3 - k)
+        m = measured(replay(binary, env, month_recording(k, day).write(os.path.join(scratch, f"sim-{k}.jsonl")), 2, save=True,
+                            day=day.isoformat()), f"simulator: runner's morning {k + 1}")
+        if m is None or number(m.get("ln_rmssd")) is None:
+            return
+        values[day] = m["ln_rmssd"]
+        check(m.get("in_baseline") is True, f"simulator: the runner's morning {k + 1} is not in the baseline: {m.get('in_baseline')!r}")
+    simulator = mr.make_recording(MONTH_SEED + 50, started_at=f"{TODAY.isoformat()}T06:30:00Z")
+    simulator.device_id = mr.SIMULATOR_DEVICE_ID
+    path = simulator.write(os.path.join(scratch, "sim-today.jsonl"))
+    m = measured(replay(binary, env, path, 2, save=True, day=TODAY.isoformat()), "simulator: its morning")
+    if m is None:
+        return
+    check(isinstance(m.get("id"), int), f"simulator: its morning is not saved: id {m.get('id')!r}")
+    check(m.get("in_baseline") is False, f"simulator: its morning is in the baseline: {m.get('in_baseline')!r}")
+    expected = expected_assessment(values, TODAY)
+    check(expected["days_measured"] == 3, f"(self-check) {expected}")
+    check_assessment("simulator: today's assessment, without its morning", m.get("assessment"), expected)
+    listed = history(binary, env, "simulator")
+    if listed is not None:
+        flags = [e.get("in_baseline") for e in listed if isinstance(e, dict)]
+        check(flags.count(False) == 1 and flags.count(True) == 3, f"simulator: history's in_baseline {flags}")
+        check([e.get("days_value") for e in listed if e.get("in_baseline") is False] == [False],
+              "simulator: its morning is listed as its day's value")
+    text = invoke(binary, env, "readiness", "history")
+    check(text.code == 0 and f"Left out of the baseline and the normal range, the simulator's strap (00:00:5E:00:53:…, the bundled "
+          f"recordings'), no runner's morning: {m.get('id')}." in text.stdout, f"simulator: history does not say why: {text.stdout[-600:]!r}")
+    again = invoke(binary, env, "readiness", "--replay", path, "--duration", "2", "--no-save")
+    check(again.code == 0 and "kept        out of your baseline and normal range: the simulator's strap" in again.stdout,
+          f"simulator: the measurement does not say it is left out: {again.stdout[-600:]!r}")
+
+
 def check_refusals_store_nothing(binary, env, scratch):
     """A refused measurement, run with saving, leaves the store empty."""
     for name, recording, code in [("many-artifacts", mr.make_recording(2, faults=POOR_CONTACT), 65),
@@ -789,6 +827,7 @@ def main():
         guarded(check_refusals_store_nothing, binary, scratch_env("refused"), scratch)
         guarded(check_month, binary, scratch_env("month"), scratch)
         guarded(check_date_moves_the_moment, binary, scratch_env("date"), scratch)
+        guarded(check_simulators_morning, binary, scratch_env("simulator"), scratch)
     return tally.report()
 
 

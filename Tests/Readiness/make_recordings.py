@@ -27,7 +27,10 @@ import random
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-DEVICE_ID = "00:00:5E:00:53:01"
+# A runner's strap: the simulator's address (00:00:5E:00:53:xx, RFC 7042's documentation range)
+# marks a morning no runner measured, which the baseline leaves out.
+DEVICE_ID = "D0:5F:B8:4C:21:01"
+SIMULATOR_DEVICE_ID = "00:00:5E:00:53:01"
 DEVICE_NAME = "Simulated HRM"
 STARTED_AT = "2026-11-25T06:30:00Z"
 RR_UNITS_PER_SECOND = 1024

@@ -1545,24 +1545,15 @@ def group_unreachable(g):
     expect(g, today, 69, "today with the service unreachable: exit 69")
 
 
-def runners_morning(**arguments):
-    """`make_recording`'s morning, its strap at a real device's address: the simulator's own
-    (00:00:5E:00:53:xx, RFC 7042's documentation range) is not written to the wellness."""
-    from make_recordings import make_recording  # noqa: E402 - beside the readiness check
-    recording = make_recording(**arguments)
-    recording.device_id = "D0:5F:B8:4C:21:01"
-    return recording
-
-
 def group_wellness(g):
     """Readiness and intervals.icu's wellness: read before writing, written with --upload (a
     partial update that keeps what a watch put there), queued on 5xx, sent by --pending."""
     sys.path.insert(0, os.path.join(ROOT, "Tests", "Readiness"))
-    from make_recordings import make_recording  # noqa: E402 - beside the readiness check
+    from make_recordings import SIMULATOR_DEVICE_ID, make_recording  # noqa: E402 - beside the readiness check
     s = Scenario(g, "wellness")
     # This morning's, at 07:00 local time: a replayed recording is filed under the day it began.
     seven = datetime.datetime.combine(TODAY, datetime.time(7, 0)).astimezone(datetime.timezone.utc)
-    recording = runners_morning(seed=1, minutes=1, started_at=seven.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+    recording = make_recording(seed=1, minutes=1, started_at=seven.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
         os.path.join(s.dir, "morning.jsonl"))
     day = TODAY.isoformat()
     wellness_path = f"/api/v1/athlete/{ATHLETE}/wellness/{day}"
@@ -1617,7 +1608,7 @@ def group_wellness(g):
 
     # Another morning's measurement (the same file replayed again is the morning kept before,
     # not saved twice): five minutes later.
-    second = runners_morning(seed=1, minutes=1, started_at=(seven + datetime.timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+    second = make_recording(seed=1, minutes=1, started_at=(seven + datetime.timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")).write(
         os.path.join(s.dir, "second.jsonl"))
     s.fault(match=f"PUT {wellness_path}", status=503, times=-1)
     failed = s.run("readiness", "--replay", second, "--duration", "1", "--upload", "--date", day)
@@ -1636,7 +1627,7 @@ def group_wellness(g):
     # A morning taken an hour before the day's last, replayed after it, its write queued: the
     # wellness gets the day's value (its last measurement), not the earlier one's.
     six = datetime.datetime.combine(TODAY, datetime.time(6, 0)).astimezone(datetime.timezone.utc)
-    early = runners_morning(seed=2, minutes=1, started_at=six.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
+    early = make_recording(seed=2, minutes=1, started_at=six.strftime("%Y-%m-%dT%H:%M:%SZ")).write(
         os.path.join(s.dir, "early.jsonl"))
     s.fault(match=f"PUT {wellness_path}", status=503, times=-1)
     expect(g, s.run("readiness", "--replay", early, "--duration", "1", "--upload"), 69,
@@ -1663,7 +1654,7 @@ def group_wellness(g):
     g.check(len(s.requests("PUT", wellness_path)) == before + 1, "... and the measurement is written without --upload")
 
     # A morning dated 1970 (a Pi before the network set its clock) was written to a wellness of 1970.
-    dawn = runners_morning(seed=2, minutes=1).write(os.path.join(s.dir, "dawn.jsonl"))
+    dawn = make_recording(seed=2, minutes=1).write(os.path.join(s.dir, "dawn.jsonl"))
     dated = s.run("readiness", "--replay", dawn, "--duration", "1", "--date", "1970-01-01", "--upload")
     expect(g, dated, 65, "a morning dated 1970 is saved, not written to the wellness, and why",
            stderr_has=["before the system clock was set: not written to the wellness"])
@@ -1673,12 +1664,34 @@ def group_wellness(g):
     # to the runner's wellness as one.
     other = Scenario(g, "simulator's morning")
     add_icu(g, other)
-    simulator = make_recording(seed=1, minutes=1).write(os.path.join(other.dir, "simulator.jsonl"))
+    simulator = make_recording(seed=1, minutes=1)
+    simulator.device_id = SIMULATOR_DEVICE_ID
+    simulator = simulator.write(os.path.join(other.dir, "simulator.jsonl"))
     refused = other.run("readiness", "--replay", simulator, "--duration", "1", "--upload")
     expect(g, refused, 65, "the simulator's morning is saved, not written to the wellness, and why",
            stderr_has=["replays the simulator's strap (00:00:5E:00:53:…), no runner's morning: not written to the wellness"])
     g.check(not other.requests("PUT", f"/api/v1/athlete/{ATHLETE}/wellness/", prefix=True), "... nothing reached the service",
             str(other.requests("PUT", f"/api/v1/athlete/{ATHLETE}/wellness/", prefix=True))[:300])
+    listed = other.run("readiness", "history", "--json").json() or [{}]
+    g.check(listed[0].get("in_baseline") is False and listed[0].get("days_value") is False,
+            "... and it is kept out of the baseline, not its day's value", str(listed)[:300])
+
+    # The runner's morning of that day, earlier, its write queued: `--pending` sends the day's
+    # value, which was the simulator's later morning, its figures written as the runner's.
+    day_path = f"/api/v1/athlete/{ATHLETE}/wellness/{listed[0].get('date')}"
+    early = make_recording(seed=2, minutes=1, started_at="2026-11-25T06:00:00Z").write(os.path.join(other.dir, "early.jsonl"))
+    other.fault(match=f"PUT {day_path}", status=503, times=-1)
+    queued = other.run("readiness", "--replay", early, "--duration", "1", "--upload")
+    expect(g, queued, 69, "the runner's earlier morning of that day, its write failing: 69, queued", stderr_has=["--pending"])
+    runners = [e for e in other.run("readiness", "history", "--json").json() or [] if e.get("in_baseline")]
+    other.clear()
+    before = len(other.requests("PUT", day_path))
+    pending = other.run("upload", "--pending")
+    puts = other.requests("PUT", day_path)[before:]
+    body = json.loads(puts[0].get("json") or "{}") if puts else {}
+    g.check(pending.returncode == 0 and len(runners) == 1 and runners[0].get("date") == listed[0].get("date")
+            and len(puts) == 1 and body.get("hrv") == round(runners[0].get("rmssd_ms", -1), 1),
+            "upload --pending writes the runner's morning, not the simulator's later one", f"{pending.describe()} {body} {runners}")
 
 
 GROUPS = [
