@@ -29,7 +29,7 @@ extension FileIO {
             if exists, kind == S_IFREG || kind == S_IFLNK { try Self.checkMayWriteOver(path, readingFrom: inputs) }
             let inPlace = exists && kind != S_IFREG
             if !inPlace { FileIO.removeAbandonedReplacements(of: path) }
-            let target = inPlace ? path : "\(path).intervalpro-\(getpid()).tmp"
+            let target = inPlace ? path : FileIO.replacementName(of: path)
             do {
                 descriptor = try FileDescriptor.open(
                     FilePath(target), .writeOnly, options: inPlace ? [.create, .truncate] : [.create, .exclusiveCreate],
@@ -125,6 +125,10 @@ extension FileIO {
             }
         }
     }
+
+    /// Where this process writes the new contents of `path` before renaming them over it: a name
+    /// no other process writes, which tells whose it is when it is left behind.
+    static func replacementName(of path: String) -> String { "\(path).intervalpro-\(getpid()).tmp" }
 
     /// Removes the new files of `path` a killed writer left beside it (`kill -9` of a long
     /// `render-audio` left 261 MB that nothing removed): those named by a process that is gone.

@@ -1,5 +1,6 @@
 public import IntervalProCore
 import SystemPackage
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -123,32 +124,42 @@ extension FileIO {
     }
 
     /// Replaces a file's contents atomically: readers see the old file or the new one.
+    ///
+    /// The new file is written at a name of this process's own (`Replacement`'s), so that two
+    /// processes writing the same file (`serve` and a command, both keeping sensors.json) never
+    /// meet at one temporary: with one fixed `.tmp` name the second failed with EEXIST. Within
+    /// the process, one replacement at a time.
     public static func replaceContents(of path: String, with text: String) throws(FileError) {
-        let temporary = path + ".tmp"
-        // A new file of the owner's alone: one left at that name (0644, or a link elsewhere)
-        // was written through, and the token or the accounts came out with its mode.
-        if unlink(temporary) != 0, errno != ENOENT {
-            throw FileError(path: temporary, operation: .write, errno: Errno(rawValue: errno))
-        }
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(
-                FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite])
-        } catch {
-            // Not ours to take away: another writer's, made since the unlink above.
-            throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
-        }
-        do {
-            try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
-        } catch {
-            // Not left behind: a disk full as accounts.json was written left a 0-byte .tmp.
-            unlink(temporary)
-            throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
-        }
-        if rename(temporary, path) != 0 {
-            let failure = Errno(rawValue: errno)
-            unlink(temporary)
-            throw FileError(path: path, operation: .write, errno: failure)
+        try replacingContents.withLock { _ throws(FileError) in
+            removeAbandonedReplacements(of: path)
+            let temporary = replacementName(of: path)
+            // A new file of the owner's alone: one left at that name (0644, or a link elsewhere)
+            // was written through, and the token or the accounts came out with its mode. The
+            // name is this process's, and the lock keeps its other threads away: ours to remove.
+            if unlink(temporary) != 0, errno != ENOENT {
+                throw FileError(path: temporary, operation: .write, errno: Errno(rawValue: errno))
+            }
+            let fd: FileDescriptor
+            do {
+                fd = try FileDescriptor.open(
+                    FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: [.ownerReadWrite])
+            } catch {
+                throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+            do {
+                try fd.closeAfter { _ = try fd.writeAll(text.utf8) }
+            } catch {
+                // Not left behind: a disk full as accounts.json was written left a 0-byte .tmp.
+                unlink(temporary)
+                throw FileError(path: temporary, operation: .write, errno: error as? Errno ?? .ioError)
+            }
+            if rename(temporary, path) != 0 {
+                let failure = Errno(rawValue: errno)
+                unlink(temporary)
+                throw FileError(path: path, operation: .write, errno: failure)
+            }
         }
     }
+
+    private static let replacingContents = Mutex(())
 }

@@ -253,19 +253,64 @@ struct FileIOWriteTests {
 
 @Suite("FileIO.replaceContents")
 struct ReplaceContentsTests {
-    /// A stray web-token.tmp of mode 0644 was written through: the token came out world-readable.
+    /// A stray temporary of mode 0644 was written through: the token came out world-readable.
     @Test("the new file is the owner's alone, whatever was left at the temporary name")
     func theNewFileIsTheOwnersAlone() throws {
         let dir = try TemporaryDirectory()
         let path = try dir.write("web-token", Array("old".utf8))
-        let stray = try dir.write("web-token.tmp", Array("left over".utf8))
+        let stray = try dir.write("web-token.intervalpro-\(getpid()).tmp", Array("left over".utf8))
         #expect(chmod(stray, 0o644) == 0)
         try FileIO.replaceContents(of: path, with: "0123456789abcdef")
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(status.st_mode & 0o777 == 0o600)
         #expect(try FileIO.readAll(path) == Array("0123456789abcdef".utf8))
-        #expect(access(stray, F_OK) != 0, "the temporary is renamed away")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["web-token"])
+    }
+
+    /// `serve` and a command both keep sensors.json: with one `.tmp` name for every writer,
+    /// the second to write while the first was at it failed with EEXIST.
+    @Test("another writer's temporary is left to it, and the replacement goes through")
+    func anotherWritersTemporaryIsLeftAlone() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("sensors.json", Array("{}".utf8))
+        // Process 1 is alive (its own writer, for all this one knows); the fixed name is the
+        // one an earlier IntervalPro wrote at.
+        let others = [
+            try dir.write("sensors.json.intervalpro-1.tmp", Array("half".utf8)),
+            try dir.write("sensors.json.tmp", Array("half".utf8)),
+        ]
+        try FileIO.replaceContents(of: path, with: "{\"hr\": null}")
+        #expect(try FileIO.readAll(path) == Array("{\"hr\": null}".utf8))
+        for other in others { #expect(try FileIO.readAll(other) == Array("half".utf8)) }
+    }
+
+    /// One left by a writer that was killed half way is taken away by the next.
+    @Test("a temporary a writer that has ended left is removed")
+    func anEndedWritersTemporaryIsRemoved() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("accounts.json", Array("{}".utf8))
+        let ended = try endedProcess()
+        let left = try dir.write("accounts.json.intervalpro-\(ended).tmp", Array("half".utf8))
+        try FileIO.replaceContents(of: path, with: "{\"accounts\": []}")
+        #expect(access(left, F_OK) != 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["accounts.json"])
+    }
+
+    /// Many threads replacing one file: each replacement is whole, and none fails.
+    @Test("replacements from several threads of one process never meet")
+    func replacementsFromSeveralThreadsNeverMeet() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path + "/sensors.json"
+        let texts = (0..<8).map { String(repeating: String($0), count: 4096) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for text in texts {
+                group.addTask { for _ in 0..<20 { try FileIO.replaceContents(of: path, with: text) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(texts.contains(String(decoding: try FileIO.readAll(path), as: UTF8.self)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["sensors.json"])
     }
 
     /// A replacement that fails leaves no temporary behind (a full disk left a 0-byte
@@ -277,7 +322,16 @@ struct ReplaceContentsTests {
         #expect(mkdir(path, 0o700) == 0)
         _ = try dir.write("accounts.json/kept", Array("kept".utf8))
         #expect(throws: FileError.self) { try FileIO.replaceContents(of: path, with: "{}") }
-        #expect(access(path + ".tmp", F_OK) != 0, "no temporary left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["accounts.json"], "no temporary left")
         #expect(try FileIO.readAll(path + "/kept") == Array("kept".utf8))
+    }
+
+    /// The id of a process that has ended and been waited for.
+    private func endedProcess() throws -> Int32 {
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        return ended.processIdentifier
     }
 }
