@@ -27,7 +27,8 @@ public struct Trends: Sendable {
     /// Least-squares slope of the work cadence, spm per week (nil under two sessions).
     public var workCadencePerWeek: Double?
     /// Simulated sessions of those weeks, left out: a made-up runner's cadence is no trend of
-    /// the runner's (the README's tour saves one, and it counted in the weekly means).
+    /// the runner's (the README's tour saves one, and it counted in the weekly means). Replays
+    /// of the simulator's recordings (the bundled ones) count here too.
     public var simulatedLeftOut: Int
     /// The local midnight (as seconds since 1970 read as UTC) of each point's Monday.
     private var mondays: [Int64] = []
@@ -40,14 +41,20 @@ public struct Trends: Sendable {
     /// 52 weeks ran to it, every week of this year off its end. `utcOffset` gives the runner's clock
     /// at a moment (seconds east of UTC): a week is the runner's, Monday to Sunday where they
     /// live (counted in UTC, a New York runner's Sunday evening runs fell in the next week).
-    public init(listings: [SessionListing], weeks: Int, now: Int64, utcOffset: (Int64) -> Int64 = { _ in 0 }) {
+    /// `simulatorsSensors`: the sessions of the simulator's sensors alone, whatever their source
+    /// (a replay of a bundled recording), left out as simulated ones are.
+    public init(
+        listings: [SessionListing], weeks: Int, now: Int64, simulatorsSensors: Set<Int64> = [],
+        utcOffset: (Int64) -> Int64 = { _ in 0 }
+    ) {
         self.weeks = weeks
         let start = now - Int64(weeks) * 7 * 86_400
         since = UTCTimestamp.text(unixSeconds: start)
         let ended = listings.filter {
             $0.status != .running && (start...now + 86_400).contains(UTCTimestamp.unixSeconds($0.startedAt) ?? 0)
         }
-        let kept = ended.filter { $0.source != .simulation }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        let kept = ended.filter { $0.source != .simulation && !simulatorsSensors.contains($0.id) }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
         simulatedLeftOut = ended.count - kept.count
         points = kept.map {
             Point(

@@ -337,6 +337,18 @@ public final class SessionStore: Sendable {
         }.map(listingAsKept)
     }
 
+    /// The sessions started at or after `startedAt` whose devices are all the simulator's
+    /// (`areAllSimulators`): replays of the bundled recordings, say, whose source is `replay`.
+    public func sessionsOfTheSimulatorsSensors(since startedAt: String) throws(StoreError) -> Set<Int64> {
+        let rows = try read { db in
+            try DeviceRow.fetchAll(
+                db,
+                sql: "SELECT device.* FROM device JOIN session ON session.id = device.session_id WHERE session.started_at >= ?",
+                arguments: [startedAt])
+        }
+        return Set(Dictionary(grouping: rows, by: \.sessionId).filter { $0.value.map(\.device).areAllSimulators }.keys)
+    }
+
     public func listing(id: Int64) throws(StoreError) -> SessionListing? {
         try read { db in try SessionRow.fetchOne(db, key: id)?.listing }
     }

@@ -333,6 +333,22 @@ struct HistoryTextTests {
         #expect(trends.json.serialized(pretty: false).contains("\"simulated_left_out\":1"))
     }
 
+    /// A replay of a bundled recording is the simulated runner's cadence too, though its
+    /// source is `replay`: it counted in the weekly means.
+    @Test("trends leave out the sessions of the simulator's sensors, whatever their source")
+    func trendsLeaveOutTheSimulatorsSensors() throws {
+        let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
+        let listings = [
+            listing(1, "2026-11-10T07:00:00Z", inZone: 80, cadence: 170, source: .replay),
+            listing(2, "2026-11-11T07:00:00Z", inZone: 20, cadence: 150, source: .replay),
+            listing(3, "2026-11-12T07:00:00Z", inZone: 30, cadence: 160, source: .simulation),
+        ]
+        let trends = Trends(listings: listings, weeks: 12, now: now, simulatorsSensors: [2])
+        #expect(trends.points.map(\.id) == [1])
+        #expect(trends.weekly.first?.averageWorkCadence == 170)
+        #expect(trends.simulatedLeftOut == 2)
+    }
+
     @Test("text charts scale values to rows")
     func textChart() {
         let lines = TextChart.columns([0, 50, 100, nil], low: 0, high: 100, height: 2, style: .bars, label: { "\(Int($0))" })

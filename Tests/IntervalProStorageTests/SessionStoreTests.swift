@@ -313,6 +313,26 @@ struct SessionStoreTests {
         #expect { try store.session(id: ids[0]) } throws: { ($0 as? StoreError)?.isBadData == true }
     }
 
+    /// `trends` counted replays of the bundled recordings (the simulator's sensors) as runs.
+    @Test("the sessions of the simulator's sensors alone are found since a date, whatever their source")
+    func sessionsOfTheSimulatorsSensors() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let simulator = RecordedDevice(id: RecordedDevice.simulatorAddressPrefix + "01", cadenceUnit: .steps)
+        let strap = RecordedDevice(id: "D0:5F:B8:4C:21:01")
+        func begin(_ startedAt: String, _ devices: [RecordedDevice]) throws -> Int64 {
+            try store.beginSession(
+                startedAt: startedAt, planName: "Store test", planText: plan, source: .replay, devices: devices, owner: "me")
+        }
+        let before = try begin("2026-02-28T07:30:00Z", [simulator])
+        let replay = try begin("2026-03-01T07:30:00Z", [simulator, simulator])
+        _ = try begin("2026-03-02T07:30:00Z", [simulator, strap])
+        _ = try begin("2026-03-03T07:30:00Z", [strap])
+        _ = try begin("2026-03-04T07:30:00Z", [])
+        #expect(try store.sessionsOfTheSimulatorsSensors(since: "2026-03-01T00:00:00Z") == [replay])
+        #expect(try store.sessionsOfTheSimulatorsSensors(since: "2026-01-01T00:00:00Z") == [before, replay])
+    }
+
     @Test("delete removes a session and everything kept of it")
     func delete() throws {
         let directory = try StoreDirectory()
