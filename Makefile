@@ -51,10 +51,10 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 BUILT_BIN := .build/release/intervalpro
 # Man pages carry the date of the last commit, so the same source gives the same pages.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
-# The debug build (make test's and the man pages') has a folder of its own, so that it can build
-# while the release build does: SwiftPM holds a folder's lock for a whole build.
+# The debug build (make test's) has a folder of its own, so that it can build while the release
+# build does: SwiftPM holds a folder's lock for a whole build.
 DEBUG_SCRATCH := .build/debug-tree
-MAN_OUT := $(DEBUG_SCRATCH)/plugins/GenerateManual/outputs/intervalpro
+MAN_OUT := .build/man
 
 .PHONY: help run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
 
@@ -123,9 +123,9 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc
 	-Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering
 # The benchmarks measure the binary `make release` builds (Benchmarks/*.sh read this).
 export RELEASE_FLAGS
-# The debug build's (make test's, and the man pages', which must match or the plugin builds
-# again): line tables only, enough for a backtrace's files and lines, and each module compiled
-# whole, in one job, rather than in batches that each parse the module's other files again.
+# The debug build's (make test's): line tables only, enough for a backtrace's files and lines,
+# and each module compiled whole, in one job, rather than in batches that each parse the
+# module's other files again.
 # Full debug information took 14 % more processor time (`swift build --build-tests` in a fresh
 # clone: 11:19 against 9:44 minutes); batches 21 % more than whole modules (10:18 against 8:32,
 # 5:34 against 4:30 of wall time). An edit rebuilds its whole module: plain `swift build` and
@@ -142,9 +142,15 @@ release:
 	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro-web
 
 ## man: a page for intervalpro and each subcommand, generated from the argument definitions
-man:
+# By swift-argument-parser's generate-manual, run on the release binary. It is linked from the
+# release build's own ArgumentParser (11 s); its plugin, on the debug build, compiled
+# ArgumentParser again for the plugin's tools and took 37 s at the end of `make test`.
+man: release
+	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual >/dev/null
 	rm -rf $(MAN_OUT)
-	$(SWIFT) package $(DEBUG_FLAGS) plugin generate-manual --multi-page --configuration debug --date $(MAN_DATE) >/dev/null
+	mkdir -p $(MAN_OUT)
+	bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && \
+		"$$bin/generate-manual" "$$bin/intervalpro" --multi-page --date $(MAN_DATE) --output-directory $(MAN_OUT)
 
 ## install: the binaries, man pages, bash/zsh/fish completions, example plans and recordings, the docs,
 ## the udev rule, the D-Bus policy snippet and the systemd user unit for the web page

@@ -2,12 +2,14 @@
 # make test: every suite, each configuration built once, independent suites side by side.
 #
 # The release build (the one the package ships) serves the Python suites, the package test, the
-# real-stack test and the command-line suites' processes; the debug build (in a folder of its
-# own) serves `swift test` and the man pages. The two builds start together, the debug build
-# on the processor's idle time (SCHED_IDLE, which its compiler processes keep; they run at nice
-# 0 whatever the build's own niceness): it takes what the release build leaves (its links, its
+# real-stack test, the command-line suites' processes and the man pages; the debug build (in a
+# folder of its own) serves `swift test`. The two builds start together, the debug build on the
+# processor's idle time (SCHED_IDLE, which its compiler processes keep; they run at nice 0
+# whatever the build's own niceness): it takes what the release build leaves (its links, its
 # modules that wait on others), then what the suites that mostly wait leave (the VM's
-# scenarios, the browser, debootstrap):
+# scenarios, the browser, debootstrap). The man pages and the package need only the release
+# build, but wait for the debug one: the two cores are busy until it ends, and after it they
+# fill the time `swift test` spends waiting on the processes it starts.
 #
 #   release build ──┬─ e2e (two VMs, ~8 min) ──────────────────────────┐
 #   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
@@ -85,9 +87,14 @@ step resolve "$swift" package resolve
 step debug-build chrt --idle 0 "$swift" build --build-tests --force-resolved-versions \
     ${debug_flags[@]+"${debug_flags[@]}"} &
 debug_pid=$!
-# Both executables: the page's server, intervalpro-web, is what `serve` and `run --web` go on in.
-# (SwiftPM builds only the last of several --product options.)
-build_release() { "$swift" build "${release_flags[@]}" --product intervalpro && "$swift" build "${release_flags[@]}" --product intervalpro-web; }
+# Both executables: the page's server, intervalpro-web, is what `serve` and `run --web` go on in;
+# and argument-parser's generate-manual, for `make man`. (SwiftPM builds only the last of several
+# --product options.)
+build_release() {
+    for product in intervalpro intervalpro-web generate-manual; do
+        "$swift" build "${release_flags[@]}" --product "$product" || return
+    done
+}
 step release-build build_release
 release_built=$?
 release="$("$swift" build "${release_flags[@]}" --show-bin-path)/intervalpro"
@@ -98,17 +105,14 @@ if [ "$release_built" = 0 ]; then
     python_suites & pids+=($!)
 fi
 if wait "$debug_pid"; then
-    # The test processes run the bundle itself, not `swift test`, so they leave the build folder
-    # to the man pages' plugin (a build with nothing to do, from the same flags, then the pages
-    # from the argument definitions), which runs beside them.
     # The command-line suites run the release binary, the one the package ships: the debug one
     # took 170 s more of processor time for the same tests (3:29 against 2:01 alone).
     test_executable=""
     [ "$release_built" = 0 ] && test_executable=$release
     step swift-test env SWIFT="$swift" INTERVALPRO_TEST_EXECUTABLE="$test_executable" Tests/swift-test.sh & pids+=($!)
-    if step man make --no-print-directory man && [ "$release_built" = 0 ]; then
-        package_tests & pids+=($!)
-    fi
+fi
+if [ "$release_built" = 0 ]; then
+    { step man make --no-print-directory man && package_tests; } & pids+=($!)
 fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 
