@@ -142,10 +142,13 @@ release:
 	$(SWIFT) build $(RELEASE_FLAGS) --product intervalpro-web
 
 ## man: a page for intervalpro and each subcommand, generated from the argument definitions
-# By swift-argument-parser's generate-manual, run on the release binary. It is linked from the
-# release build's own ArgumentParser (11 s); its plugin, on the debug build, compiled
-# ArgumentParser again for the plugin's tools and took 37 s at the end of `make test`.
-man: release
+# By swift-argument-parser's generate-manual, run on the release binary (`make release man`):
+# it is linked from the release build's own ArgumentParser (11 s); its plugin, on the debug
+# build, compiled ArgumentParser again for the plugin's tools and took 37 s at the end of
+# `make test`.
+man:
+	@bin="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" && [ -x "$$bin/intervalpro" ] || \
+		{ echo "make man: the pages are made from the release binary: make release man" >&2; exit 1; }
 	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual >/dev/null
 	rm -rf $(MAN_OUT)
 	mkdir -p $(MAN_OUT)
