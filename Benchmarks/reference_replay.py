@@ -184,15 +184,16 @@ def compare(reference, summary):
     return differences
 
 
-def main():
+def main(summarise=score, differ=compare, usage=__doc__):
+    """RECORDING PLAN [--compare SUMMARY]; reference_alpha1.py runs it with its own figures."""
     if len(sys.argv) not in (3, 5):
-        sys.exit(__doc__)
+        sys.exit(usage)
     with open(sys.argv[2]) as f:
         plan = json.load(f)
-    reference = score(sys.argv[1], plan)
+    reference = summarise(sys.argv[1], plan)
     if len(sys.argv) == 5:
         with open(sys.argv[4]) as f:
-            differences = compare(reference, json.load(f))
+            differences = differ(reference, json.load(f))
         for line in differences:
             print(line)
         return 1 if differences else 0

@@ -17,6 +17,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Never the user's own history or settings.
 export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
+mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"
 # A 70-minute session: HR at 1 Hz and a per-foot footpod at 2 Hz, made by the simulator.
 "$bin/intervalpro" run Benchmarks/one-hour.json --simulate --fast --seed 3 --per-foot \
     --cadence-unit auto --record "$work/one-hour.jsonl" --json >/dev/null 2>&1
@@ -39,6 +40,25 @@ echo "intervalpro (which also computes alpha 1 from the beats) and the reference
 python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
     --plan Benchmarks/one-hour.json --fast --json --no-save \
     --versus python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+
+# The same work on both sides for the recording with beats: the reference computes alpha 1 too,
+# with NeuroKit2 (Benchmarks/reference_alpha1.py, in the test venv `make deps-test` makes). It
+# takes seconds a run, so 5 rounds.
+venv_python=.build/test-venv/bin/python3
+echo
+if [ -x "$venv_python" ]; then
+    if "$venv_python" Benchmarks/reference_alpha1.py "$work/one-hour.jsonl" Benchmarks/one-hour.json --compare "$work/summary.json"; then
+        echo "the reference computing alpha 1 with NeuroKit2 (Benchmarks/reference_alpha1.py) gives the same figures, alpha 1's too;"
+    else
+        echo "the reference computing alpha 1 with NeuroKit2 DISAGREES with intervalpro (above);"
+    fi
+    echo "intervalpro and that reference, whole process, side by side:"
+    python3 Benchmarks/measure.py 5 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
+        --plan Benchmarks/one-hour.json --fast --json --no-save \
+        --versus "$venv_python" Benchmarks/reference_alpha1.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+else
+    echo "no $venv_python (make deps-test): the reference computing alpha 1 is not run"
+fi
 
 # The reference scores cadence only; alpha 1 (above) needs the beats. The same recording without
 # its RR intervals is the same work on both sides: its figures are compared, then it is timed.
