@@ -52,11 +52,15 @@ public enum NotificationParseError: Error, Equatable, Sendable, CustomStringConv
 /// Measurement with the RR interval its beat completes; a foot pod's page 2 an RSC
 /// Measurement in steps per minute (its cadence is in strides per minute, one stride two
 /// footfalls: doubled here, so the device is read in steps), with its speed and the distance
-/// its page 1s added up. Pages that carry no reading of their own (page 1, common pages) give
-/// none.
+/// its page 1s added up. A pod that sends no page 2 or 3 (the profile asks only for page 1) has
+/// its cadence counted from page 1's strides instead (`PodStrides`). Pages that carry no
+/// reading of their own (common pages) give none.
 public struct NotificationDecoder: Sendable {
     private var beats: [String: ANTPlusBeatTracker] = [:]
     private var distances: [String: PodDistance] = [:]
+    private var strides: [String: PodStrides] = [:]
+    /// The pods that have sent page 2 or 3: their cadence is theirs, not counted from strides.
+    private var podsWithCadencePages: Set<String> = []
 
     public init() {}
 
@@ -85,10 +89,20 @@ public struct NotificationDecoder: Sendable {
             case .strideSpeed:
                 let page = try ANTPlusStrideSpeedPage.parse(notification.bytes)
                 switch page {
-                case .distance(_, let metres, let speed, _):
+                case .distance(let podTime, let metres, let speed, let count):
                     distances[device, default: PodDistance()].add(metres, speed: speed, at: notification.time)
-                    return nil
+                    guard !podsWithCadencePages.contains(device) else { return nil }
+                    var counter = strides[device, default: PodStrides()]
+                    let perMinute = counter.add(count, podTime: podTime, at: notification.time)
+                    strides[device] = counter
+                    guard let perMinute else { return nil }
+                    let steps = speed > 0 ? (perMinute * 2).rounded() : 0
+                    return .rsc(
+                        RSCMeasurement(
+                            speedRaw: UInt16(clamping: Int((speed * 256).rounded())), cadence: UInt8(clamping: Int(steps)),
+                            totalDistanceRaw: distances[device]?.decimetres, running: steps > 0))
                 case .cadence(let strides, let speed, let status, _):
+                    podsWithCadencePages.insert(device)
                     let steps = (strides * 2).rounded()
                     return .rsc(
                         RSCMeasurement(
@@ -124,5 +138,47 @@ public struct NotificationDecoder: Sendable {
 
         /// In RSC's unit, 1/10 m.
         var decimetres: UInt32 { UInt32(clamping: Int((total * 10).rounded())) }
+    }
+
+    /// A foot pod's cadence from page 1 alone: the strides it counted (rolling over at 256)
+    /// over the time on its own clock between its counts (1/200 s, rolling over at 256 s),
+    /// across the last `span` of that clock. Nil until the pages cover `least` of it: a pod
+    /// that sends page 2 does so within a second (every fourth page or so), before this counts.
+    /// A gap of more than 3 s on the receiver's clock (the pod out of range) starts again.
+    struct PodStrides: Sendable {
+        /// The pod's clock counts 1/200 s and rolls over at 256 s.
+        static let ticksPerSecond = 200
+        static let span = 5 * ticksPerSecond
+        static let least = 2 * ticksPerSecond
+        /// Each count's time (ticks) and strides, both added up past their rollovers, oldest first.
+        private var counts: [(ticks: Int, strides: Int)] = []
+        private var last: (ticks: Int, strides: UInt8, received: SessionTime)?
+        private var perMinute: Double?
+
+        mutating func add(_ count: UInt8, podTime: Double, at received: SessionTime) -> Double? {
+            let ticks = Int((podTime * Double(Self.ticksPerSecond)).rounded())
+            defer { last = (ticks, count, received) }
+            guard let last, (received - last.received).seconds <= 3 else {
+                counts = [(0, 0)]
+                perMinute = nil
+                return nil
+            }
+            // The same count again: the pod has nothing new (between strides, or standing).
+            guard ticks != last.ticks || count != last.strides else { return perMinute }
+            let rollover = 256 * Self.ticksPerSecond
+            let newest = counts[counts.count - 1]
+            counts.append(
+                (newest.ticks + (ticks - last.ticks + rollover) % rollover,
+                 newest.strides + (Int(count) - Int(last.strides) + 256) % 256))
+            // (At most 64 counts, whatever a pod's clock says: 5 s are a dozen strides.)
+            while counts.count > 2, counts[counts.count - 1].ticks - counts[1].ticks >= Self.span || counts.count > 64 {
+                counts.removeFirst()
+            }
+            let covered = counts[counts.count - 1].ticks - counts[0].ticks
+            guard covered >= Self.least else { return perMinute }
+            perMinute = Double(counts[counts.count - 1].strides - counts[0].strides) / Double(covered)
+                * Double(Self.ticksPerSecond) * 60
+            return perMinute
+        }
     }
 }

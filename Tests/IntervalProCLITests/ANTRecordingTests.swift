@@ -60,4 +60,35 @@ struct ANTRecordingTests {
         #expect(statistics.status == 0, "stderr: \(statistics.stderr)")
         #expect(statistics.stdout.contains("ant-sdm"), "\(statistics.stdout)")
     }
+
+    /// The profile asks a foot pod for page 1 only; one that sent no page 2 scored "no signal"
+    /// for the whole session.
+    @Test("a foot pod that sends page 1 alone scores its cadence from its strides")
+    func pageOneAlone() throws {
+        let scratch = try ScratchDirectory()
+        // 85.5 strides a minute; page 1 holds the strides so far and the time of the last one
+        // on the pod's clock (1/200 s, rolling over at 256 s), 3 m/s.
+        var lines = [#"{"intervalpro_recording": 1, "started_at": "2026-03-01T07:30:00Z", "devices": [{"id": "ant:4321", "name": "Foot pod"}]}"#]
+        for tick in 0..<(120 * 4) {
+            let t = Double(tick) / 4
+            let strides = (t * 85.5 / 60).rounded(.down)
+            let podTime = (strides * 60 / 85.5).truncatingRemainder(dividingBy: 256)
+            let metres = Int(t * 3) % 256
+            let page: [UInt8] = [
+                1, UInt8(Int((podTime * 200).rounded()) % 200), UInt8(Int(podTime)), UInt8(metres), 3, 0, UInt8(Int(strides) % 256), 0,
+            ]
+            let hex = page.map { String(format: "%02x", $0) }.joined()
+            lines.append(#"{"t": \#(String(format: "%.3f", t)), "dev": "ant:4321", "char": "ant-sdm", "hex": "\#(hex)"}"#)
+        }
+        let recording = try scratch.write("page-one.jsonl", lines.joined(separator: "\n") + "\n")
+        let plan = try scratch.write(
+            "plan.json", #"{"name": "Two minutes", "steps": [{"kind": "work", "duration": "2:00", "cadence": 170}]}"#)
+        let result = try intervalpro("replay", recording, "--plan", plan, "--fast", "--json", "--no-save")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let step = try #require((jsonObject(result.stdoutData)?["steps"] as? [[String: Any]])?.first, "stdout: \(result.stdout)")
+        #expect(number(step["avg_cadence_spm"]) == 171, "\(step)")
+        // Its first 2 s of pages give none yet.
+        #expect((2...3).contains(number(step["no_signal_s"]) ?? 0), "\(step)")
+        #expect(try #require(number(step["in_zone_pct"])) > 97, "\(step)")
+    }
 }

@@ -54,5 +54,64 @@ struct NotificationDecoderTests {
         _ = try decoder.decode(page1(373, speed: 1, at: 32))
         #expect(try distance(at: 32) == 3730)
     }
-}
 
+    /// Page 1 as a pod sends it at `received` s, running at `stridesPerSecond` and 3 m/s since 0:
+    /// its strides so far, the time of its last one on its own clock (rolling over at 256 s),
+    /// its distance.
+    func page1(at received: Double, stridesPerSecond: Double = 1.5, speed: UInt8 = 3, startingAt podStart: Double = 0) -> RawNotification {
+        let strides = (received * stridesPerSecond).rounded(.down)
+        let podTime = (podStart + strides / stridesPerSecond).truncatingRemainder(dividingBy: 256)
+        let metres = Int(received * Double(speed))
+        return ant(
+            .strideSpeed,
+            [1, UInt8(Int((podTime * 200).rounded()) % 200), UInt8(Int(podTime)), UInt8(metres % 256), speed & 0x0F, 0,
+             UInt8(Int(strides) % 256), 0],
+            at: received)
+    }
+
+    /// The profile asks a pod for page 1 only: one that sent no page 2 gave no cadence at all.
+    @Test("a pod that sends page 1 alone has its cadence counted from its strides, over its own clock")
+    func cadenceFromPageOne() throws {
+        var decoder = NotificationDecoder()
+        var readings: [(Double, RSCMeasurement?)] = []
+        for quarter in 0..<48 {
+            let seconds = Double(quarter) / 4
+            // From 200 s on the pod's clock: it rolls over at 256 s on the way.
+            guard case let reading? = try decoder.decode(page1(at: seconds, startingAt: 250)) else {
+                readings.append((seconds, nil))
+                continue
+            }
+            guard case .rsc(let rsc) = reading else { Issue.record("not RSC: \(reading)"); return }
+            readings.append((seconds, rsc))
+        }
+        // Nothing until the counts cover 2 s of the pod's clock; then 1.5 strides a second, 180 steps a minute.
+        #expect(readings.prefix { $0.1 == nil }.count == 8)
+        let counted = readings.compactMap(\.1)
+        #expect(counted.allSatisfy { $0.cadence == 180 && $0.running && $0.speedRaw == 768 }, "\(counted)")
+        #expect(counted.last?.totalDistanceRaw == 350)
+        // Standing: its speed 0, its count the same: cadence 0.
+        let standing = try decoder.decode(
+            ant(.strideSpeed, [1, 0, 0, 35, 0, 0, 17, 0], at: 12.25))
+        #expect(standing == .rsc(RSCMeasurement(speedRaw: 0, cadence: 0, totalDistanceRaw: 350, running: false)))
+        // Out of range for 10 s: counted again from the pages after the gap.
+        #expect(try decoder.decode(page1(at: 22.25, startingAt: 250)) == nil)
+    }
+
+    /// Page 2 comes every few pages: the pod's own cadence is used, and its page 1s give none.
+    @Test("a pod that sends page 2 has its cadence from it alone")
+    func pageTwoWins() throws {
+        var decoder = NotificationDecoder()
+        var fromPageOne = 0
+        for quarter in 0..<40 {
+            let seconds = Double(quarter) / 4
+            if quarter % 4 == 3 {
+                let reading = try decoder.decode(ant(.strideSpeed, [2, 0, 0, 85, 0x03, 0, 0, 0x01], at: seconds))
+                guard case .rsc(let rsc) = reading else { Issue.record("page 2 gave \(String(describing: reading))"); return }
+                #expect(rsc.cadence == 170)
+            } else if try decoder.decode(page1(at: seconds)) != nil {
+                fromPageOne += 1
+            }
+        }
+        #expect(fromPageOne == 0)
+    }
+}
