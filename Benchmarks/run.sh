@@ -26,20 +26,29 @@ echo
 # Scoring alone: saving to the history is measured on its own (Benchmarks/history.sh).
 echo "replay of a 70-minute recording ($lines lines) scored with --fast --json --no-save:"
 
-# The same work in a second implementation, in Python (Benchmarks/reference_replay.py): its
-# figures must agree with intervalpro's, and it is timed the same way, in the same run.
+# against ROUNDS RECORDING SUMMARY SAID REFERENCE...: a second implementation's figures for
+# RECORDING checked against intervalpro's (SUMMARY), then the two timed the same way, whole
+# process, taking turns, a run of each a round (a shared host's speed drifts between two series
+# of runs). SAID names the pair in what is printed.
+against() {
+    local rounds=$1 recording=$2 summary=$3 said=$4
+    shift 4
+    if "$@" "$recording" Benchmarks/one-hour.json --compare "$summary"; then
+        echo "$said: the same figures;"
+    else
+        echo "$said: the reference DISAGREES with intervalpro (above);"
+    fi
+    echo "intervalpro and the reference, whole process, side by side:"
+    python3 Benchmarks/measure.py "$rounds" "$bin/intervalpro" replay "$recording" \
+        --plan Benchmarks/one-hour.json --fast --json --no-save --versus "$@" "$recording" Benchmarks/one-hour.json
+}
+
 "$bin/intervalpro" replay "$work/one-hour.jsonl" --plan Benchmarks/one-hour.json --fast --json --no-save \
     >"$work/summary.json" 2>/dev/null
-if python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json --compare "$work/summary.json"; then
-    echo "the Python reference (Benchmarks/reference_replay.py) gives the same figures for every step;"
-else
-    echo "the Python reference DISAGREES with intervalpro (above);"
-fi
-# Taking turns, a run of each a round: a shared host's speed drifts between two series of runs.
-echo "intervalpro (which also computes alpha 1 from the beats) and the reference, whole process, side by side:"
-python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
-    --plan Benchmarks/one-hour.json --fast --json --no-save \
-    --versus python3 Benchmarks/reference_replay.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+# The same work in a second implementation, in Python (Benchmarks/reference_replay.py), which
+# scores cadence only: intervalpro also computes alpha 1 from the beats.
+against 20 "$work/one-hour.jsonl" "$work/summary.json" \
+    "the Python reference (Benchmarks/reference_replay.py), scoring cadence only" python3 Benchmarks/reference_replay.py
 
 # The same work on both sides for the recording with beats: the reference computes alpha 1 too,
 # with NeuroKit2 (Benchmarks/reference_alpha1.py, in the test venv `make deps-test` makes). It
@@ -47,32 +56,18 @@ python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/one-hour.jsonl
 venv_python=.build/test-venv/bin/python3
 echo
 if [ -x "$venv_python" ]; then
-    if "$venv_python" Benchmarks/reference_alpha1.py "$work/one-hour.jsonl" Benchmarks/one-hour.json --compare "$work/summary.json"; then
-        echo "the reference computing alpha 1 with NeuroKit2 (Benchmarks/reference_alpha1.py) gives the same figures, alpha 1's too;"
-    else
-        echo "the reference computing alpha 1 with NeuroKit2 DISAGREES with intervalpro (above);"
-    fi
-    echo "intervalpro and that reference, whole process, side by side:"
-    python3 Benchmarks/measure.py 5 "$bin/intervalpro" replay "$work/one-hour.jsonl" \
-        --plan Benchmarks/one-hour.json --fast --json --no-save \
-        --versus "$venv_python" Benchmarks/reference_alpha1.py "$work/one-hour.jsonl" Benchmarks/one-hour.json
+    against 5 "$work/one-hour.jsonl" "$work/summary.json" \
+        "the reference computing alpha 1 with NeuroKit2 (Benchmarks/reference_alpha1.py)" \
+        "$venv_python" Benchmarks/reference_alpha1.py
 else
     echo "no $venv_python (make deps-test): the reference computing alpha 1 is not run"
 fi
 
-# The reference scores cadence only; alpha 1 (above) needs the beats. The same recording without
-# its RR intervals is the same work on both sides: its figures are compared, then it is timed.
+# The same recording without its RR intervals is the cadence-only reference's own work: no
+# alpha 1 on either side.
 python3 Benchmarks/without_beats.py "$work/one-hour.jsonl" >"$work/no-beats.jsonl"
 "$bin/intervalpro" replay "$work/no-beats.jsonl" --plan Benchmarks/one-hour.json --fast --json --no-save \
     >"$work/no-beats.json" 2>/dev/null
 echo
-if python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json --compare "$work/no-beats.json"; then
-    echo "the same recording without RR intervals (no alpha 1: the reference's own work), same figures;"
-else
-    echo "without RR intervals, the Python reference DISAGREES with intervalpro (above);"
-fi
-# Taking turns, a run of each a round: a shared host's speed drifts between two series of runs.
-echo "intervalpro and the Python reference on it, whole process, side by side:"
-python3 Benchmarks/measure.py 20 "$bin/intervalpro" replay "$work/no-beats.jsonl" \
-    --plan Benchmarks/one-hour.json --fast --json --no-save \
-    --versus python3 Benchmarks/reference_replay.py "$work/no-beats.jsonl" Benchmarks/one-hour.json
+against 20 "$work/no-beats.jsonl" "$work/no-beats.json" \
+    "the same recording without RR intervals and the Python reference" python3 Benchmarks/reference_replay.py
