@@ -129,12 +129,28 @@ extension ArtifactCorrection {
         if origins[0] != 0 { refuse(from: 0, through: half - 1) }
         reference.values.withUnsafeBufferPointer { referenceValues in
             values.withUnsafeBufferPointer { values in
-                for j in 0..<n {
-                    let origin = origins[j]
-                    if origin < 0 || origin >= available || values[j] != referenceValues[origin] {
-                        refuse(from: j - half, through: j + half)
-                    } else if j > 0, origin != origins[j - 1] + 1 {
-                        refuse(from: j - half, through: j - 1 + half)
+                origins.withUnsafeBufferPointer { origins in
+                    var j = 0
+                    while j < n {
+                        // Most beats follow the one before in the reference, with its value:
+                        // passed over in a tight loop (a NaN is never equal, so it stops here).
+                        if j > 0 {
+                            var previous = origins[j - 1]
+                            while j < n, origins[j] == previous + 1, origins[j] < available,
+                                values[j] == referenceValues[origins[j]]
+                            {
+                                previous = origins[j]
+                                j += 1
+                            }
+                            guard j < n else { break }
+                        }
+                        let origin = origins[j]
+                        if origin < 0 || origin >= available || values[j] != referenceValues[origin] {
+                            refuse(from: j - half, through: j + half)
+                        } else if j > 0, origin != origins[j - 1] + 1 {
+                            refuse(from: j - half, through: j - 1 + half)
+                        }
+                        j += 1
                     }
                 }
             }
@@ -142,20 +158,30 @@ extension ArtifactCorrection {
         if origins[n - 1] != available - 1 { refuse(from: n - half, through: n - 1) }
         var result = [Double](repeating: .nan, count: n)
         // Between them the figures are the reference's; one not worked out there (NaN) is
-        // worked out here too.
+        // worked out here too, the indices of such a run added at once.
         var workedOut = Runs(half: half)
         result.withUnsafeMutableBufferPointer { result in
             reference.figures.withUnsafeBufferPointer { figures in
-                var next = 0
-                for range in refused + [n...n] {
-                    if next < range.lowerBound {
-                        for k in next..<range.lowerBound {
+                origins.withUnsafeBufferPointer { origins in
+                    var next = 0
+                    for range in refused + [n...n] {
+                        var missing: Int?
+                        for k in next..<max(next, range.lowerBound) {
                             let value = figures[origins[k]]
-                            if value.isNaN { workedOut.add(k...k, wanted: wanted) } else { result[k] = value }
+                            if value.isNaN {
+                                if missing == nil { missing = k }
+                            } else {
+                                result[k] = value
+                                if let first = missing {
+                                    workedOut.add(first...(k - 1), wanted: wanted)
+                                    missing = nil
+                                }
+                            }
                         }
+                        if let first = missing { workedOut.add(first...(range.lowerBound - 1), wanted: wanted) }
+                        if range.lowerBound < n { workedOut.add(range, wanted: wanted) }
+                        next = range.upperBound + 1
                     }
-                    if range.lowerBound < n { workedOut.add(range, wanted: wanted) }
-                    next = range.upperBound + 1
                 }
             }
         }
