@@ -13,7 +13,7 @@ public struct ANTDeviceID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "ant:12345", as sensors are named on the command line and in recordings.
-    public var description: String { "ant:\(number)" }
+    public var description: String { RecordedDevice.antPrefix + "\(number)" }
 }
 
 /// A receiving channel to open: what it searches for, on what period and frequency.

@@ -55,6 +55,14 @@ public struct RecordedDevice: Equatable, Sendable {
     public var isSimulator: Bool {
         id.count == 17 && id.uppercased().hasPrefix(Self.simulatorAddressPrefix)
     }
+
+    /// How an ANT+ device's id begins ("ant:12345"), on the command line and in recordings.
+    public static let antPrefix = "ant:"
+
+    /// Whether a cadence unit given for the session (`--cadence-unit`) applies to it: not to an
+    /// ANT+ foot pod, whose pages count strides by the profile and are doubled as they are read
+    /// (taken as strides once more, it read 330 spm).
+    public var takesCadenceUnitOverride: Bool { !id.hasPrefix(Self.antPrefix) }
 }
 
 extension [RecordedDevice] {
@@ -66,6 +74,26 @@ extension [RecordedDevice] {
     /// what the engine is told for a recording's, a stored session's or a live run's devices.
     public var cadenceUnits: [String: CadenceUnit] {
         Dictionary(compactMap { device in device.cadenceUnit.map { (device.id, $0) } }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// `units` with `override` (a session's `--cadence-unit`) for each of these devices it
+    /// applies to (`takesCadenceUnitOverride`); `units` itself when there is none.
+    public func cadenceUnitsOverridden(_ units: [String: CadenceUnit], by override: CadenceUnit?) -> [String: CadenceUnit] {
+        guard let override else { return units }
+        var units = units
+        for device in self where device.takesCadenceUnitOverride { units[device.id] = override }
+        return units
+    }
+
+    /// The devices with `override` for the cadence unit each declares, where it applies: what a
+    /// recording written during the session says they count.
+    public func declaringCadenceUnit(_ override: CadenceUnit?) -> [RecordedDevice] {
+        guard let override else { return self }
+        return map { device in
+            var device = device
+            if device.cadenceUnit != nil, device.takesCadenceUnitOverride { device.cadenceUnit = override }
+            return device
+        }
     }
 
     /// How a notice names device `id`: by its name where the session knows one ("Simulated

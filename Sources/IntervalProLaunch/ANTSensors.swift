@@ -37,7 +37,7 @@ public final class ANTSensors: @unchecked Sendable {
     }
 
     /// How an ANT+ device's id begins ("ant:12345"), on the command line and in recordings.
-    public static let devicePrefix = "ant:"
+    public static let devicePrefix = RecordedDevice.antPrefix
 
     /// A choice on the command line, `ant:NUMBER`: the device number (0: any); nil for
     /// anything else (a Bluetooth device).

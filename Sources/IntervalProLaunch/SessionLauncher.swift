@@ -264,25 +264,14 @@ public enum SessionLauncher {
         wakeOnInput: ((Int32, (@Sendable () -> Void)?) -> Void)? = nil
     ) async throws -> SessionOutcome {
         let plan = request.plan
-        var units = cadenceUnits
-        // Not an ANT+ foot pod's: its pages count strides by the profile and are doubled as
-        // they are read (--cadence-unit strides doubled them again: 330 spm).
-        let overridden = source.devices.filter { !$0.id.hasPrefix(ANTSensors.devicePrefix) }
-        if let override = request.cadenceUnit {
-            for device in overridden { units[device.id] = override }
-        }
+        let units = source.devices.cadenceUnitsOverridden(cadenceUnits, by: request.cadenceUnit)
         // Live sensors arrive in real time whatever the request says.
         let pacing: Pacing =
             source.isLive ? .realTime(speed: 1) : request.fast ? .virtual : .realTime(speed: request.speed ?? 1)
         var recorder: RecordingWriter?
         if let path = request.recordPath {
-            var devices = source.devices
-            if let override = request.cadenceUnit {
-                for i in devices.indices where devices[i].cadenceUnit != nil && !devices[i].id.hasPrefix(ANTSensors.devicePrefix) {
-                    devices[i].cadenceUnit = override
-                }
-            }
-            let header = RecordingHeader(startedAt: WallClock.iso8601Now(), devices: devices)
+            let header = RecordingHeader(
+                startedAt: WallClock.iso8601Now(), devices: source.devices.declaringCadenceUnit(request.cadenceUnit))
             do {
                 recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
                 recorder?.syncsEachSecond = pacing != .virtual

@@ -59,6 +59,9 @@ struct ANTRecordingTests {
         let statistics = try intervalpro("replay", recording, "--json")
         #expect(statistics.status == 0, "stderr: \(statistics.stderr)")
         #expect(statistics.stdout.contains("ant-sdm"), "\(statistics.stdout)")
+        // Without a plan, the same: the statistics doubled the pod's strides once more.
+        let stridesStatistics = try intervalpro("replay", recording, "--json", "--cadence-unit", "strides")
+        #expect(stridesStatistics.stdout == statistics.stdout)
     }
 
     /// The profile asks a foot pod for page 1 only; one that sent no page 2 scored "no signal"

@@ -55,10 +55,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 return
             }
             let recording = try loadRecording(recording, choice: activity.choice)
-            var units = recording.header.cadenceUnits
-            if let override = options.cadenceUnit?.unit {
-                for device in recording.header.devices { units[device.id] = override }
-            }
+            let units = recording.header.devices.cadenceUnitsOverridden(recording.header.cadenceUnits, by: options.cadenceUnit?.unit)
             if let record = options.record { try writeRecording(recording, to: record) }
             let statistics = StreamStatistics(
                 header: recording.header, entries: recording.entries, units: units,
