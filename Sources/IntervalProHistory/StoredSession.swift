@@ -27,6 +27,17 @@ public struct SessionListing: Equatable, Sendable {
     public var averageHeartRate: Double?
     public var maxHeartRate: Int?
     public var distance: Double?
+    /// Whether its devices are all the simulator's, whatever its source: a replay of a bundled
+    /// recording, or of a copy of one, is the simulated runner's run.
+    public var simulatorsSensors = false
+
+    /// Whether the runner was the simulator: no runner's run, left out of trends and uploads.
+    public var isSimulated: Bool { source == .simulation || simulatorsSensors }
+
+    /// The source as `history` says it: a replay of the simulator's recording is marked.
+    public var sourceText: String {
+        source.rawValue + (source != .simulation && simulatorsSensors ? " (simulator)" : "")
+    }
 
     /// The status as the history, the report and the page say it: "finished (early)" for a
     /// session stopped before its plan's end.
@@ -177,6 +188,7 @@ extension SessionListing {
             ("avg_hr_bpm", rounded(averageHeartRate, 1)),
             ("max_hr_bpm", maxHeartRate.map { .int($0) } ?? .null),
             ("distance_m", rounded(distance, 1)),
+            ("simulated", .bool(isSimulated)),
         ])
     }
 }

@@ -41,11 +41,8 @@ public struct Trends: Sendable {
     /// 52 weeks ran to it, every week of this year off its end. `utcOffset` gives the runner's clock
     /// at a moment (seconds east of UTC): a week is the runner's, Monday to Sunday where they
     /// live (counted in UTC, a New York runner's Sunday evening runs fell in the next week).
-    /// `simulatorsSensors`: the sessions of the simulator's sensors alone, whatever their source
-    /// (a replay of a bundled recording), left out as simulated ones are.
     public init(
-        listings: [SessionListing], weeks: Int, now: Int64, simulatorsSensors: Set<Int64> = [],
-        utcOffset: (Int64) -> Int64 = { _ in 0 }
+        listings: [SessionListing], weeks: Int, now: Int64, utcOffset: (Int64) -> Int64 = { _ in 0 }
     ) {
         self.weeks = weeks
         let start = now - Int64(weeks) * 7 * 86_400
@@ -53,7 +50,8 @@ public struct Trends: Sendable {
         let ended = listings.filter {
             $0.status != .running && (start...now + 86_400).contains(UTCTimestamp.unixSeconds($0.startedAt) ?? 0)
         }
-        let kept = ended.filter { $0.source != .simulation && !simulatorsSensors.contains($0.id) }
+        // A replay of the simulator's recording is left out as a simulated session is.
+        let kept = ended.filter { !$0.isSimulated }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
         simulatedLeftOut = ended.count - kept.count
         points = kept.map {

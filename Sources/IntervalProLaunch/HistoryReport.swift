@@ -13,14 +13,16 @@ public enum HistoryReport {
     public static func sessions(_ listings: [SessionListing], width: Int? = nil) -> [String] {
         let rows = listings.map { s -> [String] in
             [
-                "\(s.id)", WallClock.localDateTime(of: s.startedAt) ?? formatMinute(s.startedAt), s.planName, s.source.rawValue, s.duration.map(formatClock) ?? "-",
+                "\(s.id)", WallClock.localDateTime(of: s.startedAt) ?? formatMinute(s.startedAt), s.planName, s.sourceText, s.duration.map(formatClock) ?? "-",
                 s.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "-", formatFigure(s.averageWorkCadence),
                 formatFigure(s.averageHeartRate), s.statusText,
             ]
         }
-        return TextTable.render(
+        let table = TextTable.render(
             header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
             rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2)
+        guard listings.contains(where: { $0.isSimulated && $0.source != .simulation }) else { return table }
+        return table + ["replay (simulator): a recording of the simulated runner (a bundled one), left out of trends and uploads."]
     }
 
     /// `readiness history`: a row per measurement.

@@ -16,8 +16,7 @@ public struct TrendsReport: Sendable {
         let now = UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0
         let since = UTCTimestamp.text(unixSeconds: now - Int64(weeks) * 7 * 86_400)
         trends = Trends(
-            listings: try store.listings(since: since), weeks: weeks, now: now,
-            simulatorsSensors: try store.sessionsOfTheSimulatorsSensors(since: since), utcOffset: WallClock.utcOffset(at:))
+            listings: try store.listings(since: since), weeks: weeks, now: now, utcOffset: WallClock.utcOffset(at:))
         let today = WallClock.localDateToday()
         let days = days ?? weeks * 7
         let first = String(UTCTimestamp.text(unixSeconds: now - Int64(days + 60) * 86_400).prefix(10))

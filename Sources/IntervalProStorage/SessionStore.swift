@@ -306,23 +306,37 @@ public final class SessionStore: Sendable {
     /// its day, not where it was imported.
     public func listings(limit: Int? = nil, skipping offset: Int = 0) throws(StoreError) -> [SessionListing] {
         // Plain SQL, as in hasRunningSessions: `history` starts sooner.
-        let rows = try read { db in
-            try SessionRow.fetchAll(
-                db, sql: "SELECT * FROM session ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
-                arguments: [limit ?? -1, max(0, offset)])
+        let page = "SELECT * FROM session ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?"
+        let arguments: StatementArguments = [limit ?? -1, max(0, offset)]
+        let (rows, simulators) = try read { db in
+            (
+                try SessionRow.fetchAll(db, sql: page, arguments: arguments),
+                try Self.simulatorsSessions(db, among: "SELECT id FROM (\(page))", arguments: arguments)
+            )
         }
-        return rows.map(listingAsKept)
+        return rows.map { listingAsKept($0, simulators: simulators) }
+    }
+
+    /// Of the sessions whose ids `query` selects, those whose devices are all the simulator's
+    /// (`areAllSimulators`): replays of the bundled recordings, say, whose source is `replay`.
+    private static func simulatorsSessions(_ db: Database, among query: String, arguments: StatementArguments) throws -> Set<Int64> {
+        let rows = try DeviceRow.fetchAll(db, sql: "SELECT * FROM device WHERE session_id IN (\(query))", arguments: arguments)
+        return Set(Dictionary(grouping: rows, by: \.sessionId).filter { $0.value.map(\.device).areAllSimulators }.keys)
     }
 
     /// A row's listing; in a store that cannot be written, a session its dead process left
     /// running is listed as the next write will keep it, interrupted and scored (`history`
     /// listed it running, without figures, where `show` said interrupted).
-    private func listingAsKept(_ row: SessionRow) -> SessionListing {
-        guard isReadOnly, row.status == SessionStatus.running.rawValue, let id = row.id,
+    private func listingAsKept(_ row: SessionRow, simulators: Set<Int64>) -> SessionListing {
+        var listing = row.listing
+        if isReadOnly, row.status == SessionStatus.running.rawValue, let id = row.id,
             !(row.owner.map(ProcessIdentity.isRunning) ?? false),
             let kept = try? session(id: id, loading: [], isRunning: ProcessIdentity.isRunning)
-        else { return row.listing }
-        return kept.listing
+        {
+            listing = kept.listing
+        }
+        listing.simulatorsSensors = row.id.map(simulators.contains) ?? false
+        return listing
     }
 
     /// How many sessions the store holds.
@@ -332,21 +346,13 @@ public final class SessionStore: Sendable {
 
     /// Sessions started at or after `startedAt` (ISO 8601 UTC), oldest first.
     public func listings(since startedAt: String) throws(StoreError) -> [SessionListing] {
-        try read { db in
-            try SessionRow.filter(Column("started_at") >= startedAt).order(Column("started_at"), Column("id")).fetchAll(db)
-        }.map(listingAsKept)
-    }
-
-    /// The sessions started at or after `startedAt` whose devices are all the simulator's
-    /// (`areAllSimulators`): replays of the bundled recordings, say, whose source is `replay`.
-    public func sessionsOfTheSimulatorsSensors(since startedAt: String) throws(StoreError) -> Set<Int64> {
-        let rows = try read { db in
-            try DeviceRow.fetchAll(
-                db,
-                sql: "SELECT device.* FROM device JOIN session ON session.id = device.session_id WHERE session.started_at >= ?",
-                arguments: [startedAt])
+        let (rows, simulators) = try read { db in
+            (
+                try SessionRow.filter(Column("started_at") >= startedAt).order(Column("started_at"), Column("id")).fetchAll(db),
+                try Self.simulatorsSessions(db, among: "SELECT id FROM session WHERE started_at >= ?", arguments: [startedAt])
+            )
         }
-        return Set(Dictionary(grouping: rows, by: \.sessionId).filter { $0.value.map(\.device).areAllSimulators }.keys)
+        return rows.map { listingAsKept($0, simulators: simulators) }
     }
 
     public func listing(id: Int64) throws(StoreError) -> SessionListing? {
@@ -440,6 +446,7 @@ public final class SessionStore: Sendable {
         }
         let timeline = plan?.timeline() ?? []
         var listing = row.listing
+        listing.simulatorsSensors = devices.map(\.device).areAllSimulators
         var summary: SessionSummary?
         if plan != nil, let cutOffAt {
             let cutOff = StoredSession(

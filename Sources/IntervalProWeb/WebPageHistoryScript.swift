@@ -20,8 +20,9 @@ async function showSessions(box, offset) {
     card.id = "session-" + s.id;
     card.dataset.id = s.id;
     card.appendChild(element("div", s.localStartedAt, "when"));
-    // Not the runner's own run (as the CLI's source column says): simulated, replayed, imported.
-    const from = { simulation: "simulated", replay: "replayed", imported: "imported" }[s.source];
+    // Not the runner's own run (as the CLI's source column says): simulated (a replay of the
+    // simulator's recording too), replayed, imported.
+    const from = s.simulated ? "simulated" : { replay: "replayed", imported: "imported" }[s.source];
     card.appendChild(element("div", s.plan + (from ? " (" + from + ")" : ""), "plan"));
     const facts = [s.duration == null ? "--" : clock(s.duration),
       s.inZonePercent == null ? "--" : s.inZonePercent.toFixed(1) + "% in zone",

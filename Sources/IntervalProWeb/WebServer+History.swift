@@ -12,6 +12,7 @@ extension WebServer {
                 ("id", .int(Int(listing.id))), ("startedAt", .string(listing.startedAt)),
                 ("localStartedAt", .string(WallClock.localDateTime(of: listing.startedAt) ?? listing.startedAt)),
                 ("plan", .string(listing.planName)), ("source", .string(listing.source.rawValue)),
+                ("simulated", .bool(listing.isSimulated)),
                 ("duration", .nullable(listing.duration?.rounded(toPlaces: 1))),
                 ("inZonePercent", .nullable(listing.inZonePercent?.rounded(toPlaces: 1))),
                 // As kept: the page rounds it to whole steps as `history` does (170.472 read 170.5

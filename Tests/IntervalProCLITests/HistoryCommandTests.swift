@@ -391,6 +391,13 @@ struct HistoryCommandTests {
         #expect(chart.stdout.contains("█"))
         #expect(chart.stdout.contains("2 simulated sessions left out"))
         #expect(try store.run("trends", "--weeks", "0").status == 64)
+        // `history` says which replay was the simulator's, as trends leave it out.
+        let listed = try #require(jsonObject(try store.run("history", "--json").stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(listed.map { $0["simulated"] as? Bool } == [true, false, true, false])
+        let history = try store.run("history").stdout
+        let rows = history.split(separator: "\n").filter { $0.contains("finished") }
+        #expect(rows.map { $0.contains("replay (simulator)") } == [true, false, false, false], "history: \(history)")
+        #expect(history.contains("replay (simulator): a recording of the simulated runner"))
 
         let page = store.directory.path("report.html")
         let report = try store.run("report", "last", "-o", page)

@@ -338,12 +338,13 @@ struct HistoryTextTests {
     @Test("trends leave out the sessions of the simulator's sensors, whatever their source")
     func trendsLeaveOutTheSimulatorsSensors() throws {
         let now = try #require(UTCTimestamp.unixSeconds("2026-11-25T12:00:00Z"))
-        let listings = [
+        var listings = [
             listing(1, "2026-11-10T07:00:00Z", inZone: 80, cadence: 170, source: .replay),
             listing(2, "2026-11-11T07:00:00Z", inZone: 20, cadence: 150, source: .replay),
             listing(3, "2026-11-12T07:00:00Z", inZone: 30, cadence: 160, source: .simulation),
         ]
-        let trends = Trends(listings: listings, weeks: 12, now: now, simulatorsSensors: [2])
+        listings[1].simulatorsSensors = true
+        let trends = Trends(listings: listings, weeks: 12, now: now)
         #expect(trends.points.map(\.id) == [1])
         #expect(trends.weekly.first?.averageWorkCadence == 170)
         #expect(trends.simulatedLeftOut == 2)

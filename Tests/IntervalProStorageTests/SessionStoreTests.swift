@@ -313,8 +313,9 @@ struct SessionStoreTests {
         #expect { try store.session(id: ids[0]) } throws: { ($0 as? StoreError)?.isBadData == true }
     }
 
-    /// `trends` counted replays of the bundled recordings (the simulator's sensors) as runs.
-    @Test("the sessions of the simulator's sensors alone are found since a date, whatever their source")
+    /// `trends` counted replays of the bundled recordings (the simulator's sensors) as runs,
+    /// and `history` listed them as a runner's replays.
+    @Test("listings mark the sessions of the simulator's sensors alone, whatever their source")
     func sessionsOfTheSimulatorsSensors() throws {
         let directory = try StoreDirectory()
         let store = try SessionStore(path: directory.path + "/h.sqlite")
@@ -329,8 +330,14 @@ struct SessionStoreTests {
         _ = try begin("2026-03-02T07:30:00Z", [simulator, strap])
         _ = try begin("2026-03-03T07:30:00Z", [strap])
         _ = try begin("2026-03-04T07:30:00Z", [])
-        #expect(try store.sessionsOfTheSimulatorsSensors(since: "2026-03-01T00:00:00Z") == [replay])
-        #expect(try store.sessionsOfTheSimulatorsSensors(since: "2026-01-01T00:00:00Z") == [before, replay])
+        func marked(_ listings: [SessionListing]) -> [Int64] { listings.filter(\.simulatorsSensors).map(\.id) }
+        #expect(marked(try store.listings(since: "2026-03-01T00:00:00Z")) == [replay])
+        #expect(marked(try store.listings(since: "2026-01-01T00:00:00Z")) == [before, replay])
+        #expect(marked(try store.listings()) == [replay, before])
+        #expect(marked(try store.listings(limit: 1, skipping: 3)) == [replay])
+        #expect(try store.listings(limit: 2).allSatisfy { !$0.isSimulated })
+        #expect(try store.session(id: replay)?.listing.sourceText == "replay (simulator)")
+        #expect(try store.session(id: before + 3)?.listing.sourceText == "replay")
     }
 
     @Test("delete removes a session and everything kept of it")
