@@ -45,14 +45,15 @@ public struct ReadinessRecord: Sendable, Equatable {
         self.rrSegments = rrSegments
     }
 
-    /// Whether `other` is this morning kept again: taken at the same moment, or on the same
-    /// day at the same clock time with the same beats (a file's own time read anew in another
-    /// zone). What the store refuses twice. The clock time alone took a measurement in New
-    /// York at 07:02:41 for a Berlin one of that clock time, and printed the Berlin figures.
+    /// Whether `other` is this morning kept again: the same beats, taken at the same moment or
+    /// on the same day at the same clock time (a file's own time read anew in another zone), or
+    /// at none (RR text, which does not say when: it takes the moment it is read, another each
+    /// time). What the store refuses twice. The clock time alone took a measurement in New York
+    /// at 07:02:41 for a Berlin one of that clock time, and printed the Berlin figures; the
+    /// moment alone took another file, replayed in the same second, for the one before.
     public func isSameMorning(as other: ReadinessRecord) -> Bool {
-        takenAt == other.takenAt
-            || (other.localTime != nil && localDate == other.localDate && localTime == other.localTime
-                && rrSegments == other.rrSegments)
+        rrSegments == other.rrSegments
+            && (takenAt == other.takenAt || (localDate == other.localDate && localTime == other.localTime))
     }
 }
 
@@ -218,12 +219,11 @@ extension SessionStore {
         try write { db -> Int64? in
             // `ReadinessRecord.isSameMorning(as:)`, in SQL.
             var row = ReadinessRow(record)
-            var same = Column("taken_at") == record.takenAt
-            if let localTime = record.localTime {
-                same = same
-                    || (Column("local_date") == record.localDate && Column("local_time") == localTime
-                        && Column("rr_segments") == row.rrSegments)
-            }
+            // `== nil` is SQL's IS NULL.
+            let same =
+                Column("rr_segments") == row.rrSegments
+                && (Column("taken_at") == record.takenAt
+                    || (Column("local_date") == record.localDate && Column("local_time") == record.localTime))
             guard try ReadinessRow.filter(same).fetchCount(db) == 0 else { return nil }
             try row.insert(db)
             return row.id ?? db.lastInsertedRowID

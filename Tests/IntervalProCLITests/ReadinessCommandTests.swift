@@ -110,6 +110,27 @@ import Testing
         #expect(!all.stdout.contains("The latest"), "\(all.stdout)")
     }
 
+    /// RR text does not say when: a replay of it takes the moment it is read. The same file a
+    /// second later was saved twice; another file in the same second was taken for the first
+    /// (its figures shown, nothing saved).
+    @Test("RR text replayed again is the morning kept before; another file is another morning")
+    func rrTextReplayedAgain() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let steady = [800, 806, 812, 806, 800, 794, 788, 794]
+        let first = try dir.write("first.txt", (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n")
+        let other = try dir.write("other.txt", (0..<220).map { String(steady[$0 % steady.count]) }.joined(separator: "\n") + "\n")
+        let saved = try intervalpro("readiness", "--replay", first, "--json", environment: environment(dir))
+        #expect(saved.status == 0, "stderr: \(saved.stderr)")
+        Thread.sleep(forTimeInterval: 1.1)
+        let again = try intervalpro("readiness", "--replay", first, environment: environment(dir))
+        #expect(again.stdout.contains("already saved as readiness measurement 1"), "\(again.stdout)")
+        let another = try intervalpro("readiness", "--replay", other, "--json", environment: environment(dir))
+        let json = try #require(jsonObject(another.stdoutData), "\(another.stdout)")
+        #expect(json["id"] as? Int == 2, "\(another.stdout)")
+        #expect(number(json["rmssd_ms"]) != number(jsonObject(saved.stdoutData)?["rmssd_ms"]))
+    }
+
     /// A file of another day is filed under that day, at its own time: replayed, it was filed
     /// under the day it was replayed, and listed at the minute it was replayed.
     @Test("a recording of an earlier morning: filed under its local day and time; --date files it elsewhere; RR text has no time")

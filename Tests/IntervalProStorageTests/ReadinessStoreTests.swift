@@ -107,6 +107,37 @@ struct ReadinessStoreTests {
         #expect(assessment.daysMeasured == 7 && assessment.today == nil)
     }
 
+    /// RR text does not say when it was taken: a replay of it takes the moment it is read.
+    /// Another file replayed in the same second was taken for the one before (not saved, its
+    /// figures shown as the new morning's), and the same file a second later was saved twice.
+    @Test("the same morning kept again is the same beats, at the same moment or the same day and clock time, or none")
+    func sameMorning() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let first = Self.record(date: "2026-11-22", takenAt: "2026-11-25T06:30:00Z", rmssd: 50, segments: [[1024, 1000]])
+        let other = Self.record(date: "2026-11-29", takenAt: "2026-11-25T06:30:00Z", rmssd: 14, segments: [[700, 705]])
+        var sameLater = first
+        sameLater.takenAt = "2026-11-25T06:30:02Z"
+        var sameElsewhere = first
+        sameElsewhere.localDate = "2026-11-23"
+        sameElsewhere.takenAt = "2026-11-25T06:30:05Z"
+        #expect(!first.isSameMorning(as: other) && first.isSameMorning(as: sameLater) && !first.isSameMorning(as: sameElsewhere))
+        let saved = try #require(try store.saveReadinessUnlessHeld(first))
+        #expect(try store.saveReadinessUnlessHeld(other) != nil)
+        #expect(try store.saveReadinessUnlessHeld(sameLater) == nil)
+        #expect(try store.saveReadinessUnlessHeld(sameElsewhere) != nil)
+        // A clock time the file gave: the same day and time, read again in another zone.
+        var timed = first
+        timed.localTime = "07:02:41"
+        timed.takenAt = "2026-11-25T06:02:41Z"
+        var timedElsewhere = timed
+        timedElsewhere.takenAt = "2026-11-25T11:02:41Z"
+        #expect(try store.saveReadinessUnlessHeld(timed) != nil)
+        #expect(try store.saveReadinessUnlessHeld(timedElsewhere) == nil)
+        #expect(try store.readinessRecords().count == 4)
+        #expect(try store.readinessRecords().first { $0.id == saved }?.figures.hrv.rmssd == 50)
+    }
+
     @Test("listed by local date, then time; the latest n; since a date")
     func order() throws {
         let directory = try StoreDirectory()
