@@ -11,9 +11,15 @@ public enum CompanionProgram {
     /// Where `name` may be, first match wins: beside the running binary (the build folder), and
     /// in PREFIX/libexec/intervalpro for PREFIX/bin/intervalpro (`make install`, the package).
     public static func candidates(_ name: String) -> [String] {
-        guard let executable = BundledFiles.executablePath() else { return [] }
+        BundledFiles.executablePath().map { candidates(name, besides: $0) } ?? []
+    }
+
+    /// `candidates(_:)` for the binary at `executable`.
+    static func candidates(_ name: String, besides executable: String) -> [String] {
         let directory = BundledFiles.parent(of: executable)
-        return [directory + "/" + name, BundledFiles.parent(of: directory) + "/libexec/intervalpro/" + name]
+        // A binary in /tmp has its PREFIX at /: "//libexec/…" was said.
+        func within(_ folder: String, _ path: String) -> String { folder.hasSuffix("/") ? folder + path : folder + "/" + path }
+        return [within(directory, name), within(BundledFiles.parent(of: directory), "libexec/intervalpro/" + name)]
     }
 
     /// The first of `candidates(name)` that this user may run.

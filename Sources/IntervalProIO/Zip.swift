@@ -27,7 +27,7 @@ public enum Zip {
 
         /// A folder, or the resource forks macOS's archiver adds: never an activity.
         public var isFolderOrMacResource: Bool {
-            name.hasSuffix("/") || name.hasPrefix("__MACOSX/")
+            name.hasSuffix("/") || MacMetadata.holds(name)
         }
 
         /// Larger than any activity (a video beside the activities of a Strava export): its

@@ -15,12 +15,14 @@ extension HistoryImport {
             let candidate = Candidate(name: path, load: { try readInput(path) })
             return try holdsZip(path) ? archiveParts(of: candidate) : [candidate]
         }
-        let contents: FileIO.FolderContents
+        var contents: FileIO.FolderContents
         do {
             contents = try FileIO.files(under: path)
         } catch {
             throw LaunchError(error)
         }
+        // What macOS left on a stick, below the folder named (one named is read as asked).
+        contents.files.removeAll { MacMetadata.holds(String($0.dropFirst(path.count))) }
         let names = exportNames(contents.files.map { file in (file, { try readInput(file) }) })
         var candidates: [Candidate] = []
         for file in contents.files {

@@ -78,6 +78,14 @@ struct HistoryImportTests {
         try write("3.gpx", gpxRun(start: Self.lastRun - 2 * week, seconds: 60, perFoot: 80), in: activities)
         try write("ride.gpx", gpxRun(start: Self.lastRun - 3 * week, seconds: 60, perFoot: 45, type: "1", name: "Evening Ride"), in: activities)
         try write("activities.csv", "Activity ID,Activity Date\n1,2026-03-02\n", in: folder)
+        // What macOS leaves on a stick: a resource fork beside each file, Finder's and
+        // Spotlight's own. Each was listed as unreadable.
+        try Data([0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00] + [UInt8](repeating: 0, count: 64))
+            .write(to: activities.appendingPathComponent("._1.gpx"))
+        try write(".DS_Store", "Bud1", in: folder)
+        let spotlight = folder.appendingPathComponent(".Spotlight-V100/Store-V2", isDirectory: true)
+        try FileManager.default.createDirectory(at: spotlight, withIntermediateDirectories: true)
+        try write("store.db", "not a run", in: spotlight)
         // A Garmin Connect export: a zip holding the run.
         let garmin = store.directory.url.appendingPathComponent("garmin", isDirectory: true)
         try FileManager.default.createDirectory(at: garmin, withIntermediateDirectories: true)

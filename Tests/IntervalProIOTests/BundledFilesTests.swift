@@ -105,4 +105,27 @@ struct BundledFilesTests {
         #expect(BundledFiles.isDirectory(found))
         #expect(BundledFiles.exists(found + "/first-cadence-session.jsonl"))
     }
+
+    /// `doctor` said it looked for "//libexec/intervalpro/intervalpro-web" for a binary in /tmp.
+    @Test("the companion program is looked for beside the binary and in PREFIX/libexec, one slash apart")
+    func companionCandidates() {
+        #expect(CompanionProgram.candidates("intervalpro-web", besides: "/usr/bin/intervalpro") == [
+            "/usr/bin/intervalpro-web", "/usr/libexec/intervalpro/intervalpro-web",
+        ])
+        #expect(CompanionProgram.candidates("intervalpro-web", besides: "/tmp/intervalpro") == [
+            "/tmp/intervalpro-web", "/libexec/intervalpro/intervalpro-web",
+        ])
+        #expect(CompanionProgram.candidates("intervalpro-web", besides: "/intervalpro") == [
+            "/intervalpro-web", "/libexec/intervalpro/intervalpro-web",
+        ])
+    }
+
+    /// A stick copied from a Mac holds a resource fork beside every file.
+    @Test("macOS's own files are told apart from a user's", arguments: [
+        ("._run.gpx", true), ("runs/._run.gpx", true), (".DS_Store", true), ("__MACOSX/run.gpx", true),
+        ("a/.Spotlight-V100/Store-V2/x", true), ("run.gpx", false), ("runs/my._run.gpx", false), ("._/run.gpx", false),
+    ])
+    func macMetadata(path: String, isMacs: Bool) {
+        #expect(MacMetadata.holds(path) == isMacs)
+    }
 }
