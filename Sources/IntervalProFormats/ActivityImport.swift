@@ -87,6 +87,10 @@ public struct ImportedActivity: Sendable {
     public var legsWarning: ImportError?
     /// Where the runner finished, when a recording says so.
     public var finishedAt: SessionTime?
+    /// Read up to damage (a FIT file whose CRC does not match, or cut off): what was read
+    /// may hold garbled values, a timestamp far past the run's end among them, so it is no
+    /// better copy of a run than an intact file (`history import` keeps the intact one).
+    public var isDamaged = false
 
     public init(
         recording: ParsedRecording, format: ActivityFormat, points: Int, warnings: [ImportError], creator: String? = nil,
@@ -264,6 +268,7 @@ public enum ActivityImport {
             let parts = [Field.FileID.manufacturer, Field.FileID.product, Field.FileID.serialNumber].map { fileID.integer($0).map(String.init) ?? "-" }
             if parts.contains(where: { $0 != "-" }) { activity.creator = "fit " + parts.joined(separator: "/") }
         }
+        activity.isDamaged = salvage.damage != nil
         activity.exportedByIntervalPro = records.contains {
             $0.global == FITMessageNumber.deviceInfo && $0.string(Field.DeviceInfo.productName) == ProgramName.creator
         }
@@ -392,11 +397,43 @@ public enum ActivityImport {
         guard let value = Double(element.text), value.isFinite, value >= 0 else {
             throw ImportError(file: file, place: "\(element.line)", message: "<\(element.name)> holds \"\(element.text)\", not a number")
         }
-        guard value <= limit else {
-            throw ImportError(
-                file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
-        }
+        guard value <= limit else { throw pastLimit(element, limit, file: file) }
         return value
+    }
+
+    static func pastLimit(_ element: MarkupElement, _ limit: Double, file: String) -> ImportError {
+        ImportError(file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
+    }
+
+    /// Readings past what a watch records (`<hr>` 300, a speed of 131 m/s): a sensor's glitch
+    /// or a file's damage, left out of their points with one warning, as a FIT file's are,
+    /// rather than refusing the whole run for one of them; refused with --strict, naming it.
+    struct OutOfRange {
+        let strict: Bool
+        private var count = 0
+        private var first: ImportError?
+
+        init(strict: Bool) { self.strict = strict }
+
+        /// `number(_:upTo:file:)`, nil for a reading past `limit` (thrown with --strict).
+        mutating func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportError) -> Double? {
+            guard let value = try ActivityImport.number(element, upTo: .infinity, file: file) else { return nil }
+            guard value > limit, let element else { return value }
+            let problem = ActivityImport.pastLimit(element, limit, file: file)
+            if strict { throw problem }
+            count += 1
+            if first == nil { first = problem }
+            return nil
+        }
+
+        /// The warning, when any was left out.
+        var warning: ImportError? {
+            guard let first else { return nil }
+            let readings = count == 1 ? "1 reading" : "\(count) readings"
+            return ImportError(
+                file: first.file, place: first.place,
+                message: "\(first.message): \(readings) past what a watch records left out (`replay --strict` refuses the file)")
+        }
     }
 
     /// What the track points' times say beyond each point's own: the points without one,

@@ -18,6 +18,7 @@ extension ActivityImport {
         var legs: [ActivityLeg] = []
         var times = PointTimes(tag: "time")
         var cadenceWarnings: [ImportError] = []
+        var outOfRange = OutOfRange(strict: choice.strict)
         for track in tracks {
             var points: [ActivityPoint] = []
             var positions: [GreatCircleDistance.Position?] = []
@@ -27,7 +28,7 @@ extension ActivityImport {
                 if !points.isEmpty { points[points.count - 1].pausedAfter = true }
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
                     guard times.hasTime(element) else { continue }
-                    points.append(try trackPoint(element, file: file))
+                    points.append(try trackPoint(element, file: file, outOfRange: &outOfRange))
                     positions.append(try position(of: element, file: file))
                 }
             }
@@ -40,7 +41,8 @@ extension ActivityImport {
                 ActivityLeg(sport: type.map(sportName), kind: kind, points: points, place: "\(track.line)", name: name?.isEmpty == false ? name : nil))
         }
         let timeWarnings = try times.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file, format: .gpx)
-        var activity = try activity(legs: legs, format: .gpx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings)
+        var activity = try activity(
+            legs: legs, format: .gpx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings + [outOfRange.warning].compactMap { $0 })
         if let creator = root.attribute("creator"), !creator.isEmpty { activity.creator = "gpx " + creator }
         // The track read's own name, else the first a track has.
         if activity.name == nil { activity.name = tracks.lazy.compactMap { $0.child("name")?.text }.first { !$0.isEmpty } }
@@ -66,9 +68,9 @@ extension ActivityImport {
         }
     }
 
-    private static func trackPoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {
+    private static func trackPoint(_ element: MarkupElement, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
         func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
-            try ActivityImport.number(element, upTo: limit, file: file)
+            try outOfRange.number(element, upTo: limit, file: file)
         }
         var point = ActivityPoint(time: try time(of: element, tag: "time", file: file))
         // The extension's children, wherever the exporter put them: inside a

@@ -20,6 +20,7 @@ extension ActivityImport {
         var legs: [ActivityLeg] = []
         var times = PointTimes(tag: "Time")
         var cadenceWarnings: [ImportError] = []
+        var outOfRange = OutOfRange(strict: choice.strict)
         for activity in activities {
             let sport = activity.attribute("Sport")
             var points: [ActivityPoint] = []
@@ -30,7 +31,7 @@ extension ActivityImport {
                     if points.count > lapStart { points[points.count - 1].pausedAfter = true }
                     for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
                         guard times.hasTime(trackpoint) else { continue }
-                        points.append(try self.trackpoint(trackpoint, file: file))
+                        points.append(try self.trackpoint(trackpoint, file: file, outOfRange: &outOfRange))
                     }
                 }
                 // A lap time that is no number was never read: it refuses nothing.
@@ -44,7 +45,8 @@ extension ActivityImport {
             legs.append(ActivityLeg(sport: sport, kind: kind, points: points, place: "\(activity.line)"))
         }
         let timeWarnings = try times.warnings(readAny: legs.contains { !$0.points.isEmpty }, file: file, format: .tcx)
-        var activity = try self.activity(legs: legs, format: .tcx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings)
+        var activity = try self.activity(
+            legs: legs, format: .tcx, file: file, choice: choice, warnings: timeWarnings + cadenceWarnings + [outOfRange.warning].compactMap { $0 })
         if let creator = activities.lazy.compactMap({ $0.child("Creator") }).first {
             let parts = [creator.child("Name")?.text, creator.child("UnitId")?.text].compactMap { $0 }.filter { !$0.isEmpty }
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
@@ -77,9 +79,9 @@ extension ActivityImport {
         }
     }
 
-    private static func trackpoint(_ element: MarkupElement, file: String) throws(ImportError) -> ActivityPoint {
+    private static func trackpoint(_ element: MarkupElement, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
         func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
-            try ActivityImport.number(element, upTo: limit, file: file)
+            try outOfRange.number(element, upTo: limit, file: file)
         }
         var point = ActivityPoint(time: try time(of: element, tag: "Time", file: file))
         point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }

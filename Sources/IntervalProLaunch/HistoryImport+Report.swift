@@ -34,7 +34,7 @@ extension HistoryImport.Report {
             "Imported \(count(imported.count, "run", "runs")) from \(path) (\(count(filesRead, "file", "files")) read)."
         ]
         // Copies of a run within these files are said apart from runs imported before.
-        let copies = ["a shorter copy", "the same run as", "the same activity as"]
+        let copies = ["a shorter copy", "a damaged copy", "the same run as", "the same activity as"]
         let exported = duplicates.filter { $0.reason.hasPrefix("exported from session") }.count
         let copied = duplicates.filter { skipped in
             copies.contains { skipped.reason.hasPrefix($0) } && !skipped.reason.contains("imported before")
@@ -45,7 +45,7 @@ extension HistoryImport.Report {
             lines.append("Skipped \(count(exported, "file", "files")) IntervalPro exported from sessions this history holds.")
         }
         if copied > 0 {
-            lines.append("Skipped \(count(copied, "copy", "copies")) of a run another file of these holds (the longer kept).")
+            lines.append("Skipped \(count(copied, "copy", "copies")) of a run another file of these holds (the longer kept, an intact file before a damaged one).")
         }
         if !longerThanKept.isEmpty {
             lines.append("Of them, \(count(longerThanKept.count, "file holds", "files hold")) more than the session kept (a copy cut short was imported first):")

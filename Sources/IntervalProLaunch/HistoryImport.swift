@@ -144,7 +144,7 @@ public enum HistoryImport {
         let done = state.withLock { $0.done }
         if InterruptSignal.isRaised, done < candidates.count { report.interruptedAfter = (done, candidates.count) }
         // A cut copy imported first and replaced by the whole run of a later file is no more.
-        let replaced = Set(report.duplicates.filter { $0.reason.hasPrefix("a shorter copy") }.map(\.file))
+        let replaced = Set(report.duplicates.filter { $0.reason.hasPrefix("a shorter copy") || $0.reason.hasPrefix("a damaged copy") }.map(\.file))
         if !replaced.isEmpty {
             report.imported = report.imported.filter { (try? store.listing(id: $0)) != nil }
         }
@@ -316,7 +316,7 @@ public enum HistoryImport {
         }
         let startedAt = start.utcText
         if start.namedNoZone { report.warnings.append("\(file): started_at \"\(written)\" names no time zone: read as local time, \(startedAt)") }
-        var origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file)
+        var origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file, damaged: activity.isDamaged)
         do {
             if activity.format == .recording { origin.device = try recordingKey(origin, of: activity, in: store) }
             // A session exported from here (uploaded, then downloaded in a service's bulk export)
@@ -349,7 +349,10 @@ public enum HistoryImport {
                 // The session keeps the timer's time, pauses left out: the file's is compared, as
                 // it would be kept (its whole span said every paused run was cut short).
                 let kept = try store.listing(id: existing)?.duration
-                let longer = try kept.flatMap { kept -> Double? in
+                // A damaged copy is no longer for what its garbled timestamps span (one 48
+                // minutes past the end replaced the intact file); an intact one replaces it.
+                let replacesDamaged = try !activity.isDamaged && store.importedFromDamagedFile(session: existing)
+                let longer = activity.isDamaged ? nil : try kept.flatMap { kept -> Double? in
                     guard elapsed > kept + 1 else { return nil }
                     let length = try imported(activity, named: activityName, file: file).run.summary.duration.seconds
                     return length > kept + 1 ? length : nil
@@ -360,8 +363,9 @@ public enum HistoryImport {
                 // import of the same folder at once stored it ("the same run as" the file itself).
                 let earlierFile = existing >= report.newSessionsFrom
                     ? try store.importedFile(session: existing).flatMap { $0 == file ? nil : $0 } : nil
-                if let earlierFile, longer != nil, try store.delete(id: existing) == .deleted {
-                    report.duplicates.append(Skipped(file: earlierFile, reason: "a shorter copy of the run in \(file), imported in its place"))
+                if let earlierFile, longer != nil || replacesDamaged, try store.delete(id: existing) == .deleted {
+                    let copy = replacesDamaged ? "a damaged copy" : "a shorter copy"
+                    report.duplicates.append(Skipped(file: earlierFile, reason: "\(copy) of the run in \(file), imported in its place"))
                     keep(activity, file: file, named: activityName, in: store, report: &report)
                     return
                 }
@@ -375,6 +379,11 @@ public enum HistoryImport {
                         Skipped(
                             file: file,
                             reason: "session \(existing) is \(formatClock(kept)), this file \(formatClock(length)): `intervalpro delete \(existing)` and import again to keep it"))
+                } else if replacesDamaged {
+                    report.longerThanKept.append(
+                        Skipped(
+                            file: file,
+                            reason: "session \(existing) was read from a damaged file, this one is intact: `intervalpro delete \(existing)` and import again to keep it"))
                 }
                 return
             }

@@ -10,11 +10,14 @@ public struct ActivityOrigin: Equatable, Sendable {
     /// What recorded it (`ImportedActivity.creator`), or the file's format when it does not say.
     public var device: String
     public var file: String
+    /// Read up to damage (`ImportedActivity.isDamaged`): an intact copy of the run is better.
+    public var damaged: Bool
 
-    public init(startedAt: String, device: String, file: String) {
+    public init(startedAt: String, device: String, file: String, damaged: Bool = false) {
         self.startedAt = startedAt
         self.device = device
         self.file = file
+        self.damaged = damaged
     }
 }
 
@@ -25,6 +28,13 @@ extension SessionStore {
             try Int64.fetchOne(
                 db, sql: "SELECT session_id FROM imported_activity WHERE started_at = ? AND device = ?",
                 arguments: [startedAt, device])
+        }
+    }
+
+    /// Whether an imported session was read from a damaged file (v8).
+    public func importedFromDamagedFile(session id: Int64) throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT damaged FROM imported_activity WHERE session_id = ?", arguments: [id]) ?? false
         }
     }
 
@@ -103,8 +113,8 @@ extension SessionStore {
                 try StepResultRow(sessionId: id, result).insert(db)
             }
             try db.execute(
-                sql: "INSERT INTO imported_activity (session_id, started_at, device, file) VALUES (?, ?, ?, ?)",
-                arguments: [id, origin.startedAt, origin.device, origin.file])
+                sql: "INSERT INTO imported_activity (session_id, started_at, device, file, damaged) VALUES (?, ?, ?, ?, ?)",
+                arguments: [id, origin.startedAt, origin.device, origin.file, origin.damaged])
             return id
         }
     }

@@ -15,6 +15,7 @@ enum Schema {
         migrator.registerMigration("v5-sample-rr", migrate: version5)
         migrator.registerMigration("v6-imported-activities", migrate: version6)
         migrator.registerMigration("v7-readiness-local-time", migrate: version7)
+        migrator.registerMigration("v8-imported-activity-damaged", migrate: version8)
         return migrator
     }
 
@@ -219,5 +220,11 @@ enum Schema {
                 ALTER TABLE readiness ADD COLUMN local_time TEXT;
                 UPDATE readiness SET local_time = strftime('%H:%M:%S', taken_at, 'localtime');
                 """)
+    }
+
+    /// Whether an imported session was read from a damaged file (a FIT file whose CRC does not
+    /// match, or cut off): an intact copy of the run, imported later, is the better one.
+    private static func version8(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE imported_activity ADD COLUMN damaged INTEGER NOT NULL DEFAULT 0")
     }
 }

@@ -170,11 +170,28 @@ struct TCXActivityTests {
         }
     }
 
-    @Test func valuesNoWatchRecordsAreRefused() throws {
-        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n<Trackpoint><Time>2026-03-01T07:30:00Z</Time>\n<HeartRateBpm><Value>1e300</Value></HeartRateBpm></Trackpoint></Track></Lap></Activity></Activities></TrainingCenterDatabase>"
+    /// One glitch (`<hr>` 300 in a Strava GPX) refused the whole run, where a FIT file's are
+    /// left out with a warning.
+    @Test func valuesNoWatchRecordsAreLeftOutAndRefusedWhenStrict() throws {
+        let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\"><Lap><Track>\n"
+            + "<Trackpoint><Time>2026-03-01T07:30:00Z</Time>\n<HeartRateBpm><Value>1e300</Value></HeartRateBpm><Cadence>85</Cadence></Trackpoint>\n"
+            + "<Trackpoint><Time>2026-03-01T07:30:01Z</Time><HeartRateBpm><Value>141</Value></HeartRateBpm><Cadence>300</Cadence></Trackpoint>\n"
+            + "<Trackpoint><Time>2026-03-01T07:30:02Z</Time><HeartRateBpm><Value>142</Value></HeartRateBpm><Cadence>86</Cadence></Trackpoint>"
+            + "</Track></Lap></Activity></Activities></TrainingCenterDatabase>"
         #expect(throws: ImportError(file: "r.tcx", place: "3", message: "<Value> 1e300 is more than 255")) {
-            try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+            try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx", choice: ActivityChoice(strict: true))
         }
+        let activity = try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "r.tcx")
+        #expect(activity.points == 3)
+        #expect(activity.warnings.map(\.description).contains(
+            "r.tcx:3: <Value> 1e300 is more than 255: 2 readings past what a watch records left out (`replay --strict` refuses the file)"),
+            "\(activity.warnings)")
+        let heartRates = activity.recording.entries.compactMap { entry -> Int? in
+            guard case .notification(let n) = entry, case .heartRate(let hr) = try? SensorReading.decode(.heartRateMeasurement, n.bytes) else { return nil }
+            return Int(hr.heartRate)
+        }
+        // The glitch left no reading (a 0 is "no heart rate" to the engine).
+        #expect(heartRates.filter { $0 > 0 } == [141, 142], "\(heartRates)")
     }
 
     @Test func iso8601Forms() {
