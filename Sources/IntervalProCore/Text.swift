@@ -2,6 +2,26 @@
 /// PowerShell), which the readers of plans, recordings and XML pass over.
 public let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
+/// Text saved as UTF-16 with its byte order mark, as Windows Notepad saves "Unicode": a plan
+/// so saved was "invalid JSON: unexpected '\u{FFFD}'", which named no encoding.
+public enum UTF16Text {
+    /// `bytes` in UTF-8 when they begin with UTF-16's byte order mark (either order); nil
+    /// for any other bytes.
+    public static func utf8(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count >= 2 else { return nil }
+        let littleEndian: Bool
+        switch (bytes[0], bytes[1]) {
+        case (0xFF, 0xFE): littleEndian = true
+        case (0xFE, 0xFF): littleEndian = false
+        default: return nil
+        }
+        let units = stride(from: 2, to: bytes.count - 1, by: 2).map { i in
+            littleEndian ? UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8 : UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1])
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+}
+
 /// Windows-1252, the code page Windows tools save text in when told "ANSI" (Notepad, a .zwo
 /// saved on Windows): a file that is not UTF-8 was written so, and read as such rather than
 /// refused or shown with U+FFFD ("S\u{FFFD}ance fractionn\u{FFFD}e").
@@ -16,6 +36,7 @@ public enum Windows1252 {
     /// damaged: kept as it is (that byte read as U+FFFD), where read as Windows-1252 each of
     /// its other accents became two characters ("SÃ©ance").
     public static func utf8UnlessDamagedUTF8(_ bytes: [UInt8]) -> [UInt8] {
+        if let text = UTF16Text.utf8(bytes) { return text }
         if String(validating: bytes, as: UTF8.self) != nil || holdsUTF8Sequence(bytes) { return bytes }
         return decoded(bytes)
     }

@@ -124,6 +124,8 @@ public enum WorkoutImport {
     /// - Parameter file: the path as the user gave it (errors start with it; its name
     ///   names a plan whose file names none).
     public static func read(_ bytes: [UInt8], file: String, xml: XMLReading) throws(ImportError) -> ImportedPlan {
+        // A text plan saved as UTF-16 (Notepad's "Unicode") read as the same text in UTF-8.
+        let bytes = UTF16Text.utf8(bytes) ?? bytes
         // Said as such, not as intervals.icu text without steps (what an empty file would read as).
         if String(decoding: bytes, as: UTF8.self).allSatisfy({ $0.isWhitespace || $0 == "\u{FEFF}" }) {
             throw ImportError(file: file, message: "the file is empty: no plan or workout in it")

@@ -38,6 +38,21 @@ struct IntervalsICUTests {
         }
     }
 
+    /// Notepad's "Unicode" is UTF-16 with a byte order mark: "invalid JSON: unexpected '\u{FFFD}'".
+    @Test func aPlanSavedAsUTF16IsRead() throws {
+        let text = #"{"name": "Séance", "steps": [{"kind": "work", "duration": 60, "cadence": 170}]}"# + "\r\n"
+        let littleEndian: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let bigEndian: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        for bytes in [littleEndian, bigEndian] {
+            let imported = try WorkoutImport.read(bytes, file: "p.json") { _ throws(MarkupError) in throw MarkupError(line: nil, message: "") }
+            #expect(imported.format == .planJSON && imported.plan.name == "Séance")
+            #expect(imported.plan.nodes.count == 1)
+        }
+        let workout = "- 5m 170rpm\n"
+        let utf16Workout: [UInt8] = [0xFF, 0xFE] + workout.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(try WorkoutImport.read(utf16Workout, file: "w.txt") { _ throws(MarkupError) in throw MarkupError(line: nil, message: "") }.format == .intervalsICU)
+    }
+
     @Test func anEmptyFileIsSaidToBeEmpty() {
         for text in ["", " \n\r\n", "\u{FEFF}\n"] {
             #expect(throws: ImportError(file: "p.json", message: "the file is empty: no plan or workout in it")) {
