@@ -44,7 +44,10 @@ public enum FITActivity {
     /// FIT reads a date_time under 0x10000000 (1998-07-03) as seconds since the device started.
     static let earliestDatable = FITTime.epochOffset + FITTime.firstAbsolute
 
-    public static func encode(_ session: StoredSession) -> [UInt8] {
+    /// - Parameter utcOffset: the runner's clock at a moment (Unix seconds), seconds east of
+    ///   UTC: the activity's `local_timestamp`, which Garmin Connect and a watch's own files
+    ///   date a run by where it was run (without it, a reader takes its own zone); nil: none.
+    public static func encode(_ session: StoredSession, utcOffset: ((Int64) -> Int64)? = nil) -> [UInt8] {
         let start = session.startUnixSeconds - FITTime.epochOffset
         func time(_ second: Int) -> FITValue { .int(Int(start) + second) }
         let spans = session.lapSpans
@@ -148,17 +151,19 @@ public enum FITActivity {
 
         writer.write(event(at: time(endSecond), type: 4))  // timer stop all
         writer.write(sessionMessage(session, spans, time: time, endSecond: endSecond))
-        writer.write(
-            FITMessage(
-                Message.activity,
-                [
-                    FITField(timestamp, .uint32, time(endSecond)),
-                    FITField(Field.Activity.totalTimerTime, .uint32, .int(milliseconds(session.summary?.duration))),
-                    FITField(Field.Activity.numSessions, .uint16, .int(1)),
-                    FITField(Field.Activity.type, .enumeration, .int(0)),  // manual
-                    FITField(Field.Activity.event, .enumeration, .int(26)),  // event: activity
-                    FITField(Field.Activity.eventType, .enumeration, .int(1)),  // event type: stop
-                ]))
+        var activity = [FITField(timestamp, .uint32, time(endSecond))]
+        if let utcOffset {
+            let end = session.startUnixSeconds + Int64(endSecond)
+            activity.append(FITField(Field.Activity.localTimestamp, .uint32, .int(Int(end + utcOffset(end) - FITTime.epochOffset))))
+        }
+        activity += [
+            FITField(Field.Activity.totalTimerTime, .uint32, .int(milliseconds(session.summary?.duration))),
+            FITField(Field.Activity.numSessions, .uint16, .int(1)),
+            FITField(Field.Activity.type, .enumeration, .int(0)),  // manual
+            FITField(Field.Activity.event, .enumeration, .int(26)),  // event: activity
+            FITField(Field.Activity.eventType, .enumeration, .int(1)),  // event type: stop
+        ]
+        writer.write(FITMessage(Message.activity, activity))
         return writer.fileBytes()
     }
 

@@ -1,4 +1,5 @@
 public import IntervalProHistory
+import IntervalProIO
 
 /// The files a saved session is exported as (`export`, and the uploads' FIT).
 public enum SessionExport: String, Sendable, CaseIterable {
@@ -13,7 +14,7 @@ public enum SessionExport: String, Sendable, CaseIterable {
         if let undated = session.undatedBecause { throw LaunchError(undated, kind: .invalidData) }
         if self == .fit, let undatable = FITActivity.undatable(session) { throw LaunchError(undatable, kind: .invalidData) }
         return switch self {
-        case .fit: FITActivity.encode(session)
+        case .fit: FITActivity.encode(session, utcOffset: WallClock.utcOffset(at:))
         case .tcx: Array(TCXActivity.document(session).utf8)
         case .jsonl: Array((session.recordingLines.joined(separator: "\n") + "\n").utf8)
         }

@@ -162,7 +162,7 @@ public struct Uploader: Sendable {
         }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(
-            fit: FITActivity.encode(session), filename: "intervalpro-session-\(id).fit",
+            fit: FITActivity.encode(session, utcOffset: WallClock.utcOffset(at:)), filename: "intervalpro-session-\(id).fit",
             name: "\(session.listing.planName) (IntervalPro)", externalID: "intervalpro-\(stamp)-\(id)")
     }
 

@@ -121,6 +121,16 @@ def check_fit(path, stored, name):
     check(session["max_heart_rate"] == totals["max_hr_bpm"], f"{name}: session max HR")
     check(session["num_laps"] == len(stored["steps"]), f"{name}: session laps")
     check(len(messages["activity_mesgs"]) == 1, f"{name}: one activity")
+    # The runner's clock at the end, as a watch writes it: within a time zone of UTC.
+    activity = messages["activity_mesgs"][0]
+    def fit_seconds(value):
+        if isinstance(value, datetime):
+            return (value - datetime(1989, 12, 31, tzinfo=timezone.utc)).total_seconds()
+        return value
+    check("local_timestamp" in activity, f"{name}: activity local_timestamp")
+    if "local_timestamp" in activity:
+        offset = fit_seconds(activity["local_timestamp"]) - fit_seconds(activity["timestamp"])
+        check(abs(offset) <= 14 * 3600 and offset % 60 == 0, f"{name}: local_timestamp {offset:+} s from UTC")
     check(messages["file_id_mesgs"][0]["type"] == "activity", f"{name}: file type")
     check(len(messages["device_info_mesgs"]) >= 1, f"{name}: device_info")
     events = messages["event_mesgs"]

@@ -397,6 +397,18 @@ struct HistoryTextTests {
         #expect(FITActivity.milliseconds(rr: 1024) == 1000 && FITActivity.milliseconds(rr: 1) == 1)
     }
 
+    /// Without local_timestamp, Garmin Connect and a re-import dated a run by the reader's own
+    /// zone: a Tokyo 06:30 run exported in Berlin read 22:30 the day before.
+    @Test("FIT: the activity's local_timestamp is the runner's clock at its end; none when no clock is given")
+    func fitLocalTimestamp() throws {
+        let session = Self.storedSession()
+        let records = try FITFileReader.read(FITActivity.encode(session, utcOffset: { _ in 9 * 3600 }))
+        let activity = try #require(records.first { $0.global == 34 })
+        let utc = try #require(activity.integer(253))
+        #expect(activity.integer(5) == utc + 9 * 3600)
+        #expect(try FITFileReader.read(FITActivity.encode(session)).first { $0.global == 34 }?.has(5) == false)
+    }
+
     /// An imported run without cadence (a phone and a strap) had "0 strides" in its export.
     @Test("FIT: without a cadence reading, strides are left invalid, not 0")
     func fitStridesWithoutCadence() throws {
