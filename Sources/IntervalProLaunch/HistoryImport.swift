@@ -240,6 +240,10 @@ public enum HistoryImport {
             case .invalid: report.unreadable.append(Skipped(file: file, reason: problem.placedMessage))
             }
             return
+        } catch let problem as RecordingError {
+            // Named once, as an activity's problem is: "in/r.jsonl: in/r.jsonl:102: …" was said.
+            report.unreadable.append(Skipped(file: file, reason: "line \(problem.line): \(problem.message)"))
+            return
         } catch {
             report.unreadable.append(Skipped(file: file, reason: "\(error)"))
             return

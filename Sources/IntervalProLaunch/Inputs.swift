@@ -307,6 +307,10 @@ func readRunToKeep(_ bytes: [UInt8], file path: String, choice: ActivityChoice) 
 /// about it. Throws `ImportError` or `RecordingError`.
 func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) throws -> ImportedActivity {
     var activity: ImportedActivity
+    // An empty .gpx was "empty recording: no header line" to `replay`, and said as a GPX by `history import`.
+    if !choice.heartRateOnly, ActivityImport.holdsNothing(bytes), let format = HistoryImport.statedFormat(of: path) {
+        throw ImportError(file: path, message: "named as a \(format) activity, but the file is empty")
+    }
     switch ActivityImport.encoding(of: bytes) {
     case .recording where choice.heartRateOnly && ActivityImport.holdsNothing(bytes):
         // For a morning, an empty file is as likely RR text as a recording: said plainly.

@@ -60,7 +60,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
                     + "keep a copy of the file, and restore the store from a backup if there is one")
             isNotAStore = true
         case .SQLITE_NOTADB:
-            self.init(path: path, reason: "not an IntervalPro database")
+            // A header written over (a card's error) was said the same way as a file of notes,
+            // without the word a runner whose history it was needed.
+            self.init(
+                path: path,
+                reason: "not an IntervalPro database (it has no SQLite header); if it was the store, its header is damaged: "
+                    + "keep a copy of the file, and restore the store from a backup if there is one")
             isNotAStore = true
         case .SQLITE_CORRUPT:
             // One bad page (a card's or a disk's error) made a session unreadable with "not an

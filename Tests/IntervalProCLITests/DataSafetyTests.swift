@@ -155,6 +155,8 @@ import Glibc
         let refused = try intervalpro(arguments: ["history", "--db", notes], environment: env)
         #expect(refused.status == 65, "stderr: \(refused.stderr)")
         #expect(refused.stderr.contains("not an IntervalPro database"), "stderr: \(refused.stderr)")
+        // A store whose header was written over is said to be damaged, with what to keep.
+        #expect(refused.stderr.contains("if it was the store, its header is damaged: keep a copy"), "stderr: \(refused.stderr)")
     }
 
     @Test("imports on a full disk stop, say the store could not be written and exit 74; importing again takes the rest")

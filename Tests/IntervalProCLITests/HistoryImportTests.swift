@@ -510,6 +510,12 @@ struct HistoryImportTests {
         let cutReason = (cutReport["unreadable"] as? [[String: Any]])?.first?["reason"] as? String
         #expect(cutReason?.hasPrefix("line ") == true, "\(cutReport)")
         #expect(!looksLikeACrash(result.stderr))
+        // A recording's bad line, said as an activity's: the file was named twice.
+        let header = #"{"intervalpro_recording": 1, "started_at": "2026-03-01T07:30:00Z", "devices": []}"#
+        let badLine = try store.directory.write("bad-line.jsonl", header + "\nnot json\n")
+        let badReport = try #require(jsonObject(try store.run("history", "import", badLine, "--json").stdoutData))
+        let badReason = try #require((badReport["unreadable"] as? [[String: Any]])?.first?["reason"] as? String, "\(badReport)")
+        #expect(badReason.hasPrefix("line 2: ") && !badReason.contains("bad-line.jsonl"), "\(badReason)")
 
         let missing = try store.run("history", "import", store.directory.path("nowhere"))
         #expect(missing.status == 66, "stderr: \(missing.stderr)")

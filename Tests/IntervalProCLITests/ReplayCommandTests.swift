@@ -323,6 +323,10 @@ struct ReplayCommandTests {
         let result = try intervalpro("replay", path)
         #expect(result.status == 65)
         #expect(result.stderr.contains(path))
+        // Named as an activity: said as one (it was "empty recording: no header line").
+        let gpx = try dir.write("run.gpx", "")
+        let emptyGPX = try intervalpro("replay", gpx)
+        #expect(emptyGPX.status == 65 && emptyGPX.stderr.contains("run.gpx: named as a GPX activity, but the file is empty"), "\(emptyGPX.stderr)")
     }
 
     /// A number where text belongs was said to be missing ("missing \"char\""), an empty name
