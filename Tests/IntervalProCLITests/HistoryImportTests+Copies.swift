@@ -1,0 +1,77 @@
+import Foundation
+import IntervalProFIT
+import Testing
+
+/// Two copies of one run in an import: which is kept.
+extension HistoryImportTests {
+    /// A cut copy and the whole run in one import: the cut one, read first, was kept, both were
+    /// said to be imported before, and the advice (delete it, import again) kept it again.
+    @Test("a cut copy and the whole run in one import: the whole run is kept, the copy said to be one")
+    func theLongerCopyInOneImportIsKept() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("both")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try store.directory.write("both/a-cut.gpx", gpxRun(start: Self.lastRun, seconds: 96, perFoot: 86))
+        try store.directory.write("both/b-whole.gpx", gpxRun(start: Self.lastRun, seconds: 600, perFoot: 86))
+        let result = try store.run("history", "import", folder, "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData))
+        let imported = try #require(report["imported"] as? [Int])
+        #expect(imported.count == 1, "\(report)")
+        #expect((report["longer_than_kept"] as? [Any])?.isEmpty == true, "\(report)")
+        let duplicates = try #require(report["duplicates"] as? [[String: Any]])
+        #expect(duplicates.count == 1 && (duplicates.first?["file"] as? String)?.hasSuffix("a-cut.gpx") == true, "\(duplicates)")
+        #expect((duplicates.first?["reason"] as? String)?.hasPrefix("a shorter copy of the run in") == true, "\(duplicates)")
+        let shown = try #require(jsonObject(try store.run("show", "\(imported[0])", "--json").stdoutData))
+        #expect(number(shown["duration_s"]).map { $0 > 590 } == true, "\(shown["duration_s"] ?? "none")")
+        // Imported again: both copies are of a run imported before.
+        let again = try #require(jsonObject(try store.run("history", "import", folder, "--json").stdoutData))
+        let reasons = (again["duplicates"] as? [[String: Any]])?.compactMap { $0["reason"] as? String } ?? []
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(reasons)")
+    }
+
+    /// A watch file with bytes flipped (its CRC does not match) read one timestamp 48 minutes
+    /// past the run's end: taken for the longer copy, it replaced the intact file of the run.
+    @Test("a damaged FIT beside its intact copy: the intact one is kept, whichever is read first; one imported later is said")
+    func theIntactCopyIsKept() throws {
+        func run(damaged: Bool) -> Data {
+            var writer = FITFileWriter()
+            writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+            let start = Int(Self.lastRun.timeIntervalSince1970) - Int(FITTime.epochOffset)
+            for second in 0..<600 {
+                let time = start + second + (damaged && second == 590 ? 2_880 : 0)
+                writer.write(
+                    FITMessage(20, [FITField(253, .uint32, .int(time)), FITField(3, .uint8, .int(140)), FITField(4, .uint8, .int(85))]))
+            }
+            var bytes = writer.fileBytes()
+            if damaged { bytes[bytes.count - 1] ^= 0xFF }
+            return Data(bytes)
+        }
+        for (intact, damaged) in [("a-intact.fit", "b-damaged.fit"), ("b-intact.fit", "a-damaged.fit")] {
+            let store = try ScratchStore()
+            let folder = store.directory.path("copies")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try run(damaged: false).write(to: URL(fileURLWithPath: folder + "/" + intact))
+            try run(damaged: true).write(to: URL(fileURLWithPath: folder + "/" + damaged))
+            let result = try store.run("history", "import", folder, "--json")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let report = try #require(jsonObject(result.stdoutData))
+            let imported = try #require(report["imported"] as? [Int])
+            #expect(imported.count == 1, "\(report)")
+            let duplicates = try #require(report["duplicates"] as? [[String: Any]])
+            #expect(duplicates.count == 1 && (duplicates.first?["file"] as? String)?.hasSuffix(damaged) == true, "\(duplicates)")
+            let shown = try #require(jsonObject(try store.run("show", "\(imported[0])", "--json").stdoutData))
+            #expect(number(shown["duration_s"]).map { $0 < 700 } == true, "\(shown["duration_s"] ?? "none")")
+        }
+        // The damaged copy imported on its own first: the intact one, imported later, says how to keep it.
+        let store = try ScratchStore()
+        let damagedFile = try store.directory.write("damaged.fit", "")
+        try run(damaged: true).write(to: URL(fileURLWithPath: damagedFile))
+        let intactFile = try store.directory.write("intact.fit", "")
+        try run(damaged: false).write(to: URL(fileURLWithPath: intactFile))
+        #expect(try store.run("history", "import", damagedFile).status == 0)
+        let later = try #require(jsonObject(try store.run("history", "import", intactFile, "--json").stdoutData))
+        let said = try #require((later["longer_than_kept"] as? [[String: Any]])?.first?["reason"] as? String, "\(later)")
+        #expect(said.hasPrefix("session 1 was read from a damaged file, this one is intact: `intervalpro delete 1`"), "\(said)")
+    }
+}
