@@ -34,10 +34,11 @@ public struct SessionListing: Equatable, Sendable {
     /// Whether the runner was the simulator: no runner's run, left out of trends and uploads.
     public var isSimulated: Bool { source == .simulation || simulatorsSensors }
 
+    /// A replay (or import) of the simulator's recording: its source does not say simulated.
+    public var replaysTheSimulator: Bool { source != .simulation && simulatorsSensors }
+
     /// The source as `history` says it: a replay of the simulator's recording is marked.
-    public var sourceText: String {
-        source.rawValue + (source != .simulation && simulatorsSensors ? " (simulator)" : "")
-    }
+    public var sourceText: String { source.rawValue + (replaysTheSimulator ? " (simulator)" : "") }
 
     /// The status as the history, the report and the page say it: "finished (early)" for a
     /// session stopped before its plan's end.

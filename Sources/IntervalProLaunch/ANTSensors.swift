@@ -36,13 +36,10 @@ public final class ANTSensors: @unchecked Sendable {
         named != nil || !USBDeviceNodes.antSticks().isEmpty || !SerialPort.antSticks().isEmpty
     }
 
-    /// How an ANT+ device's id begins ("ant:12345"), on the command line and in recordings.
-    public static let devicePrefix = RecordedDevice.antPrefix
-
     /// A choice on the command line, `ant:NUMBER`: the device number (0: any); nil for
     /// anything else (a Bluetooth device).
     public static func deviceNumber(_ choice: String?) -> UInt16?? {
-        guard let choice, choice.lowercased().hasPrefix(devicePrefix) else { return nil }
+        guard let choice, choice.lowercased().hasPrefix(RecordedDevice.antPrefix) else { return nil }
         return .some(UInt16(choice.dropFirst(4)))
     }
 

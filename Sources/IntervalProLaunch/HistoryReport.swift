@@ -21,7 +21,7 @@ public enum HistoryReport {
         let table = TextTable.render(
             header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
             rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2)
-        guard listings.contains(where: { $0.isSimulated && $0.source != .simulation }) else { return table }
+        guard listings.contains(where: \.replaysTheSimulator) else { return table }
         return table + ["replay (simulator): a recording of the simulated runner (a bundled one), left out of trends and uploads."]
     }
 

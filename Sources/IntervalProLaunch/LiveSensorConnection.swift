@@ -129,7 +129,7 @@ public struct LiveSensorConnection: Sendable {
         case .noSensor:
             await sensors.stop()
             // A device named is named back (`readiness --hr ADDRESS` said "no heart-rate sensor").
-            if let named = options.heartRate ?? options.cadence, !named.lowercased().hasPrefix(ANTSensors.devicePrefix) {
+            if let named = options.heartRate ?? options.cadence, !named.lowercased().hasPrefix(RecordedDevice.antPrefix) {
                 throw UnavailableError(
                     description: "\(options.heartRate != nil ? "--hr" : "--cadence") \(named): not found within \(Int(options.scanTimeout)) s")
             }
