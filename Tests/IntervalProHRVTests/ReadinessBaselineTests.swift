@@ -146,8 +146,9 @@ struct ReadinessBaselineTests {
     /// day is what that day's assessment of all the measurements says.
     @Test func aLongTrendIsEachDaysAssessmentOfEveryMeasurement() throws {
         func date(_ day: Int) -> String { String(UTCTimestamp.text(unixSeconds: Int64(20_000 + day) * 86_400).prefix(10)) }
-        var measurements = (0..<200).filter { $0 % 9 != 4 }.map { day in
-            ReadinessBaseline.Measurement(date: date(day), lnRMSSD: 4 + Double((day * 37) % 23) / 40)
+        var measurements = (0..<200).filter { $0 % 9 != 4 }.map { (day: Int) -> ReadinessBaseline.Measurement in
+            let lnRMSSD: Double = 4 + Double((day * 37) % 23) / 40
+            return ReadinessBaseline.Measurement(date: date(day), lnRMSSD: lnRMSSD)
         }
         measurements += (0..<200).filter { $0 % 13 == 0 }.map { ReadinessBaseline.Measurement(date: date($0), lnRMSSD: 3.7) }
         // A fixed scramble of their order.
