@@ -56,7 +56,7 @@ MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 DEBUG_SCRATCH := .build/debug-tree
 MAN_OUT := .build/man
 
-.PHONY: help run deps deps-test build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
+.PHONY: help run deps deps-test deps-test-system deps-test-python build release install uninstall man deb test-package test test-swift test-docs test-imports test-schema test-readiness test-alpha1 test-fakebluez test-fakempris test-fakeservices test-exports test-formats test-services test-report test-web report-screenshot web-screenshot e2e release-flags bench bench-startup bench-live bench-audio bench-history bench-import bench-ant bench-ant-usb bench-web symbol-order fuzz clean
 
 ## help: the targets and what each does (these ## lines)
 help:
@@ -71,10 +71,19 @@ deps:
 	@$(call install-missing,$(PACKAGES))
 
 ## deps-test: also what the tests need: .ci/test-packages.txt and a venv with .ci/test-requirements.txt
-deps-test:
+deps-test: deps-test-system deps-test-python
+
+## deps-test-system: the system packages of .ci/packages.txt and .ci/test-packages.txt
+deps-test-system:
 	@$(call install-missing,$(PACKAGES) $(TEST_PACKAGES))
+
+## deps-test-python: the test venv (.build/test-venv) with .ci/test-requirements.txt
+# Without byte-compiling what it installs: pip compiled every module of NumPy, SciPy, pandas
+# and scikit-learn, 63 of its 74 s; Python compiles the few the suites import when they first do.
+# `make test` installs it beside the release build (Tests/run.sh), not before it.
+deps-test-python:
 	@[ -x $(TEST_PYTHON) ] || /usr/bin/python3 -m venv --system-site-packages $(TEST_VENV)
-	@$(TEST_PYTHON) -m pip install -q --disable-pip-version-check -r .ci/test-requirements.txt
+	@$(TEST_PYTHON) -m pip install -q --no-compile --disable-pip-version-check -r .ci/test-requirements.txt
 	@# pyhrv's wheel only for the sample RR series it ships (Tests/Readiness): installed, it would pull in OpenCV.
 	@ls .build/test-wheels/pyhrv-0.5.0-*.whl >/dev/null 2>&1 || \
 		$(TEST_PYTHON) -m pip download -q --disable-pip-version-check --no-deps -d .build/test-wheels pyhrv==0.5.0
@@ -213,7 +222,7 @@ test-package: deb
 ## root (root or sudo) and the real-stack test in a QEMU VM. One release build serves the Python
 ## suites, the package and the VM; one debug build serves swift test; suites that do not share
 ## state run side by side (14 to 26 minutes on two cores: docs/dev/testing.md)
-test: deps-test
+test: deps-test-system
 	SWIFT=$(SWIFT) TEST_PYTHON=$(TEST_PYTHON) Tests/run.sh
 
 ## test-swift: every Swift suite through `swift test` (the debug build, in one process)

@@ -12,7 +12,8 @@
 # fill the time `swift test` spends waiting on the processes it starts.
 #
 #   release build ──┬─ e2e (two VMs, ~8 min) ──────────────────────────┐
-#   (e2e setup) ────┘  python suites ─┐                                 ├─ summary
+#   (e2e setup) ────┤  python suites ─┐                                 ├─ summary
+#   (python venv) ──┘                                                   │
 #   debug build (idle) ─────────────┬─ swift test ─────────────────────┤
 #                                   └─ man ── deb, package test ───────┘
 #
@@ -77,9 +78,12 @@ package_tests() {
 }
 
 pids=()
-# The real-stack test's packages, kernel and venv download while the release build compiles.
+# The real-stack test's packages, kernel and venv download while the release build compiles,
+# and so does the Python suites' venv (35 s that came before every build).
 step e2e-setup Tests/E2E/setup.sh &
 setup_pid=$!
+step python-venv make -s --no-print-directory deps-test-python TEST_PYTHON="$python" &
+venv_pid=$!
 # The versions are settled once, before the two builds start: each would otherwise resolve them
 # and write Package.resolved while the other reads it.
 step resolve "$swift" package resolve
@@ -100,9 +104,11 @@ release_built=$?
 release="$("$swift" build "${release_flags[@]}" --show-bin-path)/intervalpro"
 wait "$setup_pid"
 setup_done=$?
+wait "$venv_pid"
+venv_done=$?
 if [ "$release_built" = 0 ]; then
     [ "$setup_done" = 0 ] && { INTERVALPRO_E2E_BINARY=$release step e2e Tests/E2E/run.sh & pids+=($!); }
-    python_suites & pids+=($!)
+    [ "$venv_done" = 0 ] && { python_suites & pids+=($!); }
 fi
 if wait "$debug_pid"; then
     # The command-line suites run the release binary, the one the package ships: the debug one
@@ -117,7 +123,7 @@ fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 
 # The table: every step that was to run, with its minutes, and what its suite counted.
-expected="resolve release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
+expected="resolve python-venv release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
           alpha1 report web debug-build man deb package swift-test"
 passed=0 failed=0 broken=0 total_processor=0
 echo
