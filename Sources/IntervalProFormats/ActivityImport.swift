@@ -87,9 +87,10 @@ public struct ImportedActivity: Sendable {
     public var legsWarning: ImportError?
     /// Where the runner finished, when a recording says so.
     public var finishedAt: SessionTime?
-    /// Read up to damage (a FIT file whose CRC does not match, or cut off): what was read
-    /// may hold garbled values, a timestamp far past the run's end among them, so it is no
-    /// better copy of a run than an intact file (`history import` keeps the intact one).
+    /// Read up to damage (a FIT file whose CRC does not match, or cut off; a TCX or GPX file
+    /// cut off, or whose XML breaks part way): what was read may hold garbled values, a
+    /// timestamp far past the run's end among them, so it is no better copy of a run than an
+    /// intact file (`history import` keeps the intact one).
     public var isDamaged = false
 
     public init(

@@ -320,7 +320,9 @@ public enum HistoryImport {
         }
         let startedAt = start.utcText
         if start.namedNoZone { report.warnings.append("\(file): started_at \"\(written)\" names no time zone: read as local time, \(startedAt)") }
-        var origin = ActivityOrigin(startedAt: startedAt, device: device(of: activity), file: file, damaged: activity.isDamaged)
+        var origin = ActivityOrigin(
+            startedAt: startedAt, device: device(of: activity), file: file, damaged: activity.isDamaged,
+            alsoKeptAs: tcxCopyKey(of: activity))
         do {
             if activity.format == .recording { origin.device = try recordingKey(origin, of: activity, in: store) }
             // A session exported from here (uploaded, then downloaded in a service's bulk export)
@@ -341,7 +343,9 @@ public enum HistoryImport {
                 report.duplicates.append(Skipped(file: file, reason: reason ?? "exported from session \(session)"))
                 return
             }
-            if let existing = try store.importedSession(startedAt: startedAt, device: origin.device) {
+            if let existing = try store.importedSession(startedAt: startedAt, device: origin.device)
+                ?? origin.alsoKeptAs.flatMap({ key throws(StoreError) in try store.importedSession(startedAt: startedAt, keptAs: key) })
+            {
                 // Another worker stored another run of this second and these sensors since its key was chosen.
                 if activity.format == .recording, !again, try isAnotherRun(activity, than: existing, in: store) {
                     keep(activity, file: file, named: activityName, in: store, report: &report, again: true)
@@ -445,6 +449,16 @@ public enum HistoryImport {
             else { return key }
         }
         return origin.device
+    }
+
+    /// The other key a copy of a TCX run may have been kept under: a TCX says what recorded it
+    /// (`<Creator>`) after its laps, so a copy cut off before that names none, and was kept beside
+    /// the whole file as another run. Cut so, it is a copy of a TCX of its start that names one
+    /// ("tcx NAME/UNIT", `readTCX`); whole, of a damaged one of its start that names none ("tcx").
+    private static func tcxCopyKey(of activity: ImportedActivity) -> ActivityOrigin.CopyKey? {
+        guard activity.format == .tcx else { return nil }
+        guard activity.creator != nil else { return activity.isDamaged ? .deviceStartingWith("tcx ") : nil }
+        return .damaged(device: "tcx")
     }
 
     /// Whether a recording's notifications and a stored session's part ways: neither begins

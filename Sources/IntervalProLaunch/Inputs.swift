@@ -371,6 +371,7 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
             throw read.damage.map(invalid) ?? error
         }
         if let damage = read.damage {
+            activity.isDamaged = true
             activity.warnings.append(
                 ImportError(
                     file: path, place: damage.line.map { "\($0)" },

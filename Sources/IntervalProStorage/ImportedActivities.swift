@@ -12,12 +12,24 @@ public struct ActivityOrigin: Equatable, Sendable {
     public var file: String
     /// Read up to damage (`ImportedActivity.isDamaged`): an intact copy of the run is better.
     public var damaged: Bool
+    /// The other key a copy of this run may have been kept under, at the same start.
+    public var alsoKeptAs: CopyKey?
 
-    public init(startedAt: String, device: String, file: String, damaged: Bool = false) {
+    public init(startedAt: String, device: String, file: String, damaged: Bool = false, alsoKeptAs: CopyKey? = nil) {
         self.startedAt = startedAt
         self.device = device
         self.file = file
         self.damaged = damaged
+        self.alsoKeptAs = alsoKeptAs
+    }
+
+    /// A key other than its own that a copy of a run may have: a TCX says what recorded it after
+    /// its laps, so a copy cut off before that has none.
+    public enum CopyKey: Equatable, Sendable {
+        /// Any device whose key begins so ("tcx ": a TCX that named what recorded it).
+        case deviceStartingWith(String)
+        /// This device, read from a damaged file.
+        case damaged(device: String)
     }
 }
 
@@ -27,6 +39,25 @@ extension SessionStore {
         try read { db in
             try Int64.fetchOne(
                 db, sql: "SELECT session_id FROM imported_activity WHERE started_at = ? AND device = ?",
+                arguments: [startedAt, device])
+        }
+    }
+
+    /// The session a copy of a run of this start was imported as under `key`.
+    public func importedSession(startedAt: String, keptAs key: ActivityOrigin.CopyKey) throws(StoreError) -> Int64? {
+        try read { db in try Self.importedSession(db, startedAt: startedAt, keptAs: key) }
+    }
+
+    private static func importedSession(_ db: Database, startedAt: String, keptAs key: ActivityOrigin.CopyKey) throws -> Int64? {
+        switch key {
+        case .deviceStartingWith(let prefix):
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT session_id FROM imported_activity WHERE started_at = ? AND substr(device, 1, ?) = ? ORDER BY session_id LIMIT 1",
+                arguments: [startedAt, prefix.count, prefix])
+        case .damaged(let device):
+            try Int64.fetchOne(
+                db, sql: "SELECT session_id FROM imported_activity WHERE started_at = ? AND device = ? AND damaged ORDER BY session_id LIMIT 1",
                 arguments: [startedAt, device])
         }
     }
@@ -85,6 +116,7 @@ extension SessionStore {
                 db, sql: "SELECT 1 FROM imported_activity WHERE started_at = ? AND device = ?",
                 arguments: [origin.startedAt, origin.device])
             guard taken != true else { return nil }
+            if let key = origin.alsoKeptAs, try Self.importedSession(db, startedAt: origin.startedAt, keptAs: key) != nil { return nil }
             if exportedHere, try Self.session(db, startedAt: origin.startedAt, lasting: run.summary.duration.seconds, pauses: run.pauses) != nil {
                 return nil
             }

@@ -30,6 +30,49 @@ extension HistoryImportTests {
         #expect(reasons.count == 2 && reasons.allSatisfy { $0.hasPrefix("imported before as session") }, "\(reasons)")
     }
 
+    /// Garmin's TCX says what recorded it (`<Creator>`) after its laps: a copy cut off before
+    /// it had no creator, so another key, and was kept beside the whole file as another run.
+    @Test("a TCX cut off before its <Creator> is a copy of the whole file, in one import or in two")
+    func aTCXCutOffBeforeItsCreatorIsACopy() throws {
+        let whole = tcxRun(start: Self.lastRun, seconds: 600, perFoot: 86)
+        let cut = String(whole.prefix(whole.count * 6 / 10))
+        #expect(!cut.contains("<Creator>"))
+        // In one import, the whole file is kept, whichever is read first.
+        for (cutName, wholeName) in [("a-cut.tcx", "b-whole.tcx"), ("b-cut.tcx", "a-whole.tcx")] {
+            let store = try ScratchStore()
+            let folder = store.directory.path("copies")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try store.directory.write("copies/" + cutName, cut)
+            try store.directory.write("copies/" + wholeName, whole)
+            let result = try store.run("history", "import", folder, "--json")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let report = try #require(jsonObject(result.stdoutData))
+            let imported = try #require(report["imported"] as? [Int])
+            #expect(imported.count == 1, "\(cutName): \(report)")
+            let duplicates = try #require(report["duplicates"] as? [[String: Any]])
+            #expect(duplicates.count == 1 && (duplicates.first?["file"] as? String)?.hasSuffix(cutName) == true, "\(duplicates)")
+            let listed = try #require(jsonObject(try store.run("history", "--json").stdoutData))
+            #expect((listed["sessions"] as? [Any])?.count == 1, "\(listed)")
+            let shown = try #require(jsonObject(try store.run("show", "\(imported[0])", "--json").stdoutData))
+            #expect(number(shown["duration_s"]).map { $0 > 590 } == true, "\(shown["duration_s"] ?? "none")")
+        }
+        // In two, the cut copy first: the whole file is skipped, and said to be the one to keep.
+        let store = try ScratchStore()
+        let cutFile = try store.directory.write("cut.tcx", cut)
+        let wholeFile = try store.directory.write("whole.tcx", whole)
+        #expect(try store.run("history", "import", cutFile).status == 0)
+        let later = try #require(jsonObject(try store.run("history", "import", wholeFile, "--json").stdoutData))
+        #expect((later["imported"] as? [Int])?.isEmpty == true, "\(later)")
+        let said = try #require((later["longer_than_kept"] as? [[String: Any]])?.first?["reason"] as? String, "\(later)")
+        #expect(said.hasPrefix("session 1 is 6:00, this file 9:59: `intervalpro delete 1` and import again"), "\(said)")
+        // And the whole file first: the cut copy is the same run.
+        let other = try ScratchStore()
+        #expect(try other.run("history", "import", other.directory.write("whole.tcx", whole)).status == 0)
+        let copy = try #require(jsonObject(try other.run("history", "import", other.directory.write("cut.tcx", cut), "--json").stdoutData))
+        #expect((copy["imported"] as? [Int])?.isEmpty == true, "\(copy)")
+        #expect((copy["duplicates"] as? [[String: Any]])?.count == 1, "\(copy)")
+    }
+
     /// A watch file with bytes flipped (its CRC does not match) read one timestamp 48 minutes
     /// past the run's end: taken for the longer copy, it replaced the intact file of the run.
     @Test("a damaged FIT beside its intact copy: the intact one is kept, whichever is read first; one imported later is said")

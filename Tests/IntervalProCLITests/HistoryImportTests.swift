@@ -24,7 +24,7 @@ func gpxRun(start: Date, seconds: Int, perFoot: Int, type: String = "9", name: S
 }
 
 /// A TCX run as Garmin Connect exports one, from a Forerunner.
-private func tcxRun(start: Date, seconds: Int, perFoot: Int) -> String {
+func tcxRun(start: Date, seconds: Int, perFoot: Int) -> String {
     let format = ISO8601DateFormatter()
     let points = (0..<seconds).map { second in
         """

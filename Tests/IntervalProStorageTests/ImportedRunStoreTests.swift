@@ -53,6 +53,36 @@ struct ImportedRunStoreTests {
         #expect(try store.saveImported(run, origin: origin, planName: "x", planText: Self.planText, devices: devices, entries: entries) != nil)
     }
 
+    /// A TCX cut off before its `<Creator>` is kept as "tcx"; the whole file names what recorded
+    /// it. Each is the other's copy, in the write's own transaction too (two workers at once).
+    @Test("a copy kept under another key (a TCX cut before its creator) is found, and not written beside it")
+    func copiesUnderAnotherKey() throws {
+        let directory = try StoreDirectory()
+        let store = try SessionStore(path: directory.path + "/h.sqlite")
+        let (run, _, entries) = try Self.importedRun()
+        let devices = [RecordedDevice(id: "pod", cadenceUnit: .steps)]
+        let start = "2026-03-01T07:30:00Z"
+        let cut = ActivityOrigin(startedAt: start, device: "tcx", file: "cut.tcx", damaged: true, alsoKeptAs: .deviceStartingWith("tcx "))
+        let whole = ActivityOrigin(startedAt: start, device: "tcx Forerunner 255/1", file: "whole.tcx", alsoKeptAs: .damaged(device: "tcx"))
+        let id = try #require(try store.saveImported(run, origin: cut, planName: "x", planText: Self.planText, devices: devices, entries: entries))
+        #expect(try store.importedSession(startedAt: start, keptAs: .damaged(device: "tcx")) == id)
+        #expect(try store.importedSession(startedAt: start, keptAs: .deviceStartingWith("tcx ")) == nil)
+        #expect(try store.saveImported(run, origin: whole, planName: "x", planText: Self.planText, devices: devices, entries: entries) == nil)
+        // Another second, or an intact file that names no creator, is no such copy.
+        #expect(try store.importedSession(startedAt: "2026-03-01T07:30:01Z", keptAs: .damaged(device: "tcx")) == nil)
+        #expect(try store.delete(id: id) == .deleted)
+        var intact = cut
+        intact.damaged = false
+        let kept = try #require(try store.saveImported(run, origin: intact, planName: "x", planText: Self.planText, devices: devices, entries: entries))
+        #expect(try store.importedSession(startedAt: start, keptAs: .damaged(device: "tcx")) == nil)
+        #expect(try store.delete(id: kept) == .deleted)
+
+        let wholeID = try #require(try store.saveImported(run, origin: whole, planName: "x", planText: Self.planText, devices: devices, entries: entries))
+        #expect(try store.importedSession(startedAt: start, keptAs: .deviceStartingWith("tcx ")) == wholeID)
+        #expect(try store.saveImported(run, origin: cut, planName: "x", planText: Self.planText, devices: devices, entries: entries) == nil)
+        #expect(try store.listings().count == 1)
+    }
+
     /// A watch's timer stopped at a crossing: the run's time leaves the stop out, as the watch's
     /// does, rather than counting it as time without signal; stored, it replays the same.
     @Test("an activity's pauses are paused time, kept as the session's controls")
