@@ -48,11 +48,12 @@ public enum ReadinessImport {
 
     /// Imports the mornings `path` holds into the store at `location`, each scored with
     /// `settings` (or as long as its file holds, from a minute). `progress` hears files done
-    /// and files in all.
+    /// and files in all. A morning after `today` (local, YYYY-MM-DD; the clock's when nil) is refused.
     public static func run(
-        _ path: String, settings: ReadinessMeasurement.Settings, store location: StoreLocation,
+        _ path: String, settings: ReadinessMeasurement.Settings, store location: StoreLocation, today: String? = nil,
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
+        let today = today ?? WallClock.localDateToday()
         let candidates = try HistoryImport.files(in: path)
         // An empty folder: nothing to keep, and no store made for it.
         guard !candidates.isEmpty else { return Report() }
@@ -65,7 +66,9 @@ public enum ReadinessImport {
                 report.interruptedAfter = (index, candidates.count)
                 break
             }
-            take(candidate.name, load: candidate.load, settings: settings, store: location, known: &known, report: &report)
+            take(
+                candidate.name, load: candidate.load, settings: settings, store: location, today: today, known: &known,
+                report: &report)
             progress(index + 1, candidates.count)
         }
         report.imported.sort { ($0.record.localDate, $0.record.takenAt) < ($1.record.localDate, $1.record.takenAt) }
@@ -102,7 +105,7 @@ public enum ReadinessImport {
 
     private static func take(
         _ name: String, load: () throws -> [UInt8], settings: ReadinessMeasurement.Settings, store: StoreLocation,
-        known: inout Set<String>, report: inout Report
+        today: String, known: inout Set<String>, report: inout Report
     ) {
         func skip(_ list: WritableKeyPath<Report, [HistoryImport.Skipped]>, _ reason: String) {
             report[keyPath: list].append(HistoryImport.Skipped(file: name, reason: reason))
@@ -120,7 +123,7 @@ public enum ReadinessImport {
                 for entry in try Zip.entries(bytes) where !entry.isFolderOrMacResource {
                     take(
                         "\(name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) }, settings: settings,
-                        store: store, known: &known, report: &report)
+                        store: store, today: today, known: &known, report: &report)
                 }
             } catch {
                 skip(\.unreadable, "a zip file that cannot be read: \(error.message)")
@@ -167,6 +170,15 @@ public enum ReadinessImport {
         outcome.takeTime(fromName: name)
         guard let ended = outcome.endedAt, let (localDate, localTime) = outcome.localEnd else {
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
+        }
+        // A slip of the year in a name, or a phone's clock set wrong: a morning not yet come sat
+        // where no verdict read it, then counted in the baseline (`--date` refuses one too).
+        if let day = UTCTimestamp.dayNumber(ofDate: localDate), let todayNumber = UTCTimestamp.dayNumber(ofDate: today),
+            day > todayNumber
+        {
+            return skip(
+                \.refused,
+                "measured on \(localDate), after today (\(today)): its name or its clock is wrong; `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under the day it was taken")
         }
         let takenAt = UTCTimestamp.text(unixSeconds: ended)
         let keys = Self.keys(

@@ -102,6 +102,35 @@ extension ReadinessCommandTests {
         #expect(listed.map { $0["days_value"] as? Bool } == [false, true])
     }
 
+    /// A name's slip of the year filed a morning not yet come, which `--date` refuses: it sat
+    /// where no verdict read it, to count in the baseline once its day came.
+    @Test("readiness import: a morning after today is refused, as --date refuses one, and the others imported")
+    func importRefusesAMorningAfterToday() throws {
+        let dir = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
+        let name = DateFormatter()
+        name.locale = Locale(identifier: "en_US_POSIX")
+        name.timeZone = TimeZone(identifier: "UTC")
+        name.dateFormat = "yyyy-MM-dd HH-mm-ss"
+        let nextYear = name.string(from: Date() + 366 * 86_400)
+        try dir.write("export/\(nextYear).txt", text)
+        try dir.write("export/2026-11-20 06-30-00.txt", text)
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let report = try #require(jsonObject(imported.stdoutData))
+        #expect((report["imported"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2026-11-20"], "\(report)")
+        let refused = try #require((report["refused"] as? [[String: Any]])?.first, "\(report)")
+        #expect((refused["file"] as? String)?.hasSuffix("\(nextYear).txt") == true, "\(refused)")
+        #expect((refused["reason"] as? String)?.contains("after today") == true, "\(refused)")
+        let listed = try #require(
+            try JSONSerialization.jsonObject(with: intervalpro("readiness", "history", "--json", environment: utc).stdoutData) as? [[String: Any]])
+        #expect(listed.count == 1, "\(listed)")
+    }
+
     /// An Elite HRV export of `mornings` two-minute mornings in `dir`/export, the first 28 days
     /// of each month from 2023, at 06:30.
     func writeEliteExport(mornings: Int, in dir: ScratchDirectory) throws {
