@@ -51,8 +51,8 @@ RELEASE_BIN = $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/intervalpro
 BUILT_BIN := .build/release/intervalpro
 # Man pages carry the date of the last commit, so the same source gives the same pages.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
-# The debug build (make test's) has a folder of its own, so that it can build while the release
-# build does: SwiftPM holds a folder's lock for a whole build.
+# The debug build (make test-swift's) has a folder of its own, so that it can build while the
+# release build does: SwiftPM holds a folder's lock for a whole build.
 DEBUG_SCRATCH := .build/debug-tree
 MAN_OUT := .build/man
 
@@ -124,7 +124,7 @@ $(shell mkdir -p "$(STATIC_CXX_DIR)" && if [ -f "$(STATIC_CXX_ARCHIVE)" ]; then 
 # live run holds pages, not functions, and held 13.3 MB of the binary with them scattered,
 # 9.6 MB side by side (docs/dev/benchmarks.md, "Live sensors").
 SYMBOL_ORDER := $(CURDIR)/packaging/symbol-order.txt
-RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -use-ld=lld \
+RELEASE_FLAGS := -c release --disable-local-rpath -Xswiftc -use-ld=lld \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
 	-Xlinker -L$(STATIC_CXX_DIR) \
@@ -132,7 +132,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc
 	-Xlinker --symbol-ordering-file=$(SYMBOL_ORDER) -Xlinker --no-warn-symbol-ordering
 # The benchmarks measure the binary `make release` builds (Benchmarks/*.sh read this).
 export RELEASE_FLAGS
-# The debug build's (make test's): line tables only, enough for a backtrace's files and lines,
+# The debug build's (make test-swift's): line tables only, enough for a backtrace's files and lines,
 # and each module compiled whole, in one job, rather than in batches that each parse the
 # module's other files again.
 # Full debug information took 14 % more processor time (`swift build --build-tests` in a fresh
@@ -220,12 +220,12 @@ test-package: deb
 ## held to NeuroKit2, hrv-analysis and nolds, the account, calendar and upload commands against
 ## the stand-in, the HTML report and the web page in headless Chromium, the .deb on a fresh Debian
 ## root (root or sudo) and the real-stack test in a QEMU VM. One release build serves the Python
-## suites, the package and the VM; one debug build serves swift test; suites that do not share
-## state run side by side (14 to 26 minutes on two cores: docs/dev/testing.md)
+## suites, the package, the VM and swift test (its suites built on it); suites that do not share
+## state run side by side (docs/dev/testing.md)
 test: deps-test-system
 	SWIFT=$(SWIFT) TEST_PYTHON=$(TEST_PYTHON) Tests/run.sh
 
-## test-swift: every Swift suite through `swift test` (the debug build, in one process)
+## test-swift: every Swift suite through `swift test` (a debug build, in one process: for editing)
 test-swift:
 	$(SWIFT) test $(DEBUG_FLAGS)
 

@@ -19,7 +19,30 @@ let strictSettings: [SwiftSetting] = [
     // library's pkgConfig, which would also link the library: it is opened at run time
     // (Sources/CDBus/shim.h). Every target sees the module, so every target gets the paths.
     .unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I/usr/lib/\(multiarch)/dbus-1.0/include"]),
+    // The release build is the one the Swift suites test (Tests/run.sh builds each module once,
+    // not again in debug), and they `@testable import` our modules.
+    .unsafeFlags(["-enable-testing"]),
 ]
+
+/// Our executables, in a release build, carry the Swift runtime (no toolchain needed to run them).
+/// Linked so here rather than by `--static-swift-stdlib`, which compiles every module against the
+/// static runtime's folder too, where there is no Testing module: the suites are built on the
+/// release build's modules (Tests/run.sh), and their bundle links the shared runtime. Modules
+/// compiled against the shared runtime name only Foundation for the linker, not the archives the
+/// static one is made of (what `swiftc -static-stdlib` records for `import Foundation`).
+let executableLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-static-stdlib", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
+            "-lswiftSynchronization",
+        ],
+        .when(configuration: .release)
+    )
+]
+
+/// The suites' own modules: not optimized (after SwiftPM's -O, so it wins), as in a debug
+/// build: optimizing thousands of `#expect` expansions would cost minutes and test nothing.
+let testSettings: [SwiftSetting] = strictSettings + [.unsafeFlags(["-Onone"])]
 
 let package = Package(
     name: "IntervalPro",
@@ -200,7 +223,10 @@ let package = Package(
         ),
         // Every command, without the page's server stack, so that none pays for it at start-up;
         // `serve`, `run --web` and Strava's sign-in go on in intervalpro-web (docs/dev/architecture.md).
-        .executableTarget(name: "intervalpro", dependencies: ["IntervalProCLI"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "intervalpro", dependencies: ["IntervalProCLI"], swiftSettings: strictSettings,
+            linkerSettings: executableLinking
+        ),
         // The same commands with the server stack (Hummingbird, SwiftNIO) and the QR code.
         .executableTarget(
             name: "intervalpro-web",
@@ -208,13 +234,15 @@ let package = Package(
                 "IntervalProCLI", "IntervalProWeb", "IntervalProQR", "IntervalProLaunch", "IntervalProIO",
                 "IntervalProNetwork", "IntervalProServices",
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: executableLinking
         ),
         .executableTarget(
             name: "intervalpro-bench",
             dependencies: ["IntervalProCore", "IntervalProRuntime", "IntervalProHRV"],
             path: "Benchmarks/intervalpro-bench",
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: executableLinking
         ),
         // What several test targets share: a private dbus-daemon, the fake BlueZ and MPRIS services,
         // 1 Hz samples carrying a strap's beats.
@@ -223,16 +251,17 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "IntervalProDBusTests", dependencies: ["IntervalProDBus", "IntervalProTestSupport"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .executableTarget(
             name: "intervalpro-audio-bench",
             dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio"],
             path: "Benchmarks/intervalpro-audio-bench",
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            linkerSettings: executableLinking
         ),
         .testTarget(
-            name: "IntervalProCoreTests", dependencies: ["IntervalProCore", "AllocationCounter"], swiftSettings: strictSettings
+            name: "IntervalProCoreTests", dependencies: ["IntervalProCore", "AllocationCounter"], swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProANTTests",
@@ -240,42 +269,42 @@ let package = Package(
                 "IntervalProANT", "IntervalProANTLink", "IntervalProCore", "IntervalProEventLoop", "IntervalProRuntime",
                 "IntervalProUSB",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "IntervalProHRVTests",
             dependencies: [
                 "IntervalProHRV", "IntervalProCore", "IntervalProTestSupport",
                 .product(name: "RealModule", package: "swift-numerics"),
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         // Test instrumentation: counts heap allocations per thread (render-path checks).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "IntervalProSoundTests", dependencies: ["IntervalProCore", "IntervalProSound", "AllocationCounter"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProAudioTests",
             dependencies: ["IntervalProCore", "IntervalProSound", "IntervalProAudio", "AllocationCounter"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProRuntimeTests", dependencies: ["IntervalProCore", "IntervalProRuntime"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProIOTests", dependencies: ["IntervalProCore", "IntervalProIO"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProFormatsTests",
             dependencies: ["IntervalProCore", "IntervalProFIT", "IntervalProFormats", "IntervalProIO"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProHistoryTests",
             dependencies: ["IntervalProCore", "IntervalProHistory", "IntervalProFIT", "IntervalProHRV"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProStorageTests",
@@ -283,14 +312,14 @@ let package = Package(
                 "IntervalProCore", "IntervalProHistory", "IntervalProHRV", "IntervalProIO", "IntervalProRuntime", "IntervalProStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
-            name: "IntervalProEventLoopTests", dependencies: ["IntervalProEventLoop", "CLinux"], swiftSettings: strictSettings
+            name: "IntervalProEventLoopTests", dependencies: ["IntervalProEventLoop", "CLinux"], swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProBlueZTests", dependencies: ["IntervalProBlueZ", "IntervalProDBus", "IntervalProCore"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntervalProWebTests",
@@ -301,7 +330,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), "IntervalProCore", "IntervalProRuntime",
                 "IntervalProHRV", "IntervalProHistory", "IntervalProStorage",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "IntervalProLaunchTests",
             dependencies: [
@@ -310,17 +339,19 @@ let package = Package(
                 "IntervalProNetwork",
                 "IntervalProRuntime", "IntervalProServices", "IntervalProStorage", "IntervalProTestSupport",
             ],
-            swiftSettings: strictSettings),
+            swiftSettings: testSettings),
         .testTarget(
             name: "IntervalProCLITests",
-            dependencies: ["intervalpro", "intervalpro-web", "IntervalProFIT", "IntervalProIO", "IntervalProTestSupport"],
-            swiftSettings: strictSettings
+            // Not on the executables it runs (`swift build --build-tests` builds them all the same):
+            // their bundle would take their static runtime (executableLinking) and lose Testing.
+            dependencies: ["IntervalProFIT", "IntervalProIO", "IntervalProTestSupport"],
+            swiftSettings: testSettings
         ),
-        .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: strictSettings),
+        .testTarget(name: "IntervalProQRTests", dependencies: ["IntervalProQR"], swiftSettings: testSettings),
         .testTarget(
             name: "IntervalProServicesTests",
             dependencies: ["IntervalProServices", "IntervalProNetwork", "IntervalProCore", "IntervalProFormats"],
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
     ]
 )

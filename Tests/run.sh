@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# make test: every suite, each configuration built once, independent suites side by side.
+# make test: every suite, each module built once, independent suites side by side.
 #
-# The release build (the one the package ships) serves the Python suites, the package test, the
-# real-stack test, the command-line suites' processes and the man pages; the debug build (in a
-# folder of its own) serves `swift test`. The two builds start together, the debug build on the
-# processor's idle time (SCHED_IDLE, which its compiler processes keep; they run at nice 0
-# whatever the build's own niceness): it takes what the release build leaves (its links, its
-# modules that wait on others), then what the suites that mostly wait leave (the VM's
-# scenarios, the browser, debootstrap). The man pages and the package need only the release
-# build, but wait for the debug one: the two cores are busy until it ends, and after it they
-# fill the time `swift test` spends waiting on the processes it starts.
+# One release build, with the flags the package ships with, serves everything: the Python suites,
+# the package test, the real-stack test, the command-line suites' processes, the man pages, and
+# `swift test`, whose suites are built on it (`--build-tests` compiles only the test modules and
+# what only they use: our modules are compiled with -enable-testing, Package.swift). A debug build
+# beside it compiled every module a second time, 16 of 54 minutes of processor time.
 #
-#   release build ──┬─ e2e (two VMs, ~8 min) ──────────────────────────┐
-#   (e2e setup) ────┤  python suites ─┐                                 ├─ summary
-#   (python venv) ──┘                                                   │
-#   debug build (idle) ─────────────┬─ swift test ─────────────────────┤
-#                                   └─ man ── deb, package test ───────┘
+# `intervalpro` first: the real-stack test needs only it, and its VMs' scenarios are the longest
+# step, paced in real time. The rest of the build (the page's server, generate-manual) and the
+# suites' modules then build on the processor's idle time (SCHED_IDLE, which its compiler
+# processes keep; they run at nice 0 whatever the build's own niceness), so that the guest, the
+# browser and the suites' processes, which mostly wait, get the processor when they ask for it.
+#
+#   intervalpro ──┬─ e2e (two VMs, ~8-10 min) ───────────────────────────┐
+#   (e2e setup) ──┘                                                         │
+#   (python venv) ── intervalpro-web (idle) ─┬─ python suites ─────────────┤
+#                                            └─ man ─┬─ deb, package test ──├─ summary
+#                                                    └─ test build (idle) ──┤
+#                                                       └─ swift test ──────┘
 #
 # Each step writes its own log in .build/test-logs/; a step's log is printed when it fails.
 # The last lines are a table of the steps with their minutes (wall and processor) and the tests
@@ -25,7 +28,6 @@ cd "$(dirname "$0")/.."
 
 : "${RELEASE_FLAGS:?Tests/run.sh takes the release flags from the Makefile: run make test}"
 read -ra release_flags <<< "$RELEASE_FLAGS"
-read -ra debug_flags <<< "${DEBUG_FLAGS:-}"
 swift=${SWIFT:-swift}
 python=${TEST_PYTHON:-.build/test-venv/bin/python3}
 sudo=""
@@ -84,47 +86,47 @@ step e2e-setup Tests/E2E/setup.sh &
 setup_pid=$!
 step python-venv make -s --no-print-directory deps-test-python TEST_PYTHON="$python" &
 venv_pid=$!
-# The versions are settled once, before the two builds start: each would otherwise resolve them
-# and write Package.resolved while the other reads it.
+# The versions are settled once, before any build: a build would otherwise resolve them and write
+# Package.resolved while another process (the imports check) reads it.
 step resolve "$swift" package resolve
-# It yields the processor to what runs beside it (the release build, the VM booting, the browser).
-step debug-build chrt --idle 0 "$swift" build --build-tests --force-resolved-versions \
-    ${debug_flags[@]+"${debug_flags[@]}"} &
-debug_pid=$!
-# Both executables: the page's server, intervalpro-web, is what `serve` and `run --web` go on in;
-# and argument-parser's generate-manual, for `make man`. (SwiftPM builds only the last of several
-# --product options.)
-build_release() {
-    for product in intervalpro intervalpro-web generate-manual; do
-        "$swift" build "${release_flags[@]}" --product "$product" || return
-    done
-}
-step release-build build_release
+step release-build "$swift" build "${release_flags[@]}" --force-resolved-versions --product intervalpro
 release_built=$?
 release="$("$swift" build "${release_flags[@]}" --show-bin-path)/intervalpro"
 wait "$setup_pid"
 setup_done=$?
+if [ "$release_built" = 0 ] && [ "$setup_done" = 0 ]; then
+    INTERVALPRO_E2E_BINARY=$release step e2e Tests/E2E/run.sh & pids+=($!)
+fi
+# The page's server, intervalpro-web, is what `serve` and `run --web` go on in; argument-parser's
+# generate-manual makes the man pages. (SwiftPM builds only the last of several --product options.)
+build_rest() {
+    for product in intervalpro-web generate-manual; do
+        chrt --idle 0 "$swift" build "${release_flags[@]}" --product "$product" || return
+    done
+}
+rest_built=1
+if [ "$release_built" = 0 ]; then
+    step web-build build_rest
+    rest_built=$?
+fi
 wait "$venv_pid"
 venv_done=$?
-if [ "$release_built" = 0 ]; then
-    [ "$setup_done" = 0 ] && { INTERVALPRO_E2E_BINARY=$release step e2e Tests/E2E/run.sh & pids+=($!); }
+if [ "$rest_built" = 0 ]; then
     [ "$venv_done" = 0 ] && { python_suites & pids+=($!); }
-fi
-if wait "$debug_pid"; then
-    # The command-line suites run the release binary, the one the package ships: the debug one
-    # took 170 s more of processor time for the same tests (3:29 against 2:01 alone).
-    test_executable=""
-    [ "$release_built" = 0 ] && test_executable=$release
-    step swift-test env SWIFT="$swift" INTERVALPRO_TEST_EXECUTABLE="$test_executable" Tests/swift-test.sh & pids+=($!)
-fi
-if [ "$release_built" = 0 ]; then
-    { step man make --no-print-directory man && package_tests; } & pids+=($!)
+    # Before the test build: `make man` asks SwiftPM for generate-manual, and one build at a
+    # time holds the folder.
+    step man make --no-print-directory man && { package_tests & pids+=($!); }
+    # The suites' modules, on the release build's own. The command-line suites run the release
+    # binary, the one the package ships.
+    if step test-build chrt --idle 0 "$swift" build "${release_flags[@]}" --build-tests; then
+        step swift-test env SWIFT="$swift" INTERVALPRO_TEST_EXECUTABLE="$release" Tests/swift-test.sh & pids+=($!)
+    fi
 fi
 for pid in "${pids[@]}"; do wait "$pid"; done
 
 # The table: every step that was to run, with its minutes, and what its suite counted.
-expected="resolve python-venv release-build e2e-setup e2e docs imports schema fake-bluez fake-mpris fake-services exports formats services readiness
-          alpha1 report web debug-build man deb package swift-test"
+expected="resolve python-venv release-build e2e-setup e2e web-build docs imports schema fake-bluez fake-mpris fake-services exports formats
+          services readiness alpha1 report web test-build man deb package swift-test"
 passed=0 failed=0 broken=0 total_processor=0
 echo
 printf '%-16s %7s %7s %9s  %s\n' step start minutes processor result

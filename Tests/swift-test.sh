@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Tests/swift-test.sh: every Swift suite, from the debug build `swift build --build-tests` made,
-# in a few test processes side by side.
+# Tests/swift-test.sh: every Swift suite, from the build `swift build --build-tests` made (make
+# test's: on the release build, RELEASE_FLAGS), in a few test processes side by side.
 #
 # Why not one `swift test`: the command-line suites spend their time waiting on the
 # processes they start (a session paced in real time, a fake player, a private bus), and
@@ -14,11 +14,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 swift=${SWIFT:-swift}
-# make test's debug build is in a folder of its own (DEBUG_FLAGS, from the Makefile); without
-# them, the one a plain `swift build --build-tests` makes.
-read -ra debug_flags <<< "${DEBUG_FLAGS:-}"
-bundle="$("$swift" build ${debug_flags[@]+"${debug_flags[@]}"} --show-bin-path)/IntervalProPackageTests.xctest"
-[ -x "$bundle" ] || { echo "Tests/swift-test.sh: no $bundle: build it first (swift build --build-tests)" >&2; exit 1; }
+# make test builds the suites on the release build (RELEASE_FLAGS, from the Makefile); without
+# them, the bundle is the one a plain `swift build --build-tests` makes.
+read -ra build_flags <<< "${RELEASE_FLAGS:-}"
+bundle="$("$swift" build ${build_flags[@]+"${build_flags[@]}"} --show-bin-path)/IntervalProPackageTests.xctest"
+[ -x "$bundle" ] || {
+    echo "Tests/swift-test.sh: no $bundle: build it first (swift build ${build_flags[*]} --build-tests)" >&2
+    exit 1
+}
 logs=.build/test-logs
 mkdir -p "$logs"
 
