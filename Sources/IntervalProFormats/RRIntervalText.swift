@@ -15,7 +15,8 @@ public enum RRIntervalText {
     /// Whether `bytes` look like RR interval text: the first line that is not blank or a `#`
     /// comment holds only numbers, or is a header naming an RR column.
     public static func recognises(_ bytes: [UInt8]) -> Bool {
-        let lines = contentLines(bytes.prefix(4096))
+        let opening = Array(bytes.prefix(8192))
+        let lines = contentLines((UTF16Text.utf8(opening) ?? opening).prefix(4096))
         guard let first = lines.first else { return false }
         let fields = split(first.text)
         return fields.allSatisfy { number($0) != nil } || fields.contains(where: namesIntervals)
@@ -24,7 +25,8 @@ public enum RRIntervalText {
 
     /// The intervals in milliseconds, in the file's order.
     public static func read(_ bytes: [UInt8], file: String) throws(ImportError) -> [Double] {
-        var lines = contentLines(bytes[...])[...]
+        // Notepad's "Unicode" and Excel's "Unicode text" are UTF-16: it was "binary data".
+        var lines = contentLines((UTF16Text.utf8(bytes) ?? bytes)[...])[...]
         guard let first = lines.first else { throw ImportError(file: file, message: "the file is empty: no RR intervals in it") }
         if writtenWithDecimalCommas(lines) {
             return try milliseconds(
@@ -139,10 +141,15 @@ public enum RRIntervalText {
         }
 
         /// "2026-11-25".
-        public var date: String {
-            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            return "\(year)-\(two(month))-\(two(day))"
-        }
+        public var date: String { "\(year)-\(Self.two(month))-\(Self.two(day))" }
+
+        /// "2026-11-25 06:30:00".
+        public var text: String { "\(date) \(Self.two(hour)):\(Self.two(minute)):\(Self.two(second))" }
+
+        /// Whether the calendar has this date and the clock this time (a leap second too).
+        public var exists: Bool { UTCTimestamp.dayNumber(ofDate: date) != nil && hour < 24 && minute < 60 && second < 61 }
+
+        private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
     }
 
     /// The local time an HRV app writes in the names of its files, since the text itself does
@@ -151,6 +158,20 @@ public enum RRIntervalText {
     /// "Polar_H10_A1B2C3D4_20261125_063000_RR.txt". The last of the name's folders and file
     /// that holds one; nil when none does, or the date does not exist.
     public static func time(inName name: String) -> NamedTime? {
+        timesWritten(inName: name).last { $0.exists }
+    }
+
+    /// The date and time a name is written with when no such moment exists ("2026-02-30
+    /// 06-30-00.txt", a slip of the hand or of an app): said as such, where "no date in the
+    /// name" sent the reader looking for one. Nil when the name holds a real one, or none.
+    public static func impossibleTime(inName name: String) -> NamedTime? {
+        let written = timesWritten(inName: name)
+        return written.contains { $0.exists } ? nil : written.last
+    }
+
+    /// The date and time patterns of `time(inName:)` the name holds, in order, whether or not
+    /// they exist.
+    static func timesWritten(inName name: String) -> [NamedTime] {
         // Runs of digits and what separates them, in order.
         var runs: [(digits: String, after: Character?)] = []
         var digits = ""
@@ -163,7 +184,7 @@ public enum RRIntervalText {
             }
         }
         if !digits.isEmpty { runs.append((digits, nil)) }
-        var found: NamedTime?
+        var found: [NamedTime] = []
         for start in runs.indices {
             func run(_ offset: Int) -> (digits: String, after: Character?)? {
                 start + offset < runs.count ? runs[start + offset] : nil
@@ -183,9 +204,7 @@ public enum RRIntervalText {
                     year: part(date.digits, 0, 4), month: part(date.digits, 4, 2), day: part(date.digits, 6, 2),
                     hour: part(clock.digits, 0, 2), minute: part(clock.digits, 2, 2), second: part(clock.digits, 4, 2))
             }
-            if let time, UTCTimestamp.dayNumber(ofDate: time.date) != nil, time.hour < 24, time.minute < 60, time.second < 61 {
-                found = time
-            }
+            if let time { found.append(time) }
         }
         return found
     }
@@ -196,7 +215,14 @@ public enum RRIntervalText {
         let text = String(decoding: bytes.droppingUTF8ByteOrderMark, as: UTF8.self)
         // `\.isNewline`: "\r\n" is one Character, and a file saved on Windows has them.
         return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().compactMap {
-            let line = $0.element.drop { $0 == " " || $0 == "\t" }
+            var line = $0.element.drop { $0 == " " || $0 == "\t" }
+            // A note after the values ("1000 # deep breath"), as a line of its own is passed
+            // over; a header's `#` ("Beat #;RR") is no note.
+            if let hash = line.firstIndex(of: "#"), hash != line.startIndex, [" ", "\t"].contains(line[line.index(before: hash)]),
+                split(line[..<hash]).allSatisfy({ number($0) != nil })
+            {
+                line = line[..<hash]
+            }
             return line.isEmpty || line.first == "#" ? nil : ($0.offset + 1, line)
         }
     }

@@ -169,6 +169,11 @@ public enum ReadinessImport {
         }
         outcome.takeTime(fromName: name)
         guard let ended = outcome.endedAt, let (localDate, localTime) = outcome.localEnd else {
+            if outcome.startedAt == nil, let written = RRIntervalText.impossibleTime(inName: name) {
+                return skip(
+                    \.undated,
+                    "its name says \(written.text), which no calendar or clock has, and the file does not say when it was measured: rename it, or `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
+            }
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
         // A slip of the year in a name, or a phone's clock set wrong: a morning not yet come sat

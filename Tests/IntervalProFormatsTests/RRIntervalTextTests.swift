@@ -65,6 +65,26 @@ struct RRIntervalTextTests {
     func whatWindowsAndAppsAdd() throws {
         #expect(try read("\u{FEFF}# exported 2026-06-01\r\n812\r\n\r\n790\r\n") == [812, 790])
         #expect(RRIntervalText.recognises(Array("\u{FEFF}812\r\n".utf8)))
+        // A note after a value: it was "'#' is not an RR interval".
+        #expect(try read("812 # deep breath\n790\t# 2nd\n805 806 # two\n") == [812, 790, 805, 806])
+        #expect(RRIntervalText.recognises(Array("812 # first\n".utf8)))
+        // A header's `#` is part of a name.
+        #expect(try read("Beat #;RR\n1;812\n2;790\n") == [812, 790])
+    }
+
+    /// Notepad's "Unicode" and Excel's "Unicode text" save UTF-16 with a byte order mark: such
+    /// a file was taken for "binary data".
+    @Test("UTF-16 text with its byte order mark, either order, is recognised and read")
+    func utf16() throws {
+        let text = "# exported 2026-06-01\r\nRR\r\n812\r\n790\r\n"
+        let littleEndian: [UInt8] = [0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let bigEndian: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        for bytes in [littleEndian, bigEndian] {
+            #expect(ActivityImport.encoding(of: bytes) == .rrIntervalText)
+            #expect(try RRIntervalText.read(bytes, file: "rr.txt") == [812, 790])
+        }
+        // Without its mark, UTF-16 is not taken for text.
+        #expect(ActivityImport.encoding(of: Array(littleEndian.dropFirst(2))) == .other)
     }
 
     /// A 0 refused the whole file, where 1 ms was left out as no heartbeat: read, and left out
@@ -182,5 +202,17 @@ struct RRIntervalTextTests {
         ] {
             #expect(RRIntervalText.time(inName: name) == nil, "\(name)")
         }
+        #expect(elite.text == "2026-11-25 06:30:05")
+    }
+
+    /// "2026-02-30 06-30-00.txt" was said to hold no date, which sent the reader looking for one.
+    @Test("a name written with a date or time that does not exist is told from a name without one")
+    func impossibleTimeInName() {
+        #expect(RRIntervalText.impossibleTime(inName: "2026-02-30 06-30-05.txt")?.text == "2026-02-30 06:30:05")
+        #expect(RRIntervalText.impossibleTime(inName: "Polar_H10_A1B2C3D4_20261125_253005_RR.txt")?.text == "2026-11-25 25:30:05")
+        // A real one anywhere in the name is the name's time: nothing impossible to say.
+        #expect(RRIntervalText.impossibleTime(inName: "2026-02-30 06-30-05/2026-11-25 06-30-05.txt") == nil)
+        #expect(RRIntervalText.impossibleTime(inName: "morning.txt") == nil)
+        #expect(RRIntervalText.impossibleTime(inName: "2026-11-25 06-30-05.txt") == nil)
     }
 }
