@@ -79,15 +79,11 @@ extension ReadinessCommandTests {
     @Test("readiness import: the day's value judged once all are saved; a copy of a refused morning is refused, not imported before")
     func importJudgesTheDaysValueAtTheEnd() throws {
         let dir = try ScratchDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
-        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
-        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
-        try dir.write("export/2026-11-20 06-30-00.txt", text)
-        try dir.write("export/2026-11-20 07-10-00.txt", text)
-        let missed = (0..<170).map { String([1000, 1030, 1055, 1045, 1015, 985, 960, 1900][$0 % 8]) }.joined(separator: "\n") + "\n"
-        try dir.write("export/2026-11-21 06-30-00.txt", missed)
-        try FileManager.default.createDirectory(atPath: dir.path("export/copy"), withIntermediateDirectories: true)
-        try dir.write("export/copy/2026-11-21 06-30-00.txt", missed)
+        try writeMorning("2026-11-20 06-30-00.txt", in: dir)
+        try writeMorning("2026-11-20 07-10-00.txt", in: dir)
+        let missed = Self.morning([1000, 1030, 1055, 1045, 1015, 985, 960, 1900])
+        try writeMorning("2026-11-21 06-30-00.txt", missed, in: dir)
+        try writeMorning("copy/2026-11-21 06-30-00.txt", missed, in: dir)
         var utc = environment(dir)
         utc["TZ"] = "UTC0"
         let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
@@ -104,19 +100,17 @@ extension ReadinessCommandTests {
 
     /// A name's slip of the year filed a morning not yet come, which `--date` refuses: it sat
     /// where no verdict read it, to count in the baseline once its day came.
-    @Test("readiness import: a morning after today is refused, as --date refuses one, and the others imported")
+    @Test("readiness import: a morning after today is refused, as --date refuses one; a day no calendar has is said; the others imported")
     func importRefusesAMorningAfterToday() throws {
         let dir = try ScratchDirectory()
-        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
-        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
-        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
         let name = DateFormatter()
         name.locale = Locale(identifier: "en_US_POSIX")
         name.timeZone = TimeZone(identifier: "UTC")
         name.dateFormat = "yyyy-MM-dd HH-mm-ss"
         let nextYear = name.string(from: Date() + 366 * 86_400)
-        try dir.write("export/\(nextYear).txt", text)
-        try dir.write("export/2026-11-20 06-30-00.txt", text)
+        try writeMorning("\(nextYear).txt", in: dir)
+        try writeMorning("2026-11-20 06-30-00.txt", in: dir)
+        try writeMorning("2026-02-30 06-30-00.txt", in: dir)
         var utc = environment(dir)
         utc["TZ"] = "UTC0"
         let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
@@ -126,20 +120,35 @@ extension ReadinessCommandTests {
         let refused = try #require((report["refused"] as? [[String: Any]])?.first, "\(report)")
         #expect((refused["file"] as? String)?.hasSuffix("\(nextYear).txt") == true, "\(refused)")
         #expect((refused["reason"] as? String)?.contains("after today") == true, "\(refused)")
+        // A name of a day no calendar has is said so, not taken for a name without a date.
+        let undated = try #require((report["undated"] as? [[String: Any]])?.first, "\(report)")
+        #expect((undated["reason"] as? String)?.hasPrefix("its name says 2026-02-30 06:30:00, which no calendar or clock has") == true, "\(undated)")
         let listed = try #require(
             try JSONSerialization.jsonObject(with: intervalpro("readiness", "history", "--json", environment: utc).stdoutData) as? [[String: Any]])
         #expect(listed.count == 1, "\(listed)")
     }
 
+    /// A two-minute morning as an HRV app exports it: 170 RR intervals in milliseconds, a line
+    /// each, `pattern` over and over (by default a calm breathing cycle).
+    static func morning(_ pattern: [Int] = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]) -> String {
+        (0..<170).map { String(pattern[$0 % pattern.count]) }.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes `text` as `dir`/export/`name`, making the folders on the way.
+    func writeMorning(_ name: String, _ text: String = ReadinessCommandTests.morning(), in dir: ScratchDirectory) throws {
+        let path = dir.path("export/" + name)
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try dir.write("export/" + name, text)
+    }
+
     /// An Elite HRV export of `mornings` two-minute mornings in `dir`/export, the first 28 days
     /// of each month from 2023, at 06:30.
     func writeEliteExport(mornings: Int, in dir: ScratchDirectory) throws {
-        try FileManager.default.createDirectory(atPath: dir.path("export"), withIntermediateDirectories: true)
-        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
-        let text = (0..<170).map { String(cycle[$0 % cycle.count]) }.joined(separator: "\n") + "\n"
+        let text = Self.morning()
         for day in 0..<mornings {
             let (year, month, date) = (2023 + day / 336, day / 28 % 12 + 1, day % 28 + 1)
-            try dir.write("export/\(year)-\(month < 10 ? "0" : "")\(month)-\(date < 10 ? "0" : "")\(date) 06-30-00.txt", text)
+            try writeMorning("\(year)-\(month < 10 ? "0" : "")\(month)-\(date < 10 ? "0" : "")\(date) 06-30-00.txt", text, in: dir)
         }
     }
 
