@@ -115,17 +115,22 @@ public enum RRIntervalText {
     /// at the beat that begins the first interval, without one (so that the recording lasts
     /// as long as its beats), then one a beat, at the time it ended, with the beat's rate and
     /// the interval in 1/1024 s. The text does not say when it was measured: no start time.
+    ///
+    /// A beat followed by an interval longer than a heartbeat's (`RRIntervals.heartbeat`) is
+    /// not held over it as a watch's point is (`ActivityImport.smartRecordingHold`): no beat
+    /// was timed there, so the strap was silent, and a measurement's count waits as it does
+    /// for a strap that stops sending. Held, a gap of 10 s took 10 s of the scored time and
+    /// one of 30 s took 3.
     public static func recording(_ intervals: [Double]) -> ParsedRecording {
         func rate(_ interval: Double) -> Int { max(1, ActivityImport.rounded(60_000 / interval)) }
+        func units(_ interval: Double) -> UInt16 { ActivityImport.rounded(interval * 1.024) }
         var time = 0.0
         var points = [ActivityPoint(time: 0, heartRate: intervals.first.map(rate))]
         points.reserveCapacity(intervals.count + 1)
         for interval in intervals {
+            points[points.count - 1].pausedAfter = units(interval) > RRIntervals.heartbeat.upperBound
             time += interval
-            points.append(
-                ActivityPoint(
-                    time: ActivityImport.rounded(time * 1000), heartRate: rate(interval),
-                    rrIntervals: [ActivityImport.rounded(interval * 1.024)]))
+            points.append(ActivityPoint(time: ActivityImport.rounded(time * 1000), heartRate: rate(interval), rrIntervals: [units(interval)]))
         }
         var recording = ActivityImport.recording(points, start: 0, device: device)
         recording.header.startedAt = nil

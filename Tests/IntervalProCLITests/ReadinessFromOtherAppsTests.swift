@@ -317,6 +317,25 @@ extension ReadinessCommandTests {
         #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
     }
 
+    /// An app writes the time it lost the strap as one long interval. Taken as a beat a watch
+    /// recorded, it was held over each second of a gap of up to 25 s, so that a gap of 10 s
+    /// took 10 s of the scored time (112 beats scored where one of 26 s left 119).
+    @Test("RR text with a gap of seconds: the count waits as for a silent strap, whether the gap is 10 s or 26 s")
+    func gapsInRRTextWaitAlike() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let before = (0..<90).map { cycle[$0 % cycle.count] }, after = (0..<150).map { cycle[$0 % cycle.count] }
+        var beatsScored: [Int] = []
+        for gap in [10_000, 26_000] {
+            let file = try dir.write("gap-\(gap).txt", (before + [gap] + after).map { "\($0)\n" }.joined())
+            let result = try intervalpro("readiness", "--replay", file, "--json", "--no-save", environment: environment(dir))
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            beatsScored.append(try #require(jsonObject(result.stdoutData)?["beats"] as? Int))
+        }
+        // 2:00 scored: 3 s of each gap (the silence a strap's values may leave), 117 s of beats.
+        #expect(beatsScored == [118, 118], "\(beatsScored)")
+    }
+
     /// A named pipe was opened once to see whether it held a zip, then again to be read: the
     /// writer got SIGPIPE at the first close and the import waited for good on the second open.
     @Test("readiness import of a named pipe reads it once: the morning is imported")

@@ -142,6 +142,17 @@ struct RRIntervalTextTests {
         #expect(abs((beats.last?.0 ?? 0) - 71.624) < 0.001, "the beat after the pause at its own time")
     }
 
+    /// Held as a watch's point is, the beat before a gap of 10 s was sent again each second:
+    /// a strap that kept sending, where none was timing beats.
+    @Test("nothing is sent within a gap longer than a heartbeat, up to the 25 s a watch's point is held")
+    func gapsAreSilent() {
+        for gap in [2_100.0, 10_000, 24_000] {
+            let times = RRIntervalText.recording([812, 812, gap, 812]).entries.map(\.time.seconds)
+            #expect(!times.contains { $0 > 1.625 && $0 < 1.624 + gap / 1000 }, "gap \(gap): \(times)")
+            #expect(times.count == 5)
+        }
+    }
+
     @Test("only text that starts with numbers or an RR header is taken for RR intervals")
     func recognises() {
         #expect(RRIntervalText.recognises(Array("812\n".utf8)))
