@@ -163,6 +163,8 @@ public enum FileIO {
         /// Links to folders, not followed: one to a parent would loop, one to `/` or the home
         /// folder would walk far more than was asked.
         public var linkedFolders: [String] = []
+        /// Links to nothing (what they named was moved or deleted), each with what it names.
+        public var brokenLinks: [(path: String, target: String)] = []
         /// Files and folders whose names are not UTF-8 (Latin-1 from an old disk), which a
         /// path here cannot name: each with its bytes that are not written `\xE4`.
         public var misnamed: [String] = []
@@ -170,12 +172,20 @@ public enum FileIO {
 
     /// The regular files under `folder` at any depth, sorted by path, links to files among
     /// them. Only `folder` itself must open; a folder within it that does not is named in
-    /// `unopened`, and a link to a folder in `linkedFolders`.
+    /// `unopened`, a link to a folder in `linkedFolders`, a link to nothing in `brokenLinks`.
     public static func files(under folder: String) throws(FileError) -> FolderContents {
         var contents = FolderContents()
         try walk(folder, into: &contents)
         contents.files.sort()
         return contents
+    }
+
+    /// What the link at `path` names, as written in it.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func walk(_ folder: String, into contents: inout FolderContents) throws(FileError) {
@@ -201,8 +211,12 @@ public enum FileIO {
             case S_IFDIR: folders.append(path)
             case S_IFREG: contents.files.append(path)
             case S_IFLNK:
-                // Through the link to what it names; a link to nothing is no file.
-                guard stat(path, &info) == 0 else { continue }
+                // Through the link to what it names. A link to nothing was passed over without
+                // a word, where the same link named alone was "No such file or directory".
+                guard stat(path, &info) == 0 else {
+                    contents.brokenLinks.append((path, linkTarget(path) ?? "?"))
+                    continue
+                }
                 switch info.st_mode & S_IFMT {
                 case S_IFREG: contents.files.append(path)
                 case S_IFDIR: contents.linkedFolders.append(path)

@@ -6,6 +6,17 @@ import Synchronization
 /// Where `history import` and `readiness import` find their files: a path, a folder's files
 /// at any depth, and the parts of the zip archives among them.
 extension HistoryImport {
+    /// The files each of `paths` holds, in order (a shell's `*.gpx` gives many). Every path
+    /// must exist: one that does not fails the import before anything is read.
+    static func files(in paths: [String]) throws -> [Candidate] {
+        try paths.flatMap { try files(in: $0) }
+    }
+
+    /// How the summary names what was imported: the path, or how many were given.
+    static func described(_ paths: [String]) -> String {
+        paths.count == 1 ? paths[0] : "the \(paths.count) paths given"
+    }
+
     /// The files `path` holds: itself, the files of a folder at any depth, and the parts of
     /// each zip archive among them (of a zip inside one too, by its name; one told only by
     /// its content is opened where it is read).
@@ -37,6 +48,10 @@ extension HistoryImport {
         for name in contents.misnamed {
             let reason = "its name is not UTF-8 (from an older system's disk?), which IntervalPro cannot open by: rename it (`convmv -f latin1 -t utf8 -r --notest FOLDER` renames them all)"
             candidates.append(Candidate(name: name, load: { throw LaunchError(reason, kind: .missingInput) }))
+        }
+        for link in contents.brokenLinks {
+            let reason = "a link to \(link.target), which is not there (moved or deleted?)"
+            candidates.append(Candidate(name: link.path, load: { throw LaunchError(reason, kind: .missingInput) }))
         }
         for link in contents.linkedFolders {
             let reason = "a link to a folder, not followed (one to a parent would loop): import the folder it links to by its own path"

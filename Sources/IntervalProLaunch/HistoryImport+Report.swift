@@ -28,10 +28,10 @@ extension HistoryImport.Report {
     }
 
     /// The summary: counts first, then what went wrong, file by file (the first few of each).
-    public func lines(path: String) -> [String] {
+    public func lines(paths: [String]) -> [String] {
         func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         var lines = [
-            "Imported \(count(imported.count, "run", "runs")) from \(path) (\(count(filesRead, "file", "files")) read)."
+            "Imported \(count(imported.count, "run", "runs")) from \(HistoryImport.described(paths)) (\(count(filesRead, "file", "files")) read)."
         ]
         // Copies of a run within these files are said apart from runs imported before.
         let copies = ["a shorter copy", "a damaged copy", "the same run as", "the same activity as"]
@@ -63,7 +63,7 @@ extension HistoryImport.Report {
         if otherFiles > 0 { lines.append("Left out \(count(otherFiles, "file that holds", "files that hold")) no activity.") }
         if rrIntervalFiles > 0 {
             lines.append(
-                "\(rrIntervalFiles == otherFiles ? (otherFiles == 1 ? "It holds" : "They hold") : "\(rrIntervalFiles) of them hold") RR intervals, as HRV apps export mornings: `intervalpro readiness import \(path)` files them.")
+                "\(rrIntervalFiles == otherFiles ? (otherFiles == 1 ? "It holds" : "They hold") : "\(rrIntervalFiles) of them hold") RR intervals, as HRV apps export mornings: `intervalpro readiness import \(paths.joined(separator: " "))` files them.")
         }
         if !unreadable.isEmpty {
             lines.append("Could not read \(count(unreadable.count, "file", "files")):")

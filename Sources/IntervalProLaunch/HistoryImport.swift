@@ -99,17 +99,17 @@ public enum HistoryImport {
         var activityName: String? = nil
     }
 
-    /// Imports what `path` holds into the store at `location`, opened once the path is found (a
-    /// path not there made an empty store). `progress` is told files done and files in all
+    /// Imports what `paths` hold into the store at `location`, opened once the paths are found
+    /// (a path not there made an empty store). `progress` is told files done and files in all
     /// as each thousandth of them is done, and at the end.
     ///
     /// Files are read and scored on every core at once, each worker storing its own runs: the
     /// store takes one write at a time, so one worker reads while another writes.
     public static func run(
-        _ path: String, into location: StoreLocation,
+        _ paths: [String], into location: StoreLocation,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
-        let candidates = try files(in: path)
+        let candidates = try files(in: paths)
         // An empty folder: nothing to keep, and no store made for it.
         guard !candidates.isEmpty else { return Report() }
         let store = try location.open()

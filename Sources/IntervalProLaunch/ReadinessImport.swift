@@ -46,15 +46,15 @@ public enum ReadinessImport {
         }
     }
 
-    /// Imports the mornings `path` holds into the store at `location`, each scored with
+    /// Imports the mornings `paths` hold into the store at `location`, each scored with
     /// `settings` (or as long as its file holds, from a minute). `progress` hears files done
     /// and files in all. A morning after `today` (local, YYYY-MM-DD; the clock's when nil) is refused.
     public static func run(
-        _ path: String, settings: ReadinessMeasurement.Settings, store location: StoreLocation, today: String? = nil,
+        _ paths: [String], settings: ReadinessMeasurement.Settings, store location: StoreLocation, today: String? = nil,
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
         let today = today ?? WallClock.localDateToday()
-        let candidates = try HistoryImport.files(in: path)
+        let candidates = try HistoryImport.files(in: paths)
         // An empty folder: nothing to keep, and no store made for it.
         guard !candidates.isEmpty else { return Report() }
         let store = try location.open()
@@ -176,15 +176,7 @@ public enum ReadinessImport {
             }
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
-        // A slip of the year in a name, or a phone's clock set wrong: a morning not yet come sat
-        // where no verdict read it, then counted in the baseline (`--date` refuses one too).
-        if let day = UTCTimestamp.dayNumber(ofDate: localDate), let todayNumber = UTCTimestamp.dayNumber(ofDate: today),
-            day > todayNumber
-        {
-            return skip(
-                \.refused,
-                "measured on \(localDate), after today (\(today)): its name or its clock is wrong; `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under the day it was taken")
-        }
+        if let notYetCome = ReadinessRun.notYetCome(localDate, today: today) { return skip(\.refused, notYetCome) }
         let takenAt = UTCTimestamp.text(unixSeconds: ended)
         let keys = Self.keys(
             localDate: localDate, takenAt: takenAt, localTime: localTime, rrSegments: outcome.measurement.segments)
@@ -241,7 +233,7 @@ extension ReadinessImport.Report {
     }
 
     /// The summary: counts first, then what was not taken, file by file (the first few of each).
-    public func lines(path: String) -> [String] {
+    public func lines(paths: [String]) -> [String] {
         func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         func listed(_ list: [HistoryImport.Skipped]) -> [String] {
             list.prefix(10).map { "  \($0.file): \($0.reason)" } + (list.count > 10 ? ["  … and \(list.count - 10) more (--json lists them all)"] : [])
@@ -250,7 +242,7 @@ extension ReadinessImport.Report {
         if let first = imported.first?.record.localDate, let last = imported.last?.record.localDate {
             span = first == last ? " (\(first))" : " (\(first) to \(last))"
         }
-        var lines = ["Imported \(count(imported.count, "morning", "mornings"))\(span) from \(path) (\(count(filesRead, "file", "files")) read)."]
+        var lines = ["Imported \(count(imported.count, "morning", "mornings"))\(span) from \(HistoryImport.described(paths)) (\(count(filesRead, "file", "files")) read)."]
         // By the time scored: an app's mornings are all of one length (--json names each).
         var scoredFor: [String: Int] = [:]
         for morning in shortened { scoredFor[morning.reason, default: 0] += 1 }

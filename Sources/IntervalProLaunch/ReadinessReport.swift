@@ -210,6 +210,12 @@ public struct ReadinessCheck: Sendable {
         // was replayed, and at its own clock time (a morning abroad stays a morning).
         var endedAt = outcome.endedAt
         let localEnd = outcome.localEnd
+        // As `readiness import` refuses it: replayed, a name a year out was saved under that day.
+        if date == nil, let replayed, let localEnd,
+            let notYetCome = ReadinessRun.notYetCome(localEnd.date, today: WallClock.localDateToday())
+        {
+            throw LaunchError("\(replayed): \(notYetCome)", kind: .invalidData)
+        }
         // Filed under another day, at its clock time there: a morning kept at its own day's
         // moment was judged by that moment against the day's other mornings. On the file's own
         // clock where it names one, else this machine's.
@@ -263,6 +269,8 @@ public struct ReadinessCheck: Sendable {
         else { return .null }
         let at = fields.firstIndex { $0.0 == "assessment" } ?? fields.endIndex
         fields.insert(("days_value", .bool(result.scored.isDaysValue)), at: at)
+        // What the text says as "already saved as readiness measurement N": the JSON was a new save's.
+        fields.insert(("already_saved", .bool(result.scored.wasHeld)), at: at + 1)
         return .object(fields)
     }
 

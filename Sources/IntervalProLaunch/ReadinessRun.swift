@@ -61,6 +61,17 @@ public enum ReadinessRun {
         }
     }
 
+    /// Why a morning the file dates `localDate` is not filed on `today` (local dates): a day
+    /// after it, from a slip of the year in a name or a phone's clock set wrong, sat where no
+    /// verdict read it, then counted in the baseline once that day came (`--date` refuses one
+    /// too). Nil when it may be filed.
+    static func notYetCome(_ localDate: String, today: String) -> String? {
+        guard let day = UTCTimestamp.dayNumber(ofDate: localDate), let todayNumber = UTCTimestamp.dayNumber(ofDate: today),
+            day > todayNumber
+        else { return nil }
+        return "measured on \(localDate), after today (\(today)): its name or its clock is wrong; `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under the day it was taken"
+    }
+
     /// What a live measurement shows while it runs, once a second.
     public struct Status: Sendable {
         public var progress: ReadinessMeasurement.Progress

@@ -100,7 +100,7 @@ extension ReadinessCommandTests {
 
     /// A name's slip of the year filed a morning not yet come, which `--date` refuses: it sat
     /// where no verdict read it, to count in the baseline once its day came.
-    @Test("readiness import: a morning after today is refused, as --date refuses one; a day no calendar has is said; the others imported")
+    @Test("a morning after today is refused by import and by --replay, as --date refuses one; a day no calendar has is said; the others imported")
     func importRefusesAMorningAfterToday() throws {
         let dir = try ScratchDirectory()
         let name = DateFormatter()
@@ -126,6 +126,21 @@ extension ReadinessCommandTests {
         let listed = try #require(
             try JSONSerialization.jsonObject(with: intervalpro("readiness", "history", "--json", environment: utc).stdoutData) as? [[String: Any]])
         #expect(listed.count == 1, "\(listed)")
+
+        // Replayed, the same file was saved under next year's day, where import refuses it.
+        let replayed = try intervalpro("readiness", "--replay", dir.path("export/\(nextYear).txt"), environment: utc)
+        #expect(replayed.status == 65, "stdout: \(replayed.stdout) stderr: \(replayed.stderr)")
+        #expect(replayed.stderr.contains("\(nextYear).txt: measured on \(nextYear.prefix(10)), after today"), "\(replayed.stderr)")
+        let afterReplay = try JSONSerialization.jsonObject(with: intervalpro("readiness", "history", "--json", environment: utc).stdoutData)
+        #expect((afterReplay as? [Any])?.count == 1, "\(afterReplay)")
+        // Filed under a day given, it is measured and saved.
+        let dated = try intervalpro("readiness", "--replay", dir.path("export/\(nextYear).txt"), "--date", "2026-11-21", "--json", environment: utc)
+        #expect(dated.status == 0, "stderr: \(dated.stderr)")
+        #expect(jsonObject(dated.stdoutData)?["already_saved"] as? Bool == false, "\(dated.stdout)")
+        // The imported morning replayed is the one kept: said in --json as the text says it.
+        let kept = try intervalpro("readiness", "--replay", dir.path("export/2026-11-20 06-30-00.txt"), "--json", environment: utc)
+        let keptJSON = try #require(jsonObject(kept.stdoutData), "stderr: \(kept.stderr)")
+        #expect(keptJSON["already_saved"] as? Bool == true && keptJSON["date"] as? String == "2026-11-20", "\(keptJSON)")
     }
 
     /// A two-minute morning as an HRV app exports it: 170 RR intervals in milliseconds, a line

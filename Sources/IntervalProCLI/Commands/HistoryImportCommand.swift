@@ -9,19 +9,19 @@ struct HistoryImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import the runs a watch recorded: a FIT, TCX or GPX file, a folder, or an export archive.",
         discussion: """
-            PATH is an activity file (gzipped or not), a folder (read at any depth), or a zip archive: \
+            Each PATH is an activity file (gzipped or not), a folder (read at any depth), or a zip archive: \
             a Strava bulk export, a Garmin Connect export (zips inside a zip) or any mix. Each \
             running activity becomes a session (source "imported", the watch's start time, no plan: \
             its cadence, heart rate and distance), listed by `history` and drawn by `trends` and \
             `report`. An activity imported before (same start time, same device), or exported from a \
             session of this store, is skipped, so importing again adds nothing. Other sports and files that hold no activity are left out; \
-            a damaged file is read up to the damage, as `replay` reads it. Exits 65 when PATH holds \
-            activity files and none could be read.
+            a damaged file is read up to the damage, as `replay` reads it. Exits 65 when the paths hold \
+            activity files and none could be read; 66, before anything is read, when one is not there.
             """
     )
 
-    @Argument(help: "An activity file, a folder, or a zip archive.", completion: .file())
-    var path: String
+    @Argument(help: "Activity files, folders, or zip archives (`~/Downloads/*.gpx`).", completion: .file())
+    var paths: [String]
 
     @Flag(help: "Print what was imported and skipped as JSON.")
     var json = false
@@ -33,7 +33,7 @@ struct HistoryImportCommand: ParsableCommand {
             // Ctrl-C finishes the files being read and says what was done.
             InterruptSignal.install()
             let progress = ProgressLine()
-            let report = try HistoryImport.run(path, into: store.location) { done, total in
+            let report = try HistoryImport.run(paths, into: store.location) { done, total in
                 progress.draw("Importing: \(done) of \(total) files")
             }
             progress.clear()
@@ -42,9 +42,9 @@ struct HistoryImportCommand: ParsableCommand {
                 print(report.json.serialized(pretty: true))
             } else if failed {
                 // Nothing could be read: said where errors are, as the exit status says it.
-                Terminal.writeStandardError(report.lines(path: path).joined(separator: "\n") + "\n")
+                Terminal.writeStandardError(report.lines(paths: paths).joined(separator: "\n") + "\n")
             } else {
-                print(report.lines(path: path).joined(separator: "\n"))
+                print(report.lines(paths: paths).joined(separator: "\n"))
             }
             // The store could not be written: an I/O failure, said where errors are.
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }

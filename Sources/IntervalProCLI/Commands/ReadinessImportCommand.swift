@@ -9,19 +9,19 @@ struct ReadinessImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import mornings measured with another app, each under its own day: the baseline stands at once.",
         discussion: """
-            PATH is a file, a folder (read at any depth) or a zip archive: Elite HRV's export \
+            Each PATH is a file, a folder (read at any depth) or a zip archive: Elite HRV's export \
             (RR intervals, a file per morning named by its date and time), Polar Sensor Logger's \
             _RR.txt files, recordings, or watch activities with beats. A file is filed at the \
             time it says it began, or its name says (RR interval text); a file with neither is \
             left out (`readiness --replay FILE --date YYYY-MM-DD` files one). A morning shorter \
             than --duration after settling is scored as long as it holds, from a minute. A \
-            morning imported before is skipped. Exits 65 when PATH holds mornings and none could \
-            be taken. Ctrl-C finishes the file being read, prints what was imported and exits 130.
+            morning imported before is skipped. Exits 65 when the paths hold mornings and none \
+            could be taken; 66, before anything is read, when one is not there. Ctrl-C finishes the file being read, prints what was imported and exits 130.
             """
     )
 
-    @Argument(help: "A file, a folder, or a zip archive.", completion: .file())
-    var path: String
+    @Argument(help: "Files, folders, or zip archives.", completion: .file())
+    var paths: [String]
 
     @Option(
         parsing: .unconditional,
@@ -43,12 +43,12 @@ struct ReadinessImportCommand: ParsableCommand {
             InterruptSignal.install()
             let progress = ProgressLine()
             let report = try ReadinessImport.run(
-                path, settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location
+                paths, settings: ReadinessMeasurement.Settings(duration: .seconds(duration * 60)), store: store.location
             ) { done, total in
                 progress.draw("Importing: \(done) of \(total) files")
             }
             progress.clear()
-            print(json ? report.json.serialized(pretty: true) : report.lines(path: path).joined(separator: "\n"))
+            print(json ? report.json.serialized(pretty: true) : report.lines(paths: paths).joined(separator: "\n"))
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }
             if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }
