@@ -91,6 +91,32 @@ public struct CadenceStream: Sendable {
         /// total's step holds them (counted twice, a watch's seconds left out as damage added
         /// their speed and then the whole step of the total over them).
         var countedSinceTotal = 0.0
+        /// A distance-only device's last total read while another device's cadence counted,
+        /// and when: the mark its own count starts from once that device was heard after it.
+        var heldTotal: (total: UInt32, time: SessionTime)?
+
+        /// A distance-only device's reading while another device's cadence is current: not
+        /// counted, and its total the mark to count from only once the cadence device was
+        /// heard at or after it. Taken at once, the totals of the seconds between a footpod's
+        /// last reading and its cadence going stale moved the mark past metres no one counted:
+        /// 6 m a dropout, 3.3 % of a run whose pod dropped out 10 s a minute.
+        mutating func hold(_ rsc: RSCMeasurement, at now: SessionTime, cadenceHeardAt: SessionTime?) {
+            guard let total = rsc.totalDistanceRaw else { return }
+            settleHeldTotal(cadenceHeardAt: cadenceHeardAt)
+            if lastTotalDistance == nil {
+                take(total: total)
+            } else {
+                heldTotal = (total, now)
+            }
+        }
+
+        /// The held total becomes the mark if the cadence device was heard at or after it;
+        /// else the mark stays where that device was last heard.
+        mutating func settleHeldTotal(cadenceHeardAt: SessionTime?) {
+            defer { heldTotal = nil }
+            guard let held = heldTotal, let heard = cadenceHeardAt, held.time <= heard else { return }
+            take(total: held.total)
+        }
 
         /// Takes a reading's total: one a little below the last (a watch correcting its
         /// distance back a few metres, 358 times in a Suunto's run) keeps the last, and the
@@ -103,15 +129,15 @@ public struct CadenceStream: Sendable {
             lastTotalDistance = total
         }
 
-        /// Takes a reading and returns the metres it adds (`counting`): the sensor's own total
+        /// Takes a reading and returns the metres it adds: the sensor's own total
         /// preferred, its step past the last less what speed counted since; without a total,
         /// `speed` (nil when stale) held until this reading. What arrived while the sensors were
         /// connecting comes at time zero: the distance between those readings was run before
         /// the session began (a foot pod heard while a strap was looked for gave 20 s of it:
         /// 114 m for a run of 60), and the last of them is the baseline.
-        mutating func metres(_ rsc: RSCMeasurement, speed: TimedValue<Double>?, at now: SessionTime, counting: Bool = true) -> Double {
+        mutating func metres(_ rsc: RSCMeasurement, speed: TimedValue<Double>?, at now: SessionTime) -> Double {
             guard let total = rsc.totalDistanceRaw else {
-                guard counting, let speed else { return 0 }
+                guard let speed else { return 0 }
                 let step = speed.value * (now - speed.time).seconds
                 countedSinceTotal += step
                 return step
@@ -121,7 +147,7 @@ public struct CadenceStream: Sendable {
             // A total held below its mark leaves what speed counted to the total that passes it.
             if let previous, total < previous, lastTotalDistance == previous { return 0 }
             defer { countedSinceTotal = 0 }
-            guard counting, let previous, total >= previous, now > .zero else { return 0 }
+            guard let previous, total >= previous, now > .zero else { return 0 }
             return max(0, Double(total - previous) / 10 - countedSinceTotal)
         }
     }
@@ -239,10 +265,14 @@ public struct CadenceStream: Sendable {
     /// distance count while no device's cadence is current (a footpod's own come first), its
     /// cadence field never.
     private mutating func ingestDistance(_ rsc: RSCMeasurement, from device: String, at now: SessionTime) {
-        let counting = !isCurrent(cadence, at: now)
-        let metres = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
-            .metres(rsc, speed: isCurrent(speed, at: now) ? speed : nil, at: now, counting: counting)
-        guard counting else { return }
+        var state = devices[device, default: DeviceState(normaliser: CadenceNormaliser(unit: .none))]
+        defer { devices[device] = state }
+        guard !isCurrent(cadence, at: now) else {
+            state.hold(rsc, at: now, cadenceHeardAt: cadence?.time)
+            return
+        }
+        state.settleHeldTotal(cadenceHeardAt: cadence?.time)
+        let metres = state.metres(rsc, speed: isCurrent(speed, at: now) ? speed : nil, at: now)
         distance = (distance ?? 0) + metres
         if cadenceDevice != nil { distanceCoveredByOther = true }
         speed = TimedValue(value: rsc.speedMps, time: now)

@@ -277,6 +277,22 @@ struct CadenceStreamTests {
         #expect(alone.distance == 66)
     }
 
+    /// A watch's footpod and its GPS, each sending its total every second: the pod stops
+    /// after 10 s. The GPS's totals of the 3 s the pod's cadence stays current moved its mark
+    /// on uncounted: 6 m lost at each dropout (360 m of an hour's run, and as many again at
+    /// each FIT export imported again).
+    @Test func theMetresBeforeAPodGoesStaleAreCountedOnce() {
+        for podFirst in [true, false] {
+            var stream = CadenceStream(units: ["pod": .steps, "gps": CadenceUnit.none])
+            for second in 0...20 {
+                let pod = SensorReading.rsc(rsc(170, total: UInt32(30 * second))), gps = SensorReading.rsc(rsc(0, total: UInt32(1000 + 30 * second)))
+                let sent = second > 10 ? [("gps", gps)] : podFirst ? [("pod", pod), ("gps", gps)] : [("gps", gps), ("pod", pod)]
+                for (device, reading) in sent { stream.ingest(reading, from: device, at: at(Double(second))) }
+            }
+            #expect(stream.distance == 60, "pod first: \(podFirst)")
+        }
+    }
+
     @Test func distanceFromIntegratedSpeed() {
         var stream = CadenceStream(units: ["pod": .steps])
         stream.ingest(.rsc(rsc(170, speedRaw: 512)), from: "pod", at: at(0))  // 2 m/s

@@ -84,9 +84,9 @@ struct TCXActivityTests {
         }
         #expect(distances[19] == 57, "before the footpod")
         #expect(distances[59] == 177, "with it")
-        // After it, the whole run but the two seconds the footpod's last cadence stays current
-        // (`CadenceStream.staleAfter`), as a watch's distance beside a footpod gone live.
-        #expect(distances[99] == 291, "after it")
+        // After it, the whole run: the seconds the footpod's last cadence stays current
+        // (`CadenceStream.staleAfter`) are counted once it is stale (they were lost: 291 m).
+        #expect(distances[99] == 297, "after it")
     }
 
     /// A record without a heart rate takes its beats' (61,440 × count / sum); an interval no
