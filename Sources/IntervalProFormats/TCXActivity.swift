@@ -24,6 +24,7 @@ extension ActivityImport {
         for activity in activities {
             let sport = activity.attribute("Sport")
             var points: [ActivityPoint] = []
+            var lapBefore: LapEnd?
             for lap in activity.children where lap.name.caseInsensitiveEquals("Lap") {
                 // A lap's second Track begins after a pause (a new lap alone is no pause).
                 let lapStart = points.count
@@ -35,9 +36,14 @@ extension ActivityImport {
                     }
                 }
                 // A lap time that is no number was never read: it refuses nothing.
-                if let timer = (try? number(lap.child("TotalTimeSeconds"), upTo: 86_400 * 115, file: file)) ?? nil {
-                    markPauses(in: &points, lap: lapStart..<points.count, timerSeconds: timer)
+                let timer = (try? number(lap.child("TotalTimeSeconds"), upTo: 86_400 * 115, file: file)) ?? nil
+                if let timer { markPauses(in: &points, lap: lapStart..<points.count, timerSeconds: timer) }
+                guard points.count > lapStart else { continue }
+                let started = lap.attribute("StartTime").flatMap(ISO8601.microseconds)
+                if let lapBefore, lapBefore.isPause(until: points[lapStart].time, lapStartedAt: started) {
+                    points[lapBefore.lastPoint].pausedAfter = true
                 }
+                lapBefore = timer.map { LapEnd(lastPoint: points.count - 1, points: points[lapStart...], timerSeconds: $0) }
             }
             let kind: ActivityLeg.Kind =
                 if let sport { sport.caseInsensitiveEquals("Running") ? .run : sport.caseInsensitiveEquals("Other") ? .unsaid : .other } else { .unsaid }
@@ -68,7 +74,7 @@ extension ActivityImport {
         var shortfall = Double(points[lap.last!].time - points[lap.first!].time) / 1_000_000 - timerSeconds
         for index in gaps where points[index].pausedAfter { shortfall -= hidden(index) }
         // Less than a smart recording's gaps between points: no pause to find.
-        let shortest = 10.0
+        let shortest = LapEnd.shortestPause
         guard shortfall >= shortest else { return }
         for index in gaps.filter({ !points[$0].pausedAfter && hidden($0) >= shortest }).sorted(by: { hidden($0) > hidden($1) }) {
             guard shortfall >= shortest else { break }
@@ -77,6 +83,36 @@ extension ActivityImport {
             points[index].pausedAfter = true
             shortfall -= hidden(index)
         }
+    }
+
+    /// The end of a lap whose timer is known, for the gap before the next: a lap's timer
+    /// covers its own time, so a gap between two laps that neither timer covers was a pause
+    /// (a run of 20:00 on the watch, stopped 10 minutes between its laps, read as 30:00, 9:57
+    /// of it "no signal").
+    struct LapEnd {
+        var lastPoint: Int
+        var lastTime: Int64
+        /// The timer ran on past the lap's last point (the GPS lost, the lap ended later).
+        var timerRanOn: Bool
+
+        init(lastPoint: Int, points: ArraySlice<ActivityPoint>, timerSeconds: Double) {
+            self.lastPoint = lastPoint
+            lastTime = points.last?.time ?? 0
+            let span = Double(lastTime - (points.first?.time ?? 0)) / 1_000_000
+            timerRanOn = timerSeconds >= span + Self.shortestPause
+        }
+
+        /// Whether the gap to the next lap's first point, at `next`, is a pause: as long as
+        /// `markPauses` takes one, and that lap's timer (its `StartTime`, when the file gives
+        /// it) started at that point, not before.
+        func isPause(until next: Int64, lapStartedAt started: Int64?) -> Bool {
+            let shortest = Int64(Self.shortestPause * 1_000_000)
+            guard !timerRanOn, let started, next - lastTime > shortest else { return false }
+            return started >= next - shortest
+        }
+
+        /// As `markPauses`: shorter than a smart recording's gaps between points, no pause.
+        static let shortestPause = 10.0
     }
 
     private static func trackpoint(_ element: MarkupElement, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {

@@ -147,6 +147,32 @@ struct TCXActivityTests {
         #expect(running.pauses.isEmpty)
     }
 
+    /// A watch stopped between two laps: the gap is in neither lap's timer. It was read as
+    /// running with no signal (30:00, 9:57 of it "no signal", for a run of 20:00). A lap whose
+    /// timer ran on past its points (the GPS lost), or a lap that started before its first
+    /// point, covers the gap: no pause.
+    @Test func aGapBetweenLapsThatNoTimerCoversIsAPause() throws {
+        func point(_ second: Int) -> String {
+            "<Trackpoint><Time>\(UTCTimestamp.text(unixSeconds: 1_772_350_200 + Int64(second)))</Time><Cadence>85</Cadence></Trackpoint>"
+        }
+        func lap(from first: Int, to last: Int, timer: Int, startedAt start: Int) -> String {
+            "<Lap StartTime=\"\(UTCTimestamp.text(unixSeconds: 1_772_350_200 + Int64(start)))\"><TotalTimeSeconds>\(timer)</TotalTimeSeconds><Track>"
+                + (first...last).map(point).joined() + "</Track></Lap>"
+        }
+        func read(_ laps: String...) throws -> ImportedActivity {
+            let tcx = "<TrainingCenterDatabase><Activities><Activity Sport=\"Running\">" + laps.joined() + "</Activity></Activities></TrainingCenterDatabase>"
+            return try ActivityImport.readTCX(try MarkupReader.read(Array(tcx.utf8)), file: "laps.tcx")
+        }
+        let stopped = try read(lap(from: 0, to: 599, timer: 600, startedAt: 0), lap(from: 1200, to: 1799, timer: 600, startedAt: 1200))
+        #expect(stopped.pauses == [.seconds(599) ..< .seconds(1200)])
+        // The first lap's timer ran 10 minutes on (the watch lost its points): a gap, no pause.
+        #expect(try read(lap(from: 0, to: 599, timer: 1200, startedAt: 0), lap(from: 1200, to: 1799, timer: 600, startedAt: 1200)).pauses.isEmpty)
+        // The second lap started at the first one's end: its timer ran through the gap.
+        #expect(try read(lap(from: 0, to: 599, timer: 600, startedAt: 0), lap(from: 1200, to: 1799, timer: 1200, startedAt: 600)).pauses.isEmpty)
+        // Laps one after the other: no pause.
+        #expect(try read(lap(from: 0, to: 599, timer: 600, startedAt: 0), lap(from: 600, to: 1199, timer: 600, startedAt: 600)).pauses.isEmpty)
+    }
+
     /// TCX cadence in steps per minute already (median over 120) is kept, as for GPX.
     @Test func cadenceAlreadyInStepsIsNotDoubled() throws {
         let points = [170, 172].enumerated().map {
