@@ -72,6 +72,11 @@ def heartbeats(units):
     return [u for u in units if 256 <= u <= 2048]
 
 
+def extra_detections(units):
+    """Intervals too short for a heartbeat (a beat detected twice): artifacts, not beats."""
+    return sum(1 for u in units if u < 256)
+
+
 def window_alpha(units):
     """(beats corrected, alpha 1 or None) of one window."""
     peaks = nk.intervals_to_peaks([u * 1000.0 / UNITS_PER_SECOND for u in units], sampling_rate=NEUROKIT_RATE)
@@ -92,12 +97,14 @@ def summary(recording, plan):
     seconds = beats_by_second(recording)
     # The session's samples are its seconds before its end: what came in its last second is in none.
     beats = {s: heartbeats(units) for s, units in seconds.items() if s < ends[-1]}
+    extra = {s: extra_detections(units) for s, units in seconds.items() if s < ends[-1]}
     windows = []
     for t in range(EVERY_S, math.ceil(ends[-1]), EVERY_S):
         units = [u for s in range(t - WINDOW_S + 1, t + 1) for u in beats.get(s, [])]
         if not units or t < WINDOW_S:
             continue
         artifacts, alpha = window_alpha(units)
+        artifacts += sum(extra.get(s, 0) for s in range(t - WINDOW_S + 1, t + 1))
         coverage = sum(units) / UNITS_PER_SECOND / WINDOW_S
         if len(units) >= MIN_BEATS and coverage >= MIN_COVERAGE and artifacts / len(units) < ARTIFACT_LIMIT and alpha is not None:
             # The step running after the second: one that ends at t has ended.
@@ -117,7 +124,7 @@ def summary(recording, plan):
             elif above:
                 crossings.append({"threshold": threshold, "second": t})
                 break
-    scored["hrv"] = {"beats": len(every), "artifacts": artifacts, "scored_windows": len(windows), "crossings": crossings}
+    scored["hrv"] = {"beats": len(every), "artifacts": artifacts + sum(extra.values()), "scored_windows": len(windows), "crossings": crossings}
     return scored
 
 

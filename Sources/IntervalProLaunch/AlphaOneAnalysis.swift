@@ -29,8 +29,9 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
     private let finishing = Atomic<Bool>(false)
 
     // The runner's thread (and `finish`, once the runner is done).
-    /// Every beat so far, for the session's artifact share.
+    /// Every beat so far, and the intervals too short for one, for the session's artifact share.
     private var beats: [UInt16] = []
+    private var extraDetections = 0
     /// The samples `finish` may still need: from two windows' length before the first the
     /// thread has not taken in (a live session keeps a few minutes of them, not hours).
     private var recent: [SessionSample] = []
@@ -60,6 +61,7 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
         for case .sample(let sample) in actions {
             recent.append(sample)
             beats += AlphaOneTracker.heartbeats(sample)
+            extraDetections += AlphaOneTracker.extraDetections(sample)
             if !sample.rrIntervals.isEmpty { lastBeatSecond = sample.second }
             guard lastBeatSecond != nil else {
                 // Before the first beat: only the samples its windows may cover are kept (cut
@@ -117,6 +119,7 @@ public final class AlphaOneAnalysis: SessionObserver, @unchecked Sendable {
         let (done, reached) =
             await loop?.submit { [self] in (windows, taken.load(ordering: .relaxed)) } ?? ([], handedOver)
         return AlphaOneTracker.analyse(
-            recent, after: done, from: reached - recentStart, beats: beats, parts: Cores.online, perform: Cores.perform)
+            recent, after: done, from: reached - recentStart, beats: beats, extraDetections: extraDetections, parts: Cores.online,
+            perform: Cores.perform)
     }
 }

@@ -108,6 +108,28 @@ struct AlphaOneTrackerTests {
         #expect(AlphaOneTracker.analyse(sent).summary == AlphaOneTracker.analyse(dropout).summary)
     }
 
+    /// A strap that detects a beat twice sends intervals too short for a heartbeat: left out
+    /// of the beats, they were left out of the artifacts too, and a session with 5 % of its
+    /// beats split read as trusted. Paused, they are no more the run's than its beats are.
+    @Test func intervalsTooShortForAHeartbeatAreArtifacts() throws {
+        let clean = Self.samples(Self.uncorrelated(600))
+        var split = clean
+        for i in split.indices where split[i].second % 10 == 3 { split[i].rrIntervals.append(150) }
+        let cleanWindows = Self.windows(clean), splitWindows = Self.windows(split)
+        #expect(splitWindows.map(\.beats) == cleanWindows.map(\.beats))
+        for (withExtra, without) in zip(splitWindows, cleanWindows) where withExtra.second >= 120 {
+            // Twelve such seconds in every two minutes: 12 of about 300 beats, 4 %.
+            #expect(withExtra.artifacts == without.artifacts + 12, "window at \(withExtra.second)")
+            #expect(withExtra.status == .unreliable)
+        }
+        let summary = try #require(AlphaOneTracker.analyse(split).summary)
+        #expect(summary.artifacts == (AlphaOneTracker.analyse(clean).summary?.artifacts ?? 0) + 24)
+        #expect(!summary.isTrusted)
+        var paused = split
+        for i in paused.indices { paused[i].zoneStatus = .paused }
+        #expect(paused.reduce(0) { $0 + AlphaOneTracker.extraDetections($1) } == 0)
+    }
+
     /// Paused at a crossing, the runner stands and the heart slows: those beats went into the
     /// windows, and windows were scored while paused.
     @Test func pausedSecondsAreNotTheRun() {

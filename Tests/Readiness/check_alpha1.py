@@ -25,7 +25,8 @@ artifacts of the whole series; `run --json` printed the same figures `show` give
 The sessions: a simulated cadence ladder (its strap sends every beat, correlated at easy effort
 and less so as heart rate rises); pyhrv's public sample NN series (SampleNNISeriesShort.npy, found
 as check_readiness.py finds it) replayed against an open step; and the same series with every
-20th beat missed, which no window scores.
+20th beat missed, which no window scores; and with 100 ms of every 20th beat sent as an interval of
+its own, too short for a heartbeat, counted among the artifacts.
 
 Every command runs with scratch XDG folders. Usage: check_alpha1.py PATH/TO/intervalpro
 """
@@ -121,6 +122,15 @@ def heartbeats(sample):
     return [u for u in sample["rr"] if 256 <= u <= 2048]
 
 
+def extra_detections(sample):
+    """A second's intervals too short for a heartbeat (over 240 bpm: a beat a strap detected
+    twice, or noise): left out of the beats and counted among the artifacts, as a morning's
+    are. None while paused."""
+    if sample.get("zone") == "paused":
+        return 0
+    return sum(1 for u in sample["rr"] if u < 256)
+
+
 def expected_windows(samples):
     """Every window the session should show, recomputed from its samples."""
     out = []
@@ -139,6 +149,7 @@ def expected_windows(samples):
             window.update(status="settling", artifacts=0, alpha1=None)
         else:
             artifacts, alpha, heart_rate = reference_window(units)
+            artifacts += sum(extra_detections(s) for s in seconds)
             coverage = sum(units) / 1024.0 / WINDOW_S
             scored = len(units) >= MIN_BEATS and coverage >= MIN_COVERAGE and artifacts / len(units) < ARTIFACT_LIMIT and alpha is not None
             window.update(status="scored" if scored else "unreliable", artifacts=artifacts, alpha1=alpha if scored else None,
@@ -182,6 +193,7 @@ def check_summary(label, session, windows, samples):
     units = [u for s in samples for u in heartbeats(s)]
     peaks = nk.intervals_to_peaks(mr.to_ms(units), sampling_rate=NEUROKIT_RATE)
     _, artifacts = kubios(peaks)
+    artifacts += sum(extra_detections(s) for s in samples)
     check(hrv["beats"] == len(units), f"{label}: {hrv['beats']} beats, the samples hold {len(units)}")
     check(hrv["artifacts"] == artifacts, f"{label}: {hrv['artifacts']} artifacts, NeuroKit2 corrects {artifacts} of the whole series")
     check(hrv["trusted"] == (artifacts / len(units) < ARTIFACT_LIMIT), f"{label}: trusted {hrv['trusted']} with {artifacts}/{len(units)}")
@@ -299,6 +311,24 @@ def check_missed_beats(binary, env, scratch):
     check(code == 0 and "too many to trust alpha 1" in out, f"{label}: `show` does not say the beats are not to be trusted:\n{out[-400:]}")
 
 
+def check_extra_detections(binary, env, scratch):
+    """Every 20th beat detected twice: 100 ms of it sent as an interval of its own, too short for
+    a heartbeat. Left out without a word, the session read as trusted."""
+    found = pyhrv_files()
+    if found is None:
+        return
+    damaged = []
+    for i, interval in enumerate(float(v) for v in found[0]):
+        damaged += [100.0, interval - 100.0] if i % 20 == 10 else [interval]
+    label = "extra detections"
+    shown, windows = replayed_series(binary, env, scratch, label, damaged, seed=13)
+    if shown is None:
+        return
+    late = [w for w in windows if w["t"] >= 150]
+    check(late and all(w["status"] == "unreliable" for w in late), f"{label}: a window with 5 % extra detections was scored")
+    check(shown["hrv"]["trusted"] is False, f"{label}: the session's beats are called trustworthy")
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__.strip().splitlines()[-1])
@@ -309,7 +339,7 @@ def main():
             return dict(os.environ, XDG_DATA_HOME=os.path.join(scratch, name, "data"),
                         XDG_CONFIG_HOME=os.path.join(scratch, name, "config"), NO_COLOR="1")
 
-        for case in (check_simulated_ladder, check_public_series, check_missed_beats):
+        for case in (check_simulated_ladder, check_public_series, check_missed_beats, check_extra_detections):
             try:
                 case(binary, scratch_env(case.__name__), scratch)
             except Exception:  # noqa: BLE001
