@@ -114,14 +114,15 @@ public enum RRIntervalText {
     /// The intervals (milliseconds) as the Heart Rate Measurements a strap would have sent: one
     /// at the beat that begins the first interval, without one (so that the recording lasts
     /// as long as its beats), then one a beat, at the time it ended, with the beat's rate and
-    /// the interval in 1/1024 s. The text does not say when it was measured: no start time.
+    /// the interval in 1/1024 s. It starts at `startedAt` when the text says (`timeWritten`);
+    /// a list of numbers does not.
     ///
     /// A beat followed by an interval longer than a heartbeat's (`RRIntervals.heartbeat`) is
     /// not held over it as a watch's point is (`ActivityImport.smartRecordingHold`): no beat
     /// was timed there, so the strap was silent, and a measurement's count waits as it does
     /// for a strap that stops sending. Held, a gap of 10 s took 10 s of the scored time and
     /// one of 30 s took 3.
-    public static func recording(_ intervals: [Double]) -> ParsedRecording {
+    public static func recording(_ intervals: [Double], startedAt: String? = nil) -> ParsedRecording {
         func rate(_ interval: Double) -> Int { max(1, ActivityImport.rounded(60_000 / interval)) }
         func units(_ interval: Double) -> UInt16 { ActivityImport.rounded(interval * 1.024) }
         var time = 0.0
@@ -133,8 +134,18 @@ public enum RRIntervalText {
             points.append(ActivityPoint(time: ActivityImport.rounded(time * 1000), heartRate: rate(interval), rrIntervals: [units(interval)]))
         }
         var recording = ActivityImport.recording(points, start: 0, device: device)
-        recording.header.startedAt = nil
+        recording.header.startedAt = startedAt
         return recording
+    }
+
+    /// When a table's beats were taken, where a column holds times (Polar Sensor Logger's
+    /// `Phone timestamp`, HRV Logger's `date`): its first row's first field that is an ISO 8601
+    /// time, as written (the phone's local time when it names no zone). Nil for numbers alone.
+    /// Such a file renamed, or HRV Logger's, whose name holds no time, was "undated".
+    public static func timeWritten(_ bytes: [UInt8]) -> String? {
+        let lines = contentLines((UTF16Text.utf8(bytes) ?? bytes)[...])
+        guard lines.count > 1, !split(lines[0].text).allSatisfy({ number($0) != nil }) else { return nil }
+        return split(lines[1].text).first { ISO8601.microseconds($0) != nil }
     }
 
     /// A local date and time, as a file's name gives it.

@@ -350,7 +350,8 @@ func readActivity(_ bytes: [UInt8], file path: String, choice: ActivityChoice) t
                 kind: .notAnActivity)
         }
         let intervals = try RRIntervalText.read(bytes, file: path)
-        return ImportedActivity(recording: RRIntervalText.recording(intervals), format: .rrIntervals, points: intervals.count, warnings: [])
+        let recording = RRIntervalText.recording(intervals, startedAt: RRIntervalText.timeWritten(bytes))
+        return ImportedActivity(recording: recording, format: .rrIntervals, points: intervals.count, warnings: [])
     case .fit:
         activity = try ActivityImport.readFIT(bytes, file: path, choice: choice)
     case .markup:

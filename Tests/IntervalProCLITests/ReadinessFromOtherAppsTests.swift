@@ -332,6 +332,26 @@ extension ReadinessCommandTests {
         #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
     }
 
+    /// Polar Sensor Logger's file renamed, and HRV Logger's, whose names hold no time: their
+    /// rows do, and they were "undated" (import) or filed under today (replay).
+    @Test("RR text whose table has a column of times is filed at its first row's time, whatever its name")
+    func timesInTheTable() throws {
+        let dir = try ScratchDirectory()
+        let cycle = [1000, 1030, 1055, 1045, 1015, 985, 960, 950, 965, 995]
+        let beats = (0..<170).map { cycle[$0 % cycle.count] }
+        try writeMorning("morning_polar.txt", "Phone timestamp;RR-interval [ms]\n" + beats.map { "2026-11-20T06:30:01.243;\($0)\n" }.joined(), in: dir)
+        try writeMorning("hrvlogger.csv", "date,rr,since start\n" + beats.map { "2026-11-21 07:00:00,\($0),0\n" }.joined(), in: dir)
+        var utc = environment(dir)
+        utc["TZ"] = "UTC0"
+        let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        let mornings = try #require(jsonObject(imported.stdoutData)?["imported"] as? [[String: Any]], "\(imported.stdout)")
+        #expect(mornings.map { $0["date"] as? String } == ["2026-11-20", "2026-11-21"])
+        #expect(mornings.map { $0["local_time"] as? String } == ["06:32:31", "07:02:30"], "\(mornings)")
+        let replayed = try intervalpro("readiness", "--replay", dir.path("export/morning_polar.txt"), "--no-save", "--json", environment: utc)
+        #expect(jsonObject(replayed.stdoutData)?["date"] as? String == "2026-11-20", "\(replayed.stdout) \(replayed.stderr)")
+    }
+
     /// An app writes the time it lost the strap as one long interval. Taken as a beat a watch
     /// recorded, it was held over each second of a gap of up to 25 s, so that a gap of 10 s
     /// took 10 s of the scored time (112 beats scored where one of 26 s left 119).

@@ -197,6 +197,15 @@ struct RRIntervalTextTests {
         #expect(recording.header.startedAt == nil, "the text does not say when")
     }
 
+    @Test("a table's column of times says when its beats were taken: Polar Sensor Logger's, HRV Logger's; numbers alone do not")
+    func timeWrittenInATable() {
+        #expect(RRIntervalText.timeWritten(Array("Phone timestamp;RR-interval [ms]\r\n2026-11-20T06:30:01.243;1120\r\n".utf8)) == "2026-11-20T06:30:01.243")
+        #expect(RRIntervalText.timeWritten(Array("date,rr,since start\n2026-11-20 06:30:01,1120,1120\n".utf8)) == "2026-11-20 06:30:01")
+        #expect(RRIntervalText.timeWritten(Array("812\n790\n".utf8)) == nil)
+        #expect(RRIntervalText.timeWritten(Array("RR\n812\n".utf8)) == nil)
+        #expect(RRIntervalText.recording([812], startedAt: "2026-11-20 06:30:01").header.startedAt == "2026-11-20 06:30:01")
+    }
+
     @Test("the local time in an app's file name: Elite HRV's and Polar Sensor Logger's; none in other names")
     func timeInName() {
         let elite = RRIntervalText.NamedTime(year: 2026, month: 11, day: 25, hour: 6, minute: 30, second: 5)
