@@ -42,11 +42,13 @@ public struct ReadinessToday: Sendable {
         return judged(try storeCall { () throws(StoreError) in try store.readinessRecords(since: since) }, today: today)
     }
 
-    /// The local date of the latest measurement up to `day`, whenever it was; nil for none.
+    /// The local date of the runner's latest measurement up to `day`, whenever it was; nil for
+    /// none. Not the simulator's: after the tour's replay, `today` said "No readiness measured
+    /// in the last 60 days (last: today)".
     public static func lastMeasured(_ location: StoreLocation, upTo day: String) throws -> String? {
         let store = try location.open(readingOnly: true)
         return try storeCall { () throws(StoreError) in try store.readinessRecords(since: "0000-01-01") }
-            .last { $0.localDate <= day }?.localDate
+            .last { $0.localDate <= day && !$0.replaysTheSimulator }?.localDate
     }
 
     /// The simulator's mornings are no runner's: `today` and the word before a run showed one

@@ -75,6 +75,22 @@ import Testing
 
     /// A morning imported by mistake, or filed under the wrong day, stayed in the baseline for
     /// good: no command removed a measurement.
+    /// The tour's replay of the simulator's strap: kept out of the baseline, and `today` said
+    /// "No readiness measured in the last 60 days (last: today)".
+    @Test("a morning of the simulator's is no runner's: today and readiness history say none is measured, not that today's is old")
+    func theSimulatorsMorningIsNoRunners() throws {
+        let dir = try ScratchDirectory()
+        let recorded = try recording(dir, seconds: 160)
+        let text = try String(contentsOfFile: recorded, encoding: .utf8).replacingOccurrences(of: "A0:9E:1A:12:34:56", with: "00:00:5E:00:53:01")
+        let simulated = try dir.write("simulated.jsonl", text)
+        #expect(try intervalpro("readiness", "--replay", simulated, environment: environment(dir)).status == 0)
+        let today = try intervalpro("today", environment: environment(dir))
+        #expect(today.stdout.contains("No readiness measured yet"), "\(today.stdout)")
+        #expect(!today.stdout.contains("last:"), "\(today.stdout)")
+        let history = try intervalpro("readiness", "history", environment: environment(dir))
+        #expect(history.stdout.contains("no measurement in the last 60 days (the simulator's are kept out), no verdict"), "\(history.stdout)")
+    }
+
     @Test("readiness delete: the measurement leaves the history; deleted again, there is none (66)")
     func deleteAMeasurement() throws {
         let dir = try ScratchDirectory()

@@ -47,7 +47,9 @@ struct ReadinessHistoryCommand: ParsableCommand {
                 let last = judged.measuredToday ? "" : " (last measured \(judged.latest.localDate))"
                 print("Today, \(today)\(last): \(judged.assessment.summary); \(judged.assessment.advice)")
             } else {
-                print("Today, \(today): no measurement in the last \(ReadinessBaseline.normalRangeDays) days, no verdict.")
+                // Listed above, the simulator's mornings are no runner's (a tour's replay).
+                let simulated = records.contains { $0.replaysTheSimulator } ? " (the simulator's are kept out)" : ""
+                print("Today, \(today): no measurement in the last \(ReadinessBaseline.normalRangeDays) days\(simulated), no verdict.")
             }
         }
     }
