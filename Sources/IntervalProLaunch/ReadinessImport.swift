@@ -140,8 +140,9 @@ public enum ReadinessImport {
             return
         }
         var outcome: ReadinessRun.Outcome
-        // Set when the file holds less than the duration asked: said once the morning is saved.
-        var scoredFor: SessionTime?
+        // Set when the file holds less than the duration asked, with what it holds after
+        // settling: said once the morning is saved.
+        var scoredFor: (duration: SessionTime, held: SessionTime)?
         do {
             let recording = try readActivity(bytes, file: name, choice: ActivityChoice(heartRateOnly: true)).recording
             outcome = try ReadinessRun.feed(recording, file: name, device: nil, settings: settings)
@@ -154,8 +155,9 @@ public enum ReadinessImport {
                 }
                 var shorter = settings
                 shorter.duration = fitting
+                let held = ReadinessRun.heldTime(outcome.measurement) - settings.settle
                 outcome = try ReadinessRun.feed(recording, file: name, device: nil, settings: shorter)
-                scoredFor = fitting
+                scoredFor = (fitting, held)
             }
         } catch let failure as LaunchError {
             return skip(\.unreadable, failure.message)
@@ -196,7 +198,13 @@ public enum ReadinessImport {
             // Known once saved: a copy of a refused morning is refused for its own reason.
             known.formUnion(keys)
             report.imported.append(Imported(file: name, record: scored.record))
-            if let scoredFor { skip(\.shortened, "scored \(formatClock(scoredFor.seconds)), as long as the file holds after settling") }
+            // In whole half minutes, as `--duration` takes them: "as long as it holds" said
+            // 1:00 of a file that holds 1:10.
+            if let (duration, held) = scoredFor {
+                skip(
+                    \.shortened,
+                    "scored \(formatClock(duration.seconds)), the whole half minutes of the \(formatClock(held.seconds.rounded(.down))) the file holds after settling")
+            }
         } catch let failure as LaunchError where failure.kind == .io {
             // The store, not the morning: said once, as what stopped the import.
             report.storeFailure = failure.message
@@ -248,7 +256,7 @@ extension ReadinessImport.Report {
         for morning in shortened { scoredFor[morning.reason, default: 0] += 1 }
         for (reason, n) in scoredFor.sorted(by: { $0.key > $1.key }) {
             let scored = reason.split(separator: ",").first.map(String.init) ?? reason
-            lines.append("\(count(n, "morning", "mornings")) \(scored), as long as \(n == 1 ? "its file holds" : "their files hold") after settling.")
+            lines.append("\(count(n, "morning", "mornings")) \(scored), the whole half minutes \(n == 1 ? "its file holds" : "their files hold") after settling.")
         }
         if !notDaysValue.isEmpty {
             lines.append("Kept \(count(notDaysValue.count, "measurement", "measurements")) that another of \(notDaysValue.count == 1 ? "its" : "their") day stands for (the day's value is its last morning measurement, before noon):")

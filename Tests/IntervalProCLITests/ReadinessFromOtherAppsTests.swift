@@ -40,7 +40,7 @@ extension ReadinessCommandTests {
         let eliteMorning = try #require(mornings.first { $0["date"] as? String == "2026-11-20" })
         #expect((eliteMorning["taken_at"] as? String)?.hasPrefix("2026-11-20T11:32:") == true, "\(eliteMorning["taken_at"] ?? "")")
         #expect(mornings.first { $0["date"] as? String == "2026-11-22" }?["duration_s"] as? Int == 90)
-        #expect((report["shortened"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["scored 1:30, as long as the file holds after settling"])
+        #expect((report["shortened"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["scored 1:30, the whole half minutes of the 1:41 the file holds after settling"])
         let refused = try #require(report["refused"] as? [[String: Any]])
         #expect(refused.count == 1 && (refused.first?["file"] as? String)?.hasSuffix("2026-11-23 06-30-00.txt") == true)
         #expect((refused.first?["reason"] as? String)?.contains("needed correcting") == true)
