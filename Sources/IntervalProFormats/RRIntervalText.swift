@@ -92,6 +92,14 @@ public enum RRIntervalText {
         // Seconds (0.3 to 2 for a heart at rest) when most are below 10: no heart beats 10 ms apart.
         let median = intervals.sorted()[intervals.count / 2]
         if median < 10 { intervals = intervals.map { $0 * 1000 } }
+        // Neither: no heart beats 10 to 250 ms apart at rest, but it beats 40 to 200 times a
+        // minute. A file of heart rates was "0:11 of heart-rate values" from a two-minute morning.
+        if median >= 10, median < 250 {
+            throw ImportError(
+                file: file,
+                message: "its numbers (\(JSONValue.format(median)) in the middle) are neither milliseconds nor seconds between beats"
+                    + (median >= 25 ? ": heart rates in beats per minute? Readiness needs the RR intervals (an app's RR or IBI export)" : ""))
+        }
         // An interval over the 64 s a Heart Rate Measurement carries is beats lost, as one of
         // 10 s is (`RRIntervals.heartbeat`): it refused the whole morning. One that puts the beats
         // after it past the 115 days a recording holds is no pause: they could not be placed,

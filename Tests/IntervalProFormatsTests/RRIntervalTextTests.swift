@@ -112,6 +112,11 @@ struct RRIntervalTextTests {
                 == "rr.txt:1: every line holds 2 numbers and no header names them: which holds the RR intervals? Name its column RR in a first line")
         #expect(refusal("# nothing\n\n") == "rr.txt: the file is empty: no RR intervals in it")
         #expect(refusal("RR\n") == "rr.txt: no RR intervals in the file")
+        // Heart rates, and numbers that are neither: said so, not measured as 55 ms beats.
+        #expect(
+            refusal("55\n56\n54\n")
+                == "rr.txt: its numbers (55 in the middle) are neither milliseconds nor seconds between beats: heart rates in beats per minute? Readiness needs the RR intervals (an app's RR or IBI export)")
+        #expect(refusal("12\n15\n") == "rr.txt: its numbers (15 in the middle) are neither milliseconds nor seconds between beats")
     }
 
     /// Read as beats lost, such a value put every beat after it past what a recording holds:
