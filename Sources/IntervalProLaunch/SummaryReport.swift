@@ -22,7 +22,7 @@ public enum SummaryReport {
                 zoned ? formatClock(r.below.seconds) : "-", zoned ? formatClock(r.above.seconds) : "-",
                 formatClock(r.noSignal.seconds), formatFigure(r.averageCadence), formatFigure(r.averageHeartRate),
                 r.maxHeartRate.map(String.init) ?? "-",
-            ] + (summary.hrv.map { [formatFigure($0.stepAlpha1[r.step.index], 2)] } ?? [])
+            ] + (summary.hrv.map { [formatFixed($0.stepAlpha1[r.step.index], 2)] } ?? [])
         }
         var lines = [
             "",

@@ -36,6 +36,16 @@ struct SummaryReportTests {
         #expect(text.contains("In zone: "), "\(columns):\n\(text)")
     }
 
+    /// Each step's alpha 1 with two decimals, as the column lines them up: 0.9 stood among
+    /// 0.87 and 0.93.
+    @Test func alphaOneHasTwoDecimals() throws {
+        var summary = try summary()
+        summary.hrv = SessionHRV(beats: 1000, artifacts: 0, stepAlpha1: [0: 0.9, 1: 0.874], crossings: [], scoredWindows: 20)
+        let text = SummaryReport.text(summary, colour: false, width: 200)
+        #expect(text.contains(" 0.90") && text.contains(" 0.87"), "\(text)")
+        #expect(!text.contains(" 0.9 "), "\(text)")
+    }
+
     /// The alpha 1 line ("Beats 4329, 0.6% corrected; alpha 1 crossed 0.75 at 13:00 ...", 85
     /// to 134 columns) and show's heading were left whole: the terminal broke their words.
     @Test func theLinesUnderTheTableBreakBetweenWords() {
