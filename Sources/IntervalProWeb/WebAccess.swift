@@ -121,6 +121,10 @@ extension ListenAddress {
         return "http://\(authority)/" + (token.map { "?token=\($0)" } ?? "")
     }
 
+    /// Served on every address while this machine has none but loopback (a Pi whose service
+    /// started before its Wi-Fi was up): there is no address a phone could open yet.
+    public var awaitsNetwork: Bool { (host == "0.0.0.0" || host == "::") && Self.firstNetworkAddress() == nil }
+
     static func firstNetworkAddress() -> String? {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return nil }

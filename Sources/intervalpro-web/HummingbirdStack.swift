@@ -41,6 +41,15 @@ struct HummingbirdStack: WebStack {
 
     /// The page's address on stderr; off loopback with the token and as a QR code for the phone.
     static func announce(_ address: ListenAddress, token: String?) {
+        // Said as what it is: "http://0.0.0.0:8417/?token=…" and its QR code opened nothing.
+        if address.awaitsNetwork {
+            let query = token.map { "?token=\($0)" } ?? ""
+            Terminal.writeStandardError(
+                "intervalpro: web page on port \(address.port) of every address, but this machine has no network address yet "
+                    + "(the network is not up): once it has, open http://ADDRESS:\(address.port)/\(query) with its address "
+                    + "(`hostname -I`), or restart the service for the address and its QR code\n")
+            return
+        }
         let url = address.pageURL(token: token)
         Terminal.writeStandardError("intervalpro: web page at \(url)\n")
         guard token != nil else { return }

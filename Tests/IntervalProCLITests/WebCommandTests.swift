@@ -39,6 +39,18 @@ func freePort() throws -> Int { try HeldPort().port }
 /// What serving the page takes from whoever runs the tests: root (CI) must say so.
 let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
 
+/// Whether a network namespace of its own can be made here (root, and a kernel that lets it).
+let canUnshareTheNetwork: Bool = {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    probe.arguments = ["-n", "true"]
+    probe.standardError = FileHandle.nullDevice
+    guard (try? probe.run()) != nil else { return false }
+    probe.waitUntilExit()
+    return probe.terminationStatus == 0
+}()
+
 @Suite(.serialized) struct WebCommandTests {
     @Test func aPortInUseStopsRunBeforeTheSessionStarts() throws {
         let held = try HeldPort()
@@ -121,6 +133,20 @@ let servingAsUs: [String] = geteuid() == 0 ? ["--allow-root"] : []
         let summary = try #require(jsonObject(result.stdout))
         #expect(summary["completed"] as? Bool == false)
         #expect(summary["plan"] as? String == "First cadence session")
+    }
+
+    /// A Pi's service starts before its Wi-Fi: it printed "web page at http://0.0.0.0:8417/?token=…"
+    /// and a QR code of it, which no phone opens. In a network namespace of loopback alone
+    /// (`unshare -n`, where this machine lets the tests make one).
+    @Test(.enabled(if: canUnshareTheNetwork))
+    func serveBeforeTheNetworkIsUpSaysSo() throws {
+        let dir = try ScratchDirectory()
+        let result = try intervalpro(
+            arguments: ["-c", #"exec unshare -n timeout -s INT 3 "$0" serve --listen 0.0.0.0:8417 --allow-root"#, executablePath],
+            environment: dir.ownFolders, executable: "/bin/sh")
+        #expect(result.stderr.contains("web page on port 8417 of every address, but this machine has no network address yet"), "\(result.stderr)")
+        #expect(result.stderr.contains("open http://ADDRESS:8417/?token="), "\(result.stderr)")
+        #expect(!result.stderr.contains("0.0.0.0"), "\(result.stderr)")
     }
 
     /// `intervalpro` has no web stack: it hands `serve` to `intervalpro-web` beside it, which
