@@ -282,6 +282,11 @@ public struct WebServer: Sendable {
             case .failure(let refusal): return refusal.response
             case .success(let node): body = node
             }
+            // A misspelt key ("minutes": 5) measured the default 2 minutes; `duration` alone is taken.
+            guard case .object(let members) = body.kind else { return Self.error(.badRequest, "the body must be an object") }
+            if let unknown = members.first(where: { $0.key != "duration" }) {
+                return Self.error(.badRequest, "unknown key '\(unknown.key)': a measurement takes duration (minutes)")
+            }
             var minutes = 2.0
             if let node = body["duration"] {
                 guard let value = node.numberValue, (1...5).contains(value) else {
@@ -303,8 +308,14 @@ public struct WebServer: Sendable {
         }
         router.get("/api/readiness") { _, _ -> Response in
             let today = WallClock.localDateToday()
-            let readiness = ReadinessToday.read(store, today: today).map(ReadinessJSON.today) ?? .null
-            return Self.json(.ok, JSONValue.object([("date", .string(today)), ("readiness", readiness)]).serialized(pretty: false))
+            do {
+                // A store that cannot be read is said, as /api/sessions and `readiness history`
+                // say it: the start page said "No measurement yet".
+                let readiness = try ReadinessToday.reading(store, today: today).map(ReadinessJSON.today) ?? .null
+                return Self.json(.ok, JSONValue.object([("date", .string(today)), ("readiness", readiness)]).serialized(pretty: false))
+            } catch let failure as LaunchError {
+                return Self.error(failure)
+            }
         }
         // A plain GET (no Upgrade) was answered 200 with nothing: it is told what it reached.
         router.ws("/api/live", shouldUpgrade: { request, _ in

@@ -75,6 +75,35 @@ import Testing
         #expect(WebServer.notRead(dangling).hasSuffix("cannot be opened (a link to a file that is not there, or a name that is not UTF-8)"))
     }
 
+    /// A store that is no database: the start page said "No measurement yet", where the
+    /// history route and `readiness history` said what is wrong. A misspelt key ("minutes": 5)
+    /// measured the default two minutes.
+    @Test("readiness: a store that cannot be read is said, as by the history; a key a measurement does not take is a 400")
+    func readinessRoutes() async throws {
+        let (app, folder) = try application()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await app.test { client in
+            try await client.execute(uri: "/api/readiness", method: .get, headers: Self.local) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains(#""readiness":null"#), "\(String(buffer: response.body))")
+            }
+            for body in [#"{"minutes": 5}"#, "[]"] {
+                try await client.execute(uri: "/api/readiness", method: .post, headers: Self.json, body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .badRequest, "\(body): \(String(buffer: response.body))")
+                }
+            }
+        }
+        try Data("not a database".utf8).write(to: folder.appendingPathComponent("intervalpro.sqlite"))
+        try await app.test { client in
+            for uri in ["/api/readiness", "/api/sessions"] {
+                try await client.execute(uri: uri, method: .get, headers: Self.local) { response in
+                    #expect(response.status == .internalServerError, "\(uri): \(String(buffer: response.body))")
+                    #expect(String(buffer: response.body).contains("not an IntervalPro database"), "\(uri): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
     @Test("trends: an empty store gives no sessions; weeks out of 1-520 is a 400")
     func trends() async throws {
         let (app, folder) = try application()
