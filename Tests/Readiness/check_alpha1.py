@@ -301,12 +301,8 @@ def check_missed_beats(binary, env, scratch):
             damaged.append(series[i])
             i += 1
     label = "missed beats"
-    shown, windows = replayed_series(binary, env, scratch, label, damaged, seed=12)
-    if shown is None:
+    if not replayed_untrusted(binary, env, scratch, label, damaged, seed=12):
         return
-    late = [w for w in windows if w["t"] >= 150]
-    check(late and all(w["status"] == "unreliable" for w in late), f"{label}: a window with 5 % missed beats was scored")
-    check(shown["hrv"]["trusted"] is False, f"{label}: the session's beats are called trustworthy")
     code, out, _ = invoke(binary, env, "show", "last")
     check(code == 0 and "too many to trust alpha 1" in out, f"{label}: `show` does not say the beats are not to be trusted:\n{out[-400:]}")
 
@@ -320,13 +316,20 @@ def check_extra_detections(binary, env, scratch):
     damaged = []
     for i, interval in enumerate(float(v) for v in found[0]):
         damaged += [100.0, interval - 100.0] if i % 20 == 10 else [interval]
-    label = "extra detections"
-    shown, windows = replayed_series(binary, env, scratch, label, damaged, seed=13)
+    replayed_untrusted(binary, env, scratch, "extra detections", damaged, seed=13)
+
+
+def replayed_untrusted(binary, env, scratch, label, damaged, seed):
+    """A series with 5 % of its beats damaged, replayed and checked window by window: no window
+    from 150 s on is scored, and the session's beats are not to be trusted. False when it did
+    not run."""
+    shown, windows = replayed_series(binary, env, scratch, label, damaged, seed=seed)
     if shown is None:
-        return
+        return False
     late = [w for w in windows if w["t"] >= 150]
-    check(late and all(w["status"] == "unreliable" for w in late), f"{label}: a window with 5 % extra detections was scored")
+    check(late and all(w["status"] == "unreliable" for w in late), f"{label}: a window with 5 % damaged beats was scored")
     check(shown["hrv"]["trusted"] is False, f"{label}: the session's beats are called trustworthy")
+    return True
 
 
 def main():
