@@ -149,7 +149,19 @@ public enum WorkoutImport {
                 throw ImportError(file: file, place: error.location?.description, message: error.message)
             }
         case .intervalsICU:
-            return try IntervalsICUWorkout.read(bytes, file: file)
+            do {
+                return try IntervalsICUWorkout.read(bytes, file: file)
+            } catch {
+                // A file named .json that is no JSON (an error page a download saved under the
+                // name) was said to be intervals.icu text without steps. intervals.icu text under
+                // that name is still read.
+                guard file.lowercased().hasSuffix(".json") else { throw error }
+                let firstLine = String(decoding: bytes.droppingUTF8ByteOrderMark, as: UTF8.self)
+                    .split(whereSeparator: \.isNewline).first { !$0.allSatisfy(\.isWhitespace) }?.trimmingWhitespace ?? ""
+                let shown = firstLine.count > 40 ? String(firstLine.prefix(40)) + "…" : firstLine
+                throw ImportError(
+                    file: file, message: "not JSON, though named .json: a plan starts with '{', and this file with \"\(shown)\"")
+            }
         case .zwift:
             let root: MarkupElement
             do {

@@ -41,6 +41,14 @@ struct ZwiftWorkoutTests {
             let message = refusal(text, file: "tempo.json") ?? ""
             #expect(message.contains("a JSON plan cannot hold comments"), "\(message)")
         }
+        // A .json that is no JSON: said so, with what it starts with, not "no steps found".
+        #expect(
+            refusal("\n404: Not Found\n<p>gone</p>", file: "tempo.json")
+                == "tempo.json: not JSON, though named .json: a plan starts with '{', and this file with \"404: Not Found\"")
+        #expect(refusal(String(repeating: "x", count: 50), file: "tempo.JSON")?.hasSuffix("with \"\(String(repeating: "x", count: 40))…\"") == true)
+        // intervals.icu text under that name is read, as before; under another name the text's reason stays.
+        #expect(refusal("- 5m 170rpm\n", file: "tempo.json") == nil)
+        #expect(refusal("not a plan {\n", file: "tempo.txt")?.contains("no steps found") == true)
     }
 
     @Test func everyStepElementAndIntervalsT() throws {
