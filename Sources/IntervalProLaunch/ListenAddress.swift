@@ -10,11 +10,19 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// "8417", "0.0.0.0:8417", "[::1]:8417", "localhost:8417"; nil when malformed.
+    /// "8417", "0.0.0.0:8417", "[::1]:8417", "localhost:8417"; an address alone ("0.0.0.0",
+    /// "localhost", "pi.local") takes the default port. Nil when malformed.
     public init?(_ text: String, defaultHost: String = "127.0.0.1") {
         var host = defaultHost
         var portText = Substring(text)
-        if text.hasPrefix("[") {
+        if !text.contains(":"), Int(text) == nil {
+            // `--listen 0.0.0.0`, as servers take a host and a port apart, was "not a valid
+            // value". A word without a dot ("nonsense") stays one: more likely a slip than a host.
+            guard text == "localhost" || (text.contains(".") && text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }))
+            else { return nil }
+            host = text
+            portText = Substring(String(Self.defaultPort))
+        } else if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
             host = String(text[text.index(after: text.startIndex)..<close])
             portText = text[text.index(close, offsetBy: 2)...]

@@ -72,6 +72,13 @@ let canUnshareTheNetwork: Bool = {
         let unknown = try intervalpro("serve", "--listen", "no-such-host.invalid:\(held.port)", "--allow-root")
         #expect(unknown.status == 64, "stderr: \(unknown.stderr)")
         #expect(unknown.stderr.contains("no address found for that host name"), "stderr: \(unknown.stderr)")
+        // --port, as other servers take it, on --listen's address (it was "Unknown option '--port'").
+        let byPort = try intervalpro("serve", "--port", "\(held.port)", "--allow-root")
+        #expect(byPort.status == 69, "stderr: \(byPort.stderr)")
+        #expect(byPort.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "stderr: \(byPort.stderr)")
+        let both = try intervalpro("serve", "--listen", "0.0.0.0:9000", "--port", "\(held.port)", "--allow-root")
+        #expect(both.status == 64, "stderr: \(both.stderr)")
+        #expect(both.stderr.contains("--listen 0.0.0.0:9000 gives a port already"), "stderr: \(both.stderr)")
     }
 
     @Test(.enabled(if: geteuid() == 0, "only root can be refused for being root"))

@@ -23,7 +23,13 @@ func facts(
         #expect(ListenAddress("127.0.0.2:8417")?.isLoopback == true)
         #expect(ListenAddress("0.0.0.0:8417")?.isLoopback == false)
         #expect(ListenAddress("192.168.1.20:8417")?.isLoopback == false)
-        for bad in ["", "host:", ":80", "0.0.0.0:0", "0.0.0.0:70000", "[::1", "x:y"] { #expect(ListenAddress(bad) == nil, "\(bad)") }
+        // An address alone takes the default port; a word without a dot is no host.
+        #expect(ListenAddress("0.0.0.0") == ListenAddress(host: "0.0.0.0", port: ListenAddress.defaultPort))
+        #expect(ListenAddress("localhost") == ListenAddress(host: "localhost", port: ListenAddress.defaultPort))
+        #expect(ListenAddress("pi.local") == ListenAddress(host: "pi.local", port: ListenAddress.defaultPort))
+        for bad in ["", "host:", ":80", "0.0.0.0:0", "0.0.0.0:70000", "[::1", "x:y", "nonsense", "a b.c", "0.0.0.0/24", "0"] {
+            #expect(ListenAddress(bad) == nil, "\(bad)")
+        }
         #expect(ListenAddress(host: "::", port: 1).description == "[::]:1")
     }
 

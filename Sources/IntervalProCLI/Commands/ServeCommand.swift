@@ -20,8 +20,26 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Address and port to listen on (0.0.0.0:8417 for the phone on the same network).", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Address and port to listen on, or the address alone (port 8417): 0.0.0.0:8417 for the phone on the same network.", valueName: "host:port"))
     var listen = ListenAddress(host: "127.0.0.1", port: ListenAddress.defaultPort)
+
+    // `serve --port 8000` was "Unknown option '--port'. Did you mean '--hr'?"
+    @Option(parsing: .unconditional, help: ArgumentHelp("The port to listen on, on --listen's address.", valueName: "port"))
+    var port: Int?
+
+    func validate() throws {
+        guard let port else { return }
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+        if listen.port != ListenAddress.defaultPort, listen.port != port {
+            throw ValidationError("--listen \(listen) gives a port already: drop --port, or give --listen the address alone")
+        }
+    }
+
+    private var address: ListenAddress {
+        var address = listen
+        if let port { address.port = port }
+        return address
+    }
 
     @Flag(help: "Make a new token (phones that had the old one must scan the new address).")
     var newToken = false
@@ -40,7 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             try await WebStackHandOff.stack().serve(
-                listen: listen, newToken: newToken, allowRoot: allowRoot, sensors: sensors.request, audio: audio.choice,
+                listen: address, newToken: newToken, allowRoot: allowRoot, sensors: sensors.request, audio: audio.choice,
                 music: music.request(verbose: sensors.verbose), store: store.location, display: .serverLog)
         }
     }
