@@ -18,11 +18,14 @@ function show(view) {
   for (const name of ["live", "start", "history", "readiness", "sensors"]) $("view-" + name).classList.toggle("hidden", name !== view);
 }
 
+// The view the address names: "/history/" (typed, or a bookmark) is "/history", not the start view.
+const pagePath = location.pathname.replace(/\/+$/, "") || "/";
+
 function render(s) {
   // Accepted, not yet running: the page goes on showing what it showed until the first state.
   if (s.status === "starting") return;
   state = s;
-  if (location.pathname === "/history" || location.pathname === "/sensors") return;
+  if (pagePath === "/history" || pagePath === "/sensors") return;
   if (s.status === "idle" || ((s.status === "finished" || s.status === "readiness") && choosing)) { showStart(); return; }
   if (s.status === "readiness") { renderMeasurement(s); return; }
   show("live");
@@ -240,6 +243,15 @@ async function showStart() {
     o.value = p.id;
     o.textContent = p.name + (p.folder === "mine" ? " (mine)" : "") + (p.duration ? " · " + clock(p.duration) : "");
     $("plan").appendChild(o);
+  }
+  // None to offer (the examples not installed where the server looks, and no plan of the
+  // user's): an empty picker said nothing.
+  if (plans.plans.length === 0) {
+    const line = document.createElement("div");
+    line.className = "label";
+    line.textContent = "No plans found: put a plan file in " + (plans.userFolder || "$XDG_CONFIG_HOME/intervalpro/plans") +
+      " (intervalpro plan import makes one from a workout), then reload this page.";
+    $("plan-problems").appendChild(line);
   }
   // Plans in the folders that cannot be offered, each with what is wrong in it.
   for (const u of plans.unreadable || []) {
@@ -487,8 +499,8 @@ setInterval(async () => {
 }, 2000);
 
 sourceChanged();
-if (location.pathname === "/history") showHistory();
-if (location.pathname === "/sensors") showSensors();
+if (pagePath === "/history") showHistory();
+if (pagePath === "/sensors") showSensors();
 connect();
 """#
 }

@@ -375,7 +375,10 @@ public struct WebServer: Sendable {
         for (id, problem) in catalogue.unlistedPlanFolders() {
             unreadable.append(.object([("id", .string(id)), ("error", .string(problem))]))
         }
-        return JSONValue.object([("plans", .array(list)), ("unreadable", .array(unreadable))]).serialized(pretty: false)
+        // Where the user's own plans go, so that a page with none to offer can say it.
+        let userFolder = catalogue.planFolders.first { $0.folder == "mine" }.map { JSONValue.string($0.path) } ?? .null
+        return JSONValue.object([("plans", .array(list)), ("unreadable", .array(unreadable)), ("userFolder", userFolder)])
+            .serialized(pretty: false)
     }
 
     struct BodyError: Error {

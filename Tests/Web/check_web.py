@@ -1237,6 +1237,11 @@ def history_page(binary, scratch, screenshot_copy=None):
         driver.get(f"http://127.0.0.1:{port}/history")
         card = wait_until(lambda: driver.find_element("css selector", f"#session-{newest} .uploads").text or None)
         check(card == "intervals.icu: uploaded", f"the reloaded card says the upload: {card!r}")
+        # Typed or bookmarked with a trailing slash, the address showed the start view.
+        driver.get(f"http://127.0.0.1:{port}/history/")
+        slashed = wait_until(lambda: driver.find_elements("css selector", f"#session-{newest} .uploads") or None)
+        check(slashed is not None and not driver.find_element("id", "view-start").is_displayed(),
+              "/history/ shows the history, not the start view")
         status, answer, _ = post_json(port, f"/api/sessions/{newest}/upload", {"to": "strava"})
         check(status == 409 and "strava" in answer.get("error", ""), f"upload to a service without an account: 409, {status} {answer}")
         status, answer, _ = post_json(port, "/api/sessions/999/upload", {"to": "all"})
@@ -1514,6 +1519,33 @@ def readiness_card(binary, scratch):
         wait_state(port, lambda st: st.get("status") == "finished")
     finally:
         if driver:
+            driver.quit()
+        server.stop()
+
+
+def no_plan_to_offer(binary, scratch):
+    """Examples not found where the server looks and no plan of the user's: the start page
+    says where to put one (its picker was empty without a word)."""
+    folder = os.path.join(scratch, "no-plans")
+    examples = os.path.join(folder, "examples")
+    os.makedirs(examples)
+    port = free_port()
+    server = Server(binary, folder, ["serve", "--listen", f"127.0.0.1:{port}", *serve_arguments(binary)], port)
+    server.env.update(INTERVALPRO_PLANS=examples)
+    driver = None
+    try:
+        server.start()
+        listed = get_json(port, "/api/plans")
+        mine = os.path.join(server.config, "intervalpro", "plans")
+        check(listed.get("plans") == [] and listed.get("userFolder") == mine,
+              f"/api/plans offers none and says where the user's plans go: {listed}")
+        driver = browser(folder)
+        driver.get(f"http://127.0.0.1:{port}/")
+        said = wait_until(lambda: driver.find_element("id", "plan-problems").text or None)
+        check(said is not None and "No plans found" in said and mine in said,
+              f"the start page says no plan was found, and where to put one: {said!r}")
+    finally:
+        if driver is not None:
             driver.quit()
         server.stop()
 
@@ -1920,6 +1952,7 @@ def main():
                            ("the readiness card (serve)", lambda: readiness_card(binary, scratch)),
                            ("a session another program records (serve and run)", lambda: another_programs_session(binary, scratch)),
                            ("a session the store cannot keep (serve)", lambda: unsaved_session(binary, scratch)),
+                           ("no plan to offer (serve)", lambda: no_plan_to_offer(binary, scratch)),
                            ("the access rules (serve on 0.0.0.0)", lambda: access(binary, scratch)),
                            ("20 WebSocket clients", lambda: many_clients(binary, scratch))]:
             try:
