@@ -41,11 +41,8 @@ enum SensorChoice {
             memory = SensorMemory()
         }
         // Anything else is no choice to answer 200 for ({"foo": 1} changed nothing, said nothing).
-        guard case .object(let members) = body.kind else {
-            return WebServer.error(.badRequest, "the body must be an object: {\"heartRate\": ..., \"cadence\": ...}")
-        }
-        if let unknown = members.first(where: { !["heartRate", "cadence"].contains($0.key) }) {
-            return WebServer.error(.badRequest, "unknown key '\(unknown.key)': heartRate and cadence are chosen here")
+        if let refusal = WebServer.unknownKey(in: body, taking: ["heartRate", "cadence"], "heartRate and cadence are chosen here") {
+            return refusal
         }
         let found = host.scanState.sensors
         for (key, offers) in [("heartRate", \ScannedSensor.offersHeartRate), ("cadence", \ScannedSensor.offersCadence)] {

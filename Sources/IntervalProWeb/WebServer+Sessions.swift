@@ -13,11 +13,7 @@ extension WebServer {
     static let startKeys = ["plan", "planned", "source", "recording", "speed", "metronome", "volume", "voice"]
 
     static func start(_ body: JSONNode, host: SessionHost, catalogue: WebCatalogue) async -> Response {
-        // A misspelt choice ("sped": 100) was passed over: the session ran at its default.
-        guard case .object(let members) = body.kind else { return error(.badRequest, "the body must be an object") }
-        if let unknown = members.first(where: { !startKeys.contains($0.key) }) {
-            return error(.badRequest, "unknown key '\(unknown.key)': a start takes \(startKeys.joined(separator: ", "))")
-        }
+        if let refusal = unknownKey(in: body, taking: startKeys, "a start takes \(startKeys.joined(separator: ", "))") { return refusal }
         // A plan of the catalogue, or a run planned in intervals.icu (`run icu:ID`).
         let planID = body["plan"]?.stringValue
         let plannedID = body["planned"]?.stringValue

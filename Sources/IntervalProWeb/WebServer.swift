@@ -282,11 +282,7 @@ public struct WebServer: Sendable {
             case .failure(let refusal): return refusal.response
             case .success(let node): body = node
             }
-            // A misspelt key ("minutes": 5) measured the default 2 minutes; `duration` alone is taken.
-            guard case .object(let members) = body.kind else { return Self.error(.badRequest, "the body must be an object") }
-            if let unknown = members.first(where: { $0.key != "duration" }) {
-                return Self.error(.badRequest, "unknown key '\(unknown.key)': a measurement takes duration (minutes)")
-            }
+            if let refusal = Self.unknownKey(in: body, taking: ["duration"], "a measurement takes duration (minutes)") { return refusal }
             var minutes = 2.0
             if let node = body["duration"] {
                 guard let value = node.numberValue, (1...5).contains(value) else {
@@ -411,6 +407,14 @@ public struct WebServer: Sendable {
         } catch {
             return .failure(BodyError(response: Self.error(.badRequest, "malformed JSON: \(error.message)")))
         }
+    }
+
+    /// The 400 for a key of a POST or PUT body (an object, `jsonBody`) that the route does not
+    /// take, `said` saying what it takes; nil when it takes them all. A misspelt key ("sped":
+    /// 100, "minutes": 5) was passed over, and the route did its default without a word.
+    static func unknownKey(in body: JSONNode, taking keys: [String], _ said: String) -> Response? {
+        guard case .object(let members) = body.kind, let unknown = members.first(where: { !keys.contains($0.key) }) else { return nil }
+        return error(.badRequest, "unknown key '\(unknown.key)': \(said)")
     }
 
     static func page() -> Response {
