@@ -158,6 +158,15 @@ struct HistoryCommandTests {
         let show = try intervalpro("show", "last", environment: environment)
         #expect(show.status != 0 && !looksLikeACrash(show.stderr), "\(show.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: data.url.path).isEmpty, "nothing written")
+        // A --db that names no file is read as empty, as before, and said to be no file (a slip
+        // in the path read as "No sessions saved yet" and nothing more).
+        let slip = data.path("histroy.sqlite")
+        for command in [["history"], ["trends"], ["readiness", "history"]] {
+            let result = try intervalpro(arguments: command + ["--db", slip], environment: environment)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("there is no file \(slip), so nothing saved in it"), "\(command): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.url.path).isEmpty, "nothing written")
     }
 
     @Test("history --limit, delete, and the errors for sessions that are not there")

@@ -18,7 +18,11 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store and closes the sessions a dead process left running. With
     /// `readingOnly`, a store that cannot be written is still opened to be read.
     func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
-        try location.open(syncEveryCommit: syncEveryCommit, readingOnly: readingOnly)
+        // A slip in --db's path read as an empty history, with nothing to tell the two apart.
+        if readingOnly, let db, !BundledFiles.exists(db), !BundledFiles.isOutOfReach(db) {
+            Terminal.writeStandardError("intervalpro: note: there is no file \(db), so nothing saved in it (is --db's path right?)\n")
+        }
+        return try location.open(syncEveryCommit: syncEveryCommit, readingOnly: readingOnly)
     }
 }
 
