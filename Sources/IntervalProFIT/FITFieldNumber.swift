@@ -74,6 +74,8 @@ public enum FITFieldNumber {
         /// The `event_type` values that stop the timer: stop, stop_all, stop_disable,
         /// stop_disable_all.
         public static let timerStops: Set<Int64> = [1, 4, 8, 9]
+        /// The `event_type` value that starts the timer again.
+        public static let timerStart: Int64 = 0
     }
 
     public enum Lap {

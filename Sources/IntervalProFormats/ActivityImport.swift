@@ -205,12 +205,14 @@ public enum ActivityImport {
         var beatsBeforeFirstRecord: [UInt16] = []
         var packedDistance = FITAccumulator(bits: 12)
         var timerStops: [Int64] = []
+        var timerStarts: [Int64] = []
         for record in records where [FITMessageNumber.record, FITMessageNumber.hrv, FITMessageNumber.event].contains(record.global) {
             if record.global == FITMessageNumber.event {
                 if record.integer(Field.Event.event) == Field.Event.timer, let type = record.integer(Field.Event.eventType),
-                    Field.Event.timerStops.contains(type), let time = microseconds(fitTime: record.integer(Field.timestamp))
+                    let time = microseconds(fitTime: record.integer(Field.timestamp))
                 {
-                    timerStops.append(time)
+                    if Field.Event.timerStops.contains(type) { timerStops.append(time) }
+                    if type == Field.Event.timerStart { timerStarts.append(time) }
                 }
                 continue
             }
@@ -243,6 +245,7 @@ public enum ActivityImport {
             if points.isEmpty { point.rrIntervals = beatsBeforeFirstRecord }
             points.append(point)
         }
+        leaveOutPointsWhileStopped(&points, timerStops: timerStops, timerStarts: timerStarts)
         markPauses(&points, timerStops: timerStops)
         leaveOutBeatsWhileStopped(&points)
         if untimed > 0 {
@@ -316,6 +319,22 @@ public enum ActivityImport {
                 kept += 1
             }
             points[index].rrIntervals.removeLast(points[index].rrIntervals.count - kept)
+        }
+    }
+
+    /// Some watches go on writing records while the timer is stopped (cadence 0, the heart
+    /// rate standing): they were read as running, the pause gone from the run's time and their
+    /// zeros in its cadence (a 28:00 run with a 2:00 stop read 30:00, 159 spm for 170). A
+    /// record after a stop and before the next start is left out, with its beats; the one at
+    /// the stop's second is the run's, as is the one at the start's. Records after a stop that
+    /// no start follows are kept, as before: a file that wrote no starts loses nothing.
+    private static func leaveOutPointsWhileStopped(_ points: inout [ActivityPoint], timerStops: [Int64], timerStarts: [Int64]) {
+        guard !timerStops.isEmpty, !timerStarts.isEmpty else { return }
+        let stops = timerStops.sorted()
+        let starts = timerStarts.sorted()
+        points.removeAll { point in
+            guard let stop = stops.last(where: { $0 < point.time }), let start = starts.first(where: { $0 > stop }) else { return false }
+            return point.time < start
         }
     }
 

@@ -318,6 +318,37 @@ struct FITTests {
         }
     }
 
+    /// Some watches write records on while the timer is stopped: cadence 0 and the heart rate
+    /// standing. They were read as running: the 10 s stop gone from the run's time, and its
+    /// zeros in the cadence.
+    @Test func recordsWhileTheTimerIsStoppedAreNotTheRuns() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        func record(_ second: Int, cadence: Int) -> FITMessage {
+            FITMessage(20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(cadence))])
+        }
+        func timer(_ second: Int, _ type: Int) -> FITMessage {
+            FITMessage(21, [FITField(253, .uint32, .int(start + second)), FITField(0, .enumeration, .int(0)), FITField(1, .enumeration, .int(type))])
+        }
+        writer.write(timer(0, 0))
+        for second in 0...5 { writer.write(record(second, cadence: 85)) }
+        writer.write(timer(5, 4))
+        for second in 6...14 { writer.write(record(second, cadence: 0)) }
+        writer.write(timer(15, 0))
+        for second in 15...20 { writer.write(record(second, cadence: 85)) }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        #expect(activity.pauses == [.seconds(5) ..< .seconds(15)])
+        let cadences = activity.recording.entries.compactMap { entry -> Double? in
+            guard case .notification(let n) = entry, n.characteristic == .rscMeasurement, let rsc = try? RSCMeasurement.parse(n.bytes) else {
+                return nil
+            }
+            return Double(rsc.cadence)
+        }
+        #expect(!cadences.isEmpty && !cadences.contains(0), "\(cadences)")
+        #expect(activity.recording.entries.map(\.time.seconds).max() == 20)
+    }
+
     /// A watch writes `hrv` messages on through a timer stop: the beats after the last record
     /// before the stop were all put in its second (902 beats of a 5-minute stop in one), and
     /// counted as the run's.
