@@ -425,23 +425,33 @@ public enum ActivityImport {
         ImportError(file: file, place: "\(element.line)", message: "<\(element.name)> \(element.text) is more than \(JSONValue.format(limit))")
     }
 
-    /// Readings past what a watch records (`<hr>` 300, a speed of 131 m/s): a sensor's glitch
-    /// or a file's damage, left out of their points with one warning, as a FIT file's are,
-    /// rather than refusing the whole run for one of them; refused with --strict, naming it.
+    /// Readings past what a watch records (`<hr>` 300, a speed of 131 m/s), or no number at
+    /// all (`<hr>x140</hr>`, a character garbled): a sensor's glitch or a file's damage, left
+    /// out of their points with one warning, as a FIT file's are, rather than refusing the
+    /// whole run for one of them; refused with --strict, naming it.
     struct OutOfRange {
         let strict: Bool
-        private var count = 0
+        private var pastLimit = 0
+        private var notNumbers = 0
         private var first: ImportError?
 
         init(strict: Bool) { self.strict = strict }
 
-        /// `number(_:upTo:file:)`, nil for a reading past `limit` (thrown with --strict).
+        /// `number(_:upTo:file:)`, nil for a reading past `limit` or no number (thrown with --strict).
         mutating func number(_ element: MarkupElement?, upTo limit: Double, file: String) throws(ImportError) -> Double? {
-            guard let value = try ActivityImport.number(element, upTo: .infinity, file: file) else { return nil }
-            guard value > limit, let element else { return value }
+            let value: Double?
+            do {
+                value = try ActivityImport.number(element, upTo: .infinity, file: file)
+            } catch {
+                if strict { throw error }
+                notNumbers += 1
+                if first == nil { first = error }
+                return nil
+            }
+            guard let value, value > limit, let element else { return value }
             let problem = ActivityImport.pastLimit(element, limit, file: file)
             if strict { throw problem }
-            count += 1
+            pastLimit += 1
             if first == nil { first = problem }
             return nil
         }
@@ -449,10 +459,13 @@ public enum ActivityImport {
         /// The warning, when any was left out.
         var warning: ImportError? {
             guard let first else { return nil }
-            let readings = count == 1 ? "1 reading" : "\(count) readings"
+            func readings(_ count: Int) -> String { count == 1 ? "1 reading" : "\(count) readings" }
+            var kinds: [String] = []
+            if pastLimit > 0 { kinds.append("\(readings(pastLimit)) past what a watch records") }
+            if notNumbers > 0 { kinds.append("\(readings(notNumbers)) that \(notNumbers == 1 ? "is" : "are") no number") }
             return ImportError(
                 file: first.file, place: first.place,
-                message: "\(first.message): \(readings) past what a watch records left out (`replay --strict` refuses the file)")
+                message: "\(first.message): \(kinds.joined(separator: " and ")) left out (`replay --strict` refuses the file)")
         }
     }
 
@@ -465,11 +478,20 @@ public enum ActivityImport {
         private var untimedCount = 0
         private var firstUntimed: MarkupElement?
         private var firstWithoutZone: MarkupElement?
+        /// Points whose time cannot be read (`17:38:2`, a digit lost): they cannot be placed
+        /// either, and refused the whole run.
+        private var unreadableCount = 0
+        private var firstUnreadable: (point: MarkupElement, time: MarkupElement)?
 
         init(tag: String) { self.tag = tag }
 
         mutating func hasTime(_ element: MarkupElement) -> Bool {
             if let time = element.child(tag) {
+                guard ISO8601.microseconds(time.text) != nil else {
+                    unreadableCount += 1
+                    if firstUnreadable == nil { firstUnreadable = (element, time) }
+                    return false
+                }
                 if firstWithoutZone == nil, ISO8601.namesNoZone(time.text) { firstWithoutZone = time }
                 return true
             }
@@ -486,6 +508,15 @@ public enum ActivityImport {
                 guard readAny else { throw refusal }
                 let points = untimedCount == 1 ? "1 <\(first.name)>" : "\(untimedCount) <\(first.name)>s"
                 warnings.append(ImportError(file: file, place: "\(first.line)", message: "\(points) without a <\(tag)> left out (the first here)"))
+            }
+            if let (point, time) = firstUnreadable {
+                let refusal = ImportError(file: file, place: "\(time.line)", message: "<\(time.name)> \"\(time.text)\" is not an ISO 8601 time")
+                guard readAny else { throw refusal }
+                let points = unreadableCount == 1 ? "1 <\(point.name)>" : "\(unreadableCount) <\(point.name)>s"
+                warnings.append(
+                    ImportError(
+                        file: file, place: "\(time.line)",
+                        message: "\(refusal.message): \(points) whose <\(tag)> cannot be read left out (the first here)"))
             }
             if let time = firstWithoutZone {
                 // GPX 1.1's schema: "Date and time in are in Univeral Coordinated Time (UTC), not

@@ -220,6 +220,36 @@ struct TCXActivityTests {
         #expect(heartRates.filter { $0 > 0 } == [141, 142], "\(heartRates)")
     }
 
+    /// One garbled character (`<hr>x140</hr>`, a time with a digit lost) in a point of 1,800
+    /// made the whole file unreadable, exit 65, the run lost: left out, with a warning, as a
+    /// point without a time is; a garbled reading refused with --strict.
+    @Test func aGarbledReadingOrTimeIsLeftOutOfTheRun() throws {
+        let gpx = "<gpx version=\"1.1\" xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v1\"><trk><type>running</type><trkseg>\n"
+            + "<trkpt lat=\"45.0\" lon=\"7.0\"><time>2026-03-01T07:30:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>\n"
+            + "<trkpt lat=\"45.0\" lon=\"7.0001\"><time>2026-03-01T07:30:01Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>x141</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>\n"
+            + "<trkpt lat=\"45.0\" lon=\"7.0002\"><time>2026-03-01T07:30:2</time></trkpt>\n"
+            + "<trkpt lat=\"45.0\" lon=\"7.0003\"><time>2026-03-01T07:30:03Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>143</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>\n"
+            + "</trkseg></trk></gpx>"
+        let root = try MarkupReader.read(Array(gpx.utf8))
+        let activity = try ActivityImport.readGPX(root, file: "r.gpx")
+        #expect(activity.points == 3)
+        #expect(
+            activity.warnings.map(\.description).prefix(2) == [
+                "r.gpx:4: <time> \"2026-03-01T07:30:2\" is not an ISO 8601 time: 1 <trkpt> whose <time> cannot be read left out (the first here)",
+                "r.gpx:3: <hr> holds \"x141\", not a number: 1 reading that is no number left out (`replay --strict` refuses the file)",
+            ], "\(activity.warnings)")
+        let heartRates = activity.recording.entries.compactMap { entry -> Int? in
+            guard case .notification(let n) = entry, n.characteristic == .heartRateMeasurement,
+                case .heartRate(let hr) = try? SensorReading.decode(.heartRateMeasurement, n.bytes)
+            else { return nil }
+            return Int(hr.heartRate)
+        }
+        #expect(heartRates.filter { $0 > 0 } == [140, 143], "\(heartRates)")
+        #expect(throws: ImportError(file: "r.gpx", place: "3", message: "<hr> holds \"x141\", not a number")) {
+            try ActivityImport.readGPX(root, file: "r.gpx", choice: ActivityChoice(strict: true))
+        }
+    }
+
     @Test func iso8601Forms() {
         #expect(ISO8601.microseconds("1970-01-01T00:00:00Z") == 0)
         #expect(ISO8601.microseconds("1970-01-01T01:00:00.25+01:00") == 250_000)
