@@ -330,7 +330,8 @@ def write_recording(path, rows, fractional=True):
     lines = [json.dumps({"intervalpro_recording": 1, "started_at": START.strftime("%Y-%m-%dT%H:%M:%SZ"),
                          "devices": [{"id": "w", "cadence_unit": "steps"}]})]
     for second, whole, fraction, heart_rate, speed, distance in rows:
-        steps = math.floor(2 * (whole + (fraction / 128 if fractional else 0)) + 0.5)  # half up, as RSC is filled
+        # A half step to the even neighbour, as the import fills RSC (Python's round does so).
+        steps = round(2 * (whole + (fraction / 128 if fractional else 0)))
         rsc = bytes([0x06]) + round(speed * 256).to_bytes(2, "little") + bytes([steps]) + round(distance * 10).to_bytes(4, "little")
         lines.append(json.dumps({"t": second, "dev": "w", "char": "2a53", "hex": rsc.hex()}))
         lines.append(json.dumps({"t": second, "dev": "w", "char": "2a37", "hex": bytes([0, heart_rate]).hex()}))
@@ -648,7 +649,7 @@ def check_history_import(binary, env, scratch):
     check(errors == [], f"history import: the SDK reads the FIT file: {errors}")
     records = messages["record_mesgs"][:-1]
     heart_rate = sum(r["heart_rate"] for r in records) / len(records)
-    cadence = sum(math.floor(2 * (r["cadence"] + r.get("fractional_cadence", 0)) + 0.5) for r in records) / len(records)
+    cadence = sum(round(2 * (r["cadence"] + r.get("fractional_cadence", 0))) for r in records) / len(records)
     first = sessions[0]
     check(abs(first["avg_hr_bpm"] - heart_rate) <= 0.05, f"history import: heart rate {first['avg_hr_bpm']} vs the SDK's {heart_rate:.2f}")
     check(abs(first["avg_cadence_spm"] - cadence) <= 0.05, f"history import: cadence {first['avg_cadence_spm']} vs the SDK's {cadence:.2f}")

@@ -349,6 +349,27 @@ struct FITTests {
         #expect(activity.recording.entries.map(\.time.seconds).max() == 20)
     }
 
+    /// A cadence of quarter strides (85.75, 85.25 strides/min) is a half step: all rounded up,
+    /// every such run read 0.25 spm high on average. Halves go to the even neighbour.
+    @Test func halfStepsRoundToTheEvenNeighbour() throws {
+        var writer = FITFileWriter()
+        writer.write(FITMessage(0, [FITField(0, .enumeration, .int(4))]))
+        let start = 1_772_350_200 - Int(FITTime.epochOffset)
+        for (second, fraction) in [96, 32, 96, 32].enumerated() {
+            writer.write(
+                FITMessage(
+                    20, [FITField(253, .uint32, .int(start + second)), FITField(4, .uint8, .int(85)), FITField(53, .uint8, .int(fraction))]))
+        }
+        let activity = try ActivityImport.readFIT(writer.fileBytes(), file: "run.fit")
+        let cadences = activity.recording.entries.compactMap { entry -> Int? in
+            guard case .notification(let n) = entry, n.characteristic == .rscMeasurement, let rsc = try? RSCMeasurement.parse(n.bytes) else {
+                return nil
+            }
+            return Int(rsc.cadence)
+        }
+        #expect(cadences == [172, 170, 172, 170], "\(cadences)")
+    }
+
     /// A watch writes `hrv` messages on through a timer stop: the beats after the last record
     /// before the stop were all put in its second (902 beats of a 5-minute stop in one), and
     /// counted as the run's.
