@@ -153,7 +153,19 @@ public enum RRIntervalText {
     public static func timeWritten(_ bytes: [UInt8]) -> String? {
         let lines = contentLines((UTF16Text.utf8(bytes) ?? bytes)[...])
         guard lines.count > 1, !split(lines[0].text).allSatisfy({ number($0) != nil }) else { return nil }
-        return split(lines[1].text).first { ISO8601.microseconds($0) != nil }
+        return split(lines[1].text).lazy.map(joiningZone).first { ISO8601.microseconds($0) != nil }
+    }
+
+    /// HRV Logger's time, "2026-06-01 06:01:00 +0000", as ISO 8601 writes it: its zone after a
+    /// space, which ISO 8601 has not, left its files undated ("neither the file nor its name
+    /// says when it was measured") and filed them under the day they were read.
+    static func joiningZone(_ field: String) -> String {
+        let parts = field.split(separator: " ")
+        guard parts.count == 3, let zone = parts.last, zone.count == 5 || zone.count == 6, let sign = zone.first, sign == "+" || sign == "-"
+        else { return field }
+        let digits = zone.dropFirst().filter { $0 != ":" }
+        guard digits.count == 4, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return field }
+        return "\(parts[0]) \(parts[1])\(sign)\(digits.prefix(2)):\(digits.suffix(2))"
     }
 
     /// A local date and time, as a file's name gives it.

@@ -341,13 +341,15 @@ extension ReadinessCommandTests {
         let beats = (0..<170).map { cycle[$0 % cycle.count] }
         try writeMorning("morning_polar.txt", "Phone timestamp;RR-interval [ms]\n" + beats.map { "2026-11-20T06:30:01.243;\($0)\n" }.joined(), in: dir)
         try writeMorning("hrvlogger.csv", "date,rr,since start\n" + beats.map { "2026-11-21 07:00:00,\($0),0\n" }.joined(), in: dir)
+        // As HRV Logger writes it in Tokyo: its zone after a space (it was "undated").
+        try writeMorning("hrvlogger_tokyo.csv", "date, rr, since start\n" + beats.map { "2026-11-22 06:30:00 +0900, \($0), 0" }.joined(separator: "\n"), in: dir)
         var utc = environment(dir)
         utc["TZ"] = "UTC0"
         let imported = try intervalpro("readiness", "import", dir.path("export"), "--json", environment: utc)
         #expect(imported.status == 0, "stderr: \(imported.stderr)")
         let mornings = try #require(jsonObject(imported.stdoutData)?["imported"] as? [[String: Any]], "\(imported.stdout)")
-        #expect(mornings.map { $0["date"] as? String } == ["2026-11-20", "2026-11-21"])
-        #expect(mornings.map { $0["local_time"] as? String } == ["06:32:31", "07:02:30"], "\(mornings)")
+        #expect(mornings.map { $0["date"] as? String } == ["2026-11-20", "2026-11-21", "2026-11-22"])
+        #expect(mornings.map { $0["local_time"] as? String } == ["06:32:31", "07:02:30", "06:32:30"], "\(mornings)")
         let replayed = try intervalpro("readiness", "--replay", dir.path("export/morning_polar.txt"), "--no-save", "--json", environment: utc)
         #expect(jsonObject(replayed.stdoutData)?["date"] as? String == "2026-11-20", "\(replayed.stdout) \(replayed.stderr)")
     }

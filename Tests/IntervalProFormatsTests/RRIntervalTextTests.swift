@@ -206,6 +206,9 @@ struct RRIntervalTextTests {
     func timeWrittenInATable() {
         #expect(RRIntervalText.timeWritten(Array("Phone timestamp;RR-interval [ms]\r\n2026-11-20T06:30:01.243;1120\r\n".utf8)) == "2026-11-20T06:30:01.243")
         #expect(RRIntervalText.timeWritten(Array("date,rr,since start\n2026-11-20 06:30:01,1120,1120\n".utf8)) == "2026-11-20 06:30:01")
+        // HRV Logger's own, its zone after a space: it was undated, and filed under the day it was read.
+        #expect(RRIntervalText.timeWritten(Array("date, rr, since start\n2026-11-22 06:30:00 +0900, 991, 0".utf8)) == "2026-11-22 06:30:00+09:00")
+        #expect(RRIntervalText.timeWritten(Array("date,rr\n2026-11-22 06:30:00 -05:00,991\n".utf8)) == "2026-11-22 06:30:00-05:00")
         #expect(RRIntervalText.timeWritten(Array("812\n790\n".utf8)) == nil)
         #expect(RRIntervalText.timeWritten(Array("RR\n812\n".utf8)) == nil)
         #expect(RRIntervalText.recording([812], startedAt: "2026-11-20 06:30:01").header.startedAt == "2026-11-20 06:30:01")
