@@ -232,10 +232,14 @@ public struct ReadinessCheck: Sendable {
         if endedAt == nil, date == nil, let notSet = ReadinessRun.clockNotSet() { logger.warning("\(notSet)") }
         // One reading of the clock: the day, the moment and the clock time of a morning dated by it.
         let now = UTCTimestamp.unixSeconds(WallClock.iso8601Now()) ?? 0
+        // A file that gives no time, filed under --date's day: at this clock time on that day, as
+        // a live measurement filed there is. At the moment the command was typed, the same file
+        // replayed within one second for two days was one morning, the second day passed over.
+        let undatedMoment = date.flatMap { WallClock.sameLocalTime(as: now, onLocalDate: $0) } ?? now
         let scored = try ReadinessRun.score(
             outcome, source: replayed != nil ? .replay : .live,
             localDate: date ?? localEnd?.date ?? WallClock.localDate(unixSeconds: now),
-            takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? UTCTimestamp.text(unixSeconds: now),
+            takenAt: endedAt.map(UTCTimestamp.text(unixSeconds:)) ?? UTCTimestamp.text(unixSeconds: undatedMoment),
             // A file that does not say when has no time of day: replayed in the evening, it
             // was filed as an evening's. Live, it ended now.
             localTime: localEnd?.time ?? (replayed == nil ? WallClock.localTime(unixSeconds: now) : nil), save: save ? store : nil,

@@ -332,6 +332,26 @@ extension ReadinessCommandTests {
         #expect(replay.stderr.contains("not an activity: `intervalpro readiness --replay \(elite)` measures from them"), "\(replay.stderr)")
     }
 
+    /// A file that gives no time took the moment the command was typed: replayed again within
+    /// that second for another day, it was "already saved, the same morning" under the first
+    /// day, its --date passed over.
+    @Test("an undated file replayed for three days is three mornings, each under its day")
+    func anUndatedFileReplayedForSeveralDays() throws {
+        let dir = try ScratchDirectory()
+        try writeMorning("morning.txt", in: dir)
+        var filed: [String] = []
+        for day in ["2026-11-13", "2026-11-14", "2026-11-17"] {
+            let replayed = try intervalpro("readiness", "--replay", dir.path("export/morning.txt"), "--date", day, "--json", environment: environment(dir))
+            #expect(replayed.status == 0, "\(day): \(replayed.stderr)")
+            let answer = jsonObject(replayed.stdoutData)
+            #expect(answer?["already_saved"] as? Bool == false, "\(day): \(replayed.stdout)")
+            filed.append(answer?["date"] as? String ?? "")
+        }
+        #expect(filed == ["2026-11-13", "2026-11-14", "2026-11-17"])
+        let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
+        #expect(((try? JSONSerialization.jsonObject(with: history.stdoutData)) as? [Any])?.count == 3, "\(history.stdout)")
+    }
+
     /// Polar Sensor Logger's file renamed, and HRV Logger's, whose names hold no time: their
     /// rows do, and they were "undated" (import) or filed under today (replay).
     @Test("RR text whose table has a column of times is filed at its first row's time, whatever its name")
