@@ -90,7 +90,7 @@ public enum ReadinessBaseline {
         assessment.normalMean = mean
         assessment.normalLow = mean - rangeWidth * sd
         assessment.normalHigh = mean + rangeWidth * sd
-        if let value = assessment.today { assessment.dropToday = value < mean - dropDepth * sd }
+        if let value = assessment.today { assessment.dropToday = value < mean - dropDepth * sd - rounding }
         guard week.count >= weeklyMinimum else {
             assessment.verdict = .fewThisWeek
             return assessment
@@ -98,9 +98,14 @@ public enum ReadinessBaseline {
         let baseline = week.reduce(0, +) / Double(week.count)
         assessment.baseline = baseline
         assessment.verdict =
-            baseline < mean - rangeWidth * sd ? .below : baseline > mean + rangeWidth * sd ? .above : .within
+            baseline < mean - rangeWidth * sd - rounding ? .below : baseline > mean + rangeWidth * sd + rounding ? .above : .within
         return assessment
     }
+
+    /// Differences of ln rMSSD this small are the sums' rounding, not the runner: mornings all
+    /// alike (a range of no width) read "below" one day and "above" the next, 1e-16 apart,
+    /// and advised rest.
+    static let rounding = 1e-9
 
     /// The first local date the assessment of `today` reads: 59 days before it.
     public static func windowStart(today: String) -> String? {

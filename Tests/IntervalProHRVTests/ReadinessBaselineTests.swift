@@ -23,6 +23,18 @@ struct ReadinessBaselineTests {
         #expect(ReadinessBaseline.assess(Self.month([4.0, 4.1, 4.2, 4.0, 4.1, 4.2, 4.1]), today: Self.date(6)).verdict == .within)
     }
 
+    /// The same morning every day (one file filed under many days): a range of no width, and
+    /// the means' rounding read "below" one day (rest advised) and "above" another.
+    @Test func morningsAllAlikeAreWithinEveryDay() {
+        let value = 3.673_286_515_297_601
+        let measurements = Self.month(Array(repeating: value, count: 60))
+        for today in 6..<60 {
+            let assessment = ReadinessBaseline.assess(measurements, today: Self.date(today))
+            #expect(assessment.verdict == .within, "day \(today): \(assessment.verdict)")
+            #expect(!assessment.dropToday, "day \(today)")
+        }
+    }
+
     @Test func aMonthWorkedOutByHand() throws {
         // 30 days alternating 4.0 and 4.2 (mean 4.1, sample SD 0.10169), the last week at 3.9.
         var values = (0..<23).map { $0 % 2 == 0 ? 4.0 : 4.2 }
