@@ -312,8 +312,18 @@ public enum ReadinessRefusal: Error, Equatable, Sendable, CustomStringConvertibl
         case .intervalsFromHeartRate(let share):
             "\(percent(share)) of the RR intervals are exactly 60,000 / a whole heart rate, where beats timed one by one land a third of the time at most: the sensor works them out from its heart rate instead of timing each beat; measure with a chest strap that times the beats (Polar H9 or H10, Garmin HRM, Wahoo TICKR)"
         case .notAtRest(let heartRate, let limit):
-            "the heart rate averaged \(Int(heartRate.rounded())) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
+            "the heart rate averaged \(Self.overLimit(heartRate, limit)) bpm, over the \(Int(limit)) bpm a heart at rest stays under: readiness is measured lying still just after waking, not on the move; if you were lying still, a heart that fast at rest is a reason not to train today (illness, fever, little sleep or a night's drinking); if not, measure again at rest"
         }
+    }
+
+    /// A heart rate over `limit`, in whole beats unless those read as the limit itself
+    /// ("averaged 100 bpm, over the 100 bpm" for 100.03).
+    static func overLimit(_ heartRate: Double, _ limit: Double) -> String {
+        for scale in [1.0, 10, 100, 1000] {
+            let shown = (heartRate * scale).rounded() / scale
+            if shown > limit { return JSONValue.format(shown) }
+        }
+        return JSONValue.format(heartRate)
     }
 
     /// The reason in a few words, for a list.

@@ -52,7 +52,7 @@ public enum HistoryReport {
         let notDaysValues = records.filter { $0.countsInBaseline && !($0.id.map(daysValues.contains) ?? false) }
         if !notDaysValues.isEmpty {
             notes.append(
-                "Kept, not their day's value (that is the day's last morning measurement): \(notDaysValues.map { "\($0.id ?? 0)" }.joined(separator: ", ")).")
+                "Kept, not their day's value (a day's value is its last before noon, or its last when none was): \(notDaysValues.map { "\($0.id ?? 0)" }.joined(separator: ", ")).")
         }
         return table + notes
     }

@@ -259,7 +259,7 @@ extension ReadinessImport.Report {
             lines.append("\(count(n, "morning", "mornings")) \(scored), the whole half minutes \(n == 1 ? "its file holds" : "their files hold") after settling.")
         }
         if !notDaysValue.isEmpty {
-            lines.append("Kept \(count(notDaysValue.count, "measurement", "measurements")) that another of \(notDaysValue.count == 1 ? "its" : "their") day stands for (the day's value is its last morning measurement, before noon):")
+            lines.append("Kept \(count(notDaysValue.count, "measurement", "measurements")) that another of \(notDaysValue.count == 1 ? "its" : "their") day stands for (a day's value is its last measurement before noon, or its last when none was before noon):")
             lines += listed(notDaysValue)
         }
         if !duplicates.isEmpty { lines.append("Skipped \(count(duplicates.count, "morning", "mornings")) imported before.") }

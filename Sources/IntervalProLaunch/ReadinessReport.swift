@@ -112,7 +112,7 @@ public enum ReadinessReport {
 
     /// Said of a measurement another of its day stands for.
     static let notTheDaysValue =
-        "not the day's value: that is the day's last morning measurement (before noon), since readiness is measured just after waking"
+        "not the day's value: a day's value is its last measurement before noon, or its last when none was before noon, since readiness is measured just after waking"
 }
 
 extension ReadinessRun.Status {

@@ -242,6 +242,14 @@ import Testing
         let afternoonJSON = try #require(jsonObject(afternoon.stdoutData))
         #expect(afternoonJSON["days_value"] as? Bool == true)
         #expect(number((afternoonJSON["assessment"] as? [String: Any])?["today_ln_rmssd"]) == number(afternoonJSON["ln_rmssd"]))
+        // A later afternoon's stands for the day then: the earlier is not the day's value, and
+        // no "last morning measurement" is said to be (there was none: "that is the day's last
+        // morning measurement" was said of such days).
+        let later = try intervalpro(
+            "readiness", "--replay", try recording(dir, seconds: 160, startedAt: "2026-11-21T18:00:00Z"), "--json", environment: utc)
+        #expect(jsonObject(later.stdoutData)?["days_value"] as? Bool == true, "\(later.stdout) \(later.stderr)")
+        let history = try intervalpro("readiness", "history", environment: utc)
+        #expect(history.stdout.contains("a day's value is its last before noon, or its last when none was"), "\(history.stdout)")
     }
 
     @Test("a morning from an ANT+ strap: RR intervals from its beat times give the figures a Bluetooth strap's give")

@@ -231,6 +231,10 @@ struct ReadinessMeasurementTests {
         #expect(abs(heartRate - 133) < 2)
         #expect(limit == 100)
         #expect(ReadinessRefusal.notAtRest(heartRate: heartRate, limit: limit).description.contains("averaged 133 bpm"))
+        // Just over the limit, as many decimals as tell the two apart: "averaged 100 bpm, over the 100 bpm" was said of 100.03.
+        #expect(ReadinessRefusal.notAtRest(heartRate: 100.03, limit: 100).description.contains("averaged 100.03 bpm, over the 100 bpm"))
+        #expect(ReadinessRefusal.notAtRest(heartRate: 100.4, limit: 100).description.contains("averaged 100.4 bpm"))
+        #expect(ReadinessRefusal.notAtRest(heartRate: 100.6, limit: 100).description.contains("averaged 101 bpm"))
 
         // Just under the limit, a heart is judged.
         var underLimit = ReadinessMeasurement(settings: Self.settings(minutes: 1))

@@ -47,7 +47,7 @@ struct ReadinessHistoryTests {
             Self.record(id: 4, date: "2026-11-21", lnRMSSD: 3.2, segments: [timed], time: "21:10:00"),
             Self.record(id: 5, date: "2026-11-22", lnRMSSD: 3.3, segments: [timed], time: "19:00:00"),
         ]
-        #expect(HistoryReport.readiness(records).last == "Kept, not their day's value (that is the day's last morning measurement): 1, 4.")
+        #expect(HistoryReport.readiness(records).last == "Kept, not their day's value (a day's value is its last before noon, or its last when none was): 1, 4.")
         guard case .array(let listed) = ReadinessJSON.history(records) else {
             Issue.record("not a list")
             return
