@@ -80,7 +80,7 @@ public enum ReadinessReport {
             "Readiness \(record.localDate), \(deviceLabel): \(formatClock(f.scoredDuration.seconds)) scored after \(Int(settle.seconds)) s settling",
             "  heart rate  \(JSONValue.format(f.hrv.meanHeartRate.rounded(toPlaces: 0))) bpm",
             "  rMSSD       \(formatFixed(f.hrv.rmssd, 1)) ms (ln \(formatFixed(f.hrv.lnRMSSD, 2)))",
-            "  SDNN        \(JSONValue.format(f.hrv.sdnn.rounded(toPlaces: 1))) ms",
+            "  SDNN        \(formatFixed(f.hrv.sdnn, 1)) ms",
             "  beats       \(f.beatsReceived), \(f.artifactsCorrected) corrected (\(JSONValue.format(share)) %)",
             "  verdict     \(a.summary)",
         ]

@@ -116,6 +116,8 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("already saved as readiness measurement 1, the same morning: not saved again"), "\(again.stdout)")
         #expect(again.stdout.contains("rMSSD") && again.stdout.contains("verdict"), "\(again.stdout)")
+        // SDNN with its decimal, as rMSSD has it ("SDNN 31 ms" beside "rMSSD 40.0 ms").
+        #expect(again.stdout.range(of: #"SDNN +[0-9]+\.[0-9] ms"#, options: .regularExpression) != nil, "\(again.stdout)")
         let history = try intervalpro("readiness", "history", "--json", environment: environment(dir))
         #expect((try JSONSerialization.jsonObject(with: history.stdoutData) as? [Any])?.count == 1, "\(history.stdout)")
         // Another morning: `--limit 1` says what it leaves out (it was left out without a word).
