@@ -69,6 +69,9 @@ public final class SessionHost: Sendable {
         /// This server shows one session and starts none.
         case notHere
         case busy
+        /// Session `session` is recorded by another program (`intervalpro run` in a terminal):
+        /// said as such, where "a session is running" left the page's idle view unexplained.
+        case busyElsewhere(session: Int64)
         /// The plan could not be read (with the reader's message).
         case unreadable(String)
     }
@@ -276,9 +279,9 @@ public final class SessionHost: Sendable {
         closeAbandonedSessions()
         if let store = try? defaults?.store.open(readingOnly: true),
             let elsewhere = try? store.sessionsRunning(elsewhereThan: ProcessIdentity.current(), isRunning: ProcessIdentity.isRunning),
-            !elsewhere.isEmpty
+            let session = elsewhere.first
         {
-            throw .busy
+            throw .busyElsewhere(session: session)
         }
         let hub = self.hub
         let accepted = running.withLock { running in

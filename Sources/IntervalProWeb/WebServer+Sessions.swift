@@ -80,10 +80,17 @@ extension WebServer {
             case .notHere:
                 return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` starts sessions")
             case .busy: return Self.error(.conflict, "a session, a measurement or a scan is running: finish it first")
+            case .busyElsewhere(let session): return Self.error(.conflict, Self.recordedElsewhere(session))
             case .unreadable(let message): return Self.error(.unprocessableContent, message)
             }
         }
         return json(.created, #"{"started":true}"#)
+    }
+
+    /// Why nothing starts while `intervalpro run` records a session in another program: it has
+    /// the sensors, and the page's idle view did not show it.
+    static func recordedElsewhere(_ session: Int64) -> String {
+        "session \(session) is being recorded by `intervalpro run` in another program (a terminal, ssh): it has the sensors; finish it there first"
     }
 
     /// `metronome` ("always", "off-target", "off"), `volume` (0 to 1) and `voice` ("en", "es",

@@ -268,6 +268,7 @@ public struct WebServer: Sendable {
                 switch error {
                 case .notHere: return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` scans")
                 case .busy: return Self.error(.conflict, "a session, a measurement or a scan is running: a scan would disturb it")
+                case .busyElsewhere(let session): return Self.error(.conflict, Self.recordedElsewhere(session))
                 case .unreadable(let message): return Self.error(.unprocessableContent, message)
                 }
             }
@@ -297,6 +298,7 @@ public struct WebServer: Sendable {
                 case .notHere:
                     return Self.error(.conflict, "this page shows the session `intervalpro run` started; `intervalpro serve` measures")
                 case .busy: return Self.error(.conflict, "a session or a measurement is running: finish it first")
+                case .busyElsewhere(let session): return Self.error(.conflict, Self.recordedElsewhere(session))
                 case .unreadable(let message): return Self.error(.unprocessableContent, message)
                 }
             }

@@ -1592,6 +1592,10 @@ def another_programs_session(binary, scratch):
         for path, body in [("/api/scan", {}), ("/api/sessions", {"plan": plan_id, "source": "simulate"}), ("/api/readiness", {})]:
             status, answer, _ = post_json(port, path, body)
             check(status == 409, f"POST {path} while a terminal's session runs: 409, got {status} {answer}")
+            # Which session, and where: "a session is running" beside the page's idle view.
+            said = (answer or {}).get("error", "")
+            check(f"session {listed[0]['id']} is being recorded by `intervalpro run` in another program" in said,
+                  f"POST {path}: the 409 names the terminal's session: {answer}")
         terminal.send_signal(signal.SIGINT)
         terminal.wait(30)
         status, answer, _ = post_json(port, "/api/sessions", {"plan": plan_id, "source": "simulate", "speed": 100})
