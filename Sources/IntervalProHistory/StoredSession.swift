@@ -132,6 +132,15 @@ public struct StoredSession: Sendable {
             lines.append(RecordingLine.entry(entry))
         }
         for command in commands { lines.append(RecordingLine.entry(command.entry)) }
+        // Cut off (a crash, kill -9), the session was closed where its last second was saved:
+        // without a finish there, its replay ran on to the plan's end, the rest "no signal".
+        if listing.status == .interrupted, let duration = listing.duration,
+            !controls.contains(where: { if case .command(.finish) = $0.kind { true } else { false } })
+        {
+            lines.append(
+                RecordingLine.entry(
+                    .event(time: .seconds(duration), device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue)))
+        }
         return lines
     }
 

@@ -292,6 +292,14 @@ struct HistoryCommandTests {
         // Its heading says what ended it: not "finished early", a runner's q or Ctrl-C.
         let text = try store.run("show", "last")
         #expect(text.stdout.contains("(interrupted)") && !text.stdout.contains("finished early"), "\(text.stdout)")
+        // Its recording, exported, replays to the stored summary: it ran on to the plan's end,
+        // the rest "no signal", without a finish where it was cut off.
+        let exported = store.directory.path("cut.jsonl")
+        #expect(try store.run("export", "last", "--format", "jsonl", "-o", exported).status == 0)
+        let replayed = try store.run("replay", exported, "--plan", plan, "--fast", "--json", "--no-save")
+        let summary = try #require(jsonObject(replayed.stdoutData), "\(replayed.stderr)")
+        #expect(number(summary["duration_s"]) == duration, "\(replayed.stdout)")
+        #expect(number((summary["totals"] as? [String: Any])?["in_zone_pct"]) == number((stored["totals"] as? [String: Any])?["in_zone_pct"]))
 
         // What was saved is what the same simulation gives when run to the end.
         let full = try store.run("run", plan, "--simulate", "--seed", "5", "--fast")
