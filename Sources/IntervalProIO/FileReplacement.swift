@@ -69,6 +69,14 @@ extension FileIO {
             if access(path, W_OK) != 0, errno == EACCES || errno == EROFS {
                 throw FileError(path: path, operation: .write, errno: Errno(rawValue: errno))
             }
+            // As root, `access` allows what the mode refuses: a file its owner made read-only
+            // was written over (`report -o notes.txt` of a chmod 444 file).
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & 0o222 == 0 {
+                throw FileError(
+                    path: path, operation: .write, errno: .permissionDenied,
+                    reason: "it is read-only (mode \(String(info.st_mode & 0o777, radix: 8))), which is never written over: choose another file")
+            }
         }
 
         /// Standard output, past anything `print` buffered.

@@ -65,4 +65,17 @@ import Glibc
         #expect(result.stderr.contains("Permission denied"), "stderr: \(result.stderr)")
         #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep\n")
     }
+
+    /// As root, where modes do not bind, the 0444 file was replaced all the same (exit 0).
+    @Test("a file its owner made read-only is not replaced by root either")
+    func aReadOnlyFileIsKeptFromRoot() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        let kept = try dir.write("kept.fit", "keep\n")
+        #expect(chmod(kept, 0o444) == 0)
+        let result = try intervalpro(arguments: ["plan", "export", plan, "--format", "fit", "-o", kept], environment: dir.ownFolders)
+        #expect(result.status == 74, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("read-only"), "stderr: \(result.stderr)")
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == "keep\n")
+    }
 }
