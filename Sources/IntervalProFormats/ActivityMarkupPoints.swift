@@ -78,19 +78,21 @@ extension ActivityImport {
 
         init(tag: String) { self.tag = tag }
 
-        mutating func hasTime(_ element: MarkupElement) -> Bool {
+        /// The point's time, in microseconds since the epoch; nil, counted for `warnings`, when
+        /// it has none or one that cannot be read.
+        mutating func time(of element: MarkupElement) -> Int64? {
             if let time = element.child(tag) {
-                guard ISO8601.microseconds(time.text) != nil else {
+                guard let microseconds = ISO8601.microseconds(time.text) else {
                     unreadableCount += 1
                     if firstUnreadable == nil { firstUnreadable = (element, time) }
-                    return false
+                    return nil
                 }
                 if firstWithoutZone == nil, ISO8601.namesNoZone(time.text) { firstWithoutZone = time }
-                return true
+                return microseconds
             }
             untimedCount += 1
             if firstUntimed == nil { firstUntimed = element }
-            return false
+            return nil
         }
 
         /// The warnings, with `format`'s word on a time without a zone; throws when no point has a time.
@@ -124,17 +126,5 @@ extension ActivityImport {
             }
             return warnings
         }
-    }
-
-    /// The point's time from its child `tag`: `<Time>` in TCX, `<time>` in GPX.
-    static func time(of element: MarkupElement, tag: String, file: String) throws(ImportError) -> Int64 {
-        guard let timeElement = element.child(tag) else {
-            throw ImportError(file: file, place: "\(element.line)", message: "a <\(element.name)> without a <\(tag)>")
-        }
-        guard let time = ISO8601.microseconds(timeElement.text) else {
-            throw ImportError(
-                file: file, place: "\(timeElement.line)", message: "<\(timeElement.name)> \"\(timeElement.text)\" is not an ISO 8601 time")
-        }
-        return time
     }
 }

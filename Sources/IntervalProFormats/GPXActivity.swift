@@ -27,8 +27,8 @@ extension ActivityImport {
                 // receiver was turned off, start a new Track Segment" (GPX 1.1, trksegType).
                 if !points.isEmpty { points[points.count - 1].pausedAfter = true }
                 for element in segment.children where element.name.caseInsensitiveEquals("trkpt") {
-                    guard times.hasTime(element) else { continue }
-                    points.append(try trackPoint(element, file: file, outOfRange: &outOfRange))
+                    guard let time = times.time(of: element) else { continue }
+                    points.append(try trackPoint(element, at: time, file: file, outOfRange: &outOfRange))
                     positions.append(try position(of: element, file: file))
                 }
             }
@@ -68,11 +68,11 @@ extension ActivityImport {
         }
     }
 
-    private static func trackPoint(_ element: MarkupElement, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
+    private static func trackPoint(_ element: MarkupElement, at time: Int64, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
         func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
             try outOfRange.number(element, upTo: limit, file: file)
         }
-        var point = ActivityPoint(time: try time(of: element, tag: "time", file: file))
+        var point = ActivityPoint(time: time)
         // The extension's children, wherever the exporter put them: inside a
         // TrackPointExtension, or straight under <extensions>.
         var fields: [MarkupElement] = []

@@ -31,8 +31,8 @@ extension ActivityImport {
                 for track in lap.children where track.name.caseInsensitiveEquals("Track") {
                     if points.count > lapStart { points[points.count - 1].pausedAfter = true }
                     for trackpoint in track.children where trackpoint.name.caseInsensitiveEquals("Trackpoint") {
-                        guard times.hasTime(trackpoint) else { continue }
-                        points.append(try self.trackpoint(trackpoint, file: file, outOfRange: &outOfRange))
+                        guard let time = times.time(of: trackpoint) else { continue }
+                        points.append(try self.trackpoint(trackpoint, at: time, file: file, outOfRange: &outOfRange))
                     }
                 }
                 // A lap time that is no number was never read: it refuses nothing.
@@ -115,11 +115,11 @@ extension ActivityImport {
         static let shortestPause = 10.0
     }
 
-    private static func trackpoint(_ element: MarkupElement, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
+    private static func trackpoint(_ element: MarkupElement, at time: Int64, file: String, outOfRange: inout OutOfRange) throws(ImportError) -> ActivityPoint {
         func number(_ element: MarkupElement?, upTo limit: Double) throws(ImportError) -> Double? {
             try outOfRange.number(element, upTo: limit, file: file)
         }
-        var point = ActivityPoint(time: try time(of: element, tag: "Time", file: file))
+        var point = ActivityPoint(time: time)
         point.heartRate = try number(element.descendant("HeartRateBpm", "Value"), upTo: 255).map { Int($0.rounded()) }
         point.distance = try number(element.child("DistanceMeters"), upTo: 10_000_000)
         let tpx = element.descendant("Extensions", "TPX")
