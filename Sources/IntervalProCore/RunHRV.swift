@@ -82,7 +82,8 @@ public struct SessionHRV: Equatable, Sendable {
         self.scoredWindows = scoredWindows
     }
 
-    public var artifactShare: Double { beats > 0 ? Double(artifacts) / Double(beats) : 0 }
+    /// All, when there were artifacts and no beat (a strap whose every interval is too short).
+    public var artifactShare: Double { beats > 0 ? Double(artifacts) / Double(beats) : artifacts > 0 ? 1 : 0 }
     public var isTrusted: Bool { artifactShare < Self.trustedArtifactShare }
 
     /// The `hrv` object of the JSON summary.

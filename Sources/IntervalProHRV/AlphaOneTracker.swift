@@ -130,8 +130,10 @@ public struct AlphaOneTracker: Sendable {
     /// step's mean alpha 1 over its scored windows; the first scored window below each
     /// threshold after one at or above it; and the artifacts of the whole session's beats,
     /// corrected in one series, with the `extraDetections` among them.
+    /// Nil when the strap sent no interval at all; with intervals all too short to be beats,
+    /// no beat and all of them artifacts (it was nil, and read as a strap that sends none).
     public static func summary(windows: [AlphaWindow], beats: [UInt16], extraDetections: Int = 0) -> SessionHRV? {
-        guard !beats.isEmpty else { return nil }
+        guard !beats.isEmpty || extraDetections > 0 else { return nil }
         return summary(windows: windows, beats: beats.count, artifacts: correctedBeats(beats) + extraDetections)
     }
 
@@ -238,7 +240,8 @@ extension AlphaOneTracker {
         }
         let (byPiece, artifacts) = found.withLock { $0 }
         let windows = earlier + (0..<pieces).flatMap { byPiece[$0] ?? [] }
-        return (windows, beats.isEmpty ? nil : summary(windows: windows, beats: beats.count, artifacts: artifacts + extraDetections))
+        guard !beats.isEmpty || extraDetections > 0 else { return (windows, nil) }
+        return (windows, summary(windows: windows, beats: beats.count, artifacts: artifacts + extraDetections))
     }
 
     /// Samples (seconds) a piece of `analyse(_:parts:perform:)` covers at least: ten windows'

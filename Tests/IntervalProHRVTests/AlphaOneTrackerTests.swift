@@ -130,6 +130,23 @@ struct AlphaOneTrackerTests {
         #expect(paused.reduce(0) { $0 + AlphaOneTracker.extraDetections($1) } == 0)
     }
 
+    /// A strap whose every interval is too short for a heartbeat sends intervals, all
+    /// artifacts: the summary was nil, which the screen reads as a strap that sends none.
+    @Test func intervalsAllTooShortAreAllArtifacts() throws {
+        var noise = Self.samples(Self.uncorrelated(300))
+        for i in noise.indices { noise[i].rrIntervals = noise[i].rrIntervals.map { _ in 150 } }
+        let count = noise.reduce(0) { $0 + $1.rrIntervals.count }
+        let summary = try #require(AlphaOneTracker.analyse(noise).summary)
+        #expect(summary.beats == 0)
+        #expect(summary.artifacts == count)
+        #expect(summary.artifactShare == 1)
+        #expect(!summary.isTrusted)
+        #expect(summary.scoredWindows == 0)
+        var silent = noise
+        for i in silent.indices { silent[i].rrIntervals = [] }
+        #expect(AlphaOneTracker.analyse(silent).summary == nil)
+    }
+
     /// Paused at a crossing, the runner stands and the heart slows: those beats went into the
     /// windows, and windows were scored while paused.
     @Test func pausedSecondsAreNotTheRun() {

@@ -63,6 +63,16 @@ struct HRVLinesTests {
         #expect(SummaryReport.beatsLine(at).hasPrefix("Beats 4200, 3% corrected (too many to trust alpha 1"), "\(SummaryReport.beatsLine(at))")
     }
 
+    /// A strap whose every interval was too short for a heartbeat: "No RR intervals came with
+    /// the heart rate" said it sent none, and nothing of its contact.
+    @Test func noBeatButArtifactsIsAllCorrected() {
+        let noise = SessionHRV(beats: 0, artifacts: 640, stepAlpha1: [:], crossings: [], scoredWindows: 0)
+        let line = SummaryReport.beatsLine(noise, runSeconds: 600)
+        #expect(line.hasPrefix("Beats 0, 100% corrected (too many to trust alpha 1: wet the strap's electrodes"), "\(line)")
+        #expect(line.contains("no two-minute window could be scored"), "\(line)")
+        #expect(noise.json.serialized(pretty: false).contains(#""beats":0,"artifacts":640,"artifact_pct":100,"trusted":false"#))
+    }
+
     /// On an 80-column terminal the heart-rate line with alpha 1 beside it was 87-91 characters:
     /// it wrapped, and each redraw, moving up by lines, left a row behind. Every line now fits.
     @Test func everyLineFitsTheTerminal() throws {
