@@ -144,12 +144,23 @@ final class SessionSavingCompanion: SessionObserver {
 
     /// The writer to finish the session with: begun now if it was not yet; nil when it cannot be.
     func finishing(_ engine: SessionEngine) -> SessionWriter? {
-        if recorder == nil, heldSeconds <= Self.heldSecondsLimit { tryBeginning(engine) }
+        if recorder == nil, heldSeconds <= Self.heldSecondsLimit, let failure = tryBeginning(engine) {
+            // What was said last was "held in memory and saved when there is room".
+            let why = (failure as? LaunchError)?.message ?? "\(failure)"
+            note("the session could not be saved as it ended, and what was held in memory is lost: \(why)")
+        }
         return writer
     }
 
-    private func tryBeginning(_ engine: SessionEngine) {
-        guard let writer = try? retrying() else { return }
+    /// Begins the session's row and saves what was held; the error when it cannot yet.
+    @discardableResult
+    private func tryBeginning(_ engine: SessionEngine) -> (any Error)? {
+        let writer: SessionWriter
+        do {
+            writer = try retrying()
+        } catch {
+            return error
+        }
         var recorder = SessionRecorder(writer: writer)
         for item in held {
             switch item {
@@ -160,5 +171,6 @@ final class SessionSavingCompanion: SessionObserver {
         held = []
         self.recorder = recorder
         note("session store '\(writer.store.path)': saving again: the disk has room, and what it held is saved")
+        return nil
     }
 }

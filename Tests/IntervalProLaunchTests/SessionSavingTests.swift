@@ -59,4 +59,24 @@ struct SessionSavingTests {
         #expect(stored.entries.count == 24)
         #expect(stored.entries.map(\.time) == stored.entries.map(\.time).sorted())
     }
+
+    /// Full to the end: the last word was "held in memory and saved when there is room".
+    @Test("a disk full to the end says the session is lost, and why")
+    func aDiskFullToTheEndIsSaid() throws {
+        let plan = try PlanDecoder.decode(Array(Self.planText.utf8), file: "plan")
+        var notes: [String] = []
+        let companion = SessionSavingCompanion(
+            writer: nil, retrying: { throw LaunchError("session store 'h.sqlite': the disk is full", kind: .io) },
+            retriesEverySecond: false, note: { notes.append($0) })
+        let engine = SessionEngine(plan: plan, source: .replay)
+        let sample = SessionSample(
+            second: 0, stepIndex: 0, rawCadence: 170, cadence: 170, heartRate: nil, speed: nil, distance: nil, zoneStatus: .inZone)
+        companion.engine(engine, performed: [.sample(sample)], at: .seconds(1))
+        #expect(notes.isEmpty)
+        #expect(companion.finishing(engine) == nil)
+        #expect(
+            notes == [
+                "the session could not be saved as it ended, and what was held in memory is lost: session store 'h.sqlite': the disk is full"
+            ])
+    }
 }
