@@ -68,7 +68,8 @@ public enum IntervalsICUWorkout {
             }
             // A section line: "Main set 4x", "4x", "Warmup".
             closeSection()
-            var words = line.split(separator: " ").map(String.init)
+            // Words apart by any white space: a tab from a spreadsheet, a no-break space from a web page.
+            var words = line.split(whereSeparator: \.isWhitespace).map(String.init)
             if let last = words.last, let count = Self.repeatCount(last) {
                 repeatCount = try limits.repeatCount(written: count, at: "\(number)")
                 repeatLine = number
@@ -116,7 +117,7 @@ public enum IntervalsICUWorkout {
         /// The step, and whether a word (intensity=, the section, the cue) decided its kind.
         mutating func step(_ text: String, line: Int) throws(ImportError) -> (PlanStep, kindDecided: Bool) {
             let place = "\(line)"
-            let words = text.split(separator: " ").map(String.init)
+            let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
             var cue: [String] = []
             var targets: [String] = []
             var end: StepEnd?

@@ -20,6 +20,18 @@ struct IntervalsICUTests {
         }
     }
 
+    /// Pasted from a spreadsheet or a web page: a tab or a no-break space between words. A step
+    /// line was refused ("no duration or distance"), and a section's "\t3x" was taken as its
+    /// name and run once, without a word.
+    @Test func wordsApartByTabsOrNoBreakSpaces() throws {
+        let spaced = try timeline("Main set 3x\n- 10m 170rpm\n- 90s 160rpm\n")
+        for text in ["Main set\t3x\n- 10m\t170rpm\n-\t90s 160rpm\n", "Main set\u{A0}3x\n- 10m\u{A0}170rpm\n- 90s\u{A0}160rpm\n"] {
+            let steps = try timeline(text)
+            #expect(steps.count == 6)
+            #expect(steps == spaced, "\(text.debugDescription)")
+        }
+    }
+
     /// Guides to writing intervals.icu workouts put the notes below a Markdown rule, which was
     /// read as a step without a duration, and refused the workout.
     @Test func aMarkdownRuleIsNoStep() throws {
