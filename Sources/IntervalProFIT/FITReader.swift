@@ -65,12 +65,26 @@ public struct FITRecord: Sendable {
         return raw == allOnes ? nil : Int64(bitPattern: raw)
     }
 
-    /// A string field up to its first NUL; nil when absent, empty or not valid UTF-8.
-    public func string(_ number: UInt8) -> String? {
+    /// A string field up to its first NUL; nil when absent or empty (see `text`).
+    public func string(_ number: UInt8) -> String? { text(number)?.string }
+
+    /// A string field up to its first NUL, and whether bytes in it were not UTF-8, as FIT's
+    /// strings are (a name written in Windows-1252): those read as U+FFFD. A character cut in
+    /// two at the end, by an encoder that fitted the text to its field, is left out. Such
+    /// names were dropped whole: a workout took its file's name, its steps no label.
+    public func text(_ number: UInt8) -> (string: String, mended: Bool)? {
         guard let field = fields[number], field.type == 7 else { return nil }
-        let text = field.bytes.prefix { $0 != 0 }
-        guard !text.isEmpty, let string = String(validating: text, as: UTF8.self) else { return nil }
-        return string
+        var text = field.bytes.prefix { $0 != 0 }
+        guard !text.isEmpty else { return nil }
+        if let string = String(validating: text, as: UTF8.self) { return (string, false) }
+        // A lead byte (11xxxxxx) and its continuations (10xxxxxx) short of the length it says.
+        if let lead = text.lastIndex(where: { $0 & 0xC0 != 0x80 }), text[lead] >= 0xC0, text.distance(from: lead, to: text.endIndex) < 4 {
+            let length = text[lead] >= 0xF0 ? 4 : text[lead] >= 0xE0 ? 3 : 2
+            if text.distance(from: lead, to: text.endIndex) < length { text = text[..<lead] }
+            guard !text.isEmpty else { return nil }
+            if let string = String(validating: text, as: UTF8.self) { return (string, false) }
+        }
+        return (String(decoding: text, as: UTF8.self), true)
     }
 
     /// A field's bytes as written (little-endian), whatever its type: a `byte` array such as

@@ -167,8 +167,9 @@ public enum FITWorkout {
                 }
             }
             let kind = record.integer(Step.intensity).flatMap(Intensity.init(rawValue:))?.kind ?? .work
-            let label = record.string(Step.name)
-            let step = PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, tolerance: tolerance, label: label)
+            let label = record.text(Step.name)
+            if let label, label.mended { warnings.append(notUTF8(label.string, file: file, place: where_, what: "the step's name")) }
+            let step = PlanStep(kind: kind, end: .fixed(end), cadence: cadence.map { .fixed($0) }, tolerance: tolerance, label: label?.string)
             built.append((index, .step(step)))
         }
         // What is left out is said, as for the other formats: a watch's pace, heart-rate or
@@ -183,8 +184,15 @@ public enum FITWorkout {
                     file: file,
                     message: "\(otherTargets) step\(otherTargets == 1 ? " has a pace, heart-rate or power target" : "s have pace, heart-rate or power targets"), which are not scored here (cadence is)"))
         }
-        let plan = try limits.plan(name: workout?.string(Field.Workout.workoutName) ?? "", nodes: built.map(\.node))
+        let name = workout?.text(Field.Workout.workoutName)
+        if let name, name.mended { warnings.insert(notUTF8(name.string, file: file, place: nil, what: "the workout's name"), at: 0) }
+        let plan = try limits.plan(name: name?.string ?? "", nodes: built.map(\.node))
         return ImportedPlan(plan: plan, format: .fitWorkout, warnings: warnings)
+    }
+
+    /// A name with bytes that are not UTF-8, which FIT's strings are: kept, those shown as U+FFFD.
+    static func notUTF8(_ text: String, file: String, place: String?, what: String) -> ImportError {
+        ImportError(file: file, place: place, message: "\(what) is not all UTF-8, as FIT text is (another encoding?): read as \"\(text)\"")
     }
 
     /// A step's cadence target: its target, or its secondary one (Garmin Connect puts cadence

@@ -105,6 +105,34 @@ struct FITTests {
         #expect(try FITWorkout.read(FITWorkout.encode(Self.plan, createdUnixSeconds: 0), file: "x.fit").plan.name == "Ladder")
     }
 
+    /// FIT text is UTF-8. A name cut to its field's size in the middle of a character, or written
+    /// in Windows-1252, was dropped whole: the workout took the file's name, the step no label.
+    @Test func namesThatAreNotAllUTF8AreKept() throws {
+        func workout(name: [UInt8], step: [UInt8]) throws -> ImportedPlan {
+            var writer = FITFileWriter()
+            writer.write(FITMessage(0, [FITField(0, .enumeration, .int(5))]))
+            writer.write(FITMessage(26, [FITField(4, .enumeration, .int(1)), FITField(8, .string, .bytes(name + [0]))]))
+            writer.write(
+                FITMessage(
+                    27,
+                    [
+                        FITField(254, .uint16, .int(0)), FITField(0, .string, .bytes(step + [0])), FITField(1, .enumeration, .int(0)),
+                        FITField(2, .uint32, .int(300_000)),
+                    ]))
+            return try FITWorkout.read(writer.fileBytes(), file: "w.fit")
+        }
+        // "Läufe" and the first of the three bytes of "—"; "Kör 400 m" and the first of "—".
+        let cut = try workout(name: Array("Läufe".utf8) + [0xE2], step: Array("Kör 400 m".utf8) + [0xE2, 0x80])
+        #expect(cut.plan.name == "Läufe")
+        #expect(cut.plan.timeline().map(\.label) == ["Kör 400 m"])
+        #expect(cut.warnings.isEmpty, "\(cut.warnings)")
+        let windows1252 = try workout(name: [0x4C, 0xE4, 0x75, 0x66, 0x65], step: [0x4B, 0xF6, 0x72])
+        #expect(windows1252.plan.name == "L\u{FFFD}ufe")
+        #expect(windows1252.plan.timeline().map(\.label) == ["K\u{FFFD}r"])
+        #expect(windows1252.warnings.map(\.message).allSatisfy { $0.contains("is not all UTF-8, as FIT text is") })
+        #expect(windows1252.warnings.count == 2)
+    }
+
     @Test func aWorkoutImportsBackToTheSameTimeline() throws {
         let bytes = FITWorkout.encode(Self.plan, createdUnixSeconds: 1_772_350_200)
         let imported = try FITWorkout.read(bytes, file: "ladder.fit")
