@@ -21,8 +21,13 @@ public enum HistoryReport {
         let table = TextTable.render(
             header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
             rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2)
-        guard listings.contains(where: \.replaysTheSimulator) else { return table }
-        return table + ["replay (simulator): a recording of the simulated runner (a bundled one), left out of trends and uploads."]
+        // Each label shown: an imported one was explained as "replay (simulator)".
+        let labels = Set(listings.filter(\.replaysTheSimulator).map(\.sourceText)).sorted()
+        guard !labels.isEmpty else { return table }
+        return table + [
+            labels.joined(separator: ", ")
+                + ": a recording of the simulated runner (a bundled one, or a `run --simulate --record`), left out of trends and uploads."
+        ]
     }
 
     /// `readiness history`: a row per measurement.

@@ -158,7 +158,7 @@ public struct Uploader: Sendable {
         // the simulator's, and a simulation's --record imported on another machine.
         guard !session.devices.areAllSimulators else {
             throw ServiceError(
-                service, .rejected, "session \(id) replays the simulator's sensors (\(RecordedDevice.simulatorAddressPrefix)…), no runner's: not a run to upload")
+                service, .rejected, "session \(id) is a recording of the simulator's sensors (\(RecordedDevice.simulatorAddressPrefix)…), no runner's: not a run to upload")
         }
         let stamp = session.listing.startedAt.filter { $0.isNumber }
         return Export(

@@ -423,5 +423,10 @@ struct HistoryCommandTests {
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("Cadence ladder"))
         #expect(!html.contains("<script"))
+        // Imported, the simulator's recording is explained by its own label: it was "replay (simulator)".
+        #expect(try store.run("history", "import", "Recordings/first-cadence-session.jsonl").status == 0)
+        let withImport = try store.run("history").stdout
+        #expect(withImport.contains("imported (simulator)"), "history: \(withImport)")
+        #expect(withImport.contains("imported (simulator), replay (simulator): a recording of the simulated runner"), "history: \(withImport)")
     }
 }

@@ -766,13 +766,13 @@ def group_icu(g):
     replayed = s.run("run", "icu:101", "--replay", s.recording("icu:101", 6, simulator=True), "--fast", "--json",
                      "--upload", "intervals.icu")
     expect(g, replayed, 65, "run --replay of the simulator's recording --upload: not uploaded (65, said)",
-           stderr_has=["replays the simulator's sensors (00:00:5E:00:53:…), no runner's: not a run to upload"])
+           stderr_has=["is a recording of the simulator's sensors (00:00:5E:00:53:…), no runner's: not a run to upload"])
     other = Scenario(g, "simulator-import")
     imported = other.run("history", "import", s.recording("icu:101", 6, simulator=True))
     expect(g, imported, 0, "history import of the simulator's recording on another machine")
     add_icu(g, other)
     expect(g, other.run("upload", "1", "--to", "intervals.icu"), 65,
-           "... whose session is not uploaded from there either (65, said)", stderr_has=["replays the simulator's sensors"])
+           "... whose session is not uploaded from there either (65, said)", stderr_has=["is a recording of the simulator's sensors"])
     g.check(not other.requests("POST", ACTIVITIES), "no simulator's session reached the service",
             str(other.requests("POST", ACTIVITIES))[:300])
     g.check(not s.requests("POST", ACTIVITIES, since=since), "no simulated session reached the service",
