@@ -301,6 +301,19 @@ public enum FITWorkout {
         return FITMessage(Message.workoutStep, fields)
     }
 
+    /// The plan's zones a FIT workout holds rounded, its targets being whole steps/min: each
+    /// as "165.3-175.3 as 165-175", once, in order. They were rounded without a word, and
+    /// the export read back with zones other than the plan's.
+    public static func zonesRounded(_ plan: Plan) -> [String] {
+        var said: [String] = []
+        for case let zone? in plan.timeline().map(\.zone) where zone.low != zone.low.rounded() || zone.high != zone.high.rounded() {
+            let text =
+                "\(JSONValue.format(zone.low))-\(JSONValue.format(zone.high)) as \(Int(zone.low.rounded()))-\(Int(zone.high.rounded()))"
+            if !said.contains(text) { said.append(text) }
+        }
+        return said
+    }
+
     /// The plan's name and step labels a FIT workout cannot hold whole (over 200 bytes): cut
     /// without a word, they came back another plan's name when imported again.
     public static func textsCut(_ plan: Plan) -> [String] {

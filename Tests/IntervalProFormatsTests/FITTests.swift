@@ -133,6 +133,16 @@ struct FITTests {
         #expect(windows1252.warnings.count == 2)
     }
 
+    /// A FIT workout's cadence targets are whole steps/min: the zones it rounds are said.
+    @Test func theZonesAFITWorkoutRoundsAreNamed() throws {
+        let text = #"{"name":"Z","tolerance":5,"steps":[{"kind":"work","duration":60,"cadence":170.3},{"kind":"rest","duration":60,"cadence":{"low":150.4,"high":171.6}},{"kind":"work","duration":60,"cadence":170.3},{"kind":"work","duration":60,"cadence":170}]}"#
+        let plan = try PlanDecoder.decode(Array(text.utf8), file: "z.json")
+        #expect(FITWorkout.zonesRounded(plan) == ["165.3-175.3 as 165-175", "150.4-171.6 as 150-172"])
+        let back = try FITWorkout.read(FITWorkout.encode(plan, createdUnixSeconds: 0), file: "z.fit").plan.timeline()
+        #expect(back.map { $0.zone.map { [$0.low, $0.high] } } == [[165, 175], [150, 172], [165, 175], [165, 175]])
+        #expect(FITWorkout.zonesRounded(Self.plan).isEmpty)
+    }
+
     @Test func aWorkoutImportsBackToTheSameTimeline() throws {
         let bytes = FITWorkout.encode(Self.plan, createdUnixSeconds: 1_772_350_200)
         let imported = try FITWorkout.read(bytes, file: "ladder.fit")
