@@ -132,14 +132,15 @@ public struct StoredSession: Sendable {
             lines.append(RecordingLine.entry(entry))
         }
         for command in commands { lines.append(RecordingLine.entry(command.entry)) }
+        guard let duration = listing.duration, !controls.contains(where: { if case .command(.finish) = $0.kind { true } else { false } })
+        else { return lines }
+        let end = SessionTime.seconds(duration)
         // Cut off (a crash, kill -9), the session was closed where its last second was saved:
         // without a finish there, its replay ran on to the plan's end, the rest "no signal".
-        if listing.status == .interrupted, let duration = listing.duration,
-            !controls.contains(where: { if case .command(.finish) = $0.kind { true } else { false } })
-        {
-            lines.append(
-                RecordingLine.entry(
-                    .event(time: .seconds(duration), device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue)))
+        // Ended by its plan after the last line (a footpod's last value at 36:59.5 of 37:00), it
+        // imported without its plan a second short; a finish at the plan's end changes no replay.
+        if listing.status == .interrupted || (listing.status == .finished && end > (entries.lazy.map(\.time).max() ?? .zero)) {
+            lines.append(RecordingLine.entry(.event(time: end, device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue)))
         }
         return lines
     }

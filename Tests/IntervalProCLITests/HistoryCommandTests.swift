@@ -245,6 +245,14 @@ struct HistoryCommandTests {
         #expect(replayed["source"] as? String == "replay")
         replayed["source"] = summary["source"]
         #expect(canonical(replayed) == canonical(summary))
+        // It ends where the session did, its plan's end, after the footpod's last value: imported
+        // without the plan, it was 36:59 of 37:00.
+        let lastLine = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? ""
+        #expect(lastLine == #"{"t":2220.000,"dev":"intervalpro","event":"finish"}"#, "\(lastLine)")
+        let other = try ScratchStore()
+        #expect(try other.run("history", "import", file).status == 0)
+        let imported = try #require(jsonObject(try other.run("history", "--json").stdoutData)?["sessions"] as? [[String: Any]])
+        #expect(imported.map { number($0["duration_s"]) } == [number(summary["duration_s"])])
 
         let unwritable = try store.run("export", "last", "--format", "fit", "-o", "/nonexistent/dir/x.fit")
         #expect(unwritable.status == 74)
