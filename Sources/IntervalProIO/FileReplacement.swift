@@ -9,8 +9,9 @@ extension FileIO {
     /// what `path` held: written in a new file beside it and renamed over it by `commit`, so
     /// that a full disk or a failure half way leaves the old file (or none), never half of the
     /// new. A device, a pipe or a link is written in place, and standard output as it is. A
-    /// database (the session store, named by mistake), a recording, a file the command reads
-    /// and a file its owner made read-only are never written over.
+    /// database (the session store, named by mistake), a recording, an activity another
+    /// program wrote, a file the command reads and a file its owner made read-only are never
+    /// written over.
     public final class Replacement {
         public let path: String
         private var descriptor: FileDescriptor?
@@ -65,6 +66,11 @@ extension FileIO {
                 throw FileError(
                     path: path, operation: .write, errno: .fileExists,
                     reason: "it holds an IntervalPro recording, which is never written over: choose another name, or remove it first")
+            }
+            if let activity = othersActivity(path) {
+                throw FileError(
+                    path: path, operation: .write, errno: .fileExists,
+                    reason: "it holds \(activity) IntervalPro did not write (a watch's run?), which is never written over: choose another name, or remove it first")
             }
             if access(path, W_OK) != 0, errno == EACCES || errno == EROFS {
                 throw FileError(path: path, operation: .write, errno: Errno(rawValue: errno))
@@ -180,10 +186,45 @@ extension FileIO {
         RecordingFormat.begins(opening(path, count: 256))
     }
 
+    /// What the file at `path` holds, when it is an activity another program wrote ("a FIT
+    /// file", "a TCX file", "a GPX file", "a gzip file", "a zip file"); nil otherwise. Exported
+    /// over (`export 1 --format jsonl -o run002.fit`), a watch's run was lost, as a recording is
+    /// not. IntervalPro's own FIT files name it in a device_info or file_id message near their
+    /// start, its TCX files in the `<Creator>` at their end: exported again, they are replaced.
+    private static func othersActivity(_ path: String) -> String? {
+        let head = opening(path, count: 512)
+        func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return bytes.count >= needle.count && (0...(bytes.count - needle.count)).contains { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+        if head.count >= 12, head[8..<12].elementsEqual(".FIT".utf8) {
+            return contains(head, ProgramName.creator + "\u{0}") ? nil : "a FIT file"
+        }
+        if head.starts(with: [0x1F, 0x8B]) { return "a gzip file" }
+        if head.starts(with: Array("PK\u{3}\u{4}".utf8)) { return "a zip file" }
+        if contains(head, "<gpx") { return "a GPX file" }
+        if contains(head, "<TrainingCenterDatabase") {
+            return contains(ending(path, count: 1024), "<Name>\(ProgramName.creator)</Name>") ? nil : "a TCX file"
+        }
+        return nil
+    }
+
     /// Up to `count` bytes from the start of the file at `path` (none when it cannot be read).
     private static func opening(_ path: String, count: Int) -> [UInt8] {
         guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return [] }
         defer { try? fd.close() }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = (try? bytes.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        return Array(bytes.prefix(read))
+    }
+
+    /// Up to the last `count` bytes of the file at `path` (none when it cannot be read).
+    private static func ending(_ path: String, count: Int) -> [UInt8] {
+        guard let fd = try? FileDescriptor.open(FilePath(path), .readOnly) else { return [] }
+        defer { try? fd.close() }
+        guard let size = try? fd.seek(offset: 0, from: .end), (try? fd.seek(offset: max(0, size - Int64(count)), from: .start)) != nil else {
+            return []
+        }
         var bytes = [UInt8](repeating: 0, count: count)
         let read = (try? bytes.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
         return Array(bytes.prefix(read))

@@ -34,6 +34,41 @@ import Glibc
         #expect(try intervalpro(arguments: ["export", "last", "--format", "jsonl", "-o", old], environment: env).status == 0)
     }
 
+    /// `export 1 --format jsonl -o run002.fit` replaced a watch's FIT file with the export.
+    @Test("an activity another program wrote is never written over; IntervalPro's own exports are")
+    func aWatchsActivityIsNeverAnOutput() throws {
+        let dir = try ScratchDirectory()
+        let env = dir.ownFolders
+        #expect(try intervalpro(arguments: ["run", "Plans/first-cadence-session.json", "--simulate", "--fast"], environment: env).status == 0)
+        // A FIT file's 14-byte header and a record of a watch, a GPX and a TCX of other
+        // programs, a gzip file.
+        let fit = dir.path("watch.fit")
+        try Data([14, 0x20, 0x54, 0x08, 20, 0, 0, 0] + Array(".FIT".utf8) + [0, 0] + Array(repeating: 0x41, count: 20)).write(to: URL(fileURLWithPath: fit))
+        let gpx = try dir.write("run.gpx", #"<?xml version="1.0"?><gpx creator="Garmin Connect" version="1.1"><trk></trk></gpx>"#)
+        let tcx = try dir.write("run.tcx", #"<?xml version="1.0"?><TrainingCenterDatabase><Activities/><Author><Name>Connect Api</Name></Author></TrainingCenterDatabase>"#)
+        let gzip = dir.path("run.gpx.gz")
+        try Data([0x1F, 0x8B, 8, 0, 0, 0, 0, 0]).write(to: URL(fileURLWithPath: gzip))
+        for (path, kind) in [(fit, "a FIT file"), (gpx, "a GPX file"), (tcx, "a TCX file"), (gzip, "a gzip file")] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let exported = try intervalpro(arguments: ["export", "last", "--format", "fit", "-o", path], environment: env)
+            #expect(exported.status == 74, "\(path): \(exported.stderr)")
+            #expect(exported.stderr.contains("holds \(kind) IntervalPro did not write"), "\(exported.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+        // Its own exports are replaced when exported again.
+        for format in ["fit", "tcx"] {
+            let own = dir.path("own.\(format)")
+            for _ in 0..<2 {
+                let exported = try intervalpro(arguments: ["export", "last", "--format", format, "-o", own], environment: env)
+                #expect(exported.status == 0, "\(format): \(exported.stderr)")
+            }
+        }
+        let workout = dir.path("workout.fit")
+        for _ in 0..<2 {
+            #expect(try intervalpro(arguments: ["plan", "export", "Plans/pyramid.json", "--format", "fit", "-o", workout], environment: env).status == 0)
+        }
+    }
+
     @Test("plan export and render-audio never write over the plan they read")
     func thePlanReadIsNeverAnOutput() throws {
         let dir = try ScratchDirectory()
