@@ -30,6 +30,10 @@ public struct RecordedDevice: Equatable, Sendable {
     /// keeps for documentation, 00:00:5E:00:53:00 to FF, which no real device has: a
     /// recording of them, replayed or imported anywhere, is still the simulator's.
     public static let simulatorAddressPrefix = "00:00:5E:00:53:"
+    /// What a TCX export of a session of the simulator's sensors says before their addresses
+    /// in its notes: read back, the run is the simulator's (a FIT export names them in its
+    /// device_info messages).
+    public static let simulatorsNote = "the simulator's sensors: "
 
     public var isSimulator: Bool {
         id.count == 17 && id.uppercased().hasPrefix(Self.simulatorAddressPrefix)

@@ -37,6 +37,7 @@ public enum FITFieldNumber {
         public static let deviceIndex: UInt8 = 0
         public static let manufacturer: UInt8 = 2
         public static let product: UInt8 = 4
+        public static let descriptor: UInt8 = 19
         public static let productName: UInt8 = 27
     }
 

@@ -107,6 +107,30 @@ public struct ImportedActivity: Sendable {
     }
 }
 
+extension ImportedActivity {
+    /// Gives the activity's devices the simulator's addresses (00:00:5E:00:53:F0 on): an
+    /// IntervalPro export of a session of the simulator's sensors is no runner's run, and,
+    /// imported, is left out of trends and uploads as the session was (it was taken for a run).
+    mutating func takeSimulatorAddresses() {
+        var addresses: [String: String] = [:]
+        for (index, device) in recording.header.devices.enumerated() {
+            addresses[device.id] = RecordedDevice.simulatorAddressPrefix + "F" + String(min(index, 15), radix: 16, uppercase: true)
+        }
+        for index in recording.header.devices.indices {
+            recording.header.devices[index].id = addresses[recording.header.devices[index].id] ?? recording.header.devices[index].id
+        }
+        recording.entries = recording.entries.map { entry in
+            switch entry {
+            case .notification(var notification):
+                notification.device = addresses[notification.device] ?? notification.device
+                return .notification(notification)
+            case .event(let time, let device, let name):
+                return .event(time: time, device: addresses[device] ?? device, name: name)
+            }
+        }
+    }
+}
+
 /// Reads FIT, TCX and GPX activities. Garmin counts running cadence per foot (FIT `cadence` +
 /// `fractional_cadence`, TCX `RunCadence`, GPX `gpxtpx:cad`): doubled here to steps per minute.
 public enum ActivityImport {
@@ -275,6 +299,13 @@ public enum ActivityImport {
         activity.isDamaged = salvage.damage != nil
         activity.exportedByIntervalPro = records.contains {
             $0.global == FITMessageNumber.deviceInfo && $0.string(Field.DeviceInfo.productName) == ProgramName.creator
+        }
+        // IntervalPro's export of a session of the simulator's sensors names them after itself.
+        let sensors = records.filter { $0.global == FITMessageNumber.deviceInfo && ($0.integer(Field.DeviceInfo.deviceIndex) ?? 0) > 0 }
+        if activity.exportedByIntervalPro, !sensors.isEmpty,
+            sensors.allSatisfy({ RecordedDevice(id: $0.string(Field.DeviceInfo.descriptor) ?? "").isSimulator })
+        {
+            activity.takeSimulatorAddresses()
         }
         if let offset = localClockOffset(records), let start = activity.recording.header.startedAt {
             activity.recording.header.startedAt = withOffset(start, offset)

@@ -58,6 +58,11 @@ extension ActivityImport {
             if !parts.isEmpty { activity.creator = "tcx " + parts.joined(separator: "/") }
             activity.exportedByIntervalPro = creator.child("Name")?.text == ProgramName.creator
         }
+        // IntervalPro's export of a session of the simulator's sensors says so in its notes.
+        let simulatorNote = RecordedDevice.simulatorsNote + RecordedDevice.simulatorAddressPrefix
+        if activity.exportedByIntervalPro, activities.contains(where: { $0.child("Notes")?.text.contains(simulatorNote) == true }) {
+            activity.takeSimulatorAddresses()
+        }
         return activity
     }
 

@@ -99,6 +99,21 @@ public enum FITActivity {
                     FITField(Field.DeviceInfo.product, .uint16, .int(1)),
                     FITField(Field.DeviceInfo.productName, .string, .string(ProgramName.creator)),
                 ]))
+        // The simulator's sensors, by address: imported elsewhere, the file is the simulator's
+        // run, left out of trends and uploads as it is here (it was taken for a runner's).
+        if session.devices.areAllSimulators {
+            for (index, device) in session.devices.enumerated() {
+                writer.write(
+                    FITMessage(
+                        Message.deviceInfo,
+                        [
+                            FITField(timestamp, .uint32, time(0)),
+                            FITField(Field.DeviceInfo.deviceIndex, .uint8, .int(index + 1)),
+                            FITField(Field.DeviceInfo.descriptor, .string, .string(device.id)),
+                            FITField(Field.DeviceInfo.productName, .string, .string(device.name ?? device.id)),
+                        ]))
+            }
+        }
         writer.write(event(at: time(0), type: 0))  // timer start
         // The runner's pauses, as a watch writes them: the timer stopped at the first paused
         // second and started again at the first after, no record between.

@@ -11,6 +11,13 @@ public enum TCXActivity {
     public static let namespace = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
     public static let extensionNamespace = "http://www.garmin.com/xmlschemas/ActivityExtension/v2"
 
+    /// The simulator's sensors, by address, after the notes' session and plan: imported
+    /// elsewhere, the file is the simulator's run, left out of trends and uploads as it is here.
+    static func simulatorNote(_ session: StoredSession) -> String {
+        guard session.devices.areAllSimulators else { return "" }
+        return " (\(RecordedDevice.simulatorsNote)\(session.devices.map(\.id).joined(separator: ", ")))"
+    }
+
     public static func document(_ session: StoredSession) -> String {
         let start = session.startUnixSeconds
         func time(_ second: Int) -> String { UTCTimestamp.text(unixSeconds: start + Int64(second)) }
@@ -30,7 +37,7 @@ public enum TCXActivity {
                 into: &xml)
         }
         xml += """
-                  <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)"))</Notes>
+                  <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)" + simulatorNote(session)))</Notes>
                   <Creator xsi:type="Device_t">
                     <Name>\(ProgramName.creator)</Name>
                     <UnitId>\(session.listing.id)</UnitId>
