@@ -357,10 +357,11 @@ public final class RecordingWriter {
     /// A regular file with bytes in it: not to be written over.
     private static func holdsSomething(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG && info.st_size > 0 }
 
+    /// Whatever the file holds: "a recording is never written over" read as if it held one.
     private static func exists(_ path: String) -> FileError {
         FileError(
             path: path, operation: .create, errno: .fileExists,
-            reason: "it exists, and a recording is never written over: choose another name, or remove it first")
+            reason: "it exists and is not empty, and recording never writes over a file: choose another name, or remove it first")
     }
 
     public func write(line: String) throws(FileError) {

@@ -38,7 +38,7 @@ import Glibc
         let first = try Data(contentsOf: URL(fileURLWithPath: recording))
         let again = try intervalpro("run", plan, "--simulate", "--fast", "--seed", "9", "--record", recording, environment: env)
         #expect(again.status == 74)
-        #expect(again.stderr.contains("a recording is never written over"), "stderr: \(again.stderr)")
+        #expect(again.stderr.contains("recording never writes over a file"), "stderr: \(again.stderr)")
         #expect(again.stdout.isEmpty, "no session ran: \(again.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: recording)) == first)
     }

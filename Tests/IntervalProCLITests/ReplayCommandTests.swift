@@ -211,7 +211,7 @@ struct ReplayCommandTests {
         let again = try intervalpro("replay", copy, "--json")
         #expect(again.stdout == written.stdout)
         let refused = try intervalpro("replay", recorded.recording, "--record", copy)
-        #expect(refused.status == 74 && refused.stderr.contains("a recording is never written over"), "\(refused.stderr)")
+        #expect(refused.status == 74 && refused.stderr.contains("recording never writes over a file"), "\(refused.stderr)")
     }
 
     @Test("the text statistics name the devices")

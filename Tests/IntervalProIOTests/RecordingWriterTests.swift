@@ -151,7 +151,7 @@ struct RecordingWriterTests {
         let before = try FileIO.readAll(path)
         for attempt in [{ _ = try RecordingWriter(path: path, headerLine: "{}") }, { try RecordingWriter.checkTarget(path) }] {
             let error = try #require(throws: FileError.self) { try attempt() }
-            #expect(error.description.contains("a recording is never written over"), "\(error)")
+            #expect(error.description.contains("recording never writes over a file"), "\(error)")
         }
         #expect(try FileIO.readAll(path) == before)
 
