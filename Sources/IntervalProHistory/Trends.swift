@@ -152,7 +152,9 @@ public struct Trends: Sendable {
     public func chart(width: Int = 60, height: Int = 8) -> [String] {
         // Interrupted sessions are charted too: "no finished sessions" was said of them.
         guard !points.isEmpty else {
-            return (["No sessions ended in the last \(weeks) weeks."] + simulatedNotice).map(\.printable)
+            // "No sessions ended", then "2 simulated sessions left out": they had.
+            let sessions = simulatedLeftOut > 0 ? "No sessions but simulated ones" : "No sessions"
+            return (["\(sessions) ended in the last \(weeks) weeks."] + simulatedNotice).map(\.printable)
         }
         let columns = max(1, width)
         let perWeek = points.count > columns
@@ -199,7 +201,7 @@ public struct Trends: Sendable {
         if spanned > shown.count {
             // The older weeks were left out without a word, the trend below still theirs.
             lines.append("")
-            lines.append("The last \(shown.count) of \(spanned) weeks: a wider terminal shows more, and `--json` lists them all.")
+            lines.append("The last \(shown.count) of \(spanned) weeks: a wider terminal (or COLUMNS) shows more, and `--json` lists them all.")
         }
         if let slope = workCadencePerWeek {
             let sign = slope >= 0 ? "+" : ""

@@ -384,7 +384,7 @@ import Testing
         var narrow = environment(dir)
         narrow["COLUMNS"] = "40"
         let cut = try intervalpro("trends", environment: narrow)
-        #expect(cut.stdout.contains("The last 32 of 84 days: a wider terminal shows more"), "\(cut.stdout)")
+        #expect(cut.stdout.contains("The last 32 of 84 days: a wider terminal (or COLUMNS) shows more"), "\(cut.stdout)")
     }
 
     @Test("a 10 s contact loss makes the measurement 10 s longer and splits it in two")

@@ -297,7 +297,7 @@ struct HistoryTextTests {
             }
         }
         let chart = Trends(listings: listings, weeks: 104, now: now).chart(width: 40, height: 4)
-        #expect(chart.contains("The last 40 of 100 weeks: a wider terminal shows more, and `--json` lists them all."), "\(chart)")
+        #expect(chart.contains("The last 40 of 100 weeks: a wider terminal (or COLUMNS) shows more, and `--json` lists them all."), "\(chart)")
         let years = Trends(listings: listings, weeks: 104, now: now).chart(width: 100, height: 4)
         #expect(years.contains { $0.contains("2024-12-30") && $0.contains("2026-11-23") }, "\(years.joined(separator: "\n"))")
     }
@@ -328,7 +328,7 @@ struct HistoryTextTests {
         #expect(trends.chart(width: 60, height: 4).last == "1 simulated session left out: a simulated runner's cadence is not yours.")
         let onlySimulated = Trends(listings: [listings[1], listings[1]], weeks: 12, now: now)
         #expect(onlySimulated.chart(width: 60, height: 4) == [
-            "No sessions ended in the last 12 weeks.", "2 simulated sessions left out: a simulated runner's cadence is not yours.",
+            "No sessions but simulated ones ended in the last 12 weeks.", "2 simulated sessions left out: a simulated runner's cadence is not yours.",
         ])
         #expect(trends.json.serialized(pretty: false).contains("\"simulated_left_out\":1"))
     }

@@ -44,7 +44,7 @@ struct TrendsCommand: ParsableCommand {
                     print(readiness.chart().joined(separator: "\n"))
                     // Narrower than the weeks asked, the older mornings were left out without a word.
                     if days < weeks * 7 {
-                        print("The last \(days) of \(weeks * 7) days: a wider terminal shows more, and `--json` lists them all.")
+                        print("The last \(days) of \(weeks * 7) days: a wider terminal (or COLUMNS) shows more, and `--json` lists them all.")
                     }
                 }
             }
