@@ -22,6 +22,14 @@ public struct StoreLocation: Sendable {
         return "\(directory)/intervalpro.sqlite"
     }
 
+    /// Why --db cannot be the store, whatever is in it: it names a folder (SQLite says only
+    /// "disk I/O error" of one). A command that runs a session asks before it starts: after,
+    /// a whole session went unsaved, with 74 where the other commands give 64 at once.
+    public var folderRefusal: String? {
+        guard let path, BundledFiles.isDirectory(path) else { return nil }
+        return "'\(path)' is a folder, not a session store: --db takes the store's file (like \(path)/intervalpro.sqlite)"
+    }
+
     /// The store, for a command that writes only to what is saved already (`upload` records its
     /// uploads): where nothing was ever saved, nothing is created (`upload --pending` on a fresh
     /// setup made an empty store).
@@ -46,12 +54,7 @@ public struct StoreLocation: Sendable {
             throw LaunchError(
                 "cannot open '\(path)': Permission denied (was it made by another user, or with sudo?)", kind: .missingInput)
         }
-        // SQLite says only "disk I/O error" of a folder.
-        if BundledFiles.isDirectory(path) {
-            throw LaunchError(
-                "'\(path)' is a folder, not a session store: --db takes the store's file (like \(path)/intervalpro.sqlite)",
-                kind: .usage)
-        }
+        if let refusal = folderRefusal { throw LaunchError(refusal, kind: .usage) }
         // A device or a pipe (`--db /dev/null`) was read as a store "that needs an upgrade".
         if BundledFiles.exists(path), !FileIO.isRegularFile(path) {
             throw LaunchError("session store '\(path)': not a file, so not an IntervalPro database", kind: .invalidData)

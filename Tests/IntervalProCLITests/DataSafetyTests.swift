@@ -27,6 +27,21 @@ import Glibc
         #expect(try intervalpro("history", environment: env).stdout.contains("Ten minutes"))
     }
 
+    /// `run --db FOLDER` ran the whole session unsaved, then exited 74; `history --db FOLDER` says 64 at once.
+    @Test("a --db that names a folder is refused before the session runs, with 64")
+    func aFolderForTheStoreIsRefusedFirst() throws {
+        let dir = try ScratchDirectory()
+        let plan = try dir.write("ten.json", tenMinutePlanText)
+        for arguments in [["run", plan, "--simulate", "--fast"], ["replay", "Recordings/pyramid.jsonl", "--plan", "Plans/pyramid.json", "--fast"]] {
+            let refused = try intervalpro(arguments: arguments + ["--db", dir.url.path], environment: dir.ownFolders)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("is a folder, not a session store"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty, "no session ran: \(refused.stdout)")
+        }
+        // Unsaved, the folder is nothing to it.
+        #expect(try intervalpro(arguments: ["run", plan, "--simulate", "--fast", "--no-save", "--db", dir.url.path], environment: dir.ownFolders).status == 0)
+    }
+
     /// A second `--record` with the same name replaced the first recording without a word.
     @Test("a recording is never written over: 74 before the session starts, the file as it was")
     func aRecordingIsKept() throws {

@@ -35,6 +35,10 @@ struct SaveOptions: ParsableArguments {
 
     /// Where the session is saved; nil with --no-save.
     var location: StoreLocation? { noSave ? nil : store.location }
+
+    func validate() throws {
+        if let refusal = location?.folderRefusal { throw ValidationError(refusal) }
+    }
 }
 
 /// A session id on the command line: a number, or `last` for the newest session.
