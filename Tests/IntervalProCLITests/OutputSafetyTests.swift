@@ -69,7 +69,7 @@ import Glibc
         }
     }
 
-    @Test("plan export and render-audio never write over the plan they read")
+    @Test("plan export, plan import and render-audio never write over the plan they read")
     func thePlanReadIsNeverAnOutput() throws {
         let dir = try ScratchDirectory()
         let env = dir.ownFolders
@@ -83,6 +83,12 @@ import Glibc
             #expect(refused.stderr.contains("it is the file this command reads"), "\(arguments): \(refused.stderr)")
         }
         #expect(try String(contentsOfFile: plan, encoding: .utf8) == tenMinutePlanText)
+        // Nor plan import the workout it reads, --force or not.
+        let workout = try dir.write("z.zwo", #"<workout_file><name>Z</name><sportType>run</sportType><workout><SteadyState Duration="60" Cadence="170"/></workout></workout_file>"#)
+        let imported = try intervalpro(arguments: ["plan", "import", workout, "-o", workout, "--force"], environment: env)
+        #expect(imported.status == 74, "\(imported.stderr)")
+        #expect(imported.stderr.contains("it is the file this command reads"), "\(imported.stderr)")
+        #expect(try String(contentsOfFile: workout, encoding: .utf8).hasPrefix("<workout_file>"))
     }
 
     /// The new file renamed over a 0444 one replaced it, where the shell and `cp` refuse.

@@ -55,7 +55,8 @@ struct PlanImportCommand: ParsableCommand {
             if !force, (try? FileIO.readAll(target)) != nil {
                 throw LaunchError("\(target) exists; choose another name with -o, or replace it with --force", kind: .usage)
             }
-            try writeOutput(Array(text.utf8), to: target)
+            // Not over the workout read, --force or not: the .zwo was gone, its plan in its place.
+            try writeOutput(Array(text.utf8), to: target, readingFrom: [workout])
             print(report)
             Terminal.writeStandardError("intervalpro: wrote \(target)\n")
         }
