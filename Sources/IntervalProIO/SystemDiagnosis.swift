@@ -53,6 +53,20 @@ public enum SystemDiagnosis {
         return getuid() == 0 || getegid() == gid || (count > 0 && groups.prefix(Int(count)).contains(gid))
     }
 
+    /// The Bluetooth adapters the kernel sees (/sys/class/bluetooth/hci*), whatever bluetoothd
+    /// says: none, and installing or starting bluetoothd finds no sensor.
+    public static func kernelAdapters(sysfs: String = "/sys") -> [String] {
+        guard let directory = opendir(sysfs + "/class/bluetooth") else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // hci0, not hci0:256 (a connection's entry).
+            if name.hasPrefix("hci"), !name.contains(":") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     /// /sys/class/rfkill/*: a soft or hard block keeps the adapter off whatever BlueZ does.
     static func rfkill(sysfs: String) -> [Diagnosis] {
         let folder = sysfs + "/class/rfkill"

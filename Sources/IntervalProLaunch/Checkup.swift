@@ -14,7 +14,7 @@ import IntervalProSound
 public enum Checkup {
     /// Every finding, in the order `doctor` prints them.
     public static func run() async -> [Diagnosis] {
-        var findings = BlueZDiagnosis.run { try DBusConnection.system() }
+        var findings = withoutBluetoothd(BlueZDiagnosis.run { try DBusConnection.system() }, kernelAdapters: SystemDiagnosis.kernelAdapters())
         findings += groupAsAsked(SystemDiagnosis.run(), bluetoothdAnswers: findings.contains { $0.check == "permission" && $0.ok })
             .map { $0.check == "sound" ? soundFinding(devices: $0, opening: PCMPlayback.opens("default")) : $0 }
         findings.append(voiceFinding(CueLanguage.allCases.map { language in (language, speechProblem(language)) }))
@@ -25,6 +25,25 @@ public enum Checkup {
         if let zone = timeZoneFinding(tz: ProcessEnvironment.value("TZ")) { findings.append(zone) }
         if let path = try? StoreLocation(path: nil).databasePath(), let store = storeFinding(path: path, mode: FileIO.permissions(path)) {
             findings.append(store)
+        }
+        return findings
+    }
+
+    /// Where the system bus or bluetoothd cannot be asked, what is left unasked, and whether
+    /// the kernel sees an adapter at all: with none, "start D-Bus" or "install bluez" alone was
+    /// advice that finds no sensor.
+    static func withoutBluetoothd(_ findings: [Diagnosis], kernelAdapters: [String]) -> [Diagnosis] {
+        guard let failed = findings.firstIndex(where: { ["system bus", "bluetoothd"].contains($0.check) && !$0.ok }) else { return findings }
+        var findings = findings
+        if findings[failed].check == "system bus" {
+            findings[failed].detail += " (bluetoothd, the permission and the adapter are asked over it: not checked)"
+        }
+        if kernelAdapters.isEmpty {
+            findings.append(
+                Diagnosis(
+                    check: "adapter", ok: false, detail: "the kernel sees no Bluetooth adapter (/sys/class/bluetooth has none)",
+                    fix: "plug in a Bluetooth adapter (a USB dongle; on a Pi, the built-in one may be turned off in config.txt); "
+                        + "ANT+ sensors need an ANT+ stick instead"))
         }
         return findings
     }

@@ -19,6 +19,26 @@ struct CheckupTests {
         #expect(refused.first?.ok == false && refused.contains(where: Checkup.blocks))
     }
 
+    /// A machine without Bluetooth: "start D-Bus" or "install bluez" alone, the checks over the
+    /// bus left out without a word, and nothing of the adapter the kernel does not have.
+    @Test func withoutBluetoothdTheKernelsAdaptersAreSaid() {
+        let noBus = [Diagnosis(check: "system bus", ok: false, detail: "cannot connect: refused", fix: "start D-Bus")]
+        let bare = Checkup.withoutBluetoothd(noBus, kernelAdapters: [])
+        #expect(bare.map(\.check) == ["system bus", "adapter"])
+        #expect(bare[0].detail.hasSuffix("(bluetoothd, the permission and the adapter are asked over it: not checked)"), "\(bare)")
+        #expect(bare[1].detail == "the kernel sees no Bluetooth adapter (/sys/class/bluetooth has none)")
+        #expect(bare.allSatisfy(Checkup.blocks))
+        #expect(Checkup.withoutBluetoothd(noBus, kernelAdapters: ["hci0"]).map(\.check) == ["system bus"])
+        let noDaemon = [
+            Diagnosis(check: "system bus", ok: true, detail: "connected"),
+            Diagnosis(check: "bluetoothd", ok: false, detail: "org.bluez is not on the system bus", fix: "sudo apt-get install bluez"),
+        ]
+        #expect(Checkup.withoutBluetoothd(noDaemon, kernelAdapters: []).map(\.check) == ["system bus", "bluetoothd", "adapter"])
+        #expect(Checkup.withoutBluetoothd(noDaemon, kernelAdapters: []).first?.detail == "connected")
+        let running = noDaemon.map { Diagnosis(check: $0.check, ok: true, detail: $0.detail) }
+        #expect(Checkup.withoutBluetoothd(running, kernelAdapters: []) == running, "bluetoothd answers: its own adapter check says")
+    }
+
     /// A Pi without a real-time clock says 1970 until the network sets it: its sessions were
     /// dated so, and `doctor` said nothing.
     @Test func aClockNotYetSetIsSaidAndAdvisory() {
