@@ -141,6 +141,7 @@ enum WebPage {
 </main>
 <script>
 \#(script)
+\#(sensorsScript)
 \#(historyScript)
 </script>
 </body>
