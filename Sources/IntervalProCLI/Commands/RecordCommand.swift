@@ -55,7 +55,8 @@ struct RecordCommand: AsyncParsableCommand {
                 throw error
             }
             progress.clear()
-            Terminal.writeStandardError("intervalpro: recorded \(total) notifications to \(output)\n")
+            // Values: the one-off reads (battery, sensor location) count with the notifications.
+            Terminal.writeStandardError("intervalpro: recorded \(total) values to \(output)\n")
         }
     }
 }
