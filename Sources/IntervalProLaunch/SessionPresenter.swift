@@ -32,6 +32,8 @@ struct SessionPresenter: SessionObserver {
     /// `TerminalStop.continued` when the screen was last drawn.
     private var continuedBeforeDraw = 0
     private var keyGuard = KeyAfterStepChange()
+    /// The latest time of a line recorded.
+    private var lastRecorded = SessionTime.zero
 
     /// What the runner's music player plays, when one is followed.
     let nowPlaying: @Sendable () -> String?
@@ -66,6 +68,7 @@ struct SessionPresenter: SessionObserver {
             let wasHeld = recorder.isHeldByFullDisk
             try recorder.write(line: RecordingLine.entry(entry))
             try recorder.keep(through: entry.time.seconds)
+            lastRecorded = max(lastRecorded, entry.time)
             if let news = recorder.fullDiskNews(wasHeld: wasHeld) { logger.warning("\(news)") }
         } catch {
             // The session matters more than the copy: warn once and keep running.
@@ -127,6 +130,7 @@ struct SessionPresenter: SessionObserver {
 
     mutating func engine(_ engine: SessionEngine, performed actions: [SessionEngine.Action], at now: SessionTime) {
         lastTime = now
+        recordPlanEnd(actions, at: now)
         if keyboard != nil, actions.contains(where: { if case .stepStarted(let step, _) = $0 { step.index > 0 } else { false } }) {
             keyGuard.stepStarted(at: .now)
         }
@@ -153,6 +157,20 @@ struct SessionPresenter: SessionObserver {
                 stream.write("[\(formatClock(now.seconds))]   \(Feedback.noSignal)\n")
             }
         }
+    }
+
+    /// A session its plan ended after the last value (a footpod's at 36:59.5 of 37:00) ends its
+    /// recording with a finish there: ending at that value, it imported without its plan a
+    /// second short. Replayed against the plan, the plan ends first and the finish changes
+    /// nothing. A finish of the runner's is recorded as it is applied (`commandApplied`); a
+    /// replay whose source ran out ended at its last line.
+    private mutating func recordPlanEnd(_ actions: [SessionEngine.Action], at now: SessionTime) {
+        guard recorder != nil, now > lastRecorded,
+            actions.contains(where: { if case .sessionFinished = $0 { true } else { false } }),
+            case .stepFinished(let last, _)? = actions.last(where: { if case .stepFinished = $0 { true } else { false } }),
+            last.endedBy == .time || last.endedBy == .distance
+        else { return }
+        record(.event(time: now, device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue))
     }
 
     private mutating func warnRejected(_ device: String, _ error: NotificationParseError) {

@@ -180,7 +180,8 @@ struct ReplayCommandTests {
         #expect(result.status == 0)
         let statistics = try #require(jsonObject(result.stdoutData), "stdout: \(result.stdout)")
         let devices = try #require(statistics["devices"] as? [[String: Any]])
-        #expect(devices.count == 2)
+        // The header's two, and the runner's commands: the finish at the plan's end.
+        #expect(devices.count == 3)
         var counted = 0
         for device in devices {
             let id = try #require(device["id"] as? String)
@@ -212,6 +213,20 @@ struct ReplayCommandTests {
         #expect(again.stdout == written.stdout)
         let refused = try intervalpro("replay", recorded.recording, "--record", copy)
         #expect(refused.status == 74 && refused.stderr.contains("recording never writes over a file"), "\(refused.stderr)")
+    }
+
+    /// It ended at the footpod's last value, before the plan's end: imported without the plan,
+    /// a 37:00 run was 36:59.
+    @Test("run --record of a run its plan ended ends with a finish there: imported without the plan, as long as the run")
+    func recordingEndsWhereThePlanDid() throws {
+        let recorded = try Recorded()
+        #expect(recorded.simulation.status == 0, "stderr: \(recorded.simulation.stderr)")
+        let lines = try nonBlankLines(recorded.recording)
+        #expect(lines.last == #"{"t":180.000,"dev":"intervalpro","event":"finish"}"#, "\(lines.suffix(2))")
+        #expect(lines.filter { $0.contains(#""event":"finish""#) }.count == 1)
+        let store = try ScratchStore()
+        #expect(try store.run("history", "import", recorded.recording).status == 0)
+        #expect(try store.sessions().map { number($0["duration_s"]) } == [180])
     }
 
     @Test("the text statistics name the devices")
