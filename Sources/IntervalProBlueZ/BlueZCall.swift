@@ -92,6 +92,19 @@ public struct DeviceChoice: Equatable, Sendable, CustomStringConvertible {
 
     public func matches(address: String) -> Bool { address.caseInsensitiveEquals(text) }
 
+    /// Whether a device's name begins with the words typed, in any case: "Forerunner" for a
+    /// "Forerunner 265", "HRM" for an "HRM-Pro Plus:123456". Runners type what the watch shows
+    /// on its face; the name it advertises has the model or a serial number after it. Never a
+    /// remembered choice, which is a whole name or an address.
+    public func matchesFirstWords(of device: BlueZObjectTree.Device) -> Bool {
+        guard !isRemembered, let name = device.name?.lowercased() else { return false }
+        let typed = text.lowercased()
+        guard name.count > typed.count, name.hasPrefix(typed), let last = typed.last, last.isLetter || last.isNumber else {
+            return false
+        }
+        return !(name.dropFirst(typed.count).first.map { $0.isLetter || $0.isNumber } ?? true)
+    }
+
     public var description: String { text }
 }
 

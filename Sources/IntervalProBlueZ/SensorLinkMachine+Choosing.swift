@@ -143,10 +143,11 @@ extension SensorLinkMachine {
         return true
     }
 
-    /// Chooses a device for each role still open: the one the user named; the remembered one,
-    /// or, once it has stayed away `rememberedWait` while others offer the role, the best of
-    /// those; else, once discovery has had `settleTime` since the first candidate, the
-    /// best-ranked device offering the role's service.
+    /// Chooses a device for each role still open: the one the user named (or, once discovery has
+    /// had `settleTime`, the best offering the role whose name begins with the words named); the
+    /// remembered one, or, once it has stayed away `rememberedWait` while others offer the role,
+    /// the best of those; else, once discovery has had `settleTime` since the first candidate,
+    /// the best-ranked device offering the role's service.
     mutating func chooseDevices(now: SessionTime, into actions: inout [Action]) {
         guard !configuration.scanOnly else { return }
         let open = openRoles
@@ -164,9 +165,12 @@ extension SensorLinkMachine {
             var replaced: DeviceChoice?
             let device: BlueZObjectTree.Device?
             if let choice = configuration.choice(for: role) {
-                let wanted = tree.devices(on: adapterPath ?? "").first {
-                    choice.matches($0) && !lackingRole.contains($0.address)
-                }
+                // Its whole name or address, at once; else, once discovery has settled as for a
+                // device not named, the best of those offering the role whose name begins with
+                // the words given (a "Stryd" seen a moment after a "Stryd Next" is still taken).
+                let wanted =
+                    tree.devices(on: adapterPath ?? "").first { choice.matches($0) && !lackingRole.contains($0.address) }
+                    ?? (waited >= configuration.settleTime ? offering.first(where: choice.matchesFirstWords(of:)) : nil)
                 if let wanted {
                     device = wanted
                 } else if choice.isRemembered, let best,

@@ -97,6 +97,37 @@ import Testing
         #expect(rig.log.connects.isEmpty)
     }
 
+    /// `--hr Forerunner`, as the watch's face reads, waited for a device named "Forerunner"
+    /// beside a "Forerunner 265" broadcasting heart rate, and ran without heart rate.
+    @Test("a name given as its first words takes the device offering the role whose name begins so; a whole name first")
+    func namedByFirstWords() {
+        var rig = Rig(.init(heartRate: DeviceChoice("forerunner"), cadence: DeviceChoice("Stryd")))
+        rig.bringUp([Fixture.adapter()])
+        rig.added(
+            Fixture.device(Fixture.hrmPro, name: "Forerunner Companion", rssi: -40, services: [BlueZ.runningSpeedAndCadenceService]),
+            at: 0.5)
+        rig.added(watch, at: 1)
+        rig.added(
+            Fixture.device(Fixture.unknownSensor, name: "Stryd Next", rssi: -40, services: [BlueZ.runningSpeedAndCadenceService]),
+            at: 1.1)
+        let exact = Fixture.device("C8:3E:99:01:02:03", name: "STRYD", rssi: -90, services: [BlueZ.runningSpeedAndCadenceService])
+        rig.added(exact, at: 1.2)
+        #expect(rig.tick(at: 2).connects.isEmpty, "the words given wait for discovery to settle, as a choice not named does")
+        rig.tick(at: 2.5)
+        let roles = Dictionary(uniqueKeysWithValues: rig.machine.chosenDevices.map { ($0.address, $0.roles) })
+        // The companion offers no heart rate; "Stryd" is a whole name, which "Stryd Next" only begins with.
+        #expect(roles == [Fixture.forerunner: [.heartRate], "C8:3E:99:01:02:03": [.cadence]])
+
+        // Whole words only: "Forerun" is not the start of a word of "Forerunner 265"; "hrm" is of "HRM-Pro".
+        for (typed, chosen) in [("Forerun", false), ("hrm", true)] {
+            var other = Rig(.init(heartRate: DeviceChoice(typed)))
+            other.bringUp([Fixture.adapter()])
+            other.added(typed == "hrm" ? heartRateOnlyStrap : watch, at: 1)
+            for second in 2...10 { other.tick(at: Double(second)) }
+            #expect(other.log.connects.isEmpty != chosen, "\(typed)")
+        }
+    }
+
     @Test("for cadence the RSC service outranks a known name; the name only breaks ties")
     func serviceOutranksName() {
         var rig = Rig()

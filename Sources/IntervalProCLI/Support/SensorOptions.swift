@@ -10,13 +10,13 @@ struct SensorOptions<Use: SensorUse>: ParsableArguments {
     var adapter: String?
 
     @Option(
-        help: ArgumentHelp("Heart-rate device: an address or a name, or ant:NUMBER for an ANT+ strap (ant:0, any).", valueName: "device"),
+        help: ArgumentHelp("Heart-rate device: an address or a name (or its first words), or ant:NUMBER for an ANT+ strap (ant:0, any).", valueName: "device"),
         completion: .rememberedSensors)
     var hr: String?
 
     @Option(
         help: ArgumentHelp(
-            "Cadence device (footpod, HRM-Pro, Stryd): an address or a name, or ant:NUMBER for an ANT+ foot pod (ant:0, any).",
+            "Cadence device (footpod, HRM-Pro, Stryd): an address or a name (or its first words), or ant:NUMBER for an ANT+ foot pod (ant:0, any).",
             valueName: "device", visibility: Use.cadenceVisibility),
         completion: .rememberedSensors)
     var cadence: String?
