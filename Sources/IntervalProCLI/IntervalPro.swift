@@ -73,7 +73,14 @@ struct IntervalPro: AsyncParsableCommand {
                 if let failure = Terminal.flushStandardOutput(), !failure.isBrokenPipe {
                     Terminal.writeStandardError("intervalpro: error: cannot write to standard output: \(failure)\n")
                 }
-                exit(withError: error)
+                // A usage error as every other error reads ("intervalpro: error: …"), not
+                // ArgumentParser's "Error: …" beside them.
+                let text = fullMessage(for: error)
+                if !text.isEmpty {
+                    let said = text.hasPrefix("Error: ") ? "intervalpro: error: " + text.dropFirst("Error: ".count) : text
+                    Terminal.writeStandardError(said + "\n")
+                }
+                exit(withError: status)
             }
             // Help, --version, a completion script: written as any command's output is, so that
             // a full disk fails them too (`--generate-completion-script bash > file` exited 0

@@ -154,7 +154,12 @@ struct RunCommandTests {
         ] {
             let refused = try intervalpro(arguments: ["run", plan, "--fast"] + arguments, environment: environment)
             #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+            // As every other error reads, not ArgumentParser's "Error: …".
+            #expect(refused.stderr.hasPrefix("intervalpro: error: --no-runner"), "\(refused.stderr)")
         }
+        let unknown = try intervalpro(arguments: ["run", plan, "--fast", "--bogus"], environment: environment)
+        #expect(unknown.status == 64 && unknown.stderr.hasPrefix("intervalpro: error: Unknown option '--bogus'"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("Usage: intervalpro run"))
     }
 
     /// Another plan's recording was scored against it (`make run PLAN=Plans/metronome-intervals.json`:
