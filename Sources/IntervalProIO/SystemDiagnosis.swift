@@ -8,7 +8,18 @@ import SystemPackage
 /// What the system (not bluetoothd) says: radio switches, group membership, sound devices.
 public enum SystemDiagnosis {
     public static func run(sysfs: String = "/sys", dev: String = "/dev") -> [Diagnosis] {
-        rfkill(sysfs: sysfs) + [bluetoothGroup(), sound(dev: dev), antStick(sysfs: sysfs, dev: dev)]
+        rfkill(sysfs: sysfs, dev: dev) + [bluetoothGroup(), sound(dev: dev), antStick(sysfs: sysfs, dev: dev)]
+    }
+
+    /// Whether `finding` is a radio's soft block, which `rfkill unblock` lifts.
+    public static func isSoftBlock(_ finding: Diagnosis) -> Bool {
+        finding.check.hasPrefix("rfkill ") && !finding.ok && finding.detail == softBlocked
+    }
+
+    /// Whether this account may write /dev/rfkill, which `rfkill unblock` does: root, the seat's
+    /// user, or the `bluetooth` group where IntervalPro's udev rule is installed.
+    public static func mayUnblock(dev: String = "/dev") -> Bool {
+        access(dev + "/rfkill", W_OK) == 0
     }
 
     /// An ANT USB stick for ANT+ sensors: its USB device node (what libusb opens) or the serial
@@ -68,7 +79,7 @@ public enum SystemDiagnosis {
     }
 
     /// /sys/class/rfkill/*: a soft or hard block keeps the adapter off whatever BlueZ does.
-    static func rfkill(sysfs: String) -> [Diagnosis] {
+    static func rfkill(sysfs: String, dev: String) -> [Diagnosis] {
         let folder = sysfs + "/class/rfkill"
         guard let directory = opendir(folder) else { return [] }
         defer { closedir(directory) }
@@ -84,13 +95,21 @@ public enum SystemDiagnosis {
             if hard {
                 findings.append(Diagnosis(check: label, ok: false, detail: "hard-blocked", fix: "switch the radio on (a key or switch on the laptop)"))
             } else if soft {
-                findings.append(Diagnosis(check: label, ok: false, detail: "soft-blocked", fix: "rfkill unblock bluetooth"))
+                // Without write access to /dev/rfkill (a Pi over ssh, a user service: no seat),
+                // `rfkill unblock` is refused.
+                let fix =
+                    mayUnblock(dev: dev)
+                    ? "rfkill unblock bluetooth"
+                    : "sudo rfkill unblock bluetooth (IntervalPro's udev rule lets the bluetooth group unblock it without sudo)"
+                findings.append(Diagnosis(check: label, ok: false, detail: softBlocked, fix: fix))
             } else {
                 findings.append(Diagnosis(check: label, ok: true, detail: "not blocked"))
             }
         }
         return findings
     }
+
+    static let softBlocked = "soft-blocked"
 
     /// Membership of the `bluetooth` group, which BlueZ's D-Bus policy on Debian requires
     /// of accounts without a local seat (a Raspberry Pi over ssh).

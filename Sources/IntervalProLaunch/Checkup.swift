@@ -15,7 +15,10 @@ public enum Checkup {
     /// Every finding, in the order `doctor` prints them.
     public static func run() async -> [Diagnosis] {
         var findings = withoutBluetoothd(BlueZDiagnosis.run { try DBusConnection.system() }, kernelAdapters: SystemDiagnosis.kernelAdapters())
-        findings += groupAsAsked(SystemDiagnosis.run(), bluetoothdAnswers: findings.contains { $0.check == "permission" && $0.ok })
+        let system = SystemDiagnosis.run()
+        findings += groupAsAsked(
+            system, bluetoothdAnswers: findings.contains { $0.check == "permission" && $0.ok },
+            unblockingNeedsIt: system.contains(where: SystemDiagnosis.isSoftBlock) && !SystemDiagnosis.mayUnblock())
             .map { $0.check == "sound" ? soundFinding(devices: $0, opening: PCMPlayback.opens("default")) : $0 }
         findings.append(voiceFinding(CueLanguage.allCases.map { language in (language, speechProblem(language)) }))
         findings.append(musicFinding())
@@ -130,11 +133,20 @@ public enum Checkup {
 
     /// The bluetooth group matters where bluetoothd's D-Bus policy asks for it: where it answered
     /// this account, not being in the group is no problem (Debian 12's policy lets every account
-    /// talk to it, and `doctor` failed an account whose `scan` worked).
-    static func groupAsAsked(_ findings: [Diagnosis], bluetoothdAnswers: Bool) -> [Diagnosis] {
+    /// talk to it, and `doctor` failed an account whose `scan` worked). Unless the radio is
+    /// soft-blocked and this account may not unblock it (`unblockingNeedsIt`): the group may,
+    /// under IntervalPro's udev rule, and "not needed" beside "rfkill unblock bluetooth" sent a
+    /// Pi's runner over ssh to a command refused.
+    static func groupAsAsked(_ findings: [Diagnosis], bluetoothdAnswers: Bool, unblockingNeedsIt: Bool = false) -> [Diagnosis] {
         guard bluetoothdAnswers else { return findings }
         return findings.map { finding in
             guard finding.check == "bluetooth group", !finding.ok else { return finding }
+            guard !unblockingNeedsIt else {
+                return Diagnosis(
+                    check: finding.check, ok: false,
+                    detail: "not a member: bluetoothd answers this account, but the radio is soft-blocked and only the group may unblock it without sudo",
+                    fix: finding.fix)
+            }
             return Diagnosis(check: finding.check, ok: true, detail: "not a member, and not needed: bluetoothd answers this account")
         }
     }

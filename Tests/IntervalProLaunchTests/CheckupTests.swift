@@ -1,6 +1,7 @@
 import Foundation
 import IntervalProAudio
 import IntervalProCore
+import IntervalProIO
 import Testing
 
 @testable import IntervalProLaunch
@@ -17,6 +18,29 @@ struct CheckupTests {
         #expect(!answered.contains(where: Checkup.blocks))
         let refused = Checkup.groupAsAsked([Self.notInGroup], bluetoothdAnswers: false)
         #expect(refused.first?.ok == false && refused.contains(where: Checkup.blocks))
+        // A soft-blocked radio this account may not unblock: the group may (the udev rule), and
+        // "not needed" beside "rfkill unblock bluetooth" sent a runner over ssh to a refusal.
+        let blocked = Checkup.groupAsAsked([Self.notInGroup], bluetoothdAnswers: true, unblockingNeedsIt: true)
+        #expect(blocked.first?.ok == false && blocked.first?.fix == Self.notInGroup.fix, "\(blocked)")
+        #expect(blocked.first?.detail.contains("only the group may unblock it without sudo") == true)
+    }
+
+    /// The soft block's fix is `rfkill unblock` where this account may write /dev/rfkill, with
+    /// sudo where it may not.
+    @Test func aSoftBlockIsLiftedWithSudoWhereThisAccountMayNot() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("rfkill-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let radio = root + "/sys/class/rfkill/rfkill0"
+        try FileManager.default.createDirectory(atPath: radio, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/dev", withIntermediateDirectories: true)
+        for (name, text) in [("type", "bluetooth\n"), ("soft", "1\n"), ("hard", "0\n"), ("name", "hci0\n")] {
+            try text.write(toFile: radio + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let absent = SystemDiagnosis.run(sysfs: root + "/sys", dev: root + "/dev").filter(SystemDiagnosis.isSoftBlock)
+        #expect(absent.map(\.fix) == ["sudo rfkill unblock bluetooth (IntervalPro's udev rule lets the bluetooth group unblock it without sudo)"])
+        try "".write(toFile: root + "/dev/rfkill", atomically: true, encoding: .utf8)
+        let writable = SystemDiagnosis.run(sysfs: root + "/sys", dev: root + "/dev").filter(SystemDiagnosis.isSoftBlock)
+        #expect(writable.map(\.fix) == ["rfkill unblock bluetooth"] && writable.map(\.check) == ["rfkill hci0"])
     }
 
     /// A machine without Bluetooth: "start D-Bus" or "install bluez" alone, the checks over the
