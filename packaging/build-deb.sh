@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary=$1
+# dpkg-shlibdeps computes Depends; without dpkg-dev the script ended at it without a word.
+command -v dpkg-shlibdeps >/dev/null ||
+    { echo "build-deb: dpkg-shlibdeps not found: sudo apt-get install dpkg-dev" >&2; exit 1; }
 version=$("$binary" --version)   # the one place the version is written: Sources/IntervalProCLI/IntervalPro.swift
 arch=$(dpkg --print-architecture)
 work=$(mktemp -d)
@@ -47,9 +50,11 @@ gzip -9n -c "$work/changelog" > "$doc/changelog.gz"
 # Depends from what the binaries really link (dpkg-shlibdeps reads debian/control).
 mkdir -p "$work/src/debian"
 printf 'Source: intervalpro\n\nPackage: intervalpro\nArchitecture: any\n' > "$work/src/debian/control"
+# Its messages are kept for a failure: under `set -e` one ended the script without a word.
 depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/intervalpro" \
-    -e"$root/usr/libexec/intervalpro/intervalpro-web" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+    -e"$root/usr/libexec/intervalpro/intervalpro-web" 2>"$work/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') ||
+    { echo "build-deb: dpkg-shlibdeps failed:" >&2; cat "$work/shlibdeps.log" >&2; exit 1; }
+[ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; cat "$work/shlibdeps.log" >&2; exit 1; }
 # Voice cues open libespeak-ng at run time (Sources/CEspeak/shim.h): not in the ELF's needs.
 depends="$depends, libespeak-ng1"
 # So does talking to intervals.icu and Strava (Sources/CCurl/shim.h): either build of libcurl.
