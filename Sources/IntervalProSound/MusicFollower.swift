@@ -84,6 +84,17 @@ public struct MusicFollower: Sendable {
         /// org.mpris.MediaPlayer2.NAME, or an instance of it (NAME.instance123).
         case named(String)
 
+        /// The choice as typed: `auto`, or a player's MPRIS name, with or without its bus name's
+        /// prefix (`org.mpris.MediaPlayer2.vlc`, as `busctl --user list` shows it, was taken and
+        /// never matched the player it named).
+        public init(typed text: String) {
+            guard text != "auto" else {
+                self = .auto
+                return
+            }
+            self = .named(text.hasPrefix(MusicPlayer.busPrefix) ? String(text.dropFirst(MusicPlayer.busPrefix.count)) : text)
+        }
+
         /// Whether the choice names `player` (`auto` names none).
         public func names(_ player: MusicPlayer) -> Bool {
             guard case .named(let name) = self else { return false }

@@ -265,5 +265,10 @@ struct MusicTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("music: no player named spotfy on the session bus (there: spotify)"), "\(result.stderr)")
         #expect(player.volumeSets().isEmpty)
+        // Its whole bus name names it too (it was taken, and said to be not there).
+        let busName = try intervalpro(
+            arguments: ["run", plan, "--simulate", "--audio-device", "intervalpro_test", "--no-save", "-v", "--music", "org.mpris.MediaPlayer2.spotify"],
+            environment: musicEnvironment(bus, wav: scratch.path("out2.wav")))
+        #expect(busName.status == 0 && busName.stderr.contains("music: following spotify") && !busName.stderr.contains("no player named"), "\(busName.stderr)")
     }
 }

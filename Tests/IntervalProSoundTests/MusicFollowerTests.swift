@@ -56,6 +56,9 @@ func player(_ busName: String, _ status: MusicPlayer.Status, volume: Double? = 0
         named.send(.found(player(spotify, .playing)), at: .zero)
         named.send(.found(player(vlc + ".instance42", .paused)), at: .zero)
         #expect(named.follower.chosen == vlc + ".instance42")
+        // Typed as its whole bus name (`busctl --user list`), it was taken and matched nothing.
+        #expect(MusicFollower.Choice(typed: "org.mpris.MediaPlayer2.vlc") == .named("vlc"))
+        #expect(MusicFollower.Choice(typed: "vlc") == .named("vlc") && MusicFollower.Choice(typed: "auto") == .auto)
     }
 
     @Test func thePlayersEchoDuringARampIsNotSetAgain() {

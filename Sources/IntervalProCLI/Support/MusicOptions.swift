@@ -31,14 +31,9 @@ struct MusicOptions: ParsableArguments {
 
     /// Nil with --music none.
     func request(verbose: Bool) -> MusicRequest? {
-        let choice: MusicFollower.Choice
-        switch music {
-        case "none": return nil
-        case "auto": choice = .auto
-        default: choice = .named(music)
-        }
+        guard music != "none" else { return nil }
         return MusicRequest(
-            settings: MusicFollower.Settings(choice: choice, duck: duck, follow: musicFollow), verbose: verbose,
+            settings: MusicFollower.Settings(choice: MusicFollower.Choice(typed: music), duck: duck, follow: musicFollow), verbose: verbose,
             explicitlyRequested: isGiven)
     }
 }
