@@ -196,6 +196,8 @@ public final class MusicLink: @unchecked Sendable {
             do {
                 guard let set else { return }
                 _ = try connection.call(set, timeoutMilliseconds: Self.callTimeout)
+                // What was done to the player, as -v promises: each step of a ramp.
+                trace?("music: \(busName.dropFirst(MusicPlayer.busPrefix.count))'s volume set to \((volume * 1000).rounded() / 1000)")
             } catch {
                 trace?("music: setting \(busName)'s volume failed: \(error)")
                 let unanswered = error.name == .noReply || error.name == .timeout || error.name == .timedOut
@@ -207,6 +209,7 @@ public final class MusicLink: @unchecked Sendable {
                 _ = try connection.call(
                     DBusMessage(methodCallTo: busName, path: Self.objectPath, interface: Self.playerInterface, member: member),
                     timeoutMilliseconds: Self.callTimeout)
+                trace?("music: \(member) sent to \(busName.dropFirst(MusicPlayer.busPrefix.count))")
             } catch {
                 trace?("music: \(member) on \(busName) failed: \(error)")
             }

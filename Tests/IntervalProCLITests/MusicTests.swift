@@ -91,6 +91,8 @@ struct MusicTests {
             ], environment: musicEnvironment(bus, wav: wavPath))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("music: following vlc"))
+        // What was done to the player, as -v says it does: it said the cues' times alone.
+        #expect(result.stderr.contains("music: vlc's volume set to 0.231") && result.stderr.contains("music: vlc's volume set to 0.77"))
         let cues = reportedCues(result.stderr)
         #expect(cues.count >= 3, "\(result.stderr)")
 
