@@ -33,7 +33,7 @@ struct AudioOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Seconds between two coaching cues (default 20).", valueName: "seconds"))
+        help: ArgumentHelp("Seconds between two coaching cues (default 20; under 3 is taken as 3).", valueName: "seconds"))
     var coachingCooldown: Double?
 
     @Option(help: ArgumentHelp("ALSA playback device (default: default).", valueName: "name"))
