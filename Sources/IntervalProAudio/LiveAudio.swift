@@ -142,7 +142,7 @@ public final class LiveAudio: SessionObserver {
         if let behind, behind.frames == rendered {
             if !silent, behind.since.duration(to: .now) > player.stalledAfter {
                 silent = true
-                warn("audio device '\(player.output.device)' takes no sound (it stopped taking sound); the session goes on, and its sound with it if the device takes it again")
+                warn("audio device '\(player.output.device)' stopped taking sound; the session goes on, and its sound with it if the device takes it again")
             }
         } else {
             behind = (rendered, .now)
@@ -170,7 +170,9 @@ public final class LiveAudio: SessionObserver {
                     let start = max(item.time, voiceFreeAt)
                     let length = SessionTime.seconds(Double(clip.samples.count) / Double(player.sampleRate))
                     voiceFreeAt = start + length
-                    cueSent?(max(start, now) + Self.startDelay, .microseconds(length.microseconds))
+                    // A device that takes no sound plays no cue: the music is not ducked for one
+                    // the runner cannot hear (it was, for every cue of the rest of the session).
+                    if !silent { cueSent?(max(start, now) + Self.startDelay, .microseconds(length.microseconds)) }
                 }
             } else if case .voice(let clip) = kind {
                 player.voices.release(clip.id)

@@ -156,7 +156,7 @@ final class LiveAudioTests {
             usleep(100_000)
         }
         #expect(warnings == [
-            "audio device 'intervalpro_paced' takes no sound (it stopped taking sound); the session goes on, and its sound with it if the device takes it again"
+            "audio device 'intervalpro_paced' stopped taking sound; the session goes on, and its sound with it if the device takes it again"
         ])
         #expect(player.lostStatus == nil)
         // The card plays again, from the session's present.
@@ -167,6 +167,38 @@ final class LiveAudioTests {
         #expect(starvedAt == nil)
         audio.finish()
         #expect(warnings.count == 2)
+    }
+
+    /// The music was ducked for every cue after the device stopped taking sound: cues the
+    /// runner could not hear.
+    @Test func theCuesOfADeviceThatTakesNoSoundDuckNoMusic() throws {
+        let player = try AudioPlayer(
+            device: "intervalpro_paced", request: AudioFormatRequest(sampleRate: Self.rate, channels: 1), volume: 1)
+        let voice = try CueVoice(language: .en, outputRate: Self.rate)
+        let audio = LiveAudio(settings: MetronomeSettings(), timeline: Self.timeline, player: player, voice: voice) { [self] in
+            warnings.append($0)
+        }
+        var sent: [SessionTime] = []
+        audio.cueSent = { soundsAt, _ in sent.append(soundsAt) }
+        audio.engine(engine, performed: [.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
+        run(audio, from: 0, to: 4)
+        let heard = sent.count
+        #expect(heard >= 1, "the warm-up's cue, played")
+        cardStopped = true
+        var time = 4.0
+        for _ in 0..<40 where warnings.isEmpty {
+            time += 0.25
+            audio.refresh(engine, at: .seconds(time))
+            usleep(100_000)
+        }
+        #expect(warnings.count == 1, "\(warnings)")
+        // Those sent before it was said (the countdown to 10 s, sent ahead) stand; the work
+        // step's cue at 10 s goes to a device that plays nothing.
+        let sentBefore = sent.count
+        run(audio, from: time, to: max(time, 10) + 2)
+        #expect(workStarted)
+        #expect(sent.count == sentBefore, "ducked for \(sent.dropFirst(sentBefore))")
+        audio.finish()
     }
 
     /// The summary waited 12 s for a device that took nothing: the whole limit, then a stop.
