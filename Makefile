@@ -197,6 +197,7 @@ install:
 	install -Dm644 udev/intervalpro-bluez.conf $(DESTDIR)$(DBUSDIR)/intervalpro-bluez.conf
 	install -Dm644 systemd/intervalpro.service $(DESTDIR)$(USERUNITDIR)/intervalpro.service
 	@case "$(UDEVDIR)" in /etc/*|/usr/lib/*) ;; *) echo "make install: the udev rules and the D-Bus policy are in $(UDEVDIR) and $(DBUSDIR), where udev and the system bus do not read them: as root, copy them to /etc/udev/rules.d and /etc/dbus-1/system.d for Bluetooth and ANT+ sensors without root (docs/installing.md)";; esac
+	@case "$(PREFIX)" in /usr|/usr/local) ;; *) echo "make install: the user unit is in $(USERUNITDIR), where systemd does not look, and runs intervalpro from the PATH of its user manager, which $(PREFIX)/bin is not on: copy it to ~/.config/systemd/user with ExecStart=$(PREFIX)/bin/intervalpro serve --listen 0.0.0.0:8417 (docs/raspberry-pi.md)";; esac
 
 ## uninstall: removes what `make install` put in place (with the same PREFIX and DESTDIR)
 uninstall:
