@@ -42,6 +42,8 @@ public final class LiveAudio: SessionObserver {
     /// When the voice cues sent so far will have been spoken: one plays at a time, so a
     /// cue due earlier waits for it.
     private var voiceFreeAt = SessionTime.zero
+    /// When the last reminder ("faster", "slower") starts to sound.
+    private var lastCoachingStart: SessionTime?
     /// While the device is behind the session: the frames rendered when last seen to move,
     /// and when (wall time: after a stall, session time catches up in a burst of calls).
     private var behind: (frames: Int64, since: ContinuousClock.Instant)?
@@ -160,6 +162,14 @@ public final class LiveAudio: SessionObserver {
             case .clicksAudible(let on): kind = .clicksAudible(on)
             case .cue(let cue):
                 guard let voice else { continue }
+                // A reminder due while another cue speaks waits for it: two due so (behind a
+                // long step cue, with the shortest cooldown) spoke back to back, 1.7 s apart.
+                // One that would sound within the shortest cooldown of the last is left out.
+                if cue.isCoaching, let last = lastCoachingStart,
+                    max(item.time, voiceFreeAt) - last < AudioDirector.shortestCoachingCooldown
+                {
+                    continue
+                }
                 let text = voice.text(cue)
                 guard let clip = player.voiceClip(for: text, synthesise: { voice.samples(text) }) else { continue }
                 kind = .voice(clip)
@@ -170,6 +180,7 @@ public final class LiveAudio: SessionObserver {
                     let start = max(item.time, voiceFreeAt)
                     let length = SessionTime.seconds(Double(clip.samples.count) / Double(player.sampleRate))
                     voiceFreeAt = start + length
+                    if case .cue(let cue) = item.item, cue.isCoaching { lastCoachingStart = start }
                     // A device that takes no sound plays no cue: the music is not ducked for one
                     // the runner cannot hear (it was, for every cue of the rest of the session).
                     if !silent { cueSent?(max(start, now) + Self.startDelay, .microseconds(length.microseconds)) }

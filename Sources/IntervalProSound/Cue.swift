@@ -13,6 +13,14 @@ public enum Cue: Equatable, Sendable {
     /// The end of the session, with the in-zone share of the targeted time.
     case summary(inZonePercent: Int?, completed: Bool)
 
+    /// A reminder of the zone ("faster", "slower").
+    public var isCoaching: Bool {
+        switch self {
+        case .faster, .slower: true
+        default: false
+        }
+    }
+
     public func text(_ language: CueLanguage) -> String {
         switch (self, language) {
         case (.step(let step), _): Self.stepText(step, language)

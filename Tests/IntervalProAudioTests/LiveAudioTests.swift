@@ -201,6 +201,32 @@ final class LiveAudioTests {
         audio.finish()
     }
 
+    /// With no grace and the shortest cooldown, reminders due while the step's cue spoke
+    /// waited for it and then spoke back to back, 1.7 s apart: "the least seconds between two
+    /// coaching cues" was 3 s only on paper.
+    @Test func remindersDueWhileACueSpeaksDoNotPileUpBehindIt() throws {
+        let player = try AudioPlayer(
+            device: "intervalpro_paced", request: AudioFormatRequest(sampleRate: Self.rate, channels: 1), volume: 1)
+        var settings = MetronomeSettings()
+        settings.coachingGrace = .zero
+        settings.coachingCooldown = .zero
+        let voice = try CueVoice(language: .en, outputRate: Self.rate)
+        let audio = LiveAudio(settings: settings, timeline: Self.timeline, player: player, voice: voice) { [self] in
+            warnings.append($0)
+        }
+        var sent: [SessionTime] = []
+        audio.cueSent = { soundsAt, _ in sent.append(soundsAt) }
+        audio.engine(engine, performed: [.stepStarted(Self.timeline[1], at: .zero), .feedbackChanged(.faster(20))], at: .zero)
+        run(audio, from: 0, to: 9.5)
+        // The step's cue, then reminders no closer than the shortest cooldown.
+        #expect(sent.count >= 3, "\(sent)")
+        let reminders = sent.dropFirst()
+        for (earlier, later) in zip(reminders, reminders.dropFirst()) {
+            #expect((later - earlier).seconds >= AudioDirector.shortestCoachingCooldown.seconds - 0.001, "\(sent)")
+        }
+        audio.finish()
+    }
+
     /// The summary waited 12 s for a device that took nothing: the whole limit, then a stop.
     /// Here the limit is a minute; not waiting for it is what is checked, not a speed.
     @Test func aDeviceThatStopsTakingSoundIsNotWaitedForAtTheEnd() throws {
