@@ -127,7 +127,7 @@ public enum SystemDiagnosis {
     /// A sound card for the metronome (ALSA's /dev/snd).
     static func sound(dev: String) -> Diagnosis {
         guard let directory = opendir(dev + "/snd") else {
-            return Diagnosis(check: "sound", ok: false, detail: "no \(dev)/snd: no sound card", fix: "the metronome stays silent; sessions still run")
+            return Diagnosis(check: "sound", ok: false, detail: "no \(dev)/snd: no sound card", fix: "plug in a USB speaker or sound card, or on a Pi turn the headphone jack on (dtparam=audio=on in /boot/firmware/config.txt); without one the metronome is silent, and sessions still run")
         }
         closedir(directory)
         let writable = access(dev + "/snd", R_OK | X_OK) == 0

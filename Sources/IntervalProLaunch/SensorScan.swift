@@ -116,7 +116,7 @@ public enum SensorScan {
         } catch {
             let ant = await antScan?.value
             guard let ant, !ant.sensors.isEmpty else {
-                throw ScanError(description: Self.saying("cannot reach the system bus: \(error)", ant, seconds: seconds))
+                throw ScanError(description: Self.saying("cannot reach the system bus: \(error) (`intervalpro doctor` says what is missing)", ant, seconds: seconds))
             }
             return Result(adapter: nil, sensors: ant.sensors, problems: ["cannot reach the system bus (\(error)): ANT+ devices only"] + ant.problems)
         }

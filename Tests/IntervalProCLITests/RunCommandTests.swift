@@ -223,6 +223,8 @@ struct RunCommandTests {
         let result = try intervalpro("scan", "--timeout", "1", "--ant-stick", "/nonexistent/ttyANT", environment: noSystemBus)
         #expect(result.status == 69)
         #expect(result.stderr.contains("cannot reach the system bus"), "stderr: \(result.stderr)")
+        // What to do next: it said what failed alone.
+        #expect(result.stderr.contains("(`intervalpro doctor` says what is missing)"), "stderr: \(result.stderr)")
         #expect(result.stderr.contains("ANT stick: ") && result.stderr.contains("/nonexistent/ttyANT"), "stderr: \(result.stderr)")
         // A path that is no serial device read as a stick pulled out and put back, said 41 times.
         let notAStick = try intervalpro("scan", "--timeout", "1", "--ant-stick", "/dev/null", environment: noSystemBus)
