@@ -48,13 +48,29 @@ final class LiveAudioTests {
         unlink(fifo)
     }
 
-    func makeAudio() throws -> (LiveAudio, AudioPlayer) {
+    /// - Parameter speaking: with English cues, else clicks alone.
+    func makeAudio(_ settings: MetronomeSettings = MetronomeSettings(), speaking: Bool = false) throws -> (LiveAudio, AudioPlayer) {
         let player = try AudioPlayer(
             device: "intervalpro_paced", request: AudioFormatRequest(sampleRate: Self.rate, channels: 1), volume: 1)
-        let audio = LiveAudio(settings: MetronomeSettings(), timeline: Self.timeline, player: player, voice: nil) { [self] in
+        let voice = speaking ? try CueVoice(language: .en, outputRate: Self.rate) : nil
+        let audio = LiveAudio(settings: settings, timeline: Self.timeline, player: player, voice: voice) { [self] in
             warnings.append($0)
         }
         return (audio, player)
+    }
+
+    /// Stops the card at session time `time` and calls in until the device is said to take no
+    /// sound: once the thread has not moved for its buffer and 2 s (wall time: a stall's burst
+    /// of calls must not count), within 4 s. Returns the session time reached.
+    func stopTheCard(_ audio: LiveAudio, at time: Double) -> Double {
+        cardStopped = true
+        var time = time
+        for _ in 0..<40 where warnings.isEmpty {
+            time += 0.25
+            audio.refresh(engine, at: .seconds(time))
+            usleep(100_000)
+        }
+        return time
     }
 
     /// Plays (reads) the device up to session time `time`, calling in every 250 ms as a run does.
@@ -146,15 +162,7 @@ final class LiveAudioTests {
         audio.engine(engine, performed: [.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
         run(audio, from: 0, to: 4)
         #expect(warnings.isEmpty)
-        cardStopped = true
-        // Said once the thread has not moved for its buffer and 2 s (wall time: a stall's
-        // burst of calls must not count), here within 4 s.
-        var time = 4.0
-        for _ in 0..<40 where warnings.isEmpty {
-            time += 0.25
-            audio.refresh(engine, at: .seconds(time))
-            usleep(100_000)
-        }
+        let time = stopTheCard(audio, at: 4)
         #expect(warnings == [
             "audio device 'intervalpro_paced' stopped taking sound; the session goes on, and its sound with it if the device takes it again"
         ])
@@ -172,25 +180,13 @@ final class LiveAudioTests {
     /// The music was ducked for every cue after the device stopped taking sound: cues the
     /// runner could not hear.
     @Test func theCuesOfADeviceThatTakesNoSoundDuckNoMusic() throws {
-        let player = try AudioPlayer(
-            device: "intervalpro_paced", request: AudioFormatRequest(sampleRate: Self.rate, channels: 1), volume: 1)
-        let voice = try CueVoice(language: .en, outputRate: Self.rate)
-        let audio = LiveAudio(settings: MetronomeSettings(), timeline: Self.timeline, player: player, voice: voice) { [self] in
-            warnings.append($0)
-        }
+        let (audio, _) = try makeAudio(speaking: true)
         var sent: [SessionTime] = []
         audio.cueSent = { soundsAt, _ in sent.append(soundsAt) }
         audio.engine(engine, performed: [.stepStarted(Self.timeline[0], at: .zero)], at: .zero)
         run(audio, from: 0, to: 4)
-        let heard = sent.count
-        #expect(heard >= 1, "the warm-up's cue, played")
-        cardStopped = true
-        var time = 4.0
-        for _ in 0..<40 where warnings.isEmpty {
-            time += 0.25
-            audio.refresh(engine, at: .seconds(time))
-            usleep(100_000)
-        }
+        #expect(sent.count >= 1, "the warm-up's cue, played")
+        let time = stopTheCard(audio, at: 4)
         #expect(warnings.count == 1, "\(warnings)")
         // Those sent before it was said (the countdown to 10 s, sent ahead) stand; the work
         // step's cue at 10 s goes to a device that plays nothing.
@@ -205,15 +201,10 @@ final class LiveAudioTests {
     /// waited for it and then spoke back to back, 1.7 s apart: "the least seconds between two
     /// coaching cues" was 3 s only on paper.
     @Test func remindersDueWhileACueSpeaksDoNotPileUpBehindIt() throws {
-        let player = try AudioPlayer(
-            device: "intervalpro_paced", request: AudioFormatRequest(sampleRate: Self.rate, channels: 1), volume: 1)
         var settings = MetronomeSettings()
         settings.coachingGrace = .zero
         settings.coachingCooldown = .zero
-        let voice = try CueVoice(language: .en, outputRate: Self.rate)
-        let audio = LiveAudio(settings: settings, timeline: Self.timeline, player: player, voice: voice) { [self] in
-            warnings.append($0)
-        }
+        let (audio, _) = try makeAudio(settings, speaking: true)
         var sent: [SessionTime] = []
         audio.cueSent = { soundsAt, _ in sent.append(soundsAt) }
         audio.engine(engine, performed: [.stepStarted(Self.timeline[1], at: .zero), .feedbackChanged(.faster(20))], at: .zero)
