@@ -284,7 +284,7 @@ public struct AudioDirector: Sendable {
             switch item.item {
             case .clicksAudible(let on):
                 clicksAudible = on
-            case .cue(.faster), .cue(.slower):
+            case .cue(let said) where said.isCoaching:
                 lastCoaching = item.time
                 // Still out of zone: remind again after the cooldown.
                 if let cue = outOfZoneCue, !finished {
