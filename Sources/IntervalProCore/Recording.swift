@@ -70,6 +70,11 @@ public enum RecordingEntry: Equatable, Sendable {
     /// A device event such as "connected" or "disconnected".
     case event(time: SessionTime, device: String, name: String)
 
+    /// The runner's command as a recording keeps it, an event of `RecordingFormat.runnerDevice`.
+    public static func runnerCommand(_ command: UserCommand, at time: SessionTime) -> RecordingEntry {
+        .event(time: time, device: RecordingFormat.runnerDevice, name: command.rawValue)
+    }
+
     public var time: SessionTime {
         switch self {
         case .notification(let n): n.time

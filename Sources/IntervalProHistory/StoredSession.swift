@@ -122,7 +122,7 @@ public struct StoredSession: Sendable {
         lines.reserveCapacity(entries.count + controls.count + 1)
         var commands = controls.compactMap { control -> (afterEntries: Int, entry: RecordingEntry)? in
             guard case .command(let command) = control.kind else { return nil }
-            return (control.afterEntries, .event(time: control.time, device: RecordingFormat.runnerDevice, name: command.rawValue))
+            return (control.afterEntries, .runnerCommand(command, at: control.time))
         }[...]
         for (index, entry) in entries.enumerated() {
             while let command = commands.first, command.afterEntries <= index {
@@ -140,7 +140,7 @@ public struct StoredSession: Sendable {
         // Ended by its plan after the last line (a footpod's last value at 36:59.5 of 37:00), it
         // imported without its plan a second short; a finish at the plan's end changes no replay.
         if listing.status == .interrupted || (listing.status == .finished && end > (entries.lazy.map(\.time).max() ?? .zero)) {
-            lines.append(RecordingLine.entry(.event(time: end, device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue)))
+            lines.append(RecordingLine.entry(.runnerCommand(.finish, at: end)))
         }
         return lines
     }

@@ -59,7 +59,7 @@ struct SessionPresenter: SessionObserver {
     /// with Ctrl-C replayed on to its plan's end, its steps scored as no signal (96 % in zone
     /// live, 32 % replayed).
     mutating func commandApplied(_ command: UserCommand, at now: SessionTime) {
-        record(.event(time: now, device: RecordingFormat.runnerDevice, name: command.rawValue))
+        record(.runnerCommand(command, at: now))
     }
 
     private mutating func record(_ entry: RecordingEntry) {
@@ -170,7 +170,7 @@ struct SessionPresenter: SessionObserver {
             case .stepFinished(let last, _)? = actions.last(where: { if case .stepFinished = $0 { true } else { false } }),
             last.endedBy == .time || last.endedBy == .distance
         else { return }
-        record(.event(time: now, device: RecordingFormat.runnerDevice, name: UserCommand.finish.rawValue))
+        record(.runnerCommand(.finish, at: now))
     }
 
     private mutating func warnRejected(_ device: String, _ error: NotificationParseError) {
