@@ -197,7 +197,7 @@ public final class MusicLink: @unchecked Sendable {
                 guard let set else { return }
                 _ = try connection.call(set, timeoutMilliseconds: Self.callTimeout)
                 // What was done to the player, as -v promises: each step of a ramp.
-                trace?("music: \(busName.dropFirst(MusicPlayer.busPrefix.count))'s volume set to \((volume * 1000).rounded() / 1000)")
+                trace?("music: \(MusicPlayer.name(ofBus: busName))'s volume set to \((volume * 1000).rounded() / 1000)")
             } catch {
                 trace?("music: setting \(busName)'s volume failed: \(error)")
                 let unanswered = error.name == .noReply || error.name == .timeout || error.name == .timedOut
@@ -209,7 +209,7 @@ public final class MusicLink: @unchecked Sendable {
                 _ = try connection.call(
                     DBusMessage(methodCallTo: busName, path: Self.objectPath, interface: Self.playerInterface, member: member),
                     timeoutMilliseconds: Self.callTimeout)
-                trace?("music: \(member) sent to \(busName.dropFirst(MusicPlayer.busPrefix.count))")
+                trace?("music: \(member) sent to \(MusicPlayer.name(ofBus: busName))")
             } catch {
                 trace?("music: \(member) on \(busName) failed: \(error)")
             }

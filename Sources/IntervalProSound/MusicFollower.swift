@@ -35,7 +35,12 @@ public struct MusicPlayer: Equatable, Sendable {
     var controlNote: String { canControl ? "" : " (it takes no control, MPRIS CanControl false: neither paused nor ducked)" }
 
     /// "vlc" for org.mpris.MediaPlayer2.vlc.
-    public var name: String { String(busName.dropFirst(Self.busPrefix.count)) }
+    public var name: String { Self.name(ofBus: busName) }
+
+    /// The name a player's bus name gives it: `vlc` for org.mpris.MediaPlayer2.vlc.
+    public static func name(ofBus busName: String) -> String {
+        busName.hasPrefix(busPrefix) ? String(busName.dropFirst(busPrefix.count)) : busName
+    }
 
     /// "artist – title", or what there is of it.
     public var nowPlaying: String? {
@@ -92,7 +97,7 @@ public struct MusicFollower: Sendable {
                 self = .auto
                 return
             }
-            self = .named(text.hasPrefix(MusicPlayer.busPrefix) ? String(text.dropFirst(MusicPlayer.busPrefix.count)) : text)
+            self = .named(MusicPlayer.name(ofBus: text))
         }
 
         /// Whether the choice names `player` (`auto` names none).
@@ -248,7 +253,7 @@ public struct MusicFollower: Sendable {
                 lastSet = nil
                 recentlySet = []
                 pausedForSession = false
-                actions.append(.note("music: \(MusicPlayer(busName: busName, status: .stopped).name) left"))
+                actions.append(.note("music: \(MusicPlayer.name(ofBus: busName)) left"))
                 if let next = players.first(where: wants) {
                     chosen = next.busName
                     actions.append(.note("music: following \(next.name)" + next.controlNote))
