@@ -49,7 +49,10 @@ public struct DBusCallError: Error, Equatable, Sendable, CustomStringConvertible
         self.message = message
     }
 
+    /// The message and the error's name; a message alone under the generic `Failed`, whose
+    /// name says nothing more ("no session bus (…) (org.freedesktop.DBus.Error.Failed)").
     public var description: String {
-        message.isEmpty ? name.rawValue : "\(message) (\(name.rawValue))"
+        if message.isEmpty { return name.rawValue }
+        return name == .failed ? message : "\(message) (\(name.rawValue))"
     }
 }

@@ -120,7 +120,8 @@ public final class MusicLink: @unchecked Sendable {
             }
         }
         let players = Self.listPlayers(on: connection)
-        if players.isEmpty { trace?("music: no MPRIS player on the session bus") }
+        // A player asked for by name is said to be missing, -v or not, by who asked (one line, not two).
+        if players.isEmpty, follower.settings.choice == .auto { trace?("music: no MPRIS player on the session bus") }
         for player in players {
             if let owner = owner(of: player.busName) { owners[owner] = player.busName }
             handle(.found(player))

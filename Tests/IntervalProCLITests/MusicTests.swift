@@ -253,6 +253,16 @@ struct MusicTests {
         let quiet = try intervalpro(arguments: arguments, environment: noBus)
         #expect(quiet.status == 0, "\(quiet.stderr)")
         #expect(!quiet.stderr.contains("music"), "\(quiet.stderr)")
+        // Said with -v in one plain line: D-Bus's generic error name stacked a second parenthesis.
+        let verboseNoBus = try intervalpro(arguments: arguments + ["-v"], environment: noBus)
+        #expect(
+            verboseNoBus.stderr.contains("music: no session bus (DBUS_SESSION_BUS_ADDRESS is not set); the music is left alone"),
+            "\(verboseNoBus.stderr)")
+        // A player asked for by name and no player at all: one line says so, -v or not.
+        let named = try intervalpro(
+            arguments: arguments + ["-v", "--music", "spotify"], environment: musicEnvironment(bus, wav: scratch.path("c.wav")))
+        #expect(named.stderr.contains("music: no player named spotify on the session bus (none is)"), "\(named.stderr)")
+        #expect(!named.stderr.contains("no MPRIS player"), "\(named.stderr)")
     }
 
     /// `--music spotfy` beside a running spotify: the name matched nothing, and nothing said so.
