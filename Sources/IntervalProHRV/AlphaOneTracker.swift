@@ -133,8 +133,14 @@ public struct AlphaOneTracker: Sendable {
     /// Nil when the strap sent no interval at all; with intervals all too short to be beats,
     /// no beat and all of them artifacts (it was nil, and read as a strap that sends none).
     public static func summary(windows: [AlphaWindow], beats: [UInt16], extraDetections: Int = 0) -> SessionHRV? {
-        guard !beats.isEmpty || extraDetections > 0 else { return nil }
-        return summary(windows: windows, beats: beats.count, artifacts: correctedBeats(beats) + extraDetections)
+        summary(windows: windows, beats: beats.count, extraDetections: extraDetections) { correctedBeats(beats) }
+    }
+
+    /// The same from the number of beats, `corrected` giving how many of them the correction of
+    /// the whole series moves (asked only when there is a figure to give).
+    static func summary(windows: [AlphaWindow], beats: Int, extraDetections: Int, corrected: () -> Int) -> SessionHRV? {
+        guard beats > 0 || extraDetections > 0 else { return nil }
+        return summary(windows: windows, beats: beats, artifacts: corrected() + extraDetections)
     }
 
     /// How many of the session's beats (1/1024 s, in order) the correction of the whole series moves.
@@ -240,8 +246,7 @@ extension AlphaOneTracker {
         }
         let (byPiece, artifacts) = found.withLock { $0 }
         let windows = earlier + (0..<pieces).flatMap { byPiece[$0] ?? [] }
-        guard !beats.isEmpty || extraDetections > 0 else { return (windows, nil) }
-        return (windows, summary(windows: windows, beats: beats.count, artifacts: artifacts + extraDetections))
+        return (windows, summary(windows: windows, beats: beats.count, extraDetections: extraDetections) { artifacts })
     }
 
     /// Samples (seconds) a piece of `analyse(_:parts:perform:)` covers at least: ten windows'

@@ -36,7 +36,7 @@ struct SessionSaving {
         do {
             return SessionSavingCompanion(writer: try beginning(), retrying: beginning, retriesEverySecond: realTime, note: { _ in })
         } catch {
-            let message = (error as? LaunchError)?.message ?? "\(error)"
+            let message = "\(error)"
             // A disk full as the session began lost all of it, room made a minute later or not.
             if let path = try? location.databasePath(), FileIO.fileSystemIsFull(at: path) {
                 let news = "session store '\(path)': the disk is full: the session is held in memory and saved when there is room"
@@ -146,8 +146,7 @@ final class SessionSavingCompanion: SessionObserver {
     func finishing(_ engine: SessionEngine) -> SessionWriter? {
         if recorder == nil, heldSeconds <= Self.heldSecondsLimit, let failure = tryBeginning(engine) {
             // What was said last was "held in memory and saved when there is room".
-            let why = (failure as? LaunchError)?.message ?? "\(failure)"
-            note("the session could not be saved as it ended, and what was held in memory is lost: \(why)")
+            note("the session could not be saved as it ended, and what was held in memory is lost: \(failure)")
         }
         return writer
     }
