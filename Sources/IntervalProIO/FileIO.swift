@@ -150,8 +150,21 @@ public enum FileIO {
     /// Whether two paths name the same file or folder (its device and inode), however each
     /// is reached: through links, `..`, another mount's name.
     public static func isSameFile(_ one: String, _ other: String) -> Bool {
-        var a = stat(), b = stat()
-        return stat(one, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        guard let a = identity(of: one) else { return false }
+        return identity(of: other) == a
+    }
+
+    /// A file or folder as the system knows it: the same however a path reaches it.
+    public struct Identity: Hashable, Sendable {
+        public let device: UInt64
+        public let inode: UInt64
+    }
+
+    /// The identity of what `path` names (a link's target); nil when it names nothing.
+    public static func identity(of path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// What a folder holds at any depth: its regular files, sorted by path, and the folders

@@ -8,8 +8,14 @@ import Synchronization
 extension HistoryImport {
     /// The files each of `paths` holds, in order (a shell's `*.gpx` gives many). Every path
     /// must exist: one that does not fails the import before anything is read.
+    /// A file reached twice (globs that overlap, a folder and a file in it, `runs` and
+    /// `./runs`) is read once: the second reading was counted, and said to be a run "imported
+    /// before" by the very command that imported it.
     static func files(in paths: [String]) throws -> [Candidate] {
-        try paths.flatMap { try files(in: $0) }
+        var seen = Set<String>()
+        return try paths.flatMap { path in
+            try files(in: path).filter { candidate in candidate.identity.map { seen.insert($0).inserted } ?? true }
+        }
     }
 
     /// How the summary names what was imported: the path, or how many were given.
@@ -23,7 +29,7 @@ extension HistoryImport {
     static func files(in path: String) throws -> [Candidate] {
         guard FileIO.isDirectory(path) else {
             // The one path asked for must exist: its absence is the command's failure.
-            let candidate = Candidate(name: path, load: { try readInput(path) })
+            let candidate = Candidate(name: path, load: { try readInput(path) }, identity: identity(of: path))
             return try holdsZip(path) ? archiveParts(of: candidate) : [candidate]
         }
         var contents: FileIO.FolderContents
@@ -37,7 +43,7 @@ extension HistoryImport {
         let names = exportNames(contents.files.map { file in (file, { try readInput(file) }) })
         var candidates: [Candidate] = []
         for file in contents.files {
-            let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file])
+            let candidate = Candidate(name: file, load: { try readInput(file) }, activityName: names[file], identity: identity(of: file))
             candidates += (try? holdsZip(file)) == true ? archiveParts(of: candidate) : [candidate]
         }
         // A folder within that cannot be opened is named among the files that cannot be read;
@@ -80,7 +86,7 @@ extension HistoryImport {
                 name: "\(candidate.name) (\(entry.name))",
                 // A file larger than any activity (a video) is not taken out: it holds none.
                 load: { entry.isLargerThanAnyActivity ? [] : try Zip.contents(of: entry, in: archive.bytes) },
-                activityName: names[entry.name])
+                activityName: names[entry.name], identity: candidate.identity.map { "\($0) (\(entry.name))" })
             guard entry.name.lowercased().hasSuffix(".zip") else {
                 parts.append(part)
                 continue
@@ -108,6 +114,11 @@ extension HistoryImport {
             parts += inner.map { self.parts(of: part, in: $0) } ?? [part]
         }
         return parts
+    }
+
+    /// A file on disk as the system knows it, however the path reached it; nil for none.
+    static func identity(of path: String) -> String? {
+        FileIO.identity(of: path).map { "\($0.device):\($0.inode)" }
     }
 
     /// The names a Strava export's activities.csv gives its activities, by the path of each

@@ -97,6 +97,8 @@ public enum HistoryImport {
         var load: @Sendable () throws -> [UInt8]
         /// What a Strava export's activities.csv calls the activity, when it does.
         var activityName: String? = nil
+        /// The file on disk (and the part of an archive) however it was reached, to read it once.
+        var identity: String? = nil
     }
 
     /// Imports what `paths` hold into the store at `location`, opened once the paths are found

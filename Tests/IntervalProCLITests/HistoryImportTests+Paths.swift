@@ -27,6 +27,22 @@ extension HistoryImportTests {
         #expect(jsonObject(again.stdoutData)?["imported"] as? [Int] == [], "\(again.stdout)")
     }
 
+    /// `history import runs runs/a.gpx ./runs` (globs that overlap) read a.gpx three times and
+    /// said "Skipped 2 runs imported before" of the run it had just imported.
+    @Test("a file reached by several of the paths given is read once")
+    func aFileGivenTwiceIsReadOnce() throws {
+        let store = try ScratchStore()
+        let folder = store.directory.path("runs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try gpxRun(start: Self.lastRun, seconds: 60, perFoot: 85).write(toFile: folder + "/a.gpx", atomically: true, encoding: .utf8)
+        let result = try store.run("history", "import", folder, folder + "/a.gpx", folder + "/../runs", "--json")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let report = try #require(jsonObject(result.stdoutData), "\(result.stdout)")
+        #expect((report["imported"] as? [Int])?.count == 1, "\(result.stdout)")
+        #expect((report["duplicates"] as? [Any])?.isEmpty == true, "\(result.stdout)")
+        #expect(report["files_read"] as? Int == 1, "\(result.stdout)")
+    }
+
     /// A link to a file since moved was passed over without a word ("Imported 0 runs (0 files
     /// read)", exit 0), where the link named alone was "No such file or directory".
     @Test("a link to nothing in a folder is named among the unreadable, with what it names")
