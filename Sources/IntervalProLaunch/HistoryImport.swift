@@ -193,13 +193,24 @@ public enum HistoryImport {
     ) {
         var content = bytes
         var name = file
+        // Said as the file's other warnings are: of what it imported, or beside why it could not
+        // be read; not of a run imported before (a second import of the same folder repeated
+        // this warning alone of the file's).
+        var inflationWarning: String?
+        let imported = report.imported.count
+        let unreadable = report.unreadable.count
+        defer {
+            if let inflationWarning, report.imported.count > imported || report.unreadable.count > unreadable {
+                report.warnings.append(inflationWarning)
+            }
+        }
         if Gzip.isGzip(bytes) {
             do {
                 let salvage = try Gzip.inflateSalvaging(bytes)
                 content = salvage.content
                 name = "\(file) (inflated)"
                 if let damage = salvage.damage {
-                    report.warnings.append("\(file): a gzip file that cannot be inflated whole: \(damage.message); read the \(content.count) bytes before it")
+                    inflationWarning = "\(file): a gzip file that cannot be inflated whole: \(damage.message); read the \(content.count) bytes before it"
                 }
             } catch {
                 report.unreadable.append(Skipped(file: file, reason: "a gzip file that cannot be inflated: \(error.message)"))

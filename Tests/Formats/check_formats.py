@@ -454,6 +454,14 @@ def check_activities(binary, env, scratch):
     records = json.loads(partial.stdout)["devices"][0]["notifications"]["2a53"] if partial.returncode == 0 else 0
     check(partial.returncode == 0 and 0 < records < len(rows) and "cannot be inflated whole: the file ends inside" in partial.stderr
           and f"{records} records" in partial.stderr, f"cut.fit.gz: exit {partial.returncode}, {records} records: {partial.stderr!r}")
+    # Imported, its gzip warning is said; imported again, the run is one imported before and
+    # none of its warnings is said (the gzip one alone was).
+    cut_db = os.path.join(scratch, "cut.sqlite")
+    first = json.loads(run(binary, env, "history", "import", cut_gz, "--json", "--db", cut_db))
+    again = json.loads(run(binary, env, "history", "import", cut_gz, "--json", "--db", cut_db))
+    check(len(first["imported"]) == 1 and any("cannot be inflated whole" in w for w in first["warnings"])
+          and again["imported"] == [] and len(again["duplicates"]) == 1 and again["warnings"] == [],
+          f"cut.fit.gz imported twice: {first}, then {again}")
     strict = subprocess.run([binary, "replay", cut_gz, "--strict"], env=env, capture_output=True, text=True)
     check(strict.returncode == 65 and "cut.fit.gz: a gzip file that cannot be inflated: the file ends inside" in strict.stderr,
           f"cut.fit.gz --strict: exit {strict.returncode}, {strict.stderr!r}")
