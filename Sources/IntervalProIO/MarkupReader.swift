@@ -30,6 +30,16 @@ public enum MarkupReader {
         return try TreeBuilder(api: api).build(blankingLateDeclaration(escaped), encoding: encoding)
     }
 
+    /// What libxml2 says of a document that ends before its elements close.
+    static let endOfInputMessages = ["Extra content at the end of the document", "Premature end of data"]
+
+    /// The number of the last line with more than white space on it (1 for none).
+    static func lastLineWithContent(_ bytes: [UInt8]) -> Int {
+        let whiteSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        guard let last = bytes.lastIndex(where: { !whiteSpace.contains($0) }) else { return 1 }
+        return bytes[..<last].count(where: { $0 == 0x0A }) + 1
+    }
+
     /// Whether `bytes` hold a `<` that begins an element (a name after it, not `?` or `!`).
     static func holdsStartTag(_ bytes: [UInt8]) -> Bool {
         zip(bytes, bytes.dropFirst()).contains { byte, next in
@@ -238,7 +248,14 @@ public enum MarkupReader {
                     step(reader)
                 }
             }
-            if let failure {
+            if var failure {
+                // A file cut off part way, as libxml2 2.9 says it: "Extra content at the end of
+                // the document" (a runner read that something was added to the file).
+                if let open = stack.last, let line = failure.line, line >= MarkupReader.lastLineWithContent(bytes),
+                    MarkupReader.endOfInputMessages.contains(where: failure.message.hasPrefix)
+                {
+                    failure = MarkupError(line: line, message: "the file ends inside <\(open.name)> (cut off part way)")
+                }
                 // Innermost first: an element with a whole child is closed into its parent.
                 while let element = stack.popLast(), let text = texts.popLast() {
                     if !element.children.isEmpty { close(element, text: text) }
