@@ -6,26 +6,45 @@ public enum TextTable {
     public static func render(
         header: [String], rows: [[String]], rightAligned: [Int] = [], fitting width: Int? = nil, shrinking column: Int? = nil
     ) -> [String] {
+        fitted(header: header, rows: rows, rightAligned: rightAligned, fitting: width, shrinking: column).lines
+    }
+
+    /// The table as `render` draws it, first leaving out the columns of `dropping`, in order,
+    /// while `shrinking`'s would be cut to fewer than `roomWanted` columns (at 80 columns
+    /// `history` cut every plan's name to five, "Morni…"); and the columns left out.
+    public static func fitted(
+        header: [String], rows: [[String]], rightAligned: [Int] = [], fitting width: Int?, shrinking column: Int?,
+        dropping: [Int] = [], roomWanted: Int = 16
+    ) -> (lines: [String], leftOut: Set<Int>) {
         // Cells hold what others wrote (a plan's name, a file's, a device's): shown, never obeyed.
         var rows = rows.map { $0.map(\.printable) }
         var widths = header.map(\.terminalWidth)
         for row in rows {
             for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.terminalWidth) }
         }
-        let total = widths.reduce(0, +) + 2 * max(0, widths.count - 1)
-        if let width, let column, column < widths.count, total > width {
-            // At 80 columns the other columns of `history` take 72: the names get what is left.
-            let room = max(header[column].terminalWidth, widths[column] - (total - width))
-            for r in rows.indices where column < rows[r].count { rows[r][column] = rows[r][column].cut(toColumns: room) }
-            widths[column] = min(widths[column], room)
+        var shown = Array(header.indices)
+        func total() -> Int { shown.reduce(0) { $0 + widths[$1] } + 2 * max(0, shown.count - 1) }
+        var leftOut: Set<Int> = []
+        if let width, let column, column < widths.count {
+            for dropped in dropping where total() > width && widths[column] - (total() - width) < roomWanted {
+                shown.removeAll { $0 == dropped }
+                leftOut.insert(dropped)
+            }
+            if total() > width {
+                // At 80 columns the other columns of `history` take 72: the names get what is left.
+                let room = max(header[column].terminalWidth, widths[column] - (total() - width))
+                for r in rows.indices where column < rows[r].count { rows[r][column] = rows[r][column].cut(toColumns: room) }
+                widths[column] = min(widths[column], room)
+            }
         }
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, cell in
+            shown.filter { $0 < cells.count }.map { i in
+                let cell = cells[i]
                 let pad = String(repeating: " ", count: widths[i] - cell.terminalWidth)
                 return rightAligned.contains(i) ? pad + cell : cell + pad
             }.joined(separator: "  ").trimmingTrailingSpaces
         }
-        return [line(header)] + rows.map(line)
+        return ([line(header)] + rows.map(line), leftOut)
     }
 }
 

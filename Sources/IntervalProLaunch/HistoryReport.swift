@@ -18,12 +18,15 @@ public enum HistoryReport {
                 formatFigure(s.averageHeartRate), s.statusText,
             ]
         }
-        let table = TextTable.render(
+        // On a narrow terminal the plan's name matters most: a figure no row has (in zone, of
+        // imported runs) is left out first, then the source.
+        let empty = [5, 6, 7].filter { column in rows.allSatisfy { $0[column] == "-" } }
+        let (table, leftOut) = TextTable.fitted(
             header: ["id", "date", "plan", "source", "time", "in zone", "work spm", "HR", "status"], rows: rows,
-            rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2)
+            rightAligned: [0, 4, 5, 6, 7], fitting: width, shrinking: 2, dropping: empty + [3])
         // Each label shown: an imported one was explained as "replay (simulator)".
         let labels = Set(listings.filter(\.replaysTheSimulator).map(\.sourceText)).sorted()
-        guard !labels.isEmpty else { return table }
+        guard !labels.isEmpty, !leftOut.contains(3) else { return table }
         return table + [
             labels.joined(separator: ", ")
                 + ": a recording of the simulated runner (a bundled one, or a `run --simulate --record`), left out of trends and uploads."

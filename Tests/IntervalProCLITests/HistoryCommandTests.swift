@@ -111,6 +111,31 @@ struct HistoryCommandTests {
         #expect(shown.stdout.hasPrefix("Session 1, 2026-11-20 00:30 (2026-11-19 23:30 UTC), finished"), "\(shown.stdout)")
     }
 
+    /// At 80 columns every plan's name was cut to five: "Morni…", two runs of a day alike.
+    @Test("history at 80 columns keeps room for the plan's name: an empty column, then the source, is left out first")
+    func eightyColumnsKeepThePlansName() throws {
+        let store = try ScratchStore()
+        let run = try store.directory.write("run.gpx", gpxRun(start: Date(timeIntervalSince1970: 1_795_000_000), seconds: 60, perFoot: 85))
+        #expect(try store.run("history", "import", run).status == 0)
+        let narrow: [String: String?] = ["COLUMNS": "80"]
+        let imported = try intervalpro(arguments: ["history", "--db", store.path], environment: narrow)
+        let importedLines = imported.stdout.split(separator: "\n").map(String.init)
+        #expect(importedLines.allSatisfy { $0.count <= 80 }, "\(imported.stdout)")
+        #expect(importedLines.first?.contains("in zone") == false && importedLines.first?.contains("source") == true, "\(imported.stdout)")
+        #expect(imported.stdout.contains("Morning Run  imported"), "\(imported.stdout)")
+        // A session with a zone: in zone is shown, the source gives way.
+        let replayed = try store.run("replay", packagePath("Recordings/pyramid.jsonl"), "--plan", packagePath("Plans/pyramid.json"), "--fast")
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        let both = try intervalpro(arguments: ["history", "--db", store.path], environment: narrow)
+        let bothLines = both.stdout.split(separator: "\n").map(String.init)
+        #expect(bothLines.allSatisfy { $0.count <= 80 }, "\(both.stdout)")
+        #expect(bothLines.first?.contains("in zone") == true && bothLines.first?.contains("source") == false, "\(both.stdout)")
+        #expect(both.stdout.contains("Cadence pyramid") && both.stdout.contains("Morning Run"), "\(both.stdout)")
+        // Wide, or into a pipe, every column as before.
+        let wide = try store.run("history")
+        #expect(wide.stdout.hasPrefix("id") && wide.stdout.contains("source") && wide.stdout.contains("in zone"), "\(wide.stdout)")
+    }
+
     @Test("the database file is private (0600) and in WAL mode")
     func fileModeAndWAL() throws {
         let store = try ScratchStore()

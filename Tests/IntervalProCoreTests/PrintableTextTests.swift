@@ -52,6 +52,20 @@ struct PrintableTextTests {
         #expect("Steigerung".cut(toColumns: 6) == "Steig…" && "記録 recording".cut(toColumns: 6).terminalWidth <= 6)
     }
 
+    @Test func aNarrowTableLeavesOutColumnsBeforeCuttingTheNameShort() {
+        let header = ["id", "plan", "source", "zone", "spm"]
+        let rows = [["1", "Tempo along the canal", "imported", "-", "170"]]
+        let roomy = TextTable.fitted(header: header, rows: rows, fitting: 60, shrinking: 1, dropping: [3, 2])
+        #expect(roomy.leftOut.isEmpty && roomy.lines[1].contains("Tempo along the canal"), "\(roomy)")
+        // Room for the name once the empty column is out.
+        let some = TextTable.fitted(header: header, rows: rows, fitting: 40, shrinking: 1, dropping: [3, 2])
+        #expect(some.leftOut == [3] && some.lines[1] == "1   Tempo along the canal  imported  170", "\(some)")
+        // Still short of 16 for the name: the source goes too, and the name is cut to what is left.
+        let tight = TextTable.fitted(header: header, rows: rows, fitting: 24, shrinking: 1, dropping: [3, 2])
+        #expect(tight.leftOut == [3, 2] && tight.lines.allSatisfy { $0.terminalWidth <= 24 }, "\(tight)")
+        #expect(tight.lines[1] == "1   Tempo along th…  170", "\(tight)")
+    }
+
     /// `readiness history` printed 38 and 3.64 in one row, 36.6 and 3.6 in the next.
     @Test func fixedFiguresKeepTheirDecimals() {
         #expect(formatFixed(37.976, 1) == "38.0" && formatFixed(3.6369, 2) == "3.64" && formatFixed(3.6, 2) == "3.60")
