@@ -51,9 +51,17 @@ public struct ReadinessRecord: Sendable, Equatable {
     /// time). What the store refuses twice. The clock time alone took a measurement in New York
     /// at 07:02:41 for a Berlin one of that clock time, and printed the Berlin figures; the
     /// moment alone took another file, replayed in the same second, for the one before.
+    /// The same measurement scored over another `--duration` is the same morning too: its
+    /// scored beats are the first of the other's, after the same settling, on the same day (a
+    /// file imported again with `--duration 1.5` was saved again, each time).
     public func isSameMorning(as other: ReadinessRecord) -> Bool {
-        rrSegments == other.rrSegments
-            && (takenAt == other.takenAt || (localDate == other.localDate && localTime == other.localTime))
+        if rrSegments == other.rrSegments {
+            return takenAt == other.takenAt || (localDate == other.localDate && localTime == other.localTime)
+        }
+        let mine = Array(rrSegments.joined())
+        let theirs = Array(other.rrSegments.joined())
+        let (shorter, longer) = mine.count <= theirs.count ? (mine, theirs) : (theirs, mine)
+        return localDate == other.localDate && !shorter.isEmpty && longer.starts(with: shorter)
     }
 }
 
@@ -210,21 +218,19 @@ extension SessionStore {
         }
     }
 
-    /// Saves a measurement unless one of the same moment, or of the same local date, clock
-    /// time and beats, is there (`ReadinessRecord.isSameMorning(as:)`); nil when one is. The check and the insert are one write transaction,
+    /// Saves a measurement unless the same morning is there (`ReadinessRecord.isSameMorning(as:)`);
+    /// nil when it is. The check and the insert are one write transaction,
     /// which GRDB begins IMMEDIATE (the write lock held from the check): two imports of one
     /// folder at once (a cron's beside one typed) each checked before the other saved, and
     /// every morning was saved twice.
     public func saveReadinessUnlessHeld(_ record: ReadinessRecord) throws(StoreError) -> Int64? {
         try write { db -> Int64? in
-            // `ReadinessRecord.isSameMorning(as:)`, in SQL.
+            // The measurements that may be this one (`ReadinessRecord.isSameMorning(as:)`):
+            // those of its moment or of its day.
             var row = ReadinessRow(record)
-            // `== nil` is SQL's IS NULL.
-            let same =
-                Column("rr_segments") == row.rrSegments
-                && (Column("taken_at") == record.takenAt
-                    || (Column("local_date") == record.localDate && Column("local_time") == record.localTime))
-            guard try ReadinessRow.filter(same).fetchCount(db) == 0 else { return nil }
+            let candidates = try ReadinessRow.filter(Column("taken_at") == record.takenAt || Column("local_date") == record.localDate)
+                .fetchAll(db)
+            guard !candidates.contains(where: { $0.record.isSameMorning(as: record) }) else { return nil }
             try row.insert(db)
             return row.id ?? db.lastInsertedRowID
         }

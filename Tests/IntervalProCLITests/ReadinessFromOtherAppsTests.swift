@@ -59,6 +59,11 @@ extension ReadinessCommandTests {
         #expect(again.status == 0)
         #expect(again.stdout.contains("Imported 0 mornings"))
         #expect(again.stdout.contains("Skipped 4 mornings imported before."))
+        // Scored over another --duration, each is still the morning imported before (each was
+        // saved again, and again for every other duration).
+        let shorter = try intervalpro("readiness", "import", dir.path("export"), "--duration", "1.5", environment: west)
+        #expect(shorter.status == 0, "\(shorter.stderr)")
+        #expect(shorter.stdout.contains("Imported 0 mornings") && shorter.stdout.contains("Skipped 4 mornings imported before."), "\(shorter.stdout)")
         let listed = try intervalpro("readiness", "history", "--json", environment: west)
         #expect((try JSONSerialization.jsonObject(with: listed.stdoutData) as? [Any])?.count == 4)
 

@@ -136,6 +136,21 @@ struct ReadinessStoreTests {
         #expect(try store.saveReadinessUnlessHeld(timedElsewhere) == nil)
         #expect(try store.readinessRecords().count == 4)
         #expect(try store.readinessRecords().first { $0.id == saved }?.figures.hrv.rmssd == 50)
+        // The same file scored over a shorter --duration: its first beats, ending sooner, that
+        // day; saved again each time it was imported with another duration.
+        let long = Self.record(date: "2026-11-26", takenAt: "2026-11-26T06:33:00Z", rmssd: 40, segments: [[900, 910, 905, 920]])
+        var shorter = long
+        shorter.rrSegments = [[900, 910]]
+        shorter.takenAt = "2026-11-26T06:32:00Z"
+        var notItsStart = shorter
+        notItsStart.rrSegments = [[910, 905]]
+        var anotherDay = shorter
+        anotherDay.localDate = "2026-11-27"
+        #expect(long.isSameMorning(as: shorter) && shorter.isSameMorning(as: long))
+        #expect(!long.isSameMorning(as: notItsStart) && !long.isSameMorning(as: anotherDay))
+        #expect(try store.saveReadinessUnlessHeld(long) != nil)
+        #expect(try store.saveReadinessUnlessHeld(shorter) == nil)
+        #expect(try store.saveReadinessUnlessHeld(notItsStart) != nil)
     }
 
     @Test("listed by local date, then time; the latest n; since a date")
