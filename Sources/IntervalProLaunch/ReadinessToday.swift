@@ -23,7 +23,16 @@ public struct ReadinessToday: Sendable {
     public var adviceToday: String? {
         if measuredToday { return assessment.advice }
         guard assessment.verdict == .below else { return nil }
-        return "your 7-day baseline is \(assessment.summary): \(assessment.advice)"
+        return "\(judged): \(assessment.advice)"
+    }
+
+    /// The verdict said of what it judges, the 7-day baseline: "rMSSD 32.3 ms (ln 3.48), within
+    /// your normal range" was read as today's value, on the morning it fell well below.
+    private var judged: String {
+        switch assessment.verdict {
+        case .within, .below, .above: "your 7-day baseline is \(assessment.summary)"
+        case .building, .fewThisWeek: assessment.summary
+        }
     }
 
     /// Nil when no store exists yet or it holds no measurement in the last 60 days. Reading the
@@ -95,6 +104,6 @@ public struct ReadinessToday: Sendable {
             let advice = adviceToday.map { "; \($0)" } ?? ""
             return "Readiness: last measured \(latest.localDate), \(figures)\(advice); measure this morning with `intervalpro readiness`"
         }
-        return "Readiness today: \(figures), \(assessment.summary): \(assessment.advice)"
+        return "Readiness today: \(figures); \(judged): \(assessment.advice)"
     }
 }

@@ -19,6 +19,27 @@ struct ReadinessTrendTests {
             rrSegments: [])
     }
 
+    /// "Readiness today: rMSSD 32.3 ms (ln 3.48), within your normal range" was read as
+    /// today's value, on the morning it fell well below: the verdict is the 7-day baseline's.
+    @Test("the line before a run says the verdict is the 7-day baseline's")
+    func theVerdictIsTheBaselines() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ip-line-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        let store = try SessionStore(path: path)
+        let first: Int64 = 1_794_040_200  // 2026-11-07T08:30:00Z, a morning in any zone from UTC-8 to UTC+3
+        for day in 0..<10 {
+            let moment = first + Int64(day) * 86_400
+            let ln = day == 9 ? 3.4 : (day.isMultiple(of: 2) ? 4.0 : 4.1)
+            try store.saveReadiness(Self.record(takenAt: moment, localDate: WallClock.localDate(unixSeconds: moment), ln: ln))
+        }
+        let today = WallClock.localDate(unixSeconds: first + 9 * 86_400)
+        let readiness = try #require(ReadinessToday.read(StoreLocation(path: path), today: today))
+        #expect(readiness.line.hasPrefix("Readiness today: rMSSD 30.0 ms (ln 3.40); your 7-day baseline is "), "\(readiness.line)")
+        #expect(readiness.line.contains("today's value dropped well below your usual"), "\(readiness.line)")
+    }
+
     /// A run past midnight had the morning measured six hours after it charted under
     /// "Readiness before this run".
     @Test("a morning measured after the run, on the run's day, is not charted before it; one measured before is")
