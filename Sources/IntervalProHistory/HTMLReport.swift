@@ -91,7 +91,7 @@ public enum HTMLReport {
             // across to the next step's.
             let perStep = spans.compactMap { span in
                 hrv.stepAlpha1[span.result.step.index].map {
-                    "\(span.result.step.index + 1). <bdi>\(escaped(span.result.step.title))</bdi> \(JSONValue.format($0.rounded(toPlaces: 2)))"
+                    "\(span.result.step.index + 1). <bdi>\(escaped(span.result.step.title))</bdi> \(formatFixed($0, 2))"
                 }
             }
             if !perStep.isEmpty { html += "<p class=\"meta hrv-steps\">Alpha 1 per step: \(perStep.joined(separator: " · "))</p>\n" }
@@ -262,7 +262,7 @@ public enum HTMLReport {
         for (index, day) in trend.days.enumerated() {
             guard let value = day.value else { continue }
             svg += "<circle class=\"morning\" cx=\"\(n(frame.x(Double(index))))\" cy=\"\(n(frame.y(value)))\" r=\"3.5\" "
-                + "fill=\"\(readinessColour)\"><title>\(day.date): ln rMSSD \(JSONValue.format(value.rounded(toPlaces: 2)))</title></circle>\n"
+                + "fill=\"\(readinessColour)\"><title>\(day.date): ln rMSSD \(formatFixed(value, 2))</title></circle>\n"
         }
         if let first = trend.days.first?.date, let last = trend.days.last?.date {
             svg += "<text x=\"\(n(left))\" y=\"\(n(chartHeight - 8))\">\(first)</text>\n"

@@ -79,7 +79,7 @@ struct LiveScreen {
             // No runner: nothing to advise, and no signal is none missing.
             lines.append(view.source == .metronome ? paint("no sensor: the clicks keep the target", "2") : adviceLine(view.feedback))
             let hr = view.heartRate.map { "\($0) bpm" } ?? "--"
-            let pct = view.inZonePercent.map { "\(JSONValue.format($0.rounded(toPlaces: 1)))%" } ?? "--"
+            let pct = view.inZonePercent.map { formatFixed($0, 1) + "%" } ?? "--"
             let signalWord = view.source == .simulation ? "simulated" : view.source == .replay ? "replayed" : "cadence ok"
             let signal =
                 view.source == .metronome ? "none" : view.hasSignal ? paint(signalWord, "32") : paint("no signal", "31")
@@ -154,7 +154,8 @@ struct LiveScreen {
                 return "alpha 1 unreliable (too few beats)"
             }
             return "alpha 1 unreliable (\(Int((100 * window.artifactShare).rounded()))% artifacts)"
-        case .scored: return "alpha 1 " + (window.alpha1.map { JSONValue.format($0.rounded(toPlaces: 2)) } ?? "--")
+        // Two decimals always, as the summary's table: "alpha 1 1" read as a whole number.
+        case .scored: return "alpha 1 " + (window.alpha1.map { formatFixed($0, 2) } ?? "--")
         }
     }
 

@@ -54,7 +54,7 @@ extension HistoryTextTests {
         let window = AlphaWindow(
             second: 610, stepIndex: 0, status: .scored, beats: 300, artifacts: 0, alpha1: 0.74, heartRate: 152, cadence: 168)
         summary.hrv = SessionHRV(
-            beats: 1000, artifacts: 40, stepAlpha1: [0: 0.81], crossings: [AlphaCrossing(threshold: 0.75, window: window)],
+            beats: 1000, artifacts: 40, stepAlpha1: [0: 0.8], crossings: [AlphaCrossing(threshold: 0.75, window: window)],
             scoredWindows: 20)
         session.summary = summary
         let html = HTMLReport.page(session)
@@ -62,7 +62,8 @@ extension HistoryTextTests {
         #expect(line.contains("too many to trust") && line.contains("crossed 0.75 at 10:10 (HR 152, 168 spm)"), "\(line)")
         #expect(html.contains("Beats 1000, 4% corrected (too many to trust alpha 1") && html.contains("crossed 0.75 at 10:10 (HR 152, 168 spm)"), "the line, as show says it")
         #expect(html.contains("Alpha 1 per step: 1. "), "each step's alpha 1")
-        #expect(html.contains(" 0.81</p>"))
+        // Two decimals, as the summary's table gives it ("Pyramid 1.2 … Recover 0.8").
+        #expect(html.contains(" 0.80</p>"), "\(html)")
     }
 
     /// A long step name ran under the bars and over the in-zone figure; a Hebrew one carried

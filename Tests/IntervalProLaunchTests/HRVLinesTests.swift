@@ -41,7 +41,7 @@ struct HRVLinesTests {
             == "alpha 1 unreliable (too few beats)")
         #expect(LiveScreen.alphaOneText(window(second: 300, status: .unreliable, beats: 200, artifacts: 8, alpha1: nil))
             == "alpha 1 unreliable (4% artifacts)")
-        #expect(LiveScreen.alphaOneText(window(second: 300)) == "alpha 1 0.7")
+        #expect(LiveScreen.alphaOneText(window(second: 300)) == "alpha 1 0.70", "two decimals, as the summary gives it")
         // After a dropout, 92 beats of which 4 were corrected: the missing beats are why.
         var fewAfterADropout = window(second: 1880, status: .unreliable, beats: 92, artifacts: 4, alpha1: nil)
         fewAfterADropout.tooFewBeats = true
