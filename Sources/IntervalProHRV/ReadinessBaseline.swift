@@ -175,8 +175,11 @@ public struct ReadinessAssessment: Equatable, Sendable {
             return "today's value dropped well below your usual: \(Self.easyDay)"
         }
         switch verdict {
-        case .building, .fewThisWeek:
+        case .building:
             return "no advice yet: measure each morning, and run by feel meanwhile"
+        case .fewThisWeek:
+            // What gives a verdict again: three mornings of the last seven (readiness.md's table).
+            return "no advice without a verdict: measure at least \(ReadinessBaseline.weeklyMinimum) mornings a week, and run by feel meanwhile"
         case .within:
             return "run today's session as planned"
         case .below:

@@ -116,6 +116,8 @@ struct ReadinessBaselineTests {
         let assessment = ReadinessBaseline.assess(measurements, today: Self.date(16))
         #expect(assessment.verdict == .fewThisWeek)
         #expect(assessment.daysThisWeek == 2)
+        // What gives a verdict again, as readiness.md's table says (it said "measure each morning").
+        #expect(assessment.advice.contains("measure at least 3 mornings a week"), "\(assessment.advice)")
     }
 
     @Test func aOneDayDropIsFlaggedWhileTheWeekIsStillWithin() {
