@@ -62,7 +62,10 @@ extension WallClock {
     }
 
     /// Today's local date.
-    public static func localDateToday() -> String { localDate(unixSeconds: Int64(time(nil))) }
+    public static func localDateToday() -> String { localDate(unixSeconds: nowUnixSeconds()) }
+
+    /// Now, in seconds since 1970.
+    public static func nowUnixSeconds() -> Int64 { Int64(time(nil)) }
 
     /// The system's time zone's offset from UTC at a moment, in seconds east (summer time as
     /// it was then).

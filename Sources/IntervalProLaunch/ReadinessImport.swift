@@ -48,12 +48,13 @@ public enum ReadinessImport {
 
     /// Imports the mornings `paths` hold into the store at `location`, each scored with
     /// `settings` (or as long as its file holds, from a minute). `progress` hears files done
-    /// and files in all. A morning after `today` (local, YYYY-MM-DD; the clock's when nil) is refused.
+    /// and files in all. A morning measured after `now` (seconds since 1970; the clock's when
+    /// nil) is refused.
     public static func run(
-        _ paths: [String], settings: ReadinessMeasurement.Settings, store location: StoreLocation, today: String? = nil,
+        _ paths: [String], settings: ReadinessMeasurement.Settings, store location: StoreLocation, now: Int64? = nil,
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> Report {
-        let today = today ?? WallClock.localDateToday()
+        let now = now ?? WallClock.nowUnixSeconds()
         let candidates = try HistoryImport.files(in: paths)
         // An empty folder: nothing to keep, and no store made for it.
         guard !candidates.isEmpty else { return Report() }
@@ -67,7 +68,7 @@ public enum ReadinessImport {
                 break
             }
             take(
-                candidate.name, load: candidate.load, settings: settings, store: location, today: today, known: &known,
+                candidate.name, load: candidate.load, settings: settings, store: location, now: now, known: &known,
                 report: &report)
             progress(index + 1, candidates.count)
         }
@@ -105,7 +106,7 @@ public enum ReadinessImport {
 
     private static func take(
         _ name: String, load: () throws -> [UInt8], settings: ReadinessMeasurement.Settings, store: StoreLocation,
-        today: String, known: inout Set<String>, report: inout Report
+        now: Int64, known: inout Set<String>, report: inout Report
     ) {
         func skip(_ list: WritableKeyPath<Report, [HistoryImport.Skipped]>, _ reason: String) {
             report[keyPath: list].append(HistoryImport.Skipped(file: name, reason: reason))
@@ -123,7 +124,7 @@ public enum ReadinessImport {
                 for entry in try Zip.entries(bytes) where !entry.isFolderOrMacResource {
                     take(
                         "\(name) (\(entry.name))", load: { try Zip.contents(of: entry, in: bytes) }, settings: settings,
-                        store: store, today: today, known: &known, report: &report)
+                        store: store, now: now, known: &known, report: &report)
                 }
             } catch {
                 skip(\.unreadable, "a zip file that cannot be read: \(error.message)")
@@ -178,7 +179,7 @@ public enum ReadinessImport {
             }
             return skip(\.undated, "neither the file nor its name says when it was measured: `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under a day")
         }
-        if let notYetCome = ReadinessRun.notYetCome(localDate, today: today) { return skip(\.refused, notYetCome) }
+        if let notYetCome = ReadinessRun.notYetCome(localDate, endedAt: ended, now: now) { return skip(\.refused, notYetCome) }
         let takenAt = UTCTimestamp.text(unixSeconds: ended)
         let keys = Self.keys(
             localDate: localDate, takenAt: takenAt, localTime: localTime, rrSegments: outcome.measurement.segments)

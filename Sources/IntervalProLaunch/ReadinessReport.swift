@@ -212,7 +212,7 @@ public struct ReadinessCheck: Sendable {
         let localEnd = outcome.localEnd
         // As `readiness import` refuses it: replayed, a name a year out was saved under that day.
         if date == nil, let replayed, let localEnd,
-            let notYetCome = ReadinessRun.notYetCome(localEnd.date, today: WallClock.localDateToday())
+            let notYetCome = ReadinessRun.notYetCome(localEnd.date, endedAt: endedAt, now: WallClock.nowUnixSeconds())
         {
             throw LaunchError("\(replayed): \(notYetCome)", kind: .invalidData)
         }

@@ -65,12 +65,21 @@ public enum ReadinessRun {
     /// after it, from a slip of the year in a name or a phone's clock set wrong, sat where no
     /// verdict read it, then counted in the baseline once that day came (`--date` refuses one
     /// too). Nil when it may be filed.
-    static func notYetCome(_ localDate: String, today: String) -> String? {
-        guard let day = UTCTimestamp.dayNumber(ofDate: localDate), let todayNumber = UTCTimestamp.dayNumber(ofDate: today),
-            day > todayNumber
-        else { return nil }
-        return "measured on \(localDate), after today (\(today)): its name or its clock is wrong; `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under the day it was taken"
+    static func notYetCome(_ localDate: String, endedAt: Int64?, now: Int64) -> String? {
+        let today = WallClock.localDate(unixSeconds: now)
+        let fix = "its name or its clock is wrong; `intervalpro readiness --replay FILE --date YYYY-MM-DD` files it under the day it was taken"
+        if let day = UTCTimestamp.dayNumber(ofDate: localDate), let todayNumber = UTCTimestamp.dayNumber(ofDate: today), day > todayNumber {
+            return "measured on \(localDate), after today (\(today)): \(fix)"
+        }
+        // Later today: a Tokyo morning's file imported at 03:25 there was saved as the day's
+        // morning, hours ahead (a phone's clock a few minutes off is no such file).
+        guard let endedAt, endedAt > now + laterThanNowAllowed else { return nil }
+        return "measured at \(WallClock.localTime(unixSeconds: endedAt).prefix(5)) today, later than now (\(WallClock.localTime(unixSeconds: now).prefix(5))): \(fix)"
     }
+
+    /// How far a measurement's end may be past this machine's clock: another device's clock
+    /// a few minutes off.
+    static let laterThanNowAllowed: Int64 = 10 * 60
 
     /// What a live measurement shows while it runs, once a second.
     public struct Status: Sendable {

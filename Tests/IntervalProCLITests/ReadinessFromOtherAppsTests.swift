@@ -114,6 +114,10 @@ extension ReadinessCommandTests {
         name.dateFormat = "yyyy-MM-dd HH-mm-ss"
         let nextYear = name.string(from: Date() + 366 * 86_400)
         try writeMorning("\(nextYear).txt", in: dir)
+        // Later today: a Tokyo file imported at 03:25 there was saved as that day's morning.
+        let soon = Date() + 30 * 60
+        let laterToday = name.string(from: soon)
+        try writeMorning("\(laterToday).txt", in: dir)
         try writeMorning("2026-11-20 06-30-00.txt", in: dir)
         try writeMorning("2026-02-30 06-30-00.txt", in: dir)
         var utc = environment(dir)
@@ -122,9 +126,13 @@ extension ReadinessCommandTests {
         #expect(imported.status == 0, "stderr: \(imported.stderr)")
         let report = try #require(jsonObject(imported.stdoutData))
         #expect((report["imported"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2026-11-20"], "\(report)")
-        let refused = try #require((report["refused"] as? [[String: Any]])?.first, "\(report)")
-        #expect((refused["file"] as? String)?.hasSuffix("\(nextYear).txt") == true, "\(refused)")
+        let refusals = try #require(report["refused"] as? [[String: Any]], "\(report)")
+        let refused = try #require(refusals.first { ($0["file"] as? String)?.hasSuffix("\(nextYear).txt") == true }, "\(report)")
         #expect((refused["reason"] as? String)?.contains("after today") == true, "\(refused)")
+        let soonRefused = try #require(refusals.first { ($0["file"] as? String)?.hasSuffix("\(laterToday).txt") == true }, "\(report)")
+        // Within half an hour of midnight it is tomorrow's, and refused as that.
+        let sameDay = laterToday.prefix(10) == name.string(from: Date()).prefix(10)
+        #expect((soonRefused["reason"] as? String)?.contains(sameDay ? "today, later than now" : "after today") == true, "\(soonRefused)")
         // A name of a day no calendar has is said so, not taken for a name without a date.
         let undated = try #require((report["undated"] as? [[String: Any]])?.first, "\(report)")
         #expect((undated["reason"] as? String)?.hasPrefix("its name says 2026-02-30 06:30:00, which no calendar or clock has") == true, "\(undated)")
