@@ -307,6 +307,13 @@ public enum ReadinessRun {
             }
         } else {
             earlier = ReadinessToday.stored(in: store, since: since)
+            // Not saved now, but maybe before: said as a replay that saves says it (`--no-save`
+            // said "already_saved": false of a morning the store held).
+            if unlessHeld, let same = earlier.last(where: { $0.isSameMorning(as: record) }) {
+                wasHeld = true
+                record = same
+                earlier.removeAll { $0.id == same.id }
+            }
         }
         // In the order they were taken, as the store lists them: a morning replayed after a
         // later one of its day is not the day's value.

@@ -154,6 +154,11 @@ extension ReadinessCommandTests {
         let kept = try intervalpro("readiness", "--replay", dir.path("export/2026-11-20 06-30-00.txt"), "--json", environment: utc)
         let keptJSON = try #require(jsonObject(kept.stdoutData), "stderr: \(kept.stderr)")
         #expect(keptJSON["already_saved"] as? Bool == true && keptJSON["date"] as? String == "2026-11-20", "\(keptJSON)")
+        // And with --no-save, which said "already_saved": false of it, and nothing in the text.
+        let notSaving = try intervalpro("readiness", "--replay", dir.path("export/2026-11-20 06-30-00.txt"), "--no-save", "--json", environment: utc)
+        #expect(jsonObject(notSaving.stdoutData)?["already_saved"] as? Bool == true, "\(notSaving.stdout)")
+        let notSavingText = try intervalpro("readiness", "--replay", dir.path("export/2026-11-20 06-30-00.txt"), "--no-save", environment: utc)
+        #expect(notSavingText.stdout.contains("already saved as readiness measurement "), "\(notSavingText.stdout)")
     }
 
     /// A two-minute morning as an HRV app exports it: 170 RR intervals in milliseconds, a line
