@@ -85,8 +85,13 @@ public enum ReadinessReport {
             "  verdict     \(a.summary)",
         ]
         if let baseline = a.baseline, let low = a.normalLow, let high = a.normalHigh {
+            // As many places as tell the baseline from the range's edges: "4.16 ... normal range
+            // 4.16-4.23", said to be below it, read as a verdict against its own figures.
+            let places = (2...4).first { places in
+                formatFixed(baseline, places) != formatFixed(low, places) && formatFixed(baseline, places) != formatFixed(high, places)
+            } ?? 4
             lines.append(
-                "  baseline    ln rMSSD \(formatFixed(baseline, 2)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(formatFixed(low, 2))-\(formatFixed(high, 2))")
+                "  baseline    ln rMSSD \(formatFixed(baseline, places)) over the \(a.daysThisWeek) mornings of the last 7 days; normal range \(formatFixed(low, places))-\(formatFixed(high, places))")
         }
         if record.replaysTheSimulator {
             lines.append("  kept        out of your baseline and normal range: \(Self.simulatorsStrap)")

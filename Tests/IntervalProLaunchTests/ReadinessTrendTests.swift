@@ -40,6 +40,21 @@ struct ReadinessTrendTests {
         #expect(readiness.line.contains("today's value dropped well below your usual"), "\(readiness.line)")
     }
 
+    /// "baseline ln rMSSD 4.16 … normal range 4.16-4.23", said to be below it.
+    @Test("the baseline is shown with as many places as tell it from the range's edges")
+    func theBaselineIsToldFromTheRangesEdges() {
+        var assessment = ReadinessAssessment(verdict: .below, daysMeasured: 30, daysThisWeek: 7, today: 4.1)
+        assessment.baseline = 4.1641
+        assessment.normalLow = 4.1645
+        assessment.normalHigh = 4.23
+        let record = Self.record(takenAt: 1_794_040_200, localDate: "2026-11-07", ln: 4.1)
+        let text = ReadinessReport.text(record, deviceLabel: "H10", assessment: assessment, settle: .seconds(30), wellness: nil)
+        #expect(text.contains("baseline    ln rMSSD 4.164 over the 7 mornings of the last 7 days; normal range 4.165-4.230"), "\(text)")
+        assessment.baseline = 4.12
+        let apart = ReadinessReport.text(record, deviceLabel: "H10", assessment: assessment, settle: .seconds(30), wellness: nil)
+        #expect(apart.contains("ln rMSSD 4.12 over the 7 mornings of the last 7 days; normal range 4.16-4.23"), "\(apart)")
+    }
+
     /// A run past midnight had the morning measured six hours after it charted under
     /// "Readiness before this run".
     @Test("a morning measured after the run, on the run's day, is not charted before it; one measured before is")
