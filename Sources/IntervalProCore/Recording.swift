@@ -22,10 +22,15 @@ public enum RecordingFormat {
 public struct RecordingHeader: Equatable, Sendable {
     public var startedAt: String?
     public var devices: [RecordedDevice]
+    /// The plan the session ran (plan format 1, as JSON text), when the writer gives it: a
+    /// session's export carries its plan to another store, which took it for a run without
+    /// one ("Imported run", no zone, no in-zone figure).
+    public var planText: String?
 
-    public init(startedAt: String?, devices: [RecordedDevice]) {
+    public init(startedAt: String?, devices: [RecordedDevice], planText: String? = nil) {
         self.startedAt = startedAt
         self.devices = devices
+        self.planText = planText
     }
 
     /// The cadence units the header declares, by device id.
@@ -256,7 +261,12 @@ public struct RecordingParser {
         }
         for device in devices where headerIDs[device.id.lowercased()] == nil { headerIDs[device.id.lowercased()] = device.id }
         exactHeaderIDs = Set(devices.map(\.id))
-        return RecordingHeader(startedAt: node["started_at"]?.stringValue, devices: devices)
+        // A plan that is no object is no plan this version reads: passed over, as unknown keys are.
+        let plan = node["plan"].flatMap { plan -> String? in
+            guard case .object = plan.kind else { return nil }
+            return plan.value.serialized(pretty: true) + "\n"
+        }
+        return RecordingHeader(startedAt: node["started_at"]?.stringValue, devices: devices, planText: plan)
     }
 
     private mutating func deviceID(_ written: String) -> String {
@@ -389,6 +399,9 @@ public enum RecordingLine {
                         return .object(d)
                     })
             ))
+        if let planText = header.planText, let plan = try? JSONParser.parse(planText), case .object = plan.kind {
+            fields.append(("plan", plan.value))
+        }
         return JSONValue.object(fields).serialized()
     }
 

@@ -118,7 +118,8 @@ public struct StoredSession: Sendable {
     /// a run imported with its pauses came back from its export as a second run, ten minutes
     /// longer, those minutes "no signal".
     public var recordingLines: [String] {
-        var lines = [RecordingLine.header(RecordingHeader(startedAt: listing.startedAt, devices: devices))]
+        // With its plan, which an import in another store scores it against again.
+        var lines = [RecordingLine.header(RecordingHeader(startedAt: listing.startedAt, devices: devices, planText: planText))]
         lines.reserveCapacity(entries.count + controls.count + 1)
         var commands = controls.compactMap { control -> (afterEntries: Int, entry: RecordingEntry)? in
             guard case .command(let command) = control.kind else { return nil }

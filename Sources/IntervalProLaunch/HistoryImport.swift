@@ -284,8 +284,13 @@ public enum HistoryImport {
     private static func imported(
         _ activity: ImportedActivity, named activityName: String?, file: String
     ) throws -> (plan: Plan, planText: String, run: ImportedRun) {
-        let planText = ImportedRun.planText(name: activityName ?? activity.name)
-        let plan = try PlanDecoder.decode(Array(planText.utf8), file: file)
+        // A session's export names the plan it ran: scored against it again, as in its store
+        // (moved to another store, every session was an "Imported run" without its zones).
+        let carried = activity.recording.header.planText.flatMap { text in
+            (try? PlanDecoder.decode(Array(text.utf8), file: file)).map { (text, $0) }
+        }
+        let planText = carried?.0 ?? ImportedRun.planText(name: activityName ?? activity.name)
+        let plan = try carried?.1 ?? PlanDecoder.decode(Array(planText.utf8), file: file)
         let run = ImportedRun(
             planName: plan.name, timeline: plan.timeline(), cadenceUnits: activity.recording.header.cadenceUnits,
             entries: activity.recording.entries, pauses: activity.pauses, finishedAt: activity.finishedAt)

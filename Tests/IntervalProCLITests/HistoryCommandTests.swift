@@ -278,6 +278,11 @@ struct HistoryCommandTests {
         #expect(try other.run("history", "import", file).status == 0)
         let imported = try #require(jsonObject(try other.run("history", "--json").stdoutData)?["sessions"] as? [[String: Any]])
         #expect(imported.map { number($0["duration_s"]) } == [number(summary["duration_s"])])
+        // With its plan, scored against it as in its own store: moved to another, every session
+        // was an "Imported run" without its zones.
+        #expect(imported.first?["plan"] as? String == "Cadence ladder", "\(imported)")
+        let totals = try #require(summary["totals"] as? [String: Any])
+        #expect(number(imported.first?["in_zone_pct"]) == number(totals["in_zone_pct"]), "\(imported)")
 
         let unwritable = try store.run("export", "last", "--format", "fit", "-o", "/nonexistent/dir/x.fit")
         #expect(unwritable.status == 74)
