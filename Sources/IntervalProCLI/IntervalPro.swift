@@ -75,7 +75,15 @@ struct IntervalPro: AsyncParsableCommand {
                 }
                 // A usage error as every other error reads ("intervalpro: error: …"), not
                 // ArgumentParser's "Error: …" beside them.
-                let text = fullMessage(for: error)
+                var text = fullMessage(for: error)
+                // `delete -1` was told "Missing expected argument '<id>'": a number after "-"
+                // reads as an option, and the id as not given.
+                if text.hasPrefix("Error: Missing expected argument"),
+                    let negative = CommandLine.arguments.dropFirst().first(where: { $0.count > 1 && $0.hasPrefix("-") && $0.dropFirst().allSatisfy(\.isNumber) }),
+                    let firstLineEnd = text.firstIndex(of: "\n")
+                {
+                    text = "Error: \(negative) is no id: ids are the positive numbers the lists show" + text[firstLineEnd...]
+                }
                 if !text.isEmpty {
                     let said = text.hasPrefix("Error: ") ? "intervalpro: error: " + text.dropFirst("Error: ".count) : text
                     Terminal.writeStandardError(said + "\n")

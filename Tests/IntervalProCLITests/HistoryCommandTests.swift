@@ -223,6 +223,12 @@ struct HistoryCommandTests {
         #expect(!looksLikeACrash(missing.stderr))
         let bad = try store.run("show", "yesterday")
         #expect(bad.status == 64)
+        // "Missing expected argument '<id>'" was all `delete -1` said: "-1" reads as an option.
+        for command in [["delete", "-1"], ["readiness", "delete", "-3"]] {
+            let negative = try intervalpro(arguments: command + ["--db", store.path])
+            #expect(negative.status == 64, "\(command): \(negative.stderr)")
+            #expect(negative.stderr.hasPrefix("intervalpro: error: \(command.last!) is no id: ids are the positive numbers the lists show\n"), "\(command): \(negative.stderr)")
+        }
         let empty = try ScratchStore()
         let none = try empty.run("show", "last")
         #expect(none.status == 66)
