@@ -19,14 +19,20 @@ struct ReadinessTrendTests {
             rrSegments: [])
     }
 
+    /// A new folder of its own, for a store.
+    static func folder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ip-readiness-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     /// "Readiness today: rMSSD 32.3 ms (ln 3.48), within your normal range" was read as
     /// today's value, on the morning it fell well below: the verdict is the 7-day baseline's.
     @Test("the line before a run says the verdict is the 7-day baseline's")
     func theVerdictIsTheBaselines() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ip-line-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/store.sqlite"
         let store = try SessionStore(path: path)
         let first: Int64 = 1_794_040_200  // 2026-11-07T08:30:00Z, a morning in any zone from UTC-8 to UTC+3
         for day in 0..<10 {
@@ -59,10 +65,9 @@ struct ReadinessTrendTests {
     /// "Readiness before this run".
     @Test("a morning measured after the run, on the run's day, is not charted before it; one measured before is")
     func onlyWhatCameBefore() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ip-trend-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/store.sqlite"
         let run: Int64 = 1_793_925_000  // 2026-11-06T00:30:00Z
         // In any time zone, a minute later is the same local day (zones are whole quarter hours).
         let day = WallClock.localDate(unixSeconds: run)
