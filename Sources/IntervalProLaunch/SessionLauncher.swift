@@ -270,8 +270,11 @@ public enum SessionLauncher {
             source.isLive ? .realTime(speed: 1) : request.fast ? .virtual : .realTime(speed: request.speed ?? 1)
         var recorder: RecordingWriter?
         if let path = request.recordPath {
+            // With the plan, as a session's export carries it: imported, the recording is scored
+            // against it again.
             let header = RecordingHeader(
-                startedAt: WallClock.iso8601Now(), devices: source.devices.declaringCadenceUnit(request.cadenceUnit))
+                startedAt: WallClock.iso8601Now(), devices: source.devices.declaringCadenceUnit(request.cadenceUnit),
+                planText: request.planText)
             do {
                 recorder = try RecordingWriter(path: path, headerLine: RecordingLine.header(header))
                 recorder?.syncsEachSecond = pacing != .virtual
