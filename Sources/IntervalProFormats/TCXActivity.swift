@@ -63,6 +63,12 @@ extension ActivityImport {
         if activity.exportedByIntervalPro, activities.contains(where: { $0.child("Notes")?.text.contains(simulatorNote) == true }) {
             activity.takeSimulatorAddresses()
         }
+        // Its notes name the session's plan: imported in another store, the run keeps the name.
+        if activity.exportedByIntervalPro, let notes = activities.lazy.compactMap({ $0.child("Notes")?.text }).first,
+            let name = ProgramName.planName(inSessionNotes: notes, ending: " (" + RecordedDevice.simulatorsNote)
+        {
+            activity.name = name
+        }
         return activity
     }
 

@@ -37,7 +37,7 @@ public enum TCXActivity {
                 into: &xml)
         }
         xml += """
-                  <Notes>\(escaped("IntervalPro session \(session.listing.id): \(session.listing.planName)" + simulatorNote(session)))</Notes>
+                  <Notes>\(escaped(ProgramName.sessionNotes(id: session.listing.id, planName: session.listing.planName) + simulatorNote(session)))</Notes>
                   <Creator xsi:type="Device_t">
                     <Name>\(ProgramName.creator)</Name>
                     <UnitId>\(session.listing.id)</UnitId>

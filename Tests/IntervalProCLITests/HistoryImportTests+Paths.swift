@@ -43,22 +43,6 @@ extension HistoryImportTests {
         #expect(report["files_read"] as? Int == 1, "\(result.stdout)")
     }
 
-    /// `run --no-save --record` and a later import (the Pi's recording carried home) gave an
-    /// "Imported run" without the plan's name or zones.
-    @Test("a run's recording carries its plan: imported, it is scored against it")
-    func aRunsRecordingCarriesItsPlan() throws {
-        let store = try ScratchStore()
-        let plan = try store.directory.write("ten.json", tenMinutePlanText)
-        let recording = store.directory.path("run.jsonl")
-        let run = try intervalpro("run", plan, "--simulate", "--fast", "--no-save", "--json", "--record", recording)
-        #expect(run.status == 0, "\(run.stderr)")
-        let summary = try #require(jsonObject(run.stdoutData)?["totals"] as? [String: Any])
-        #expect(try store.run("history", "import", recording).status == 0)
-        let session = try #require(try store.sessions().first)
-        #expect(session["plan"] as? String == "Ten minutes", "\(session)")
-        #expect(number(session["in_zone_pct"]) == number(summary["in_zone_pct"]), "\(session)")
-    }
-
     /// A link to a file since moved was passed over without a word ("Imported 0 runs (0 files
     /// read)", exit 0), where the link named alone was "No such file or directory".
     @Test("a link to nothing in a folder is named among the unreadable, with what it names")
