@@ -77,7 +77,7 @@ extension AccountCommand {
                 if athlete != nil || apiKey != nil || readinessToWellness {
                     throw ValidationError("--athlete, --api-key and --readiness-to-wellness are for intervals.icu")
                 }
-                guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+                guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535 (0: any free port)") }
                 guard wait > 0 else { throw ValidationError("--wait must be positive") }
             }
         }

@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard let port else { return }
-        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1...65535") }
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
         if listen.port != ListenAddress.defaultPort, listen.port != port {
             throw ValidationError("--listen \(listen) gives a port already: drop --port, or give --listen the address alone")
         }
