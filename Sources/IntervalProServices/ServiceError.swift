@@ -49,7 +49,10 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
 
-    public var description: String { "\(service.rawValue): \(message)" }
+    /// The message, after the service it is of unless it names it ("strava: no strava account").
+    public var description: String {
+        message.hasPrefix("no \(service.rawValue) ") ? message : "\(service.rawValue): \(message)"
+    }
 
     /// The failure an error answer stands for, with the service's own error text.
     public static func from(_ response: HTTPResponse, service: Service, doing action: String) -> ServiceError {

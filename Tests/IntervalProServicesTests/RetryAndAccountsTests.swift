@@ -11,6 +11,13 @@ struct RetryAndAccountsTests {
         .answered(HTTPResponse(status: status, headers: headers))
     }
 
+    /// "strava: no strava account: …" named the service twice.
+    @Test("an error names its service once")
+    func anErrorNamesItsServiceOnce() {
+        #expect(ServiceContext.noAccount(.strava).description.hasPrefix("no strava account: add one with `intervalpro account add strava"))
+        #expect(ServiceError(.intervalsICU, .credentials, "the key was refused").description == "intervals.icu: the key was refused")
+    }
+
     @Test("5xx and network errors: pauses of 1, 2 and 4 s, then the fourth attempt is the last")
     func backoff() {
         #expect(policy.decide(after: Self.answer(503), attempts: 1, now: 0) == .retry(after: 1))
