@@ -192,6 +192,11 @@ struct HistoryCommandTests {
             #expect(result.stderr.contains("there is no file \(slip), so nothing saved in it"), "\(command): \(result.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: data.url.path).isEmpty, "nothing written")
+        // An empty path (a variable not set) is no path: "there is no file , so nothing saved in it", 0.
+        let empty = try intervalpro(arguments: ["history", "--db", ""], environment: environment)
+        #expect(empty.status == 64 && empty.stderr.contains("--db names no file: an empty path"), "\(empty.stderr)")
+        let noRecording = try intervalpro(arguments: ["run", "Plans/pyramid.json", "--simulate", "--fast", "--record", ""], environment: environment)
+        #expect(noRecording.status == 64 && noRecording.stderr.contains("--record names no file: an empty path"), "\(noRecording.stderr)")
     }
 
     @Test("history --limit, delete, and the errors for sessions that are not there")

@@ -32,6 +32,7 @@ struct PacingOptions: ParsableArguments {
         // It wrote a file named "-", where everywhere else "-" is standard output, which
         // carries the session's own lines here.
         if record == "-" { throw ValidationError("--record writes a file: name one ('-' is standard output, where the session's lines go)") }
+        if record?.isEmpty == true { throw ValidationError("--record names no file: an empty path") }
     }
 }
 

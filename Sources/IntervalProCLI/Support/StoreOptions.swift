@@ -15,6 +15,11 @@ struct StoreOptions: ParsableArguments {
 
     var location: StoreLocation { StoreLocation(path: db) }
 
+    func validate() throws {
+        // `--db ""` (a variable not set) read as "there is no file , so nothing saved in it".
+        if db?.isEmpty == true { throw ValidationError("--db names no file: an empty path") }
+    }
+
     /// Opens the store and closes the sessions a dead process left running. With
     /// `readingOnly`, a store that cannot be written is still opened to be read.
     func open(syncEveryCommit: Bool = false, readingOnly: Bool = false) throws -> SessionStore {
