@@ -11,7 +11,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// "8417", "0.0.0.0:8417", "[::1]:8417", "localhost:8417"; an address alone ("0.0.0.0",
-    /// "localhost", "pi.local") takes the default port. Nil when malformed.
+    /// "localhost", "pi.local", "::1", "[::1]") takes the default port. Nil when malformed.
     public init?(_ text: String, defaultHost: String = "127.0.0.1") {
         var host = defaultHost
         var portText = Substring(text)
@@ -23,9 +23,18 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = text
             portText = Substring(String(Self.defaultPort))
         } else if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            // "[::1]" alone takes the default port too ("is invalid", it was).
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            let after = text[text.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { return nil }
             host = String(text[text.index(after: text.startIndex)..<close])
-            portText = text[text.index(close, offsetBy: 2)...]
+            portText = after.isEmpty ? Substring(String(Self.defaultPort)) : after.dropFirst()
+        } else if text.count(where: { $0 == ":" }) > 1 {
+            // An IPv6 address alone ("::1", "fe80::2%eth0"): one with a port is written in
+            // brackets. It was cut at its last colon: "cannot listen on [:]:1".
+            guard text.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." || $0 == "%" || $0.isLetter || $0.isNumber }) else { return nil }
+            host = text
+            portText = Substring(String(Self.defaultPort))
         } else if let colon = text.lastIndex(of: ":") {
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]

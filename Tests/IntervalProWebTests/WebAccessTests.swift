@@ -27,7 +27,11 @@ func facts(
         #expect(ListenAddress("0.0.0.0") == ListenAddress(host: "0.0.0.0", port: ListenAddress.defaultPort))
         #expect(ListenAddress("localhost") == ListenAddress(host: "localhost", port: ListenAddress.defaultPort))
         #expect(ListenAddress("pi.local") == ListenAddress(host: "pi.local", port: ListenAddress.defaultPort))
-        for bad in ["", "host:", ":80", "0.0.0.0:0", "0.0.0.0:70000", "[::1", "x:y", "nonsense", "a b.c", "0.0.0.0/24", "0"] {
+        // An IPv6 address alone, bare or in brackets ("cannot listen on [:]:1", and "invalid").
+        #expect(ListenAddress("::1") == ListenAddress(host: "::1", port: ListenAddress.defaultPort))
+        #expect(ListenAddress("[::1]") == ListenAddress(host: "::1", port: ListenAddress.defaultPort))
+        #expect(ListenAddress("::")?.isLoopback == false && ListenAddress("::1")?.isLoopback == true)
+        for bad in ["", "host:", ":80", "0.0.0.0:0", "0.0.0.0:70000", "[::1", "[::1]x", "x:y", "nonsense", "a b.c", "0.0.0.0/24", "0", ":: 1"] {
             #expect(ListenAddress(bad) == nil, "\(bad)")
         }
         #expect(ListenAddress(host: "::", port: 1).description == "[::]:1")
