@@ -76,13 +76,17 @@ struct IntervalPro: AsyncParsableCommand {
                 // A usage error as every other error reads ("intervalpro: error: …"), not
                 // ArgumentParser's "Error: …" beside them.
                 var text = fullMessage(for: error)
-                // `delete -1` was told "Missing expected argument '<id>'": a number after "-"
-                // reads as an option, and the id as not given.
-                if text.hasPrefix("Error: Missing expected argument"),
-                    let negative = CommandLine.arguments.dropFirst().first(where: { $0.count > 1 && $0.hasPrefix("-") && $0.dropFirst().allSatisfy(\.isNumber) }),
+                // A number after "-" reads as an option, and what it was given for as missing:
+                // `delete -1` was told "Missing expected argument '<id>'", `--dropout -1:5`
+                // "Missing value for '--dropout <start:length>'".
+                if let negative = CommandLine.arguments.dropFirst().first(where: { $0.count > 1 && $0.hasPrefix("-") && $0.dropFirst().first!.isNumber }),
                     let firstLineEnd = text.firstIndex(of: "\n")
                 {
-                    text = "Error: \(negative) is no id: ids are the positive numbers the lists show" + text[firstLineEnd...]
+                    if text.hasPrefix("Error: Missing expected argument") {
+                        text = "Error: \(negative) is no id: ids are the positive numbers the lists show" + text[firstLineEnd...]
+                    } else if text.hasPrefix("Error: Missing value for '"), let option = text.dropFirst("Error: Missing value for '".count).split(separator: " ").first {
+                        text = "Error: \(option) \(negative): no value it takes is negative" + text[firstLineEnd...]
+                    }
                 }
                 if !text.isEmpty {
                     let said = text.hasPrefix("Error: ") ? "intervalpro: error: " + text.dropFirst("Error: ".count) : text

@@ -234,6 +234,8 @@ struct HistoryCommandTests {
             #expect(negative.status == 64, "\(command): \(negative.stderr)")
             #expect(negative.stderr.hasPrefix("intervalpro: error: \(command.last!) is no id: ids are the positive numbers the lists show\n"), "\(command): \(negative.stderr)")
         }
+        let dropout = try intervalpro(arguments: ["run", "Plans/pyramid.json", "--simulate", "--fast", "--dropout", "-1:5", "--db", store.path])
+        #expect(dropout.status == 64 && dropout.stderr.hasPrefix("intervalpro: error: --dropout -1:5: no value it takes is negative\n"), "\(dropout.stderr)")
         let empty = try ScratchStore()
         let none = try empty.run("show", "last")
         #expect(none.status == 66)
