@@ -82,6 +82,14 @@ extension String {
         }
     }
 
+    /// A path as one word for a shell, in a command said to the user: single-quoted when it
+    /// holds anything but plain characters, and never read as an option.
+    public var shellWord: String {
+        if hasPrefix("-") { return ("./" + self).shellWord }
+        let plain = allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./+,:@%".contains($0)) }
+        return plain ? self : "'" + split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     /// The text within `width` columns, a cut one ending in "…".
     public func cut(toColumns width: Int) -> String {
         guard terminalWidth > width else { return self }

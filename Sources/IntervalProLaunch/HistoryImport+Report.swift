@@ -28,7 +28,8 @@ extension HistoryImport.Report {
     }
 
     /// The summary: counts first, then what went wrong, file by file (the first few of each).
-    public func lines(paths: [String]) -> [String] {
+    /// `db`: the store's path as given (`--db`), which the commands it suggests need too.
+    public func lines(paths: [String], db: String? = nil) -> [String] {
         func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         var lines = [
             "Imported \(count(imported.count, "run", "runs")) from \(HistoryImport.described(paths)) (\(count(filesRead, "file", "files")) read)."
@@ -77,7 +78,8 @@ extension HistoryImport.Report {
         }
         if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
         if let (done, total) = interruptedAfter { lines.append(HistoryImport.stoppedBySignal(after: done, of: total)) }
-        if !imported.isEmpty { lines.append("See them with `intervalpro history` and `intervalpro trends --weeks 52`.") }
+        let store = db.map { " --db \($0.shellWord)" } ?? ""
+        if !imported.isEmpty { lines.append("See them with `intervalpro history\(store)` and `intervalpro trends --weeks 52\(store)`.") }
         // File, entry and activity names are others' words: shown, never obeyed by the terminal.
         return lines.map(\.printable)
     }

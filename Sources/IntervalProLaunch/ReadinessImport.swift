@@ -242,7 +242,8 @@ extension ReadinessImport.Report {
     }
 
     /// The summary: counts first, then what was not taken, file by file (the first few of each).
-    public func lines(paths: [String]) -> [String] {
+    /// `db`: the store's path as given (`--db`), which the commands it suggests need too.
+    public func lines(paths: [String], db: String? = nil) -> [String] {
         func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         func listed(_ list: [HistoryImport.Skipped]) -> [String] {
             list.prefix(10).map { "  \($0.file): \($0.reason)" } + (list.count > 10 ? ["  … and \(list.count - 10) more (--json lists them all)"] : [])
@@ -282,7 +283,8 @@ extension ReadinessImport.Report {
         }
         if let storeFailure { lines.append(HistoryImport.stopped(storeFailure)) }
         if let (done, total) = interruptedAfter { lines.append(HistoryImport.stoppedBySignal(after: done, of: total)) }
-        if !imported.isEmpty { lines.append("See them with `intervalpro readiness history` and `intervalpro trends`.") }
+        let store = db.map { " --db \($0.shellWord)" } ?? ""
+        if !imported.isEmpty { lines.append("See them with `intervalpro readiness history\(store)` and `intervalpro trends\(store)`.") }
         return lines.map(\.printable)
     }
 }

@@ -21,6 +21,8 @@ extension HistoryImportTests {
         let imported = try store.run("history", "import", first, second)
         #expect(imported.status == 0, "stderr: \(imported.stderr)")
         #expect(imported.stdout.contains("Imported 2 runs from the 2 paths given (2 files read)."), "\(imported.stdout)")
+        // What it suggests next is for the store it imported into (it dropped --db).
+        #expect(imported.stdout.contains("See them with `intervalpro history --db \(store.path)`"), "\(imported.stdout)")
         #expect(try store.sessions().count == 2)
         // The same file twice is one run.
         let again = try store.run("history", "import", first, first, "--json")

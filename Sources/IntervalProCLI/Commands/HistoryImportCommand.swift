@@ -42,9 +42,9 @@ struct HistoryImportCommand: ParsableCommand {
                 print(report.json.serialized(pretty: true))
             } else if failed {
                 // Nothing could be read: said where errors are, as the exit status says it.
-                Terminal.writeStandardError(report.lines(paths: paths).joined(separator: "\n") + "\n")
+                Terminal.writeStandardError(report.lines(paths: paths, db: store.db).joined(separator: "\n") + "\n")
             } else {
-                print(report.lines(paths: paths).joined(separator: "\n"))
+                print(report.lines(paths: paths, db: store.db).joined(separator: "\n"))
             }
             // The store could not be written: an I/O failure, said where errors are.
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }

@@ -48,7 +48,7 @@ struct ReadinessImportCommand: ParsableCommand {
                 progress.draw("Importing: \(done) of \(total) files")
             }
             progress.clear()
-            print(json ? report.json.serialized(pretty: true) : report.lines(paths: paths).joined(separator: "\n"))
+            print(json ? report.json.serialized(pretty: true) : report.lines(paths: paths, db: store.db).joined(separator: "\n"))
             if let failure = report.storeFailure { throw LaunchError(failure, kind: .io) }
             if report.nothingTaken { throw ExitCode(ExitStatus.dataError.rawValue) }
             if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }

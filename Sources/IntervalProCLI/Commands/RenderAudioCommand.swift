@@ -59,10 +59,10 @@ struct RenderAudioCommand: AsyncParsableCommand {
                 if let other = Self.otherAudioFormat(output) {
                     // ffmpeg will not write over its own input: the WAV is renamed first (asking
                     // before it replaces another).
-                    let wav = Self.shellWord(String(output.dropLast(other.count)) + "wav")
+                    let wav = (String(output.dropLast(other.count)) + "wav").shellWord
                     Terminal.writeStandardError(
                         "intervalpro: \(output) holds WAV audio, not \(other): render-audio writes WAV only "
-                            + "(mv -i \(Self.shellWord(output)) \(wav) && ffmpeg -i \(wav) \(Self.shellWord(output)) converts it)\n")
+                            + "(mv -i \(output.shellWord) \(wav) && ffmpeg -i \(wav) \(output.shellWord) converts it)\n")
                 }
             } else {
                 Terminal.writeStandardError("intervalpro: played \(what) through '\(audio.device)'\n")
@@ -76,14 +76,6 @@ struct RenderAudioCommand: AsyncParsableCommand {
         let known = ["mp3", "ogg", "oga", "opus", "m4a", "aac", "flac", "wma"]
         let suffix = path[path.index(after: dot)...].lowercased()
         return known.contains(suffix) ? suffix.uppercased() : nil
-    }
-
-    /// `path` as one word for a shell: single-quoted when it holds anything but plain characters.
-    static func shellWord(_ path: String) -> String {
-        // Not an option to mv or ffmpeg.
-        if path.hasPrefix("-") { return shellWord("./" + path) }
-        let plain = path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./+,:@%".contains($0)) }
-        return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     private func describe(frames: Int64, rate: Int, channels: Int) -> String {
