@@ -8,6 +8,33 @@ import Glibc
 /// What a command's `-o` may replace: never a recording, the command's own input, nor a file
 /// its owner made read-only. Each was replaced with exit 0.
 @Suite struct OutputSafetyTests {
+    /// `export 1 --format fit -o -` on a terminal wrote 54 KB of FIT onto the screen, and
+    /// render-audio 46 MB of WAV.
+    @Test("binary output is not written to a terminal; text is", .enabled(if: FileManager.default.fileExists(atPath: "/dev/ptmx")))
+    func binaryIsNotWrittenToATerminal() throws {
+        let dir = try ScratchDirectory()
+        let env = dir.ownFolders
+        let plan = packagePath("Plans/pyramid.json")
+        #expect(try intervalpro(arguments: ["run", plan, "--simulate", "--fast"], environment: env).status == 0)
+        for (arguments, refusal) in [
+            (["export", "last", "--format", "fit", "-o", "-"], "a FIT file is not written to a terminal"),
+            (["render-audio", plan, "-o", "-"], "WAV audio is not written to a terminal"),
+            (["export", "last", "--format", "tcx", "-o", "-"], nil),
+        ] {
+            let terminal = try PseudoTerminal()
+            let command = try RunningCommand(arguments, environment: env, stdout: terminal.secondaryHandle)
+            terminal.closeSecondary()
+            let output = terminal.readToEnd()
+            let result = command.finish()
+            if let refusal {
+                #expect(result.status == 64 && result.stderr.contains(refusal), "\(arguments): \(result.stderr)")
+                #expect(output.isEmpty, "\(arguments): \(output.count) characters written")
+            } else {
+                #expect(result.status == 0 && output.contains("<TrainingCenterDatabase"), "\(arguments): \(result.stderr)")
+            }
+        }
+    }
+
     @Test("render-audio and export never write over a recording, render-audio's own --replay among them")
     func aRecordingIsNeverAnOutput() throws {
         let dir = try ScratchDirectory()

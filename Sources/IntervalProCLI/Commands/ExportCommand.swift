@@ -27,6 +27,13 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    func validate() throws {
+        // A FIT file's bytes onto the screen, as gzip refuses to; TCX and jsonl are text.
+        if format == .fit, output == "-", Terminal.standardOutputIsTerminal {
+            throw ValidationError("a FIT file is not written to a terminal: redirect it (-o - > run.fit), or give -o FILE")
+        }
+    }
+
     func run() throws {
         try reportingFailures {
             let session = try session.resolve(

@@ -44,6 +44,10 @@ struct RenderAudioCommand: AsyncParsableCommand {
         guard (output != nil) != (audio.audioDevice != nil) else {
             throw ValidationError("give exactly one of -o FILE or --audio-device NAME")
         }
+        // Megabytes of WAV onto the screen, as gzip refuses to.
+        if output == "-", Terminal.standardOutputIsTerminal {
+            throw ValidationError("WAV audio is not written to a terminal: redirect it (-o - > run.wav), or give -o FILE")
+        }
     }
 
     func run() async throws {
