@@ -308,11 +308,14 @@ public struct PlanDecoder {
     }
 
     private func integer(_ node: JSONNode, _ path: String, in range: ClosedRange<Int>) throws(PlanError) -> Int {
-        guard case .number(let value, _) = node.kind, value == value.rounded(), abs(value) < 1e9 else {
-            throw failure(node, path, "expected a whole number, found \(node.typeName)")
+        guard case .number(let value, _) = node.kind, value == value.rounded() else {
+            let found = if case .number(let value, _) = node.kind { JSONValue.format(value) } else { node.typeName }
+            throw failure(node, path, "expected a whole number, found \(found)")
         }
-        guard range.contains(Int(value)) else {
-            throw failure(node, path, "\(Int(value)) is out of range (\(range.lowerBound)-\(range.upperBound))")
+        // A whole number however large is said to be out of range: 1e9 was "expected a whole
+        // number, found a number".
+        guard abs(value) < 1e15, range.contains(Int(value)) else {
+            throw failure(node, path, "\(JSONValue.format(value)) is out of range (\(range.lowerBound)-\(range.upperBound))")
         }
         return Int(value)
     }

@@ -330,7 +330,10 @@ struct PlanValidationTests {
         expectError(planWithGroup(repeat: 101, step), at: "101", path: "steps[0].repeat",
             "101 is out of range (1-100) at steps[0].repeat")
         expectError(planWithStep(#"{"repeat": 2.5, "steps": [\#(step)]}"#), at: "2.5", path: "steps[0].repeat",
-            "expected a whole number, found a number at steps[0].repeat")
+            "expected a whole number, found 2.5 at steps[0].repeat")
+        // It said "expected a whole number, found a number" of a large one.
+        expectError(planWithGroup(repeat: 1_000_000_000, step), at: "1000000000", path: "steps[0].repeat",
+            "1000000000 is out of range (1-100) at steps[0].repeat")
         expectError(planWithStep(#"{"repeat": "3", "steps": [\#(step)]}"#), at: #""3""#, path: "steps[0].repeat",
             "expected a whole number, found a string at steps[0].repeat")
         expectError(planWithStep(#"{"repeat": 3}"#), at: #"{"repeat""#, path: "steps[0]",
