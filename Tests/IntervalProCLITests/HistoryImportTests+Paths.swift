@@ -55,6 +55,8 @@ extension HistoryImportTests {
         try FileManager.default.createSymbolicLink(atPath: folder + "/run.gpx", withDestinationPath: "../moved.gpx")
         let result = try store.run("history", "import", folder, "--json")
         #expect(result.status == 65, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        // Said in one line, as every failure is (nothing was said on stderr).
+        #expect(result.stderr == "intervalpro: error: none of the activity files could be read (`unreadable` lists them)\n", "\(result.stderr)")
         let unreadable = try #require(jsonObject(result.stdoutData)?["unreadable"] as? [[String: Any]], "\(result.stdout)")
         #expect(unreadable.first?["file"] as? String == folder + "/run.gpx", "\(unreadable)")
         #expect(unreadable.first?["reason"] as? String == "a link to ../moved.gpx, which is not there (moved or deleted?)", "\(unreadable)")

@@ -53,7 +53,10 @@ struct HistoryImportCommand: ParsableCommand {
                 throw LaunchError(
                     "\(report.notReadHere) of the files could not be read here (above): an import run again takes them", kind: .io)
             }
-            if failed { throw ExitCode(ExitStatus.dataError.rawValue) }
+            // Said in one line where errors are, as every failure is (it ended on the list alone).
+            if failed {
+                throw LaunchError("none of the activity files could be read (\(json ? "`unreadable` lists them" : "above"))", kind: .invalidData)
+            }
             if report.interruptedAfter != nil { throw ExitCode(ExitStatus.cancelled.rawValue) }
         }
     }
