@@ -158,6 +158,8 @@ public struct StoredSession: Sendable {
         var members: [(String, JSONValue)] = [
             ("session_id", .int(Int(listing.id))), ("started_at", .string(listing.startedAt)),
             ("status", .string(listing.status.rawValue)),
+            // As `history --json` says it: a replay of the simulator's recording was "replay" here alone.
+            ("simulated", .bool(listing.isSimulated)),
             (
                 "devices",
                 .array(

@@ -226,7 +226,7 @@ def main():
             summary = json.loads(run(binary, env, *arguments, "--fast", "--json"))
             stored = json.loads(run(binary, env, "show", "last", "--json", "--samples"))
             stored_summary = {k: v for k, v in stored.items()
-                              if k not in ("session_id", "started_at", "status", "devices", "samples", "alpha1_windows")}
+                              if k not in ("session_id", "started_at", "status", "simulated", "devices", "samples", "alpha1_windows")}
             check(stored_summary == summary, f"{name}: stored summary equals the run's summary")
             fit, tcx, jsonl, plan = (os.path.join(scratch, f"{name}.{ext}") for ext in ("fit", "tcx", "jsonl", "json"))
             run(binary, env, "export", "last", "--format", "fit", "-o", fit)

@@ -38,7 +38,7 @@ func canonical(_ value: Any) -> String {
 
 /// The summary keys of `show --json` (it adds the session's identity and devices).
 func summaryPart(_ shown: [String: Any]) -> [String: Any] {
-    shown.filter { !["session_id", "started_at", "status", "devices", "samples"].contains($0.key) }
+    shown.filter { !["session_id", "started_at", "status", "simulated", "devices", "samples"].contains($0.key) }
 }
 
 @Suite("session history: the store, history, show, export, delete")
@@ -85,6 +85,8 @@ struct HistoryCommandTests {
         let stored = try #require(jsonObject(shown.stdoutData))
         #expect(canonical(summaryPart(stored)) == canonical(summary), "show --json differs from the run")
         #expect((stored["devices"] as? [[String: Any]])?.count == 2)
+        // The bundled recording is the simulator's, as history --json says (show said "replay" alone).
+        #expect(stored["simulated"] as? Bool == true && listed["simulated"] as? Bool == true, "\(stored["simulated"] ?? "none")")
 
         let table = try store.run("show", "1")
         #expect(table.status == 0)

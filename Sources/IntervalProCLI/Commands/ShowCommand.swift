@@ -10,7 +10,7 @@ struct ShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Show a saved session: its steps as scored.",
         discussion: """
-            With --json: the JSON summary (version 1) with session_id, started_at, status, devices \
+            With --json: the JSON summary (version 1) with session_id, started_at, status, simulated, devices \
             and, once uploaded or queued, uploads added.
             """
     )
