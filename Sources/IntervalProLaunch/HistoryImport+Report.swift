@@ -1,6 +1,88 @@
 public import IntervalProCore
 
-/// What `history import` says of what it did: its JSON (`--json`) and its summary lines.
+/// What `history import` did and says of it: the report, its JSON (`--json`) and its summary lines.
+extension HistoryImport {
+    /// A file that was not imported, and why.
+    public struct Skipped: Sendable {
+        public var file: String
+        public var reason: String
+    }
+
+    public struct Report: Sendable {
+        /// The new sessions' ids, in order.
+        public var imported: [Int64] = []
+        /// Imported before (or twice in this import).
+        public var duplicates: [Skipped] = []
+        /// Of those imported before, the files that hold more than the session kept of them (a
+        /// copy cut short was imported first).
+        public var longerThanKept: [Skipped] = []
+        /// Activities of another sport: their sport.
+        public var notRuns: [Skipped] = []
+        /// Runs with neither cadence nor heart rate (a phone's GPS alone): nothing to keep.
+        public var withoutReadings: [Skipped] = []
+        /// Activity files that could not be read: what is wrong.
+        public var unreadable: [Skipped] = []
+        /// Of them, those left out by an I/O failure here, not by their content (a zip inside an
+        /// archive whose copy the full temporary folder could not hold): an import that said
+        /// "bad data" (65), or nothing (0) beside a file imported, for runs it never looked at.
+        public var notReadHere = 0
+        /// Files that hold no activity (photos, CSV, a watch's monitoring or settings files).
+        public var otherFiles = 0
+        /// Of them, RR intervals as HRV apps export them: mornings, for `readiness import`.
+        public var rrIntervalFiles = 0
+        /// What was said about files that were imported (a damaged file read up to the damage,
+        /// a multisport file's leg).
+        public var warnings: [String] = []
+        /// Files looked at, the parts of archives counted.
+        public var filesRead = 0
+        /// Why the import stopped: the store could not be written (a full disk, a read-only
+        /// file system). The files after it were not tried: an import run again takes them.
+        public var storeFailure: String?
+        /// Stopped by Ctrl-C (or SIGTERM, a closed terminal) after this many of the files:
+        /// the files being read then were finished, the rest left for an import run again.
+        public var interruptedAfter: (done: Int, of: Int)?
+        /// Sessions from this id on were made by this import: a copy of one of them in a later
+        /// file is of this import, not imported before.
+        var newSessionsFrom = Int64.max
+
+        mutating func merge(_ other: Report) {
+            imported += other.imported
+            duplicates += other.duplicates
+            longerThanKept += other.longerThanKept
+            notRuns += other.notRuns
+            withoutReadings += other.withoutReadings
+            unreadable += other.unreadable
+            notReadHere += other.notReadHere
+            otherFiles += other.otherFiles
+            rrIntervalFiles += other.rrIntervalFiles
+            warnings += other.warnings
+            filesRead += other.filesRead
+            storeFailure = storeFailure ?? other.storeFailure
+        }
+
+        /// In the order of files and sessions, however the workers finished.
+        mutating func sort() {
+            imported.sort()
+            for list in [\Report.duplicates, \.longerThanKept, \.notRuns, \.withoutReadings, \.unreadable] {
+                self[keyPath: list].sort { $0.file < $1.file }
+            }
+            // A file's legs carry what was said of the file: said once.
+            warnings = Array(Set(warnings)).sorted()
+        }
+    }
+
+    /// Said when the store could not take more: what was imported stays, and importing the
+    /// same files again takes the rest (the imported ones are skipped as imported before).
+    public static func stopped(_ storeFailure: String) -> String {
+        "Stopped: \(storeFailure). The rest was not imported: import again once the store can be written (what was imported is skipped)."
+    }
+
+    /// Said of an import Ctrl-C, SIGTERM or a hang-up ended after `done` of `total` files.
+    static func stoppedBySignal(after done: Int, of total: Int) -> String {
+        "Stopped by a signal after \(done) of \(total) files: what was imported stays; import again for the rest (what was imported is skipped)."
+    }
+}
+
 extension HistoryImport.Skipped {
     /// `{"file": …, "reason": …}`, as the imports' `--json` lists what they left out.
     var json: JSONValue { .object([("file", .string(file)), ("reason", .string(reason))]) }
