@@ -130,10 +130,17 @@ struct AudioIOTests {
         player.start()
         while player.renderedFrames < 4_000 { player.waitUntilCaughtUp() }
         // The `file` PCM takes frames as fast as they come: the thread is at the horizon at once.
-        let before = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
-        usleep(200_000)
-        let after = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
-        #expect(after - before <= 2, "a thread looking every millisecond would switch some 200 times: \(after - before)")
+        // The quietest of up to three windows of 200 ms: on a loaded machine the first caught the
+        // thread still finishing its last writes (55 switches, in a CI run 52 s into this test).
+        // A thread looking every millisecond switches some 200 times in each.
+        var fewest = Int.max
+        for _ in 0..<3 where fewest > 2 {
+            let before = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
+            usleep(200_000)
+            let after = try #require(Self.voluntarySwitches(ofThread: "ip-audio"))
+            fewest = min(fewest, after - before)
+        }
+        #expect(fewest <= 2, "a thread looking every millisecond would switch some 200 times: \(fewest)")
         #expect(player.renderedFrames == 4_000)
 
         player.limit(to: 9_000)
